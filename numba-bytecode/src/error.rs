@@ -1,0 +1,17 @@
+//! Errors of the front end. Every error names what went wrong and, where known, the line.
+
+use thiserror::Error;
+
+/// Anything that can go wrong reading or analysing bytecode.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum BytecodeError {
+    /// The marshal data is truncated or malformed.
+    #[error("malformed marshal data at byte {offset}: {reason}")]
+    Marshal { offset: usize, reason: String },
+    /// The code bytes are malformed (odd length, unknown opcode, jump out of range).
+    #[error("malformed bytecode at offset {offset}: {reason}")]
+    Decode { offset: u32, reason: String },
+    /// A construct Numba does not support on this Python version.
+    #[error("{message}")]
+    Unsupported { message: String, line: u32 },
+}

@@ -1,0 +1,30 @@
+//! # numba-bytecode
+//!
+//! The CPython front end of numba-rs, usable without a Python interpreter.
+//!
+//! It owns:
+//! - the Rust model of a CPython code object ([`CodeObject`], [`Constant`]) and a reader for
+//!   the `marshal` format ([`marshal::read_code`], [`marshal::read_pyc`]);
+//! - per-version opcode tables ([`opcode::OpcodeTable`], CPython 3.11 first);
+//! - the instruction decoder ([`ByteCode::decode`]) with Numba's conventions: inline `CACHE`
+//!   words kept, `EXTENDED_ARG` turned into `NOP`, a `NOP` injected at offset 0 and every
+//!   offset shifted by 2 (so IR labels equal Numba's);
+//! - the control-flow graph ([`cfg::ControlFlowGraph`]: dominators, back edges, loops, backbone);
+//! - the symbolic stack execution that names every temporary as Numba does
+//!   ([`flow::analyze`], producing [`flow::Dataflow`]).
+//!
+//! Entry points: [`marshal::read_code`] → [`ByteCode::decode`] → [`flow::analyze`].
+
+pub mod cfg;
+pub mod code;
+pub mod error;
+pub mod exctable;
+pub mod flow;
+pub mod instr;
+pub mod linetable;
+pub mod marshal;
+pub mod opcode;
+
+pub use code::{CodeObject, Constant};
+pub use error::BytecodeError;
+pub use instr::{ByteCode, Instruction};

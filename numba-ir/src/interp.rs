@@ -1,0 +1,576 @@
+//! The interpreter: bytecode dataflow → Numba IR (Numba's `interpreter.py`).
+//!
+//! Blocks are visited in offset order. Within a block, stores of plain copies are folded
+//! through an [`Assigner`] so `LOAD_FAST` temporaries never appear, unused temporaries are
+//! dropped, and stack values that cross blocks are assigned to phi variables before the
+//! terminator, exactly as Numba does, so variable names match Numba's dumps.
+
+use std::collections::{BTreeSet, HashMap};
+
+use numba_bytecode::flow::{self, is_null_reg, Dataflow, TracedInst};
+use numba_bytecode::opcode::{BINARY_OP_SYMBOLS, COMPARE_OP_SYMBOLS};
+use numba_bytecode::{ByteCode, CodeObject, Constant, Instruction};
+
+use crate::error::IrError;
+use crate::global::{Global, GlobalResolver};
+use crate::ir::*;
+
+/// Decode, analyse and interpret a code object in one call.
+pub fn compile_to_ir(code: CodeObject, globals: &dyn GlobalResolver) -> Result<FunctionIR, IrError> {
+    let bc = ByteCode::decode(code)?;
+    let df = flow::analyze(&bc)?;
+    interpret(&bc, &df, globals)
+}
+
+/// Numba's `Assigner`: remembers which temporaries are copies of which variables, per block.
+#[derive(Default)]
+struct Assigner {
+    dest_to_src: HashMap<VarId, VarId>,
+    src_invalidate: HashMap<VarId, Vec<VarId>>,
+    unused_dests: BTreeSet<VarId>,
+}
+
+impl Assigner {
+    fn assign(&mut self, src: VarId, dest: VarId, dest_is_temp: bool) -> VarId {
+        if let Some(ds) = self.src_invalidate.remove(&dest) {
+            for d in ds {
+                self.dest_to_src.remove(&d);
+            }
+        }
+        let src = self.dest_to_src.get(&src).copied().unwrap_or(src);
+        if dest_is_temp {
+            self.dest_to_src.insert(dest, src);
+            self.src_invalidate.entry(src).or_default().push(dest);
+            self.unused_dests.insert(dest);
+        }
+        src
+    }
+
+    fn source_of(&mut self, dest: VarId) -> Option<VarId> {
+        match self.dest_to_src.get(&dest) {
+            Some(s) => Some(*s),
+            None => {
+                self.unused_dests.remove(&dest);
+                None
+            }
+        }
+    }
+}
+
+struct Interp<'a> {
+    bc: &'a ByteCode,
+    df: &'a Dataflow,
+    globals: &'a dyn GlobalResolver,
+    ir: FunctionIR,
+    names: HashMap<String, VarId>,
+    redefined: HashMap<String, u32>,
+    backbone: BTreeSet<Label>,
+    current: Option<Label>,
+    body: Vec<Inst>,
+    loc: Loc,
+    assigner: Assigner,
+}
+
+/// Interpret a function's dataflow into IR, resolving globals through `globals`.
+pub fn interpret(bc: &ByteCode, df: &Dataflow, globals: &dyn GlobalResolver) -> Result<FunctionIR, IrError> {
+    let code = &bc.code;
+    let in_loops: BTreeSet<Label> = df.cfg.loops.values().flat_map(|l| l.body.iter().copied()).collect();
+    let backbone = df.cfg.backbone().difference(&in_loops).copied().collect();
+    let mut it = Interp {
+        bc,
+        df,
+        globals,
+        ir: FunctionIR {
+            name: code.name.clone(),
+            qualname: code.qualname.clone(),
+            filename: code.filename.clone(),
+            firstlineno: code.firstlineno,
+            arg_names: code.arg_names(),
+            ..FunctionIR::default()
+        },
+        names: HashMap::new(),
+        redefined: HashMap::new(),
+        backbone,
+        current: None,
+        body: Vec::new(),
+        loc: Loc::default(),
+        assigner: Assigner::default(),
+    };
+    if code.is_generator() {
+        return Err(IrError::Unsupported {
+            message: format!("generator function '{}' is not supported by numba-rs yet", code.qualname),
+            line: code.firstlineno,
+        });
+    }
+    for (i, (&label, block)) in df.blocks.iter().enumerate() {
+        it.start_block(label);
+        if i == 0 {
+            for (index, name) in it.ir.arg_names.clone().into_iter().enumerate() {
+                let e = Expr::Arg {
+                    index: index as u32,
+                    name: name.clone(),
+                };
+                it.store(e, &name, false);
+            }
+        }
+        for ti in &block.insts {
+            let inst = bc.at(ti.offset).ok_or_else(|| IrError::Unsupported {
+                message: "dataflow refers to a missing instruction".into(),
+                line: it.loc.line,
+            })?;
+            it.loc = Loc { line: inst.line };
+            it.dispatch(inst, ti)?;
+        }
+        it.end_block(label);
+    }
+    Ok(it.ir)
+}
+
+impl Interp<'_> {
+    fn start_block(&mut self, label: Label) {
+        self.current = Some(label);
+        self.body.clear();
+        self.assigner = Assigner::default();
+        if let Some(inst) = self.bc.at(label) {
+            self.loc = Loc { line: inst.line };
+        }
+    }
+
+    fn is_terminated(&self) -> bool {
+        self.body.last().is_some_and(|i| i.stmt.is_terminator())
+    }
+
+    fn end_block(&mut self, label: Label) {
+        self.remove_unused_temporaries();
+        let block = &self.df.blocks[&label];
+        let term = if self.is_terminated() { self.body.pop() } else { None };
+        for (phi, value) in &block.outgoing_phis {
+            let target = self.get_or_define(phi);
+            let v = match self.lookup(value) {
+                Some(v) => self.ir.add_expr(Expr::Var(v)),
+                None => self.ir.add_expr(Expr::Const(Constant::None)),
+            };
+            self.emit(Stmt::Assign { target, value: v });
+        }
+        match term {
+            Some(t) => self.body.push(t),
+            None => {
+                // A block that does not end in a terminator falls through to its one edge.
+                if let Some(edge) = block.edges.first() {
+                    self.emit(Stmt::Jump { target: edge.target });
+                }
+            }
+        }
+        self.ir.blocks.insert(
+            label,
+            Block {
+                body: std::mem::take(&mut self.body),
+            },
+        );
+    }
+
+    /// Numba's `_remove_unused_temporaries`.
+    fn remove_unused_temporaries(&mut self) {
+        let mut new_body: Vec<Inst> = Vec::with_capacity(self.body.len());
+        let mut replaced: HashMap<VarId, VarId> = HashMap::new();
+        for mut inst in std::mem::take(&mut self.body) {
+            if let Stmt::Assign { target, value } = inst.stmt {
+                let tvar = self.ir.var(target);
+                if tvar.is_temp() && self.assigner.unused_dests.contains(&target) {
+                    continue;
+                }
+                if let Expr::Var(src) = self.ir.expr(value).clone() {
+                    if let Some(&r) = replaced.get(&src) {
+                        let e = self.ir.add_expr(Expr::Var(r));
+                        inst.stmt = Stmt::Assign { target, value: e };
+                        new_body.push(inst);
+                        continue;
+                    }
+                    if self.ir.var(src).is_temp() {
+                        if let Some(Inst {
+                            stmt: Stmt::Assign { target: prev_t, value: prev_v },
+                            ..
+                        }) = new_body.last_mut()
+                        {
+                            let used_in_binop = matches!(
+                                self.ir.expr(*prev_v),
+                                Expr::BinOp { lhs, rhs, .. } | Expr::InplaceBinOp { lhs, rhs, .. }
+                                    if *lhs == target || *rhs == target
+                            );
+                            if *prev_t == src && !used_in_binop {
+                                replaced.insert(src, target);
+                                *prev_t = target;
+                                continue;
+                            }
+                        }
+                    }
+                }
+            }
+            new_body.push(inst);
+        }
+        self.body = new_body;
+    }
+
+    fn emit(&mut self, stmt: Stmt) {
+        self.body.push(Inst { stmt, loc: self.loc });
+    }
+
+    fn define(&mut self, name: &str) -> VarId {
+        let id = self.ir.add_var(name, self.loc);
+        self.names.insert(name.to_string(), id);
+        id
+    }
+
+    fn latest_name(&self, name: &str) -> String {
+        match self.redefined.get(name) {
+            Some(n) => format!("{name}.{n}"),
+            None => name.to_string(),
+        }
+    }
+
+    fn get_or_define(&mut self, name: &str) -> VarId {
+        let name = self.latest_name(name);
+        match self.names.get(&name) {
+            Some(&v) => v,
+            None => self.define(&name),
+        }
+    }
+
+    fn redefine(&mut self, name: &str) -> VarId {
+        if !self.names.contains_key(name) {
+            return self.define(name);
+        }
+        loop {
+            let ct = self.redefined.entry(name.to_string()).or_insert(0);
+            *ct += 1;
+            let newname = format!("{name}.{ct}");
+            if !self.names.contains_key(&newname) {
+                return self.define(&newname);
+            }
+        }
+    }
+
+    /// Numba's `Interpreter.get`: through the assigner, then the latest definition.
+    fn lookup(&mut self, name: &str) -> Option<VarId> {
+        let latest = self.latest_name(name);
+        let v = *self.names.get(&latest)?;
+        Some(self.assigner.source_of(v).unwrap_or(v))
+    }
+
+    fn get(&mut self, name: &str) -> Result<VarId, IrError> {
+        self.lookup(name).ok_or_else(|| IrError::Unsupported {
+            message: format!("variable '{name}' is used before it is defined"),
+            line: self.loc.line,
+        })
+    }
+
+    fn store(&mut self, value: Expr, name: &str, redefine: bool) -> VarId {
+        let label_in_backbone = self.current_label().is_some_and(|l| self.backbone.contains(&l));
+        let target = if redefine || label_in_backbone {
+            self.redefine(name)
+        } else {
+            self.get_or_define(name)
+        };
+        let value = match value {
+            Expr::Var(src) => {
+                let is_temp = self.ir.var(target).is_temp();
+                Expr::Var(self.assigner.assign(src, target, is_temp))
+            }
+            other => other,
+        };
+        let e = self.ir.add_expr(value);
+        self.emit(Stmt::Assign { target, value: e });
+        target
+    }
+
+    fn current_label(&self) -> Option<Label> {
+        self.current
+    }
+
+    fn unsupported(&self, inst: &Instruction) -> IrError {
+        IrError::Unsupported {
+            message: format!(
+                "Use of unsupported opcode ({}) found: numba-rs does not support it yet",
+                inst.opname
+            ),
+            line: inst.line,
+        }
+    }
+
+    fn global_value(&self, name: &str) -> Global {
+        self.globals.resolve_global(name)
+    }
+
+    fn dispatch(&mut self, inst: &Instruction, ti: &TracedInst) -> Result<(), IrError> {
+        let arg = inst.arg_or_zero();
+        let code = &self.bc.code;
+        let out = |i: usize| ti.outputs.get(i).cloned().unwrap_or_default();
+        match inst.opname {
+            "NOP" | "RESUME" | "PRECALL" | "CACHE" | "COPY_FREE_VARS" | "MAKE_CELL" => {}
+            "LOAD_GLOBAL" => {
+                let name = code
+                    .names
+                    .get((arg >> 1) as usize)
+                    .cloned()
+                    .ok_or_else(|| self.unsupported(inst))?;
+                let value = self.global_value(&name);
+                self.store(Expr::Global { name, value }, &out(0), false);
+            }
+            "LOAD_FAST" => {
+                let src = code.localsplus_name(arg).unwrap_or_default().to_string();
+                let v = self.get(&src)?;
+                self.store(Expr::Var(v), &out(0), false);
+            }
+            "STORE_FAST" => {
+                let dst = code.localsplus_name(arg).unwrap_or_default().to_string();
+                let v = self.get(&ti.inputs[0])?;
+                self.store(Expr::Var(v), &dst, false);
+            }
+            "LOAD_CONST" => {
+                let value = code.consts.get(arg as usize).cloned().unwrap_or(Constant::None);
+                let e = match value {
+                    Constant::Tuple(items) => {
+                        let mut vars = Vec::new();
+                        for x in items {
+                            let nm = format!("$const_{}", x.py_str());
+                            vars.push(self.store(Expr::Const(x), &nm, true));
+                        }
+                        Expr::BuildTuple { items: vars }
+                    }
+                    other => Expr::Const(other),
+                };
+                self.store(e, &out(0), false);
+            }
+            "BINARY_OP" => {
+                let sym = BINARY_OP_SYMBOLS.get(arg as usize).copied().unwrap_or("?");
+                let op = BinOp::from_symbol(sym).ok_or_else(|| self.unsupported(inst))?;
+                let lhs = self.get(&ti.inputs[0])?;
+                let rhs = self.get(&ti.inputs[1])?;
+                let e = if sym.ends_with('=') {
+                    Expr::InplaceBinOp { op, lhs, rhs }
+                } else {
+                    Expr::BinOp { op, lhs, rhs }
+                };
+                self.store(e, &out(0), false);
+            }
+            "COMPARE_OP" | "IS_OP" => {
+                let sym = if inst.opname == "IS_OP" {
+                    if arg == 1 { "is not" } else { "is" }
+                } else {
+                    COMPARE_OP_SYMBOLS.get(arg as usize).copied().unwrap_or("?")
+                };
+                let op = BinOp::from_symbol(sym).ok_or_else(|| self.unsupported(inst))?;
+                let lhs = self.get(&ti.inputs[0])?;
+                let rhs = self.get(&ti.inputs[1])?;
+                self.store(Expr::BinOp { op, lhs, rhs }, &out(0), false);
+            }
+            "CONTAINS_OP" => {
+                // `a in b` is `contains(b, a)`; Numba swaps the operands.
+                let lhs = self.get(&ti.inputs[1])?;
+                let rhs = self.get(&ti.inputs[0])?;
+                let res = self.store(Expr::BinOp { op: BinOp::In, lhs, rhs }, &out(0), false);
+                if arg == 1 {
+                    let _ = res;
+                    let tmp = self.get(&out(0))?;
+                    self.store(Expr::Unary { op: UnaryOp::Not, value: tmp }, &out(0), false);
+                }
+            }
+            "UNARY_POSITIVE" | "UNARY_NEGATIVE" | "UNARY_NOT" | "UNARY_INVERT" => {
+                let op = match inst.opname {
+                    "UNARY_POSITIVE" => UnaryOp::Pos,
+                    "UNARY_NEGATIVE" => UnaryOp::Neg,
+                    "UNARY_NOT" => UnaryOp::Not,
+                    _ => UnaryOp::Invert,
+                };
+                let value = self.get(&ti.inputs[0])?;
+                self.store(Expr::Unary { op, value }, &out(0), false);
+            }
+            "LOAD_ATTR" | "LOAD_METHOD" => {
+                let attr = code.names.get(arg as usize).cloned().unwrap_or_default();
+                let value = self.get(&ti.inputs[0])?;
+                self.store(Expr::GetAttr { value, attr }, &out(0), false);
+            }
+            "BINARY_SUBSCR" => {
+                let value = self.get(&ti.inputs[0])?;
+                let index = self.get(&ti.inputs[1])?;
+                self.store(Expr::GetItem { value, index }, &out(0), false);
+            }
+            "STORE_SUBSCR" => {
+                let target = self.get(&ti.inputs[0])?;
+                let index = self.get(&ti.inputs[1])?;
+                let value = self.get(&ti.inputs[2])?;
+                self.emit(Stmt::SetItem { target, index, value });
+            }
+            "BUILD_TUPLE" | "BUILD_LIST" | "BUILD_SET" => {
+                let items = ti
+                    .inputs
+                    .iter()
+                    .map(|r| self.get(r))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let e = match inst.opname {
+                    "BUILD_TUPLE" => Expr::BuildTuple { items },
+                    "BUILD_LIST" => Expr::BuildList { items },
+                    _ => Expr::BuildSet { items },
+                };
+                self.store(e, &out(0), false);
+            }
+            "GET_ITER" => {
+                let value = self.get(&ti.inputs[0])?;
+                self.store(Expr::GetIter { value }, &out(0), false);
+            }
+            "FOR_ITER" => {
+                let it = self.get(&ti.inputs[0])?;
+                let pair = self.store(Expr::IterNext { value: it }, &out(0), false);
+                let _ = pair;
+                let pair = self.get(&out(0))?;
+                self.store(Expr::PairFirst { value: pair }, &out(1), false);
+                let pair = self.get(&out(0))?;
+                self.store(Expr::PairSecond { value: pair }, &out(2), false);
+                let cond = self.get(&out(2))?;
+                let exit = inst.jump_target.ok_or_else(|| self.unsupported(inst))?;
+                self.emit(Stmt::Branch {
+                    cond,
+                    truebr: inst.next,
+                    falsebr: exit,
+                });
+            }
+            "RETURN_VALUE" => {
+                let v = self.get(&ti.inputs[0])?;
+                self.store(Expr::Cast { value: v }, &out(0), false);
+                let value = self.get(&out(0))?;
+                self.emit(Stmt::Return { value });
+            }
+            "RAISE_VARARGS" => {
+                let exception = match ti.inputs.first() {
+                    Some(r) => Some(self.get(r)?),
+                    None => None,
+                };
+                self.emit(Stmt::Raise { exception });
+            }
+            "POP_JUMP_FORWARD_IF_TRUE" | "POP_JUMP_BACKWARD_IF_TRUE" | "JUMP_IF_TRUE_OR_POP" => {
+                self.jump_if(inst, &ti.inputs[0], true)?
+            }
+            "POP_JUMP_FORWARD_IF_FALSE" | "POP_JUMP_BACKWARD_IF_FALSE" | "JUMP_IF_FALSE_OR_POP" => {
+                self.jump_if(inst, &ti.inputs[0], false)?
+            }
+            "POP_JUMP_FORWARD_IF_NONE"
+            | "POP_JUMP_BACKWARD_IF_NONE"
+            | "POP_JUMP_FORWARD_IF_NOT_NONE"
+            | "POP_JUMP_BACKWARD_IF_NOT_NONE" => self.jump_if_none(inst, &ti.inputs[0])?,
+            "JUMP_FORWARD" | "JUMP_BACKWARD" | "JUMP_BACKWARD_NO_INTERRUPT" => {
+                let target = inst.jump_target.ok_or_else(|| self.unsupported(inst))?;
+                self.emit(Stmt::Jump { target });
+            }
+            "CALL" => {
+                let func = self.get(&ti.inputs[0])?;
+                let mut args = ti.inputs[1..]
+                    .iter()
+                    .filter(|r| !is_null_reg(r))
+                    .map(|r| self.get(r))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut kws = Vec::new();
+                if let Some(k) = ti.kw_names {
+                    if let Some(Constant::Tuple(names)) = code.consts.get(k as usize) {
+                        let split = args.len().saturating_sub(names.len());
+                        let tail = args.split_off(split);
+                        kws = names.iter().map(Constant::py_str).zip(tail).collect();
+                    }
+                }
+                let e = Expr::Call {
+                    func,
+                    args,
+                    kws,
+                    vararg: None,
+                    varkwarg: None,
+                };
+                self.store(e, &out(0), false);
+            }
+            "UNPACK_SEQUENCE" => {
+                let value = self.get(&ti.inputs[0])?;
+                let tup = out(0);
+                self.store(Expr::ExhaustIter { value, count: arg }, &tup, false);
+                for (i, st) in ti.outputs[1..].iter().enumerate() {
+                    let t = self.get(&tup)?;
+                    self.store(
+                        Expr::StaticGetItem {
+                            value: t,
+                            index: i as i64,
+                            index_var: None,
+                        },
+                        st,
+                        false,
+                    );
+                }
+            }
+            _ => return Err(self.unsupported(inst)),
+        }
+        Ok(())
+    }
+
+    fn jump_if(&mut self, inst: &Instruction, pred: &str, iftrue: bool) -> Result<(), IrError> {
+        let target = inst.jump_target.ok_or_else(|| self.unsupported(inst))?;
+        let (truebr, falsebr) = if iftrue { (target, inst.next) } else { (inst.next, target) };
+        let name = format!("$bool{}", inst.offset);
+        self.store(
+            Expr::Global {
+                name: "bool".into(),
+                value: Global::builtin("bool"),
+            },
+            &name,
+            false,
+        );
+        let func = self.get(&name)?;
+        let p = self.get(pred)?;
+        let pname = format!("${}pred", inst.offset);
+        let cond = self.store(
+            Expr::Call {
+                func,
+                args: vec![p],
+                kws: vec![],
+                vararg: None,
+                varkwarg: None,
+            },
+            &pname,
+            false,
+        );
+        self.emit(Stmt::Branch { cond, truebr, falsebr });
+        Ok(())
+    }
+
+    fn jump_if_none(&mut self, inst: &Instruction, pred: &str) -> Result<(), IrError> {
+        let target = inst.jump_target.ok_or_else(|| self.unsupported(inst))?;
+        let is_none = inst.opname.ends_with("_IF_NONE");
+        let off = inst.offset;
+        let none = self.store(Expr::Const(Constant::None), &format!("$constNone{off}"), false);
+        let p = self.get(pred)?;
+        let op = if is_none { BinOp::IsNot } else { BinOp::Is };
+        let maybe = self.store(Expr::BinOp { op, lhs: p, rhs: none }, &format!("$maybeNone{off}"), false);
+        let bname = format!("$bool{off}");
+        self.store(
+            Expr::Global {
+                name: "bool".into(),
+                value: Global::builtin("bool"),
+            },
+            &bname,
+            false,
+        );
+        let func = self.get(&bname)?;
+        let cond = self.store(
+            Expr::Call {
+                func,
+                args: vec![maybe],
+                kws: vec![],
+                vararg: None,
+                varkwarg: None,
+            },
+            &format!("$pred{off}"),
+            false,
+        );
+        self.emit(Stmt::Branch {
+            cond,
+            truebr: inst.next,
+            falsebr: target,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,379 @@
+//! The IR data structures: variables and expressions in arenas, blocks keyed by label.
+
+use std::collections::BTreeMap;
+
+use numba_bytecode::Constant;
+
+use crate::global::Global;
+
+/// A block label: the Numba offset (CPython offset + 2) where the block starts.
+pub type Label = u32;
+
+/// A variable, by index into [`FunctionIR::vars`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// An expression, by index into [`FunctionIR::exprs`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExprId(pub u32);
+
+/// A source location: line and, when known, column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Loc {
+    pub line: u32,
+}
+
+/// A named variable (`a`, `$8load_global.1`, `x.1`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VarData {
+    pub name: String,
+    pub loc: Loc,
+}
+
+impl VarData {
+    /// Temporaries are the names Numba starts with `$`.
+    pub fn is_temp(&self) -> bool {
+        self.name.starts_with('$')
+    }
+}
+
+/// Binary operators, as the `operator` module names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    TrueDiv,
+    FloorDiv,
+    Mod,
+    Pow,
+    LShift,
+    RShift,
+    And,
+    Or,
+    Xor,
+    MatMul,
+    Lt,
+    Le,
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+    Is,
+    IsNot,
+    In,
+}
+
+impl BinOp {
+    /// From a `BINARY_OP` symbol (`+`, `+=`) or a comparison symbol (`<=`, `is not`).
+    /// In-place symbols map to their operator; whether it was in place is the caller's.
+    pub fn from_symbol(sym: &str) -> Option<BinOp> {
+        Some(match sym {
+            "<" => BinOp::Lt,
+            "<=" => BinOp::Le,
+            "==" => BinOp::Eq,
+            "!=" => BinOp::Ne,
+            ">" => BinOp::Gt,
+            ">=" => BinOp::Ge,
+            "is" => BinOp::Is,
+            "is not" => BinOp::IsNot,
+            "in" => BinOp::In,
+            _ => match sym.strip_suffix('=').unwrap_or(sym) {
+                "+" => BinOp::Add,
+                "-" => BinOp::Sub,
+                "*" => BinOp::Mul,
+                "/" => BinOp::TrueDiv,
+                "//" => BinOp::FloorDiv,
+                "%" => BinOp::Mod,
+                "**" => BinOp::Pow,
+                "<<" => BinOp::LShift,
+                ">>" => BinOp::RShift,
+                "&" => BinOp::And,
+                "|" => BinOp::Or,
+                "^" => BinOp::Xor,
+                "@" => BinOp::MatMul,
+                _ => return None,
+            },
+        })
+    }
+
+    /// The symbol Numba prints (`+`, `//`, `is not`).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::TrueDiv => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Mod => "%",
+            BinOp::Pow => "**",
+            BinOp::LShift => "<<",
+            BinOp::RShift => ">>",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::MatMul => "@",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Is => "is",
+            BinOp::IsNot => "is not",
+            BinOp::In => "in",
+        }
+    }
+
+    /// The `operator` module function name (`add`, `and_`).
+    pub fn operator_name(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::TrueDiv => "truediv",
+            BinOp::FloorDiv => "floordiv",
+            BinOp::Mod => "mod",
+            BinOp::Pow => "pow",
+            BinOp::LShift => "lshift",
+            BinOp::RShift => "rshift",
+            BinOp::And => "and_",
+            BinOp::Or => "or_",
+            BinOp::Xor => "xor",
+            BinOp::MatMul => "matmul",
+            BinOp::Lt => "lt",
+            BinOp::Le => "le",
+            BinOp::Eq => "eq",
+            BinOp::Ne => "ne",
+            BinOp::Gt => "gt",
+            BinOp::Ge => "ge",
+            BinOp::Is => "is_",
+            BinOp::IsNot => "is_not",
+            BinOp::In => "contains",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
+/// Unary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Pos,
+    Neg,
+    Invert,
+    Not,
+}
+
+impl UnaryOp {
+    pub fn operator_name(self) -> &'static str {
+        match self {
+            UnaryOp::Pos => "pos",
+            UnaryOp::Neg => "neg",
+            UnaryOp::Invert => "invert",
+            UnaryOp::Not => "not_",
+        }
+    }
+}
+
+/// Right-hand sides of assignments (Numba's `ir.Expr` plus `Arg`, `Const`, `Global`, `Var`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Arg { index: u32, name: String },
+    Const(Constant),
+    Global { name: String, value: Global },
+    FreeVar { index: u32, name: String, value: Global },
+    /// A plain copy of another variable.
+    Var(VarId),
+    Call {
+        func: VarId,
+        args: Vec<VarId>,
+        kws: Vec<(String, VarId)>,
+        vararg: Option<VarId>,
+        varkwarg: Option<VarId>,
+    },
+    BinOp { op: BinOp, lhs: VarId, rhs: VarId },
+    InplaceBinOp { op: BinOp, lhs: VarId, rhs: VarId },
+    Unary { op: UnaryOp, value: VarId },
+    GetAttr { value: VarId, attr: String },
+    GetItem { value: VarId, index: VarId },
+    StaticGetItem { value: VarId, index: i64, index_var: Option<VarId> },
+    Cast { value: VarId },
+    GetIter { value: VarId },
+    IterNext { value: VarId },
+    PairFirst { value: VarId },
+    PairSecond { value: VarId },
+    ExhaustIter { value: VarId, count: u32 },
+    BuildTuple { items: Vec<VarId> },
+    BuildList { items: Vec<VarId> },
+    BuildSet { items: Vec<VarId> },
+    Phi { incoming: Vec<(VarId, Label)> },
+}
+
+/// Statements. The last statement of every block is a terminator.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt {
+    Assign { target: VarId, value: ExprId },
+    SetItem { target: VarId, index: VarId, value: VarId },
+    SetAttr { target: VarId, attr: String, value: VarId },
+    Del { var: VarId },
+    Raise { exception: Option<VarId> },
+    Return { value: VarId },
+    Jump { target: Label },
+    Branch { cond: VarId, truebr: Label, falsebr: Label },
+}
+
+impl Stmt {
+    pub fn is_terminator(&self) -> bool {
+        matches!(
+            self,
+            Stmt::Raise { .. } | Stmt::Return { .. } | Stmt::Jump { .. } | Stmt::Branch { .. }
+        )
+    }
+
+    /// Labels this statement may transfer control to.
+    pub fn successors(&self) -> Vec<Label> {
+        match self {
+            Stmt::Jump { target } => vec![*target],
+            Stmt::Branch { truebr, falsebr, .. } => vec![*truebr, *falsebr],
+            _ => vec![],
+        }
+    }
+}
+
+/// A statement with its location.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inst {
+    pub stmt: Stmt,
+    pub loc: Loc,
+}
+
+/// A basic block.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Block {
+    pub body: Vec<Inst>,
+}
+
+impl Block {
+    pub fn terminator(&self) -> Option<&Stmt> {
+        self.body.last().map(|i| &i.stmt).filter(|s| s.is_terminator())
+    }
+
+    pub fn is_terminated(&self) -> bool {
+        self.terminator().is_some()
+    }
+}
+
+/// A whole function in Numba IR.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FunctionIR {
+    pub name: String,
+    pub qualname: String,
+    pub filename: String,
+    pub firstlineno: u32,
+    pub arg_names: Vec<String>,
+    pub vars: Vec<VarData>,
+    pub exprs: Vec<Expr>,
+    pub blocks: BTreeMap<Label, Block>,
+}
+
+impl FunctionIR {
+    pub fn var(&self, id: VarId) -> &VarData {
+        &self.vars[id.0 as usize]
+    }
+
+    pub fn var_name(&self, id: VarId) -> &str {
+        &self.vars[id.0 as usize].name
+    }
+
+    pub fn expr(&self, id: ExprId) -> &Expr {
+        &self.exprs[id.0 as usize]
+    }
+
+    /// Add a variable to the arena.
+    pub fn add_var(&mut self, name: impl Into<String>, loc: Loc) -> VarId {
+        self.vars.push(VarData {
+            name: name.into(),
+            loc,
+        });
+        VarId((self.vars.len() - 1) as u32)
+    }
+
+    /// Add an expression to the arena.
+    pub fn add_expr(&mut self, e: Expr) -> ExprId {
+        self.exprs.push(e);
+        ExprId((self.exprs.len() - 1) as u32)
+    }
+
+    /// Find a variable by name.
+    pub fn var_by_name(&self, name: &str) -> Option<VarId> {
+        self.vars
+            .iter()
+            .position(|v| v.name == name)
+            .map(|i| VarId(i as u32))
+    }
+
+    /// Variables an expression reads.
+    pub fn expr_uses(&self, e: &Expr) -> Vec<VarId> {
+        match e {
+            Expr::Arg { .. } | Expr::Const(_) | Expr::Global { .. } | Expr::FreeVar { .. } => vec![],
+            Expr::Var(v)
+            | Expr::Unary { value: v, .. }
+            | Expr::GetAttr { value: v, .. }
+            | Expr::StaticGetItem { value: v, .. }
+            | Expr::Cast { value: v }
+            | Expr::GetIter { value: v }
+            | Expr::IterNext { value: v }
+            | Expr::PairFirst { value: v }
+            | Expr::PairSecond { value: v }
+            | Expr::ExhaustIter { value: v, .. } => vec![*v],
+            Expr::Call {
+                func,
+                args,
+                kws,
+                vararg,
+                varkwarg,
+            } => {
+                let mut out = vec![*func];
+                out.extend(args);
+                out.extend(kws.iter().map(|(_, v)| *v));
+                out.extend(vararg);
+                out.extend(varkwarg);
+                out
+            }
+            Expr::BinOp { lhs, rhs, .. } | Expr::InplaceBinOp { lhs, rhs, .. } => vec![*lhs, *rhs],
+            Expr::GetItem { value, index } => vec![*value, *index],
+            Expr::BuildTuple { items } | Expr::BuildList { items } | Expr::BuildSet { items } => {
+                items.clone()
+            }
+            Expr::Phi { incoming } => incoming.iter().map(|(v, _)| *v).collect(),
+        }
+    }
+
+    /// Variables a statement reads or writes (Numba's `list_vars`).
+    pub fn stmt_vars(&self, s: &Stmt) -> Vec<VarId> {
+        match s {
+            Stmt::Assign { target, value } => {
+                let mut v = vec![*target];
+                v.extend(self.expr_uses(self.expr(*value)));
+                v
+            }
+            Stmt::SetItem {
+                target,
+                index,
+                value,
+            } => vec![*target, *index, *value],
+            Stmt::SetAttr { target, value, .. } => vec![*target, *value],
+            Stmt::Del { var } => vec![*var],
+            Stmt::Raise { exception } => exception.iter().copied().collect(),
+            Stmt::Return { value } => vec![*value],
+            Stmt::Jump { .. } => vec![],
+            Stmt::Branch { cond, .. } => vec![*cond],
+        }
+    }
+}

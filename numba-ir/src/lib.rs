@@ -1,0 +1,25 @@
+//! # numba-ir
+//!
+//! Numba IR for numba-rs: what a function means after the bytecode is gone, and before any
+//! type is known. It owns:
+//! - the IR data structures ([`FunctionIR`], [`Block`], [`Stmt`], [`Expr`]) stored in arenas
+//!   with typed ids ([`VarId`], [`ExprId`]) and blocks keyed by [`Label`] (Numba offsets);
+//! - global name resolution as a trait ([`GlobalResolver`]) so the compiler core never needs
+//!   a Python interpreter: numba-py implements it from `__globals__`, Rust tests from a table;
+//! - the interpreter turning [`numba_bytecode::flow::Dataflow`] into IR with Numba's names
+//!   ([`interpret`]);
+//! - the `NUMBA_DUMP_IR` text (`Display` for [`FunctionIR`]).
+//!
+//! This crate knows nothing of types or LLVM: typing results are side tables owned by
+//! numba-typeinfer, keyed by the ids defined here.
+
+pub mod error;
+pub mod global;
+pub mod interp;
+pub mod ir;
+mod print;
+
+pub use error::IrError;
+pub use global::{Global, GlobalKind, GlobalResolver};
+pub use interp::{compile_to_ir, interpret};
+pub use ir::*;

@@ -1,0 +1,203 @@
+//! `NUMBA_DUMP_IR` text: `Display` for IR nodes in Numba 0.68's exact format.
+
+use std::fmt::{self, Write};
+
+use crate::ir::*;
+
+/// Python's `str.center(width, fill)`.
+pub fn center(text: &str, width: usize, fill: char) -> String {
+    let len = text.chars().count();
+    if len >= width {
+        return text.to_string();
+    }
+    let marg = width - len;
+    let left = marg / 2 + (marg & width & 1);
+    let right = marg - left;
+    let f = fill.to_string();
+    format!("{}{}{}", f.repeat(left), text, f.repeat(right))
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+impl FunctionIR {
+    /// `Var(x, file.py:5)`, Numba's `repr` of a variable.
+    pub fn var_repr(&self, v: VarId) -> String {
+        let d = self.var(v);
+        format!("Var({}, {}:{})", d.name, basename(&self.filename), d.loc.line)
+    }
+
+    /// An expression as Numba prints it.
+    pub fn expr_to_string(&self, e: &Expr) -> String {
+        let n = |v: &VarId| self.var_name(*v).to_string();
+        match e {
+            Expr::Arg { index, name } => format!("arg({index}, name={name})"),
+            Expr::Const(c) => format!("const({}, {})", c.type_name(), c.py_str()),
+            Expr::Global { name, value } => format!("global({name}: {})", value.repr),
+            Expr::FreeVar { name, value, .. } => format!("freevar({name}: {})", value.repr),
+            Expr::Var(v) => n(v),
+            Expr::Call {
+                func,
+                args,
+                kws,
+                vararg,
+                varkwarg,
+            } => {
+                let mut parts: Vec<String> = args.iter().map(n).collect();
+                if let Some(v) = vararg {
+                    parts.push(format!("*{}", n(v)));
+                }
+                let args_repr: Vec<String> = args.iter().map(|v| self.var_repr(*v)).collect();
+                let kws_repr = if kws.is_empty() {
+                    "()".to_string()
+                } else {
+                    let items: Vec<String> = kws
+                        .iter()
+                        .map(|(k, v)| format!("('{k}', {})", self.var_repr(*v)))
+                        .collect();
+                    format!("[{}]", items.join(", "))
+                };
+                let opt = |v: &Option<VarId>| v.map(|v| n(&v)).unwrap_or_else(|| "None".into());
+                parts.push(format!("func={}", n(func)));
+                parts.push(format!("args=[{}]", args_repr.join(", ")));
+                parts.push(format!("kws={kws_repr}"));
+                parts.push(format!("vararg={}", opt(vararg)));
+                parts.push(format!("varkwarg={}", opt(varkwarg)));
+                parts.push("target=None".into());
+                format!("call {}({})", n(func), parts.join(", "))
+            }
+            Expr::BinOp { op, lhs, rhs } => {
+                if *op == BinOp::In {
+                    // contains(b, a) prints as `a in b`.
+                    format!("{} in {}", n(rhs), n(lhs))
+                } else {
+                    format!("{} {} {}", n(lhs), op.symbol(), n(rhs))
+                }
+            }
+            Expr::InplaceBinOp { op, lhs, rhs } => format!(
+                "inplace_binop(fn=<built-in function i{}>, immutable_fn=<built-in function {}>, lhs={}, rhs={}, static_lhs=Undefined, static_rhs=Undefined)",
+                op.operator_name().trim_end_matches('_'),
+                op.operator_name(),
+                n(lhs),
+                n(rhs)
+            ),
+            Expr::Unary { op, value } => {
+                format!("unary(fn=<built-in function {}>, value={})", op.operator_name(), n(value))
+            }
+            Expr::GetAttr { value, attr } => format!("getattr(value={}, attr={attr})", n(value)),
+            Expr::GetItem { value, index } => format!(
+                "getitem(value={}, index={}, fn=<built-in function getitem>)",
+                n(value),
+                n(index)
+            ),
+            Expr::StaticGetItem {
+                value,
+                index,
+                index_var,
+            } => format!(
+                "static_getitem(value={}, index={index}, index_var={}, fn=<built-in function getitem>)",
+                n(value),
+                index_var.map(|v| n(&v)).unwrap_or_else(|| "None".into())
+            ),
+            Expr::Cast { value } => format!("cast(value={})", n(value)),
+            Expr::GetIter { value } => format!("getiter(value={})", n(value)),
+            Expr::IterNext { value } => format!("iternext(value={})", n(value)),
+            Expr::PairFirst { value } => format!("pair_first(value={})", n(value)),
+            Expr::PairSecond { value } => format!("pair_second(value={})", n(value)),
+            Expr::ExhaustIter { value, count } => {
+                format!("exhaust_iter(value={}, count={count})", n(value))
+            }
+            Expr::BuildTuple { items } | Expr::BuildList { items } | Expr::BuildSet { items } => {
+                let kind = match e {
+                    Expr::BuildTuple { .. } => "build_tuple",
+                    Expr::BuildList { .. } => "build_list",
+                    _ => "build_set",
+                };
+                let reprs: Vec<String> = items.iter().map(|v| self.var_repr(*v)).collect();
+                format!("{kind}(items=[{}])", reprs.join(", "))
+            }
+            Expr::Phi { incoming } => {
+                let vals: Vec<String> = incoming.iter().map(|(v, _)| self.var_repr(*v)).collect();
+                let blocks: Vec<String> = incoming.iter().map(|(_, b)| b.to_string()).collect();
+                format!(
+                    "phi(incoming_values=[{}], incoming_blocks=[{}])",
+                    vals.join(", "),
+                    blocks.join(", ")
+                )
+            }
+        }
+    }
+
+    /// A statement as Numba prints it.
+    pub fn stmt_to_string(&self, s: &Stmt) -> String {
+        let n = |v: &VarId| self.var_name(*v).to_string();
+        match s {
+            Stmt::Assign { target, value } => {
+                format!("{} = {}", n(target), self.expr_to_string(self.expr(*value)))
+            }
+            Stmt::SetItem {
+                target,
+                index,
+                value,
+            } => format!("{}[{}] = {}", n(target), n(index), n(value)),
+            Stmt::SetAttr {
+                target,
+                attr,
+                value,
+            } => format!("({}).{attr} = {}", n(target), n(value)),
+            Stmt::Del { var } => format!("del {}", n(var)),
+            Stmt::Raise { exception } => match exception {
+                Some(e) => format!("raise {}", n(e)),
+                None => "raise None".into(),
+            },
+            Stmt::Return { value } => format!("return {}", n(value)),
+            Stmt::Jump { target } => format!("jump {target}"),
+            Stmt::Branch {
+                cond,
+                truebr,
+                falsebr,
+            } => format!("branch {}, {truebr}, {falsebr}", n(cond)),
+        }
+    }
+
+    /// The body of `NUMBA_DUMP_IR` (without the header line).
+    pub fn dump(&self) -> String {
+        let mut out = String::new();
+        for (label, block) in &self.blocks {
+            let _ = writeln!(out, "label {label}:");
+            for inst in &block.body {
+                let mut names: Vec<String> = self
+                    .stmt_vars(&inst.stmt)
+                    .iter()
+                    .map(|v| self.var_name(*v).to_string())
+                    .collect();
+                names.sort();
+                let list: Vec<String> = names.iter().map(|s| format!("'{s}'")).collect();
+                let _ = writeln!(
+                    out,
+                    "    {:<40} [{}]",
+                    self.stmt_to_string(&inst.stmt),
+                    list.join(", ")
+                );
+            }
+        }
+        out.push('\n');
+        out
+    }
+
+    /// The whole `NUMBA_DUMP_IR` output: centred header, then the blocks.
+    pub fn dump_with_header(&self) -> String {
+        format!(
+            "{}\n{}",
+            center(&format!("IR DUMP: {}", self.qualname), 80, '-'),
+            self.dump()
+        )
+    }
+}
+
+impl fmt::Display for FunctionIR {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.dump())
+    }
+}
