@@ -1,1 +1,180 @@
-//! numba-dispatch
+//! # numba-dispatch
+//!
+//! The only crate that sees every stage: it assembles the pipeline
+//! (bytecode → IR → rewrites → inference → lowering → JIT) and keeps, per jitted function, a
+//! [`Dispatcher`] with its compiled specialisations keyed by argument typecodes.
+//!
+//! Entry points: [`register`] a function (its code and globals come from a
+//! [`FunctionSource`], which numba-py implements from a live Python function and Rust tests
+//! from a marshal blob), then [`Dispatcher::resolve`] argument types to a compiled
+//! specialisation, compiling on a miss. Calls between jitted functions resolve through the
+//! same registry, and recursion is detected with a per-thread in-progress set.
+
+mod error;
+mod pipeline;
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use numba_bytecode::CodeObject;
+use numba_ir::GlobalResolver;
+use numba_lower::CompiledFunction;
+use numba_typeinfer::{Conversion, TypeId};
+
+pub use error::{CompileError, ErrorKind};
+pub use pipeline::{compile_function, CompileOptions};
+
+/// Where a jitted function's code and globals come from.
+pub trait FunctionSource: Send + Sync {
+    /// The code object and a resolver for the names it reads as globals.
+    fn load(&self) -> Result<(CodeObject, Box<dyn GlobalResolver>), String>;
+}
+
+/// One jitted function and its specialisations.
+pub struct Dispatcher {
+    pub id: u64,
+    pub name: String,
+    source: Box<dyn FunctionSource>,
+    overloads: Mutex<Vec<Arc<CompiledFunction>>>,
+    /// Return types fixed by explicit signatures, by argument types.
+    explicit_returns: Mutex<HashMap<Vec<TypeId>, TypeId>>,
+    /// False once explicit signatures were given: calls then convert instead of compiling.
+    can_compile: Mutex<bool>,
+}
+
+impl std::fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dispatcher").field("id", &self.id).field("name", &self.name).finish()
+    }
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+static REGISTRY: LazyLock<Mutex<HashMap<u64, Arc<Dispatcher>>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+thread_local! {
+    static IN_PROGRESS: RefCell<HashSet<(u64, Vec<TypeId>)>> = RefCell::new(HashSet::new());
+}
+
+/// Register a function, returning its dispatcher.
+pub fn register(name: &str, source: Box<dyn FunctionSource>) -> Arc<Dispatcher> {
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    let d = Arc::new(Dispatcher {
+        id,
+        name: name.to_string(),
+        source,
+        overloads: Mutex::new(Vec::new()),
+        explicit_returns: Mutex::new(HashMap::new()),
+        can_compile: Mutex::new(true),
+    });
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).insert(id, d.clone());
+    d
+}
+
+/// The dispatcher with this id.
+pub fn lookup_dispatcher(id: u64) -> Option<Arc<Dispatcher>> {
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned()
+}
+
+impl Dispatcher {
+    /// The specialisation for exactly these argument types, if compiled.
+    pub fn lookup(&self, args: &[TypeId]) -> Option<Arc<CompiledFunction>> {
+        self.overloads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|o| o.arg_types == args)
+            .cloned()
+    }
+
+    /// Argument types of every compiled specialisation, in compilation order.
+    pub fn signatures(&self) -> Vec<Vec<TypeId>> {
+        self.overloads.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|o| o.arg_types.clone()).collect()
+    }
+
+    /// All specialisations.
+    pub fn overloads(&self) -> Vec<Arc<CompiledFunction>> {
+        self.overloads.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Whether a specialisation for these types is being compiled on this thread.
+    pub fn in_progress(&self, args: &[TypeId]) -> bool {
+        IN_PROGRESS.with(|s| s.borrow().contains(&(self.id, args.to_vec())))
+    }
+
+    /// Compile eagerly for an explicit signature; afterwards calls convert arguments to a
+    /// compiled signature instead of compiling new ones (Numba's behaviour).
+    pub fn compile_explicit(&self, ret: Option<TypeId>, args: &[TypeId]) -> Result<Arc<CompiledFunction>, CompileError> {
+        if let Some(r) = ret {
+            self.explicit_returns.lock().unwrap_or_else(|e| e.into_inner()).insert(args.to_vec(), r);
+        }
+        let c = self.compile(args)?;
+        *self.can_compile.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        Ok(c)
+    }
+
+    /// The specialisation to call for these argument types: an exact match, else a new
+    /// compilation, else (when compiling is disabled) the best convertible signature.
+    pub fn resolve(&self, args: &[TypeId]) -> Result<Arc<CompiledFunction>, CompileError> {
+        if let Some(c) = self.lookup(args) {
+            return Ok(c);
+        }
+        if *self.can_compile.lock().unwrap_or_else(|e| e.into_inner()) {
+            return self.compile(args);
+        }
+        let overloads = self.overloads();
+        let mut best: Option<(Conversion, usize)> = None;
+        for (i, o) in overloads.iter().enumerate() {
+            if o.arg_types.len() != args.len() {
+                continue;
+            }
+            let worst = args
+                .iter()
+                .zip(&o.arg_types)
+                .map(|(&a, &p)| numba_typeinfer::conv::can_convert(a, p))
+                .try_fold(Conversion::Exact, |acc, c| c.map(|c| acc.max(c)));
+            if let Some(w) = worst {
+                if best.is_none_or(|(b, _)| w < b) {
+                    best = Some((w, i));
+                }
+            }
+        }
+        match best {
+            Some((_, i)) => Ok(overloads[i].clone()),
+            None => {
+                let a: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+                Err(CompileError::new(
+                    ErrorKind::Typing,
+                    format!("No matching definition for argument type(s) {}", a.join(", ")),
+                ))
+            }
+        }
+    }
+
+    /// Compile a new specialisation for these argument types.
+    pub fn compile(&self, args: &[TypeId]) -> Result<Arc<CompiledFunction>, CompileError> {
+        if let Some(c) = self.lookup(args) {
+            return Ok(c);
+        }
+        let key = (self.id, args.to_vec());
+        IN_PROGRESS.with(|s| s.borrow_mut().insert(key.clone()));
+        let result = (|| {
+            let (code, globals) = self.source.load().map_err(|m| CompileError::new(ErrorKind::Internal, m))?;
+            let explicit_ret = self.explicit_returns.lock().unwrap_or_else(|e| e.into_inner()).get(args).copied();
+            let options = CompileOptions {
+                dispatcher_id: Some(self.id),
+                return_type: explicit_ret,
+            };
+            compile_function(code, globals.as_ref(), args, &options)
+        })();
+        IN_PROGRESS.with(|s| s.borrow_mut().remove(&key));
+        let compiled = Arc::new(result?);
+        let mut overloads = self.overloads.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(existing) = overloads.iter().find(|o| o.arg_types == args) {
+            return Ok(existing.clone());
+        }
+        overloads.push(compiled.clone());
+        Ok(compiled)
+    }
+}

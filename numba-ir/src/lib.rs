@@ -18,6 +18,7 @@ pub mod global;
 pub mod interp;
 pub mod ir;
 mod print;
+pub use print::center;
 
 pub use error::IrError;
 pub use global::{Global, GlobalKind, GlobalResolver};

@@ -1,1 +1,26 @@
-//! numba-typeinfer
+//! # numba-typeinfer
+//!
+//! Hardware-independent typing for numba-rs. It owns:
+//! - the type system: [`Type`] values interned once per process in an append-only table whose
+//!   index is the typecode ([`TypeId`]); primitives are constants ([`types::INT64`], ...);
+//!   names print as Numba prints them;
+//! - conversion kinds and Numba's scalar conversion table, and `unify` ([`conv`]);
+//! - the [`TypingContext`] trait and [`BaseContext`], a registry of function templates
+//!   (operators, builtins, `math`) that users extend with their own ([`FunctionTemplate`]);
+//! - the constraint-propagation inference engine ([`infer`]) producing side tables
+//!   ([`TypingResult`]: typemap, calltypes, return type) without mutating the IR;
+//! - explicit signature strings such as `"float64(float64, int64)"` ([`parse_signature`]).
+
+pub mod context;
+pub mod conv;
+pub mod error;
+pub mod infer;
+pub mod signature;
+pub mod types;
+
+pub use context::{BaseContext, CalleeResolver, CallOutcome, FunctionTemplate, TypingContext};
+pub use conv::Conversion;
+pub use error::TypingError;
+pub use infer::{infer, TypingResult};
+pub use signature::{parse_signature, ImplKey, Signature};
+pub use types::{Type, TypeId};

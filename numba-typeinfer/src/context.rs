@@ -1,0 +1,473 @@
+//! The typing context: how globals, attributes, operators and calls are typed.
+//!
+//! Operators and builtins are templates registered by key in [`BaseContext`]; a user adds
+//! their own with [`BaseContext::register`]. Calls to other jitted functions go through a
+//! [`CalleeResolver`] supplied by whoever drives compilation (numba-dispatch).
+
+use indexmap::IndexMap;
+use numba_bytecode::Constant;
+use numba_ir::{BinOp, Global, GlobalKind, UnaryOp};
+
+use crate::conv::{can_convert, unify, Conversion};
+use crate::signature::{ImplKey, Signature};
+use crate::types::*;
+
+/// A typing template for a function key: given argument types, the signature it accepts.
+pub trait FunctionTemplate: Send + Sync {
+    /// The signature for these argument types, or `None` when they are not accepted.
+    fn generic(&self, args: &[TypeId]) -> Option<Signature>;
+    /// Human-readable accepted signatures, for error messages.
+    fn describe(&self) -> String {
+        String::new()
+    }
+}
+
+/// What a call to another jitted function resolves to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallOutcome {
+    /// Compiled (or typed): its return type.
+    Resolved(TypeId),
+    /// Currently being compiled further up the stack (recursion): return type not known yet.
+    InProgress,
+}
+
+/// Types calls to other jitted functions, compiling them as needed.
+pub trait CalleeResolver {
+    fn resolve_call(&self, dispatcher_id: u64, args: &[TypeId]) -> Result<CallOutcome, String>;
+}
+
+/// Resolution of globals, attributes, operators and calls.
+pub trait TypingContext {
+    /// The type of a global value.
+    fn resolve_global(&self, g: &Global) -> Result<TypeId, String>;
+    /// The type of `value.attr`.
+    fn resolve_getattr(&self, value: TypeId, attr: &str) -> Option<TypeId>;
+    /// A call to a function type (not a dispatcher) with these argument types.
+    fn resolve_call(&self, func: TypeId, args: &[TypeId]) -> Option<Signature>;
+    fn resolve_binop(&self, op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>;
+    fn resolve_unary(&self, op: UnaryOp, value: TypeId) -> Option<Signature>;
+    /// Known signatures of a function type, for error messages.
+    fn describe_function(&self, func: TypeId) -> String;
+    fn can_convert(&self, from: TypeId, to: TypeId) -> Option<Conversion> {
+        can_convert(from, to)
+    }
+    fn unify(&self, a: TypeId, b: TypeId) -> Option<TypeId> {
+        unify(a, b)
+    }
+}
+
+/// The type of a constant value.
+pub fn typeof_const(c: &Constant) -> Option<TypeId> {
+    Some(match c {
+        Constant::Bool(_) => BOOLEAN,
+        Constant::Int(_) => INT64,
+        Constant::Float(_) => FLOAT64,
+        Constant::Complex(..) => COMPLEX128,
+        Constant::None => NONE,
+        Constant::Str(_) => UNICODE,
+        Constant::Tuple(items) => {
+            let tys: Vec<TypeId> = items.iter().map(typeof_const).collect::<Option<_>>()?;
+            tuple_of(tys)
+        }
+        _ => return None,
+    })
+}
+
+/// `UniTuple` when all element types are equal, else `Tuple`.
+pub fn tuple_of(tys: Vec<TypeId>) -> TypeId {
+    match tys.first() {
+        Some(&first) if tys.iter().all(|&t| t == first) => intern(Type::UniTuple(first, tys.len() as u32)),
+        _ => intern(Type::Tuple(tys)),
+    }
+}
+
+/// A template from a closure.
+pub struct FnTemplate<F>(pub F, pub &'static str);
+
+impl<F> FunctionTemplate for FnTemplate<F>
+where
+    F: Fn(&[TypeId]) -> Option<Signature> + Send + Sync,
+{
+    fn generic(&self, args: &[TypeId]) -> Option<Signature> {
+        (self.0)(args)
+    }
+    fn describe(&self) -> String {
+        self.1.to_string()
+    }
+}
+
+/// The default typing context: operators, builtins and `math`, plus user templates.
+pub struct BaseContext {
+    functions: IndexMap<String, Box<dyn FunctionTemplate>>,
+    module_consts: IndexMap<String, TypeId>,
+}
+
+impl std::fmt::Debug for BaseContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BaseContext")
+            .field("functions", &self.functions.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+fn sig(key: &str, ret: TypeId, args: Vec<TypeId>) -> Signature {
+    Signature {
+        ret,
+        args,
+        key: ImplKey::Function(key.to_string()),
+    }
+}
+
+/// The common arithmetic type of numeric operands (bool counts as an integer).
+pub fn arith_type(tys: &[TypeId]) -> Option<TypeId> {
+    let mut acc: Option<TypeId> = None;
+    for &t in tys {
+        let t = if t == BOOLEAN { INT64 } else { t };
+        if !t.is_number() {
+            return None;
+        }
+        // Numba's integer cases are machine ints: results are int64 (or uint64).
+        let t = if t.is_integer() {
+            if t.is_signed() || t.bitwidth() < 64 { INT64 } else { UINT64 }
+        } else {
+            t
+        };
+        acc = Some(match acc {
+            None => t,
+            Some(a) => unify(a, t)?,
+        });
+    }
+    acc
+}
+
+impl Default for BaseContext {
+    fn default() -> Self {
+        let mut ctx = BaseContext {
+            functions: IndexMap::new(),
+            module_consts: IndexMap::new(),
+        };
+        ctx.install_builtins();
+        ctx
+    }
+}
+
+impl BaseContext {
+    /// Register (or replace) the template for a function key. Globals resolve to keys as
+    /// `name` for builtins and `module.name` for module functions.
+    pub fn register(&mut self, key: impl Into<String>, template: Box<dyn FunctionTemplate>) {
+        self.functions.insert(key.into(), template);
+    }
+
+    /// Register a numeric constant attribute of a module (`math.pi`).
+    pub fn register_module_const(&mut self, key: impl Into<String>, ty: TypeId) {
+        self.module_consts.insert(key.into(), ty);
+    }
+
+    /// Whether a function key has a template.
+    pub fn has_function(&self, key: &str) -> bool {
+        self.functions.contains_key(key)
+    }
+
+    fn install_builtins(&mut self) {
+        let unary_float = |key: &'static str| {
+            FnTemplate(
+                move |a: &[TypeId]| match a {
+                    [t] if t.is_scalar() && !t.is_complex() => Some(sig(key, FLOAT64, vec![FLOAT64])),
+                    _ => None,
+                },
+                "(float64,) -> float64",
+            )
+        };
+        for name in [
+            "sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+            "tanh", "log10", "log2", "log1p", "expm1", "fabs", "erf", "erfc", "gamma", "lgamma",
+            "asinh", "acosh", "atanh", "degrees", "radians",
+        ] {
+            let key: &'static str = Box::leak(format!("math.{name}").into_boxed_str());
+            self.register(key, Box::new(unary_float(key)));
+        }
+        for name in ["floor", "ceil", "trunc"] {
+            let key: &'static str = Box::leak(format!("math.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [t] if t.is_integer() || *t == BOOLEAN => Some(sig(key, INT64, vec![INT64])),
+                        [t] if t.is_float() => Some(sig(key, INT64, vec![FLOAT64])),
+                        _ => None,
+                    },
+                    "(float64,) -> int64",
+                )),
+            );
+        }
+        for name in ["isnan", "isinf", "isfinite"] {
+            let key: &'static str = Box::leak(format!("math.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [t] if t.is_scalar() && !t.is_complex() => Some(sig(key, BOOLEAN, vec![FLOAT64])),
+                        _ => None,
+                    },
+                    "(float64,) -> bool",
+                )),
+            );
+        }
+        for (name, doc) in [("pow", "(float64, float64) -> float64"), ("atan2", "(float64, float64) -> float64"), ("hypot", "(float64, float64) -> float64"), ("copysign", "(float64, float64) -> float64"), ("fmod", "(float64, float64) -> float64")] {
+            let key: &'static str = Box::leak(format!("math.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x, y] if x.is_scalar() && y.is_scalar() && !x.is_complex() && !y.is_complex() => {
+                            Some(sig(key, FLOAT64, vec![FLOAT64, FLOAT64]))
+                        }
+                        _ => None,
+                    },
+                    doc,
+                )),
+            );
+        }
+        for c in ["pi", "e", "tau", "inf", "nan"] {
+            self.register_module_const(format!("math.{c}"), FLOAT64);
+        }
+        self.register(
+            "abs",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [t] if t.is_integer() || *t == BOOLEAN => {
+                        let r = arith_type(&[*t])?;
+                        Some(sig("abs", r, vec![r]))
+                    }
+                    [t] if t.is_float() => Some(sig("abs", *t, vec![*t])),
+                    [t] if t.is_complex() => {
+                        let r = if *t == COMPLEX64 { FLOAT32 } else { FLOAT64 };
+                        Some(sig("abs", r, vec![*t]))
+                    }
+                    _ => None,
+                },
+                "(int64,) -> int64, (float64,) -> float64",
+            )),
+        );
+        for (key, ret) in [("bool", BOOLEAN), ("int", INT64), ("float", FLOAT64)] {
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [t] if t.is_scalar() && !(t.is_complex() && ret != BOOLEAN) => Some(sig(key, ret, vec![*t])),
+                        [] => Some(sig(key, ret, vec![])),
+                        _ => None,
+                    },
+                    "(number,)",
+                )),
+            );
+        }
+        self.register(
+            "range",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    let ok = (1..=3).contains(&a.len()) && a.iter().all(|t| t.is_integer() || *t == BOOLEAN);
+                    ok.then(|| sig("range", RANGE_STATE64, vec![INT64; a.len()]))
+                },
+                "(int64,), (int64, int64), (int64, int64, int64)",
+            )),
+        );
+        for key in ["min", "max"] {
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| {
+                        if a.len() < 2 || !a.iter().all(|t| t.is_scalar()) {
+                            return None;
+                        }
+                        let r = if a.iter().all(|&t| t == BOOLEAN) { BOOLEAN } else { arith_type(a)? };
+                        Some(sig(key, r, vec![r; a.len()]))
+                    },
+                    "(number, number, ...)",
+                )),
+            );
+        }
+        self.register(
+            "round",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [t] if t.is_float() => Some(sig("round", INT64, vec![FLOAT64])),
+                    [t] if t.is_integer() => Some(sig("round", INT64, vec![INT64])),
+                    _ => None,
+                },
+                "(float64,) -> int64",
+            )),
+        );
+    }
+
+    fn function_key(func: TypeId) -> Option<String> {
+        match func.get() {
+            Type::Function(k) => Some(k),
+            Type::NumberClass(t) => Some(match t {
+                BOOLEAN => "bool".into(),
+                INT64 => "int".into(),
+                _ => "float".into(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl TypingContext for BaseContext {
+    fn resolve_global(&self, g: &Global) -> Result<TypeId, String> {
+        match &g.kind {
+            GlobalKind::Builtin(name) => Ok(match name.as_str() {
+                "int" => intern(Type::NumberClass(INT64)),
+                "float" => intern(Type::NumberClass(FLOAT64)),
+                "bool" => intern(Type::NumberClass(BOOLEAN)),
+                other if self.functions.contains_key(other) => intern(Type::Function(other.into())),
+                other => return Err(format!("Untyped global name '{other}': the builtin {other} is not supported by numba-rs yet")),
+            }),
+            GlobalKind::Module(m) => Ok(intern(Type::Module(m.clone()))),
+            GlobalKind::ModuleFunction { module, name } => {
+                let key = format!("{module}.{name}");
+                if self.functions.contains_key(&key) {
+                    Ok(intern(Type::Function(key)))
+                } else {
+                    Err(format!("Untyped global name '{name}': {module}.{name} is not supported"))
+                }
+            }
+            GlobalKind::ExceptionClass(n) => Ok(intern(Type::ExceptionClass(n.clone()))),
+            GlobalKind::Const(c) => typeof_const(c).ok_or_else(|| format!("Cannot determine Numba type of constant {}", c.py_repr())),
+            GlobalKind::Dispatcher { id, name } => Ok(intern(Type::Dispatcher { id: *id, name: name.clone() })),
+            GlobalKind::Opaque { type_name } => Err(format!("Cannot determine Numba type of <class '{type_name}'>")),
+            GlobalKind::Undefined => Err("name is not defined".into()),
+        }
+    }
+
+    fn resolve_getattr(&self, value: TypeId, attr: &str) -> Option<TypeId> {
+        match value.get() {
+            Type::Module(m) => {
+                let key = format!("{m}.{attr}");
+                if self.functions.contains_key(&key) {
+                    Some(intern(Type::Function(key)))
+                } else {
+                    self.module_consts.get(&key).copied()
+                }
+            }
+            Type::Complex { bits } if attr == "real" || attr == "imag" => Some(intern(Type::Float { bits: bits / 2 })),
+            Type::Integer { .. } | Type::Float { .. } if attr == "real" => Some(value),
+            _ => None,
+        }
+    }
+
+    fn resolve_call(&self, func: TypeId, args: &[TypeId]) -> Option<Signature> {
+        if let Type::ExceptionClass(name) = func.get() {
+            return Some(Signature {
+                ret: intern(Type::ExceptionInstance(name.clone())),
+                args: args.to_vec(),
+                key: ImplKey::Exception(name),
+            });
+        }
+        let key = Self::function_key(func)?;
+        self.functions.get(&key)?.generic(args)
+    }
+
+    fn resolve_binop(&self, op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+        let mk = |ret: TypeId, arg: TypeId| Signature {
+            ret,
+            args: vec![arg, arg],
+            key: ImplKey::BinOp(op),
+        };
+        match op {
+            BinOp::Is | BinOp::IsNot => Some(Signature {
+                ret: BOOLEAN,
+                args: vec![lhs, rhs],
+                key: ImplKey::BinOp(op),
+            }),
+            _ if !lhs.is_scalar() || !rhs.is_scalar() => None,
+            BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge => {
+                if lhs == BOOLEAN && rhs == BOOLEAN {
+                    return Some(mk(BOOLEAN, BOOLEAN));
+                }
+                let t = arith_type(&[lhs, rhs])?;
+                if t.is_complex() && !matches!(op, BinOp::Eq | BinOp::Ne) {
+                    return None;
+                }
+                Some(mk(BOOLEAN, t))
+            }
+            BinOp::And | BinOp::Or | BinOp::Xor => {
+                if lhs == BOOLEAN && rhs == BOOLEAN {
+                    return Some(mk(BOOLEAN, BOOLEAN));
+                }
+                let t = arith_type(&[lhs, rhs])?;
+                t.is_integer().then(|| mk(t, t))
+            }
+            BinOp::LShift | BinOp::RShift => {
+                let t = arith_type(&[lhs, rhs])?;
+                t.is_integer().then(|| mk(t, t))
+            }
+            BinOp::TrueDiv => {
+                let t = arith_type(&[lhs, rhs])?;
+                let t = if t.is_integer() { FLOAT64 } else { t };
+                Some(mk(t, t))
+            }
+            BinOp::FloorDiv | BinOp::Mod => {
+                let t = arith_type(&[lhs, rhs])?;
+                (!t.is_complex()).then(|| mk(t, t))
+            }
+            BinOp::Pow => {
+                let base = arith_type(&[lhs])?;
+                let exp = arith_type(&[rhs])?;
+                if base.is_integer() && exp.is_integer() {
+                    Some(Signature {
+                        ret: base,
+                        args: vec![base, INT64],
+                        key: ImplKey::BinOp(op),
+                    })
+                } else if exp.is_integer() && base.is_float() {
+                    Some(Signature {
+                        ret: base,
+                        args: vec![base, INT64],
+                        key: ImplKey::BinOp(op),
+                    })
+                } else {
+                    let t = arith_type(&[lhs, rhs])?;
+                    (!t.is_complex()).then(|| mk(t, t))
+                }
+            }
+            BinOp::Add | BinOp::Sub | BinOp::Mul => {
+                let t = arith_type(&[lhs, rhs])?;
+                Some(mk(t, t))
+            }
+            BinOp::MatMul | BinOp::In => None,
+        }
+    }
+
+    fn resolve_unary(&self, op: UnaryOp, value: TypeId) -> Option<Signature> {
+        if !value.is_scalar() {
+            return None;
+        }
+        let (ret, arg) = match op {
+            UnaryOp::Not => (BOOLEAN, value),
+            UnaryOp::Invert if value == BOOLEAN => (INT64, INT64),
+            UnaryOp::Invert => {
+                let t = arith_type(&[value])?;
+                if !t.is_integer() {
+                    return None;
+                }
+                (t, t)
+            }
+            UnaryOp::Neg | UnaryOp::Pos => {
+                let t = if value.is_float() || value.is_complex() { value } else { arith_type(&[value])? };
+                (t, t)
+            }
+        };
+        Some(Signature {
+            ret,
+            args: vec![arg],
+            key: ImplKey::Unary(op),
+        })
+    }
+
+    fn describe_function(&self, func: TypeId) -> String {
+        Self::function_key(func)
+            .and_then(|k| self.functions.get(&k).map(|t| t.describe()))
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,161 @@
+//! Conversion kinds, Numba's scalar conversion table, and unification.
+
+use crate::types::*;
+
+/// How a value of one type converts to another, strictest first (Numba's `Conversion`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Conversion {
+    Exact = 1,
+    Promote = 2,
+    Safe = 3,
+    Unsafe = 4,
+}
+
+/// The scalar order of [`SCALAR_TABLE`]'s rows and columns.
+const SCALARS: [TypeId; 14] = [
+    BOOLEAN, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT32, FLOAT64,
+    COMPLEX64, COMPLEX128,
+];
+
+/// Numba 0.68.1's closed scalar table (`check_compatible(from, to)`, facts §3.3).
+/// E=exact P=promote S=safe U=unsafe -=none; rows are `from`, columns `to`.
+const SCALAR_TABLE: [&str; 14] = [
+    "ESSSSSSSSSSSSS",
+    "UEPPPUUUUSSSSS",
+    "UUEPPUUUUUSSSS",
+    "UUUEPUUUUUUSUS",
+    "UUUUEUUUUUUSUS",
+    "UUSSSEPPPUSSSS",
+    "UUUSSUEPPUUSUS",
+    "UUUUSUUEPUUSUS",
+    "UUUUUUUUEUUSUS",
+    "UUUUUUUUUEPPSS",
+    "UUUUUUUUUUEPSS",
+    "UUUUUUUUUUUEUS",
+    "------------EP",
+    "------------UE",
+];
+
+fn scalar_index(t: TypeId) -> Option<usize> {
+    SCALARS.iter().position(|&s| s == t)
+}
+
+/// `can_convert(from, to)`: `None` when no conversion exists.
+pub fn can_convert(from: TypeId, to: TypeId) -> Option<Conversion> {
+    if from == to {
+        return Some(Conversion::Exact);
+    }
+    if let (Some(i), Some(j)) = (scalar_index(from), scalar_index(to)) {
+        return match SCALAR_TABLE[i].as_bytes()[j] {
+            b'E' => Some(Conversion::Exact),
+            b'P' => Some(Conversion::Promote),
+            b'S' => Some(Conversion::Safe),
+            b'U' => Some(Conversion::Unsafe),
+            _ => None,
+        };
+    }
+    match (from.get(), to.get()) {
+        (Type::UniTuple(a, n), Type::UniTuple(b, m)) if n == m => can_convert(a, b),
+        _ => None,
+    }
+}
+
+/// NumPy's `promote_types` over scalar numbers (Numba's `Number.unify`).
+pub fn promote_numbers(a: TypeId, b: TypeId) -> Option<TypeId> {
+    if !a.is_number() || !b.is_number() {
+        return None;
+    }
+    if a == b {
+        return Some(a);
+    }
+    let (ta, tb) = (a.get(), b.get());
+    // Smallest float able to hold an integer of this width (NumPy's rule).
+    let float_for_int = |bits: u32| match bits {
+        8 => 16,
+        16 => 32,
+        _ => 64,
+    };
+    let int_to_float = |t: &Type| match *t {
+        Type::Integer { bits, .. } => float_for_int(u32::from(bits)),
+        Type::Float { bits } => u32::from(bits),
+        Type::Complex { bits } => u32::from(bits) / 2,
+        _ => 64,
+    };
+    let fl = |bits: u32| intern(Type::Float { bits: bits as u8 });
+    let cx = |bits: u32| intern(Type::Complex { bits: (bits * 2) as u8 });
+    Some(match (&ta, &tb) {
+        (Type::Integer { bits: x, signed: sx }, Type::Integer { bits: y, signed: sy }) => {
+            let (x, y) = (u32::from(*x), u32::from(*y));
+            if sx == sy {
+                intern(Type::Integer { bits: x.max(y) as u8, signed: *sx })
+            } else {
+                let (s, u) = if *sx { (x, y) } else { (y, x) };
+                if u < s {
+                    intern(Type::Integer { bits: s as u8, signed: true })
+                } else if u < 64 {
+                    intern(Type::Integer { bits: (u * 2) as u8, signed: true })
+                } else {
+                    FLOAT64
+                }
+            }
+        }
+        _ if a.is_complex() || b.is_complex() => cx(int_to_float(&ta).max(int_to_float(&tb)).max(32)),
+        _ => fl(int_to_float(&ta).max(int_to_float(&tb))),
+    })
+}
+
+/// Numba's `unify_pairs`: the type both can be represented as, or `None`.
+pub fn unify(a: TypeId, b: TypeId) -> Option<TypeId> {
+    if a == b {
+        return Some(a);
+    }
+    if let Some(t) = promote_numbers(a, b) {
+        return Some(t);
+    }
+    if let (Type::UniTuple(x, n), Type::UniTuple(y, m)) = (a.get(), b.get()) {
+        if n == m {
+            return unify(x, y).map(|t| intern(Type::UniTuple(t, n)));
+        }
+    }
+    if can_convert(a, b).is_some_and(|c| c <= Conversion::Safe) {
+        return Some(b);
+    }
+    if can_convert(b, a).is_some_and(|c| c <= Conversion::Safe) {
+        return Some(a);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_samples() {
+        assert_eq!(can_convert(INT64, FLOAT64), Some(Conversion::Safe));
+        assert_eq!(can_convert(FLOAT64, INT64), Some(Conversion::Unsafe));
+        assert_eq!(can_convert(INT32, INT64), Some(Conversion::Promote));
+        assert_eq!(can_convert(BOOLEAN, INT8), Some(Conversion::Safe));
+        assert_eq!(can_convert(COMPLEX128, FLOAT64), None);
+    }
+
+    #[test]
+    fn unify_like_numba() {
+        assert_eq!(unify(INT64, FLOAT64), Some(FLOAT64));
+        assert_eq!(unify(FLOAT64, INT64), Some(FLOAT64));
+        assert_eq!(unify(BOOLEAN, INT64), Some(INT64));
+        assert_eq!(unify(INT64, UINT64), Some(FLOAT64));
+        assert_eq!(unify(INT32, FLOAT32), Some(FLOAT64));
+        assert_eq!(unify(INT8, UINT8), Some(INT16));
+        assert_eq!(unify(INT64, UNICODE), None);
+    }
+
+    #[test]
+    fn unify_is_symmetric_over_scalars() {
+        for &a in &SCALARS {
+            for &b in &SCALARS {
+                assert_eq!(unify(a, b), unify(b, a), "{a} {b}");
+            }
+        }
+    }
+}

@@ -1,0 +1,472 @@
+//! The inference engine: propagate types over the IR to a fixpoint.
+//!
+//! Every assignment constrains its target to (the unification of) the types its right-hand
+//! sides produce; loops make this iterative. Types only ever widen (unify is monotone on the
+//! numeric lattice), so the fixpoint is reached in a few passes. A call whose result is not
+//! known yet (operands untyped, or a recursive call still being compiled) is skipped and
+//! retried on the next pass. Errors are reported once the fixpoint is reached, for the first
+//! statement (in block order) that still fails.
+
+use std::collections::HashMap;
+
+use numba_ir::{Expr, ExprId, FunctionIR, Stmt, VarId};
+
+use crate::context::{typeof_const, tuple_of, CallOutcome, CalleeResolver, TypingContext};
+use crate::error::TypingError;
+use crate::signature::{ImplKey, Signature};
+use crate::types::*;
+
+/// The side tables inference produces; the IR itself is untouched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypingResult {
+    /// Type of every variable, indexed by `VarId`.
+    pub typemap: Vec<TypeId>,
+    /// Resolved signature of every call, operator and conversion expression.
+    pub calltypes: HashMap<ExprId, Signature>,
+    pub return_type: TypeId,
+    pub arg_types: Vec<TypeId>,
+}
+
+impl TypingResult {
+    pub fn type_of(&self, v: VarId) -> TypeId {
+        self.typemap[v.0 as usize]
+    }
+}
+
+/// Bounds the number of passes; real functions converge in a handful.
+const MAX_PASSES: usize = 100;
+
+struct Engine<'a> {
+    ir: &'a FunctionIR,
+    ctx: &'a dyn TypingContext,
+    callees: &'a dyn CalleeResolver,
+    self_id: Option<u64>,
+    arg_types: &'a [TypeId],
+    typemap: Vec<Option<TypeId>>,
+    calltypes: HashMap<ExprId, Signature>,
+    ret: Option<TypeId>,
+    changed: bool,
+}
+
+/// Infer the types of `ir` for the given argument types.
+///
+/// `self_id` is the dispatcher id of the function being compiled, so that a recursive call
+/// with the same argument types uses the return type inferred so far.
+pub fn infer(
+    ir: &FunctionIR,
+    arg_types: &[TypeId],
+    ctx: &dyn TypingContext,
+    callees: &dyn CalleeResolver,
+    self_id: Option<u64>,
+) -> Result<TypingResult, TypingError> {
+    if arg_types.len() != ir.arg_names.len() {
+        return Err(TypingError::Typing {
+            message: format!(
+                "{}() takes {} positional arguments but {} were given",
+                ir.name,
+                ir.arg_names.len(),
+                arg_types.len()
+            ),
+            line: ir.firstlineno,
+        });
+    }
+    let mut e = Engine {
+        ir,
+        ctx,
+        callees,
+        self_id,
+        arg_types,
+        typemap: vec![None; ir.vars.len()],
+        calltypes: HashMap::new(),
+        ret: None,
+        changed: true,
+    };
+    let mut passes = 0;
+    while e.changed {
+        e.changed = false;
+        passes += 1;
+        if passes > MAX_PASSES {
+            return Err(TypingError::Typing {
+                message: "type inference did not converge".into(),
+                line: ir.firstlineno,
+            });
+        }
+        e.pass(false)?;
+    }
+    // Final pass: report what still fails.
+    e.pass(true)?;
+    let mut typemap = Vec::with_capacity(ir.vars.len());
+    for (i, t) in e.typemap.iter().enumerate() {
+        match t {
+            Some(t) => typemap.push(*t),
+            None => {
+                let var = &ir.vars[i];
+                // Variables only used in unreachable or untaken paths are never typed.
+                let name = var.name.split('.').next().unwrap_or(&var.name).to_string();
+                let _ = name;
+                typemap.push(NONE);
+            }
+        }
+    }
+    Ok(TypingResult {
+        typemap,
+        calltypes: e.calltypes,
+        return_type: e.ret.unwrap_or(NONE),
+        arg_types: arg_types.to_vec(),
+    })
+}
+
+impl Engine<'_> {
+    fn ty(&self, v: VarId) -> Option<TypeId> {
+        self.typemap[v.0 as usize]
+    }
+
+    fn user_name(&self, v: VarId) -> String {
+        self.ir.var_name(v).to_string()
+    }
+
+    fn refine(&mut self, v: VarId, t: TypeId, line: u32) -> Result<(), TypingError> {
+        let new = match self.ty(v) {
+            None => t,
+            Some(old) => self.ctx.unify(old, t).ok_or_else(|| TypingError::Typing {
+                message: format!(
+                    "Cannot unify {old} and {t} for '{}'",
+                    self.user_name(v)
+                ),
+                line,
+            })?,
+        };
+        if self.ty(v) != Some(new) {
+            self.typemap[v.0 as usize] = Some(new);
+            self.changed = true;
+        }
+        Ok(())
+    }
+
+    fn pass(&mut self, report: bool) -> Result<(), TypingError> {
+        for block in self.ir.blocks.values() {
+            for inst in &block.body {
+                let line = inst.loc.line;
+                match &inst.stmt {
+                    Stmt::Assign { target, value } => {
+                        match self.type_expr(*value, line) {
+                            Ok(Some(t)) => self.refine(*target, t, line)?,
+                            Ok(None) => {
+                                if report {
+                                    if let Some(err) = self.explain_untyped(*value, line) {
+                                        return Err(err);
+                                    }
+                                }
+                            }
+                            Err(err) => {
+                                if report {
+                                    return Err(err);
+                                }
+                            }
+                        }
+                    }
+                    Stmt::Return { value } => {
+                        if let Some(t) = self.ty(*value) {
+                            let new = match self.ret {
+                                None => t,
+                                Some(old) => self.ctx.unify(old, t).ok_or_else(|| TypingError::Typing {
+                                    message: format!(
+                                        "Can't unify return type from the following types: {old}, {t}"
+                                    ),
+                                    line,
+                                })?,
+                            };
+                            if self.ret != Some(new) {
+                                self.ret = Some(new);
+                                self.changed = true;
+                            }
+                        }
+                    }
+                    Stmt::Branch { cond, .. } => {
+                        if report && self.ty(*cond).is_some_and(|t| !t.is_scalar()) {
+                            return Err(TypingError::Typing {
+                                message: format!("cannot use {} as a condition", self.ty(*cond).unwrap_or(NONE)),
+                                line,
+                            });
+                        }
+                    }
+                    Stmt::Raise { exception } => {
+                        if let Some(x) = exception {
+                            if report {
+                                match self.ty(*x).map(|t| t.get()) {
+                                    Some(Type::ExceptionClass(_)) | Some(Type::ExceptionInstance(_)) | None => {}
+                                    Some(other) => {
+                                        return Err(TypingError::Typing {
+                                            message: format!("exceptions must derive from BaseException, got {other}"),
+                                            line,
+                                        })
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    Stmt::SetItem { target, .. } => {
+                        if report {
+                            return Err(TypingError::Typing {
+                                message: format!(
+                                    "No implementation of function Function(<built-in function setitem>) found for signature:\n \n >>> setitem({}, ...)",
+                                    self.ty(*target).unwrap_or(NONE)
+                                ),
+                                line,
+                            });
+                        }
+                    }
+                    Stmt::SetAttr { .. } | Stmt::Del { .. } | Stmt::Jump { .. } => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// When an expression stayed untyped after the fixpoint, say why if it is an error.
+    fn explain_untyped(&self, id: ExprId, line: u32) -> Option<TypingError> {
+        if let Expr::Call { func, .. } = self.ir.expr(id) {
+            if let Some(Type::Dispatcher { name, .. }) = self.ty(*func).map(|t| t.get()) {
+                return Some(TypingError::Typing {
+                    message: format!(
+                        "cannot type the recursive call to '{name}': give the function a non-recursive return path or an explicit signature"
+                    ),
+                    line,
+                });
+            }
+        }
+        None
+    }
+
+    fn record(&mut self, id: ExprId, sig: Signature) -> TypeId {
+        let ret = sig.ret;
+        if self.calltypes.get(&id) != Some(&sig) {
+            self.calltypes.insert(id, sig);
+        }
+        ret
+    }
+
+    fn no_impl(&self, fname: &str, args: &[TypeId], line: u32, extra: &str) -> TypingError {
+        let a: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+        TypingError::Typing {
+            message: format!(
+                "No implementation of function Function(<built-in function {fname}>) found for signature:\n \n >>> {fname}({}){extra}",
+                a.join(", ")
+            ),
+            line,
+        }
+    }
+
+    /// The type an expression produces, `None` if not known yet.
+    fn type_expr(&mut self, id: ExprId, line: u32) -> Result<Option<TypeId>, TypingError> {
+        let ir = self.ir;
+        Ok(Some(match ir.expr(id) {
+            Expr::Arg { index, .. } => self.arg_types[*index as usize],
+            Expr::Const(c) => typeof_const(c).ok_or_else(|| TypingError::Unsupported {
+                message: format!("constant {} of type {} is not supported", c.py_repr(), c.type_name()),
+                line,
+            })?,
+            Expr::Global { name, value } | Expr::FreeVar { name, value, .. } => {
+                self.ctx.resolve_global(value).map_err(|m| TypingError::Typing {
+                    message: if m == "name is not defined" {
+                        format!("NameError: name '{name}' is not defined")
+                    } else if m.starts_with("Untyped global name") {
+                        m
+                    } else {
+                        format!("Untyped global name '{name}': {m}")
+                    },
+                    line,
+                })?
+            }
+            Expr::Var(v) | Expr::Cast { value: v } => match self.ty(*v) {
+                Some(t) => t,
+                None => return Ok(None),
+            },
+            Expr::BinOp { op, lhs, rhs } | Expr::InplaceBinOp { op, lhs, rhs } => {
+                let (Some(l), Some(r)) = (self.ty(*lhs), self.ty(*rhs)) else {
+                    return Ok(None);
+                };
+                match self.ctx.resolve_binop(*op, l, r) {
+                    Some(sig) => self.record(id, sig),
+                    None => return Err(self.no_impl(op.operator_name(), &[l, r], line, "")),
+                }
+            }
+            Expr::Unary { op, value } => {
+                let Some(t) = self.ty(*value) else { return Ok(None) };
+                match self.ctx.resolve_unary(*op, t) {
+                    Some(sig) => self.record(id, sig),
+                    None => return Err(self.no_impl(op.operator_name(), &[t], line, "")),
+                }
+            }
+            Expr::GetAttr { value, attr } => {
+                let Some(t) = self.ty(*value) else { return Ok(None) };
+                self.ctx.resolve_getattr(t, attr).ok_or_else(|| TypingError::Typing {
+                    message: format!("Unknown attribute '{attr}' of type {t}"),
+                    line,
+                })?
+            }
+            Expr::Call {
+                func,
+                args,
+                kws,
+                vararg,
+                varkwarg,
+            } => {
+                if !kws.is_empty() || vararg.is_some() || varkwarg.is_some() {
+                    return Err(TypingError::Unsupported {
+                        message: "calls with keyword or star arguments are not supported by numba-rs yet".into(),
+                        line,
+                    });
+                }
+                let Some(ft) = self.ty(*func) else { return Ok(None) };
+                let mut atys = Vec::with_capacity(args.len());
+                for a in args {
+                    match self.ty(*a) {
+                        Some(t) => atys.push(t),
+                        None => return Ok(None),
+                    }
+                }
+                match ft.get() {
+                    Type::Dispatcher { id: did, name } => {
+                        if self.self_id == Some(did) && atys.as_slice() == self.arg_types {
+                            match self.ret {
+                                Some(r) => self.record(id, Signature { ret: r, args: atys, key: ImplKey::Dispatcher { id: did } }),
+                                None => return Ok(None),
+                            }
+                        } else {
+                            match self.callees.resolve_call(did, &atys) {
+                                Ok(CallOutcome::Resolved(r)) => {
+                                    self.record(id, Signature { ret: r, args: atys, key: ImplKey::Dispatcher { id: did } })
+                                }
+                                Ok(CallOutcome::InProgress) => return Ok(None),
+                                Err(m) => {
+                                    return Err(TypingError::Typing {
+                                        message: format!("in call to function '{name}':\n{m}"),
+                                        line,
+                                    })
+                                }
+                            }
+                        }
+                    }
+                    Type::Function(_) | Type::NumberClass(_) | Type::ExceptionClass(_) => {
+                        match self.ctx.resolve_call(ft, &atys) {
+                            Some(sig) => self.record(id, sig),
+                            None => {
+                                let fname = match ft.get() {
+                                    Type::Function(k) => k,
+                                    Type::NumberClass(t) => t.to_string(),
+                                    other => other.to_string(),
+                                };
+                                let a: Vec<String> = atys.iter().map(|t| t.to_string()).collect();
+                                let known = self.ctx.describe_function(ft);
+                                return Err(TypingError::Typing {
+                                    message: format!(
+                                        "No implementation of function {ft} found for signature:\n \n >>> {fname}({})\n \nKnown signatures: {known}",
+                                        a.join(", ")
+                                    ),
+                                    line,
+                                });
+                            }
+                        }
+                    }
+                    other => {
+                        return Err(TypingError::Typing {
+                            message: format!("Cannot call a value of type {other}: it is not callable"),
+                            line,
+                        })
+                    }
+                }
+            }
+            Expr::GetIter { value } => {
+                let Some(t) = self.ty(*value) else { return Ok(None) };
+                match t.get() {
+                    Type::RangeState64 => RANGE_ITER64,
+                    _ => return Err(self.no_impl("getiter", &[t], line, "")),
+                }
+            }
+            Expr::IterNext { value } => {
+                let Some(t) = self.ty(*value) else { return Ok(None) };
+                match t.get() {
+                    Type::RangeIter64 => intern(Type::Pair(INT64, BOOLEAN)),
+                    _ => return Err(self.no_impl("iternext", &[t], line, "")),
+                }
+            }
+            Expr::PairFirst { value } | Expr::PairSecond { value } => {
+                let Some(t) = self.ty(*value) else { return Ok(None) };
+                match t.get() {
+                    Type::Pair(a, b) => {
+                        if matches!(ir.expr(id), Expr::PairFirst { .. }) {
+                            a
+                        } else {
+                            b
+                        }
+                    }
+                    other => {
+                        return Err(TypingError::Typing {
+                            message: format!("expected a pair, got {other}"),
+                            line,
+                        })
+                    }
+                }
+            }
+            Expr::GetItem { value, index } => {
+                let (Some(v), Some(i)) = (self.ty(*value), self.ty(*index)) else {
+                    return Ok(None);
+                };
+                return Err(self.no_impl("getitem", &[v, i], line, ""));
+            }
+            Expr::StaticGetItem { value, index, .. } => {
+                let Some(v) = self.ty(*value) else { return Ok(None) };
+                match v.get() {
+                    Type::UniTuple(t, n) if (*index as u32) < n => t,
+                    Type::Tuple(items) if (*index as usize) < items.len() => items[*index as usize],
+                    _ => return Err(self.no_impl("getitem", &[v, INT64], line, "")),
+                }
+            }
+            Expr::BuildTuple { items } => {
+                let mut tys = Vec::new();
+                for v in items {
+                    match self.ty(*v) {
+                        Some(t) => tys.push(t),
+                        None => return Ok(None),
+                    }
+                }
+                tuple_of(tys)
+            }
+            Expr::ExhaustIter { value, count } => {
+                let Some(v) = self.ty(*value) else { return Ok(None) };
+                match v.get() {
+                    Type::UniTuple(_, n) if n == *count => v,
+                    Type::Tuple(items) if items.len() == *count as usize => v,
+                    other => {
+                        return Err(TypingError::Typing {
+                            message: format!("cannot unpack {other} into {count} values"),
+                            line,
+                        })
+                    }
+                }
+            }
+            Expr::BuildList { .. } | Expr::BuildSet { .. } => {
+                return Err(TypingError::Unsupported {
+                    message: "lists and sets are not supported by numba-rs yet".into(),
+                    line,
+                })
+            }
+            Expr::Phi { incoming } => {
+                let mut acc: Option<TypeId> = None;
+                for (v, _) in incoming {
+                    if let Some(t) = self.ty(*v) {
+                        acc = Some(match acc {
+                            None => t,
+                            Some(a) => self.ctx.unify(a, t).unwrap_or(a),
+                        });
+                    }
+                }
+                match acc {
+                    Some(t) => t,
+                    None => return Ok(None),
+                }
+            }
+        }))
+    }
+}
