@@ -31,7 +31,11 @@ pub struct ControlFlowGraph {
 impl ControlFlowGraph {
     /// Build from nodes and edges, dropping nodes unreachable from `entry`, and run every
     /// analysis.
-    pub fn new(entry: u32, nodes: impl IntoIterator<Item = u32>, edges: impl IntoIterator<Item = (u32, u32)>) -> Self {
+    pub fn new(
+        entry: u32,
+        nodes: impl IntoIterator<Item = u32>,
+        edges: impl IntoIterator<Item = (u32, u32)>,
+    ) -> Self {
         let mut g = ControlFlowGraph {
             entry,
             ..Default::default()
@@ -86,7 +90,8 @@ impl ControlFlowGraph {
         let mut visited = BTreeSet::new();
         let mut on_stack = BTreeSet::new();
         // Iterative DFS keeping the path on a stack of (node, remaining successors).
-        let mut stack: Vec<(u32, Vec<u32>)> = vec![(self.entry, self.successors(self.entry).collect())];
+        let mut stack: Vec<(u32, Vec<u32>)> =
+            vec![(self.entry, self.successors(self.entry).collect())];
         visited.insert(self.entry);
         on_stack.insert(self.entry);
         while let Some((node, todo)) = stack.last_mut() {
@@ -144,7 +149,9 @@ impl ControlFlowGraph {
     fn find_loops(&self) -> BTreeMap<u32, Loop> {
         let mut bodies: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
         for &(src, header) in &self.back_edges {
-            let body = bodies.entry(header).or_insert_with(|| BTreeSet::from([header]));
+            let body = bodies
+                .entry(header)
+                .or_insert_with(|| BTreeSet::from([header]));
             let mut stack = vec![src];
             while let Some(n) = stack.pop() {
                 if body.insert(n) {
@@ -185,7 +192,11 @@ impl ControlFlowGraph {
 
     /// The loop headers containing `node`, innermost (smallest body) first.
     pub fn in_loops(&self, node: u32) -> Vec<u32> {
-        let mut v: Vec<&Loop> = self.loops.values().filter(|l| l.body.contains(&node)).collect();
+        let mut v: Vec<&Loop> = self
+            .loops
+            .values()
+            .filter(|l| l.body.contains(&node))
+            .collect();
         v.sort_by_key(|l| l.body.len());
         v.into_iter().map(|l| l.header).collect()
     }
@@ -206,7 +217,16 @@ fn dominators(
     }
     let mut doms: BTreeMap<u32, BTreeSet<u32>> = nodes
         .iter()
-        .map(|&n| (n, if n == entry { BTreeSet::from([n]) } else { nodes.clone() }))
+        .map(|&n| {
+            (
+                n,
+                if n == entry {
+                    BTreeSet::from([n])
+                } else {
+                    nodes.clone()
+                },
+            )
+        })
         .collect();
     let mut changed = true;
     while changed {
@@ -245,7 +265,15 @@ mod tests {
         let g = ControlFlowGraph::new(
             0,
             [],
-            [(0, 60), (60, 62), (60, 130), (62, 88), (62, 118), (88, 60), (118, 60)],
+            [
+                (0, 60),
+                (60, 62),
+                (60, 130),
+                (62, 88),
+                (62, 118),
+                (88, 60),
+                (118, 60),
+            ],
         );
         assert_eq!(g.back_edges, BTreeSet::from([(88, 60), (118, 60)]));
         assert_eq!(g.backbone(), BTreeSet::from([0, 60, 130]));

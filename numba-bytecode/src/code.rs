@@ -24,7 +24,10 @@ pub enum Constant {
     Int(i64),
     /// An int that does not fit in i64: sign and magnitude in base-2**15 digits, least
     /// significant first, as marshal stores them.
-    BigInt { negative: bool, digits: Vec<u16> },
+    BigInt {
+        negative: bool,
+        digits: Vec<u16>,
+    },
     Float(f64),
     Complex(f64, f64),
     Str(String),
@@ -152,13 +155,21 @@ fn complex_repr(re: f64, im: f64) -> String {
     if re == 0.0 && re.is_sign_positive() {
         format!("{}j", part(im))
     } else {
-        let sign = if im < 0.0 || (im == 0.0 && im.is_sign_negative()) { "-" } else { "+" };
+        let sign = if im < 0.0 || (im == 0.0 && im.is_sign_negative()) {
+            "-"
+        } else {
+            "+"
+        };
         format!("({}{}{}j)", part(re), sign, part(im.abs()))
     }
 }
 
 fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -171,7 +182,9 @@ fn str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -180,7 +193,11 @@ fn str_repr(s: &str) -> String {
 }
 
 fn bytes_repr(b: &[u8]) -> String {
-    let quote = if b.contains(&b'\'') && !b.contains(&b'"') { b'"' } else { b'\'' };
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        b'"'
+    } else {
+        b'\''
+    };
     let mut out = String::from("b");
     out.push(quote as char);
     for &c in b {
@@ -215,7 +232,11 @@ fn bigint_to_string(negative: bool, digits: &[u16]) -> String {
         }
         chunks.push(rem);
     }
-    let mut s = if negative { String::from("-") } else { String::new() };
+    let mut s = if negative {
+        String::from("-")
+    } else {
+        String::new()
+    };
     match chunks.split_last() {
         None => s.push('0'),
         Some((last, rest)) => {
@@ -348,7 +369,10 @@ mod tests {
     #[test]
     fn bigint_text() {
         // 2**63 = 8 * 32768**4 ... digits of 2**63 in base 2**15: [0,0,0,0,8]
-        assert_eq!(bigint_to_string(false, &[0, 0, 0, 0, 8]), "9223372036854775808");
+        assert_eq!(
+            bigint_to_string(false, &[0, 0, 0, 0, 8]),
+            "9223372036854775808"
+        );
         assert_eq!(bigint_to_string(true, &[1]), "-1");
     }
 

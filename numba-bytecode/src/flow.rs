@@ -100,12 +100,36 @@ pub fn binop_operator_name(sym: &str) -> Option<&'static str> {
 
 /// Opcodes Numba rejects on 3.11 (`Use of unsupported opcode (X) found`).
 const REJECTED: &[&str] = &[
-    "GET_LEN", "MATCH_MAPPING", "MATCH_SEQUENCE", "MATCH_KEYS", "CHECK_EG_MATCH", "GET_AITER",
-    "GET_ANEXT", "BEFORE_ASYNC_WITH", "END_ASYNC_FOR", "GET_YIELD_FROM_ITER", "PRINT_EXPR",
-    "LOAD_BUILD_CLASS", "IMPORT_STAR", "SETUP_ANNOTATIONS", "ASYNC_GEN_WRAP", "PREP_RERAISE_STAR",
-    "STORE_NAME", "DELETE_NAME", "UNPACK_EX", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME",
-    "IMPORT_NAME", "IMPORT_FROM", "SEND", "GET_AWAITABLE", "DELETE_DEREF", "LOAD_CLASSDEREF",
-    "MATCH_CLASS", "DICT_MERGE",
+    "GET_LEN",
+    "MATCH_MAPPING",
+    "MATCH_SEQUENCE",
+    "MATCH_KEYS",
+    "CHECK_EG_MATCH",
+    "GET_AITER",
+    "GET_ANEXT",
+    "BEFORE_ASYNC_WITH",
+    "END_ASYNC_FOR",
+    "GET_YIELD_FROM_ITER",
+    "PRINT_EXPR",
+    "LOAD_BUILD_CLASS",
+    "IMPORT_STAR",
+    "SETUP_ANNOTATIONS",
+    "ASYNC_GEN_WRAP",
+    "PREP_RERAISE_STAR",
+    "STORE_NAME",
+    "DELETE_NAME",
+    "UNPACK_EX",
+    "STORE_GLOBAL",
+    "DELETE_GLOBAL",
+    "LOAD_NAME",
+    "IMPORT_NAME",
+    "IMPORT_FROM",
+    "SEND",
+    "GET_AWAITABLE",
+    "DELETE_DEREF",
+    "LOAD_CLASSDEREF",
+    "MATCH_CLASS",
+    "DICT_MERGE",
 ];
 
 struct State<'a> {
@@ -136,7 +160,11 @@ impl<'a> State<'a> {
             kw_names: None,
         };
         for r in incoming {
-            let phi = if is_null_reg(r) { s.temp("null$") } else { s.temp("phi") };
+            let phi = if is_null_reg(r) {
+                s.temp("null$")
+            } else {
+                s.temp("phi")
+            };
             s.phis.push(phi.clone());
             s.stack.push(phi);
         }
@@ -145,7 +173,9 @@ impl<'a> State<'a> {
 
     fn inst(&self) -> &'a Instruction {
         // pc always points at a decoded instruction: checked when it is set.
-        self.bc.at(self.pc).expect("state pc is an instruction offset")
+        self.bc
+            .at(self.pc)
+            .expect("state pc is an instruction offset")
     }
 
     fn temp(&mut self, prefix: &str) -> Reg {
@@ -366,7 +396,9 @@ impl<'a> State<'a> {
                 let pred = self.temp("");
                 self.record(vec![iterator], vec![pair, indval.clone(), pred]);
                 self.stack.push(indval);
-                let end = inst.jump_target.ok_or_else(|| self.err("FOR_ITER without target"))?;
+                let end = inst
+                    .jump_target
+                    .ok_or_else(|| self.err("FOR_ITER without target"))?;
                 self.fork(end, 2)?;
                 self.fork(inst.next, 0)?;
             }
@@ -384,9 +416,9 @@ impl<'a> State<'a> {
                         self.record(vec![exc], vec![]);
                     }
                     _ => {
-                        return Err(self.unsupported(
-                            "Multiple argument raise is not supported.".into(),
-                        ))
+                        return Err(
+                            self.unsupported("Multiple argument raise is not supported.".into())
+                        )
                     }
                 }
                 self.terminated = true;
@@ -401,7 +433,9 @@ impl<'a> State<'a> {
             | "POP_JUMP_BACKWARD_IF_NOT_NONE" => {
                 let pred = self.pop()?;
                 self.record(vec![pred], vec![]);
-                let target = inst.jump_target.ok_or_else(|| self.err("jump without target"))?;
+                let target = inst
+                    .jump_target
+                    .ok_or_else(|| self.err("jump without target"))?;
                 self.fork(inst.next, 0)?;
                 if target != inst.next {
                     self.fork(target, 0)?;
@@ -410,13 +444,17 @@ impl<'a> State<'a> {
             "JUMP_IF_TRUE_OR_POP" | "JUMP_IF_FALSE_OR_POP" => {
                 let pred = self.peek(1)?;
                 self.record(vec![pred], vec![]);
-                let target = inst.jump_target.ok_or_else(|| self.err("jump without target"))?;
+                let target = inst
+                    .jump_target
+                    .ok_or_else(|| self.err("jump without target"))?;
                 self.fork(inst.next, 1)?;
                 self.fork(target, 0)?;
             }
             "JUMP_FORWARD" | "JUMP_BACKWARD" | "JUMP_BACKWARD_NO_INTERRUPT" => {
                 self.record(vec![], vec![]);
-                let target = inst.jump_target.ok_or_else(|| self.err("jump without target"))?;
+                let target = inst
+                    .jump_target
+                    .ok_or_else(|| self.err("jump without target"))?;
                 self.fork(target, 0)?;
             }
             "KW_NAMES" => {
@@ -444,7 +482,11 @@ impl<'a> State<'a> {
                 self.stack.push(res);
             }
             "CALL_FUNCTION_EX" => {
-                let varkwarg = if arg & 1 != 0 { Some(self.pop()?) } else { None };
+                let varkwarg = if arg & 1 != 0 {
+                    Some(self.pop()?)
+                } else {
+                    None
+                };
                 let vararg = self.pop()?;
                 let func = self.pop()?;
                 if self.stack.last().is_some_and(|r| is_null_reg(r)) {
@@ -508,7 +550,10 @@ impl<'a> State<'a> {
 /// Run the symbolic stack execution over a decoded function.
 pub fn analyze(bc: &ByteCode) -> Result<Dataflow, BytecodeError> {
     if let Some(entry) = bc.exception_entries.first() {
-        let line = bc.at(entry.start).map(|i| i.line).unwrap_or(bc.code.firstlineno);
+        let line = bc
+            .at(entry.start)
+            .map(|i| i.line)
+            .unwrap_or(bc.code.firstlineno);
         return Err(BytecodeError::Unsupported {
             message: "try/except, try/finally and with blocks are not supported by numba-rs yet"
                 .into(),
@@ -605,7 +650,10 @@ fn prune_phis(
     let mut phismap: BTreeMap<Reg, BTreeSet<(Reg, u32)>> = BTreeMap::new();
     for (&pc, outs) in outgoing {
         for (phi, value) in outs {
-            phismap.entry(phi.clone()).or_default().insert((value.clone(), pc));
+            phismap
+                .entry(phi.clone())
+                .or_default()
+                .insert((value.clone(), pc));
         }
     }
     let mut blacklist: BTreeMap<Reg, BTreeSet<(Reg, u32)>> = BTreeMap::new();

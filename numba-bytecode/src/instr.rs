@@ -82,9 +82,12 @@ impl ByteCode {
     }
 
     /// Decode with an explicit opcode table.
-    pub fn decode_with(code: CodeObject, table: &'static OpcodeTable) -> Result<ByteCode, BytecodeError> {
+    pub fn decode_with(
+        code: CodeObject,
+        table: &'static OpcodeTable,
+    ) -> Result<ByteCode, BytecodeError> {
         let bytes = &code.code;
-        if bytes.len() % 2 != 0 {
+        if !bytes.len().is_multiple_of(2) {
             return Err(BytecodeError::Decode {
                 offset: bytes.len() as u32,
                 reason: "code length is odd".into(),
@@ -144,12 +147,12 @@ impl ByteCode {
                     JumpKind::Backward => after.checked_sub(arg.saturating_mul(2)),
                 };
                 if info.jump != JumpKind::None {
-                    let t = target.filter(|&t| (t as usize) < bytes.len()).ok_or_else(|| {
-                        BytecodeError::Decode {
+                    let t = target
+                        .filter(|&t| (t as usize) < bytes.len())
+                        .ok_or_else(|| BytecodeError::Decode {
                             offset: cpy_offset,
                             reason: format!("{} jumps outside the code", info.name),
-                        }
-                    })?;
+                        })?;
                     inst.jump_target = Some(t + FIXED_OFFSET);
                 }
             } else {
@@ -198,7 +201,11 @@ impl ByteCode {
             if inst.opname == "CACHE" {
                 continue;
             }
-            let marker = if self.labels.contains(&inst.offset) { '>' } else { ' ' };
+            let marker = if self.labels.contains(&inst.offset) {
+                '>'
+            } else {
+                ' '
+            };
             s.push_str(&format!("{marker} {:>10}\t{inst}\n", inst.offset));
         }
         s

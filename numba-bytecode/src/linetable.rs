@@ -40,7 +40,11 @@ fn svarint(data: &[u8], pos: &mut usize) -> Result<i64, BytecodeError> {
 }
 
 /// Decode the location table into one [`Position`] per code unit (2 bytes of `co_code`).
-pub fn parse(linetable: &[u8], firstlineno: u32, code_units: usize) -> Result<Vec<Position>, BytecodeError> {
+pub fn parse(
+    linetable: &[u8],
+    firstlineno: u32,
+    code_units: usize,
+) -> Result<Vec<Position>, BytecodeError> {
     let mut out = Vec::with_capacity(code_units);
     let mut line = i64::from(firstlineno);
     let mut pos = 0;

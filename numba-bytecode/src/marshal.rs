@@ -15,7 +15,10 @@ pub fn read_code(data: &[u8]) -> Result<CodeObject, BytecodeError> {
     let mut r = Reader::new(data);
     match r.read_object(0)? {
         Constant::Code(code) => Ok(*code),
-        other => Err(r.err(format!("expected a code object, found {}", other.type_name()))),
+        other => Err(r.err(format!(
+            "expected a code object, found {}",
+            other.type_name()
+        ))),
     }
 }
 
@@ -226,10 +229,18 @@ impl<'a> Reader<'a> {
             for &d in digits.iter().rev() {
                 mag = (mag << 15) | u128::from(d);
             }
-            fits = if negative { mag <= 1u128 << 63 } else { mag < 1u128 << 63 };
+            fits = if negative {
+                mag <= 1u128 << 63
+            } else {
+                mag < 1u128 << 63
+            };
         }
         if fits {
-            let v = if negative { (mag as i128).wrapping_neg() } else { mag as i128 };
+            let v = if negative {
+                (mag as i128).wrapping_neg()
+            } else {
+                mag as i128
+            };
             Ok(Constant::Int(v as i64))
         } else {
             Ok(Constant::BigInt { negative, digits })
@@ -259,14 +270,20 @@ impl<'a> Reader<'a> {
     fn bytes_field(&mut self, depth: usize, what: &str) -> Result<Vec<u8>, BytecodeError> {
         match self.read_object(depth + 1)? {
             Constant::Bytes(b) => Ok(b),
-            other => Err(self.err(format!("{what}: expected bytes, found {}", other.type_name()))),
+            other => Err(self.err(format!(
+                "{what}: expected bytes, found {}",
+                other.type_name()
+            ))),
         }
     }
 
     fn tuple_field(&mut self, depth: usize, what: &str) -> Result<Vec<Constant>, BytecodeError> {
         match self.read_object(depth + 1)? {
             Constant::Tuple(t) => Ok(t),
-            other => Err(self.err(format!("{what}: expected tuple, found {}", other.type_name()))),
+            other => Err(self.err(format!(
+                "{what}: expected tuple, found {}",
+                other.type_name()
+            ))),
         }
     }
 
@@ -275,7 +292,9 @@ impl<'a> Reader<'a> {
             .into_iter()
             .map(|c| match c {
                 Constant::Str(s) => Ok(s),
-                other => Err(self.err(format!("{what}: expected str, found {}", other.type_name()))),
+                other => {
+                    Err(self.err(format!("{what}: expected str, found {}", other.type_name())))
+                }
             })
             .collect()
     }
@@ -333,18 +352,20 @@ mod tests {
     #[test]
     fn scalars() {
         assert_eq!(read_object(b"N").unwrap(), Constant::None);
-        assert_eq!(read_object(&[b'i', 0xff, 0xff, 0xff, 0xff]).unwrap(), Constant::Int(-1));
+        assert_eq!(
+            read_object(&[b'i', 0xff, 0xff, 0xff, 0xff]).unwrap(),
+            Constant::Int(-1)
+        );
         // marshal.dumps(2**63) == b'l\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x08\x00'
         let big = [b'l', 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0];
-        assert_eq!(
-            read_object(&big).unwrap().py_repr(),
-            "9223372036854775808"
-        );
+        assert_eq!(read_object(&big).unwrap().py_repr(), "9223372036854775808");
         // marshal.dumps(-2**63) fits in i64
         let min = [b'l', 0xfb, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0];
         assert_eq!(read_object(&min).unwrap(), Constant::Int(i64::MIN));
         // marshal.dumps((1.5, 'ab')) with refs: ')\x02\xe9...' simplified by hand
-        let tup = [b')', 2, b'g', 0, 0, 0, 0, 0, 0, 0xf8, 0x3f, b'z', 2, b'a', b'b'];
+        let tup = [
+            b')', 2, b'g', 0, 0, 0, 0, 0, 0, 0xf8, 0x3f, b'z', 2, b'a', b'b',
+        ];
         assert_eq!(
             read_object(&tup).unwrap(),
             Constant::Tuple(vec![Constant::Float(1.5), Constant::Str("ab".into())])

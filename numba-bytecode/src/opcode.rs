@@ -196,7 +196,10 @@ pub static PY311: LazyLock<OpcodeTable> = LazyLock::new(|| {
 });
 
 /// `dis._nb_ops` of 3.11: the symbol of each `BINARY_OP` argument.
-pub const BINARY_OP_SYMBOLS: [&str; 26] = ["+", "&", "//", "<<", "@", "*", "%", "|", "**", ">>", "-", "/", "^", "+=", "&=", "//=", "<<=", "@=", "*=", "%=", "|=", "**=", ">>=", "-=", "/=", "^="];
+pub const BINARY_OP_SYMBOLS: [&str; 26] = [
+    "+", "&", "//", "<<", "@", "*", "%", "|", "**", ">>", "-", "/", "^", "+=", "&=", "//=", "<<=",
+    "@=", "*=", "%=", "|=", "**=", ">>=", "-=", "/=", "^=",
+];
 
 /// `dis.cmp_op`: the symbol of each `COMPARE_OP` argument.
 pub const COMPARE_OP_SYMBOLS: [&str; 6] = ["<", "<=", "==", "!=", ">", ">="];

@@ -54,10 +54,11 @@ impl fmt::Display for CompileError {
         }
         if let (Some(file), Some(line)) = (&self.filename, self.line) {
             write!(f, "\n\nFile \"{file}\", line {line}:")?;
-            if let Some(text) = std::fs::read_to_string(file)
-                .ok()
-                .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize).map(str::to_string))
-            {
+            if let Some(text) = std::fs::read_to_string(file).ok().and_then(|s| {
+                s.lines()
+                    .nth(line.saturating_sub(1) as usize)
+                    .map(str::to_string)
+            }) {
                 write!(f, "\n{}", text.trim_end())?;
             }
         }

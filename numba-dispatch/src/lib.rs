@@ -46,12 +46,16 @@ pub struct Dispatcher {
 
 impl std::fmt::Debug for Dispatcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Dispatcher").field("id", &self.id).field("name", &self.name).finish()
+        f.debug_struct("Dispatcher")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .finish()
     }
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-static REGISTRY: LazyLock<Mutex<HashMap<u64, Arc<Dispatcher>>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+static REGISTRY: LazyLock<Mutex<HashMap<u64, Arc<Dispatcher>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
 
 thread_local! {
     static IN_PROGRESS: RefCell<HashSet<(u64, Vec<TypeId>)>> = RefCell::new(HashSet::new());
@@ -68,13 +72,20 @@ pub fn register(name: &str, source: Box<dyn FunctionSource>) -> Arc<Dispatcher> 
         explicit_returns: Mutex::new(HashMap::new()),
         can_compile: Mutex::new(true),
     });
-    REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).insert(id, d.clone());
+    REGISTRY
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(id, d.clone());
     d
 }
 
 /// The dispatcher with this id.
 pub fn lookup_dispatcher(id: u64) -> Option<Arc<Dispatcher>> {
-    REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned()
+    REGISTRY
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&id)
+        .cloned()
 }
 
 impl Dispatcher {
@@ -90,12 +101,20 @@ impl Dispatcher {
 
     /// Argument types of every compiled specialisation, in compilation order.
     pub fn signatures(&self) -> Vec<Vec<TypeId>> {
-        self.overloads.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|o| o.arg_types.clone()).collect()
+        self.overloads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|o| o.arg_types.clone())
+            .collect()
     }
 
     /// All specialisations.
     pub fn overloads(&self) -> Vec<Arc<CompiledFunction>> {
-        self.overloads.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.overloads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Whether a specialisation for these types is being compiled on this thread.
@@ -105,9 +124,16 @@ impl Dispatcher {
 
     /// Compile eagerly for an explicit signature; afterwards calls convert arguments to a
     /// compiled signature instead of compiling new ones (Numba's behaviour).
-    pub fn compile_explicit(&self, ret: Option<TypeId>, args: &[TypeId]) -> Result<Arc<CompiledFunction>, CompileError> {
+    pub fn compile_explicit(
+        &self,
+        ret: Option<TypeId>,
+        args: &[TypeId],
+    ) -> Result<Arc<CompiledFunction>, CompileError> {
         if let Some(r) = ret {
-            self.explicit_returns.lock().unwrap_or_else(|e| e.into_inner()).insert(args.to_vec(), r);
+            self.explicit_returns
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(args.to_vec(), r);
         }
         let c = self.compile(args)?;
         *self.can_compile.lock().unwrap_or_else(|e| e.into_inner()) = false;
@@ -146,7 +172,10 @@ impl Dispatcher {
                 let a: Vec<String> = args.iter().map(|t| t.to_string()).collect();
                 Err(CompileError::new(
                     ErrorKind::Typing,
-                    format!("No matching definition for argument type(s) {}", a.join(", ")),
+                    format!(
+                        "No matching definition for argument type(s) {}",
+                        a.join(", ")
+                    ),
                 ))
             }
         }
@@ -160,8 +189,16 @@ impl Dispatcher {
         let key = (self.id, args.to_vec());
         IN_PROGRESS.with(|s| s.borrow_mut().insert(key.clone()));
         let result = (|| {
-            let (code, globals) = self.source.load().map_err(|m| CompileError::new(ErrorKind::Internal, m))?;
-            let explicit_ret = self.explicit_returns.lock().unwrap_or_else(|e| e.into_inner()).get(args).copied();
+            let (code, globals) = self
+                .source
+                .load()
+                .map_err(|m| CompileError::new(ErrorKind::Internal, m))?;
+            let explicit_ret = self
+                .explicit_returns
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(args)
+                .copied();
             let options = CompileOptions {
                 dispatcher_id: Some(self.id),
                 return_type: explicit_ret,

@@ -2,7 +2,9 @@
 
 use numba_bytecode::CodeObject;
 use numba_ir::{compile_to_ir, GlobalResolver, IrError};
-use numba_lower::{CompiledFunction, CpuTarget, LinkedFunctions, LowerError, LowerOptions, TargetContext};
+use numba_lower::{
+    CompiledFunction, CpuTarget, LinkedFunctions, LowerError, LowerOptions, TargetContext,
+};
 use numba_typeinfer::{BaseContext, CallOutcome, CalleeResolver, TypeId, TypingError};
 use std::sync::LazyLock;
 
@@ -23,7 +25,8 @@ struct Registry;
 
 impl CalleeResolver for Registry {
     fn resolve_call(&self, id: u64, args: &[TypeId]) -> Result<CallOutcome, String> {
-        let d = crate::lookup_dispatcher(id).ok_or_else(|| format!("unknown jitted function #{id}"))?;
+        let d =
+            crate::lookup_dispatcher(id).ok_or_else(|| format!("unknown jitted function #{id}"))?;
         if d.in_progress(args) {
             return Ok(CallOutcome::InProgress);
         }
@@ -60,7 +63,9 @@ pub fn compile_function(
         let line = e.line();
         let kind = match e {
             IrError::Bytecode(numba_bytecode::BytecodeError::Marshal { .. })
-            | IrError::Bytecode(numba_bytecode::BytecodeError::Decode { .. }) => ErrorKind::Internal,
+            | IrError::Bytecode(numba_bytecode::BytecodeError::Decode { .. }) => {
+                ErrorKind::Internal
+            }
             _ => ErrorKind::Unsupported,
         };
         let mut err = CompileError::new(kind, e.to_string());
@@ -70,20 +75,26 @@ pub fn compile_function(
     if env_flag("NUMBA_DUMP_IR") {
         println!("{}", ir.dump_with_header());
     }
-    let mut typing = numba_typeinfer::infer(&ir, args, &*TYPING, &Registry, options.dispatcher_id).map_err(|e| {
-        let (kind, line) = match &e {
-            TypingError::Typing { line, .. } => (ErrorKind::Typing, *line),
-            TypingError::Unsupported { line, .. } => (ErrorKind::Unsupported, *line),
-        };
-        let mut err = CompileError::new(kind, e.to_string());
-        err.line = Some(line);
-        here(err)
-    })?;
+    let mut typing = numba_typeinfer::infer(&ir, args, &*TYPING, &Registry, options.dispatcher_id)
+        .map_err(|e| {
+            let (kind, line) = match &e {
+                TypingError::Typing { line, .. } => (ErrorKind::Typing, *line),
+                TypingError::Unsupported { line, .. } => (ErrorKind::Unsupported, *line),
+            };
+            let mut err = CompileError::new(kind, e.to_string());
+            err.line = Some(line);
+            here(err)
+        })?;
     if let Some(r) = options.return_type {
-        if numba_typeinfer::conv::can_convert(typing.return_type, r).is_none() && typing.return_type != r {
+        if numba_typeinfer::conv::can_convert(typing.return_type, r).is_none()
+            && typing.return_type != r
+        {
             return Err(here(CompileError::new(
                 ErrorKind::Typing,
-                format!("cannot convert the inferred return type {} to the declared {}", typing.return_type, r),
+                format!(
+                    "cannot convert the inferred return type {} to the declared {}",
+                    typing.return_type, r
+                ),
             )));
         }
         typing.return_type = r;
@@ -92,22 +103,30 @@ pub fn compile_function(
         self_id: options.dispatcher_id,
         unique_id: options.dispatcher_id.unwrap_or(0) * 1000 + u64::from(firstline % 1000),
     };
-    let compiled = CpuTarget.compile(&ir, &typing, &lower_options, &Registry).map_err(|e| {
-        let (kind, line) = match &e {
-            LowerError::Unsupported { line, .. } => (ErrorKind::Unsupported, Some(*line)),
-            LowerError::Llvm(_) => (ErrorKind::Internal, None),
-        };
-        let mut err = CompileError::new(kind, e.to_string());
-        err.line = line;
-        here(err)
-    })?;
+    let compiled = CpuTarget
+        .compile(&ir, &typing, &lower_options, &Registry)
+        .map_err(|e| {
+            let (kind, line) = match &e {
+                LowerError::Unsupported { line, .. } => (ErrorKind::Unsupported, Some(*line)),
+                LowerError::Llvm(_) => (ErrorKind::Internal, None),
+            };
+            let mut err = CompileError::new(kind, e.to_string());
+            err.line = line;
+            here(err)
+        })?;
     if env_flag("NUMBA_DUMP_LLVM") {
-        println!("{}", numba_ir::center(&format!("LLVM DUMP {qualname}"), 80, '-'));
+        println!(
+            "{}",
+            numba_ir::center(&format!("LLVM DUMP {qualname}"), 80, '-')
+        );
         println!("{}", compiled.llvm_ir);
         println!("{}", "=".repeat(80));
     }
     if env_flag("NUMBA_DUMP_OPTIMIZED") {
-        println!("{}", numba_ir::center(&format!("OPTIMIZED DUMP {qualname}"), 80, '-'));
+        println!(
+            "{}",
+            numba_ir::center(&format!("OPTIMIZED DUMP {qualname}"), 80, '-')
+        );
         println!("{}", compiled.optimized_ir);
         println!("{}", "=".repeat(80));
     }

@@ -18,7 +18,9 @@ impl IrError {
     pub fn line(&self) -> Option<u32> {
         match self {
             IrError::Unsupported { line, .. } => Some(*line),
-            IrError::Bytecode(numba_bytecode::BytecodeError::Unsupported { line, .. }) => Some(*line),
+            IrError::Bytecode(numba_bytecode::BytecodeError::Unsupported { line, .. }) => {
+                Some(*line)
+            }
             IrError::Bytecode(_) => None,
         }
     }

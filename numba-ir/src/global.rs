@@ -35,8 +35,21 @@ impl Global {
     /// A builtin with the repr CPython gives it.
     pub fn builtin(name: &str) -> Global {
         let classes = [
-            "range", "int", "float", "bool", "complex", "slice", "str", "tuple", "list", "dict",
-            "set", "enumerate", "zip", "type", "object",
+            "range",
+            "int",
+            "float",
+            "bool",
+            "complex",
+            "slice",
+            "str",
+            "tuple",
+            "list",
+            "dict",
+            "set",
+            "enumerate",
+            "zip",
+            "type",
+            "object",
         ];
         let repr = if classes.contains(&name) {
             format!("<class '{name}'>")
@@ -58,14 +71,53 @@ pub trait GlobalResolver {
 /// The builtins every function sees when its globals do not shadow them.
 pub fn default_builtin(name: &str) -> Option<Global> {
     const FUNCS: &[&str] = &[
-        "range", "int", "float", "bool", "complex", "abs", "len", "min", "max", "round", "print",
-        "enumerate", "zip", "slice", "str", "tuple", "list", "dict", "set", "isinstance", "pow",
-        "divmod", "sum", "any", "all", "hash", "type", "iter", "next", "getattr", "hasattr",
+        "range",
+        "int",
+        "float",
+        "bool",
+        "complex",
+        "abs",
+        "len",
+        "min",
+        "max",
+        "round",
+        "print",
+        "enumerate",
+        "zip",
+        "slice",
+        "str",
+        "tuple",
+        "list",
+        "dict",
+        "set",
+        "isinstance",
+        "pow",
+        "divmod",
+        "sum",
+        "any",
+        "all",
+        "hash",
+        "type",
+        "iter",
+        "next",
+        "getattr",
+        "hasattr",
     ];
     const EXCEPTIONS: &[&str] = &[
-        "Exception", "ValueError", "TypeError", "ZeroDivisionError", "IndexError", "KeyError",
-        "RuntimeError", "AssertionError", "OverflowError", "ArithmeticError", "StopIteration",
-        "NotImplementedError", "LookupError", "AttributeError",
+        "Exception",
+        "ValueError",
+        "TypeError",
+        "ZeroDivisionError",
+        "IndexError",
+        "KeyError",
+        "RuntimeError",
+        "AssertionError",
+        "OverflowError",
+        "ArithmeticError",
+        "StopIteration",
+        "NotImplementedError",
+        "LookupError",
+        "AttributeError",
     ];
     if FUNCS.contains(&name) {
         Some(Global::builtin(name))

@@ -16,7 +16,10 @@ use crate::global::{Global, GlobalResolver};
 use crate::ir::*;
 
 /// Decode, analyse and interpret a code object in one call.
-pub fn compile_to_ir(code: CodeObject, globals: &dyn GlobalResolver) -> Result<FunctionIR, IrError> {
+pub fn compile_to_ir(
+    code: CodeObject,
+    globals: &dyn GlobalResolver,
+) -> Result<FunctionIR, IrError> {
     let bc = ByteCode::decode(code)?;
     let df = flow::analyze(&bc)?;
     interpret(&bc, &df, globals)
@@ -72,9 +75,18 @@ struct Interp<'a> {
 }
 
 /// Interpret a function's dataflow into IR, resolving globals through `globals`.
-pub fn interpret(bc: &ByteCode, df: &Dataflow, globals: &dyn GlobalResolver) -> Result<FunctionIR, IrError> {
+pub fn interpret(
+    bc: &ByteCode,
+    df: &Dataflow,
+    globals: &dyn GlobalResolver,
+) -> Result<FunctionIR, IrError> {
     let code = &bc.code;
-    let in_loops: BTreeSet<Label> = df.cfg.loops.values().flat_map(|l| l.body.iter().copied()).collect();
+    let in_loops: BTreeSet<Label> = df
+        .cfg
+        .loops
+        .values()
+        .flat_map(|l| l.body.iter().copied())
+        .collect();
     let backbone = df.cfg.backbone().difference(&in_loops).copied().collect();
     let mut it = Interp {
         bc,
@@ -98,7 +110,10 @@ pub fn interpret(bc: &ByteCode, df: &Dataflow, globals: &dyn GlobalResolver) -> 
     };
     if code.is_generator() {
         return Err(IrError::Unsupported {
-            message: format!("generator function '{}' is not supported by numba-rs yet", code.qualname),
+            message: format!(
+                "generator function '{}' is not supported by numba-rs yet",
+                code.qualname
+            ),
             line: code.firstlineno,
         });
     }
@@ -143,7 +158,11 @@ impl Interp<'_> {
     fn end_block(&mut self, label: Label) {
         self.remove_unused_temporaries();
         let block = &self.df.blocks[&label];
-        let term = if self.is_terminated() { self.body.pop() } else { None };
+        let term = if self.is_terminated() {
+            self.body.pop()
+        } else {
+            None
+        };
         for (phi, value) in &block.outgoing_phis {
             let target = self.get_or_define(phi);
             let v = match self.lookup(value) {
@@ -157,7 +176,9 @@ impl Interp<'_> {
             None => {
                 // A block that does not end in a terminator falls through to its one edge.
                 if let Some(edge) = block.edges.first() {
-                    self.emit(Stmt::Jump { target: edge.target });
+                    self.emit(Stmt::Jump {
+                        target: edge.target,
+                    });
                 }
             }
         }
@@ -188,7 +209,11 @@ impl Interp<'_> {
                     }
                     if self.ir.var(src).is_temp() {
                         if let Some(Inst {
-                            stmt: Stmt::Assign { target: prev_t, value: prev_v },
+                            stmt:
+                                Stmt::Assign {
+                                    target: prev_t,
+                                    value: prev_v,
+                                },
                             ..
                         }) = new_body.last_mut()
                         {
@@ -212,7 +237,10 @@ impl Interp<'_> {
     }
 
     fn emit(&mut self, stmt: Stmt) {
-        self.body.push(Inst { stmt, loc: self.loc });
+        self.body.push(Inst {
+            stmt,
+            loc: self.loc,
+        });
     }
 
     fn define(&mut self, name: &str) -> VarId {
@@ -265,7 +293,9 @@ impl Interp<'_> {
     }
 
     fn store(&mut self, value: Expr, name: &str, redefine: bool) -> VarId {
-        let label_in_backbone = self.current_label().is_some_and(|l| self.backbone.contains(&l));
+        let label_in_backbone = self
+            .current_label()
+            .is_some_and(|l| self.backbone.contains(&l));
         let target = if redefine || label_in_backbone {
             self.redefine(name)
         } else {
@@ -327,7 +357,11 @@ impl Interp<'_> {
                 self.store(Expr::Var(v), &dst, false);
             }
             "LOAD_CONST" => {
-                let value = code.consts.get(arg as usize).cloned().unwrap_or(Constant::None);
+                let value = code
+                    .consts
+                    .get(arg as usize)
+                    .cloned()
+                    .unwrap_or(Constant::None);
                 let e = match value {
                     Constant::Tuple(items) => {
                         let mut vars = Vec::new();
@@ -355,7 +389,11 @@ impl Interp<'_> {
             }
             "COMPARE_OP" | "IS_OP" => {
                 let sym = if inst.opname == "IS_OP" {
-                    if arg == 1 { "is not" } else { "is" }
+                    if arg == 1 {
+                        "is not"
+                    } else {
+                        "is"
+                    }
                 } else {
                     COMPARE_OP_SYMBOLS.get(arg as usize).copied().unwrap_or("?")
                 };
@@ -368,11 +406,26 @@ impl Interp<'_> {
                 // `a in b` is `contains(b, a)`; Numba swaps the operands.
                 let lhs = self.get(&ti.inputs[1])?;
                 let rhs = self.get(&ti.inputs[0])?;
-                let res = self.store(Expr::BinOp { op: BinOp::In, lhs, rhs }, &out(0), false);
+                let res = self.store(
+                    Expr::BinOp {
+                        op: BinOp::In,
+                        lhs,
+                        rhs,
+                    },
+                    &out(0),
+                    false,
+                );
                 if arg == 1 {
                     let _ = res;
                     let tmp = self.get(&out(0))?;
-                    self.store(Expr::Unary { op: UnaryOp::Not, value: tmp }, &out(0), false);
+                    self.store(
+                        Expr::Unary {
+                            op: UnaryOp::Not,
+                            value: tmp,
+                        },
+                        &out(0),
+                        false,
+                    );
                 }
             }
             "UNARY_POSITIVE" | "UNARY_NEGATIVE" | "UNARY_NOT" | "UNARY_INVERT" => {
@@ -399,7 +452,11 @@ impl Interp<'_> {
                 let target = self.get(&ti.inputs[0])?;
                 let index = self.get(&ti.inputs[1])?;
                 let value = self.get(&ti.inputs[2])?;
-                self.emit(Stmt::SetItem { target, index, value });
+                self.emit(Stmt::SetItem {
+                    target,
+                    index,
+                    value,
+                });
             }
             "BUILD_TUPLE" | "BUILD_LIST" | "BUILD_SET" => {
                 let items = ti
@@ -509,7 +566,11 @@ impl Interp<'_> {
 
     fn jump_if(&mut self, inst: &Instruction, pred: &str, iftrue: bool) -> Result<(), IrError> {
         let target = inst.jump_target.ok_or_else(|| self.unsupported(inst))?;
-        let (truebr, falsebr) = if iftrue { (target, inst.next) } else { (inst.next, target) };
+        let (truebr, falsebr) = if iftrue {
+            (target, inst.next)
+        } else {
+            (inst.next, target)
+        };
         let name = format!("$bool{}", inst.offset);
         self.store(
             Expr::Global {
@@ -533,7 +594,11 @@ impl Interp<'_> {
             &pname,
             false,
         );
-        self.emit(Stmt::Branch { cond, truebr, falsebr });
+        self.emit(Stmt::Branch {
+            cond,
+            truebr,
+            falsebr,
+        });
         Ok(())
     }
 
@@ -541,10 +606,22 @@ impl Interp<'_> {
         let target = inst.jump_target.ok_or_else(|| self.unsupported(inst))?;
         let is_none = inst.opname.ends_with("_IF_NONE");
         let off = inst.offset;
-        let none = self.store(Expr::Const(Constant::None), &format!("$constNone{off}"), false);
+        let none = self.store(
+            Expr::Const(Constant::None),
+            &format!("$constNone{off}"),
+            false,
+        );
         let p = self.get(pred)?;
         let op = if is_none { BinOp::IsNot } else { BinOp::Is };
-        let maybe = self.store(Expr::BinOp { op, lhs: p, rhs: none }, &format!("$maybeNone{off}"), false);
+        let maybe = self.store(
+            Expr::BinOp {
+                op,
+                lhs: p,
+                rhs: none,
+            },
+            &format!("$maybeNone{off}"),
+            false,
+        );
         let bname = format!("$bool{off}");
         self.store(
             Expr::Global {

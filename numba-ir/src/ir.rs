@@ -184,10 +184,20 @@ impl UnaryOp {
 /// Right-hand sides of assignments (Numba's `ir.Expr` plus `Arg`, `Const`, `Global`, `Var`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
-    Arg { index: u32, name: String },
+    Arg {
+        index: u32,
+        name: String,
+    },
     Const(Constant),
-    Global { name: String, value: Global },
-    FreeVar { index: u32, name: String, value: Global },
+    Global {
+        name: String,
+        value: Global,
+    },
+    FreeVar {
+        index: u32,
+        name: String,
+        value: Global,
+    },
     /// A plain copy of another variable.
     Var(VarId),
     Call {
@@ -197,35 +207,100 @@ pub enum Expr {
         vararg: Option<VarId>,
         varkwarg: Option<VarId>,
     },
-    BinOp { op: BinOp, lhs: VarId, rhs: VarId },
-    InplaceBinOp { op: BinOp, lhs: VarId, rhs: VarId },
-    Unary { op: UnaryOp, value: VarId },
-    GetAttr { value: VarId, attr: String },
-    GetItem { value: VarId, index: VarId },
-    StaticGetItem { value: VarId, index: i64, index_var: Option<VarId> },
-    Cast { value: VarId },
-    GetIter { value: VarId },
-    IterNext { value: VarId },
-    PairFirst { value: VarId },
-    PairSecond { value: VarId },
-    ExhaustIter { value: VarId, count: u32 },
-    BuildTuple { items: Vec<VarId> },
-    BuildList { items: Vec<VarId> },
-    BuildSet { items: Vec<VarId> },
-    Phi { incoming: Vec<(VarId, Label)> },
+    BinOp {
+        op: BinOp,
+        lhs: VarId,
+        rhs: VarId,
+    },
+    InplaceBinOp {
+        op: BinOp,
+        lhs: VarId,
+        rhs: VarId,
+    },
+    Unary {
+        op: UnaryOp,
+        value: VarId,
+    },
+    GetAttr {
+        value: VarId,
+        attr: String,
+    },
+    GetItem {
+        value: VarId,
+        index: VarId,
+    },
+    StaticGetItem {
+        value: VarId,
+        index: i64,
+        index_var: Option<VarId>,
+    },
+    Cast {
+        value: VarId,
+    },
+    GetIter {
+        value: VarId,
+    },
+    IterNext {
+        value: VarId,
+    },
+    PairFirst {
+        value: VarId,
+    },
+    PairSecond {
+        value: VarId,
+    },
+    ExhaustIter {
+        value: VarId,
+        count: u32,
+    },
+    BuildTuple {
+        items: Vec<VarId>,
+    },
+    BuildList {
+        items: Vec<VarId>,
+    },
+    BuildSet {
+        items: Vec<VarId>,
+    },
+    Phi {
+        incoming: Vec<(VarId, Label)>,
+    },
 }
 
 /// Statements. The last statement of every block is a terminator.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stmt {
-    Assign { target: VarId, value: ExprId },
-    SetItem { target: VarId, index: VarId, value: VarId },
-    SetAttr { target: VarId, attr: String, value: VarId },
-    Del { var: VarId },
-    Raise { exception: Option<VarId> },
-    Return { value: VarId },
-    Jump { target: Label },
-    Branch { cond: VarId, truebr: Label, falsebr: Label },
+    Assign {
+        target: VarId,
+        value: ExprId,
+    },
+    SetItem {
+        target: VarId,
+        index: VarId,
+        value: VarId,
+    },
+    SetAttr {
+        target: VarId,
+        attr: String,
+        value: VarId,
+    },
+    Del {
+        var: VarId,
+    },
+    Raise {
+        exception: Option<VarId>,
+    },
+    Return {
+        value: VarId,
+    },
+    Jump {
+        target: Label,
+    },
+    Branch {
+        cond: VarId,
+        truebr: Label,
+        falsebr: Label,
+    },
 }
 
 impl Stmt {
@@ -240,7 +315,9 @@ impl Stmt {
     pub fn successors(&self) -> Vec<Label> {
         match self {
             Stmt::Jump { target } => vec![*target],
-            Stmt::Branch { truebr, falsebr, .. } => vec![*truebr, *falsebr],
+            Stmt::Branch {
+                truebr, falsebr, ..
+            } => vec![*truebr, *falsebr],
             _ => vec![],
         }
     }
@@ -261,7 +338,10 @@ pub struct Block {
 
 impl Block {
     pub fn terminator(&self) -> Option<&Stmt> {
-        self.body.last().map(|i| &i.stmt).filter(|s| s.is_terminator())
+        self.body
+            .last()
+            .map(|i| &i.stmt)
+            .filter(|s| s.is_terminator())
     }
 
     pub fn is_terminated(&self) -> bool {
@@ -321,7 +401,9 @@ impl FunctionIR {
     /// Variables an expression reads.
     pub fn expr_uses(&self, e: &Expr) -> Vec<VarId> {
         match e {
-            Expr::Arg { .. } | Expr::Const(_) | Expr::Global { .. } | Expr::FreeVar { .. } => vec![],
+            Expr::Arg { .. } | Expr::Const(_) | Expr::Global { .. } | Expr::FreeVar { .. } => {
+                vec![]
+            }
             Expr::Var(v)
             | Expr::Unary { value: v, .. }
             | Expr::GetAttr { value: v, .. }

@@ -25,7 +25,12 @@ impl FunctionIR {
     /// `Var(x, file.py:5)`, Numba's `repr` of a variable.
     pub fn var_repr(&self, v: VarId) -> String {
         let d = self.var(v);
-        format!("Var({}, {}:{})", d.name, basename(&self.filename), d.loc.line)
+        format!(
+            "Var({}, {}:{})",
+            d.name,
+            basename(&self.filename),
+            d.loc.line
+        )
     }
 
     /// An expression as Numba prints it.

@@ -5,7 +5,10 @@ use std::collections::HashMap;
 use numba_ir::{compile_to_ir, Global, GlobalKind};
 
 fn blob(name: &str) -> Vec<u8> {
-    let path = format!("{}/../tests/fixtures/blobs/{name}.marshal", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../tests/fixtures/blobs/{name}.marshal",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -32,9 +35,21 @@ fn doloops_matches_numba() {
     // The shapes Numba 0.68.1 prints on CPython 3.11 (facts §2.1): the user variable takes
     // the constant directly, FOR_ITER becomes iternext/pair_first/pair_second/branch and
     // the loop value crosses into the body through a phi.
-    assert!(ir.contains("    acc = const(int, 0)                      ['acc']\n"), "{ir}");
-    assert!(ir.contains("$38for_iter.1 = iternext(value=$phi38.0) ['$38for_iter.1', '$phi38.0']"), "{ir}");
-    assert!(ir.contains("    $phi40.1 = $38for_iter.2                 ['$38for_iter.2', '$phi40.1']\n"), "{ir}");
-    assert!(ir.contains("    branch $38for_iter.3, 40, 70             ['$38for_iter.3']\n"), "{ir}");
+    assert!(
+        ir.contains("    acc = const(int, 0)                      ['acc']\n"),
+        "{ir}"
+    );
+    assert!(
+        ir.contains("$38for_iter.1 = iternext(value=$phi38.0) ['$38for_iter.1', '$phi38.0']"),
+        "{ir}"
+    );
+    assert!(
+        ir.contains("    $phi40.1 = $38for_iter.2                 ['$38for_iter.2', '$phi40.1']\n"),
+        "{ir}"
+    );
+    assert!(
+        ir.contains("    branch $38for_iter.3, 40, 70             ['$38for_iter.3']\n"),
+        "{ir}"
+    );
     assert!(ir.contains("    i = $phi40.1 "), "{ir}");
 }

@@ -29,7 +29,14 @@ fn host_machine() -> Result<TargetMachine, LowerError> {
     let cpu = TargetMachine::get_host_cpu_name().to_string();
     let features = TargetMachine::get_host_cpu_features().to_string();
     target
-        .create_target_machine(&triple, &cpu, &features, OptimizationLevel::Aggressive, RelocMode::Default, CodeModel::JITDefault)
+        .create_target_machine(
+            &triple,
+            &cpu,
+            &features,
+            OptimizationLevel::Aggressive,
+            RelocMode::Default,
+            CodeModel::JITDefault,
+        )
         .ok_or_else(|| LowerError::Llvm("cannot create a target machine for the host".into()))
 }
 

@@ -43,7 +43,10 @@ impl ExcInfo {
     /// `ptr` must be an `ExcInfo` pointer stored by code this crate generated.
     pub unsafe fn read(ptr: *const ExcInfo) -> (String, String) {
         if ptr.is_null() {
-            return ("SystemError".into(), "unknown error when calling native function".into());
+            return (
+                "SystemError".into(),
+                "unknown error when calling native function".into(),
+            );
         }
         // SAFETY: the caller guarantees ptr points at a generated static ExcInfo whose
         // fields are NUL-terminated strings with static lifetime.
@@ -64,7 +67,8 @@ impl ExcInfo {
 /// The uniform entry point of a compiled specialisation: `args` holds one 8-byte slot per
 /// argument (ints as i64, floats as f64 bits, bools as 0/1); the result is written to `ret`
 /// (8 bytes, same encoding; a bool is its first byte).
-pub type EntryFn = unsafe extern "C" fn(ret: *mut u64, excinfo: *mut *const ExcInfo, args: *const u64) -> i32;
+pub type EntryFn =
+    unsafe extern "C" fn(ret: *mut u64, excinfo: *mut *const ExcInfo, args: *const u64) -> i32;
 
 /// Lowering failures.
 #[derive(Debug, Error, Clone, PartialEq)]

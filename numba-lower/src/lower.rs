@@ -15,7 +15,9 @@ use inkwell::context::Context;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum};
-use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FloatValue, FunctionValue, IntValue, PointerValue};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValueEnum, FloatValue, FunctionValue, IntValue, PointerValue,
+};
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 use numba_bytecode::Constant;
 use numba_ir::{BinOp, Expr, ExprId, FunctionIR, GlobalKind, Label, Stmt, UnaryOp, VarId};
@@ -110,8 +112,14 @@ pub(crate) fn lower_module<'ctx>(
     let entry = ctx.append_basic_block(func, "entry");
     let b = ctx.create_builder();
     b.position_at_end(entry);
-    let retptr = func.get_nth_param(0).map(|p| p.into_pointer_value()).ok_or_else(|| LowerError::Llvm("missing retptr".into()))?;
-    let excinfo = func.get_nth_param(1).map(|p| p.into_pointer_value()).ok_or_else(|| LowerError::Llvm("missing excinfo".into()))?;
+    let retptr = func
+        .get_nth_param(0)
+        .map(|p| p.into_pointer_value())
+        .ok_or_else(|| LowerError::Llvm("missing retptr".into()))?;
+    let excinfo = func
+        .get_nth_param(1)
+        .map(|p| p.into_pointer_value())
+        .ok_or_else(|| LowerError::Llvm("missing excinfo".into()))?;
     retptr.set_name("retptr");
     excinfo.set_name("excinfo");
     let mut lw = FnLower {
@@ -167,7 +175,12 @@ impl<'ctx> FnLower<'ctx, '_> {
             let bb = self.ctx.append_basic_block(self.func, &format!("B{label}"));
             self.blocks.insert(label, bb);
         }
-        let first = *self.ir.blocks.keys().next().ok_or_else(|| self.unsupported("empty function".into()))?;
+        let first = *self
+            .ir
+            .blocks
+            .keys()
+            .next()
+            .ok_or_else(|| self.unsupported("empty function".into()))?;
         self.b.build_unconditional_branch(self.blocks[&first]).l()?;
         for (&label, block) in &self.ir.blocks {
             self.b.position_at_end(self.blocks[&label]);
@@ -198,15 +211,27 @@ impl<'ctx> FnLower<'ctx, '_> {
                     let v = self.cast(v, self.ty(*value), ret)?;
                     self.b.build_store(self.retptr, v).l()?;
                 }
-                self.b.build_return(Some(&self.ctx.i32_type().const_int(STATUS_OK as u64, true))).l()?;
+                self.b
+                    .build_return(Some(&self.ctx.i32_type().const_int(STATUS_OK as u64, true)))
+                    .l()?;
             }
             Stmt::Jump { target } => {
-                self.b.build_unconditional_branch(self.block(*target)?).l()?;
+                self.b
+                    .build_unconditional_branch(self.block(*target)?)
+                    .l()?;
             }
-            Stmt::Branch { cond, truebr, falsebr } => {
-                let c = self.load(*cond)?.ok_or_else(|| self.unsupported("branch on a value without data".into()))?;
+            Stmt::Branch {
+                cond,
+                truebr,
+                falsebr,
+            } => {
+                let c = self
+                    .load(*cond)?
+                    .ok_or_else(|| self.unsupported("branch on a value without data".into()))?;
                 let c = self.truth(c, self.ty(*cond))?;
-                self.b.build_conditional_branch(c, self.block(*truebr)?, self.block(*falsebr)?).l()?;
+                self.b
+                    .build_conditional_branch(c, self.block(*truebr)?, self.block(*falsebr)?)
+                    .l()?;
             }
             Stmt::Raise { exception } => {
                 let (class, msg) = self.static_exception(*exception)?;
@@ -214,14 +239,19 @@ impl<'ctx> FnLower<'ctx, '_> {
             }
             Stmt::Del { .. } => {}
             Stmt::SetItem { .. } | Stmt::SetAttr { .. } => {
-                return Err(self.unsupported("item and attribute assignment are not supported by numba-rs yet".into()))
+                return Err(self.unsupported(
+                    "item and attribute assignment are not supported by numba-rs yet".into(),
+                ))
             }
         }
         Ok(())
     }
 
     fn block(&self, label: Label) -> R<BasicBlock<'ctx>> {
-        self.blocks.get(&label).copied().ok_or_else(|| LowerError::Llvm(format!("no block {label}")))
+        self.blocks
+            .get(&label)
+            .copied()
+            .ok_or_else(|| LowerError::Llvm(format!("no block {label}")))
     }
 
     /// `raise X` / `raise X("const message")`: find the class and constant message.
@@ -248,7 +278,13 @@ impl<'ctx> FnLower<'ctx, '_> {
                     }
                 }
             }
-            msg = if parts.len() == 1 { parts.remove(0) } else if parts.is_empty() { String::new() } else { format!("({})", parts.join(", ")) };
+            msg = if parts.len() == 1 {
+                parts.remove(0)
+            } else if parts.is_empty() {
+                String::new()
+            } else {
+                format!("({})", parts.join(", "))
+            };
         }
         Ok((class, msg))
     }
@@ -286,7 +322,13 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 
     fn load_req(&self, v: VarId) -> R<BasicValueEnum<'ctx>> {
-        self.load(v)?.ok_or_else(|| self.unsupported(format!("variable '{}' of type {} has no runtime value", self.ir.var_name(v), self.ty(v))))
+        self.load(v)?.ok_or_else(|| {
+            self.unsupported(format!(
+                "variable '{}' of type {} has no runtime value",
+                self.ir.var_name(v),
+                self.ty(v)
+            ))
+        })
     }
 
     /// Python truthiness as an i1.
@@ -306,18 +348,27 @@ impl<'ctx> FnLower<'ctx, '_> {
             (Type::Boolean, Type::Integer { .. }, Some(BasicTypeEnum::IntType(it))) => {
                 b.build_int_z_extend(v.into_int_value(), it, "").l()?.into()
             }
-            (Type::Boolean, Type::Float { .. }, Some(BasicTypeEnum::FloatType(ft))) => {
-                b.build_unsigned_int_to_float(v.into_int_value(), ft, "").l()?.into()
-            }
+            (Type::Boolean, Type::Float { .. }, Some(BasicTypeEnum::FloatType(ft))) => b
+                .build_unsigned_int_to_float(v.into_int_value(), ft, "")
+                .l()?
+                .into(),
             (Type::Integer { .. }, Type::Boolean, _) => {
                 let iv = v.into_int_value();
-                b.build_int_compare(IntPredicate::NE, iv, iv.get_type().const_zero(), "").l()?.into()
+                b.build_int_compare(IntPredicate::NE, iv, iv.get_type().const_zero(), "")
+                    .l()?
+                    .into()
             }
             (Type::Float { .. }, Type::Boolean, _) => {
                 let fv = v.into_float_value();
-                b.build_float_compare(FloatPredicate::UNE, fv, fv.get_type().const_zero(), "").l()?.into()
+                b.build_float_compare(FloatPredicate::UNE, fv, fv.get_type().const_zero(), "")
+                    .l()?
+                    .into()
             }
-            (Type::Integer { bits: fb, signed }, Type::Integer { bits: tb, .. }, Some(BasicTypeEnum::IntType(it))) => {
+            (
+                Type::Integer { bits: fb, signed },
+                Type::Integer { bits: tb, .. },
+                Some(BasicTypeEnum::IntType(it)),
+            ) => {
                 let iv = v.into_int_value();
                 if tb < fb {
                     b.build_int_truncate(iv, it, "").l()?.into()
@@ -329,24 +380,44 @@ impl<'ctx> FnLower<'ctx, '_> {
                     b.build_int_z_extend(iv, it, "").l()?.into()
                 }
             }
-            (Type::Integer { signed, .. }, Type::Float { .. }, Some(BasicTypeEnum::FloatType(ft))) => {
+            (
+                Type::Integer { signed, .. },
+                Type::Float { .. },
+                Some(BasicTypeEnum::FloatType(ft)),
+            ) => {
                 if signed {
-                    b.build_signed_int_to_float(v.into_int_value(), ft, "").l()?.into()
+                    b.build_signed_int_to_float(v.into_int_value(), ft, "")
+                        .l()?
+                        .into()
                 } else {
-                    b.build_unsigned_int_to_float(v.into_int_value(), ft, "").l()?.into()
+                    b.build_unsigned_int_to_float(v.into_int_value(), ft, "")
+                        .l()?
+                        .into()
                 }
             }
-            (Type::Float { .. }, Type::Integer { signed, .. }, Some(BasicTypeEnum::IntType(it))) => {
+            (
+                Type::Float { .. },
+                Type::Integer { signed, .. },
+                Some(BasicTypeEnum::IntType(it)),
+            ) => {
                 if signed {
-                    b.build_float_to_signed_int(v.into_float_value(), it, "").l()?.into()
+                    b.build_float_to_signed_int(v.into_float_value(), it, "")
+                        .l()?
+                        .into()
                 } else {
-                    b.build_float_to_unsigned_int(v.into_float_value(), it, "").l()?.into()
+                    b.build_float_to_unsigned_int(v.into_float_value(), it, "")
+                        .l()?
+                        .into()
                 }
             }
             (Type::Float { .. }, Type::Float { .. }, Some(BasicTypeEnum::FloatType(ft))) => {
                 b.build_float_cast(v.into_float_value(), ft, "").l()?.into()
             }
-            (Type::UniTuple(..) | Type::Tuple(_), Type::UniTuple(..) | Type::Tuple(_), Some(BasicTypeEnum::StructType(st))) => {
+            (
+                Type::UniTuple(..) | Type::Tuple(_),
+                Type::UniTuple(..) | Type::Tuple(_),
+                Some(BasicTypeEnum::StructType(st)),
+            ) => {
                 let fe = tuple_elems(from);
                 let te = tuple_elems(to);
                 let sv = v.into_struct_value();
@@ -354,7 +425,10 @@ impl<'ctx> FnLower<'ctx, '_> {
                 for (i, (&f, &t)) in fe.iter().zip(&te).enumerate() {
                     let e = b.build_extract_value(sv, i as u32, "").l()?;
                     let e = self.cast(e, f, t)?;
-                    out = b.build_insert_value(out, e, i as u32, "").l()?.into_struct_value();
+                    out = b
+                        .build_insert_value(out, e, i as u32, "")
+                        .l()?
+                        .into_struct_value();
                 }
                 out.into()
             }
@@ -366,16 +440,28 @@ impl<'ctx> FnLower<'ctx, '_> {
     fn raise(&mut self, class: &str, msg: &str) -> R<()> {
         self.exc_count += 1;
         let n = self.exc_count;
-        let cls = self.b.build_global_string_ptr(class, &format!(".exc.class.{n}")).l()?;
-        let m = self.b.build_global_string_ptr(msg, &format!(".exc.msg.{n}")).l()?;
+        let cls = self
+            .b
+            .build_global_string_ptr(class, &format!(".exc.class.{n}"))
+            .l()?;
+        let m = self
+            .b
+            .build_global_string_ptr(msg, &format!(".exc.msg.{n}"))
+            .l()?;
         let ptr = self.ctx.ptr_type(AddressSpace::default());
         let st = self.ctx.struct_type(&[ptr.into(), ptr.into()], false);
         let g = self.module.add_global(st, None, &format!(".exc.info.{n}"));
         g.set_constant(true);
         g.set_linkage(Linkage::Private);
-        g.set_initializer(&st.const_named_struct(&[cls.as_pointer_value().into(), m.as_pointer_value().into()]));
+        g.set_initializer(
+            &st.const_named_struct(&[cls.as_pointer_value().into(), m.as_pointer_value().into()]),
+        );
         self.b.build_store(self.excinfo, g.as_pointer_value()).l()?;
-        self.b.build_return(Some(&self.ctx.i32_type().const_int(STATUS_USER_EXC as u64, true))).l()?;
+        self.b
+            .build_return(Some(
+                &self.ctx.i32_type().const_int(STATUS_USER_EXC as u64, true),
+            ))
+            .l()?;
         Ok(())
     }
 
@@ -403,7 +489,8 @@ impl<'ctx> FnLower<'ctx, '_> {
         }
         let f64t = self.ctx.f64_type();
         let params: Vec<BasicMetadataTypeEnum> = vec![f64t.into(); nargs];
-        self.module.add_function(name, f64t.fn_type(&params, false), Some(Linkage::External))
+        self.module
+            .add_function(name, f64t.fn_type(&params, false), Some(Linkage::External))
     }
 
     fn call_float(&self, f: FunctionValue<'ctx>, args: &[FloatValue<'ctx>]) -> R<FloatValue<'ctx>> {
@@ -416,7 +503,20 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 
     fn float_unary(&self, name: &str, x: FloatValue<'ctx>) -> R<FloatValue<'ctx>> {
-        let intrinsics = ["sqrt", "exp", "log", "sin", "cos", "floor", "ceil", "trunc", "fabs", "log10", "log2", "roundeven"];
+        let intrinsics = [
+            "sqrt",
+            "exp",
+            "log",
+            "sin",
+            "cos",
+            "floor",
+            "ceil",
+            "trunc",
+            "fabs",
+            "log10",
+            "log2",
+            "roundeven",
+        ];
         let f = if intrinsics.contains(&name) {
             self.intrinsic(&format!("llvm.{name}"), &[x.get_type().into()])?
         } else {
@@ -437,7 +537,11 @@ impl<'ctx> FnLower<'ctx, '_> {
                     .iter()
                     .filter(|&&a| value_type(self.ctx, a).is_some())
                     .count();
-                let v = if value_type(self.ctx, t).is_some() { self.func.get_nth_param(pos as u32) } else { None };
+                let v = if value_type(self.ctx, t).is_some() {
+                    self.func.get_nth_param(pos as u32)
+                } else {
+                    None
+                };
                 (v, t)
             }
             Expr::Const(c) => self.constant(c)?,
@@ -458,7 +562,12 @@ impl<'ctx> FnLower<'ctx, '_> {
                     };
                     (Some(self.ctx.f64_type().const_float(c).into()), FLOAT64)
                 }
-                _ => return Err(self.unsupported(format!("attribute '{attr}' of {} cannot be lowered by numba-rs yet", self.ty(*value)))),
+                _ => {
+                    return Err(self.unsupported(format!(
+                        "attribute '{attr}' of {} cannot be lowered by numba-rs yet",
+                        self.ty(*value)
+                    )))
+                }
             },
             Expr::BinOp { op, lhs, rhs } | Expr::InplaceBinOp { op, lhs, rhs } => {
                 let sig = self.sig(id)?;
@@ -469,10 +578,15 @@ impl<'ctx> FnLower<'ctx, '_> {
                     } else if lt == NONE || rt == NONE || lt != rt {
                         false
                     } else {
-                        return Err(self.unsupported(format!("'is' between two values of type {lt} is not supported")));
+                        return Err(self.unsupported(format!(
+                            "'is' between two values of type {lt} is not supported"
+                        )));
                     };
                     let r = same == (*op == BinOp::Is);
-                    return Ok((Some(self.ctx.bool_type().const_int(u64::from(r), false).into()), BOOLEAN));
+                    return Ok((
+                        Some(self.ctx.bool_type().const_int(u64::from(r), false).into()),
+                        BOOLEAN,
+                    ));
                 }
                 let l = self.load_req(*lhs)?;
                 let r = self.load_req(*rhs)?;
@@ -487,7 +601,9 @@ impl<'ctx> FnLower<'ctx, '_> {
                 let t = sig.args[0];
                 let r: BasicValueEnum = match op {
                     UnaryOp::Pos => v,
-                    UnaryOp::Neg if t.is_float() => self.b.build_float_neg(v.into_float_value(), "").l()?.into(),
+                    UnaryOp::Neg if t.is_float() => {
+                        self.b.build_float_neg(v.into_float_value(), "").l()?.into()
+                    }
                     UnaryOp::Neg => self.b.build_int_neg(v.into_int_value(), "").l()?.into(),
                     UnaryOp::Invert => self.b.build_not(v.into_int_value(), "").l()?.into(),
                     UnaryOp::Not => {
@@ -525,7 +641,10 @@ impl<'ctx> FnLower<'ctx, '_> {
                 let stop = self.b.build_extract_value(st, 1, "").l()?;
                 let step = self.b.build_extract_value(st, 2, "").l()?;
                 for (i, v) in [start, stop, step].into_iter().enumerate() {
-                    let p = self.b.build_struct_gep(storage_ty, storage, i as u32, "").l()?;
+                    let p = self
+                        .b
+                        .build_struct_gep(storage_ty, storage, i as u32, "")
+                        .l()?;
                     self.b.build_store(p, v).l()?;
                 }
                 (Some(storage.into()), RANGE_ITER64)
@@ -539,15 +658,30 @@ impl<'ctx> FnLower<'ctx, '_> {
                 let cur = self.b.build_load(i64t, pc, "cur").l()?.into_int_value();
                 let stop = self.b.build_load(i64t, ps, "stop").l()?.into_int_value();
                 let step = self.b.build_load(i64t, pst, "step").l()?.into_int_value();
-                let up = self.b.build_int_compare(IntPredicate::SGT, step, i64t.const_zero(), "").l()?;
-                let lt = self.b.build_int_compare(IntPredicate::SLT, cur, stop, "").l()?;
-                let gt = self.b.build_int_compare(IntPredicate::SGT, cur, stop, "").l()?;
-                let valid = self.b.build_select(up, lt, gt, "valid").l()?.into_int_value();
+                let up = self
+                    .b
+                    .build_int_compare(IntPredicate::SGT, step, i64t.const_zero(), "")
+                    .l()?;
+                let lt = self
+                    .b
+                    .build_int_compare(IntPredicate::SLT, cur, stop, "")
+                    .l()?;
+                let gt = self
+                    .b
+                    .build_int_compare(IntPredicate::SGT, cur, stop, "")
+                    .l()?;
+                let valid = self
+                    .b
+                    .build_select(up, lt, gt, "valid")
+                    .l()?
+                    .into_int_value();
                 let next = self.b.build_int_add(cur, step, "").l()?;
                 let newcur = self.b.build_select(valid, next, cur, "").l()?;
                 self.b.build_store(pc, newcur).l()?;
                 let pair_t = intern(Type::Pair(INT64, BOOLEAN));
-                let st = value_type(self.ctx, pair_t).ok_or_else(|| LowerError::Llvm("pair".into()))?.into_struct_type();
+                let st = value_type(self.ctx, pair_t)
+                    .ok_or_else(|| LowerError::Llvm("pair".into()))?
+                    .into_struct_type();
                 let p = self.b.build_insert_value(st.get_undef(), cur, 0, "").l()?;
                 let p = self.b.build_insert_value(p, valid, 1, "").l()?;
                 (Some(p.into_struct_value().into()), pair_t)
@@ -558,17 +692,26 @@ impl<'ctx> FnLower<'ctx, '_> {
                     return Err(self.unsupported("expected a pair".into()));
                 };
                 let p = self.load_req(*value)?.into_struct_value();
-                (Some(self.b.build_extract_value(p, idx, "").l()?), if idx == 0 { a } else { bt })
+                (
+                    Some(self.b.build_extract_value(p, idx, "").l()?),
+                    if idx == 0 { a } else { bt },
+                )
             }
             Expr::BuildTuple { items } => {
                 let tys: Vec<TypeId> = items.iter().map(|v| self.ty(*v)).collect();
                 let t = numba_typeinfer::context::tuple_of(tys.clone());
-                let st = value_type(self.ctx, t).ok_or_else(|| self.unsupported(format!("tuple {t} cannot be lowered")))?.into_struct_type();
+                let st = value_type(self.ctx, t)
+                    .ok_or_else(|| self.unsupported(format!("tuple {t} cannot be lowered")))?
+                    .into_struct_type();
                 let mut agg = st.get_undef();
                 for (i, v) in items.iter().enumerate() {
                     let x = self.load_req(*v)?;
                     let x = self.cast(x, tys[i], tuple_elems(t)[i])?;
-                    agg = self.b.build_insert_value(agg, x, i as u32, "").l()?.into_struct_value();
+                    agg = self
+                        .b
+                        .build_insert_value(agg, x, i as u32, "")
+                        .l()?
+                        .into_struct_value();
                 }
                 (Some(agg.into()), t)
             }
@@ -576,32 +719,61 @@ impl<'ctx> FnLower<'ctx, '_> {
             Expr::StaticGetItem { value, index, .. } => {
                 let t = self.ty(*value);
                 let elems = tuple_elems(t);
-                let et = *elems.get(*index as usize).ok_or_else(|| self.unsupported("tuple index out of range".into()))?;
+                let et = *elems
+                    .get(*index as usize)
+                    .ok_or_else(|| self.unsupported("tuple index out of range".into()))?;
                 let sv = self.load_req(*value)?.into_struct_value();
-                (Some(self.b.build_extract_value(sv, *index as u32, "").l()?), et)
+                (
+                    Some(self.b.build_extract_value(sv, *index as u32, "").l()?),
+                    et,
+                )
             }
             other => {
-                return Err(self.unsupported(format!("{} cannot be lowered by numba-rs yet", self.ir.expr_to_string(other))))
+                return Err(self.unsupported(format!(
+                    "{} cannot be lowered by numba-rs yet",
+                    self.ir.expr_to_string(other)
+                )))
             }
         })
     }
 
     fn sig(&self, id: ExprId) -> R<Signature> {
-        self.typing.calltypes.get(&id).cloned().ok_or_else(|| self.unsupported("operation was not typed".into()))
+        self.typing
+            .calltypes
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| self.unsupported("operation was not typed".into()))
     }
 
     fn constant(&self, c: &Constant) -> R<(Option<BasicValueEnum<'ctx>>, TypeId)> {
         Ok(match c {
-            Constant::Int(i) => (Some(self.ctx.i64_type().const_int(*i as u64, true).into()), INT64),
-            Constant::Bool(b) => (Some(self.ctx.bool_type().const_int(u64::from(*b), false).into()), BOOLEAN),
+            Constant::Int(i) => (
+                Some(self.ctx.i64_type().const_int(*i as u64, true).into()),
+                INT64,
+            ),
+            Constant::Bool(b) => (
+                Some(self.ctx.bool_type().const_int(u64::from(*b), false).into()),
+                BOOLEAN,
+            ),
             Constant::Float(f) => (Some(self.ctx.f64_type().const_float(*f).into()), FLOAT64),
             Constant::None => (None, NONE),
             Constant::Str(_) => (None, UNICODE),
-            other => return Err(self.unsupported(format!("constant {} cannot be lowered by numba-rs yet", other.py_repr()))),
+            other => {
+                return Err(self.unsupported(format!(
+                    "constant {} cannot be lowered by numba-rs yet",
+                    other.py_repr()
+                )))
+            }
         })
     }
 
-    fn binop(&mut self, op: BinOp, l: BasicValueEnum<'ctx>, r: BasicValueEnum<'ctx>, sig: &Signature) -> R<BasicValueEnum<'ctx>> {
+    fn binop(
+        &mut self,
+        op: BinOp,
+        l: BasicValueEnum<'ctx>,
+        r: BasicValueEnum<'ctx>,
+        sig: &Signature,
+    ) -> R<BasicValueEnum<'ctx>> {
         let t = sig.args[0];
         if t.is_float() {
             self.float_binop(op, l.into_float_value(), r, sig)
@@ -610,20 +782,29 @@ impl<'ctx> FnLower<'ctx, '_> {
         }
     }
 
-    fn float_binop(&mut self, op: BinOp, a: FloatValue<'ctx>, r: BasicValueEnum<'ctx>, sig: &Signature) -> R<BasicValueEnum<'ctx>> {
+    fn float_binop(
+        &mut self,
+        op: BinOp,
+        a: FloatValue<'ctx>,
+        r: BasicValueEnum<'ctx>,
+        sig: &Signature,
+    ) -> R<BasicValueEnum<'ctx>> {
         let b = &self.b;
         let ft = a.get_type();
         if op == BinOp::Pow {
             let e = if sig.args[1].is_float() {
                 r.into_float_value()
             } else {
-                b.build_signed_int_to_float(r.into_int_value(), ft, "").l()?
+                b.build_signed_int_to_float(r.into_int_value(), ft, "")
+                    .l()?
             };
             let f = self.intrinsic("llvm.pow", &[ft.into()])?;
             return Ok(self.call_float(f, &[a, e])?.into());
         }
         let bv = r.into_float_value();
-        let cmp = |p: FloatPredicate| -> R<BasicValueEnum<'ctx>> { Ok(b.build_float_compare(p, a, bv, "").l()?.into()) };
+        let cmp = |p: FloatPredicate| -> R<BasicValueEnum<'ctx>> {
+            Ok(b.build_float_compare(p, a, bv, "").l()?.into())
+        };
         Ok(match op {
             BinOp::Add => b.build_float_add(a, bv, "").l()?.into(),
             BinOp::Sub => b.build_float_sub(a, bv, "").l()?.into(),
@@ -635,8 +816,15 @@ impl<'ctx> FnLower<'ctx, '_> {
             BinOp::Eq => cmp(FloatPredicate::OEQ)?,
             BinOp::Ne => cmp(FloatPredicate::UNE)?,
             BinOp::TrueDiv | BinOp::FloorDiv | BinOp::Mod => {
-                let zero = self.b.build_float_compare(FloatPredicate::OEQ, bv, ft.const_zero(), "").l()?;
-                let msg = if op == BinOp::Mod { "modulo by zero" } else { "division by zero" };
+                let zero = self
+                    .b
+                    .build_float_compare(FloatPredicate::OEQ, bv, ft.const_zero(), "")
+                    .l()?;
+                let msg = if op == BinOp::Mod {
+                    "modulo by zero"
+                } else {
+                    "division by zero"
+                };
                 self.raise_if(zero, "ZeroDivisionError", msg)?;
                 let b = &self.b;
                 if op == BinOp::TrueDiv {
@@ -644,9 +832,15 @@ impl<'ctx> FnLower<'ctx, '_> {
                 }
                 // Python's float divmod: the remainder takes the divisor's sign.
                 let m = b.build_float_rem(a, bv, "").l()?;
-                let m_nonzero = b.build_float_compare(FloatPredicate::UNE, m, ft.const_zero(), "").l()?;
-                let m_neg = b.build_float_compare(FloatPredicate::OLT, m, ft.const_zero(), "").l()?;
-                let b_neg = b.build_float_compare(FloatPredicate::OLT, bv, ft.const_zero(), "").l()?;
+                let m_nonzero = b
+                    .build_float_compare(FloatPredicate::UNE, m, ft.const_zero(), "")
+                    .l()?;
+                let m_neg = b
+                    .build_float_compare(FloatPredicate::OLT, m, ft.const_zero(), "")
+                    .l()?;
+                let b_neg = b
+                    .build_float_compare(FloatPredicate::OLT, bv, ft.const_zero(), "")
+                    .l()?;
                 let signs_differ = b.build_xor(m_neg, b_neg, "").l()?;
                 let fix = b.build_and(m_nonzero, signs_differ, "").l()?;
                 let m_fixed = b.build_float_add(m, bv, "").l()?;
@@ -655,8 +849,11 @@ impl<'ctx> FnLower<'ctx, '_> {
                     // A zero remainder takes the divisor's sign too.
                     let cs = self.intrinsic("llvm.copysign", &[ft.into()])?;
                     let zero_signed = self.call_float(cs, &[ft.const_zero(), bv])?;
-                    let m_is_zero = self.b.build_float_compare(FloatPredicate::OEQ, m_res, ft.const_zero(), "").l()?;
-                    return Ok(self.b.build_select(m_is_zero, zero_signed, m_res, "").l()?);
+                    let m_is_zero = self
+                        .b
+                        .build_float_compare(FloatPredicate::OEQ, m_res, ft.const_zero(), "")
+                        .l()?;
+                    return self.b.build_select(m_is_zero, zero_signed, m_res, "").l();
                 }
                 let diff = self.b.build_float_sub(a, m_res, "").l()?;
                 let div = self.b.build_float_div(diff, bv, "").l()?;
@@ -664,25 +861,47 @@ impl<'ctx> FnLower<'ctx, '_> {
                 let b = &self.b;
                 let frac = b.build_float_sub(div, floored, "").l()?;
                 let half = ft.const_float(0.5);
-                let round_up = b.build_float_compare(FloatPredicate::OGT, frac, half, "").l()?;
+                let round_up = b
+                    .build_float_compare(FloatPredicate::OGT, frac, half, "")
+                    .l()?;
                 let plus1 = b.build_float_add(floored, ft.const_float(1.0), "").l()?;
-                let q = b.build_select(round_up, plus1, floored, "").l()?.into_float_value();
-                let div_zero = b.build_float_compare(FloatPredicate::OEQ, div, ft.const_zero(), "").l()?;
+                let q = b
+                    .build_select(round_up, plus1, floored, "")
+                    .l()?
+                    .into_float_value();
+                let div_zero = b
+                    .build_float_compare(FloatPredicate::OEQ, div, ft.const_zero(), "")
+                    .l()?;
                 let quot = b.build_float_div(a, bv, "").l()?;
                 let cs = self.intrinsic("llvm.copysign", &[ft.into()])?;
                 let signed_zero = self.call_float(cs, &[ft.const_zero(), quot])?;
                 self.b.build_select(div_zero, signed_zero, q, "").l()?
             }
-            _ => return Err(self.unsupported(format!("operator '{}' on {} is not supported by numba-rs yet", op.symbol(), sig.args[0]))),
+            _ => {
+                return Err(self.unsupported(format!(
+                    "operator '{}' on {} is not supported by numba-rs yet",
+                    op.symbol(),
+                    sig.args[0]
+                )))
+            }
         })
     }
 
-    fn int_binop(&mut self, op: BinOp, a: IntValue<'ctx>, bv: IntValue<'ctx>, t: TypeId, ret: TypeId) -> R<BasicValueEnum<'ctx>> {
+    fn int_binop(
+        &mut self,
+        op: BinOp,
+        a: IntValue<'ctx>,
+        bv: IntValue<'ctx>,
+        t: TypeId,
+        ret: TypeId,
+    ) -> R<BasicValueEnum<'ctx>> {
         let signed = t.is_signed() || t == BOOLEAN;
         let it = a.get_type();
         let zero = it.const_zero();
         let pred = |s: IntPredicate, u: IntPredicate| if signed && t != BOOLEAN { s } else { u };
-        let cmp = |b: &Builder<'ctx>, p: IntPredicate| -> R<BasicValueEnum<'ctx>> { Ok(b.build_int_compare(p, a, bv, "").l()?.into()) };
+        let cmp = |b: &Builder<'ctx>, p: IntPredicate| -> R<BasicValueEnum<'ctx>> {
+            Ok(b.build_int_compare(p, a, bv, "").l()?.into())
+        };
         let b = &self.b;
         Ok(match op {
             BinOp::Add => b.build_int_add(a, bv, "").l()?.into(),
@@ -714,16 +933,29 @@ impl<'ctx> FnLower<'ctx, '_> {
             }
             BinOp::FloorDiv | BinOp::Mod => {
                 let is_zero = b.build_int_compare(IntPredicate::EQ, bv, zero, "").l()?;
-                let msg = if op == BinOp::Mod { "integer modulo by zero" } else { "integer division by zero" };
+                let msg = if op == BinOp::Mod {
+                    "integer modulo by zero"
+                } else {
+                    "integer division by zero"
+                };
                 self.raise_if(is_zero, "ZeroDivisionError", msg)?;
                 let b = &self.b;
                 if !signed {
-                    return Ok(if op == BinOp::Mod { b.build_int_unsigned_rem(a, bv, "").l()?.into() } else { b.build_int_unsigned_div(a, bv, "").l()?.into() });
+                    return Ok(if op == BinOp::Mod {
+                        b.build_int_unsigned_rem(a, bv, "").l()?.into()
+                    } else {
+                        b.build_int_unsigned_div(a, bv, "").l()?.into()
+                    });
                 }
                 // Avoid INT_MIN / -1 overflow (undefined in LLVM): divide by 1 instead and
                 // negate, which wraps as Numba's result does.
-                let minus1 = b.build_int_compare(IntPredicate::EQ, bv, it.const_all_ones(), "").l()?;
-                let safe_b = b.build_select(minus1, it.const_int(1, false), bv, "").l()?.into_int_value();
+                let minus1 = b
+                    .build_int_compare(IntPredicate::EQ, bv, it.const_all_ones(), "")
+                    .l()?;
+                let safe_b = b
+                    .build_select(minus1, it.const_int(1, false), bv, "")
+                    .l()?
+                    .into_int_value();
                 let q = b.build_int_signed_div(a, safe_b, "").l()?;
                 let r = b.build_int_signed_rem(a, safe_b, "").l()?;
                 let r_nonzero = b.build_int_compare(IntPredicate::NE, r, zero, "").l()?;
@@ -741,24 +973,49 @@ impl<'ctx> FnLower<'ctx, '_> {
                     b.build_select(minus1, zero.into(), r, "").l()?
                 }
             }
-            BinOp::TrueDiv => return Err(self.unsupported("integer true division must be typed as float".into())),
+            BinOp::TrueDiv => {
+                return Err(self.unsupported("integer true division must be typed as float".into()))
+            }
             BinOp::Pow => self.int_pow(a, bv, ret)?,
-            _ => return Err(self.unsupported(format!("operator '{}' on {t} is not supported by numba-rs yet", op.symbol()))),
+            _ => {
+                return Err(self.unsupported(format!(
+                    "operator '{}' on {t} is not supported by numba-rs yet",
+                    op.symbol()
+                )))
+            }
         })
     }
 
     /// Numba's `int_power_impl` for integer results: repeated squaring; negative exponents
     /// give 0 except for bases 1 and -1, and raise ZeroDivisionError for base 0.
-    fn int_pow(&mut self, a: IntValue<'ctx>, e: IntValue<'ctx>, _ret: TypeId) -> R<BasicValueEnum<'ctx>> {
+    fn int_pow(
+        &mut self,
+        a: IntValue<'ctx>,
+        e: IntValue<'ctx>,
+        _ret: TypeId,
+    ) -> R<BasicValueEnum<'ctx>> {
         let it = a.get_type();
         let ctx = self.ctx;
         let zero = it.const_zero();
         let one = it.const_int(1, false);
-        let neg = self.b.build_int_compare(IntPredicate::SLT, e, zero, "").l()?;
-        let a_zero = self.b.build_int_compare(IntPredicate::EQ, a, zero, "").l()?;
+        let neg = self
+            .b
+            .build_int_compare(IntPredicate::SLT, e, zero, "")
+            .l()?;
+        let a_zero = self
+            .b
+            .build_int_compare(IntPredicate::EQ, a, zero, "")
+            .l()?;
         let bad = self.b.build_and(neg, a_zero, "").l()?;
-        self.raise_if(bad, "ZeroDivisionError", "0 cannot be raised to a negative power")?;
-        let pre = self.b.get_insert_block().ok_or_else(|| LowerError::Llvm("no block".into()))?;
+        self.raise_if(
+            bad,
+            "ZeroDivisionError",
+            "0 cannot be raised to a negative power",
+        )?;
+        let pre = self
+            .b
+            .get_insert_block()
+            .ok_or_else(|| LowerError::Llvm("no block".into()))?;
         let lp = ctx.append_basic_block(self.func, "pow.loop");
         let body = ctx.append_basic_block(self.func, "pow.body");
         let done = ctx.append_basic_block(self.func, "pow.done");
@@ -793,15 +1050,30 @@ impl<'ctx> FnLower<'ctx, '_> {
         let pos_result = r_phi.as_basic_value().into_int_value();
         // Negative exponent: 1/r truncated, i.e. r itself for |a| == 1, else 0.
         let a_is_one = b.build_int_compare(IntPredicate::EQ, a, one, "").l()?;
-        let a_is_m1 = b.build_int_compare(IntPredicate::EQ, a, it.const_all_ones(), "").l()?;
+        let a_is_m1 = b
+            .build_int_compare(IntPredicate::EQ, a, it.const_all_ones(), "")
+            .l()?;
         let unit = b.build_or(a_is_one, a_is_m1, "").l()?;
-        let neg_result = b.build_select(unit, pos_result, zero, "").l()?.into_int_value();
-        Ok(b.build_select(neg, neg_result, pos_result, "").l()?)
+        let neg_result = b
+            .build_select(unit, pos_result, zero, "")
+            .l()?
+            .into_int_value();
+        b.build_select(neg, neg_result, pos_result, "").l()
     }
 
-    fn call(&mut self, sig: &Signature, vals: &[Option<BasicValueEnum<'ctx>>]) -> R<Option<BasicValueEnum<'ctx>>> {
+    fn call(
+        &mut self,
+        sig: &Signature,
+        vals: &[Option<BasicValueEnum<'ctx>>],
+    ) -> R<Option<BasicValueEnum<'ctx>>> {
         let arg = |i: usize| -> R<BasicValueEnum<'ctx>> {
-            vals.get(i).copied().flatten().ok_or_else(|| LowerError::Unsupported { message: "missing argument value".into(), line: 0 })
+            vals.get(i)
+                .copied()
+                .flatten()
+                .ok_or_else(|| LowerError::Unsupported {
+                    message: "missing argument value".into(),
+                    line: 0,
+                })
         };
         match &sig.key {
             ImplKey::Function(key) => {
@@ -816,7 +1088,9 @@ impl<'ctx> FnLower<'ctx, '_> {
                     },
                     "int" | "float" => match vals.first() {
                         Some(Some(v)) => self.cast(*v, sig.args[0], sig.ret)?,
-                        _ => value_type(self.ctx, sig.ret).map(|t| t.const_zero()).ok_or_else(|| self.unsupported("bad cast".into()))?,
+                        _ => value_type(self.ctx, sig.ret)
+                            .map(|t| t.const_zero())
+                            .ok_or_else(|| self.unsupported("bad cast".into()))?,
                     },
                     "abs" => {
                         let v = arg(0)?;
@@ -825,7 +1099,15 @@ impl<'ctx> FnLower<'ctx, '_> {
                         } else {
                             let iv = v.into_int_value();
                             let n = self.b.build_int_neg(iv, "").l()?;
-                            let lt = self.b.build_int_compare(IntPredicate::SLT, iv, iv.get_type().const_zero(), "").l()?;
+                            let lt = self
+                                .b
+                                .build_int_compare(
+                                    IntPredicate::SLT,
+                                    iv,
+                                    iv.get_type().const_zero(),
+                                    "",
+                                )
+                                .l()?;
                             self.b.build_select(lt, n, iv, "").l()?
                         }
                     }
@@ -836,8 +1118,19 @@ impl<'ctx> FnLower<'ctx, '_> {
                             let x = arg(i)?;
                             // min keeps the first unless a later one is smaller (Python).
                             let better = if t.is_float() {
-                                let p = if key == "min" { FloatPredicate::OLT } else { FloatPredicate::OGT };
-                                self.b.build_float_compare(p, x.into_float_value(), acc.into_float_value(), "").l()?
+                                let p = if key == "min" {
+                                    FloatPredicate::OLT
+                                } else {
+                                    FloatPredicate::OGT
+                                };
+                                self.b
+                                    .build_float_compare(
+                                        p,
+                                        x.into_float_value(),
+                                        acc.into_float_value(),
+                                        "",
+                                    )
+                                    .l()?
                             } else {
                                 let s = t.is_signed();
                                 let p = match (key == "min", s) {
@@ -846,7 +1139,14 @@ impl<'ctx> FnLower<'ctx, '_> {
                                     (false, true) => IntPredicate::SGT,
                                     (false, false) => IntPredicate::UGT,
                                 };
-                                self.b.build_int_compare(p, x.into_int_value(), acc.into_int_value(), "").l()?
+                                self.b
+                                    .build_int_compare(
+                                        p,
+                                        x.into_int_value(),
+                                        acc.into_int_value(),
+                                        "",
+                                    )
+                                    .l()?
                             };
                             acc = self.b.build_select(better, x, acc, "").l()?;
                         }
@@ -864,53 +1164,112 @@ impl<'ctx> FnLower<'ctx, '_> {
                     "range" => {
                         let i64t = self.ctx.i64_type();
                         let (start, stop, step) = match vals.len() {
-                            1 => (i64t.const_zero(), arg(0)?.into_int_value(), i64t.const_int(1, false)),
-                            2 => (arg(0)?.into_int_value(), arg(1)?.into_int_value(), i64t.const_int(1, false)),
-                            _ => (arg(0)?.into_int_value(), arg(1)?.into_int_value(), arg(2)?.into_int_value()),
+                            1 => (
+                                i64t.const_zero(),
+                                arg(0)?.into_int_value(),
+                                i64t.const_int(1, false),
+                            ),
+                            2 => (
+                                arg(0)?.into_int_value(),
+                                arg(1)?.into_int_value(),
+                                i64t.const_int(1, false),
+                            ),
+                            _ => (
+                                arg(0)?.into_int_value(),
+                                arg(1)?.into_int_value(),
+                                arg(2)?.into_int_value(),
+                            ),
                         };
                         if vals.len() == 3 {
-                            let z = self.b.build_int_compare(IntPredicate::EQ, step, i64t.const_zero(), "").l()?;
+                            let z = self
+                                .b
+                                .build_int_compare(IntPredicate::EQ, step, i64t.const_zero(), "")
+                                .l()?;
                             self.raise_if(z, "ValueError", "range() arg 3 must not be zero")?;
                         }
-                        let st = value_type(self.ctx, RANGE_STATE64).ok_or_else(|| LowerError::Llvm("range".into()))?.into_struct_type();
+                        let st = value_type(self.ctx, RANGE_STATE64)
+                            .ok_or_else(|| LowerError::Llvm("range".into()))?
+                            .into_struct_type();
                         let mut agg = st.get_undef();
                         for (i, v) in [start, stop, step].into_iter().enumerate() {
-                            agg = self.b.build_insert_value(agg, v, i as u32, "").l()?.into_struct_value();
+                            agg = self
+                                .b
+                                .build_insert_value(agg, v, i as u32, "")
+                                .l()?
+                                .into_struct_value();
                         }
                         agg.into()
                     }
-                    other => return Err(self.unsupported(format!("no lowering for function '{other}' in numba-rs yet"))),
+                    other => {
+                        return Err(self.unsupported(format!(
+                            "no lowering for function '{other}' in numba-rs yet"
+                        )))
+                    }
                 }))
             }
             ImplKey::Dispatcher { id } => self.call_dispatcher(*id, sig, vals),
             ImplKey::Exception(_) => Ok(None),
-            ImplKey::BinOp(_) | ImplKey::Unary(_) => Err(self.unsupported("operator used as a call".into())),
+            ImplKey::BinOp(_) | ImplKey::Unary(_) => {
+                Err(self.unsupported("operator used as a call".into()))
+            }
         }
     }
 
-    fn call_math(&mut self, name: &str, sig: &Signature, vals: &[Option<BasicValueEnum<'ctx>>]) -> R<BasicValueEnum<'ctx>> {
-        let x = vals.first().copied().flatten().ok_or_else(|| self.unsupported("missing argument".into()))?.into_float_value();
+    fn call_math(
+        &mut self,
+        name: &str,
+        sig: &Signature,
+        vals: &[Option<BasicValueEnum<'ctx>>],
+    ) -> R<BasicValueEnum<'ctx>> {
+        let raw = vals
+            .first()
+            .copied()
+            .flatten()
+            .ok_or_else(|| self.unsupported("missing argument".into()))?;
+        // Integral arguments of floor/ceil/trunc are already the result.
+        if sig.args[0].is_integer() {
+            return Ok(raw);
+        }
+        let x = raw.into_float_value();
         let f64t = self.ctx.f64_type();
         Ok(match name {
             "floor" | "ceil" | "trunc" => {
-                if sig.args[0].is_integer() {
-                    return Ok(x.into());
-                }
                 let r = self.float_unary(name, x)?;
                 self.cast(r.into(), FLOAT64, INT64)?
             }
-            "isnan" => self.b.build_float_compare(FloatPredicate::UNO, x, x, "").l()?.into(),
+            "isnan" => self
+                .b
+                .build_float_compare(FloatPredicate::UNO, x, x, "")
+                .l()?
+                .into(),
             "isinf" | "isfinite" => {
                 let ax = self.float_unary("fabs", x)?;
                 let inf = f64t.const_float(f64::INFINITY);
-                let p = if name == "isinf" { FloatPredicate::OEQ } else { FloatPredicate::OLT };
+                let p = if name == "isinf" {
+                    FloatPredicate::OEQ
+                } else {
+                    FloatPredicate::OLT
+                };
                 self.b.build_float_compare(p, ax, inf, "").l()?.into()
             }
-            "degrees" => self.b.build_float_mul(x, f64t.const_float(180.0 / std::f64::consts::PI), "").l()?.into(),
-            "radians" => self.b.build_float_mul(x, f64t.const_float(std::f64::consts::PI / 180.0), "").l()?.into(),
+            "degrees" => self
+                .b
+                .build_float_mul(x, f64t.const_float(180.0 / std::f64::consts::PI), "")
+                .l()?
+                .into(),
+            "radians" => self
+                .b
+                .build_float_mul(x, f64t.const_float(std::f64::consts::PI / 180.0), "")
+                .l()?
+                .into(),
             "gamma" => self.float_unary("tgamma", x)?.into(),
             "pow" | "atan2" | "hypot" | "copysign" | "fmod" => {
-                let y = vals.get(1).copied().flatten().ok_or_else(|| self.unsupported("missing argument".into()))?.into_float_value();
+                let y = vals
+                    .get(1)
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| self.unsupported("missing argument".into()))?
+                    .into_float_value();
                 let f = if name == "pow" || name == "copysign" {
                     self.intrinsic(&format!("llvm.{name}"), &[f64t.into()])?
                 } else {
@@ -922,7 +1281,12 @@ impl<'ctx> FnLower<'ctx, '_> {
         })
     }
 
-    fn call_dispatcher(&mut self, id: u64, sig: &Signature, vals: &[Option<BasicValueEnum<'ctx>>]) -> R<Option<BasicValueEnum<'ctx>>> {
+    fn call_dispatcher(
+        &mut self,
+        id: u64,
+        sig: &Signature,
+        vals: &[Option<BasicValueEnum<'ctx>>],
+    ) -> R<Option<BasicValueEnum<'ctx>>> {
         let callee = if self.options.self_id == Some(id) && sig.args == self.typing.arg_types {
             self.func
         } else {
@@ -935,7 +1299,11 @@ impl<'ctx> FnLower<'ctx, '_> {
                 Some(f) => f,
                 None => {
                     self.externals.push((name.clone(), addr));
-                    self.module.add_function(&name, native_fn_type(self.ctx, &sig.args), Some(Linkage::External))
+                    self.module.add_function(
+                        &name,
+                        native_fn_type(self.ctx, &sig.args),
+                        Some(Linkage::External),
+                    )
                 }
             };
             f
@@ -958,7 +1326,11 @@ impl<'ctx> FnLower<'ctx, '_> {
             None => self.ctx.ptr_type(AddressSpace::default()).const_null(),
         };
         let mut args: Vec<BasicMetadataValueEnum> = vec![slot.into(), self.excinfo.into()];
-        args.extend(vals.iter().flatten().map(|v| BasicMetadataValueEnum::from(*v)));
+        args.extend(
+            vals.iter()
+                .flatten()
+                .map(|v| BasicMetadataValueEnum::from(*v)),
+        );
         let status = self
             .b
             .build_call(callee, &args, "status")
@@ -968,10 +1340,20 @@ impl<'ctx> FnLower<'ctx, '_> {
             .ok_or_else(|| LowerError::Llvm("native call returned void".into()))?
             .into_int_value();
         // Propagate any non-OK status: the callee already filled excinfo.
-        let failed = self.b.build_int_compare(IntPredicate::NE, status, self.ctx.i32_type().const_zero(), "").l()?;
+        let failed = self
+            .b
+            .build_int_compare(
+                IntPredicate::NE,
+                status,
+                self.ctx.i32_type().const_zero(),
+                "",
+            )
+            .l()?;
         let fail_bb = self.ctx.append_basic_block(self.func, "call.fail");
         let ok_bb = self.ctx.append_basic_block(self.func, "call.ok");
-        self.b.build_conditional_branch(failed, fail_bb, ok_bb).l()?;
+        self.b
+            .build_conditional_branch(failed, fail_bb, ok_bb)
+            .l()?;
         self.b.position_at_end(fail_bb);
         self.b.build_return(Some(&status)).l()?;
         self.b.position_at_end(ok_bb);
@@ -985,28 +1367,50 @@ impl<'ctx> FnLower<'ctx, '_> {
     fn build_entry_wrapper(&mut self, name: &str) -> R<()> {
         let ctx = self.ctx;
         let ptr = ctx.ptr_type(AddressSpace::default());
-        let fnty = ctx.i32_type().fn_type(&[ptr.into(), ptr.into(), ptr.into()], false);
+        let fnty = ctx
+            .i32_type()
+            .fn_type(&[ptr.into(), ptr.into(), ptr.into()], false);
         let f = self.module.add_function(name, fnty, None);
         let bb = ctx.append_basic_block(f, "entry");
         let b = ctx.create_builder();
         b.position_at_end(bb);
-        let p = |i: u32| f.get_nth_param(i).map(|p| p.into_pointer_value()).ok_or_else(|| LowerError::Llvm("param".into()));
+        let p = |i: u32| {
+            f.get_nth_param(i)
+                .map(|p| p.into_pointer_value())
+                .ok_or_else(|| LowerError::Llvm("param".into()))
+        };
         let (ret, exc, argv) = (p(0)?, p(1)?, p(2)?);
         let i64t = ctx.i64_type();
         let mut args: Vec<BasicMetadataValueEnum> = vec![ret.into(), exc.into()];
         for (i, &t) in self.typing.arg_types.iter().enumerate() {
-            let Some(lt) = value_type(ctx, t) else { continue };
-            let gep = unsafe { b.build_gep(i64t, argv, &[i64t.const_int(i as u64, false)], "").l()? };
+            let Some(lt) = value_type(ctx, t) else {
+                continue;
+            };
+            let gep = unsafe {
+                b.build_gep(i64t, argv, &[i64t.const_int(i as u64, false)], "")
+                    .l()?
+            };
             let raw = b.build_load(i64t, gep, "").l()?.into_int_value();
             let v: BasicValueEnum = match lt {
-                BasicTypeEnum::IntType(it) if it.get_bit_width() < 64 => b.build_int_truncate(raw, it, "").l()?.into(),
+                BasicTypeEnum::IntType(it) if it.get_bit_width() < 64 => {
+                    b.build_int_truncate(raw, it, "").l()?.into()
+                }
                 BasicTypeEnum::IntType(_) => raw.into(),
-                BasicTypeEnum::FloatType(ft) if t == FLOAT64 => b.build_bit_cast(raw, ft, "").l()?,
+                BasicTypeEnum::FloatType(ft) if t == FLOAT64 => {
+                    b.build_bit_cast(raw, ft, "").l()?
+                }
                 BasicTypeEnum::FloatType(ft) => {
-                    let d = b.build_bit_cast(raw, ctx.f64_type(), "").l()?.into_float_value();
+                    let d = b
+                        .build_bit_cast(raw, ctx.f64_type(), "")
+                        .l()?
+                        .into_float_value();
                     b.build_float_cast(d, ft, "").l()?.into()
                 }
-                _ => return Err(self.unsupported(format!("argument of type {t} cannot be passed to native code by numba-rs yet"))),
+                _ => {
+                    return Err(self.unsupported(format!(
+                        "argument of type {t} cannot be passed to native code by numba-rs yet"
+                    )))
+                }
             };
             args.push(v.into());
         }

@@ -33,7 +33,10 @@ pub fn value_type<'ctx>(ctx: &'ctx Context, t: TypeId) -> Option<BasicTypeEnum<'
             ctx.struct_type(&vec![e; n as usize], false).into()
         }
         Type::Tuple(items) => {
-            let tys: Vec<BasicTypeEnum> = items.iter().map(|&t| value_type(ctx, t)).collect::<Option<_>>()?;
+            let tys: Vec<BasicTypeEnum> = items
+                .iter()
+                .map(|&t| value_type(ctx, t))
+                .collect::<Option<_>>()?;
             ctx.struct_type(&tys, false).into()
         }
         _ => return None,
@@ -48,5 +51,9 @@ pub fn range_iter_storage(ctx: &Context) -> inkwell::types::StructType<'_> {
 
 /// Whether values of `t` can cross the uniform entry wrapper (one 8-byte slot).
 pub fn is_slot_type(t: TypeId) -> bool {
-    t == BOOLEAN || matches!(t.get(), Type::Integer { .. } | Type::Float { bits: 32 | 64 })
+    t == BOOLEAN
+        || matches!(
+            t.get(),
+            Type::Integer { .. } | Type::Float { bits: 32 | 64 }
+        )
 }

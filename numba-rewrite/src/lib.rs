@@ -1,1 +1,250 @@
-//! numba-rewrite
+//! # numba-rewrite
+//!
+//! IR rewrites (seed 002): the [`Rewrite`] trait with `matches`/`apply` over one block, and
+//! the [`RewriteRegistry`] that runs the registered rewrites of one [`Phase`] to a per-block
+//! fixpoint, with an iteration cap that fails naming the rewrite. Users register their own
+//! rewrites; numba-rs's own (constant raises, array expressions) register here as they land.
+//!
+//! A rewrite sees the function IR and, in the after-inference phase, the typing side tables.
+
+use numba_ir::{Block, FunctionIR, Label};
+use numba_typeinfer::TypingResult;
+use thiserror::Error;
+
+/// When a rewrite runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// On untyped IR, before type inference (Numba's `before-inference`).
+    BeforeInference,
+    /// On typed IR (Numba's `after-inference`).
+    AfterInference,
+}
+
+/// A rewrite of one block.
+pub trait Rewrite {
+    /// A short name, used in traces and errors.
+    fn name(&self) -> &str;
+    /// Whether this rewrite applies to `label`'s block; should be quick. A rewrite may
+    /// remember what it found for `apply`.
+    fn matches(&mut self, ir: &FunctionIR, label: Label, typing: Option<&TypingResult>) -> bool;
+    /// The replacement block for the block last matched. May add variables and expressions
+    /// to `ir`'s arenas.
+    fn apply(&mut self, ir: &mut FunctionIR) -> Block;
+}
+
+/// A rewrite failed to reach a fixpoint.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum RewriteError {
+    #[error("rewrite {name} did not reach a fixpoint on block {label} after {limit} applications")]
+    NoFixpoint {
+        name: String,
+        label: Label,
+        limit: usize,
+    },
+}
+
+type Factory = Box<dyn Fn() -> Box<dyn Rewrite> + Send + Sync>;
+
+/// Rewrites by phase, in registration order.
+#[derive(Default)]
+pub struct RewriteRegistry {
+    before: Vec<Factory>,
+    after: Vec<Factory>,
+}
+
+impl std::fmt::Debug for RewriteRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RewriteRegistry")
+            .field("before", &self.before.len())
+            .field("after", &self.after.len())
+            .finish()
+    }
+}
+
+/// Applications of one rewrite to one block before giving up.
+pub const ITERATION_LIMIT: usize = 1000;
+
+impl RewriteRegistry {
+    /// Register a rewrite; `factory` makes a fresh instance per function.
+    pub fn register(
+        &mut self,
+        phase: Phase,
+        factory: impl Fn() -> Box<dyn Rewrite> + Send + Sync + 'static,
+    ) {
+        match phase {
+            Phase::BeforeInference => self.before.push(Box::new(factory)),
+            Phase::AfterInference => self.after.push(Box::new(factory)),
+        }
+    }
+
+    /// Run every rewrite of `phase` on every block until none matches; returns how many
+    /// rewrites were applied. With `trace`, prints Numba's `REWRITING (Name):` before/after.
+    pub fn apply(
+        &self,
+        phase: Phase,
+        ir: &mut FunctionIR,
+        typing: Option<&TypingResult>,
+        trace: bool,
+    ) -> Result<usize, RewriteError> {
+        let factories = match phase {
+            Phase::BeforeInference => &self.before,
+            Phase::AfterInference => &self.after,
+        };
+        let mut applied = 0;
+        for factory in factories {
+            let mut rw = factory();
+            let labels: Vec<Label> = ir.blocks.keys().copied().collect();
+            for label in labels {
+                let mut count = 0;
+                while rw.matches(ir, label, typing) {
+                    count += 1;
+                    if count > ITERATION_LIMIT {
+                        return Err(RewriteError::NoFixpoint {
+                            name: rw.name().to_string(),
+                            label,
+                            limit: ITERATION_LIMIT,
+                        });
+                    }
+                    let before = if trace {
+                        Some(block_text(ir, label))
+                    } else {
+                        None
+                    };
+                    let new = rw.apply(ir);
+                    ir.blocks.insert(label, new);
+                    applied += 1;
+                    if let Some(before) = before {
+                        println!("{}", "_".repeat(70));
+                        println!("REWRITING ({}):", rw.name());
+                        print!("{before}");
+                        println!("{}", "_".repeat(60));
+                        print!("{}", block_text(ir, label));
+                        println!("{}", "_".repeat(70));
+                    }
+                }
+            }
+        }
+        Ok(applied)
+    }
+}
+
+fn block_text(ir: &FunctionIR, label: Label) -> String {
+    let mut s = String::new();
+    if let Some(b) = ir.blocks.get(&label) {
+        for inst in &b.body {
+            s.push_str("    ");
+            s.push_str(&ir.stmt_to_string(&inst.stmt));
+            s.push('\n');
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numba_bytecode::Constant;
+    use numba_ir::{Expr, Inst, Loc, Stmt};
+
+    /// Folds `const(int, 1)` into `const(int, 2)`, one at a time.
+    struct OneToTwo;
+
+    impl Rewrite for OneToTwo {
+        fn name(&self) -> &str {
+            "OneToTwo"
+        }
+        fn matches(&mut self, ir: &FunctionIR, label: Label, _: Option<&TypingResult>) -> bool {
+            ir.blocks[&label].body.iter().any(|i| {
+                matches!(i.stmt, Stmt::Assign { value, .. } if ir.expr(value) == &Expr::Const(Constant::Int(1)))
+            })
+        }
+        fn apply(&mut self, ir: &mut FunctionIR) -> Block {
+            let (label, block) = ir
+                .blocks
+                .iter()
+                .find(|(_, b)| b.body.iter().any(|i| matches!(i.stmt, Stmt::Assign { value, .. } if ir.expr(value) == &Expr::Const(Constant::Int(1)))))
+                .map(|(l, b)| (*l, b.clone()))
+                .expect("matched block exists");
+            let _ = label;
+            let mut block = block;
+            for inst in block.body.iter_mut() {
+                if let Stmt::Assign { target, value } = inst.stmt {
+                    if ir.expr(value) == &Expr::Const(Constant::Int(1)) {
+                        let e = ir.add_expr(Expr::Const(Constant::Int(2)));
+                        inst.stmt = Stmt::Assign { target, value: e };
+                        break;
+                    }
+                }
+            }
+            block
+        }
+    }
+
+    /// Always matches: must hit the iteration cap.
+    struct Forever;
+
+    impl Rewrite for Forever {
+        fn name(&self) -> &str {
+            "Forever"
+        }
+        fn matches(&mut self, _: &FunctionIR, _: Label, _: Option<&TypingResult>) -> bool {
+            true
+        }
+        fn apply(&mut self, ir: &mut FunctionIR) -> Block {
+            ir.blocks[&0].clone()
+        }
+    }
+
+    fn sample() -> FunctionIR {
+        let mut ir = FunctionIR::default();
+        let loc = Loc { line: 1 };
+        let mut body = Vec::new();
+        for name in ["a", "b"] {
+            let v = ir.add_var(name, loc);
+            let e = ir.add_expr(Expr::Const(Constant::Int(1)));
+            body.push(Inst {
+                stmt: Stmt::Assign {
+                    target: v,
+                    value: e,
+                },
+                loc,
+            });
+        }
+        let a = ir.var_by_name("a").expect("a");
+        body.push(Inst {
+            stmt: Stmt::Return { value: a },
+            loc,
+        });
+        ir.blocks.insert(0, Block { body });
+        ir
+    }
+
+    #[test]
+    fn runs_to_fixpoint() {
+        let mut reg = RewriteRegistry::default();
+        reg.register(Phase::BeforeInference, || Box::new(OneToTwo));
+        let mut ir = sample();
+        assert_eq!(
+            reg.apply(Phase::BeforeInference, &mut ir, None, false),
+            Ok(2)
+        );
+        assert!(ir.dump().contains("a = const(int, 2)"));
+        assert!(ir.dump().contains("b = const(int, 2)"));
+        // The other phase has nothing registered.
+        assert_eq!(
+            reg.apply(Phase::AfterInference, &mut ir, None, false),
+            Ok(0)
+        );
+    }
+
+    #[test]
+    fn cap_names_the_rewrite() {
+        let mut reg = RewriteRegistry::default();
+        reg.register(Phase::BeforeInference, || Box::new(Forever));
+        let mut ir = sample();
+        let err = reg
+            .apply(Phase::BeforeInference, &mut ir, None, false)
+            .unwrap_err();
+        assert!(err.to_string().contains("Forever"));
+    }
+}

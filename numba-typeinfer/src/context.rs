@@ -76,7 +76,9 @@ pub fn typeof_const(c: &Constant) -> Option<TypeId> {
 /// `UniTuple` when all element types are equal, else `Tuple`.
 pub fn tuple_of(tys: Vec<TypeId>) -> TypeId {
     match tys.first() {
-        Some(&first) if tys.iter().all(|&t| t == first) => intern(Type::UniTuple(first, tys.len() as u32)),
+        Some(&first) if tys.iter().all(|&t| t == first) => {
+            intern(Type::UniTuple(first, tys.len() as u32))
+        }
         _ => intern(Type::Tuple(tys)),
     }
 }
@@ -128,7 +130,11 @@ pub fn arith_type(tys: &[TypeId]) -> Option<TypeId> {
         }
         // Numba's integer cases are machine ints: results are int64 (or uint64).
         let t = if t.is_integer() {
-            if t.is_signed() || t.bitwidth() < 64 { INT64 } else { UINT64 }
+            if t.is_signed() || t.bitwidth() < 64 {
+                INT64
+            } else {
+                UINT64
+            }
         } else {
             t
         };
@@ -172,7 +178,9 @@ impl BaseContext {
         let unary_float = |key: &'static str| {
             FnTemplate(
                 move |a: &[TypeId]| match a {
-                    [t] if t.is_scalar() && !t.is_complex() => Some(sig(key, FLOAT64, vec![FLOAT64])),
+                    [t] if t.is_scalar() && !t.is_complex() => {
+                        Some(sig(key, FLOAT64, vec![FLOAT64]))
+                    }
                     _ => None,
                 },
                 "(float64,) -> float64",
@@ -192,7 +200,9 @@ impl BaseContext {
                 key,
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| match a {
-                        [t] if t.is_integer() || *t == BOOLEAN => Some(sig(key, INT64, vec![INT64])),
+                        [t] if t.is_integer() || *t == BOOLEAN => {
+                            Some(sig(key, INT64, vec![INT64]))
+                        }
                         [t] if t.is_float() => Some(sig(key, INT64, vec![FLOAT64])),
                         _ => None,
                     },
@@ -206,20 +216,33 @@ impl BaseContext {
                 key,
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| match a {
-                        [t] if t.is_scalar() && !t.is_complex() => Some(sig(key, BOOLEAN, vec![FLOAT64])),
+                        [t] if t.is_scalar() && !t.is_complex() => {
+                            Some(sig(key, BOOLEAN, vec![FLOAT64]))
+                        }
                         _ => None,
                     },
                     "(float64,) -> bool",
                 )),
             );
         }
-        for (name, doc) in [("pow", "(float64, float64) -> float64"), ("atan2", "(float64, float64) -> float64"), ("hypot", "(float64, float64) -> float64"), ("copysign", "(float64, float64) -> float64"), ("fmod", "(float64, float64) -> float64")] {
+        for (name, doc) in [
+            ("pow", "(float64, float64) -> float64"),
+            ("atan2", "(float64, float64) -> float64"),
+            ("hypot", "(float64, float64) -> float64"),
+            ("copysign", "(float64, float64) -> float64"),
+            ("fmod", "(float64, float64) -> float64"),
+        ] {
             let key: &'static str = Box::leak(format!("math.{name}").into_boxed_str());
             self.register(
                 key,
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| match a {
-                        [x, y] if x.is_scalar() && y.is_scalar() && !x.is_complex() && !y.is_complex() => {
+                        [x, y]
+                            if x.is_scalar()
+                                && y.is_scalar()
+                                && !x.is_complex()
+                                && !y.is_complex() =>
+                        {
                             Some(sig(key, FLOAT64, vec![FLOAT64, FLOAT64]))
                         }
                         _ => None,
@@ -254,7 +277,9 @@ impl BaseContext {
                 key,
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| match a {
-                        [t] if t.is_scalar() && !(t.is_complex() && ret != BOOLEAN) => Some(sig(key, ret, vec![*t])),
+                        [t] if t.is_scalar() && !(t.is_complex() && ret != BOOLEAN) => {
+                            Some(sig(key, ret, vec![*t]))
+                        }
                         [] => Some(sig(key, ret, vec![])),
                         _ => None,
                     },
@@ -266,7 +291,8 @@ impl BaseContext {
             "range",
             Box::new(FnTemplate(
                 |a: &[TypeId]| {
-                    let ok = (1..=3).contains(&a.len()) && a.iter().all(|t| t.is_integer() || *t == BOOLEAN);
+                    let ok = (1..=3).contains(&a.len())
+                        && a.iter().all(|t| t.is_integer() || *t == BOOLEAN);
                     ok.then(|| sig("range", RANGE_STATE64, vec![INT64; a.len()]))
                 },
                 "(int64,), (int64, int64), (int64, int64, int64)",
@@ -280,7 +306,11 @@ impl BaseContext {
                         if a.len() < 2 || !a.iter().all(|t| t.is_scalar()) {
                             return None;
                         }
-                        let r = if a.iter().all(|&t| t == BOOLEAN) { BOOLEAN } else { arith_type(a)? };
+                        let r = if a.iter().all(|&t| t == BOOLEAN) {
+                            BOOLEAN
+                        } else {
+                            arith_type(a)?
+                        };
                         Some(sig(key, r, vec![r; a.len()]))
                     },
                     "(number, number, ...)",
@@ -350,7 +380,9 @@ impl TypingContext for BaseContext {
                     self.module_consts.get(&key).copied()
                 }
             }
-            Type::Complex { bits } if attr == "real" || attr == "imag" => Some(intern(Type::Float { bits: bits / 2 })),
+            Type::Complex { bits } if attr == "real" || attr == "imag" => {
+                Some(intern(Type::Float { bits: bits / 2 }))
+            }
             Type::Integer { .. } | Type::Float { .. } if attr == "real" => Some(value),
             _ => None,
         }
@@ -414,13 +446,8 @@ impl TypingContext for BaseContext {
             BinOp::Pow => {
                 let base = arith_type(&[lhs])?;
                 let exp = arith_type(&[rhs])?;
-                if base.is_integer() && exp.is_integer() {
-                    Some(Signature {
-                        ret: base,
-                        args: vec![base, INT64],
-                        key: ImplKey::BinOp(op),
-                    })
-                } else if exp.is_integer() && base.is_float() {
+                // An integer exponent keeps the base's type (Numba's int_power).
+                if exp.is_integer() && (base.is_integer() || base.is_float()) {
                     Some(Signature {
                         ret: base,
                         args: vec![base, INT64],
@@ -454,7 +481,11 @@ impl TypingContext for BaseContext {
                 (t, t)
             }
             UnaryOp::Neg | UnaryOp::Pos => {
-                let t = if value.is_float() || value.is_complex() { value } else { arith_type(&[value])? };
+                let t = if value.is_float() || value.is_complex() {
+                    value
+                } else {
+                    arith_type(&[value])?
+                };
                 (t, t)
             }
         };

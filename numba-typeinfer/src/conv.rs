@@ -82,24 +82,48 @@ pub fn promote_numbers(a: TypeId, b: TypeId) -> Option<TypeId> {
         _ => 64,
     };
     let fl = |bits: u32| intern(Type::Float { bits: bits as u8 });
-    let cx = |bits: u32| intern(Type::Complex { bits: (bits * 2) as u8 });
+    let cx = |bits: u32| {
+        intern(Type::Complex {
+            bits: (bits * 2) as u8,
+        })
+    };
     Some(match (&ta, &tb) {
-        (Type::Integer { bits: x, signed: sx }, Type::Integer { bits: y, signed: sy }) => {
+        (
+            Type::Integer {
+                bits: x,
+                signed: sx,
+            },
+            Type::Integer {
+                bits: y,
+                signed: sy,
+            },
+        ) => {
             let (x, y) = (u32::from(*x), u32::from(*y));
             if sx == sy {
-                intern(Type::Integer { bits: x.max(y) as u8, signed: *sx })
+                intern(Type::Integer {
+                    bits: x.max(y) as u8,
+                    signed: *sx,
+                })
             } else {
                 let (s, u) = if *sx { (x, y) } else { (y, x) };
                 if u < s {
-                    intern(Type::Integer { bits: s as u8, signed: true })
+                    intern(Type::Integer {
+                        bits: s as u8,
+                        signed: true,
+                    })
                 } else if u < 64 {
-                    intern(Type::Integer { bits: (u * 2) as u8, signed: true })
+                    intern(Type::Integer {
+                        bits: (u * 2) as u8,
+                        signed: true,
+                    })
                 } else {
                     FLOAT64
                 }
             }
         }
-        _ if a.is_complex() || b.is_complex() => cx(int_to_float(&ta).max(int_to_float(&tb)).max(32)),
+        _ if a.is_complex() || b.is_complex() => {
+            cx(int_to_float(&ta).max(int_to_float(&tb)).max(32))
+        }
         _ => fl(int_to_float(&ta).max(int_to_float(&tb))),
     })
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use numba_ir::{Expr, ExprId, FunctionIR, Stmt, VarId};
 
-use crate::context::{typeof_const, tuple_of, CallOutcome, CalleeResolver, TypingContext};
+use crate::context::{tuple_of, typeof_const, CallOutcome, CalleeResolver, TypingContext};
 use crate::error::TypingError;
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
@@ -129,10 +129,7 @@ impl Engine<'_> {
         let new = match self.ty(v) {
             None => t,
             Some(old) => self.ctx.unify(old, t).ok_or_else(|| TypingError::Typing {
-                message: format!(
-                    "Cannot unify {old} and {t} for '{}'",
-                    self.user_name(v)
-                ),
+                message: format!("Cannot unify {old} and {t} for '{}'", self.user_name(v)),
                 line,
             })?,
         };
@@ -148,23 +145,21 @@ impl Engine<'_> {
             for inst in &block.body {
                 let line = inst.loc.line;
                 match &inst.stmt {
-                    Stmt::Assign { target, value } => {
-                        match self.type_expr(*value, line) {
-                            Ok(Some(t)) => self.refine(*target, t, line)?,
-                            Ok(None) => {
-                                if report {
-                                    if let Some(err) = self.explain_untyped(*value, line) {
-                                        return Err(err);
-                                    }
-                                }
-                            }
-                            Err(err) => {
-                                if report {
+                    Stmt::Assign { target, value } => match self.type_expr(*value, line) {
+                        Ok(Some(t)) => self.refine(*target, t, line)?,
+                        Ok(None) => {
+                            if report {
+                                if let Some(err) = self.explain_untyped(*value, line) {
                                     return Err(err);
                                 }
                             }
                         }
-                    }
+                        Err(err) => {
+                            if report {
+                                return Err(err);
+                            }
+                        }
+                    },
                     Stmt::Return { value } => {
                         if let Some(t) = self.ty(*value) {
                             let new = match self.ret {
@@ -185,7 +180,10 @@ impl Engine<'_> {
                     Stmt::Branch { cond, .. } => {
                         if report && self.ty(*cond).is_some_and(|t| !t.is_scalar()) {
                             return Err(TypingError::Typing {
-                                message: format!("cannot use {} as a condition", self.ty(*cond).unwrap_or(NONE)),
+                                message: format!(
+                                    "cannot use {} as a condition",
+                                    self.ty(*cond).unwrap_or(NONE)
+                                ),
                                 line,
                             });
                         }
@@ -263,11 +261,17 @@ impl Engine<'_> {
         Ok(Some(match ir.expr(id) {
             Expr::Arg { index, .. } => self.arg_types[*index as usize],
             Expr::Const(c) => typeof_const(c).ok_or_else(|| TypingError::Unsupported {
-                message: format!("constant {} of type {} is not supported", c.py_repr(), c.type_name()),
+                message: format!(
+                    "constant {} of type {} is not supported",
+                    c.py_repr(),
+                    c.type_name()
+                ),
                 line,
             })?,
-            Expr::Global { name, value } | Expr::FreeVar { name, value, .. } => {
-                self.ctx.resolve_global(value).map_err(|m| TypingError::Typing {
+            Expr::Global { name, value } | Expr::FreeVar { name, value, .. } => self
+                .ctx
+                .resolve_global(value)
+                .map_err(|m| TypingError::Typing {
                     message: if m == "name is not defined" {
                         format!("NameError: name '{name}' is not defined")
                     } else if m.starts_with("Untyped global name") {
@@ -276,8 +280,7 @@ impl Engine<'_> {
                         format!("Untyped global name '{name}': {m}")
                     },
                     line,
-                })?
-            }
+                })?,
             Expr::Var(v) | Expr::Cast { value: v } => match self.ty(*v) {
                 Some(t) => t,
                 None => return Ok(None),
@@ -292,18 +295,24 @@ impl Engine<'_> {
                 }
             }
             Expr::Unary { op, value } => {
-                let Some(t) = self.ty(*value) else { return Ok(None) };
+                let Some(t) = self.ty(*value) else {
+                    return Ok(None);
+                };
                 match self.ctx.resolve_unary(*op, t) {
                     Some(sig) => self.record(id, sig),
                     None => return Err(self.no_impl(op.operator_name(), &[t], line, "")),
                 }
             }
             Expr::GetAttr { value, attr } => {
-                let Some(t) = self.ty(*value) else { return Ok(None) };
-                self.ctx.resolve_getattr(t, attr).ok_or_else(|| TypingError::Typing {
-                    message: format!("Unknown attribute '{attr}' of type {t}"),
-                    line,
-                })?
+                let Some(t) = self.ty(*value) else {
+                    return Ok(None);
+                };
+                self.ctx
+                    .resolve_getattr(t, attr)
+                    .ok_or_else(|| TypingError::Typing {
+                        message: format!("Unknown attribute '{attr}' of type {t}"),
+                        line,
+                    })?
             }
             Expr::Call {
                 func,
@@ -314,11 +323,15 @@ impl Engine<'_> {
             } => {
                 if !kws.is_empty() || vararg.is_some() || varkwarg.is_some() {
                     return Err(TypingError::Unsupported {
-                        message: "calls with keyword or star arguments are not supported by numba-rs yet".into(),
+                        message:
+                            "calls with keyword or star arguments are not supported by numba-rs yet"
+                                .into(),
                         line,
                     });
                 }
-                let Some(ft) = self.ty(*func) else { return Ok(None) };
+                let Some(ft) = self.ty(*func) else {
+                    return Ok(None);
+                };
                 let mut atys = Vec::with_capacity(args.len());
                 for a in args {
                     match self.ty(*a) {
@@ -330,14 +343,26 @@ impl Engine<'_> {
                     Type::Dispatcher { id: did, name } => {
                         if self.self_id == Some(did) && atys.as_slice() == self.arg_types {
                             match self.ret {
-                                Some(r) => self.record(id, Signature { ret: r, args: atys, key: ImplKey::Dispatcher { id: did } }),
+                                Some(r) => self.record(
+                                    id,
+                                    Signature {
+                                        ret: r,
+                                        args: atys,
+                                        key: ImplKey::Dispatcher { id: did },
+                                    },
+                                ),
                                 None => return Ok(None),
                             }
                         } else {
                             match self.callees.resolve_call(did, &atys) {
-                                Ok(CallOutcome::Resolved(r)) => {
-                                    self.record(id, Signature { ret: r, args: atys, key: ImplKey::Dispatcher { id: did } })
-                                }
+                                Ok(CallOutcome::Resolved(r)) => self.record(
+                                    id,
+                                    Signature {
+                                        ret: r,
+                                        args: atys,
+                                        key: ImplKey::Dispatcher { id: did },
+                                    },
+                                ),
                                 Ok(CallOutcome::InProgress) => return Ok(None),
                                 Err(m) => {
                                     return Err(TypingError::Typing {
@@ -371,28 +396,36 @@ impl Engine<'_> {
                     }
                     other => {
                         return Err(TypingError::Typing {
-                            message: format!("Cannot call a value of type {other}: it is not callable"),
+                            message: format!(
+                                "Cannot call a value of type {other}: it is not callable"
+                            ),
                             line,
                         })
                     }
                 }
             }
             Expr::GetIter { value } => {
-                let Some(t) = self.ty(*value) else { return Ok(None) };
+                let Some(t) = self.ty(*value) else {
+                    return Ok(None);
+                };
                 match t.get() {
                     Type::RangeState64 => RANGE_ITER64,
                     _ => return Err(self.no_impl("getiter", &[t], line, "")),
                 }
             }
             Expr::IterNext { value } => {
-                let Some(t) = self.ty(*value) else { return Ok(None) };
+                let Some(t) = self.ty(*value) else {
+                    return Ok(None);
+                };
                 match t.get() {
                     Type::RangeIter64 => intern(Type::Pair(INT64, BOOLEAN)),
                     _ => return Err(self.no_impl("iternext", &[t], line, "")),
                 }
             }
             Expr::PairFirst { value } | Expr::PairSecond { value } => {
-                let Some(t) = self.ty(*value) else { return Ok(None) };
+                let Some(t) = self.ty(*value) else {
+                    return Ok(None);
+                };
                 match t.get() {
                     Type::Pair(a, b) => {
                         if matches!(ir.expr(id), Expr::PairFirst { .. }) {
@@ -416,7 +449,9 @@ impl Engine<'_> {
                 return Err(self.no_impl("getitem", &[v, i], line, ""));
             }
             Expr::StaticGetItem { value, index, .. } => {
-                let Some(v) = self.ty(*value) else { return Ok(None) };
+                let Some(v) = self.ty(*value) else {
+                    return Ok(None);
+                };
                 match v.get() {
                     Type::UniTuple(t, n) if (*index as u32) < n => t,
                     Type::Tuple(items) if (*index as usize) < items.len() => items[*index as usize],
@@ -434,7 +469,9 @@ impl Engine<'_> {
                 tuple_of(tys)
             }
             Expr::ExhaustIter { value, count } => {
-                let Some(v) = self.ty(*value) else { return Ok(None) };
+                let Some(v) = self.ty(*value) else {
+                    return Ok(None);
+                };
                 match v.get() {
                     Type::UniTuple(_, n) if n == *count => v,
                     Type::Tuple(items) if items.len() == *count as usize => v,

@@ -18,7 +18,7 @@ pub mod infer;
 pub mod signature;
 pub mod types;
 
-pub use context::{BaseContext, CalleeResolver, CallOutcome, FunctionTemplate, TypingContext};
+pub use context::{BaseContext, CallOutcome, CalleeResolver, FunctionTemplate, TypingContext};
 pub use conv::Conversion;
 pub use error::TypingError;
 pub use infer::{infer, TypingResult};

@@ -14,7 +14,9 @@ pub enum ImplKey {
     /// A function template by key (`abs`, `range`, `math.sqrt`, a user's key).
     Function(String),
     /// A call to another jitted function (or to the function being compiled).
-    Dispatcher { id: u64 },
+    Dispatcher {
+        id: u64,
+    },
     /// Constructing an exception instance.
     Exception(String),
 }
@@ -50,7 +52,10 @@ pub fn parse_signature(text: &str) -> Result<(Option<TypeId>, Vec<TypeId>), Stri
     let ret = if ret_name.is_empty() {
         None
     } else {
-        Some(types::from_name(ret_name).ok_or_else(|| format!("unknown type {ret_name:?} in signature"))?)
+        Some(
+            types::from_name(ret_name)
+                .ok_or_else(|| format!("unknown type {ret_name:?} in signature"))?,
+        )
     };
     let inner = text[open + 1..close].trim();
     let args = if inner.is_empty() {
@@ -76,7 +81,10 @@ mod tests {
 
     #[test]
     fn parses() {
-        assert_eq!(parse_signature("float64(float64, int64)"), Ok((Some(FLOAT64), vec![FLOAT64, INT64])));
+        assert_eq!(
+            parse_signature("float64(float64, int64)"),
+            Ok((Some(FLOAT64), vec![FLOAT64, INT64]))
+        );
         assert_eq!(parse_signature("(int64,)"), Ok((None, vec![INT64])));
         assert_eq!(parse_signature("void()"), Ok((Some(NONE), vec![])));
         assert!(parse_signature("float64(str)").is_err());

@@ -13,9 +13,16 @@ pub struct TypeId(pub u32);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Type {
     Boolean,
-    Integer { bits: u8, signed: bool },
-    Float { bits: u8 },
-    Complex { bits: u8 },
+    Integer {
+        bits: u8,
+        signed: bool,
+    },
+    Float {
+        bits: u8,
+    },
+    Complex {
+        bits: u8,
+    },
     NoneType,
     Unicode,
     PyObject,
@@ -34,7 +41,10 @@ pub enum Type {
     /// A number class used as a callable: `int`, `float`, `bool` → `class(int64)`.
     NumberClass(TypeId),
     /// Another jitted function, by dispatcher id and name.
-    Dispatcher { id: u64, name: String },
+    Dispatcher {
+        id: u64,
+        name: String,
+    },
     ExceptionClass(String),
     ExceptionInstance(String),
 }
@@ -55,14 +65,38 @@ static TABLE: LazyLock<RwLock<Table>> = LazyLock::new(|| {
 static PRIMITIVES: LazyLock<Vec<Type>> = LazyLock::new(|| {
     vec![
         Type::Boolean,
-        Type::Integer { bits: 8, signed: true },
-        Type::Integer { bits: 16, signed: true },
-        Type::Integer { bits: 32, signed: true },
-        Type::Integer { bits: 64, signed: true },
-        Type::Integer { bits: 8, signed: false },
-        Type::Integer { bits: 16, signed: false },
-        Type::Integer { bits: 32, signed: false },
-        Type::Integer { bits: 64, signed: false },
+        Type::Integer {
+            bits: 8,
+            signed: true,
+        },
+        Type::Integer {
+            bits: 16,
+            signed: true,
+        },
+        Type::Integer {
+            bits: 32,
+            signed: true,
+        },
+        Type::Integer {
+            bits: 64,
+            signed: true,
+        },
+        Type::Integer {
+            bits: 8,
+            signed: false,
+        },
+        Type::Integer {
+            bits: 16,
+            signed: false,
+        },
+        Type::Integer {
+            bits: 32,
+            signed: false,
+        },
+        Type::Integer {
+            bits: 64,
+            signed: false,
+        },
         Type::Float { bits: 16 },
         Type::Float { bits: 32 },
         Type::Float { bits: 64 },
@@ -100,7 +134,12 @@ pub const INTP: TypeId = INT64;
 
 /// Intern a type, returning its typecode.
 pub fn intern(t: Type) -> TypeId {
-    if let Some(i) = TABLE.read().unwrap_or_else(|e| e.into_inner()).types.get_index_of(&t) {
+    if let Some(i) = TABLE
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .types
+        .get_index_of(&t)
+    {
         return TypeId(i as u32);
     }
     let mut table = TABLE.write().unwrap_or_else(|e| e.into_inner());
@@ -138,7 +177,10 @@ impl TypeId {
 
     /// Integer, float or complex (not bool, as in Numba).
     pub fn is_number(self) -> bool {
-        matches!(self.get(), Type::Integer { .. } | Type::Float { .. } | Type::Complex { .. })
+        matches!(
+            self.get(),
+            Type::Integer { .. } | Type::Float { .. } | Type::Complex { .. }
+        )
     }
 
     /// Bool or number.
@@ -149,7 +191,9 @@ impl TypeId {
     pub fn bitwidth(self) -> u32 {
         match self.get() {
             Type::Boolean => 1,
-            Type::Integer { bits, .. } | Type::Float { bits } | Type::Complex { bits } => u32::from(bits),
+            Type::Integer { bits, .. } | Type::Float { bits } | Type::Complex { bits } => {
+                u32::from(bits)
+            }
             _ => 64,
         }
     }
@@ -171,7 +215,10 @@ impl fmt::Display for Type {
         match self {
             Type::Boolean => f.write_str("bool"),
             Type::Integer { bits, signed: true } => write!(f, "int{bits}"),
-            Type::Integer { bits, signed: false } => write!(f, "uint{bits}"),
+            Type::Integer {
+                bits,
+                signed: false,
+            } => write!(f, "uint{bits}"),
             Type::Float { bits } => write!(f, "float{bits}"),
             Type::Complex { bits } => write!(f, "complex{bits}"),
             Type::NoneType => f.write_str("none"),
@@ -227,7 +274,13 @@ mod tests {
 
     #[test]
     fn primitives_are_preinterned_and_named() {
-        assert_eq!(intern(Type::Integer { bits: 64, signed: true }), INT64);
+        assert_eq!(
+            intern(Type::Integer {
+                bits: 64,
+                signed: true
+            }),
+            INT64
+        );
         assert_eq!(FLOAT64.to_string(), "float64");
         assert_eq!(BOOLEAN.to_string(), "bool");
         let t = intern(Type::UniTuple(INT64, 2));

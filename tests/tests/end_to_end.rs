@@ -12,7 +12,10 @@ use numba_typeinfer::types::{BOOLEAN, FLOAT64, INT64};
 use numba_typeinfer::TypeId;
 
 fn blob(name: &str) -> Vec<u8> {
-    let path = format!("{}/fixtures/blobs/{name}.marshal", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/fixtures/blobs/{name}.marshal",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -24,7 +27,8 @@ struct BlobSource {
 
 impl FunctionSource for BlobSource {
     fn load(&self) -> Result<(numba_bytecode::CodeObject, Box<dyn GlobalResolver>), String> {
-        let code = numba_bytecode::marshal::read_code(&blob(&self.name)).map_err(|e| e.to_string())?;
+        let code =
+            numba_bytecode::marshal::read_code(&blob(&self.name)).map_err(|e| e.to_string())?;
         let mut g: HashMap<String, Global> = HashMap::new();
         g.insert(
             "math".into(),
@@ -38,7 +42,10 @@ impl FunctionSource for BlobSource {
             g.insert(
                 short.clone(),
                 Global {
-                    kind: GlobalKind::Dispatcher { id: *id, name: short.clone() },
+                    kind: GlobalKind::Dispatcher {
+                        id: *id,
+                        name: short.clone(),
+                    },
                     repr: format!("CPUDispatcher(<function {short}>)"),
                 },
             );
@@ -82,7 +89,9 @@ fn call(d: &Dispatcher, args: &[V]) -> Result<V, (String, String)> {
             V::B(_) => BOOLEAN,
         })
         .collect();
-    let c = d.resolve(&tys).unwrap_or_else(|e| panic!("compile {}: {e}", d.name));
+    let c = d
+        .resolve(&tys)
+        .unwrap_or_else(|e| panic!("compile {}: {e}", d.name));
     let slots: Vec<u64> = args
         .iter()
         .map(|a| match a {
@@ -133,7 +142,10 @@ fn scalar_functions_from_blobs() {
     assert_eq!(call(&d("floor_mod"), &[V::I(-7), V::I(2)]), Ok(V::I(-3)));
     assert_eq!(
         call(&d("floor_mod"), &[V::I(1), V::I(0)]),
-        Err(("ZeroDivisionError".into(), "integer division by zero".into()))
+        Err((
+            "ZeroDivisionError".into(),
+            "integer division by zero".into()
+        ))
     );
     assert_eq!(call(&d("collatz_steps"), &[V::I(27)]), Ok(V::I(111)));
     let expected: i64 = {

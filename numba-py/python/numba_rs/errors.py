@@ -1,0 +1,16 @@
+"""Exceptions raised by numba-rs, named as Numba names them."""
+
+
+class NumbaError(Exception):
+    """Base class of numba-rs compile errors."""
+
+
+class TypingError(NumbaError):
+    """A function cannot be typed: the message names the operation, types and line."""
+
+
+class UnsupportedError(NumbaError):
+    """A construct numba-rs does not support (yet): the message names it and the line."""
+
+
+NumbaTypeError = TypingError

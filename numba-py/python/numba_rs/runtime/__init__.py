@@ -1,0 +1,5 @@
+"""The numba-rs runtime (NRT) as seen from Python."""
+
+from . import rtsys
+
+__all__ = ["rtsys"]

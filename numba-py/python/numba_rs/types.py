@@ -1,0 +1,20 @@
+"""Numba types as objects that print as Numba prints them (``int64``, ``float64``)."""
+
+from ._numba_rs import Type, type_from_name
+
+boolean = bool_ = type_from_name("bool")
+int8 = type_from_name("int8")
+int16 = type_from_name("int16")
+int32 = type_from_name("int32")
+int64 = intp = type_from_name("int64")
+uint8 = type_from_name("uint8")
+uint16 = type_from_name("uint16")
+uint32 = type_from_name("uint32")
+uint64 = uintp = type_from_name("uint64")
+float32 = type_from_name("float32")
+float64 = double = type_from_name("float64")
+complex64 = type_from_name("complex64")
+complex128 = type_from_name("complex128")
+none = void = type_from_name("none")
+
+__all__ = [name for name in dir() if not name.startswith("_")]
