@@ -406,7 +406,7 @@ impl Interp<'_> {
                 // `a in b` is `contains(b, a)`; Numba swaps the operands.
                 let lhs = self.get(&ti.inputs[1])?;
                 let rhs = self.get(&ti.inputs[0])?;
-                let res = self.store(
+                self.store(
                     Expr::BinOp {
                         op: BinOp::In,
                         lhs,
@@ -416,7 +416,6 @@ impl Interp<'_> {
                     false,
                 );
                 if arg == 1 {
-                    let _ = res;
                     let tmp = self.get(&out(0))?;
                     self.store(
                         Expr::Unary {
@@ -477,8 +476,7 @@ impl Interp<'_> {
             }
             "FOR_ITER" => {
                 let it = self.get(&ti.inputs[0])?;
-                let pair = self.store(Expr::IterNext { value: it }, &out(0), false);
-                let _ = pair;
+                self.store(Expr::IterNext { value: it }, &out(0), false);
                 let pair = self.get(&out(0))?;
                 self.store(Expr::PairFirst { value: pair }, &out(1), false);
                 let pair = self.get(&out(0))?;

@@ -270,13 +270,12 @@ struct Dispatcher {
 }
 
 impl Dispatcher {
-    fn compiled_for(&self, py: Python<'_>, tys: &[TypeId]) -> PyResult<Arc<CompiledFunction>> {
+    fn compiled_for(&self, tys: &[TypeId]) -> PyResult<Arc<CompiledFunction>> {
         if let Some(c) = self.core.lookup(tys) {
             return Ok(c);
         }
         let core = self.core.clone();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| core.resolve(tys)));
-        let _ = py;
         match r {
             Ok(res) => res.map_err(to_py_err),
             Err(p) => {
@@ -330,7 +329,7 @@ impl Dispatcher {
         for a in args.iter() {
             tys.push(typeof_arg(&a)?);
         }
-        let c = self.compiled_for(py, &tys)?;
+        let c = self.compiled_for(&tys)?;
         let mut slots: Vec<u64> = Vec::with_capacity(n);
         for (a, &t) in args.iter().zip(&c.arg_types) {
             slots.push(unbox(&a, t)?);

@@ -95,19 +95,9 @@ pub fn infer(
     }
     // Final pass: report what still fails.
     e.pass(true)?;
-    let mut typemap = Vec::with_capacity(ir.vars.len());
-    for (i, t) in e.typemap.iter().enumerate() {
-        match t {
-            Some(t) => typemap.push(*t),
-            None => {
-                let var = &ir.vars[i];
-                // Variables only used in unreachable or untaken paths are never typed.
-                let name = var.name.split('.').next().unwrap_or(&var.name).to_string();
-                let _ = name;
-                typemap.push(NONE);
-            }
-        }
-    }
+    // Variables only assigned on paths inference never reaches (or only from untyped
+    // temporaries such as NULL phis) carry no data: type them `none`.
+    let typemap = e.typemap.iter().map(|t| t.unwrap_or(NONE)).collect();
     Ok(TypingResult {
         typemap,
         calltypes: e.calltypes,
