@@ -15,7 +15,7 @@ mod pipeline;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use numba_bytecode::CodeObject;
@@ -41,7 +41,7 @@ pub struct Dispatcher {
     /// Return types fixed by explicit signatures, by argument types.
     explicit_returns: Mutex<HashMap<Vec<TypeId>, TypeId>>,
     /// False once explicit signatures were given: calls then convert instead of compiling.
-    can_compile: Mutex<bool>,
+    can_compile: AtomicBool,
 }
 
 impl std::fmt::Debug for Dispatcher {
@@ -70,7 +70,7 @@ pub fn register(name: &str, source: Box<dyn FunctionSource>) -> Arc<Dispatcher> 
         source,
         overloads: Mutex::new(Vec::new()),
         explicit_returns: Mutex::new(HashMap::new()),
-        can_compile: Mutex::new(true),
+        can_compile: AtomicBool::new(true),
     });
     REGISTRY
         .lock()
@@ -136,7 +136,7 @@ impl Dispatcher {
                 .insert(args.to_vec(), r);
         }
         let c = self.compile(args)?;
-        *self.can_compile.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        self.can_compile.store(false, Ordering::Relaxed);
         Ok(c)
     }
 
@@ -146,7 +146,7 @@ impl Dispatcher {
         if let Some(c) = self.lookup(args) {
             return Ok(c);
         }
-        if *self.can_compile.lock().unwrap_or_else(|e| e.into_inner()) {
+        if self.can_compile.load(Ordering::Relaxed) {
             return self.compile(args);
         }
         let overloads = self.overloads();

@@ -314,6 +314,21 @@ impl<'ctx> FnLower<'ctx, '_> {
         None
     }
 
+    /// A stack slot in the entry block, so it is allocated once however often the
+    /// current block runs (and mem2reg can promote it).
+    fn alloca_in_entry(&self, ty: BasicTypeEnum<'ctx>, name: &str) -> R<PointerValue<'ctx>> {
+        let here = self.b.get_insert_block();
+        match self.entry.get_first_instruction() {
+            Some(i) => self.b.position_before(&i),
+            None => self.b.position_at_end(self.entry),
+        }
+        let slot = self.b.build_alloca(ty, name).l()?;
+        if let Some(bb) = here {
+            self.b.position_at_end(bb);
+        }
+        Ok(slot)
+    }
+
     fn load(&self, v: VarId) -> R<Option<BasicValueEnum<'ctx>>> {
         match (self.slots[v.0 as usize], value_type(self.ctx, self.ty(v))) {
             (Some(slot), Some(t)) => Ok(Some(self.b.build_load(t, slot, self.ir.var_name(v)).l()?)),
@@ -627,16 +642,8 @@ impl<'ctx> FnLower<'ctx, '_> {
             Expr::GetIter { value } => {
                 let st = self.load_req(*value)?.into_struct_value();
                 let storage_ty = range_iter_storage(self.ctx);
-                // One iterator state per getiter site, allocated in the entry block.
-                let here = self.b.get_insert_block();
-                match self.entry.get_first_instruction() {
-                    Some(i) => self.b.position_before(&i),
-                    None => self.b.position_at_end(self.entry),
-                }
-                let storage = self.b.build_alloca(storage_ty, "range_iter").l()?;
-                if let Some(bb) = here {
-                    self.b.position_at_end(bb);
-                }
+                // One iterator state per getiter site.
+                let storage = self.alloca_in_entry(storage_ty.into(), "range_iter")?;
                 let start = self.b.build_extract_value(st, 0, "").l()?;
                 let stop = self.b.build_extract_value(st, 1, "").l()?;
                 let step = self.b.build_extract_value(st, 2, "").l()?;
@@ -1311,18 +1318,7 @@ impl<'ctx> FnLower<'ctx, '_> {
         let ret_ty = value_type(self.ctx, sig.ret);
         // The callee's result slot lives in the entry block.
         let slot = match ret_ty {
-            Some(t) => {
-                let here = self.b.get_insert_block();
-                match self.entry.get_first_instruction() {
-                    Some(i) => self.b.position_before(&i),
-                    None => self.b.position_at_end(self.entry),
-                }
-                let s = self.b.build_alloca(t, "callres").l()?;
-                if let Some(bb) = here {
-                    self.b.position_at_end(bb);
-                }
-                s
-            }
+            Some(t) => self.alloca_in_entry(t, "callres")?,
             None => self.ctx.ptr_type(AddressSpace::default()).const_null(),
         };
         let mut args: Vec<BasicMetadataValueEnum> = vec![slot.into(), self.excinfo.into()];
