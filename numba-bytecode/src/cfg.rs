@@ -6,7 +6,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A natural loop.
+use petgraph::algo::dominators::{simple_fast, Dominators};
+use petgraph::graphmap::DiGraphMap;
+use petgraph::visit::{Dfs, Reversed};
+use petgraph::Direction;
+
+/// A natural loop (Numba's `Loop` namedtuple).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Loop {
     pub header: u32,
@@ -16,65 +21,142 @@ pub struct Loop {
 }
 
 /// A CFG over block offsets with dominators, post-dominators, back edges and loops.
+///
+/// The graph itself is a petgraph [`DiGraphMap`] ([`ControlFlowGraph::graph`]); the analysis
+/// results are kept as ordered maps and sets so they are deterministic and cheap to query.
 #[derive(Debug, Clone, Default)]
 pub struct ControlFlowGraph {
     pub entry: u32,
+    graph: DiGraphMap<u32, ()>,
+    /// Live nodes (reachable from the entry).
     pub nodes: BTreeSet<u32>,
+    /// Nodes dropped because the entry cannot reach them (Numba's `dead_nodes()`).
+    pub dead_nodes: BTreeSet<u32>,
     pub succs: BTreeMap<u32, BTreeSet<u32>>,
     pub preds: BTreeMap<u32, BTreeSet<u32>>,
     pub back_edges: BTreeSet<(u32, u32)>,
+    /// Immediate dominators (the entry maps to itself).
+    pub idoms: BTreeMap<u32, u32>,
     pub doms: BTreeMap<u32, BTreeSet<u32>>,
+    /// Immediate post-dominators; `None` where it is the virtual exit.
+    pub ipdoms: BTreeMap<u32, Option<u32>>,
     pub post_doms: BTreeMap<u32, BTreeSet<u32>>,
     pub loops: BTreeMap<u32, Loop>,
+    /// Edges in the order they were added, which the Numba-compatible dump replays.
+    edge_order: Vec<(u32, u32)>,
 }
+
+/// The virtual exit node used for post-dominators.
+const VIRTUAL_EXIT: u32 = u32::MAX;
 
 impl ControlFlowGraph {
     /// Build from nodes and edges, dropping nodes unreachable from `entry`, and run every
-    /// analysis.
+    /// analysis. Edge order only matters for [`ControlFlowGraph::numba_dump`], which replays
+    /// the insertions as Numba makes them.
     pub fn new(
         entry: u32,
         nodes: impl IntoIterator<Item = u32>,
         edges: impl IntoIterator<Item = (u32, u32)>,
     ) -> Self {
+        let mut graph = DiGraphMap::new();
+        graph.add_node(entry);
+        for n in nodes {
+            graph.add_node(n);
+        }
+        let mut edge_order = Vec::new();
+        for (a, b) in edges {
+            graph.add_edge(a, b, ());
+            edge_order.push((a, b));
+        }
+        let mut live = BTreeSet::new();
+        let mut dfs = Dfs::new(&graph, entry);
+        while let Some(n) = dfs.next(&graph) {
+            live.insert(n);
+        }
+        let dead_nodes: BTreeSet<u32> = graph.nodes().filter(|n| !live.contains(n)).collect();
+        for &d in &dead_nodes {
+            graph.remove_node(d);
+        }
+        let succs = live
+            .iter()
+            .map(|&n| {
+                (
+                    n,
+                    graph.neighbors_directed(n, Direction::Outgoing).collect(),
+                )
+            })
+            .collect();
+        let preds = live
+            .iter()
+            .map(|&n| {
+                (
+                    n,
+                    graph.neighbors_directed(n, Direction::Incoming).collect(),
+                )
+            })
+            .collect();
         let mut g = ControlFlowGraph {
             entry,
+            graph,
+            nodes: live,
+            dead_nodes,
+            succs,
+            preds,
+            edge_order,
             ..Default::default()
         };
-        for n in nodes {
-            g.nodes.insert(n);
-        }
-        for (a, b) in edges {
-            g.nodes.insert(a);
-            g.nodes.insert(b);
-            g.succs.entry(a).or_default().insert(b);
-            g.preds.entry(b).or_default().insert(a);
-        }
-        g.remove_unreachable();
-        for &n in &g.nodes {
-            g.succs.entry(n).or_default();
-            g.preds.entry(n).or_default();
-        }
         g.back_edges = g.find_back_edges();
-        g.doms = dominators(&g.nodes, entry, &g.preds);
-        g.post_doms = g.compute_post_doms();
+        let doms = simple_fast(&g.graph, entry);
+        g.idoms = g
+            .nodes
+            .iter()
+            .map(|&n| (n, doms.immediate_dominator(n).unwrap_or(n)))
+            .collect();
+        g.doms = dominator_sets(&g.nodes, &doms);
         g.loops = g.find_loops();
+        g.compute_post_doms();
         g
     }
 
-    fn remove_unreachable(&mut self) {
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![self.entry];
-        while let Some(n) = stack.pop() {
-            if seen.insert(n) {
-                stack.extend(self.succs.get(&n).into_iter().flatten().copied());
+    /// The underlying petgraph graph (live nodes only).
+    pub fn graph(&self) -> &DiGraphMap<u32, ()> {
+        &self.graph
+    }
+
+    /// The edges in insertion order (dead nodes' edges included).
+    pub fn edge_order(&self) -> &[(u32, u32)] {
+        &self.edge_order
+    }
+
+    /// Nodes without successors.
+    pub fn exit_points(&self) -> BTreeSet<u32> {
+        self.nodes
+            .iter()
+            .copied()
+            .filter(|n| self.succs.get(n).is_none_or(|s| s.is_empty()))
+            .collect()
+    }
+
+    /// Nodes in reverse postorder from the entry, ignoring back edges (Numba's
+    /// `topo_order`).
+    pub fn topo_order(&self) -> Vec<u32> {
+        let mut post = Vec::new();
+        let mut seen = BTreeSet::from([self.entry]);
+        let mut stack = vec![(self.entry, false)];
+        while let Some((n, done)) = stack.pop() {
+            if done {
+                post.push(n);
+                continue;
+            }
+            stack.push((n, true));
+            for s in self.successors(n) {
+                if !self.back_edges.contains(&(n, s)) && seen.insert(s) {
+                    stack.push((s, false));
+                }
             }
         }
-        self.nodes.retain(|n| seen.contains(n));
-        self.succs.retain(|n, _| seen.contains(n));
-        self.preds.retain(|n, _| seen.contains(n));
-        for set in self.preds.values_mut() {
-            set.retain(|n| seen.contains(n));
-        }
+        post.reverse();
+        post
     }
 
     pub fn successors(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
@@ -112,38 +194,38 @@ impl ControlFlowGraph {
         back
     }
 
-    fn compute_post_doms(&self) -> BTreeMap<u32, BTreeSet<u32>> {
-        // A dummy exit reached from every exit node and from every node of an infinite loop.
-        const DUMMY: u32 = u32::MAX;
-        let mut rev_preds: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
-        let mut nodes = self.nodes.clone();
-        nodes.insert(DUMMY);
-        for (&a, succs) in &self.succs {
-            for &b in succs {
-                rev_preds.entry(a).or_default().insert(b);
+    /// Post-dominators with Numba's virtual exit: an edge to it from every exit node and
+    /// from every node of an infinite loop (a loop without exits).
+    fn compute_post_doms(&mut self) {
+        let mut rev = self.graph.clone();
+        rev.add_node(VIRTUAL_EXIT);
+        for n in self.exit_points() {
+            rev.add_edge(n, VIRTUAL_EXIT, ());
+        }
+        for lp in self.loops.values() {
+            if lp.exits.is_empty() {
+                for &b in &lp.body {
+                    rev.add_edge(b, VIRTUAL_EXIT, ());
+                }
             }
         }
-        let exits: Vec<u32> = self
+        let pdoms = simple_fast(Reversed(&rev), VIRTUAL_EXIT);
+        let mut all = self.nodes.clone();
+        all.insert(VIRTUAL_EXIT);
+        let mut sets = dominator_sets(&all, &pdoms);
+        sets.remove(&VIRTUAL_EXIT);
+        for set in sets.values_mut() {
+            set.remove(&VIRTUAL_EXIT);
+        }
+        self.ipdoms = self
             .nodes
             .iter()
-            .copied()
-            .filter(|n| self.succs.get(n).is_none_or(|s| s.is_empty()))
+            .filter_map(|&n| {
+                let ip = pdoms.immediate_dominator(n)?;
+                Some((n, (ip != VIRTUAL_EXIT).then_some(ip)))
+            })
             .collect();
-        let mut to_dummy: BTreeSet<u32> = exits.into_iter().collect();
-        for lp in self.find_loops().values() {
-            if lp.exits.is_empty() {
-                to_dummy.extend(lp.body.iter().copied());
-            }
-        }
-        for n in to_dummy {
-            rev_preds.entry(n).or_default().insert(DUMMY);
-        }
-        let mut pd = dominators(&nodes, DUMMY, &rev_preds);
-        pd.remove(&DUMMY);
-        for set in pd.values_mut() {
-            set.remove(&DUMMY);
-        }
-        pd
+        self.post_doms = sets;
     }
 
     fn find_loops(&self) -> BTreeMap<u32, Loop> {
@@ -202,57 +284,15 @@ impl ControlFlowGraph {
     }
 }
 
-/// Iterative set-based dominators over `preds`, rooted at `entry`.
-fn dominators(
-    nodes: &BTreeSet<u32>,
-    entry: u32,
-    preds: &BTreeMap<u32, BTreeSet<u32>>,
-) -> BTreeMap<u32, BTreeSet<u32>> {
-    // `preds` here is "edges into n" for the direction being analysed.
-    let mut incoming: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for (&n, ps) in preds {
-        for &p in ps {
-            incoming.entry(n).or_default().push(p);
-        }
-    }
-    let mut doms: BTreeMap<u32, BTreeSet<u32>> = nodes
+/// `doms(n) = {n} ∪ doms(idom(n))` for every node the dominator tree reaches.
+fn dominator_sets(nodes: &BTreeSet<u32>, doms: &Dominators<u32>) -> BTreeMap<u32, BTreeSet<u32>> {
+    nodes
         .iter()
-        .map(|&n| {
-            (
-                n,
-                if n == entry {
-                    BTreeSet::from([n])
-                } else {
-                    nodes.clone()
-                },
-            )
+        .filter_map(|&n| {
+            let chain = doms.dominators(n)?;
+            Some((n, chain.collect()))
         })
-        .collect();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &n in nodes {
-            if n == entry {
-                continue;
-            }
-            let mut new: Option<BTreeSet<u32>> = None;
-            for p in incoming.get(&n).into_iter().flatten() {
-                if let Some(pd) = doms.get(p) {
-                    new = Some(match new {
-                        None => pd.clone(),
-                        Some(acc) => acc.intersection(pd).copied().collect(),
-                    });
-                }
-            }
-            let mut new = new.unwrap_or_default();
-            new.insert(n);
-            if doms.get(&n) != Some(&new) {
-                doms.insert(n, new);
-                changed = true;
-            }
-        }
-    }
-    doms
+        .collect()
 }
 
 #[cfg(test)]

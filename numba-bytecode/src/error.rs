@@ -11,7 +11,14 @@ pub enum BytecodeError {
     /// The code bytes are malformed (odd length, unknown opcode, jump out of range).
     #[error("malformed bytecode at offset {offset}: {reason}")]
     Decode { offset: u32, reason: String },
-    /// A construct Numba does not support on this Python version.
+    /// A construct Numba does not support on this Python version, found while analysing
+    /// `function` (its qualified name) at source `line`. `opname` is the rejected opcode
+    /// when the construct is a single opcode.
     #[error("{message}")]
-    Unsupported { message: String, line: u32 },
+    Unsupported {
+        message: String,
+        opname: Option<&'static str>,
+        function: String,
+        line: u32,
+    },
 }

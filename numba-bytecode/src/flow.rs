@@ -12,6 +12,7 @@ use crate::cfg::ControlFlowGraph;
 use crate::error::BytecodeError;
 use crate::instr::{ByteCode, Instruction};
 use crate::opcode::BINARY_OP_SYMBOLS;
+use crate::pyset::{hash_int, hash_tuple, PySet};
 
 /// A register: a stack value named as Numba names it (`$8load_global.1`, `$phi60.0`).
 pub type Reg = String;
@@ -32,6 +33,33 @@ pub struct TracedInst {
     pub outputs: Vec<Reg>,
     /// `co_consts` index of the pending `KW_NAMES`, for `CALL`.
     pub kw_names: Option<u32>,
+    /// For `BEFORE_WITH`: the offset where the with-block's exception ranges end.
+    pub with_end: Option<u32>,
+}
+
+/// What a syntax block on the trace's block stack stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    /// A `try` body, from an exception-table entry; `end` is the handler.
+    Try,
+    /// A `with` body; `end` is where its exception ranges end.
+    With,
+}
+
+/// An entry of the block stack Numba keeps while tracing (`State.make_block`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyntaxBlock {
+    pub kind: BlockKind,
+    /// Handler offset for `Try`, end of the body for `With`.
+    pub end: u32,
+    /// For `Try`: the end of the exception-table range that opened it.
+    pub end_offset: Option<u32>,
+    /// Stack depth when the block was made.
+    pub entry_stack: usize,
+    /// Stack depth the handler expects (the exception entry's depth for `Try`).
+    pub stack_depth: usize,
+    /// Whether entering the handler also pushes the last instruction offset.
+    pub push_lasti: bool,
 }
 
 /// An edge leaving a block with the stack it carries.
@@ -39,6 +67,11 @@ pub struct TracedInst {
 pub struct FlowEdge {
     pub target: u32,
     pub stack: Vec<Reg>,
+    /// The block stack on arrival at `target`.
+    pub blockstack: Vec<SyntaxBlock>,
+    /// How many registers at the top of `stack` the edge itself created (exception values
+    /// pushed when entering a handler).
+    pub npush: usize,
 }
 
 /// The dataflow of one block.
@@ -47,10 +80,22 @@ pub struct BlockFlow {
     pub offset: u32,
     /// Incoming stack slots (phi registers), bottom first.
     pub phis: Vec<Reg>,
+    /// The block stack on entry.
+    pub blockstack: Vec<SyntaxBlock>,
     pub insts: Vec<TracedInst>,
     pub edges: Vec<FlowEdge>,
     /// After phi pruning: `(phi, value)` assignments to make before leaving the block.
     pub outgoing_phis: Vec<(Reg, Reg)>,
+}
+
+impl BlockFlow {
+    /// The innermost `try` active on entry (Numba's `active_try_block`).
+    pub fn active_try(&self) -> Option<&SyntaxBlock> {
+        self.blockstack
+            .iter()
+            .rev()
+            .find(|b| b.kind == BlockKind::Try)
+    }
 }
 
 /// Dataflow of a whole function.
@@ -58,6 +103,70 @@ pub struct BlockFlow {
 pub struct Dataflow {
     pub blocks: BTreeMap<u32, BlockFlow>,
     pub cfg: ControlFlowGraph,
+}
+
+impl Dataflow {
+    /// A readable dump of the trace: per block the incoming stack, the block stack, each
+    /// instruction with the registers it reads and creates, the outgoing edges and the phi
+    /// assignments that survived pruning.
+    pub fn dump(&self, bc: &ByteCode) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        for (pc, b) in &self.blocks {
+            let _ = writeln!(out, "block {pc}:");
+            let _ = writeln!(out, "  stack in: [{}]", b.phis.join(", "));
+            if !b.blockstack.is_empty() {
+                let blocks: Vec<String> = b.blockstack.iter().map(SyntaxBlock::describe).collect();
+                let _ = writeln!(out, "  blocks: [{}]", blocks.join(", "));
+            }
+            for ti in &b.insts {
+                let name = bc.at(ti.offset).map_or("?", |i| i.opname);
+                if name == "CACHE" {
+                    continue;
+                }
+                let _ = write!(out, "  {:>6} {name}", ti.offset);
+                if !ti.inputs.is_empty() {
+                    let _ = write!(out, " ({})", ti.inputs.join(", "));
+                }
+                if !ti.outputs.is_empty() {
+                    let _ = write!(out, " -> {}", ti.outputs.join(", "));
+                }
+                if let Some(k) = ti.kw_names {
+                    let _ = write!(out, " kw_names={k}");
+                }
+                if let Some(e) = ti.with_end {
+                    let _ = write!(out, " with_end={e}");
+                }
+                out.push('\n');
+            }
+            for e in &b.edges {
+                let _ = write!(out, "  -> {} [{}]", e.target, e.stack.join(", "));
+                if e.npush > 0 {
+                    let _ = write!(out, " pushed {}", e.npush);
+                }
+                out.push('\n');
+            }
+            for (phi, value) in &b.outgoing_phis {
+                let _ = writeln!(out, "  {phi} = {value}");
+            }
+        }
+        out
+    }
+}
+
+impl SyntaxBlock {
+    fn describe(&self) -> String {
+        match self.kind {
+            BlockKind::Try => format!(
+                "try(handler={}, end={}, depth={}{})",
+                self.end,
+                self.end_offset.unwrap_or(self.end),
+                self.stack_depth,
+                if self.push_lasti { ", lasti" } else { "" }
+            ),
+            BlockKind::With => format!("with(end={})", self.end),
+        }
+    }
 }
 
 /// Whether a register holds the NULL that `PUSH_NULL`/`LOAD_GLOBAL` push.
@@ -98,39 +207,8 @@ pub fn binop_operator_name(sym: &str) -> Option<&'static str> {
     })
 }
 
-/// Opcodes Numba rejects on 3.11 (`Use of unsupported opcode (X) found`).
-const REJECTED: &[&str] = &[
-    "GET_LEN",
-    "MATCH_MAPPING",
-    "MATCH_SEQUENCE",
-    "MATCH_KEYS",
-    "CHECK_EG_MATCH",
-    "GET_AITER",
-    "GET_ANEXT",
-    "BEFORE_ASYNC_WITH",
-    "END_ASYNC_FOR",
-    "GET_YIELD_FROM_ITER",
-    "PRINT_EXPR",
-    "LOAD_BUILD_CLASS",
-    "IMPORT_STAR",
-    "SETUP_ANNOTATIONS",
-    "ASYNC_GEN_WRAP",
-    "PREP_RERAISE_STAR",
-    "STORE_NAME",
-    "DELETE_NAME",
-    "UNPACK_EX",
-    "STORE_GLOBAL",
-    "DELETE_GLOBAL",
-    "LOAD_NAME",
-    "IMPORT_NAME",
-    "IMPORT_FROM",
-    "SEND",
-    "GET_AWAITABLE",
-    "DELETE_DEREF",
-    "LOAD_CLASSDEREF",
-    "MATCH_CLASS",
-    "DICT_MERGE",
-];
+/// Opcodes that cannot raise, so they do not end a block inside a `try` (`_NO_RAISE_OPS`).
+const NO_RAISE_OPS: &[&str] = &["LOAD_CONST", "NOP", "LOAD_DEREF", "PRECALL"];
 
 struct State<'a> {
     bc: &'a ByteCode,
@@ -143,10 +221,12 @@ struct State<'a> {
     edges: Vec<FlowEdge>,
     terminated: bool,
     kw_names: Option<u32>,
+    blockstack_initial: Vec<SyntaxBlock>,
+    blockstack: Vec<SyntaxBlock>,
 }
 
 impl<'a> State<'a> {
-    fn new(bc: &'a ByteCode, pc: u32, incoming: &[Reg]) -> Self {
+    fn new(bc: &'a ByteCode, pc: u32, incoming: &[Reg], blockstack: &[SyntaxBlock]) -> Self {
         let mut s = State {
             bc,
             pc_initial: pc,
@@ -158,6 +238,8 @@ impl<'a> State<'a> {
             edges: Vec::new(),
             terminated: false,
             kw_names: None,
+            blockstack_initial: blockstack.to_vec(),
+            blockstack: blockstack.to_vec(),
         };
         for r in incoming {
             let phi = if is_null_reg(r) {
@@ -220,31 +302,135 @@ impl<'a> State<'a> {
             inputs,
             outputs,
             kw_names: None,
+            with_end: None,
         });
     }
 
     fn fork(&mut self, target: u32, npop: usize) -> Result<(), BytecodeError> {
+        self.fork_with(target, npop, 0, None)
+    }
+
+    /// Numba's `State.fork`: end the block with an edge to `target` carrying the stack less
+    /// `npop` items plus `npush` fresh temporaries, and the block stack less the blocks that
+    /// end at or before `target` (plus `extra`).
+    fn fork_with(
+        &mut self,
+        target: u32,
+        npop: usize,
+        npush: usize,
+        extra: Option<SyntaxBlock>,
+    ) -> Result<(), BytecodeError> {
         if self.bc.at(target).is_none() {
             return Err(self.err("jump to a non-instruction offset"));
         }
         if npop > self.stack.len() {
             return Err(self.err("stack underflow"));
         }
-        let stack = self.stack[..self.stack.len() - npop].to_vec();
-        self.edges.push(FlowEdge { target, stack });
+        let mut stack = self.stack[..self.stack.len() - npop].to_vec();
+        for _ in 0..npush {
+            stack.push(self.temp(""));
+        }
+        let mut blockstack = self.blockstack.clone();
+        while let Some(top) = blockstack.last() {
+            if target >= top.end_offset.unwrap_or(top.end) {
+                blockstack.pop();
+            } else {
+                break;
+            }
+        }
+        blockstack.extend(extra);
+        self.edges.push(FlowEdge {
+            target,
+            stack,
+            blockstack,
+            npush,
+        });
         self.terminated = true;
+        Ok(())
+    }
+
+    fn top_block(&self, kind: BlockKind) -> Option<SyntaxBlock> {
+        self.blockstack
+            .iter()
+            .rev()
+            .find(|b| b.kind == kind)
+            .copied()
+    }
+
+    fn has_active_try(&self) -> bool {
+        self.top_block(BlockKind::Try).is_some()
+    }
+
+    /// Whether the block started inside a `with` (Numba then traces no exception edges).
+    fn in_with(&self) -> bool {
+        self.blockstack_initial
+            .iter()
+            .any(|b| b.kind == BlockKind::With)
+    }
+
+    /// `_adjust_except_stack`: leave for the innermost handler with the stack cut to the
+    /// handler's depth plus the exception (and `lasti`) values.
+    fn jump_to_handler(&mut self) -> Result<(), BytecodeError> {
+        let tryblk = self
+            .top_block(BlockKind::Try)
+            .ok_or_else(|| self.err("no active try block"))?;
+        if let Some(idx) = self.blockstack.iter().position(|b| *b == tryblk) {
+            self.blockstack.truncate(idx);
+        }
+        let npop = self.stack.len().saturating_sub(tryblk.stack_depth);
+        let npush = 1 + usize::from(tryblk.push_lasti);
+        self.fork_with(tryblk.end, npop, npush, None)
+    }
+
+    fn make_block(&self, kind: BlockKind, end: u32) -> SyntaxBlock {
+        SyntaxBlock {
+            kind,
+            end,
+            end_offset: None,
+            entry_stack: self.stack.len(),
+            stack_depth: self.stack.len(),
+            push_lasti: false,
+        }
+    }
+
+    /// `target` is the `arg`-th stack item from the top, for the `*_APPEND`/`*_UPDATE`
+    /// family: `[target, value] -> [methodvar, res]`.
+    fn container_op(&mut self, depth: usize) -> Result<(), BytecodeError> {
+        let value = self.pop()?;
+        let target = self.peek(depth)?;
+        let var = self.temp("");
+        let res = self.temp("");
+        self.record(vec![target, value], vec![var, res]);
         Ok(())
     }
 
     fn unsupported(&self, message: String) -> BytecodeError {
         BytecodeError::Unsupported {
             message,
+            opname: None,
+            function: self.bc.code.qualname.clone(),
+            line: self.inst().line,
+        }
+    }
+
+    fn unsupported_opcode(&self, opname: &'static str, message: String) -> BytecodeError {
+        BytecodeError::Unsupported {
+            message,
+            opname: Some(opname),
+            function: self.bc.code.qualname.clone(),
             line: self.inst().line,
         }
     }
 
     /// Trace one instruction.
     fn step(&mut self) -> Result<(), BytecodeError> {
+        while let Some(top) = self.blockstack.last() {
+            if top.end <= self.pc_initial {
+                self.blockstack.pop();
+            } else {
+                break;
+            }
+        }
         let inst = self.inst();
         let arg = inst.arg_or_zero();
         let name = inst.opname;
@@ -255,6 +441,7 @@ impl<'a> State<'a> {
             "PUSH_NULL" => {
                 let n = self.temp("null$");
                 self.stack.push(n);
+                self.record(vec![], vec![]);
             }
             "LOAD_GLOBAL" => {
                 let res = self.temp("");
@@ -369,11 +556,117 @@ impl<'a> State<'a> {
                 let target = self.pop()?;
                 self.record(vec![target, index], vec![]);
             }
-            "BUILD_TUPLE" | "BUILD_LIST" | "BUILD_SET" | "BUILD_STRING" => {
+            "BUILD_TUPLE" | "BUILD_LIST" | "BUILD_SET" => {
                 let items = self.pop_n(arg as usize)?;
                 let res = self.temp("");
                 self.record(items, vec![res.clone()]);
                 self.stack.push(res);
+            }
+            "BUILD_STRING" => {
+                let items = self.pop_n(arg as usize)?;
+                let ntmps = (arg as usize).saturating_sub(1).max(1);
+                let tmps: Vec<Reg> = (0..ntmps).map(|_| self.temp("")).collect();
+                let res = tmps[tmps.len() - 1].clone();
+                self.record(items, tmps);
+                self.stack.push(res);
+            }
+            "FORMAT_VALUE" => {
+                if arg != 0 {
+                    return Err(
+                        self.unsupported("format spec in f-strings not supported yet".into())
+                    );
+                }
+                let value = self.pop()?;
+                let strvar = self.temp("");
+                let res = self.temp("");
+                self.record(vec![value], vec![strvar, res.clone()]);
+                self.stack.push(res);
+            }
+            "BUILD_MAP" => {
+                let res = self.temp("");
+                let items = self.pop_n(2 * arg as usize)?;
+                self.record(items, vec![res.clone()]);
+                self.stack.push(res);
+            }
+            "BUILD_CONST_KEY_MAP" => {
+                let keys = self.pop()?;
+                let values = self.pop_n(arg as usize)?;
+                let mut outputs: Vec<Reg> = (0..arg).map(|_| self.temp("")).collect();
+                let res = self.temp("");
+                outputs.push(res.clone());
+                let mut inputs = vec![keys];
+                inputs.extend(values);
+                self.record(inputs, outputs);
+                self.stack.push(res);
+            }
+            "LIST_APPEND" | "LIST_EXTEND" | "SET_UPDATE" | "DICT_UPDATE" => {
+                self.container_op(arg as usize)?;
+            }
+            "SET_ADD" => self.container_op(1)?,
+            "MAP_ADD" => {
+                let value = self.pop()?;
+                let key = self.pop()?;
+                let target = self.peek(arg as usize)?;
+                let var = self.temp("");
+                let res = self.temp("");
+                self.record(vec![target, key, value], vec![var, res]);
+            }
+            "PUSH_EXC_INFO" => {
+                let tos = self.pop()?;
+                let exc = self.temp("exception");
+                self.stack.push(exc);
+                self.stack.push(tos);
+            }
+            "POP_EXCEPT" => {
+                self.pop()?;
+            }
+            "CHECK_EXC_MATCH" => {
+                let pred = self.temp("predicate");
+                let tos = self.pop()?;
+                let tos1 = self.peek(1)?;
+                self.record(vec![tos1, tos], vec![pred.clone()]);
+                self.stack.push(pred);
+            }
+            "RERAISE" => {
+                let exc = self.pop()?;
+                if arg != 0 {
+                    self.pop()?;
+                }
+                self.record(vec![exc], vec![]);
+                if self.has_active_try() {
+                    self.jump_to_handler()?;
+                } else {
+                    self.terminated = true;
+                }
+            }
+            "WITH_EXCEPT_START" => self.terminated = true,
+            "BEFORE_WITH" => {
+                let cm = self.pop()?;
+                let yielded = self.temp("");
+                let exitfn = self.temp("setup_with_exitfn");
+                self.stack.push(exitfn.clone());
+                self.stack.push(yielded.clone());
+                let head = self
+                    .bc
+                    .find_exception_entry(inst.next)
+                    .ok_or_else(|| self.err("BEFORE_WITH without an exception-table entry"))?;
+                let end = self
+                    .bc
+                    .exception_entries
+                    .iter()
+                    .filter(|e| e.target == head.target)
+                    .map(|e| e.end)
+                    .fold(head.end, u32::max);
+                self.insts.push(TracedInst {
+                    offset: self.pc,
+                    inputs: vec![cm],
+                    outputs: vec![exitfn, yielded],
+                    kw_names: None,
+                    with_end: Some(end),
+                });
+                let block = self.make_block(BlockKind::With, end);
+                self.blockstack.push(block);
+                self.fork(inst.next, 0)?;
             }
             "LIST_TO_TUPLE" => {
                 let v = self.pop()?;
@@ -410,6 +703,11 @@ impl<'a> State<'a> {
             }
             "RAISE_VARARGS" => {
                 match arg {
+                    0 if self.has_active_try() => {
+                        return Err(self.unsupported(
+                            "The re-raising of an exception is not yet supported.".into(),
+                        ))
+                    }
                     0 => self.record(vec![], vec![]),
                     1 => {
                         let exc = self.pop()?;
@@ -421,7 +719,11 @@ impl<'a> State<'a> {
                         )
                     }
                 }
-                self.terminated = true;
+                if self.has_active_try() {
+                    self.jump_to_handler()?;
+                } else {
+                    self.terminated = true;
+                }
             }
             "POP_JUMP_FORWARD_IF_TRUE"
             | "POP_JUMP_FORWARD_IF_FALSE"
@@ -478,6 +780,7 @@ impl<'a> State<'a> {
                     inputs,
                     outputs: vec![res.clone()],
                     kw_names: self.kw_names.take(),
+                    with_end: None,
                 });
                 self.stack.push(res);
             }
@@ -510,6 +813,7 @@ impl<'a> State<'a> {
             "RETURN_GENERATOR" => {
                 let t = self.temp("");
                 self.stack.push(t);
+                self.record(vec![], vec![]);
             }
             "YIELD_VALUE" => {
                 let v = self.pop()?;
@@ -529,13 +833,12 @@ impl<'a> State<'a> {
                 self.record(inputs, vec![res.clone()]);
                 self.stack.push(res);
             }
-            other if REJECTED.contains(&other) => {
-                return Err(self.unsupported(format!("Use of unsupported opcode ({other}) found")));
-            }
             other => {
-                return Err(self.unsupported(format!(
-                    "Use of unsupported opcode ({other}) found: numba-rs does not support it yet"
-                )));
+                // Numba's rejected set on 3.11, and anything else no handler covers.
+                return Err(self.unsupported_opcode(
+                    other,
+                    format!("Use of unsupported opcode ({other}) found"),
+                ));
             }
         }
         Ok(())
@@ -545,26 +848,74 @@ impl<'a> State<'a> {
         let inst = self.inst();
         self.bc.labels.contains(&inst.offset) || matches!(inst.opname, "FOR_ITER" | "BEFORE_WITH")
     }
+
+    /// `_guard_with_as`: `with cm as x:` stores the entered value, which Numba rejects.
+    fn guard_with_as(&self) -> Result<(), BytecodeError> {
+        let inst = self.inst();
+        if inst.opname == "BEFORE_WITH"
+            && self.bc.at(inst.next).map(|i| i.opname) != Some("POP_TOP")
+        {
+            return Err(self.unsupported(
+                "The 'with (context manager) as (variable):' construct is not supported.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// After a non-terminating instruction: Numba's `_run_handle_exception` and the implicit
+    /// block split. Returns whether the block ended.
+    fn advance(&mut self) -> Result<bool, BytecodeError> {
+        let inst = self.inst();
+        if !self.in_with() && self.has_active_try() && !NO_RAISE_OPS.contains(&inst.opname) {
+            // Every instruction that may raise inside a try ends its block, with an edge to
+            // the next instruction and one to the handler.
+            self.fork(inst.next, 0)?;
+            self.jump_to_handler()?;
+            return Ok(true);
+        }
+        if self.bc.at(inst.next).is_none() {
+            return Err(self.err("execution falls off the end of the code"));
+        }
+        self.pc = inst.next;
+        if !self.in_with() {
+            if let Some(eh) = self.bc.find_exception_entry(self.pc) {
+                let same = self
+                    .top_block(BlockKind::Try)
+                    .is_some_and(|t| t.end == eh.target);
+                if !same {
+                    let block = SyntaxBlock {
+                        end_offset: Some(eh.end),
+                        stack_depth: eh.depth as usize,
+                        push_lasti: eh.lasti,
+                        ..self.make_block(BlockKind::Try, eh.target)
+                    };
+                    self.fork_with(self.pc, 0, 0, Some(block))?;
+                    return Ok(true);
+                }
+            }
+        }
+        if self.starts_new_block() {
+            self.guard_with_as()?;
+            self.fork(self.pc, 0)?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
 }
 
 /// Run the symbolic stack execution over a decoded function.
 pub fn analyze(bc: &ByteCode) -> Result<Dataflow, BytecodeError> {
-    if let Some(entry) = bc.exception_entries.first() {
-        let line = bc
-            .at(entry.start)
-            .map(|i| i.line)
-            .unwrap_or(bc.code.firstlineno);
-        return Err(BytecodeError::Unsupported {
-            message: "try/except, try/finally and with blocks are not supported by numba-rs yet"
-                .into(),
-            line,
-        });
-    }
     let mut finished: BTreeMap<u32, State> = BTreeMap::new();
-    let mut pending: VecDeque<(u32, Vec<Reg>)> = VecDeque::from([(0, Vec::new())]);
+    // States in the order they finished: Numba keeps them in a set keyed by
+    // `(pc, stack depth)`, whose iteration order decides the CFG's edge insertion order.
+    let mut finish_order: PySet<(u32, usize)> = PySet::new();
+    let mut pending: VecDeque<(u32, Vec<Reg>, Vec<SyntaxBlock>)> =
+        VecDeque::from([(0, Vec::new(), Vec::new())]);
     // Outgoing (phi, value) pairs per block, before pruning.
     let mut outgoing: BTreeMap<u32, Vec<(Reg, Reg)>> = BTreeMap::new();
-    while let Some((pc, incoming)) = pending.pop_front() {
+    let mut steps: usize = 0;
+    let budget = 64 * (bc.instructions.len() + 16);
+    while let Some((pc, incoming, blockstack)) = pending.pop_front() {
         if let Some(done) = finished.get(&pc) {
             if done.phis.len() != incoming.len() {
                 return Err(BytecodeError::Decode {
@@ -574,41 +925,42 @@ pub fn analyze(bc: &ByteCode) -> Result<Dataflow, BytecodeError> {
             }
             continue;
         }
-        let mut state = State::new(bc, pc, &incoming);
+        let mut state = State::new(bc, pc, &incoming, &blockstack);
         loop {
+            steps += 1;
+            if steps > budget {
+                return Err(state.err("bytecode trace does not terminate"));
+            }
             state.step()?;
-            if state.terminated {
-                break;
-            }
-            let next = state.inst().next;
-            if bc.at(next).is_none() {
-                return Err(state.err("execution falls off the end of the code"));
-            }
-            state.pc = next;
-            if state.starts_new_block() {
-                state.fork(next, 0)?;
+            if state.terminated || state.advance()? {
                 break;
             }
         }
         for edge in &state.edges {
             // The successor's phis are named from its offset and slot, so they can be
             // mapped before it is traced.
-            let succ = State::new(bc, edge.target, &edge.stack);
+            let succ = State::new(bc, edge.target, &edge.stack, &[]);
             let out = outgoing.entry(pc).or_default();
             for (phi, value) in succ.phis.iter().zip(&edge.stack) {
                 out.push((phi.clone(), value.clone()));
             }
-            pending.push_back((edge.target, edge.stack.clone()));
+            pending.push_back((edge.target, edge.stack.clone(), edge.blockstack.clone()));
         }
+        let nstack = state.phis.len();
+        finish_order.add(
+            (pc, nstack),
+            hash_tuple(&[hash_int(i64::from(pc)), hash_int(nstack as i64)]),
+        );
         finished.insert(pc, state);
     }
     let pruned = prune_phis(&finished, &outgoing);
+    let order: Vec<u32> = finish_order.iter().map(|&(pc, _)| pc).collect();
     let cfg = ControlFlowGraph::new(
         0,
-        finished.keys().copied(),
-        finished
-            .values()
-            .flat_map(|s| s.edges.iter().map(move |e| (s.pc_initial, e.target))),
+        order.iter().copied(),
+        order
+            .iter()
+            .flat_map(|pc| finished[pc].edges.iter().map(move |e| (*pc, e.target))),
     );
     let blocks = finished
         .into_iter()
@@ -620,6 +972,7 @@ pub fn analyze(bc: &ByteCode) -> Result<Dataflow, BytecodeError> {
                 BlockFlow {
                     offset: pc,
                     phis: s.phis,
+                    blockstack: s.blockstack_initial,
                     insts: s.insts,
                     edges: s.edges,
                     outgoing_phis,

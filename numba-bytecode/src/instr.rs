@@ -194,6 +194,15 @@ impl ByteCode {
             .map(|i| &self.instructions[i])
     }
 
+    /// The innermost exception-table entry covering `offset` (Numba's
+    /// `find_exception_entry`: the greatest `(depth, entry)`).
+    pub fn find_exception_entry(&self, offset: u32) -> Option<&ExceptionEntry> {
+        self.exception_entries
+            .iter()
+            .filter(|e| e.start <= offset && offset < e.end)
+            .max_by_key(|e| (e.depth, e.start, e.end, e.target, e.lasti))
+    }
+
     /// Numba's `ByteCode.dump()`: one line per instruction except CACHE.
     pub fn dump(&self) -> String {
         let mut s = String::new();

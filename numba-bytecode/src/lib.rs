@@ -16,14 +16,18 @@
 //! Entry points: [`marshal::read_code`] → [`ByteCode::decode`] → [`flow::analyze`].
 
 pub mod cfg;
+pub mod cfgdump;
 pub mod code;
 pub mod error;
 pub mod exctable;
 pub mod flow;
 pub mod instr;
 pub mod linetable;
+pub mod listing;
 pub mod marshal;
 pub mod opcode;
+pub mod pprint;
+pub mod pyset;
 
 pub use code::{CodeObject, Constant};
 pub use error::BytecodeError;

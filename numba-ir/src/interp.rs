@@ -81,6 +81,16 @@ pub fn interpret(
     globals: &dyn GlobalResolver,
 ) -> Result<FunctionIR, IrError> {
     let code = &bc.code;
+    // The front end traces try/except and with blocks; turning them into IR
+    // (mark_try_block, exception_check, enter_with) is not done yet.
+    if let Some(entry) = bc.exception_entries.first() {
+        let line = bc.at(entry.start).map_or(code.firstlineno, |i| i.line);
+        return Err(IrError::Unsupported {
+            message: "try/except, try/finally and with blocks are not supported by numba-rs yet"
+                .into(),
+            line,
+        });
+    }
     let in_loops: BTreeSet<Label> = df
         .cfg
         .loops

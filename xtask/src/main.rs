@@ -5,7 +5,7 @@
 //! * `demo`     — `setup`, then run `examples/demo.py`.
 //! * `test`     — `setup`, then `cargo fmt --check`, `cargo clippy -D warnings`,
 //!   every Rust test and the pytest suite, stopping at the first failure.
-//! * `fixtures` — regenerate the marshal blobs under `tests/fixtures/blobs`
+//! * `fixtures` — regenerate the marshal blobs and `dis` listings under `tests/fixtures/blobs`
 //!   (needs `CPython` 3.11 as `python3`).
 //!
 //! Every command runs from the workspace root. This crate has no dependencies
@@ -37,7 +37,7 @@ commands:
   demo      setup, then run examples/demo.py
   test      setup, then cargo fmt --check, cargo clippy -D warnings,
             cargo test (all Rust tests) and pytest tests/python
-  fixtures  regenerate tests/fixtures/blobs with CPython 3.11 (python3)
+  fixtures  regenerate tests/fixtures/blobs (marshal + dis text) with CPython 3.11
   help      show this message";
 
 fn main() -> ExitCode {

@@ -1,0 +1,194 @@
+//! The fixture corpus (`tests/fixtures/*.py`, compiled by CPython 3.11 into marshal blobs by
+//! `cargo xtask fixtures`) against two independent oracles written next to each blob:
+//! - `<fixture>.dis`: what CPython's own `dis.dis` printed for the same code object;
+//! - `oracle/<fixture>.numba_cfg`: what Numba 0.68.1 printed for `NUMBA_DUMP_CFG`
+//!   (`tests/fixtures/numba_oracle.py`, run where Numba is installed).
+//!
+//! Then one insta snapshot per fixture locks in the listing, the CFG dump and the dataflow.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use numba_bytecode::listing;
+use numba_bytecode::{flow, marshal, ByteCode, BytecodeError, CodeObject};
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+/// `(stem.name, code)` for every committed blob, sorted.
+fn corpus() -> Vec<(String, CodeObject)> {
+    let mut out = Vec::new();
+    let dir = fixtures_dir().join("blobs");
+    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
+        .expect("tests/fixtures/blobs exists")
+        .map(|e| e.expect("readable dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "marshal"))
+        .collect();
+    paths.sort();
+    for p in paths {
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let bytes = fs::read(&p).unwrap();
+        let code = marshal::read_code(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        out.push((name, code));
+    }
+    assert!(out.len() >= 60, "the corpus has {} fixtures", out.len());
+    out
+}
+
+/// Replace process-specific addresses (`at 0x7f12...,`) with a placeholder.
+fn normalize_addresses(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(" at 0x") {
+        out.push_str(&rest[..i + 6]);
+        rest = &rest[i + 6..];
+        let end = rest
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(rest.len());
+        out.push('?');
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn listing_matches_cpython_dis() {
+    let mut checked = 0;
+    for (name, code) in corpus() {
+        let path = fixtures_dir().join("blobs").join(format!("{name}.dis"));
+        let Ok(want) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let got = listing::dis(&code).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (got, want) = (normalize_addresses(&got), normalize_addresses(&want));
+        if got != want {
+            let line = got
+                .lines()
+                .zip(want.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            panic!(
+                "{name}: listing differs from dis at line {}\n ours: {:?}\n  dis: {:?}",
+                line + 1,
+                got.lines().nth(line),
+                want.lines().nth(line)
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 60, "only {checked} listings compared");
+}
+
+/// Sort the items of every innermost `{...}` that is a set (no `:` inside), so two dumps
+/// compare equal when they differ only in set iteration order.
+fn normalize_sets(text: &str) -> String {
+    let mut out = String::new();
+    let mut stack: Vec<usize> = Vec::new();
+    for c in text.chars() {
+        match c {
+            '{' => {
+                stack.push(out.len());
+                out.push(c);
+            }
+            '}' => {
+                let start = stack.pop().unwrap_or(0);
+                let inner = out[start + 1..].to_string();
+                if !inner.contains(':') && !inner.contains('{') && !inner.contains('(') {
+                    let mut items: Vec<i64> = inner
+                        .split(',')
+                        .filter_map(|s| s.trim().parse().ok())
+                        .collect();
+                    items.sort_unstable();
+                    let joined: Vec<String> = items.iter().map(i64::to_string).collect();
+                    out.truncate(start + 1);
+                    out.push_str(&joined.join(", "));
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn analyze(code: &CodeObject) -> Result<(ByteCode, flow::Dataflow), BytecodeError> {
+    let bc = ByteCode::decode(code.clone())?;
+    let df = flow::analyze(&bc)?;
+    Ok((bc, df))
+}
+
+#[test]
+fn cfg_dump_matches_numba() {
+    let (mut compared, mut exact, mut rejected) = (0, 0, 0);
+    let mut reordered = Vec::new();
+    for (name, code) in corpus() {
+        let path = fixtures_dir()
+            .join("oracle")
+            .join(format!("{name}.numba_cfg"));
+        let Ok(want) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let ours = analyze(&code);
+        if let Some(err) = want.strip_prefix("error: ") {
+            match ours {
+                Err(e) => assert!(
+                    err.contains(&e.to_string()),
+                    "{name}: Numba says {err:?}, we say {e:?}"
+                ),
+                Ok(_) => panic!("{name}: Numba rejects it ({err}) but we accept it"),
+            }
+            rejected += 1;
+            continue;
+        }
+        let (_, df) = ours.unwrap_or_else(|e| panic!("{name}: Numba accepts it, we say {e}"));
+        let got = df.cfg.numba_dump();
+        if got == want {
+            exact += 1;
+        } else {
+            reordered.push(name.clone());
+            assert_eq!(
+                normalize_sets(&got),
+                normalize_sets(&want),
+                "{name}: CFG dump differs from Numba's beyond set order"
+            );
+        }
+        compared += 1;
+    }
+    eprintln!(
+        "CFG dumps: {compared} compared, {exact} byte-identical, set order differs in \
+         {reordered:?}; {rejected} rejected alike"
+    );
+    assert!(compared >= 60, "only {compared} CFG dumps compared");
+}
+
+#[test]
+fn corpus_snapshots() {
+    for (name, code) in corpus() {
+        let mut text = String::new();
+        text.push_str("== dis ==\n");
+        match listing::dis(&code) {
+            Ok(s) => text.push_str(&s),
+            Err(e) => text.push_str(&format!("error: {e}\n")),
+        }
+        match analyze(&code) {
+            Ok((bc, df)) => {
+                text.push_str("== Numba bytecode ==\n");
+                text.push_str(&bc.dump());
+                text.push_str("== NUMBA_DUMP_CFG ==\n");
+                text.push_str(&df.cfg.numba_dump());
+                text.push_str("== dataflow ==\n");
+                text.push_str(&df.dump(&bc));
+            }
+            Err(e) => text.push_str(&format!("== analysis error ==\n{e:?}\n")),
+        }
+        insta::with_settings!({
+            snapshot_path => "snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(name, text);
+        });
+    }
+}
