@@ -1043,3 +1043,69 @@ fn prune_phis(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::{CodeObject, Constant};
+    use crate::opcode::{NumbaSupport, PY311};
+
+    /// `RESUME 0; LOAD_CONST 0 (x3); <op> 1; ...caches; RETURN_VALUE`, with one line entry.
+    fn code_with(op: u8, caches: u8) -> CodeObject {
+        let mut code = vec![151, 0, 100, 0, 100, 0, 100, 0, op, 1];
+        code.extend(std::iter::repeat_n(0, 2 * usize::from(caches)));
+        code.extend([100, 0, 83, 0]);
+        let units = code.len() / 2;
+        // One "no column" location entry per code unit, all on line 7.
+        let mut linetable = Vec::new();
+        for i in 0..units {
+            linetable.push(0x80 | (13 << 3));
+            linetable.push(if i == 0 { 2 } else { 0 });
+        }
+        CodeObject {
+            argcount: 0,
+            posonlyargcount: 0,
+            kwonlyargcount: 0,
+            stacksize: 8,
+            flags: 0,
+            code,
+            consts: vec![Constant::None],
+            names: vec!["n".into()],
+            localsplusnames: vec!["v".into()],
+            localspluskinds: vec![0x20],
+            filename: "t.py".into(),
+            name: "probe".into(),
+            qualname: "outer.probe".into(),
+            firstlineno: 6,
+            linetable,
+            exceptiontable: vec![],
+        }
+    }
+
+    #[test]
+    fn rejected_opcodes_name_opcode_function_and_line() {
+        for (op, info) in PY311.iter() {
+            if info.numba != NumbaSupport::Rejected || info.name == "EXTENDED_ARG" {
+                continue;
+            }
+            let bc = ByteCode::decode(code_with(op, info.cache_entries)).unwrap();
+            match analyze(&bc) {
+                Err(BytecodeError::Unsupported {
+                    message,
+                    opname,
+                    function,
+                    line,
+                }) => {
+                    assert_eq!(opname, Some(info.name));
+                    assert_eq!(
+                        message,
+                        format!("Use of unsupported opcode ({}) found", info.name)
+                    );
+                    assert_eq!(function, "outer.probe");
+                    assert_eq!(line, 7);
+                }
+                other => panic!("{}: {other:?}", info.name),
+            }
+        }
+    }
+}

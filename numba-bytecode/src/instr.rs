@@ -11,7 +11,7 @@ use std::fmt;
 use crate::code::CodeObject;
 use crate::error::BytecodeError;
 use crate::exctable::{self, ExceptionEntry};
-use crate::linetable;
+use crate::linetable::{self, Position};
 use crate::opcode::{JumpKind, OpcodeTable, PY311};
 
 /// Offset shift applied to every CPython offset (Numba's `_FIXED_OFFSET`).
@@ -28,6 +28,9 @@ pub struct Instruction {
     pub line: u32,
     /// Jump target (Numba offset) for jump instructions.
     pub jump_target: Option<u32>,
+    /// The 3.11 location table's entry: line, end line and columns (`None` where CPython
+    /// records none, e.g. for the injected `NOP`).
+    pub position: Position,
 }
 
 impl Instruction {
@@ -107,6 +110,7 @@ impl ByteCode {
             arg: None,
             line: positions.first().and_then(|p| p.line).unwrap_or(line),
             jump_target: None,
+            position: Position::default(),
         });
         let mut extended: u32 = 0;
         for unit in 0..units {
@@ -129,6 +133,7 @@ impl ByteCode {
                 arg: None,
                 line,
                 jump_target: None,
+                position: positions[unit],
             };
             if op == table.extended_arg {
                 extended = (extended | raw).checked_shl(8).unwrap_or(0);

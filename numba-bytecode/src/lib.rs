@@ -21,6 +21,7 @@ pub mod code;
 pub mod error;
 pub mod exctable;
 pub mod flow;
+pub mod fuzzing;
 pub mod instr;
 pub mod linetable;
 pub mod listing;

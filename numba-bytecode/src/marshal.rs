@@ -41,8 +41,13 @@ pub fn read_pyc(data: &[u8]) -> Result<CodeObject, BytecodeError> {
 struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
-    /// Objects flagged with FLAG_REF, by index; `None` while still being read.
-    refs: Vec<Option<Constant>>,
+    /// Objects flagged with FLAG_REF, by index, with the work it took to build them; `None`
+    /// while still being read.
+    refs: Vec<Option<(Constant, usize)>>,
+    /// Work done so far (objects built, counting copies made for references). References
+    /// can nest so that a few bytes expand exponentially; past `limit` we stop.
+    spent: usize,
+    limit: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -51,7 +56,17 @@ impl<'a> Reader<'a> {
             data,
             pos: 0,
             refs: Vec::new(),
+            spent: 0,
+            limit: data.len().saturating_mul(16).saturating_add(4096),
         }
+    }
+
+    fn charge(&mut self, work: usize) -> Result<(), BytecodeError> {
+        self.spent = self.spent.saturating_add(work);
+        if self.spent > self.limit {
+            return Err(self.err("references expand the data beyond any real code object"));
+        }
+        Ok(())
     }
 
     fn err(&self, reason: impl Into<String>) -> BytecodeError {
@@ -65,6 +80,7 @@ impl<'a> Reader<'a> {
         if n > self.data.len() - self.pos {
             return Err(self.err(format!("needs {n} more bytes, data ends")));
         }
+        self.charge(n / 16)?;
         let s = &self.data[self.pos..self.pos + n];
         self.pos += n;
         Ok(s)
@@ -122,6 +138,8 @@ impl<'a> Reader<'a> {
         if depth > MAX_DEPTH {
             return Err(self.err("nesting too deep"));
         }
+        self.charge(1)?;
+        let spent_before = self.spent;
         let code = self.u8()?;
         let flag = code & FLAG_REF != 0;
         let ty = code & !FLAG_REF;
@@ -196,12 +214,16 @@ impl<'a> Reader<'a> {
                     .and_then(|i| self.refs.get(i))
                     .cloned()
                     .flatten();
-                return found.ok_or_else(|| self.err(format!("bad reference {idx}")));
+                let (value, weight) =
+                    found.ok_or_else(|| self.err(format!("bad reference {idx}")))?;
+                self.charge(weight)?;
+                return Ok(value);
             }
             other => return Err(self.err(format!("unknown type code {:?}", other as char))),
         };
         if let Some(slot) = slot {
-            self.refs[slot] = Some(value.clone());
+            let weight = self.spent - spent_before + 1;
+            self.refs[slot] = Some((value.clone(), weight));
         }
         Ok(value)
     }

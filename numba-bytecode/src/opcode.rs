@@ -17,6 +17,17 @@ pub enum JumpKind {
     Backward,
 }
 
+/// What Numba does with an opcode on this CPython version (numba-facts §1.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumbaSupport {
+    /// Traced and turned into IR.
+    Traced,
+    /// Traced for its stack effect only; it produces no IR.
+    StackOnly,
+    /// Rejected: `Use of unsupported opcode (X) found`.
+    Rejected,
+}
+
 /// What is known about one opcode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpcodeInfo {
@@ -24,6 +35,7 @@ pub struct OpcodeInfo {
     /// Number of inline `CACHE` code units that follow the instruction.
     pub cache_entries: u8,
     pub jump: JumpKind,
+    pub numba: NumbaSupport,
 }
 
 /// The opcode set of one CPython version.
@@ -175,14 +187,68 @@ const PY311_OPS: &[(&str, u8, u8, JumpKind)] = &[
     ("POP_JUMP_BACKWARD_IF_TRUE", 176, 0, JumpKind::Backward),
 ];
 
+/// Opcodes Numba 0.68 rejects on 3.11 (no `op_X` handler in its `TraceRunner`).
+const PY311_REJECTED: &[&str] = &[
+    "GET_LEN",
+    "MATCH_MAPPING",
+    "MATCH_SEQUENCE",
+    "MATCH_KEYS",
+    "CHECK_EG_MATCH",
+    "GET_AITER",
+    "GET_ANEXT",
+    "BEFORE_ASYNC_WITH",
+    "END_ASYNC_FOR",
+    "GET_YIELD_FROM_ITER",
+    "PRINT_EXPR",
+    "LOAD_BUILD_CLASS",
+    "IMPORT_STAR",
+    "SETUP_ANNOTATIONS",
+    "ASYNC_GEN_WRAP",
+    "PREP_RERAISE_STAR",
+    "STORE_NAME",
+    "DELETE_NAME",
+    "UNPACK_EX",
+    "STORE_GLOBAL",
+    "DELETE_GLOBAL",
+    "LOAD_NAME",
+    "IMPORT_NAME",
+    "IMPORT_FROM",
+    "SEND",
+    "GET_AWAITABLE",
+    "DELETE_DEREF",
+    "EXTENDED_ARG",
+    "LOAD_CLASSDEREF",
+    "MATCH_CLASS",
+    "DICT_MERGE",
+];
+
+/// Opcodes Numba traces on 3.11 for their stack effect only.
+const PY311_STACK_ONLY: &[&str] = &[
+    "POP_TOP",
+    "PUSH_EXC_INFO",
+    "WITH_EXCEPT_START",
+    "POP_EXCEPT",
+    "SWAP",
+    "COPY",
+    "KW_NAMES",
+];
+
 /// The CPython 3.11 opcode table.
 pub static PY311: LazyLock<OpcodeTable> = LazyLock::new(|| {
     let mut ops = [None; 256];
     for &(name, op, cache_entries, jump) in PY311_OPS {
+        let numba = if PY311_REJECTED.contains(&name) {
+            NumbaSupport::Rejected
+        } else if PY311_STACK_ONLY.contains(&name) {
+            NumbaSupport::StackOnly
+        } else {
+            NumbaSupport::Traced
+        };
         ops[op as usize] = Some(OpcodeInfo {
             name,
             cache_entries,
             jump,
+            numba,
         });
     }
     OpcodeTable {
@@ -214,5 +280,10 @@ mod tests {
         assert_eq!(PY311.opcode("LOAD_GLOBAL"), Some(116));
         assert_eq!(PY311.info(116).map(|i| i.cache_entries), Some(5));
         assert_eq!(PY311.info(140).map(|i| i.jump), Some(JumpKind::Backward));
+        // numba-facts §1.4: 72 traced to IR, 7 stack-only, 31 rejected.
+        let count = |s| PY311.iter().filter(|(_, i)| i.numba == s).count();
+        assert_eq!(count(NumbaSupport::Traced), 72);
+        assert_eq!(count(NumbaSupport::StackOnly), 7);
+        assert_eq!(count(NumbaSupport::Rejected), 31);
     }
 }

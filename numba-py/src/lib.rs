@@ -18,7 +18,7 @@ use numba_dispatch::{CompileError, ErrorKind, FunctionSource};
 use numba_ir::{Global, GlobalKind, GlobalResolver};
 use numba_lower::{CompiledFunction, ExcInfo, STATUS_OK};
 use numba_typeinfer::types::{self, TypeId};
-use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PySystemError, PyTypeError};
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PySystemError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyModule, PyString, PyTuple};
 
@@ -392,6 +392,26 @@ fn type_from_name(name: &str) -> PyResult<Type> {
         .ok_or_else(|| PyTypeError::new_err(format!("unknown type {name}")))
 }
 
+/// `dis.dis`-style listing of a code object given as `marshal.dumps(code)` bytes, from the
+/// Rust front end (`numba_bytecode::listing`), optionally followed by Numba's CFG dump.
+#[pyfunction]
+#[pyo3(signature = (marshalled, cfg = false))]
+fn dis_text(marshalled: &[u8], cfg: bool) -> PyResult<String> {
+    let code = numba_bytecode::marshal::read_code(marshalled)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut text =
+        numba_bytecode::listing::dis(&code).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if cfg {
+        let analysed = numba_bytecode::ByteCode::decode(code)
+            .and_then(|bc| numba_bytecode::flow::analyze(&bc));
+        match analysed {
+            Ok(df) => text.push_str(&df.cfg.numba_dump()),
+            Err(e) => return Err(PyValueError::new_err(e.to_string())),
+        }
+    }
+    Ok(text)
+}
+
 /// The numba-rs type of a value, for `numba_rs.typeof`.
 #[pyfunction(name = "typeof")]
 fn typeof_value(v: &Bound<'_, PyAny>) -> PyResult<Type> {
@@ -405,5 +425,6 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;
     m.add_function(wrap_pyfunction!(typeof_value, m)?)?;
+    m.add_function(wrap_pyfunction!(dis_text, m)?)?;
     Ok(())
 }
