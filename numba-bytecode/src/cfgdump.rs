@@ -60,7 +60,13 @@ fn chain_sets(idom: &BTreeMap<i64, i64>, root: i64, root_hash: u64) -> BTreeMap<
 impl ControlFlowGraph {
     /// The `NUMBA_DUMP_CFG` text (Numba 0.68, CPython 3.11), ending in a newline.
     pub fn numba_dump(&self) -> String {
-        // The adjacency sets, filled in edge order, then dead nodes' edges removed.
+        let (succs, preds) = self.numba_adjacency();
+        self.numba_dump_from(&succs, &preds)
+    }
+
+    /// The adjacency sets, filled in edge order, then dead nodes' edges removed.
+    #[allow(clippy::type_complexity)]
+    fn numba_adjacency(&self) -> (BTreeMap<i64, IntSet>, BTreeMap<i64, IntSet>) {
         let mut succs: BTreeMap<i64, IntSet> = BTreeMap::new();
         let mut preds: BTreeMap<i64, IntSet> = BTreeMap::new();
         for &(a, b) in self.edge_order() {
@@ -89,9 +95,16 @@ impl ControlFlowGraph {
             succs.entry(i64::from(n)).or_default();
             preds.entry(i64::from(n)).or_default();
         }
+        (succs, preds)
+    }
 
-        let back_edges = self.numba_back_edges(&succs);
-        let loops = numba_loops(&back_edges, &succs, &preds);
+    fn numba_dump_from(
+        &self,
+        succs: &BTreeMap<i64, IntSet>,
+        preds: &BTreeMap<i64, IntSet>,
+    ) -> String {
+        let back_edges = self.numba_back_edges(succs);
+        let loops = numba_loops(&back_edges, succs, preds);
 
         let mut out = String::new();
         out.push_str("CFG adjacency lists:\n");
@@ -193,6 +206,17 @@ impl ControlFlowGraph {
         let backbone = pdoms.get(&entry).map(set_obj).unwrap_or(PyObj::Set(vec![]));
         push_pp(&mut out, &backbone);
         out
+    }
+
+    /// Loop headers in the order Numba's `cfg.loops()` dict yields them (it follows the
+    /// iteration order of the back-edge set), for passes whose output depends on it.
+    pub fn numba_loop_order(&self) -> Vec<u32> {
+        let (succs, preds) = self.numba_adjacency();
+        let back_edges = self.numba_back_edges(&succs);
+        numba_loops(&back_edges, &succs, &preds)
+            .iter()
+            .map(|lp| lp.header as u32)
+            .collect()
     }
 
     /// `_find_back_edges`: DFS popping successors from the end of each set's iteration

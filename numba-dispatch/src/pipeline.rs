@@ -73,7 +73,7 @@ pub fn compile_function(
         here(err)
     })?;
     if env_flag("NUMBA_DUMP_IR") {
-        println!("{}", ir.dump_with_header());
+        print!("{}", ir.dump_with_header());
     }
     let mut typing = numba_typeinfer::infer(&ir, args, &*TYPING, &Registry, options.dispatcher_id)
         .map_err(|e| {

@@ -22,7 +22,32 @@ pub fn compile_to_ir(
 ) -> Result<FunctionIR, IrError> {
     let bc = ByteCode::decode(code)?;
     let df = flow::analyze(&bc)?;
-    interpret(&bc, &df, globals)
+    let mut ir = interpret(&bc, &df, globals)?;
+    crate::postproc::run(&mut ir);
+    Ok(ir)
+}
+
+/// A frozenset's elements in CPython's iteration order when that is knowable (ints, bools:
+/// their hash is their value), else in marshal's stored order.
+fn frozenset_order(items: Vec<Constant>) -> Vec<Constant> {
+    use numba_bytecode::pyset::{hash_int, PySet};
+    let hashes: Option<Vec<u64>> = items
+        .iter()
+        .map(|c| match c {
+            Constant::Int(i) => Some(hash_int(*i)),
+            Constant::Bool(b) => Some(u64::from(*b)),
+            _ => None,
+        })
+        .collect();
+    match hashes {
+        // Elements are distinct, so indices stand in for them as keys.
+        Some(h) => {
+            let set = PySet::from_keys((0..items.len()).zip(h));
+            let order: Vec<usize> = set.iter().copied().collect();
+            order.into_iter().map(|i| items[i].clone()).collect()
+        }
+        None => items,
+    }
 }
 
 /// Numba's `Assigner`: remembers which temporaries are copies of which variables, per block.
@@ -372,15 +397,15 @@ impl Interp<'_> {
                     .get(arg as usize)
                     .cloned()
                     .unwrap_or(Constant::None);
+                // Constant tuples and frozensets become build_tuple/build_set of one
+                // `$const_<str(x)>` per element, as Numba's op_LOAD_CONST does.
                 let e = match value {
-                    Constant::Tuple(items) => {
-                        let mut vars = Vec::new();
-                        for x in items {
-                            let nm = format!("$const_{}", x.py_str());
-                            vars.push(self.store(Expr::Const(x), &nm, true));
-                        }
-                        Expr::BuildTuple { items: vars }
-                    }
+                    Constant::Tuple(items) => Expr::BuildTuple {
+                        items: self.const_elements(items),
+                    },
+                    Constant::FrozenSet(items) => Expr::BuildSet {
+                        items: self.const_elements(frozenset_order(items)),
+                    },
                     other => Expr::Const(other),
                 };
                 self.store(e, &out(0), false);
@@ -547,6 +572,7 @@ impl Interp<'_> {
                     kws,
                     vararg: None,
                     varkwarg: None,
+                    tuple_args: false,
                 };
                 self.store(e, &out(0), false);
             }
@@ -570,6 +596,16 @@ impl Interp<'_> {
             _ => return Err(self.unsupported(inst)),
         }
         Ok(())
+    }
+
+    fn const_elements(&mut self, items: Vec<Constant>) -> Vec<VarId> {
+        items
+            .into_iter()
+            .map(|x| {
+                let nm = format!("$const_{}", x.py_str());
+                self.store(Expr::Const(x), &nm, true)
+            })
+            .collect()
     }
 
     fn jump_if(&mut self, inst: &Instruction, pred: &str, iftrue: bool) -> Result<(), IrError> {
@@ -598,6 +634,7 @@ impl Interp<'_> {
                 kws: vec![],
                 vararg: None,
                 varkwarg: None,
+                tuple_args: true,
             },
             &pname,
             false,
@@ -647,6 +684,7 @@ impl Interp<'_> {
                 kws: vec![],
                 vararg: None,
                 varkwarg: None,
+                tuple_args: true,
             },
             &format!("$pred{off}"),
             false,

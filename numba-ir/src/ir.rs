@@ -206,6 +206,9 @@ pub enum Expr {
         kws: Vec<(String, VarId)>,
         vararg: Option<VarId>,
         varkwarg: Option<VarId>,
+        /// Numba builds the arguments of the calls it synthesises (`bool(pred)`, the try
+        /// intrinsics) as a tuple and of user calls as a list; only the dump shows it.
+        tuple_args: bool,
     },
     BinOp {
         op: BinOp,
@@ -312,6 +315,25 @@ impl Stmt {
     }
 
     /// Labels this statement may transfer control to.
+    /// Redirect a jump or branch target (Numba's `replace_target`).
+    pub fn replace_target(&mut self, from: Label, to: Label) {
+        let fix = |t: &mut Label| {
+            if *t == from {
+                *t = to;
+            }
+        };
+        match self {
+            Stmt::Jump { target } => fix(target),
+            Stmt::Branch {
+                truebr, falsebr, ..
+            } => {
+                fix(truebr);
+                fix(falsebr);
+            }
+            _ => {}
+        }
+    }
+
     pub fn successors(&self) -> Vec<Label> {
         match self {
             Stmt::Jump { target } => vec![*target],
@@ -391,6 +413,24 @@ impl FunctionIR {
     }
 
     /// Find a variable by name.
+    /// The CFG of the IR's blocks (Numba's `compute_cfg_from_blocks`): entry is the
+    /// smallest label, edges in block order and terminator-target order.
+    pub fn cfg(&self) -> numba_bytecode::cfg::ControlFlowGraph {
+        let entry = self.blocks.keys().next().copied().unwrap_or(0);
+        let edges: Vec<(Label, Label)> = self
+            .blocks
+            .iter()
+            .flat_map(|(&l, b)| {
+                b.terminator()
+                    .map(Stmt::successors)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(move |t| (l, t))
+            })
+            .collect();
+        numba_bytecode::cfg::ControlFlowGraph::new(entry, self.blocks.keys().copied(), edges)
+    }
+
     pub fn var_by_name(&self, name: &str) -> Option<VarId> {
         self.vars
             .iter()
@@ -420,6 +460,7 @@ impl FunctionIR {
                 kws,
                 vararg,
                 varkwarg,
+                ..
             } => {
                 let mut out = vec![*func];
                 out.extend(args);

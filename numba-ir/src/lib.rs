@@ -17,6 +17,7 @@ pub mod error;
 pub mod global;
 pub mod interp;
 pub mod ir;
+pub mod postproc;
 mod print;
 pub use print::center;
 

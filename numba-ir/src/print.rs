@@ -17,6 +17,14 @@ pub fn center(text: &str, width: usize, fill: char) -> String {
     format!("{}{}{}", f.repeat(left), text, f.repeat(right))
 }
 
+/// `args=(a,)` / `args=(a, b)` / `args=()`: Python's tuple repr of the items.
+fn py_tuple(items: &[String]) -> String {
+    match items.len() {
+        1 => format!("args=({},)", items[0]),
+        _ => format!("args=({})", items.join(", ")),
+    }
+}
+
 fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
@@ -48,6 +56,7 @@ impl FunctionIR {
                 kws,
                 vararg,
                 varkwarg,
+                tuple_args,
             } => {
                 let mut parts: Vec<String> = args.iter().map(n).collect();
                 if let Some(v) = vararg {
@@ -65,7 +74,11 @@ impl FunctionIR {
                 };
                 let opt = |v: &Option<VarId>| v.map(|v| n(&v)).unwrap_or_else(|| "None".into());
                 parts.push(format!("func={}", n(func)));
-                parts.push(format!("args=[{}]", args_repr.join(", ")));
+                parts.push(if *tuple_args {
+                    py_tuple(&args_repr)
+                } else {
+                    format!("args=[{}]", args_repr.join(", "))
+                });
                 parts.push(format!("kws={kws_repr}"));
                 parts.push(format!("vararg={}", opt(vararg)));
                 parts.push(format!("varkwarg={}", opt(varkwarg)));
@@ -76,6 +89,9 @@ impl FunctionIR {
                 if *op == BinOp::In {
                     // contains(b, a) prints as `a in b`.
                     format!("{} in {}", n(rhs), n(lhs))
+                } else if *op == BinOp::MatMul {
+                    // Numba has no symbol for matmul in its binop printer.
+                    format!("{} <built-in function matmul> {}", n(lhs), n(rhs))
                 } else {
                     format!("{} {} {}", n(lhs), op.symbol(), n(rhs))
                 }
@@ -178,7 +194,10 @@ impl FunctionIR {
                     .map(|v| self.var_name(*v).to_string())
                     .collect();
                 names.sort();
-                let list: Vec<String> = names.iter().map(|s| format!("'{s}'")).collect();
+                let list: Vec<String> = names
+                    .iter()
+                    .map(|s| numba_bytecode::Constant::Str(s.clone()).py_repr())
+                    .collect();
                 let _ = writeln!(
                     out,
                     "    {:<40} [{}]",

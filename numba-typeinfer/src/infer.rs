@@ -310,6 +310,7 @@ impl Engine<'_> {
                 kws,
                 vararg,
                 varkwarg,
+                ..
             } => {
                 if !kws.is_empty() || vararg.is_some() || varkwarg.is_some() {
                     return Err(TypingError::Unsupported {

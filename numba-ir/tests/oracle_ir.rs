@@ -1,0 +1,147 @@
+//! Our `NUMBA_DUMP_IR` text against Numba 0.68.1's for every fixture
+//! (`tests/fixtures/oracle/*.numba_ir`, written by `tests/fixtures/numba_oracle.py`).
+//!
+//! Globals resolve to the reprs the fixture module had (`blobs/<module>.globals`, written by
+//! `cargo xtask fixtures`); process-specific addresses are normalised on both sides.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use numba_ir::global::default_builtin;
+use numba_ir::{compile_to_ir, Global, GlobalKind};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+fn module_globals(stem: &str) -> HashMap<String, Global> {
+    let path = fixtures().join("blobs").join(format!("{stem}.globals"));
+    let text = fs::read_to_string(&path).unwrap_or_default();
+    let mut out = HashMap::new();
+    for line in text.lines() {
+        if let Some((name, repr)) = line.split_once('\t') {
+            let kind = GlobalKind::Opaque {
+                type_name: name.to_string(),
+            };
+            out.insert(
+                name.to_string(),
+                Global {
+                    kind,
+                    repr: repr.to_string(),
+                },
+            );
+        }
+    }
+    out
+}
+
+struct Resolver(HashMap<String, Global>);
+
+impl numba_ir::GlobalResolver for Resolver {
+    fn resolve_global(&self, name: &str) -> Global {
+        self.0
+            .get(name)
+            .cloned()
+            .or_else(|| default_builtin(name))
+            .unwrap_or(Global {
+                kind: GlobalKind::Undefined,
+                repr: "<undefined>".into(),
+            })
+    }
+}
+
+fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(" at 0x") {
+        out.push_str(&rest[..i + 6]);
+        rest = &rest[i + 6..];
+        let end = rest
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(rest.len());
+        out.push('?');
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `(fixture, Ok(matches) | Err(why we could not build IR))` for every oracle.
+fn compare_all() -> BTreeMap<String, Result<Option<String>, String>> {
+    let mut out = BTreeMap::new();
+    let mut paths: Vec<PathBuf> = fs::read_dir(fixtures().join("oracle"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "numba_ir"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let want = fs::read_to_string(&path).unwrap();
+        if want.starts_with("error:") {
+            continue;
+        }
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let stem = name.split('.').next().unwrap().to_string();
+        let blob = fs::read(fixtures().join("blobs").join(format!("{name}.marshal"))).unwrap();
+        let code = numba_bytecode::marshal::read_code(&blob).unwrap();
+        let result = match compile_to_ir(code, &Resolver(module_globals(&stem))) {
+            Ok(ir) => {
+                let got = normalize(&ir.dump_with_header());
+                if let Some(dir) = std::env::var_os("NUMBA_RS_IR_OUT") {
+                    let _ = fs::write(Path::new(&dir).join(format!("{name}.ir")), &got);
+                }
+                let want = normalize(&want);
+                if got == want {
+                    Ok(None)
+                } else {
+                    let line = got
+                        .lines()
+                        .zip(want.lines())
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(got.lines().count().min(want.lines().count()));
+                    Ok(Some(format!(
+                        "line {}:\n ours:  {:?}\n numba: {:?}",
+                        line + 1,
+                        got.lines().nth(line).unwrap_or(""),
+                        want.lines().nth(line).unwrap_or("")
+                    )))
+                }
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        out.insert(name, result);
+    }
+    out
+}
+
+/// Lower this as the interpreter learns the remaining constructs.
+const MAX_NOT_BUILT: usize = 39;
+
+#[test]
+fn ir_dumps_match_numba() {
+    let results = compare_all();
+    let mut report = String::new();
+    let (mut same, mut differ, mut unsupported) = (0, 0, 0);
+    for (name, r) in &results {
+        match r {
+            Ok(None) => same += 1,
+            Ok(Some(diff)) => {
+                differ += 1;
+                report.push_str(&format!("DIFF {name}: {diff}\n"));
+            }
+            Err(e) => {
+                unsupported += 1;
+                report.push_str(&format!("UNSUPPORTED {name}: {e}\n"));
+            }
+        }
+    }
+    eprintln!("{report}IR dumps: {same} identical, {differ} differ, {unsupported} not built");
+    assert_eq!(differ, 0, "IR dumps differ from Numba's");
+    // Ratchet: functions Numba's interpreter accepts that we cannot build IR for yet.
+    assert!(
+        unsupported <= MAX_NOT_BUILT,
+        "{unsupported} not built (was {MAX_NOT_BUILT})"
+    );
+    assert!(same >= 60);
+}
