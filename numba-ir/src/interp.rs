@@ -27,6 +27,46 @@ pub fn compile_to_ir(
     Ok(ir)
 }
 
+/// Numba's `error_extras['reportable']`, appended to messages about internal errors.
+const REPORTABLE: &str = "\n-------------------------------------------------------------------------------\nThis should not have happened, a problem has occurred in Numba's internals. You are currently using Numba version 0.68.1.\n\nPlease report the error message and traceback, along with a minimal reproducer at: https://github.com/numba/numba/issues/new?template=bug_report.md\n\nIf more help is needed please feel free to speak to the Numba core developers directly at: https://gitter.im/numba/numba\n\nThanks in advance for your help in improving Numba!\n";
+
+/// A call the interpreter synthesises: arguments as a tuple, no keywords.
+fn synthetic_call(func: VarId, args: Vec<VarId>) -> Expr {
+    Expr::Call {
+        func,
+        args,
+        kws: Vec::new(),
+        vararg: None,
+        varkwarg: None,
+        form: CallForm::Synthetic,
+    }
+}
+
+/// Python dict semantics for a list of entries: a repeated key keeps its first position
+/// and takes the last value.
+fn dict_entries(entries: Vec<(Constant, LiteralValue)>) -> Vec<(Constant, LiteralValue)> {
+    let mut out: Vec<(Constant, LiteralValue)> = Vec::new();
+    for (k, v) in entries {
+        match out.iter_mut().find(|(ok, _)| *ok == k) {
+            Some(slot) => slot.1 = v,
+            None => out.push((k, v)),
+        }
+    }
+    out
+}
+
+/// `{key: index}` with the last index for a repeated key.
+fn dict_indexes(keys: &[Constant]) -> Vec<(Constant, usize)> {
+    let mut out: Vec<(Constant, usize)> = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        match out.iter_mut().find(|(ok, _)| ok == k) {
+            Some(slot) => slot.1 = i,
+            None => out.push((k.clone(), i)),
+        }
+    }
+    out
+}
+
 /// A frozenset's elements in CPython's iteration order when that is knowable (ints, bools:
 /// their hash is their value), else in marshal's stored order.
 fn frozenset_order(items: Vec<Constant>) -> Vec<Constant> {
@@ -97,6 +137,8 @@ struct Interp<'a> {
     body: Vec<Inst>,
     loc: Loc,
     assigner: Assigner,
+    /// Every value stored into each variable (Numba's `Interpreter.definitions`).
+    definitions: HashMap<VarId, Vec<ExprId>>,
 }
 
 /// Interpret a function's dataflow into IR, resolving globals through `globals`.
@@ -142,6 +184,7 @@ pub fn interpret(
         body: Vec::new(),
         loc: Loc::default(),
         assigner: Assigner::default(),
+        definitions: HashMap::new(),
     };
     if code.is_generator() {
         return Err(IrError::Unsupported {
@@ -344,8 +387,44 @@ impl Interp<'_> {
             other => other,
         };
         let e = self.ir.add_expr(value);
+        self.definitions.entry(target).or_default().push(e);
         self.emit(Stmt::Assign { target, value: e });
         target
+    }
+
+    /// The constant a variable is defined as, when it has exactly one definition and that
+    /// is a constant (Numba's `definitions` check for literal dicts).
+    fn sole_const(&self, v: VarId) -> Option<Constant> {
+        match self.definitions.get(&v).map(Vec::as_slice) {
+            Some([e]) => match self.ir.expr(*e) {
+                Expr::Const(c) => Some(c.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `getattr(target, attr)` into `attrvar`, then a synthetic call of it with `args` into
+    /// `res` (how Numba lowers `LIST_APPEND`, `SET_ADD`, `MAP_ADD`, ...).
+    fn method_call(
+        &mut self,
+        target: VarId,
+        attr: &str,
+        args: Vec<VarId>,
+        attrvar: &str,
+        res: &str,
+    ) -> Result<(), IrError> {
+        self.store(
+            Expr::GetAttr {
+                value: target,
+                attr: attr.to_string(),
+            },
+            attrvar,
+            false,
+        );
+        let func = self.get(attrvar)?;
+        self.store(synthetic_call(func, args), res, false);
+        Ok(())
     }
 
     fn current_label(&self) -> Option<Label> {
@@ -566,13 +645,18 @@ impl Interp<'_> {
                         kws = names.iter().map(Constant::py_str).zip(tail).collect();
                     }
                 }
+                let form = if ti.kw_names.is_some() {
+                    CallForm::Keywords
+                } else {
+                    CallForm::Plain
+                };
                 let e = Expr::Call {
                     func,
                     args,
                     kws,
                     vararg: None,
                     varkwarg: None,
-                    tuple_args: false,
+                    form,
                 };
                 self.store(e, &out(0), false);
             }
@@ -593,8 +677,257 @@ impl Interp<'_> {
                     );
                 }
             }
+            "PUSH_NULL" => {}
+            "LOAD_ASSERTION_ERROR" => {
+                let value = self.global_value("AssertionError");
+                self.store(
+                    Expr::Global {
+                        name: "AssertionError".into(),
+                        value,
+                    },
+                    &out(0),
+                    false,
+                );
+            }
+            "STORE_ATTR" | "DELETE_ATTR" => {
+                let attr = code.names.get(arg as usize).cloned().unwrap_or_default();
+                let target = self.get(&ti.inputs[0])?;
+                if inst.opname == "STORE_ATTR" {
+                    let value = self.get(&ti.inputs[1])?;
+                    self.emit(Stmt::SetAttr {
+                        target,
+                        attr,
+                        value,
+                    });
+                } else {
+                    self.emit(Stmt::DelAttr { target, attr });
+                }
+            }
+            "DELETE_SUBSCR" => {
+                let index = self.get(&ti.inputs[1])?;
+                let target = self.get(&ti.inputs[0])?;
+                self.emit(Stmt::DelItem { target, index });
+            }
+            "DELETE_FAST" => {
+                let name = code.localsplus_name(arg).unwrap_or_default().to_string();
+                let var = self.get_or_define(&name);
+                self.emit(Stmt::Del { var });
+            }
+            "BUILD_SLICE" => {
+                let (slicevar, res) = (out(0), out(1));
+                let args = ti
+                    .inputs
+                    .iter()
+                    .map(|r| self.get(r))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.store(
+                    Expr::Global {
+                        name: "slice".into(),
+                        value: Global::builtin("slice"),
+                    },
+                    &slicevar,
+                    false,
+                );
+                let func = self.get(&slicevar)?;
+                self.store(synthetic_call(func, args), &res, false);
+            }
+            "LIST_APPEND" | "SET_ADD" | "SET_UPDATE" | "DICT_UPDATE" => {
+                let target = self.get(&ti.inputs[0])?;
+                let value = self.get(&ti.inputs[1])?;
+                let attr = match inst.opname {
+                    "LIST_APPEND" => "append",
+                    "SET_ADD" => "add",
+                    "SET_UPDATE" => "update",
+                    _ => "_update_from_bytecode",
+                };
+                self.method_call(target, attr, vec![value], &out(0), &out(1))?;
+            }
+            "MAP_ADD" => {
+                let target = self.get(&ti.inputs[0])?;
+                let key = self.get(&ti.inputs[1])?;
+                let value = self.get(&ti.inputs[2])?;
+                self.method_call(target, "__setitem__", vec![key, value], &out(0), &out(1))?;
+            }
+            "FORMAT_VALUE" => {
+                let value = self.get(&ti.inputs[0])?;
+                self.store(
+                    Expr::Global {
+                        name: "str".into(),
+                        value: Global::builtin("str"),
+                    },
+                    &out(0),
+                    false,
+                );
+                let func = self.get(&out(0))?;
+                self.store(synthetic_call(func, vec![value]), &out(1), false);
+            }
+            "BUILD_STRING" => {
+                if ti.inputs.is_empty() {
+                    let last = ti.outputs.last().cloned().unwrap_or_default();
+                    self.store(Expr::Const(Constant::Str(String::new())), &last, false);
+                } else {
+                    let mut prev = self.get(&ti.inputs[0])?;
+                    for (other, tmp) in ti.inputs[1..].iter().zip(&ti.outputs) {
+                        let rhs = self.get(other)?;
+                        self.store(
+                            Expr::BinOp {
+                                op: BinOp::Add,
+                                lhs: prev,
+                                rhs,
+                            },
+                            tmp,
+                            false,
+                        );
+                        prev = self.get(tmp)?;
+                    }
+                }
+            }
+            "BUILD_MAP" => {
+                let mut items = Vec::new();
+                for pair in ti.inputs.chunks(2) {
+                    if let [k, v] = pair {
+                        items.push((self.get(k)?, self.get(v)?));
+                    }
+                }
+                let e = self.build_map(items, arg as usize, None);
+                self.store(e, &out(0), false);
+            }
+            "BUILD_CONST_KEY_MAP" => self.build_const_key_map(ti)?,
+            "RERAISE" => {
+                // Outside a try: a guard Numba keeps for a path that cannot run.
+                self.emit(Stmt::StaticRaise {
+                    exc_class: Some("<class 'AssertionError'>".into()),
+                    args: Some(vec![Constant::Str(format!(
+                        "Unreachable condition reached (op code RERAISE executed){REPORTABLE}"
+                    ))]),
+                });
+            }
             _ => return Err(self.unsupported(inst)),
         }
+        Ok(())
+    }
+
+    /// Numba's `op_BUILD_MAP` literal analysis: constant keys (and values) are recorded so
+    /// literal dicts can be typed. `keys` gives the constant keys when they are known from
+    /// `BUILD_CONST_KEY_MAP`.
+    fn build_map(
+        &self,
+        items: Vec<(VarId, VarId)>,
+        size: usize,
+        keys: Option<Vec<Constant>>,
+    ) -> Expr {
+        let literal = |vars: Vec<VarId>| -> Vec<Constant> {
+            let mut out = Vec::new();
+            for v in vars {
+                match self.sole_const(v) {
+                    Some(c) => out.push(c),
+                    None => break,
+                }
+            }
+            out
+        };
+        let n = items.len();
+        let values: Vec<VarId> = items.iter().map(|(_, v)| *v).collect();
+        let literal_values = literal(values.clone());
+        let (literal_value, value_indexes) = match keys {
+            Some(keys) => {
+                let entries = if literal_values.len() == n {
+                    keys.iter()
+                        .cloned()
+                        .zip(literal_values.into_iter().map(LiteralValue::Known))
+                        .collect()
+                } else {
+                    keys.iter()
+                        .cloned()
+                        .zip(values.iter().map(|&v| match self.sole_const(v) {
+                            Some(c) => LiteralValue::Known(c),
+                            None => LiteralValue::Unknown(self.ir.var_name(v).to_string()),
+                        }))
+                        .collect()
+                };
+                (Some(dict_entries(entries)), dict_indexes(&keys))
+            }
+            None => {
+                let literal_keys = literal(items.iter().map(|(k, _)| *k).collect());
+                if literal_keys.len() != n && literal_values.len() != n {
+                    (None, Vec::new())
+                } else if literal_keys.len() == n && literal_values.len() != n {
+                    let entries = literal_keys
+                        .iter()
+                        .cloned()
+                        .zip(
+                            items
+                                .iter()
+                                .map(|(_, v)| LiteralValue::Unknown(self.ir.var_name(*v).into())),
+                        )
+                        .collect();
+                    (Some(dict_entries(entries)), dict_indexes(&literal_keys))
+                } else {
+                    // Numba zips whatever keys were literal with the literal values.
+                    let entries = literal_keys
+                        .iter()
+                        .cloned()
+                        .zip(literal_values.into_iter().map(LiteralValue::Known))
+                        .collect();
+                    (Some(dict_entries(entries)), dict_indexes(&literal_keys))
+                }
+            }
+        };
+        Expr::BuildMap {
+            items,
+            size,
+            literal_value,
+            value_indexes,
+        }
+    }
+
+    /// `BUILD_CONST_KEY_MAP`: the key tuple's `build_tuple` and its `$const_` elements are
+    /// taken out of the block and re-emitted as one constant per key temporary.
+    fn build_const_key_map(&mut self, ti: &TracedInst) -> Result<(), IrError> {
+        let keyvar = self.get(&ti.inputs[0])?;
+        let values = ti.inputs[1..]
+            .iter()
+            .map(|r| self.get(r))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut keys: Vec<Constant> = Vec::new();
+        let pos = self
+            .body
+            .iter()
+            .position(|i| matches!(i.stmt, Stmt::Assign { target, .. } if target == keyvar));
+        if let Some(pos) = pos {
+            let inst = self.body.remove(pos);
+            if let Stmt::Assign { value, .. } = inst.stmt {
+                if let Expr::BuildTuple { items } = self.ir.expr(value).clone() {
+                    for x in items {
+                        let found = self.body.iter().rposition(
+                            |i| matches!(i.stmt, Stmt::Assign { target, .. } if target == x),
+                        );
+                        if let Some(p) = found {
+                            if let Stmt::Assign { value, .. } = self.body.remove(p).stmt {
+                                if let Expr::Const(c) = self.ir.expr(value) {
+                                    keys.push(c.clone());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if keys.len() != values.len() {
+            return Err(IrError::Unsupported {
+                message: "BUILD_CONST_KEY_MAP without a constant key tuple".into(),
+                line: self.loc.line,
+            });
+        }
+        let n = values.len();
+        let keytmps = &ti.outputs[..n];
+        let mut items = Vec::new();
+        for ((k, tmp), v) in keys.iter().zip(keytmps).zip(&values) {
+            self.store(Expr::Const(k.clone()), tmp, false);
+            items.push((self.get(tmp)?, *v));
+        }
+        let e = self.build_map(items, n, Some(keys));
+        self.store(e, &ti.outputs[n], false);
         Ok(())
     }
 
@@ -634,7 +967,7 @@ impl Interp<'_> {
                 kws: vec![],
                 vararg: None,
                 varkwarg: None,
-                tuple_args: true,
+                form: CallForm::Synthetic,
             },
             &pname,
             false,
@@ -684,7 +1017,7 @@ impl Interp<'_> {
                 kws: vec![],
                 vararg: None,
                 varkwarg: None,
-                tuple_args: true,
+                form: CallForm::Synthetic,
             },
             &format!("$pred{off}"),
             false,

@@ -206,9 +206,7 @@ pub enum Expr {
         kws: Vec<(String, VarId)>,
         vararg: Option<VarId>,
         varkwarg: Option<VarId>,
-        /// Numba builds the arguments of the calls it synthesises (`bool(pred)`, the try
-        /// intrinsics) as a tuple and of user calls as a list; only the dump shows it.
-        tuple_args: bool,
+        form: CallForm,
     },
     BinOp {
         op: BinOp,
@@ -265,12 +263,44 @@ pub enum Expr {
     BuildSet {
         items: Vec<VarId>,
     },
+    /// `{k: v, ...}`. `literal_value` holds the keys (and values) known as constants, as
+    /// Numba records them for typing literal dicts; `value_indexes` maps each constant key
+    /// to the index of the item that wins.
+    BuildMap {
+        items: Vec<(VarId, VarId)>,
+        size: usize,
+        literal_value: Option<Vec<(Constant, LiteralValue)>>,
+        value_indexes: Vec<(Constant, usize)>,
+    },
     Phi {
         incoming: Vec<(VarId, Label)>,
     },
 }
 
 /// Statements. The last statement of every block is a terminator.
+/// How Numba's interpreter built a call. It only decides how the dump prints `args=` and
+/// `kws=` (Python tuples or lists), but the dump is part of the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallForm {
+    /// A user call without keywords: `args=[..], kws=()`.
+    Plain,
+    /// A user call with keywords: `args=[..], kws=[..]`.
+    Keywords,
+    /// A call the interpreter synthesises (`bool(pred)`, `slice(a, b)`, `lst.append(x)`):
+    /// `args=(..), kws=()`.
+    Synthetic,
+    /// `f(*args)` / `f(*args, **kw)`: `args=[], kws=[]`.
+    Star,
+}
+
+/// A dict value in a `build_map`'s `literal_value`: a constant or a variable's name.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LiteralValue {
+    Known(Constant),
+    /// Printed as `_UNKNOWN_VALUE(name)`.
+    Unknown(String),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stmt {
     Assign {
@@ -287,10 +317,31 @@ pub enum Stmt {
         attr: String,
         value: VarId,
     },
+    /// `del target[index]`.
+    DelItem {
+        target: VarId,
+        index: VarId,
+    },
+    /// `del (target).attr`.
+    DelAttr {
+        target: VarId,
+        attr: String,
+    },
+    /// `del x`: ends a variable's lifetime (user `del` and the dels post-processing inserts).
     Del {
         var: VarId,
     },
     Raise {
+        exception: Option<VarId>,
+    },
+    /// `raise Cls(args...)` with everything known at compile time (Numba's `StaticRaise`);
+    /// `exc_class` is the class's repr, `args` the constant arguments.
+    StaticRaise {
+        exc_class: Option<String>,
+        args: Option<Vec<Constant>>,
+    },
+    /// A raise inside a `try` body (Numba's `TryRaise`): control goes to the handler.
+    TryRaise {
         exception: Option<VarId>,
     },
     Return {
@@ -310,7 +361,11 @@ impl Stmt {
     pub fn is_terminator(&self) -> bool {
         matches!(
             self,
-            Stmt::Raise { .. } | Stmt::Return { .. } | Stmt::Jump { .. } | Stmt::Branch { .. }
+            Stmt::Raise { .. }
+                | Stmt::StaticRaise { .. }
+                | Stmt::Return { .. }
+                | Stmt::Jump { .. }
+                | Stmt::Branch { .. }
         )
     }
 
@@ -475,6 +530,7 @@ impl FunctionIR {
                 items.clone()
             }
             Expr::Phi { incoming } => incoming.iter().map(|(v, _)| *v).collect(),
+            Expr::BuildMap { items, .. } => items.iter().flat_map(|(k, v)| [*k, *v]).collect(),
         }
     }
 
@@ -492,8 +548,13 @@ impl FunctionIR {
                 value,
             } => vec![*target, *index, *value],
             Stmt::SetAttr { target, value, .. } => vec![*target, *value],
+            Stmt::DelItem { target, index } => vec![*target, *index],
+            Stmt::DelAttr { target, .. } => vec![*target],
             Stmt::Del { var } => vec![*var],
-            Stmt::Raise { exception } => exception.iter().copied().collect(),
+            Stmt::Raise { exception } | Stmt::TryRaise { exception } => {
+                exception.iter().copied().collect()
+            }
+            Stmt::StaticRaise { .. } => vec![],
             Stmt::Return { value } => vec![*value],
             Stmt::Jump { .. } => vec![],
             Stmt::Branch { cond, .. } => vec![*cond],

@@ -56,14 +56,15 @@ impl FunctionIR {
                 kws,
                 vararg,
                 varkwarg,
-                tuple_args,
+                form,
             } => {
                 let mut parts: Vec<String> = args.iter().map(n).collect();
                 if let Some(v) = vararg {
                     parts.push(format!("*{}", n(v)));
                 }
                 let args_repr: Vec<String> = args.iter().map(|v| self.var_repr(*v)).collect();
-                let kws_repr = if kws.is_empty() {
+                let kws_list = matches!(form, CallForm::Keywords | CallForm::Star);
+                let kws_repr = if !kws_list {
                     "()".to_string()
                 } else {
                     let items: Vec<String> = kws
@@ -74,7 +75,7 @@ impl FunctionIR {
                 };
                 let opt = |v: &Option<VarId>| v.map(|v| n(&v)).unwrap_or_else(|| "None".into());
                 parts.push(format!("func={}", n(func)));
-                parts.push(if *tuple_args {
+                parts.push(if *form == CallForm::Synthetic {
                     py_tuple(&args_repr)
                 } else {
                     format!("args=[{}]", args_repr.join(", "))
@@ -138,6 +139,42 @@ impl FunctionIR {
                 let reprs: Vec<String> = items.iter().map(|v| self.var_repr(*v)).collect();
                 format!("{kind}(items=[{}])", reprs.join(", "))
             }
+            Expr::BuildMap {
+                items,
+                size,
+                literal_value,
+                value_indexes,
+            } => {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|(k, v)| format!("({}, {})", self.var_repr(*k), self.var_repr(*v)))
+                    .collect();
+                let literal = match literal_value {
+                    None => "None".to_string(),
+                    Some(entries) => {
+                        let parts: Vec<String> = entries
+                            .iter()
+                            .map(|(k, v)| {
+                                let v = match v {
+                                    LiteralValue::Known(c) => c.py_repr(),
+                                    LiteralValue::Unknown(name) => format!("_UNKNOWN_VALUE({name})"),
+                                };
+                                format!("{}: {v}", k.py_repr())
+                            })
+                            .collect();
+                        format!("{{{}}}", parts.join(", "))
+                    }
+                };
+                let indexes: Vec<String> = value_indexes
+                    .iter()
+                    .map(|(k, i)| format!("{}: {i}", k.py_repr()))
+                    .collect();
+                format!(
+                    "build_map(items=[{}], size={size}, literal_value={literal}, value_indexes={{{}}})",
+                    items.join(", "),
+                    indexes.join(", ")
+                )
+            }
             Expr::Phi { incoming } => {
                 let vals: Vec<String> = incoming.iter().map(|(v, _)| self.var_repr(*v)).collect();
                 let blocks: Vec<String> = incoming.iter().map(|(_, b)| b.to_string()).collect();
@@ -167,10 +204,24 @@ impl FunctionIR {
                 attr,
                 value,
             } => format!("({}).{attr} = {}", n(target), n(value)),
+            Stmt::DelItem { target, index } => format!("del {}[{}]", n(target), n(index)),
+            Stmt::DelAttr { target, attr } => format!("del ({}).{attr}", n(target)),
             Stmt::Del { var } => format!("del {}", n(var)),
             Stmt::Raise { exception } => match exception {
                 Some(e) => format!("raise {}", n(e)),
                 None => "raise None".into(),
+            },
+            Stmt::TryRaise { exception } => match exception {
+                Some(e) => format!("try_raise {}", n(e)),
+                None => "try_raise None".into(),
+            },
+            Stmt::StaticRaise { exc_class, args } => match (exc_class, args) {
+                (None, _) => "<static> raise".into(),
+                (Some(c), None) => format!("<static> raise {c}"),
+                (Some(c), Some(a)) => {
+                    let a: Vec<String> = a.iter().map(|c| c.py_repr()).collect();
+                    format!("<static> raise {c}({})", a.join(", "))
+                }
             },
             Stmt::Return { value } => format!("return {}", n(value)),
             Stmt::Jump { target } => format!("jump {target}"),
@@ -188,11 +239,13 @@ impl FunctionIR {
         for (label, block) in &self.blocks {
             let _ = writeln!(out, "label {label}:");
             for inst in &block.body {
-                let mut names: Vec<String> = self
-                    .stmt_vars(&inst.stmt)
-                    .iter()
-                    .map(|v| self.var_name(*v).to_string())
-                    .collect();
+                // Numba's `Del` holds a name, not a variable: it lists no variables.
+                let vars = match inst.stmt {
+                    Stmt::Del { .. } => Vec::new(),
+                    ref s => self.stmt_vars(s),
+                };
+                let mut names: Vec<String> =
+                    vars.iter().map(|v| self.var_name(*v).to_string()).collect();
                 names.sort();
                 let list: Vec<String> = names
                     .iter()

@@ -237,10 +237,29 @@ impl<'ctx> FnLower<'ctx, '_> {
                 let (class, msg) = self.static_exception(*exception)?;
                 self.raise(&class, &msg)?;
             }
+            Stmt::StaticRaise { exc_class, args } => {
+                let class = exc_class
+                    .as_deref()
+                    .and_then(|c| c.strip_prefix("<class '"))
+                    .and_then(|c| c.strip_suffix("'>"))
+                    .unwrap_or("Exception")
+                    .to_string();
+                let msg = args
+                    .as_ref()
+                    .and_then(|a| a.first())
+                    .map(|c| c.py_str())
+                    .unwrap_or_default();
+                self.raise(&class, &msg)?;
+            }
             Stmt::Del { .. } => {}
-            Stmt::SetItem { .. } | Stmt::SetAttr { .. } => {
+            Stmt::SetItem { .. }
+            | Stmt::SetAttr { .. }
+            | Stmt::DelItem { .. }
+            | Stmt::DelAttr { .. }
+            | Stmt::TryRaise { .. } => {
                 return Err(self.unsupported(
-                    "item and attribute assignment are not supported by numba-rs yet".into(),
+                    "item and attribute assignment, `del` and raising inside `try` are not supported by numba-rs yet"
+                        .into(),
                 ))
             }
         }

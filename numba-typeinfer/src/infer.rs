@@ -204,7 +204,18 @@ impl Engine<'_> {
                             });
                         }
                     }
-                    Stmt::SetAttr { .. } | Stmt::Del { .. } | Stmt::Jump { .. } => {}
+                    Stmt::SetAttr { .. }
+                    | Stmt::DelAttr { .. }
+                    | Stmt::DelItem { .. }
+                    | Stmt::TryRaise { .. } => {
+                        if report {
+                            return Err(TypingError::Unsupported {
+                                message: "attribute stores, `del` of items or attributes and raising inside `try` are not supported by numba-rs yet".into(),
+                                line,
+                            });
+                        }
+                    }
+                    Stmt::StaticRaise { .. } | Stmt::Del { .. } | Stmt::Jump { .. } => {}
                 }
             }
         }
@@ -474,9 +485,9 @@ impl Engine<'_> {
                     }
                 }
             }
-            Expr::BuildList { .. } | Expr::BuildSet { .. } => {
+            Expr::BuildList { .. } | Expr::BuildSet { .. } | Expr::BuildMap { .. } => {
                 return Err(TypingError::Unsupported {
-                    message: "lists and sets are not supported by numba-rs yet".into(),
+                    message: "lists, sets and dicts are not supported by numba-rs yet".into(),
                     line,
                 })
             }
