@@ -23,7 +23,7 @@ pub fn compile_to_ir(
     let bc = ByteCode::decode(code)?;
     let df = flow::analyze(&bc)?;
     let mut ir = interpret(&bc, &df, globals)?;
-    crate::postproc::run(&mut ir);
+    crate::postproc::run(&mut ir, false);
     Ok(ir)
 }
 
@@ -186,15 +186,7 @@ pub fn interpret(
         assigner: Assigner::default(),
         definitions: HashMap::new(),
     };
-    if code.is_generator() {
-        return Err(IrError::Unsupported {
-            message: format!(
-                "generator function '{}' is not supported by numba-rs yet",
-                code.qualname
-            ),
-            line: code.firstlineno,
-        });
-    }
+    it.ir.is_generator = code.is_generator();
     for (i, (&label, block)) in df.blocks.iter().enumerate() {
         it.start_block(label);
         if i == 0 {
@@ -677,7 +669,78 @@ impl Interp<'_> {
                     );
                 }
             }
-            "PUSH_NULL" => {}
+            "PUSH_NULL" | "RETURN_GENERATOR" => {}
+            "YIELD_VALUE" => {
+                let value = self.get(&ti.inputs[0])?;
+                self.store(Expr::Yield { value, index: None }, &out(0), false);
+            }
+            "LOAD_CLOSURE" | "LOAD_DEREF" => {
+                let name = code.localsplus_name(arg).unwrap_or_default().to_string();
+                let value = if let Some(idx) = code.freevars().iter().position(|f| *f == name) {
+                    Expr::FreeVar {
+                        index: idx as u32,
+                        value: self.globals.resolve_freevar(idx, &name),
+                        name,
+                    }
+                } else {
+                    let v = self.lookup(&name).ok_or_else(|| IrError::Unsupported {
+                        message: "Unsupported use of cell variable encountered".into(),
+                        line: self.loc.line,
+                    })?;
+                    Expr::Var(v)
+                };
+                self.store(value, &out(0), false);
+            }
+            "STORE_DEREF" => {
+                let name = code.localsplus_name(arg).unwrap_or_default().to_string();
+                let v = self.get(&ti.inputs[0])?;
+                self.store(Expr::Var(v), &name, false);
+            }
+            "MAKE_FUNCTION" => {
+                if arg & 0x2 != 0 {
+                    return Err(IrError::Unsupported {
+                        message: "op_MAKE_FUNCTION with kwdefaults is not implemented".into(),
+                        line: self.loc.line,
+                    });
+                }
+                let codevar = self.get(&ti.inputs[0])?;
+                let fcode = match self.definitions.get(&codevar).and_then(|d| d.first()) {
+                    Some(&e) => match self.ir.expr(e) {
+                        Expr::Const(Constant::Code(c)) => Some(c.clone()),
+                        _ => None,
+                    },
+                    None => None,
+                };
+                let fcode = fcode.ok_or_else(|| IrError::Unsupported {
+                    message: "Unsupported use of closure. Probably caused by complex control-flow constructs; e.g. try-except".into(),
+                    line: self.loc.line,
+                })?;
+                // Inputs after the code, in flag order: closure, annotations, kwdefaults,
+                // defaults.
+                let mut rest = ti.inputs[1..].iter();
+                let closure = if arg & 0x8 != 0 {
+                    rest.next().map(|r| self.get(r)).transpose()?
+                } else {
+                    None
+                };
+                if arg & 0x4 != 0 {
+                    rest.next();
+                }
+                let defaults = if arg & 0x1 != 0 {
+                    rest.next().map(|r| self.get(r)).transpose()?
+                } else {
+                    None
+                };
+                self.store(
+                    Expr::MakeFunction {
+                        code: fcode,
+                        closure,
+                        defaults,
+                    },
+                    &out(0),
+                    false,
+                );
+            }
             "LOAD_ASSERTION_ERROR" => {
                 let value = self.global_value("AssertionError");
                 self.store(

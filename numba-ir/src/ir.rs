@@ -275,6 +275,18 @@ pub enum Expr {
     Phi {
         incoming: Vec<(VarId, Label)>,
     },
+    /// A nested function (a closure, a lambda, a comprehension's body): its code object,
+    /// the tuple of cells it closes over and its defaults tuple.
+    MakeFunction {
+        code: Box<numba_bytecode::CodeObject>,
+        closure: Option<VarId>,
+        defaults: Option<VarId>,
+    },
+    /// `yield value`; `index` numbers the yield points (set by post-processing, from 1).
+    Yield {
+        value: VarId,
+        index: Option<u32>,
+    },
 }
 
 /// Statements. The last statement of every block is a terminator.
@@ -437,6 +449,10 @@ pub struct FunctionIR {
     pub vars: Vec<VarData>,
     pub exprs: Vec<Expr>,
     pub blocks: BTreeMap<Label, Block>,
+    /// Whether the code object is a generator function (`CO_GENERATOR`).
+    pub is_generator: bool,
+    /// Yield points and saved state, computed by post-processing for generators.
+    pub generator_info: Option<crate::postproc::GeneratorInfo>,
 }
 
 impl FunctionIR {
@@ -531,6 +547,10 @@ impl FunctionIR {
             }
             Expr::Phi { incoming } => incoming.iter().map(|(v, _)| *v).collect(),
             Expr::BuildMap { items, .. } => items.iter().flat_map(|(k, v)| [*k, *v]).collect(),
+            Expr::MakeFunction {
+                closure, defaults, ..
+            } => closure.iter().chain(defaults).copied().collect(),
+            Expr::Yield { value, .. } => vec![*value],
         }
     }
 

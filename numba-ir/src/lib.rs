@@ -13,6 +13,7 @@
 //! This crate knows nothing of types or LLVM: typing results are side tables owned by
 //! numba-typeinfer, keyed by the ids defined here.
 
+pub mod analysis;
 pub mod error;
 pub mod global;
 pub mod interp;

@@ -175,6 +175,19 @@ impl FunctionIR {
                     indexes.join(", ")
                 )
             }
+            Expr::MakeFunction {
+                code,
+                closure,
+                defaults,
+            } => {
+                let opt = |v: &Option<VarId>| v.map(|v| n(&v)).unwrap_or_else(|| "None".into());
+                format!(
+                    "make_function(name=None, code={code}, closure={}, defaults={})",
+                    opt(closure),
+                    opt(defaults)
+                )
+            }
+            Expr::Yield { value, .. } => format!("yield {}", n(value)),
             Expr::Phi { incoming } => {
                 let vals: Vec<String> = incoming.iter().map(|(v, _)| self.var_repr(*v)).collect();
                 let blocks: Vec<String> = incoming.iter().map(|(_, b)| b.to_string()).collect();
@@ -263,13 +276,24 @@ impl FunctionIR {
         out
     }
 
-    /// The whole `NUMBA_DUMP_IR` output: centred header, then the blocks.
+    /// The whole `NUMBA_DUMP_IR` output: centred header, then the blocks, then for a
+    /// generator its `GENERATOR INFO`.
     pub fn dump_with_header(&self) -> String {
-        format!(
+        let mut out = format!(
             "{}\n{}",
             center(&format!("IR DUMP: {}", self.qualname), 80, '-'),
             self.dump()
-        )
+        );
+        if self.generator_info.is_some() {
+            out.push_str(&center(
+                &format!("GENERATOR INFO: {}", self.qualname),
+                80,
+                '-',
+            ));
+            out.push('\n');
+            out.push_str(&self.dump_generator_info());
+        }
+        out
     }
 }
 

@@ -67,13 +67,45 @@ fn normalize(text: &str) -> String {
     out
 }
 
+/// Which dump to compare: `NUMBA_DUMP_IR` (post-processed, no dels) or the IR after
+/// `PostProcessor.run(emit_dels=True)`.
+#[derive(Clone, Copy)]
+enum Dump {
+    Ir,
+    WithDels,
+}
+
+fn first_difference(got: &str, want: &str) -> Option<String> {
+    if got == want {
+        return None;
+    }
+    let line = got
+        .lines()
+        .zip(want.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(got.lines().count().min(want.lines().count()));
+    Some(format!(
+        "line {}:\n ours:  {:?}\n numba: {:?}",
+        line + 1,
+        got.lines().nth(line).unwrap_or(""),
+        want.lines().nth(line).unwrap_or("")
+    ))
+}
+
 /// `(fixture, Ok(matches) | Err(why we could not build IR))` for every oracle.
-fn compare_all() -> BTreeMap<String, Result<Option<String>, String>> {
+fn compare_all(which: Dump) -> BTreeMap<String, Result<Option<String>, String>> {
     let mut out = BTreeMap::new();
     let mut paths: Vec<PathBuf> = fs::read_dir(fixtures().join("oracle"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "numba_ir"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| {
+                e == match which {
+                    Dump::Ir => "numba_ir",
+                    Dump::WithDels => "numba_ir_dels",
+                }
+            })
+        })
         .collect();
     paths.sort();
     for path in paths {
@@ -85,28 +117,25 @@ fn compare_all() -> BTreeMap<String, Result<Option<String>, String>> {
         let stem = name.split('.').next().unwrap().to_string();
         let blob = fs::read(fixtures().join("blobs").join(format!("{name}.marshal"))).unwrap();
         let code = numba_bytecode::marshal::read_code(&blob).unwrap();
-        let result = match compile_to_ir(code, &Resolver(module_globals(&stem))) {
-            Ok(ir) => {
-                let got = normalize(&ir.dump_with_header());
+        let resolver = Resolver(module_globals(&stem));
+        let result = match which {
+            Dump::Ir => compile_to_ir(code, &resolver).map(|ir| ir.dump_with_header()),
+            Dump::WithDels => numba_bytecode::ByteCode::decode(code)
+                .map_err(numba_ir::IrError::from)
+                .and_then(|bc| {
+                    let df = numba_bytecode::flow::analyze(&bc)?;
+                    let mut ir = numba_ir::interpret(&bc, &df, &resolver)?;
+                    numba_ir::postproc::run(&mut ir, true);
+                    Ok(ir.dump())
+                }),
+        };
+        let result = match result {
+            Ok(text) => {
+                let got = normalize(&text);
                 if let Some(dir) = std::env::var_os("NUMBA_RS_IR_OUT") {
                     let _ = fs::write(Path::new(&dir).join(format!("{name}.ir")), &got);
                 }
-                let want = normalize(&want);
-                if got == want {
-                    Ok(None)
-                } else {
-                    let line = got
-                        .lines()
-                        .zip(want.lines())
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(got.lines().count().min(want.lines().count()));
-                    Ok(Some(format!(
-                        "line {}:\n ours:  {:?}\n numba: {:?}",
-                        line + 1,
-                        got.lines().nth(line).unwrap_or(""),
-                        want.lines().nth(line).unwrap_or("")
-                    )))
-                }
+                Ok(first_difference(&got, &normalize(&want)))
             }
             Err(e) => Err(e.to_string()),
         };
@@ -116,11 +145,20 @@ fn compare_all() -> BTreeMap<String, Result<Option<String>, String>> {
 }
 
 /// Lower this as the interpreter learns the remaining constructs.
-const MAX_NOT_BUILT: usize = 27;
+const MAX_NOT_BUILT: usize = 11;
 
 #[test]
 fn ir_dumps_match_numba() {
-    let results = compare_all();
+    check(Dump::Ir);
+}
+
+#[test]
+fn ir_with_dels_matches_numba() {
+    check(Dump::WithDels);
+}
+
+fn check(which: Dump) {
+    let results = compare_all(which);
     let mut report = String::new();
     let (mut same, mut differ, mut unsupported) = (0, 0, 0);
     for (name, r) in &results {

@@ -485,6 +485,18 @@ impl Engine<'_> {
                     }
                 }
             }
+            Expr::MakeFunction { .. } => return Err(TypingError::Unsupported {
+                message:
+                    "inner functions, lambdas and comprehensions are not supported by numba-rs yet"
+                        .into(),
+                line,
+            }),
+            Expr::Yield { .. } => {
+                return Err(TypingError::Unsupported {
+                    message: "generators are not supported by numba-rs yet".into(),
+                    line,
+                })
+            }
             Expr::BuildList { .. } | Expr::BuildSet { .. } | Expr::BuildMap { .. } => {
                 return Err(TypingError::Unsupported {
                     message: "lists, sets and dicts are not supported by numba-rs yet".into(),
