@@ -6,6 +6,7 @@
 //! ones it creates ([`TracedInst::outputs`]); the order per opcode is documented on
 //! [`TracedInst`].
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::cfg::ControlFlowGraph;
@@ -49,6 +50,8 @@ pub enum BlockKind {
 /// An entry of the block stack Numba keeps while tracing (`State.make_block`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SyntaxBlock {
+    /// Identity: Numba compares blocks by object identity (`is`), copies keep the id.
+    pub id: u32,
     pub kind: BlockKind,
     /// Handler offset for `Try`, end of the body for `With`.
     pub end: u32,
@@ -223,11 +226,20 @@ struct State<'a> {
     kw_names: Option<u32>,
     blockstack_initial: Vec<SyntaxBlock>,
     blockstack: Vec<SyntaxBlock>,
+    /// Source of syntax-block ids, shared by every state of one analysis.
+    ids: &'a Cell<u32>,
 }
 
 impl<'a> State<'a> {
-    fn new(bc: &'a ByteCode, pc: u32, incoming: &[Reg], blockstack: &[SyntaxBlock]) -> Self {
+    fn new(
+        bc: &'a ByteCode,
+        ids: &'a Cell<u32>,
+        pc: u32,
+        incoming: &[Reg],
+        blockstack: &[SyntaxBlock],
+    ) -> Self {
         let mut s = State {
+            ids,
             bc,
             pc_initial: pc,
             pc,
@@ -383,7 +395,10 @@ impl<'a> State<'a> {
     }
 
     fn make_block(&self, kind: BlockKind, end: u32) -> SyntaxBlock {
+        let id = self.ids.get();
+        self.ids.set(id + 1);
         SyntaxBlock {
+            id,
             kind,
             end,
             end_offset: None,
@@ -913,6 +928,7 @@ pub fn analyze(bc: &ByteCode) -> Result<Dataflow, BytecodeError> {
         VecDeque::from([(0, Vec::new(), Vec::new())]);
     // Outgoing (phi, value) pairs per block, before pruning.
     let mut outgoing: BTreeMap<u32, Vec<(Reg, Reg)>> = BTreeMap::new();
+    let ids = Cell::new(0);
     let mut steps: usize = 0;
     let budget = 64 * (bc.instructions.len() + 16);
     while let Some((pc, incoming, blockstack)) = pending.pop_front() {
@@ -925,7 +941,7 @@ pub fn analyze(bc: &ByteCode) -> Result<Dataflow, BytecodeError> {
             }
             continue;
         }
-        let mut state = State::new(bc, pc, &incoming, &blockstack);
+        let mut state = State::new(bc, &ids, pc, &incoming, &blockstack);
         loop {
             steps += 1;
             if steps > budget {
@@ -939,7 +955,7 @@ pub fn analyze(bc: &ByteCode) -> Result<Dataflow, BytecodeError> {
         for edge in &state.edges {
             // The successor's phis are named from its offset and slot, so they can be
             // mapped before it is traced.
-            let succ = State::new(bc, edge.target, &edge.stack, &[]);
+            let succ = State::new(bc, &ids, edge.target, &edge.stack, &[]);
             let out = outgoing.entry(pc).or_default();
             for (phi, value) in succ.phis.iter().zip(&edge.stack) {
                 out.push((phi.clone(), value.clone()));
@@ -953,8 +969,8 @@ pub fn analyze(bc: &ByteCode) -> Result<Dataflow, BytecodeError> {
         );
         finished.insert(pc, state);
     }
-    let pruned = prune_phis(&finished, &outgoing);
     let order: Vec<u32> = finish_order.iter().map(|&(pc, _)| pc).collect();
+    let pruned = prune_phis(&finished, &outgoing, &order);
     let cfg = ControlFlowGraph::new(
         0,
         order.iter().copied(),
@@ -985,9 +1001,13 @@ pub fn analyze(bc: &ByteCode) -> Result<Dataflow, BytecodeError> {
 
 /// Numba's `_prune_phis`: keep the phis used in their block and resolve chains of phis to
 /// the values that define them.
+///
+/// Each block's surviving phi assignments come grouped by the block that owns the phi, in
+/// the order Numba's set of finished states yields those blocks (`state_order`).
 fn prune_phis(
     states: &BTreeMap<u32, State>,
     outgoing: &BTreeMap<u32, Vec<(Reg, Reg)>>,
+    state_order: &[u32],
 ) -> BTreeMap<u32, Vec<(Reg, Reg)>> {
     let phi_set: BTreeSet<&Reg> = states.values().flat_map(|s| s.phis.iter()).collect();
     let mut used: BTreeSet<Reg> = BTreeSet::new();
@@ -1036,9 +1056,20 @@ fn prune_phis(
         }
     }
     let mut out: BTreeMap<u32, Vec<(Reg, Reg)>> = BTreeMap::new();
-    for phi in &used {
-        for (rhs, pc) in phismap.get(phi).into_iter().flatten() {
-            out.entry(*pc).or_default().push((phi.clone(), rhs.clone()));
+    for owner in state_order {
+        let Some(state) = states.get(owner) else {
+            continue;
+        };
+        let mut owned: Vec<&Reg> = state.phis.iter().filter(|p| used.contains(*p)).collect();
+        owned.sort();
+        for phi in owned {
+            for (rhs, pc) in phismap.get(phi).into_iter().flatten() {
+                let entry = out.entry(*pc).or_default();
+                match entry.iter_mut().find(|(p, _)| p == phi) {
+                    Some(slot) => slot.1 = rhs.clone(),
+                    None => entry.push((phi.clone(), rhs.clone())),
+                }
+            }
         }
     }
     out

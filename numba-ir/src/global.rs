@@ -13,6 +13,9 @@ pub enum GlobalKind {
     ModuleFunction { module: String, name: String },
     /// A builtin exception class: `ValueError`, `ZeroDivisionError`, ...
     ExceptionClass(String),
+    /// One of Numba's exception-handling intrinsics the interpreter calls in `try` blocks:
+    /// `mark_try_block`, `end_try_block`, `exception_check`, `exception_match`.
+    Intrinsic(String),
     /// A constant value (ints, floats, bools, strings, tuples of them).
     Const(Constant),
     /// Another jitted function, by the id of its dispatcher.
@@ -32,6 +35,14 @@ pub struct Global {
 }
 
 impl Global {
+    /// A Numba intrinsic (`<intrinsic mark_try_block>`).
+    pub fn intrinsic(name: &str) -> Global {
+        Global {
+            kind: GlobalKind::Intrinsic(name.to_string()),
+            repr: format!("<intrinsic {name}>"),
+        }
+    }
+
     /// A builtin with the repr CPython gives it.
     pub fn builtin(name: &str) -> Global {
         let classes = BUILTIN_CLASSES;

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use numba_bytecode::flow::{self, is_null_reg, Dataflow, TracedInst};
+use numba_bytecode::flow::{self, is_null_reg, BlockKind, Dataflow, TracedInst};
 use numba_bytecode::opcode::{BINARY_OP_SYMBOLS, COMPARE_OP_SYMBOLS};
 use numba_bytecode::{ByteCode, CodeObject, Constant, Instruction};
 
@@ -28,7 +28,7 @@ pub fn compile_to_ir(
 }
 
 /// Numba's `error_extras['reportable']`, appended to messages about internal errors.
-const REPORTABLE: &str = "\n-------------------------------------------------------------------------------\nThis should not have happened, a problem has occurred in Numba's internals. You are currently using Numba version 0.68.1.\n\nPlease report the error message and traceback, along with a minimal reproducer at: https://github.com/numba/numba/issues/new?template=bug_report.md\n\nIf more help is needed please feel free to speak to the Numba core developers directly at: https://gitter.im/numba/numba\n\nThanks in advance for your help in improving Numba!\n";
+const REPORTABLE: &str = "\n-------------------------------------------------------------------------------\nThis should not have happened, a problem has occurred in Numba's internals.\nYou are currently using Numba version 0.68.1.\n\nPlease report the error message and traceback, along with a minimal reproducer\nat: https://github.com/numba/numba/issues/new?template=bug_report.md\n\nIf more help is needed please feel free to ask on the Numba discourse forum:\nhttps://numba.discourse.group/\n\nThanks in advance for your help in improving Numba!\n\n";
 
 /// A call the interpreter synthesises: arguments as a tuple, no keywords.
 fn synthetic_call(func: VarId, args: Vec<VarId>) -> Expr {
@@ -139,6 +139,10 @@ struct Interp<'a> {
     assigner: Assigner,
     /// Every value stored into each variable (Numba's `Interpreter.definitions`).
     definitions: HashMap<VarId, Vec<ExprId>>,
+    /// The active `try` of the previous block, to know where a new one starts.
+    prev_try: Option<u32>,
+    /// Registers standing for exception objects (only `None` placeholders in Numba).
+    exception_vars: BTreeSet<VarId>,
 }
 
 /// Interpret a function's dataflow into IR, resolving globals through `globals`.
@@ -148,14 +152,12 @@ pub fn interpret(
     globals: &dyn GlobalResolver,
 ) -> Result<FunctionIR, IrError> {
     let code = &bc.code;
-    // The front end traces try/except and with blocks; turning them into IR
-    // (mark_try_block, exception_check, enter_with) is not done yet.
-    if let Some(entry) = bc.exception_entries.first() {
-        let line = bc.at(entry.start).map_or(code.firstlineno, |i| i.line);
+    // with-blocks are traced by the front end; their IR (enter_with, pop_block and the
+    // peepholes around them) is not built yet.
+    if let Some(inst) = bc.instructions.iter().find(|i| i.opname == "BEFORE_WITH") {
         return Err(IrError::Unsupported {
-            message: "try/except, try/finally and with blocks are not supported by numba-rs yet"
-                .into(),
-            line,
+            message: "with blocks are not supported by numba-rs yet".into(),
+            line: inst.line,
         });
     }
     let in_loops: BTreeSet<Label> = df
@@ -185,6 +187,8 @@ pub fn interpret(
         loc: Loc::default(),
         assigner: Assigner::default(),
         definitions: HashMap::new(),
+        prev_try: None,
+        exception_vars: BTreeSet::new(),
     };
     it.ir.is_generator = code.is_generator();
     for (i, (&label, block)) in df.blocks.iter().enumerate() {
@@ -206,8 +210,10 @@ pub fn interpret(
             it.loc = Loc { line: inst.line };
             it.dispatch(inst, ti)?;
         }
-        it.end_block(label);
+        it.end_block(label)?;
     }
+    it.end_try_blocks();
+    it.legalize_exception_vars()?;
     Ok(it.ir)
 }
 
@@ -219,13 +225,122 @@ impl Interp<'_> {
         if let Some(inst) = self.bc.at(label) {
             self.loc = Loc { line: inst.line };
         }
+        // A block entering a different try than its predecessor in label order marks it.
+        let active = self.df.blocks[&label].active_try().map(|t| t.id);
+        if active.is_some() && active != self.prev_try {
+            self.inject_call("mark_try_block", None);
+        }
+        self.prev_try = active;
+    }
+
+    /// Numba's `_inject_call`: `name = global(name: <intrinsic name>)` then
+    /// `res = call name()`, both redefined on each use (`name.1`, `$callres_name.1`, ...).
+    fn inject_call(&mut self, name: &str, res: Option<&str>) {
+        self.store(
+            Expr::Global {
+                name: name.to_string(),
+                value: Global::intrinsic(name),
+            },
+            name,
+            true,
+        );
+        let func = self
+            .lookup(name)
+            .expect("the intrinsic was stored just above");
+        let res = res.map_or_else(|| format!("$callres_{name}"), str::to_string);
+        self.store(synthetic_call(func, Vec::new()), &res, true);
+    }
+
+    /// `_insert_exception_check`: the values the handler edge pushes become `None`
+    /// placeholders, then `$exception_check = call exception_check()`.
+    fn insert_exception_check(&mut self, label: Label) -> Result<(), IrError> {
+        let block = &self.df.blocks[&label];
+        if let Some(tryblk) = block.active_try() {
+            let pushed: Vec<String> = block
+                .edges
+                .iter()
+                .filter(|e| e.target == tryblk.end && e.npush > 0)
+                .flat_map(|e| e.stack[e.stack.len() - e.npush..].to_vec())
+                .collect();
+            for reg in pushed {
+                if self.names.contains_key(&reg) {
+                    return Err(IrError::Unsupported {
+                        message: "exception variable CANNOT be defined by other code".into(),
+                        line: self.loc.line,
+                    });
+                }
+                let v = self.store(Expr::Const(Constant::None), &reg, false);
+                self.exception_vars.insert(v);
+            }
+        }
+        self.inject_call("exception_check", Some("$exception_check"));
+        Ok(())
+    }
+
+    /// `_end_try_blocks`: a block reached from inside a `try` it is not in (the handler,
+    /// or the code after the body) starts with `end_try_block()`.
+    fn end_try_blocks(&mut self) {
+        let labels: Vec<Label> = self.ir.blocks.keys().copied().collect();
+        for label in labels {
+            let Some(info) = self.df.blocks.get(&label) else {
+                continue;
+            };
+            let cur = &info.blockstack;
+            let leaves_try = self.df.cfg.predecessors(label).any(|p| {
+                let inc = &self.df.blocks[&p].blockstack;
+                let common = cur
+                    .iter()
+                    .zip(inc)
+                    .take_while(|(a, b)| a.id == b.id)
+                    .count();
+                inc[common..].iter().any(|b| b.kind == BlockKind::Try)
+            });
+            if leaves_try {
+                let old = std::mem::take(&mut self.body);
+                self.body = Vec::new();
+                self.inject_call("end_try_block", None);
+                let mut marker = std::mem::replace(&mut self.body, old);
+                if let Some(b) = self.ir.blocks.get_mut(&label) {
+                    marker.append(&mut b.body);
+                    b.body = marker;
+                }
+            }
+        }
+    }
+
+    /// `_legalize_exception_vars`: an exception object may not reach a user variable.
+    fn legalize_exception_vars(&self) -> Result<(), IrError> {
+        let mut excvars = self.exception_vars.clone();
+        for (&var, defs) in &self.definitions {
+            for &e in defs {
+                if let Expr::Var(src) = self.ir.expr(e) {
+                    if excvars.contains(src) {
+                        excvars.insert(var);
+                    }
+                }
+            }
+        }
+        match excvars.iter().find(|v| !self.ir.var(**v).is_temp()) {
+            Some(&v) => Err(IrError::Unsupported {
+                message: format!(
+                    "Exception object cannot be stored into variable ({}).",
+                    self.ir.var_name(v)
+                ),
+                line: self.ir.var(v).loc.line,
+            }),
+            None => Ok(()),
+        }
     }
 
     fn is_terminated(&self) -> bool {
         self.body.last().is_some_and(|i| i.stmt.is_terminator())
     }
 
-    fn end_block(&mut self, label: Label) {
+    fn end_block(&mut self, label: Label) -> Result<(), IrError> {
+        let in_try = self.df.blocks[&label].active_try().copied();
+        if !self.is_terminated() && in_try.is_some() {
+            self.insert_exception_check(label)?;
+        }
         self.remove_unused_temporaries();
         let block = &self.df.blocks[&label];
         let term = if self.is_terminated() {
@@ -244,11 +359,30 @@ impl Interp<'_> {
         match term {
             Some(t) => self.body.push(t),
             None => {
-                // A block that does not end in a terminator falls through to its one edge.
-                if let Some(edge) = block.edges.first() {
-                    self.emit(Stmt::Jump {
-                        target: edge.target,
-                    });
+                // A block without a terminator falls through to the next block; inside a
+                // try it branches to the handler when an exception is pending.
+                let next = self
+                    .df
+                    .blocks
+                    .range(label + 1..)
+                    .next()
+                    .map(|(&l, _)| l)
+                    .or_else(|| block.edges.first().map(|e| e.target));
+                if let Some(next) = next {
+                    let handler = in_try
+                        .map(|t| t.end)
+                        .filter(|h| self.df.blocks.contains_key(h));
+                    match handler {
+                        Some(h) => {
+                            let cond = self.get("$exception_check")?;
+                            self.emit(Stmt::Branch {
+                                cond,
+                                truebr: h,
+                                falsebr: next,
+                            });
+                        }
+                        None => self.emit(Stmt::Jump { target: next }),
+                    }
                 }
             }
         }
@@ -258,6 +392,7 @@ impl Interp<'_> {
                 body: std::mem::take(&mut self.body),
             },
         );
+        Ok(())
     }
 
     /// Numba's `_remove_unused_temporaries`.
@@ -606,7 +741,28 @@ impl Interp<'_> {
                     Some(r) => Some(self.get(r)?),
                     None => None,
                 };
-                self.emit(Stmt::Raise { exception });
+                match self.active_try() {
+                    Some(handler) => {
+                        self.emit(Stmt::TryRaise { exception });
+                        self.inject_call("end_try_block", None);
+                        self.emit(Stmt::Jump { target: handler });
+                    }
+                    None => self.emit(Stmt::Raise { exception }),
+                }
+            }
+            "CHECK_EXC_MATCH" => {
+                self.store(
+                    Expr::Global {
+                        name: "exception_match".into(),
+                        value: Global::intrinsic("exception_match"),
+                    },
+                    "$exc_match",
+                    true,
+                );
+                let func = self.get("$exc_match")?;
+                let lhs = self.get(&ti.inputs[0])?;
+                let rhs = self.get(&ti.inputs[1])?;
+                self.store(synthetic_call(func, vec![lhs, rhs]), &out(0), false);
             }
             "POP_JUMP_FORWARD_IF_TRUE" | "POP_JUMP_BACKWARD_IF_TRUE" | "JUMP_IF_TRUE_OR_POP" => {
                 self.jump_if(inst, &ti.inputs[0], true)?
@@ -856,6 +1012,12 @@ impl Interp<'_> {
                 self.store(e, &out(0), false);
             }
             "BUILD_CONST_KEY_MAP" => self.build_const_key_map(ti)?,
+            "RERAISE" if self.active_try().is_some() => {
+                let handler = self.active_try().unwrap_or_default();
+                self.emit(Stmt::TryRaise { exception: None });
+                self.inject_call("end_try_block", None);
+                self.emit(Stmt::Jump { target: handler });
+            }
             "RERAISE" => {
                 // Outside a try: a guard Numba keeps for a path that cannot run.
                 self.emit(Stmt::StaticRaise {
@@ -992,6 +1154,12 @@ impl Interp<'_> {
         let e = self.build_map(items, n, Some(keys));
         self.store(e, &ti.outputs[n], false);
         Ok(())
+    }
+
+    /// The handler of the current block's active try, if any.
+    fn active_try(&self) -> Option<Label> {
+        let label = self.current?;
+        self.df.blocks.get(&label)?.active_try().map(|t| t.end)
     }
 
     fn const_elements(&mut self, items: Vec<Constant>) -> Vec<VarId> {

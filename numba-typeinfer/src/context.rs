@@ -366,6 +366,9 @@ impl TypingContext for BaseContext {
             GlobalKind::Const(c) => typeof_const(c).ok_or_else(|| format!("Cannot determine Numba type of constant {}", c.py_repr())),
             GlobalKind::Dispatcher { id, name } => Ok(intern(Type::Dispatcher { id: *id, name: name.clone() })),
             GlobalKind::Opaque { type_name } => Err(format!("Cannot determine Numba type of <class '{type_name}'>")),
+            GlobalKind::Intrinsic(n) => Err(format!(
+                "try/except is not supported by numba-rs yet (the {n} intrinsic has no typing)"
+            )),
             GlobalKind::Undefined => Err("name is not defined".into()),
         }
     }
