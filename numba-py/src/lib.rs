@@ -256,7 +256,14 @@ fn raise_native(py: Python<'_>, exc: *const ExcInfo) -> PyErr {
         .import("builtins")
         .and_then(|b| b.getattr(class.as_str()))
         .unwrap_or_else(|_| py.get_type::<PySystemError>().into_any());
-    match cls.call1((msg,)) {
+    // `raise X` (a class, or `assert` without a message) instantiates it with no
+    // arguments; the static ExcInfo then carries an empty message.
+    let inst = if msg.is_empty() {
+        cls.call0()
+    } else {
+        cls.call1((msg,))
+    };
+    match inst {
         Ok(inst) => PyErr::from_value(inst),
         Err(e) => e,
     }

@@ -261,6 +261,15 @@ impl Engine<'_> {
         let ir = self.ir;
         Ok(Some(match ir.expr(id) {
             Expr::Arg { index, .. } => self.arg_types[*index as usize],
+            Expr::Const(numba_bytecode::Constant::Code(code)) => {
+                return Err(TypingError::Unsupported {
+                    message: format!(
+                        "inner functions, lambdas and comprehensions are not supported by numba-rs yet (found '{}')",
+                        code.qualname
+                    ),
+                    line,
+                })
+            }
             Expr::Const(c) => typeof_const(c).ok_or_else(|| TypingError::Unsupported {
                 message: format!(
                     "constant {} of type {} is not supported",
@@ -269,6 +278,12 @@ impl Engine<'_> {
                 ),
                 line,
             })?,
+            Expr::Global { value, .. } if matches!(value.kind, numba_ir::GlobalKind::Intrinsic(_)) => {
+                return Err(TypingError::Unsupported {
+                    message: "try/except is not supported by numba-rs yet".into(),
+                    line,
+                })
+            }
             Expr::Global { name, value } | Expr::FreeVar { name, value, .. } => self
                 .ctx
                 .resolve_global(value)

@@ -341,3 +341,45 @@ def test_try_except_is_unsupported_error():
 def test_wrong_arity_is_typing_error():
     with pytest.raises(numba_rs.errors.TypingError):
         njit(add)(1)
+
+
+ASSERT_SOURCE = """
+def checked(x):
+    assert x > 0, "x must be positive"
+    return x * 2
+
+def bare(x):
+    assert x > 0
+    return x
+"""
+
+
+def test_assert_raises_assertion_error_like_cpython():
+    # Defined from source: pytest rewrites asserts in test modules.
+    namespace = {}
+    exec(compile(ASSERT_SOURCE, "assert_fixture.py", "exec"), namespace)
+    for py in (namespace["checked"], namespace["bare"]):
+        jitted = njit(py)
+        assert jitted(3) == py(3)
+        with pytest.raises(AssertionError) as ours:
+            jitted(-1)
+        with pytest.raises(AssertionError) as theirs:
+            py(-1)
+        assert ours.value.args == theirs.value.args
+
+
+def test_generators_and_closures_are_unsupported_errors():
+    def gen(n):
+        for i in range(n):
+            yield i
+
+    def closure(n):
+        def inner(x):
+            return x + n
+
+        return inner(1)
+
+    with pytest.raises(numba_rs.errors.UnsupportedError, match="generators"):
+        njit(gen)(3)
+    with pytest.raises(numba_rs.errors.UnsupportedError, match="inner functions"):
+        njit(closure)(3)
