@@ -8,7 +8,13 @@
 //!   a Python interpreter: numba-py implements it from `__globals__`, Rust tests from a table;
 //! - the interpreter turning [`numba_bytecode::flow::Dataflow`] into IR with Numba's names
 //!   ([`interpret`]);
-//! - the `NUMBA_DUMP_IR` text (`Display` for [`FunctionIR`]).
+//! - post-processing as Numba runs it before `NUMBA_DUMP_IR` ([`postproc`]: single-backedge
+//!   loop canonicalisation, `del` insertion, generator yield points and state);
+//! - dataflow over blocks ([`analysis`]: use/def, liveness, dead maps);
+//! - the verifier ([`verify`]), IR utilities ([`utils`]: def-use maps, copy propagation,
+//!   dead-code elimination, block merging, renaming, closure inlining) and the
+//!   [`passes::FunctionPass`] trait with its [`passes::PassManager`];
+//! - the `NUMBA_DUMP_IR` text ([`FunctionIR::dump`], [`FunctionIR::dump_with_header`]).
 //!
 //! This crate knows nothing of types or LLVM: typing results are side tables owned by
 //! numba-typeinfer, keyed by the ids defined here.
@@ -18,8 +24,11 @@ pub mod error;
 pub mod global;
 pub mod interp;
 pub mod ir;
+pub mod passes;
 pub mod postproc;
 mod print;
+pub mod utils;
+pub mod verify;
 pub use print::center;
 
 pub use error::IrError;

@@ -183,3 +183,38 @@ fn check(which: Dump) {
     );
     assert!(same >= 60);
 }
+
+/// One insta snapshot per fixture: the `NUMBA_DUMP_IR` text (with `GENERATOR INFO` for
+/// generators) and the IR with dels, or the error for what we cannot build yet.
+#[test]
+fn ir_snapshots() {
+    let mut paths: Vec<PathBuf> = fs::read_dir(fixtures().join("blobs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "marshal"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let stem = name.split('.').next().unwrap().to_string();
+        let code = numba_bytecode::marshal::read_code(&fs::read(&path).unwrap()).unwrap();
+        let resolver = Resolver(module_globals(&stem));
+        let text = match compile_to_ir(code, &resolver) {
+            Ok(mut ir) => {
+                let mut t = ir.dump_with_header();
+                numba_ir::postproc::insert_dels(&mut ir);
+                t.push_str("== with dels ==\n");
+                t.push_str(&ir.dump());
+                normalize(&t)
+            }
+            Err(e) => format!("error: {e}\n"),
+        };
+        insta::with_settings!({
+            snapshot_path => "snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(name, text);
+        });
+    }
+}

@@ -1,0 +1,529 @@
+//! IR utilities later passes build on: def-use maps, copy propagation, dead-code
+//! elimination, block merging, renaming, and inlining a closure call. Each transformation
+//! is also a [`FunctionPass`] so it can run under the [`crate::passes::PassManager`].
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::error::IrError;
+use crate::ir::*;
+use crate::passes::{FunctionPass, PassError};
+
+/// Where each variable is defined (assigned) and used: `(block, statement index)`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DefUse {
+    pub defs: BTreeMap<VarId, Vec<(Label, usize)>>,
+    pub uses: BTreeMap<VarId, Vec<(Label, usize)>>,
+}
+
+impl DefUse {
+    pub fn compute(ir: &FunctionIR) -> DefUse {
+        let mut du = DefUse::default();
+        for (&l, b) in &ir.blocks {
+            for (i, inst) in b.body.iter().enumerate() {
+                match &inst.stmt {
+                    Stmt::Assign { target, value } => {
+                        du.defs.entry(*target).or_default().push((l, i));
+                        for u in ir.expr_uses(ir.expr(*value)) {
+                            du.uses.entry(u).or_default().push((l, i));
+                        }
+                    }
+                    other => {
+                        for u in ir.stmt_vars(other) {
+                            du.uses.entry(u).or_default().push((l, i));
+                        }
+                    }
+                }
+            }
+        }
+        du
+    }
+
+    pub fn def_count(&self, v: VarId) -> usize {
+        self.defs.get(&v).map_or(0, Vec::len)
+    }
+
+    pub fn use_count(&self, v: VarId) -> usize {
+        self.uses.get(&v).map_or(0, Vec::len)
+    }
+}
+
+impl Expr {
+    /// Apply `f` to every variable the expression reads.
+    pub fn for_each_use_mut(&mut self, mut f: impl FnMut(&mut VarId)) {
+        match self {
+            Expr::Arg { .. } | Expr::Const(_) | Expr::Global { .. } | Expr::FreeVar { .. } => {}
+            Expr::Var(v)
+            | Expr::Unary { value: v, .. }
+            | Expr::GetAttr { value: v, .. }
+            | Expr::StaticGetItem { value: v, .. }
+            | Expr::Cast { value: v }
+            | Expr::GetIter { value: v }
+            | Expr::IterNext { value: v }
+            | Expr::PairFirst { value: v }
+            | Expr::PairSecond { value: v }
+            | Expr::ExhaustIter { value: v, .. }
+            | Expr::Yield { value: v, .. } => f(v),
+            Expr::Call {
+                func,
+                args,
+                kws,
+                vararg,
+                varkwarg,
+                ..
+            } => {
+                f(func);
+                args.iter_mut().for_each(&mut f);
+                kws.iter_mut().for_each(|(_, v)| f(v));
+                vararg.iter_mut().for_each(&mut f);
+                varkwarg.iter_mut().for_each(&mut f);
+            }
+            Expr::BinOp { lhs, rhs, .. } | Expr::InplaceBinOp { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs);
+            }
+            Expr::GetItem { value, index } => {
+                f(value);
+                f(index);
+            }
+            Expr::BuildTuple { items } | Expr::BuildList { items } | Expr::BuildSet { items } => {
+                items.iter_mut().for_each(f)
+            }
+            Expr::BuildMap { items, .. } => items.iter_mut().for_each(|(k, v)| {
+                f(k);
+                f(v);
+            }),
+            Expr::Phi { incoming } => incoming.iter_mut().for_each(|(v, _)| f(v)),
+            Expr::MakeFunction {
+                closure, defaults, ..
+            } => {
+                closure.iter_mut().for_each(&mut f);
+                defaults.iter_mut().for_each(f);
+            }
+        }
+    }
+
+    /// Whether evaluating the expression can be skipped when its result is unused.
+    pub fn is_pure(&self) -> bool {
+        !matches!(
+            self,
+            Expr::Call { .. }
+                | Expr::Yield { .. }
+                | Expr::IterNext { .. }
+                | Expr::ExhaustIter { .. }
+                | Expr::InplaceBinOp { .. }
+        )
+    }
+}
+
+impl Stmt {
+    /// Apply `f` to every variable the statement reads (not an assignment's target; an
+    /// assignment's expression lives in the arena and is handled by the caller).
+    pub fn for_each_use_mut(&mut self, mut f: impl FnMut(&mut VarId)) {
+        match self {
+            Stmt::Assign { .. } | Stmt::Jump { .. } | Stmt::StaticRaise { .. } => {}
+            Stmt::SetItem {
+                target,
+                index,
+                value,
+            } => {
+                f(target);
+                f(index);
+                f(value);
+            }
+            Stmt::SetAttr { target, value, .. } => {
+                f(target);
+                f(value);
+            }
+            Stmt::DelItem { target, index } => {
+                f(target);
+                f(index);
+            }
+            Stmt::DelAttr { target, .. } => f(target),
+            Stmt::Del { var } => f(var),
+            Stmt::Raise { exception } | Stmt::TryRaise { exception } => {
+                exception.iter_mut().for_each(f)
+            }
+            Stmt::Return { value } => f(value),
+            Stmt::Branch { cond, .. } => f(cond),
+        }
+    }
+}
+
+/// Replace every read of a variable per `map` (statements and their expressions).
+pub fn replace_uses(ir: &mut FunctionIR, map: &HashMap<VarId, VarId>) {
+    let subst = |v: &mut VarId| {
+        if let Some(&n) = map.get(v) {
+            *v = n;
+        }
+    };
+    let mut exprs = Vec::new();
+    for block in ir.blocks.values_mut() {
+        for inst in &mut block.body {
+            match &inst.stmt {
+                Stmt::Assign { value, .. } => exprs.push(*value),
+                _ => inst.stmt.for_each_use_mut(subst),
+            }
+        }
+    }
+    for e in exprs {
+        ir.exprs[e.0 as usize].for_each_use_mut(subst);
+    }
+}
+
+/// Copy propagation: for `a = b` where `a` and `b` each have exactly one definition, every
+/// read of `a` reads `b` instead (the copy itself is left for dead-code elimination).
+pub fn copy_propagate(ir: &mut FunctionIR) -> bool {
+    let du = DefUse::compute(ir);
+    let mut map: HashMap<VarId, VarId> = HashMap::new();
+    for block in ir.blocks.values() {
+        for inst in &block.body {
+            if let Stmt::Assign { target, value } = inst.stmt {
+                if let Expr::Var(src) = ir.expr(value) {
+                    if *src != target && du.def_count(target) == 1 && du.def_count(*src) <= 1 {
+                        map.insert(target, *src);
+                    }
+                }
+            }
+        }
+    }
+    // Resolve chains (a = b, b = c) so every read goes to the root.
+    let keys: Vec<VarId> = map.keys().copied().collect();
+    for k in keys {
+        let mut root = map[&k];
+        let mut steps = 0;
+        while let Some(&next) = map.get(&root) {
+            if next == k || steps > map.len() {
+                break;
+            }
+            root = next;
+            steps += 1;
+        }
+        map.insert(k, root);
+    }
+    map.retain(|k, v| k != v);
+    let changed = !map.is_empty() && map.keys().any(|k| du.use_count(*k) > 0);
+    replace_uses(ir, &map);
+    changed
+}
+
+/// Remove assignments whose target is never read and whose value has no side effect,
+/// until none is left.
+pub fn dead_code_elimination(ir: &mut FunctionIR) -> bool {
+    let mut changed = false;
+    loop {
+        let du = DefUse::compute(ir);
+        let mut removed = false;
+        let exprs = &ir.exprs;
+        for block in ir.blocks.values_mut() {
+            block.body.retain(|inst| match inst.stmt {
+                Stmt::Assign { target, value } => {
+                    let dead = du.use_count(target) == 0 && exprs[value.0 as usize].is_pure();
+                    removed |= dead;
+                    !dead
+                }
+                Stmt::Del { var } => {
+                    // A del of a variable that is no longer assigned anywhere goes too.
+                    let dead = du.def_count(var) == 0;
+                    removed |= dead;
+                    !dead
+                }
+                _ => true,
+            });
+        }
+        if !removed {
+            return changed;
+        }
+        changed = true;
+    }
+}
+
+/// Merge a block into its predecessor when that predecessor ends in an unconditional
+/// jump to it and is its only predecessor.
+pub fn merge_blocks(ir: &mut FunctionIR) -> bool {
+    let mut changed = false;
+    let Some(&entry) = ir.blocks.keys().next() else {
+        return false;
+    };
+    loop {
+        let mut preds: BTreeMap<Label, BTreeSet<Label>> = BTreeMap::new();
+        for (&l, b) in &ir.blocks {
+            if let Some(t) = b.terminator() {
+                for s in t.successors() {
+                    preds.entry(s).or_default().insert(l);
+                }
+            }
+        }
+        let candidate = ir.blocks.iter().find_map(|(&l, b)| match b.terminator() {
+            Some(Stmt::Jump { target })
+                if *target != l
+                    && *target != entry
+                    && preds.get(target).is_some_and(|p| p.len() == 1)
+                    && ir.blocks.contains_key(target) =>
+            {
+                Some((l, *target))
+            }
+            _ => None,
+        });
+        let Some((into, from)) = candidate else {
+            return changed;
+        };
+        let Some(mut absorbed) = ir.blocks.remove(&from) else {
+            return changed;
+        };
+        if let Some(b) = ir.blocks.get_mut(&into) {
+            b.body.pop();
+            b.body.append(&mut absorbed.body);
+        }
+        changed = true;
+    }
+}
+
+/// Give variable `v` a new name; fails if another variable already has it.
+pub fn rename_var(ir: &mut FunctionIR, v: VarId, new_name: &str) -> Result<(), IrError> {
+    if ir.var_by_name(new_name).is_some_and(|other| other != v) {
+        return Err(IrError::Unsupported {
+            message: format!("cannot rename to '{new_name}': the name is taken"),
+            line: ir.var(v).loc.line,
+        });
+    }
+    ir.vars[v.0 as usize].name = new_name.to_string();
+    Ok(())
+}
+
+/// A name not used by any variable: `base`, else `base.1`, `base.2`, ...
+pub fn fresh_name(ir: &FunctionIR, base: &str) -> String {
+    let taken: BTreeSet<&str> = ir.vars.iter().map(|v| v.name.as_str()).collect();
+    if !taken.contains(base) {
+        return base.to_string();
+    }
+    (1..)
+        .map(|i| format!("{base}.{i}"))
+        .find(|n| !taken.contains(n.as_str()))
+        .expect("an unused suffix exists")
+}
+
+/// Inline the call at `ir.blocks[label].body[index]` (`res = call f(args...)`, where `f`
+/// was made by `make_function` in this function) with `callee`, the IR of `f`'s code.
+///
+/// The caller block is split after the call; the callee's blocks are copied under fresh
+/// labels with fresh variable names; its arguments become the call's arguments, its free
+/// variables the items of the closure tuple, and each `return v` becomes `res = v` plus a
+/// jump to the code after the call.
+pub fn inline_closure_call(
+    ir: &mut FunctionIR,
+    label: Label,
+    index: usize,
+    callee: &FunctionIR,
+) -> Result<(), IrError> {
+    let unsupported = |message: String, line: u32| IrError::Unsupported { message, line };
+    let block = ir
+        .blocks
+        .get(&label)
+        .ok_or_else(|| unsupported(format!("no block {label}"), 0))?;
+    let inst = block
+        .body
+        .get(index)
+        .ok_or_else(|| unsupported(format!("no statement {index} in block {label}"), 0))?
+        .clone();
+    let line = inst.loc.line;
+    let Stmt::Assign { target: res, value } = inst.stmt else {
+        return Err(unsupported("not a call assignment".into(), line));
+    };
+    let Expr::Call {
+        func,
+        args,
+        kws,
+        vararg,
+        varkwarg,
+        ..
+    } = ir.expr(value).clone()
+    else {
+        return Err(unsupported("not a call".into(), line));
+    };
+    if !kws.is_empty() || vararg.is_some() || varkwarg.is_some() {
+        return Err(unsupported(
+            "inlining supports positional arguments only".into(),
+            line,
+        ));
+    }
+    if args.len() != callee.arg_names.len() {
+        return Err(unsupported(
+            format!(
+                "'{}' takes {} arguments, the call passes {}",
+                callee.qualname,
+                callee.arg_names.len(),
+                args.len()
+            ),
+            line,
+        ));
+    }
+    let closure_items = closure_items_of(ir, func);
+    // Fresh labels above every existing one.
+    let base = ir.blocks.keys().next_back().copied().unwrap_or(0) + 2;
+    let relabel = |l: Label| base + l;
+    let after = relabel(callee.blocks.keys().next_back().copied().unwrap_or(0)) + 2;
+    // Fresh variables for the callee's.
+    let mut var_map: HashMap<VarId, VarId> = HashMap::new();
+    for (i, v) in callee.vars.iter().enumerate() {
+        let name = fresh_name(ir, &format!("{}.{}", callee.name, v.name));
+        let id = ir.add_var(name, v.loc);
+        var_map.insert(VarId(i as u32), id);
+    }
+    let mut new_blocks: BTreeMap<Label, Block> = BTreeMap::new();
+    for (&cl, cb) in &callee.blocks {
+        let mut body = Vec::with_capacity(cb.body.len());
+        for cinst in &cb.body {
+            let mut stmt = cinst.stmt.clone();
+            let remap = |v: &mut VarId| {
+                if let Some(&n) = var_map.get(v) {
+                    *v = n;
+                }
+            };
+            match &mut stmt {
+                Stmt::Assign { target, value } => {
+                    let mut e = callee.expr(*value).clone();
+                    e = match e {
+                        Expr::Arg { index, .. } => Expr::Var(args[index as usize]),
+                        Expr::FreeVar { index, name, .. } => {
+                            let item = closure_items
+                                .as_ref()
+                                .and_then(|items| items.get(index as usize).copied())
+                                .ok_or_else(|| {
+                                    unsupported(
+                                        format!("cannot find the closure cell for '{name}'"),
+                                        cinst.loc.line,
+                                    )
+                                })?;
+                            Expr::Var(item)
+                        }
+                        mut other => {
+                            other.for_each_use_mut(remap);
+                            other
+                        }
+                    };
+                    let t = var_map[target];
+                    let id = ir.add_expr(e);
+                    stmt = Stmt::Assign {
+                        target: t,
+                        value: id,
+                    };
+                }
+                Stmt::Return { value } => {
+                    let v = var_map[value];
+                    let id = ir.add_expr(Expr::Var(v));
+                    body.push(Inst {
+                        stmt: Stmt::Assign {
+                            target: res,
+                            value: id,
+                        },
+                        loc: cinst.loc,
+                    });
+                    stmt = Stmt::Jump { target: after };
+                }
+                other => {
+                    other.for_each_use_mut(remap);
+                    match other {
+                        Stmt::Jump { target } => *target = relabel(*target),
+                        Stmt::Branch {
+                            truebr, falsebr, ..
+                        } => {
+                            *truebr = relabel(*truebr);
+                            *falsebr = relabel(*falsebr);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            body.push(Inst {
+                stmt,
+                loc: cinst.loc,
+            });
+        }
+        new_blocks.insert(relabel(cl), Block { body });
+    }
+    let callee_entry = relabel(callee.blocks.keys().next().copied().unwrap_or(0));
+    // Split the caller block around the call.
+    let caller = ir
+        .blocks
+        .get_mut(&label)
+        .ok_or_else(|| unsupported(format!("no block {label}"), line))?;
+    let tail: Vec<Inst> = caller.body.split_off(index + 1);
+    caller.body.pop();
+    caller.body.push(Inst {
+        stmt: Stmt::Jump {
+            target: callee_entry,
+        },
+        loc: inst.loc,
+    });
+    ir.blocks.extend(new_blocks);
+    ir.blocks.insert(after, Block { body: tail });
+    Ok(())
+}
+
+/// The variables a closure's cells come from: `f = make_function(closure=t)` with
+/// `t = build_tuple(items=[...])`.
+fn closure_items_of(ir: &FunctionIR, func: VarId) -> Option<Vec<VarId>> {
+    let def_of = |v: VarId| -> Option<&Expr> {
+        ir.blocks
+            .values()
+            .flat_map(|b| &b.body)
+            .find_map(|i| match i.stmt {
+                Stmt::Assign { target, value } if target == v => Some(ir.expr(value)),
+                _ => None,
+            })
+    };
+    let Expr::MakeFunction {
+        closure: Some(t), ..
+    } = def_of(func)?
+    else {
+        return None;
+    };
+    match def_of(*t)? {
+        Expr::BuildTuple { items } => Some(items.clone()),
+        _ => None,
+    }
+}
+
+macro_rules! simple_pass {
+    ($(#[$doc:meta])* $name:ident, $label:literal, $f:path, $cfg:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Default, Clone, Copy)]
+        pub struct $name;
+
+        impl FunctionPass for $name {
+            fn name(&self) -> &str {
+                $label
+            }
+
+            fn mutates_cfg(&self) -> bool {
+                $cfg
+            }
+
+            fn run(&mut self, ir: &mut FunctionIR) -> Result<bool, PassError> {
+                Ok($f(ir))
+            }
+        }
+    };
+}
+
+simple_pass!(
+    /// [`copy_propagate`] as a pass.
+    CopyPropagation,
+    "copy_propagation",
+    copy_propagate,
+    false
+);
+simple_pass!(
+    /// [`dead_code_elimination`] as a pass.
+    DeadCodeElimination,
+    "dead_code_elimination",
+    dead_code_elimination,
+    false
+);
+simple_pass!(
+    /// [`merge_blocks`] as a pass.
+    MergeBlocks,
+    "merge_blocks",
+    merge_blocks,
+    true
+);
