@@ -143,6 +143,8 @@ struct Interp<'a> {
     prev_try: Option<u32>,
     /// Registers standing for exception objects (only `None` placeholders in Numba).
     exception_vars: BTreeSet<VarId>,
+    /// Exit offsets of the open `with` blocks, innermost last.
+    with_exits: Vec<u32>,
 }
 
 /// Interpret a function's dataflow into IR, resolving globals through `globals`.
@@ -152,14 +154,6 @@ pub fn interpret(
     globals: &dyn GlobalResolver,
 ) -> Result<FunctionIR, IrError> {
     let code = &bc.code;
-    // with-blocks are traced by the front end; their IR (enter_with, pop_block and the
-    // peepholes around them) is not built yet.
-    if let Some(inst) = bc.instructions.iter().find(|i| i.opname == "BEFORE_WITH") {
-        return Err(IrError::Unsupported {
-            message: "with blocks are not supported by numba-rs yet".into(),
-            line: inst.line,
-        });
-    }
     let in_loops: BTreeSet<Label> = df
         .cfg
         .loops
@@ -189,6 +183,7 @@ pub fn interpret(
         definitions: HashMap::new(),
         prev_try: None,
         exception_vars: BTreeSet::new(),
+        with_exits: Vec::new(),
     };
     it.ir.is_generator = code.is_generator();
     for (i, (&label, block)) in df.blocks.iter().enumerate() {
@@ -208,13 +203,102 @@ pub fn interpret(
                 line: it.loc.line,
             })?;
             it.loc = Loc { line: inst.line };
+            // Reaching the end of a with-body closes it.
+            if it
+                .with_exits
+                .last()
+                .is_some_and(|&exit| inst.offset >= exit)
+            {
+                it.with_exits.pop();
+                it.emit(Stmt::PopBlock);
+            }
             it.dispatch(inst, ti)?;
         }
         it.end_block(label)?;
     }
     it.end_try_blocks();
     it.legalize_exception_vars()?;
-    Ok(it.ir)
+    let mut ir = it.ir;
+    split_at_pop_block(&mut ir)?;
+    delete_with_exit(&mut ir);
+    Ok(ir)
+}
+
+/// `peep_hole_split_at_pop_block`: a block containing `pop_block` is split so that the
+/// statements before it, the `pop_block` itself and the rest are blocks `L`, `L+1`, `L+2`.
+fn split_at_pop_block(ir: &mut FunctionIR) -> Result<(), IrError> {
+    let labels: Vec<Label> = ir.blocks.keys().copied().collect();
+    for (idx, &label) in labels.iter().enumerate() {
+        let body = &ir.blocks[&label].body;
+        let pops: Vec<usize> = body
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| matches!(i.stmt, Stmt::PopBlock))
+            .map(|(i, _)| i)
+            .collect();
+        let Some(&last_pop) = pops.last() else {
+            continue;
+        };
+        let loc = body.first().map(|i| i.loc).unwrap_or_default();
+        let body = body.clone();
+        let mut pieces: Vec<Vec<Inst>> = Vec::new();
+        for &i in &pops {
+            pieces.push(body[..i].to_vec());
+            pieces.push(vec![body[i].clone()]);
+        }
+        let mut prev = label;
+        for mut piece in pieces {
+            piece.push(Inst {
+                stmt: Stmt::Jump { target: prev + 1 },
+                loc,
+            });
+            ir.blocks.insert(prev, Block { body: piece });
+            prev += 1;
+        }
+        if labels.get(idx + 1).is_some_and(|&next| prev >= next) {
+            return Err(IrError::Unsupported {
+                message: "POP_BLOCK peephole failed".into(),
+                line: loc.line,
+            });
+        }
+        ir.blocks.insert(
+            prev,
+            Block {
+                body: body[last_pop + 1..].to_vec(),
+            },
+        );
+    }
+    Ok(())
+}
+
+/// `peep_hole_delete_with_exit`: drop every statement that touches the `__exit__`
+/// function `BEFORE_WITH` stored (`$setup_with_exitfn...`) or a value derived from it.
+fn delete_with_exit(ir: &mut FunctionIR) {
+    let mut dead: BTreeSet<VarId> = BTreeSet::new();
+    let labels: Vec<Label> = ir.blocks.keys().copied().collect();
+    for label in labels {
+        let body = ir.blocks[&label].body.clone();
+        for inst in &body {
+            let used = ir.stmt_vars(&inst.stmt);
+            for v in &used {
+                if ir.var_name(*v).starts_with("$setup_with_exitfn") {
+                    dead.insert(*v);
+                }
+            }
+            if used.iter().any(|v| dead.contains(v)) {
+                if let Stmt::Assign { target, .. } = inst.stmt {
+                    dead.insert(target);
+                }
+            }
+        }
+        let kept: Vec<Inst> = body
+            .into_iter()
+            .filter(|i| !ir.stmt_vars(&i.stmt).iter().any(|v| dead.contains(v)))
+            .collect();
+        if let Some(b) = ir.blocks.get_mut(&label) {
+            b.body = kept;
+        }
+    }
 }
 
 impl Interp<'_> {
@@ -224,6 +308,11 @@ impl Interp<'_> {
         self.assigner = Assigner::default();
         if let Some(inst) = self.bc.at(label) {
             self.loc = Loc { line: inst.line };
+        }
+        // Blocks past the end of an open with-body close it.
+        while self.with_exits.last().is_some_and(|&exit| label >= exit) {
+            self.with_exits.pop();
+            self.emit(Stmt::PopBlock);
         }
         // A block entering a different try than its predecessor in label order marks it.
         let active = self.df.blocks[&label].active_try().map(|t| t.id);
@@ -826,6 +915,17 @@ impl Interp<'_> {
                 }
             }
             "PUSH_NULL" | "RETURN_GENERATOR" => {}
+            "BEFORE_WITH" => {
+                let end = ti.with_end.unwrap_or(inst.next);
+                self.with_exits.push(end);
+                let contextmanager = self.get(&ti.inputs[0])?;
+                self.emit(Stmt::EnterWith {
+                    contextmanager,
+                    begin: inst.offset,
+                    end,
+                });
+                self.store(Expr::Const(Constant::None), &out(0), false);
+            }
             "YIELD_VALUE" => {
                 let value = self.get(&ti.inputs[0])?;
                 self.store(Expr::Yield { value, index: None }, &out(0), false);

@@ -356,6 +356,14 @@ pub enum Stmt {
     TryRaise {
         exception: Option<VarId>,
     },
+    /// Entering a `with` block on `contextmanager`; the body spans `begin..end` (offsets).
+    EnterWith {
+        contextmanager: VarId,
+        begin: Label,
+        end: Label,
+    },
+    /// Leaving a `with` block.
+    PopBlock,
     Return {
         value: VarId,
     },
@@ -574,7 +582,8 @@ impl FunctionIR {
             Stmt::Raise { exception } | Stmt::TryRaise { exception } => {
                 exception.iter().copied().collect()
             }
-            Stmt::StaticRaise { .. } => vec![],
+            Stmt::StaticRaise { .. } | Stmt::PopBlock => vec![],
+            Stmt::EnterWith { contextmanager, .. } => vec![*contextmanager],
             Stmt::Return { value } => vec![*value],
             Stmt::Jump { .. } => vec![],
             Stmt::Branch { cond, .. } => vec![*cond],

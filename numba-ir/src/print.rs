@@ -224,6 +224,8 @@ impl FunctionIR {
                 Some(e) => format!("raise {}", n(e)),
                 None => "raise None".into(),
             },
+            Stmt::EnterWith { contextmanager, .. } => format!("enter_with {}", n(contextmanager)),
+            Stmt::PopBlock => "pop_block".into(),
             Stmt::TryRaise { exception } => match exception {
                 Some(e) => format!("try_raise {}", n(e)),
                 None => "try_raise None".into(),

@@ -120,7 +120,9 @@ impl Stmt {
     /// assignment's expression lives in the arena and is handled by the caller).
     pub fn for_each_use_mut(&mut self, mut f: impl FnMut(&mut VarId)) {
         match self {
-            Stmt::Assign { .. } | Stmt::Jump { .. } | Stmt::StaticRaise { .. } => {}
+            Stmt::Assign { .. } | Stmt::Jump { .. } | Stmt::StaticRaise { .. } | Stmt::PopBlock => {
+            }
+            Stmt::EnterWith { contextmanager, .. } => f(contextmanager),
             Stmt::SetItem {
                 target,
                 index,

@@ -256,7 +256,9 @@ impl<'ctx> FnLower<'ctx, '_> {
             | Stmt::SetAttr { .. }
             | Stmt::DelItem { .. }
             | Stmt::DelAttr { .. }
-            | Stmt::TryRaise { .. } => {
+            | Stmt::TryRaise { .. }
+            | Stmt::EnterWith { .. }
+            | Stmt::PopBlock => {
                 return Err(self.unsupported(
                     "item and attribute assignment, `del` and raising inside `try` are not supported by numba-rs yet"
                         .into(),

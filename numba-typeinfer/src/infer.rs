@@ -215,6 +215,14 @@ impl Engine<'_> {
                             });
                         }
                     }
+                    Stmt::EnterWith { .. } | Stmt::PopBlock => {
+                        if report {
+                            return Err(TypingError::Unsupported {
+                                message: "with blocks are not supported by numba-rs yet".into(),
+                                line,
+                            });
+                        }
+                    }
                     Stmt::StaticRaise { .. } | Stmt::Del { .. } | Stmt::Jump { .. } => {}
                 }
             }
