@@ -220,6 +220,7 @@ pub fn interpret(
     it.legalize_exception_vars()?;
     let mut ir = it.ir;
     split_at_pop_block(&mut ir)?;
+    list_to_tuple(&mut ir);
     delete_with_exit(&mut ir);
     Ok(ir)
 }
@@ -269,6 +270,181 @@ fn split_at_pop_block(ir: &mut FunctionIR) -> Result<(), IrError> {
         );
     }
     Ok(())
+}
+
+/// `peep_hole_list_to_tuple`: `(*a, b)` and `f(x, *rest)` build a list with `append` and
+/// `extend` and convert it with `LIST_TO_TUPLE`; rewrite each such window into tuple
+/// concatenation (`build_tuple` for appends, `tuple(x)` for extends, joined by `+`).
+fn list_to_tuple(ir: &mut FunctionIR) {
+    let labels: Vec<Label> = ir.blocks.keys().copied().collect();
+    for label in labels {
+        // Each rewrite removes one list_to_tuple, so this terminates.
+        while rewrite_one_list_to_tuple(ir, label) {}
+    }
+}
+
+fn rewrite_one_list_to_tuple(ir: &mut FunctionIR, label: Label) -> bool {
+    let body = ir.blocks[&label].body.clone();
+    let assign_of = |i: &Inst| match i.stmt {
+        Stmt::Assign { target, value } => Some((target, value)),
+        _ => None,
+    };
+    // The last list_to_tuple, and the assignment to its list before it.
+    let mut region = None;
+    for (t2l_idx, inst) in body.iter().enumerate().rev() {
+        let Some((_, value)) = assign_of(inst) else {
+            continue;
+        };
+        let Expr::ListToTuple { list } = *ir.expr(value) else {
+            continue;
+        };
+        let name = ir.var_name(list).to_string();
+        let init = body[..t2l_idx]
+            .iter()
+            .rposition(|i| assign_of(i).is_some_and(|(t, _)| ir.var_name(t) == name));
+        region = init.map(|init_idx| (t2l_idx, init_idx));
+        break;
+    }
+    let Some((t2l_idx, init_idx)) = region else {
+        return false;
+    };
+    let (the_list, init_expr) = assign_of(&body[init_idx]).expect("found as an assignment");
+    let init_has_items =
+        matches!(ir.expr(init_expr), Expr::BuildList { items } if !items.is_empty());
+    let (t2l_target, _) = assign_of(&body[t2l_idx]).expect("found as an assignment");
+    let window = &body[init_idx..t2l_idx];
+    let mut appends = BTreeSet::new();
+    let mut extends = BTreeSet::new();
+    for inst in window {
+        if let Some((t, e)) = assign_of(inst) {
+            if let Expr::GetAttr { value, attr } = ir.expr(e) {
+                if *value == the_list {
+                    match attr.as_str() {
+                        "extend" => extends.insert(t),
+                        "append" => appends.insert(t),
+                        _ => false,
+                    };
+                }
+            }
+        }
+    }
+    let mut new_hole: Vec<Inst> = Vec::new();
+    let mut pending: Vec<VarId> = Vec::new();
+    let mut acc = the_list;
+    let fresh = |ir: &mut FunctionIR, base: &str, loc: Loc| -> VarId {
+        let name = crate::utils::fresh_name(ir, base);
+        ir.add_var(name, loc)
+    };
+    let assign = |ir: &mut FunctionIR, target: VarId, e: Expr, loc: Loc| -> Inst {
+        let value = ir.add_expr(e);
+        Inst {
+            stmt: Stmt::Assign { target, value },
+            loc,
+        }
+    };
+    // Emit pending appends as one build_tuple added to the accumulator; with `target`,
+    // write the result there.
+    let flush = |ir: &mut FunctionIR,
+                 new_hole: &mut Vec<Inst>,
+                 pending: &mut Vec<VarId>,
+                 mut acc: VarId,
+                 loc: Loc,
+                 target: Option<VarId>|
+     -> VarId {
+        if !pending.is_empty() {
+            let items = std::mem::take(pending);
+            let tup = Expr::BuildTuple { items };
+            if acc == the_list && !init_has_items {
+                if let Some(t) = target {
+                    new_hole.push(assign(ir, t, tup, loc));
+                    return t;
+                }
+                let a = fresh(ir, "$_list_append_tuple", loc);
+                new_hole.push(assign(ir, a, tup, loc));
+                return a;
+            }
+            let tup_var = fresh(ir, "$_list_append_tuple", loc);
+            new_hole.push(assign(ir, tup_var, tup, loc));
+            let acc_var = fresh(ir, "$_list_append_acc", loc);
+            new_hole.push(assign(
+                ir,
+                acc_var,
+                Expr::BinOp {
+                    op: BinOp::Add,
+                    lhs: acc,
+                    rhs: tup_var,
+                },
+                loc,
+            ));
+            acc = acc_var;
+        }
+        if let Some(t) = target {
+            new_hole.push(assign(ir, t, Expr::Var(acc), loc));
+            return t;
+        }
+        acc
+    };
+    for inst in window {
+        let Some((target, e)) = assign_of(inst) else {
+            new_hole.push(inst.clone());
+            continue;
+        };
+        match ir.expr(e).clone() {
+            Expr::GetAttr { .. } if extends.contains(&target) || appends.contains(&target) => {}
+            Expr::Call { func, args, .. } if extends.contains(&func) || appends.contains(&func) => {
+                let Some(&arg) = args.first() else {
+                    new_hole.push(inst.clone());
+                    continue;
+                };
+                let is_append = appends.contains(&func);
+                if is_append {
+                    pending.push(arg);
+                    continue;
+                }
+                acc = flush(ir, &mut new_hole, &mut pending, acc, inst.loc, None);
+                let tmp_name = format!("{}_var_{}", ir.var_name(func), ir.var_name(arg));
+                let gv = fresh(ir, "$_list_extend_gv_tuple", inst.loc);
+                new_hole.push(assign(
+                    ir,
+                    gv,
+                    Expr::Global {
+                        name: "tuple".into(),
+                        value: Global::builtin("tuple"),
+                    },
+                    inst.loc,
+                ));
+                let tmp = match ir.var_by_name(&tmp_name) {
+                    Some(v) => v,
+                    None => ir.add_var(tmp_name, inst.loc),
+                };
+                new_hole.push(assign(ir, tmp, synthetic_call(gv, vec![arg]), inst.loc));
+                new_hole.push(assign(
+                    ir,
+                    target,
+                    Expr::BinOp {
+                        op: BinOp::Add,
+                        lhs: acc,
+                        rhs: tmp,
+                    },
+                    inst.loc,
+                ));
+                acc = target;
+            }
+            Expr::BuildList { items } if target == the_list => {
+                new_hole.push(assign(ir, target, Expr::BuildTuple { items }, inst.loc));
+            }
+            _ => new_hole.push(inst.clone()),
+        }
+    }
+    let loc = body[init_idx].loc;
+    flush(ir, &mut new_hole, &mut pending, acc, loc, Some(t2l_target));
+    let mut new_body = body[..init_idx].to_vec();
+    new_body.extend(new_hole);
+    new_body.extend_from_slice(&body[t2l_idx + 1..]);
+    if let Some(b) = ir.blocks.get_mut(&label) {
+        b.body = new_body;
+    }
+    true
 }
 
 /// `peep_hole_delete_with_exit`: drop every statement that touches the `__exit__`
@@ -915,6 +1091,36 @@ impl Interp<'_> {
                 }
             }
             "PUSH_NULL" | "RETURN_GENERATOR" => {}
+            "LIST_EXTEND" => self.list_extend(ti)?,
+            "LIST_TO_TUPLE" => {
+                let list = self.get(&ti.inputs[0])?;
+                self.store(Expr::ListToTuple { list }, &out(0), false);
+            }
+            "CALL_FUNCTION_EX" => {
+                let func = self.get(&ti.inputs[0])?;
+                let vararg = self.get(&ti.inputs[1])?;
+                if ti.inputs.len() > 2 {
+                    // Numba turns `f(**kw)` into keywords only when `kw` is a literal
+                    // `build_map` (calls with more than 15 keywords); 3.11 compiles every
+                    // other `**` call with DICT_MERGE, which is rejected earlier.
+                    return Err(IrError::Unsupported {
+                        message: "CALL_FUNCTION_EX with **kwargs not supported.".into(),
+                        line: self.loc.line,
+                    });
+                }
+                self.store(
+                    Expr::Call {
+                        func,
+                        args: Vec::new(),
+                        kws: Vec::new(),
+                        vararg: Some(vararg),
+                        varkwarg: None,
+                        form: CallForm::Star,
+                    },
+                    &out(0),
+                    false,
+                );
+            }
             "BEFORE_WITH" => {
                 let end = ti.with_end.unwrap_or(inst.next);
                 self.with_exits.push(end);
@@ -1254,6 +1460,78 @@ impl Interp<'_> {
         let e = self.build_map(items, n, Some(keys));
         self.store(e, &ti.outputs[n], false);
         Ok(())
+    }
+
+    /// `LIST_EXTEND`: a constant initialiser (`[1, 2, 3]` compiles to an empty list
+    /// extended by a constant tuple) becomes that `build_list`'s items; anything else is
+    /// `target.extend(value)`.
+    fn list_extend(&mut self, ti: &TracedInst) -> Result<(), IrError> {
+        let target = self.get(&ti.inputs[0])?;
+        let value = self.get(&ti.inputs[1])?;
+        let unsupported = || {
+            IrError::Unsupported {
+            message: "An unsupported bytecode sequence has been encountered: op_LIST_EXTEND at the start of a block.\n\nThis could be due to the use of a branch in a tuple unpacking statement.".into(),
+            line: self.loc.line,
+        }
+        };
+        let Some(last) = self.body.last() else {
+            return Err(unsupported());
+        };
+        let tuple_items = match last.stmt {
+            Stmt::Assign { value, .. } => match self.ir.expr(value) {
+                Expr::BuildTuple { items } => Some(items.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let mut build_empty_list = None;
+        let mut ok = tuple_items.is_some();
+        if ok {
+            for (pos, inst) in self.body[..self.body.len() - 1].iter().enumerate().rev() {
+                let Stmt::Assign {
+                    target: t,
+                    value: e,
+                } = inst.stmt
+                else {
+                    ok = false;
+                    break;
+                };
+                match self.ir.expr(e) {
+                    Expr::Const(_) => continue,
+                    Expr::BuildList { items } if t == target => {
+                        ok = items.is_empty();
+                        build_empty_list = Some(pos);
+                        break;
+                    }
+                    _ if t == target => {
+                        ok = false;
+                        break;
+                    }
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+        }
+        match (ok, build_empty_list, tuple_items) {
+            (true, None, _) => Err(unsupported()),
+            (true, Some(pos), Some(items)) => {
+                let inst = self.body.remove(pos);
+                if let Stmt::Assign { value, .. } = inst.stmt {
+                    self.ir.exprs[value.0 as usize] = Expr::BuildList { items };
+                }
+                self.body.push(inst);
+                Ok(())
+            }
+            _ => self.method_call(
+                target,
+                "extend",
+                vec![value],
+                &ti.outputs[0],
+                &ti.outputs[1],
+            ),
+        }
     }
 
     /// The handler of the current block's active try, if any.

@@ -282,6 +282,11 @@ pub enum Expr {
         closure: Option<VarId>,
         defaults: Option<VarId>,
     },
+    /// `LIST_TO_TUPLE` of the list in register `list`: a placeholder the interpreter's
+    /// list-to-tuple peephole replaces with tuple arithmetic.
+    ListToTuple {
+        list: VarId,
+    },
     /// `yield value`; `index` numbers the yield points (set by post-processing, from 1).
     Yield {
         value: VarId,
@@ -558,7 +563,7 @@ impl FunctionIR {
             Expr::MakeFunction {
                 closure, defaults, ..
             } => closure.iter().chain(defaults).copied().collect(),
-            Expr::Yield { value, .. } => vec![*value],
+            Expr::Yield { value, .. } | Expr::ListToTuple { list: value } => vec![*value],
         }
     }
 

@@ -188,6 +188,7 @@ impl FunctionIR {
                 )
             }
             Expr::Yield { value, .. } => format!("yield {}", n(value)),
+            Expr::ListToTuple { list } => format!("list_to_tuple(info=('{}',))", n(list)),
             Expr::Phi { incoming } => {
                 let vals: Vec<String> = incoming.iter().map(|(v, _)| self.var_repr(*v)).collect();
                 let blocks: Vec<String> = incoming.iter().map(|(_, b)| b.to_string()).collect();

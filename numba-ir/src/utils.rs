@@ -62,7 +62,8 @@ impl Expr {
             | Expr::PairFirst { value: v }
             | Expr::PairSecond { value: v }
             | Expr::ExhaustIter { value: v, .. }
-            | Expr::Yield { value: v, .. } => f(v),
+            | Expr::Yield { value: v, .. }
+            | Expr::ListToTuple { list: v } => f(v),
             Expr::Call {
                 func,
                 args,

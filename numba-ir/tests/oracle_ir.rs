@@ -144,8 +144,6 @@ fn compare_all(which: Dump) -> BTreeMap<String, Result<Option<String>, String>> 
     out
 }
 
-/// Lower this as the interpreter learns the remaining constructs.
-const MAX_NOT_BUILT: usize = 3;
 
 #[test]
 fn ir_dumps_match_numba() {
@@ -176,11 +174,8 @@ fn check(which: Dump) {
     }
     eprintln!("{report}IR dumps: {same} identical, {differ} differ, {unsupported} not built");
     assert_eq!(differ, 0, "IR dumps differ from Numba's");
-    // Ratchet: functions Numba's interpreter accepts that we cannot build IR for yet.
-    assert!(
-        unsupported <= MAX_NOT_BUILT,
-        "{unsupported} not built (was {MAX_NOT_BUILT})"
-    );
+    // Every function Numba's interpreter accepts gets IR here too.
+    assert_eq!(unsupported, 0, "functions Numba builds IR for and we do not");
     assert!(same >= 60);
 }
 

@@ -520,7 +520,10 @@ impl Engine<'_> {
                     line,
                 })
             }
-            Expr::BuildList { .. } | Expr::BuildSet { .. } | Expr::BuildMap { .. } => {
+            Expr::BuildList { .. }
+            | Expr::BuildSet { .. }
+            | Expr::BuildMap { .. }
+            | Expr::ListToTuple { .. } => {
                 return Err(TypingError::Unsupported {
                     message: "lists, sets and dicts are not supported by numba-rs yet".into(),
                     line,
