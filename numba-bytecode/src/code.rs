@@ -62,6 +62,52 @@ impl Constant {
         }
     }
 
+    /// CPython 3.11's `hash(v)` under `PYTHONHASHSEED=0`, where it is reproducible: ints,
+    /// bools, floats, strings, bytes and tuples of those. `None` for the rest (`None`,
+    /// `Ellipsis` and NaN hash by address; frozensets and code objects are not needed).
+    pub fn py_hash(&self) -> Option<u64> {
+        use crate::pyset::{hash_bytes, hash_int, hash_str, hash_tuple};
+        Some(match self {
+            Constant::Bool(b) => u64::from(*b),
+            Constant::Int(i) => hash_int(*i),
+            Constant::BigInt { negative, digits } => {
+                // Horner's rule on base-2**15 digits modulo 2**61 - 1.
+                const MODULUS: u128 = (1 << 61) - 1;
+                let m = digits
+                    .iter()
+                    .rev()
+                    .fold(0u128, |acc, &d| ((acc << 15) + u128::from(d)) % MODULUS);
+                let h = if *negative { -(m as i128) } else { m as i128 };
+                let h = if h == -1 { -2 } else { h };
+                h as i64 as u64
+            }
+            Constant::Float(f) => hash_float(*f)?,
+            Constant::Str(s) => hash_str(s),
+            Constant::Bytes(b) => hash_bytes(b),
+            Constant::Tuple(items) => {
+                let hashes: Option<Vec<u64>> = items.iter().map(Constant::py_hash).collect();
+                hash_tuple(&hashes?)
+            }
+            _ => return None,
+        })
+    }
+
+    /// The elements of a frozenset in CPython's iteration order (inserting the stored
+    /// elements in order, as `marshal.loads` does), when every element's hash is known;
+    /// otherwise in stored order.
+    pub fn frozenset_order(items: &[Constant]) -> Vec<&Constant> {
+        use crate::pyset::PySet;
+        let hashes: Option<Vec<u64>> = items.iter().map(Constant::py_hash).collect();
+        match hashes {
+            // Elements are distinct, so indices can stand in for them as keys.
+            Some(h) => PySet::from_keys((0..items.len()).zip(h))
+                .iter()
+                .map(|&i| &items[i])
+                .collect(),
+            None => items.iter().collect(),
+        }
+    }
+
     /// Python's `str(v)` for the constant (strings without quotes).
     pub fn py_str(&self) -> String {
         match self {
@@ -97,7 +143,10 @@ impl Constant {
                 format!("[{}]", inner.join(", "))
             }
             Constant::Set(items) | Constant::FrozenSet(items) => {
-                let inner: Vec<String> = items.iter().map(Constant::py_repr).collect();
+                let inner: Vec<String> = Constant::frozenset_order(items)
+                    .into_iter()
+                    .map(Constant::py_repr)
+                    .collect();
                 let body = format!("{{{}}}", inner.join(", "));
                 if matches!(self, Constant::FrozenSet(_)) {
                     if items.is_empty() {
@@ -119,6 +168,65 @@ impl Constant {
             Constant::Code(code) => code.to_string(),
         }
     }
+}
+
+/// CPython's `_Py_HashDouble` for a float (`None` for NaN, which hashes by address).
+fn hash_float(v: f64) -> Option<u64> {
+    const BITS: i32 = 61;
+    const MODULUS: u64 = (1 << 61) - 1;
+    if v.is_nan() {
+        return None;
+    }
+    if v.is_infinite() {
+        return Some(if v > 0.0 {
+            314_159
+        } else {
+            (-314_159i64) as u64
+        });
+    }
+    // frexp: v = m * 2**e with 0.5 <= |m| < 1.
+    let (mut m, mut e) = if v == 0.0 {
+        (0.0, 0)
+    } else {
+        let bits = v.abs().to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as i32;
+        if exp == 0 {
+            // Subnormal: scale into the normal range first.
+            let scaled = v.abs() * f64::powi(2.0, 64);
+            let b = scaled.to_bits();
+            let ex = ((b >> 52) & 0x7ff) as i32;
+            (
+                f64::from_bits((b & !(0x7ff << 52)) | (1022 << 52)),
+                ex - 1022 - 64,
+            )
+        } else {
+            (
+                f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52)),
+                exp - 1022,
+            )
+        }
+    };
+    let sign: i64 = if v < 0.0 { -1 } else { 1 };
+    let mut x: u64 = 0;
+    while m != 0.0 {
+        x = ((x << 28) & MODULUS) | (x >> (BITS - 28));
+        m *= 268_435_456.0;
+        e -= 28;
+        let y = m as u64;
+        m -= y as f64;
+        x += y;
+        if x >= MODULUS {
+            x -= MODULUS;
+        }
+    }
+    let e = if e >= 0 {
+        e % BITS
+    } else {
+        BITS - 1 - ((-1 - e) % BITS)
+    };
+    x = ((x << e) & MODULUS) | (x >> (BITS - e));
+    let h = (x as i64).wrapping_mul(sign);
+    Some(if h == -1 { (-2i64) as u64 } else { h as u64 })
 }
 
 /// CPython's `repr(float)`: shortest round-trip digits, `.0` for integral values, exponent
@@ -296,15 +404,23 @@ impl CodeObject {
     }
 
     /// Positional parameter names, then keyword-only ones, then `*args` and `**kwargs`.
+    /// In signature order (as `inspect.signature` lists them): positional, `*args`,
+    /// keyword-only, `**kwargs`. `co_varnames` stores `*args` after the keyword-only ones.
     pub fn arg_names(&self) -> Vec<String> {
-        let mut n = (self.argcount + self.kwonlyargcount) as usize;
+        let names = &self.localsplusnames;
+        let pos = self.argcount as usize;
+        let kwonly = self.kwonlyargcount as usize;
+        let mut out: Vec<String> = names.iter().take(pos).cloned().collect();
+        let mut next = pos + kwonly;
         if self.flags & CO_VARARGS != 0 {
-            n += 1;
+            out.extend(names.get(next).cloned());
+            next += 1;
         }
+        out.extend(names.iter().skip(pos).take(kwonly).cloned());
         if self.flags & CO_VARKEYWORDS != 0 {
-            n += 1;
+            out.extend(names.get(next).cloned());
         }
-        self.localsplusnames.iter().take(n).cloned().collect()
+        out
     }
 
     /// Whether this is a generator function.
@@ -381,5 +497,57 @@ mod tests {
         assert_eq!(Constant::Str("a'b".into()).py_repr(), "\"a'b\"");
         assert_eq!(Constant::Str("x\n".into()).py_repr(), "'x\\n'");
         assert_eq!(Constant::Tuple(vec![Constant::Int(1)]).py_repr(), "(1,)");
+    }
+}
+
+#[cfg(test)]
+mod hash_tests {
+    use super::*;
+
+    #[test]
+    fn hashes_match_cpython() {
+        // python3.11 -c "print([hash(x) for x in (1.5, -2.25, 1e300, 0.1, -0.0, 5e-324)])"
+        let floats = [
+            (1.5, 1_152_921_504_606_846_977i64),
+            (-2.25, -576_460_752_303_423_490),
+            (1e300, 1_224_995_262_755_759_164),
+            (0.1, 230_584_300_921_369_408),
+            (-0.0, 0),
+            (5e-324, 16_777_216),
+        ];
+        for (f, want) in floats {
+            assert_eq!(Constant::Float(f).py_hash(), Some(want as u64), "{f}");
+        }
+        // hash(12345678901234567890) == 816463855166098135, and its negation.
+        let digits = |mut n: u128| {
+            let mut d = Vec::new();
+            while n > 0 {
+                d.push((n & 0x7fff) as u16);
+                n >>= 15;
+            }
+            d
+        };
+        let big = 12_345_678_901_234_567_890u128;
+        let pos = Constant::BigInt {
+            negative: false,
+            digits: digits(big),
+        };
+        let neg = Constant::BigInt {
+            negative: true,
+            digits: digits(big),
+        };
+        assert_eq!(pos.py_hash(), Some(816_463_855_166_098_135));
+        assert_eq!(neg.py_hash(), Some((-816_463_855_166_098_135i64) as u64));
+    }
+
+    #[test]
+    fn frozenset_of_strings_prints_in_cpython_order() {
+        // PYTHONHASHSEED=0: repr(frozenset(['__name__', '__qualname__'])) ==
+        // "frozenset({'__qualname__', '__name__'})"
+        let fs = Constant::FrozenSet(vec![
+            Constant::Str("__name__".into()),
+            Constant::Str("__qualname__".into()),
+        ]);
+        assert_eq!(fs.py_repr(), "frozenset({'__qualname__', '__name__'})");
     }
 }

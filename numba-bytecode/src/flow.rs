@@ -13,7 +13,7 @@ use crate::cfg::ControlFlowGraph;
 use crate::error::BytecodeError;
 use crate::instr::{ByteCode, Instruction};
 use crate::opcode::BINARY_OP_SYMBOLS;
-use crate::pyset::{hash_int, hash_tuple, PySet};
+use crate::pyset::{hash_int, hash_str, hash_tuple, PySet};
 
 /// A register: a stack value named as Numba names it (`$8load_global.1`, `$phi60.0`).
 pub type Reg = String;
@@ -1060,9 +1060,17 @@ fn prune_phis(
         let Some(state) = states.get(owner) else {
             continue;
         };
-        let mut owned: Vec<&Reg> = state.phis.iter().filter(|p| used.contains(*p)).collect();
-        owned.sort();
-        for phi in owned {
+        // `set(state._phis) & used`: CPython iterates the (smaller) phi set, built in
+        // phi order, and adds the used ones to the result; both orders are string-hash
+        // orders, reproduced here for PYTHONHASHSEED=0.
+        let phi_set = PySet::from_keys(state.phis.iter().map(|p| (p, hash_str(p))));
+        let owned_set = PySet::from_keys(
+            phi_set
+                .iter()
+                .filter(|p| used.contains(**p))
+                .map(|p| (*p, hash_str(p))),
+        );
+        for &phi in owned_set.iter() {
             for (rhs, pc) in phismap.get(phi).into_iter().flatten() {
                 let entry = out.entry(*pc).or_default();
                 match entry.iter_mut().find(|(p, _)| p == phi) {

@@ -42,6 +42,76 @@ pub fn hash_tuple(items: &[u64]) -> u64 {
     }
 }
 
+/// SipHash-1-3 as CPython 3.11 uses it for `str` and `bytes` (`Python/pyhash.c`).
+fn siphash13(k0: u64, k1: u64, data: &[u8]) -> u64 {
+    let mut v0 = k0 ^ 0x736f_6d65_7073_6575;
+    let mut v1 = k1 ^ 0x646f_7261_6e64_6f6d;
+    let mut v2 = k0 ^ 0x6c79_6765_6e65_7261;
+    let mut v3 = k1 ^ 0x7465_6462_7974_6573;
+    let round = |v0: &mut u64, v1: &mut u64, v2: &mut u64, v3: &mut u64| {
+        *v0 = v0.wrapping_add(*v1);
+        *v2 = v2.wrapping_add(*v3);
+        *v1 = v1.rotate_left(13) ^ *v0;
+        *v3 = v3.rotate_left(16) ^ *v2;
+        *v0 = v0.rotate_left(32);
+        *v2 = v2.wrapping_add(*v1);
+        *v0 = v0.wrapping_add(*v3);
+        *v1 = v1.rotate_left(17) ^ *v2;
+        *v3 = v3.rotate_left(21) ^ *v0;
+        *v2 = v2.rotate_left(32);
+    };
+    let mut chunks = data.chunks_exact(8);
+    for c in &mut chunks {
+        let m = u64::from_le_bytes(c.try_into().expect("8-byte chunk"));
+        v3 ^= m;
+        round(&mut v0, &mut v1, &mut v2, &mut v3);
+        v0 ^= m;
+    }
+    let mut last = [0u8; 8];
+    let rest = chunks.remainder();
+    last[..rest.len()].copy_from_slice(rest);
+    let b = ((data.len() as u64) << 56) | u64::from_le_bytes(last);
+    v3 ^= b;
+    round(&mut v0, &mut v1, &mut v2, &mut v3);
+    v0 ^= b;
+    v2 ^= 0xff;
+    for _ in 0..3 {
+        round(&mut v0, &mut v1, &mut v2, &mut v3);
+    }
+    (v0 ^ v1) ^ (v2 ^ v3)
+}
+
+/// `_Py_HashBytes` with hash randomisation off (`PYTHONHASHSEED=0`: a zero key). With a
+/// random seed CPython's string hashes, and so the order of sets of strings, change on
+/// every run; seed 0 is the one reproducible order.
+pub fn hash_bytes(data: &[u8]) -> u64 {
+    if data.is_empty() {
+        return 0;
+    }
+    let h = siphash13(0, 0, data);
+    if h == u64::MAX {
+        (-2i64) as u64
+    } else {
+        h
+    }
+}
+
+/// `hash(s)` for a `str` under `PYTHONHASHSEED=0`: the hash covers the string's compact
+/// storage (1, 2 or 4 bytes per code point, as CPython picks the narrowest).
+pub fn hash_str(s: &str) -> u64 {
+    let max = s.chars().map(u32::from).max().unwrap_or(0);
+    let data: Vec<u8> = if max < 0x100 {
+        s.chars().map(|c| u32::from(c) as u8).collect()
+    } else if max < 0x10000 {
+        s.chars()
+            .flat_map(|c| (u32::from(c) as u16).to_le_bytes())
+            .collect()
+    } else {
+        s.chars().flat_map(|c| u32::from(c).to_le_bytes()).collect()
+    };
+    hash_bytes(&data)
+}
+
 #[derive(Debug, Clone)]
 enum Slot<K> {
     Empty,
@@ -329,6 +399,16 @@ mod tests {
         assert_eq!(hash_tuple(&[]) as i64, 5_740_354_900_026_072_187);
         assert_eq!(hash_tuple(&[0, 0]) as i64, -8_458_139_203_682_520_985);
         assert_eq!(hash_tuple(&[60, 1]) as i64, 2_553_148_205_407_790_472);
+    }
+
+    #[test]
+    fn string_hashes_match_cpython_with_hash_seed_zero() {
+        // PYTHONHASHSEED=0 python3.11 -c "print(hash('a'), hash('__name__'), hash(''), hash('é'), hash('€'))"
+        assert_eq!(hash_str("a") as i64, 4_644_417_185_603_328_019);
+        assert_eq!(hash_str("__name__") as i64, 5_580_060_246_216_126_403);
+        assert_eq!(hash_str(""), 0);
+        assert_eq!(hash_str("é") as i64, 6_047_309_291_227_476_195);
+        assert_eq!(hash_str("€") as i64, -5_529_981_157_763_016_009);
     }
 
     #[test]

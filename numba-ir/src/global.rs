@@ -215,13 +215,21 @@ pub trait GlobalResolver {
         let _ = (index, name);
         Global {
             kind: GlobalKind::Undefined,
-            repr: "<undefined>".into(),
+            repr: "Undefined".into(),
         }
     }
 }
 
 /// The builtins every function sees when its globals do not shadow them.
 pub fn default_builtin(name: &str) -> Option<Global> {
+    if name == "NotImplemented" || name == "Ellipsis" {
+        return Some(Global {
+            kind: GlobalKind::Opaque {
+                type_name: format!("{name}Type"),
+            },
+            repr: name.to_string(),
+        });
+    }
     if BUILTIN_FUNCTIONS.contains(&name) || BUILTIN_CLASSES.contains(&name) {
         Some(Global::builtin(name))
     } else if BUILTIN_EXCEPTIONS.contains(&name) {
@@ -242,7 +250,7 @@ impl GlobalResolver for std::collections::HashMap<String, Global> {
             .or_else(|| default_builtin(name))
             .unwrap_or(Global {
                 kind: GlobalKind::Undefined,
-                repr: "<undefined>".into(),
+                repr: "Undefined".into(),
             })
     }
 }

@@ -27,6 +27,16 @@ pub fn compile_to_ir(
     Ok(ir)
 }
 
+/// A comprehension's hidden argument `.0` is `implicit0` in Numba (as `inspect` names it).
+fn implicit_name(name: &str) -> String {
+    match name.strip_prefix('.') {
+        Some(rest) if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("implicit{rest}")
+        }
+        _ => name.to_string(),
+    }
+}
+
 /// Numba's `error_extras['reportable']`, appended to messages about internal errors.
 const REPORTABLE: &str = "\n-------------------------------------------------------------------------------\nThis should not have happened, a problem has occurred in Numba's internals.\nYou are currently using Numba version 0.68.1.\n\nPlease report the error message and traceback, along with a minimal reproducer\nat: https://github.com/numba/numba/issues/new?template=bug_report.md\n\nIf more help is needed please feel free to ask on the Numba discourse forum:\nhttps://numba.discourse.group/\n\nThanks in advance for your help in improving Numba!\n\n";
 
@@ -65,29 +75,6 @@ fn dict_indexes(keys: &[Constant]) -> Vec<(Constant, usize)> {
         }
     }
     out
-}
-
-/// A frozenset's elements in CPython's iteration order when that is knowable (ints, bools:
-/// their hash is their value), else in marshal's stored order.
-fn frozenset_order(items: Vec<Constant>) -> Vec<Constant> {
-    use numba_bytecode::pyset::{hash_int, PySet};
-    let hashes: Option<Vec<u64>> = items
-        .iter()
-        .map(|c| match c {
-            Constant::Int(i) => Some(hash_int(*i)),
-            Constant::Bool(b) => Some(u64::from(*b)),
-            _ => None,
-        })
-        .collect();
-    match hashes {
-        // Elements are distinct, so indices stand in for them as keys.
-        Some(h) => {
-            let set = PySet::from_keys((0..items.len()).zip(h));
-            let order: Vec<usize> = set.iter().copied().collect();
-            order.into_iter().map(|i| items[i].clone()).collect()
-        }
-        None => items,
-    }
 }
 
 /// Numba's `Assigner`: remembers which temporaries are copies of which variables, per block.
@@ -170,7 +157,7 @@ pub fn interpret(
             qualname: code.qualname.clone(),
             filename: code.filename.clone(),
             firstlineno: code.firstlineno,
-            arg_names: code.arg_names(),
+            arg_names: code.arg_names().iter().map(|n| implicit_name(n)).collect(),
             ..FunctionIR::default()
         },
         names: HashMap::new(),
@@ -665,10 +652,26 @@ impl Interp<'_> {
         let mut new_body: Vec<Inst> = Vec::with_capacity(self.body.len());
         let mut replaced: HashMap<VarId, VarId> = HashMap::new();
         for mut inst in std::mem::take(&mut self.body) {
+            // `a = b[i] = 1` stores one temporary twice: later item and attribute stores
+            // read the variable it was folded into.
+            if let Stmt::SetItem { value, .. } | Stmt::SetAttr { value, .. } = &mut inst.stmt {
+                if let Some(&r) = replaced.get(value) {
+                    *value = r;
+                }
+            }
             if let Stmt::Assign { target, value } = inst.stmt {
                 let tvar = self.ir.var(target);
                 if tvar.is_temp() && self.assigner.unused_dests.contains(&target) {
                     continue;
+                }
+                // Chained unpacking (`a = (b, c) = t`) reuses the temporary too.
+                if let Expr::ExhaustIter { value: src, count } = self.ir.expr(value).clone() {
+                    if let Some(&r) = replaced.get(&src) {
+                        let e = self.ir.add_expr(Expr::ExhaustIter { value: r, count });
+                        inst.stmt = Stmt::Assign { target, value: e };
+                        new_body.push(inst);
+                        continue;
+                    }
                 }
                 if let Expr::Var(src) = self.ir.expr(value).clone() {
                     if let Some(&r) = replaced.get(&src) {
@@ -750,6 +753,7 @@ impl Interp<'_> {
 
     /// Numba's `Interpreter.get`: through the assigner, then the latest definition.
     fn lookup(&mut self, name: &str) -> Option<VarId> {
+        let name = &implicit_name(name);
         let latest = self.latest_name(name);
         let v = *self.names.get(&latest)?;
         Some(self.assigner.source_of(v).unwrap_or(v))
@@ -767,7 +771,12 @@ impl Interp<'_> {
             .current_label()
             .is_some_and(|l| self.backbone.contains(&l));
         let target = if redefine || label_in_backbone {
-            self.redefine(name)
+            // A cell variable keeps its name: a closure may capture it.
+            if self.bc.code.cellvars().iter().any(|c| c == name) {
+                self.get_or_define(name)
+            } else {
+                self.redefine(name)
+            }
         } else {
             self.get_or_define(name)
         };
@@ -875,7 +884,12 @@ impl Interp<'_> {
                         items: self.const_elements(items),
                     },
                     Constant::FrozenSet(items) => Expr::BuildSet {
-                        items: self.const_elements(frozenset_order(items)),
+                        items: self.const_elements(
+                            Constant::frozenset_order(&items)
+                                .into_iter()
+                                .cloned()
+                                .collect(),
+                        ),
                     },
                     other => Expr::Const(other),
                 };
@@ -1457,7 +1471,8 @@ impl Interp<'_> {
             self.store(Expr::Const(k.clone()), tmp, false);
             items.push((self.get(tmp)?, *v));
         }
-        let e = self.build_map(items, n, Some(keys));
+        // Numba records size=2 for every constant-key map (numba-facts §1.2).
+        let e = self.build_map(items, 2, Some(keys));
         self.store(e, &ti.outputs[n], false);
         Ok(())
     }
