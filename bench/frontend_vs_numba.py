@@ -53,6 +53,28 @@ def main():
     print(f"numba front end: {len(fids)} functions, {ninst} instructions, "
           f"{best * 1e3:.2f} ms per pass, {ninst / best / 1e3:.0f} K instructions/s")
 
+    # Bytecode -> IR -> post-processing (what `cargo bench -p numba-ir --bench ir`
+    # measures as ir/interpret).
+    from numba.core import interpreter, postproc
+
+    def builds(fid):
+        try:
+            interpreter.Interpreter(fid).interpret(ByteCode(fid))
+            return True
+        except Exception:
+            return False
+
+    ir_fids = [fid for fid in fids if builds(fid)]
+    best = float("inf")
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for fid in ir_fids:
+            func_ir = interpreter.Interpreter(fid).interpret(ByteCode(fid))
+            postproc.PostProcessor(func_ir).run()
+        best = min(best, time.perf_counter() - t0)
+    print(f"numba interpreter + post-processing: {len(ir_fids)} functions, "
+          f"{best * 1e3:.2f} ms per pass, {best / len(ir_fids) * 1e6:.0f} us per function")
+
 
 if __name__ == "__main__":
     sys.exit(main())
