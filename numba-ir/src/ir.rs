@@ -272,8 +272,10 @@ pub enum Expr {
         literal_value: Option<Vec<(Constant, LiteralValue)>>,
         value_indexes: Vec<(Constant, usize)>,
     },
+    /// `phi(...)`: the value from each predecessor; `None` is Numba's `UNDEFINED` (the
+    /// variable is not defined on that path).
     Phi {
-        incoming: Vec<(VarId, Label)>,
+        incoming: Vec<(Option<VarId>, Label)>,
     },
     /// A nested function (a closure, a lambda, a comprehension's body): its code object,
     /// the tuple of cells it closes over and its defaults tuple.
@@ -558,7 +560,7 @@ impl FunctionIR {
             Expr::BuildTuple { items } | Expr::BuildList { items } | Expr::BuildSet { items } => {
                 items.clone()
             }
-            Expr::Phi { incoming } => incoming.iter().map(|(v, _)| *v).collect(),
+            Expr::Phi { incoming } => incoming.iter().filter_map(|(v, _)| *v).collect(),
             Expr::BuildMap { items, .. } => items.iter().flat_map(|(k, v)| [*k, *v]).collect(),
             Expr::MakeFunction {
                 closure, defaults, ..

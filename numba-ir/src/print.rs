@@ -190,7 +190,10 @@ impl FunctionIR {
             Expr::Yield { value, .. } => format!("yield {}", n(value)),
             Expr::ListToTuple { list } => format!("list_to_tuple(info=('{}',))", n(list)),
             Expr::Phi { incoming } => {
-                let vals: Vec<String> = incoming.iter().map(|(v, _)| self.var_repr(*v)).collect();
+                let vals: Vec<String> = incoming
+                    .iter()
+                    .map(|(v, _)| v.map_or_else(|| "Undefined".to_string(), |v| self.var_repr(v)))
+                    .collect();
                 let blocks: Vec<String> = incoming.iter().map(|(_, b)| b.to_string()).collect();
                 format!(
                     "phi(incoming_values=[{}], incoming_blocks=[{}])",

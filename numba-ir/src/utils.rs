@@ -93,7 +93,10 @@ impl Expr {
                 f(k);
                 f(v);
             }),
-            Expr::Phi { incoming } => incoming.iter_mut().for_each(|(v, _)| f(v)),
+            Expr::Phi { incoming } => incoming
+                .iter_mut()
+                .filter_map(|(v, _)| v.as_mut())
+                .for_each(f),
             Expr::MakeFunction {
                 closure, defaults, ..
             } => {

@@ -57,7 +57,7 @@ fn random_ir(rng: &mut Rng) -> FunctionIR {
                             rhs: var(rng),
                         },
                         _ => Expr::Phi {
-                            incoming: vec![(var(rng), 0), (var(rng), 2)],
+                            incoming: vec![(Some(var(rng)), 0), (None, 2)],
                         },
                     };
                     let value = if rng.below(10) == 0 {

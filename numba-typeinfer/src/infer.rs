@@ -532,7 +532,7 @@ impl Engine<'_> {
             Expr::Phi { incoming } => {
                 let mut acc: Option<TypeId> = None;
                 for (v, _) in incoming {
-                    if let Some(t) = self.ty(*v) {
+                    if let Some(t) = v.and_then(|v| self.ty(v)) {
                         acc = Some(match acc {
                             None => t,
                             Some(a) => self.ctx.unify(a, t).unwrap_or(a),
