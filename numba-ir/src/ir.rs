@@ -284,6 +284,24 @@ pub enum Expr {
         closure: Option<VarId>,
         defaults: Option<VarId>,
     },
+    /// `typed_getitem(value=..., dtype=..., index=...)`: an item access whose result type
+    /// a rewrite has fixed (`dtype` is that type's name).
+    TypedGetItem {
+        value: VarId,
+        dtype: String,
+        index: VarId,
+    },
+    /// `null()`: a placeholder value some rewrites use.
+    Null,
+    /// `undef()`: an explicitly undefined value.
+    Undef,
+    /// A node a user or a later crate defines (Numba's IR extensions: parfors, array
+    /// expressions). `kind` names it; it reads `operands`; `attrs` are printed after them.
+    Extension {
+        kind: String,
+        operands: Vec<VarId>,
+        attrs: Vec<(String, String)>,
+    },
     /// `LIST_TO_TUPLE` of the list in register `list`: a placeholder the interpreter's
     /// list-to-tuple peephole replaces with tuple arithmetic.
     ListToTuple {
@@ -310,6 +328,13 @@ pub enum CallForm {
     Synthetic,
     /// `f(*args)` / `f(*args, **kw)`: `args=[], kws=[]`.
     Star,
+}
+
+/// An argument of a dynamic raise: a constant or a variable.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RaiseArg {
+    Const(Constant),
+    Var(VarId),
 }
 
 /// A dict value in a `build_map`'s `literal_value`: a constant or a variable's name.
@@ -363,6 +388,47 @@ pub enum Stmt {
     TryRaise {
         exception: Option<VarId>,
     },
+    /// `target[index] = value` with a constant index (Numba's `StaticSetItem`); `index` is
+    /// the constant's repr, `index_var` the variable that held it.
+    StaticSetItem {
+        target: VarId,
+        index: Constant,
+        index_var: VarId,
+        value: VarId,
+    },
+    /// `dct[key] = value` while building a map (Numba's `StoreMap`).
+    StoreMap {
+        dct: VarId,
+        key: VarId,
+        value: VarId,
+    },
+    /// `raise Cls(args...)` where some arguments are only known at run time (Numba's
+    /// `DynamicRaise`).
+    DynamicRaise {
+        exc_class: Option<String>,
+        args: Vec<RaiseArg>,
+    },
+    /// `StaticRaise` inside a `try` body.
+    StaticTryRaise {
+        exc_class: Option<String>,
+        args: Option<Vec<Constant>>,
+    },
+    /// `DynamicRaise` inside a `try` body.
+    DynamicTryRaise {
+        exc_class: Option<String>,
+        args: Vec<RaiseArg>,
+    },
+    /// `print(args...)` (a rewrite of `call print`).
+    Print {
+        args: Vec<VarId>,
+        vararg: Option<VarId>,
+    },
+    /// A statement a user or a later crate defines (see [`Expr::Extension`]).
+    Extension {
+        kind: String,
+        operands: Vec<VarId>,
+        attrs: Vec<(String, String)>,
+    },
     /// Entering a `with` block on `contextmanager`; the body spans `begin..end` (offsets).
     EnterWith {
         contextmanager: VarId,
@@ -390,6 +456,7 @@ impl Stmt {
             self,
             Stmt::Raise { .. }
                 | Stmt::StaticRaise { .. }
+                | Stmt::DynamicRaise { .. }
                 | Stmt::Return { .. }
                 | Stmt::Jump { .. }
                 | Stmt::Branch { .. }
@@ -566,6 +633,9 @@ impl FunctionIR {
                 closure, defaults, ..
             } => closure.iter().chain(defaults).copied().collect(),
             Expr::Yield { value, .. } | Expr::ListToTuple { list: value } => vec![*value],
+            Expr::TypedGetItem { value, index, .. } => vec![*value, *index],
+            Expr::Null | Expr::Undef => vec![],
+            Expr::Extension { operands, .. } => operands.clone(),
         }
     }
 
@@ -589,7 +659,23 @@ impl FunctionIR {
             Stmt::Raise { exception } | Stmt::TryRaise { exception } => {
                 exception.iter().copied().collect()
             }
-            Stmt::StaticRaise { .. } | Stmt::PopBlock => vec![],
+            Stmt::StaticRaise { .. } | Stmt::StaticTryRaise { .. } | Stmt::PopBlock => vec![],
+            Stmt::StaticSetItem {
+                target,
+                index_var,
+                value,
+                ..
+            } => vec![*target, *index_var, *value],
+            Stmt::StoreMap { dct, key, value } => vec![*dct, *key, *value],
+            Stmt::DynamicRaise { args, .. } | Stmt::DynamicTryRaise { args, .. } => args
+                .iter()
+                .filter_map(|a| match a {
+                    RaiseArg::Var(v) => Some(*v),
+                    RaiseArg::Const(_) => None,
+                })
+                .collect(),
+            Stmt::Print { args, vararg } => args.iter().chain(vararg).copied().collect(),
+            Stmt::Extension { operands, .. } => operands.clone(),
             Stmt::EnterWith { contextmanager, .. } => vec![*contextmanager],
             Stmt::Return { value } => vec![*value],
             Stmt::Jump { .. } => vec![],

@@ -188,6 +188,22 @@ impl FunctionIR {
                 )
             }
             Expr::Yield { value, .. } => format!("yield {}", n(value)),
+            Expr::TypedGetItem {
+                value,
+                dtype,
+                index,
+            } => format!("typed_getitem(value={}, dtype={dtype}, index={})", n(value), n(index)),
+            Expr::Null => "null()".into(),
+            Expr::Undef => "undef()".into(),
+            Expr::Extension {
+                kind,
+                operands,
+                attrs,
+            } => {
+                let mut parts: Vec<String> = operands.iter().map(n).collect();
+                parts.extend(attrs.iter().map(|(k, v)| format!("{k}={v}")));
+                format!("{kind}({})", parts.join(", "))
+            }
             Expr::ListToTuple { list } => format!("list_to_tuple(info=('{}',))", n(list)),
             Expr::Phi { incoming } => {
                 let vals: Vec<String> = incoming
@@ -200,6 +216,25 @@ impl FunctionIR {
                     vals.join(", "),
                     blocks.join(", ")
                 )
+            }
+        }
+    }
+
+    /// ` <class 'X'>(a, b)` / ` <class 'X'>` / `` for the raise statements: constant
+    /// arguments by `repr`, variables as `Var(...)`.
+    fn raise_tail(&self, exc_class: &Option<String>, args: Option<&Vec<RaiseArg>>) -> String {
+        match (exc_class, args) {
+            (None, _) => String::new(),
+            (Some(c), None) => format!(" {c}"),
+            (Some(c), Some(a)) => {
+                let a: Vec<String> = a
+                    .iter()
+                    .map(|x| match x {
+                        RaiseArg::Const(k) => k.py_repr(),
+                        RaiseArg::Var(v) => self.var_repr(*v),
+                    })
+                    .collect();
+                format!(" {c}({})", a.join(", "))
             }
         }
     }
@@ -229,6 +264,49 @@ impl FunctionIR {
                 None => "raise None".into(),
             },
             Stmt::EnterWith { contextmanager, .. } => format!("enter_with {}", n(contextmanager)),
+            Stmt::StaticSetItem {
+                target,
+                index,
+                value,
+                ..
+            } => format!("{}[{}] = {}", n(target), index.py_repr(), n(value)),
+            Stmt::StoreMap { dct, key, value } => {
+                format!("{}[{}] = {}", n(dct), n(key), n(value))
+            }
+            Stmt::DynamicRaise { exc_class, args } => {
+                format!("<dynamic> raise{}", self.raise_tail(exc_class, Some(args)))
+            }
+            Stmt::StaticTryRaise { exc_class, args } => {
+                let args: Option<Vec<RaiseArg>> = args
+                    .as_ref()
+                    .map(|a| a.iter().cloned().map(RaiseArg::Const).collect());
+                format!(
+                    "static_try_raise{}",
+                    self.raise_tail(exc_class, args.as_ref())
+                )
+            }
+            Stmt::DynamicTryRaise { exc_class, args } => {
+                format!(
+                    "dynamic_try_raise{}",
+                    self.raise_tail(exc_class, Some(args))
+                )
+            }
+            Stmt::Print { args, vararg } => {
+                let mut parts: Vec<String> = args.iter().map(n).collect();
+                if let Some(v) = vararg {
+                    parts.push(format!("*{}", n(v)));
+                }
+                format!("print({})", parts.join(", "))
+            }
+            Stmt::Extension {
+                kind,
+                operands,
+                attrs,
+            } => {
+                let mut parts: Vec<String> = operands.iter().map(n).collect();
+                parts.extend(attrs.iter().map(|(k, v)| format!("{k}={v}")));
+                format!("{kind}({})", parts.join(", "))
+            }
             Stmt::PopBlock => "pop_block".into(),
             Stmt::TryRaise { exception } => match exception {
                 Some(e) => format!("try_raise {}", n(e)),

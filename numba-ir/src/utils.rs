@@ -64,6 +64,12 @@ impl Expr {
             | Expr::ExhaustIter { value: v, .. }
             | Expr::Yield { value: v, .. }
             | Expr::ListToTuple { list: v } => f(v),
+            Expr::TypedGetItem { value, index, .. } => {
+                f(value);
+                f(index);
+            }
+            Expr::Null | Expr::Undef => {}
+            Expr::Extension { operands, .. } => operands.iter_mut().for_each(f),
             Expr::Call {
                 func,
                 args,
@@ -127,6 +133,34 @@ impl Stmt {
             Stmt::Assign { .. } | Stmt::Jump { .. } | Stmt::StaticRaise { .. } | Stmt::PopBlock => {
             }
             Stmt::EnterWith { contextmanager, .. } => f(contextmanager),
+            Stmt::StaticTryRaise { .. } => {}
+            Stmt::StaticSetItem {
+                target,
+                index_var,
+                value,
+                ..
+            } => {
+                f(target);
+                f(index_var);
+                f(value);
+            }
+            Stmt::StoreMap { dct, key, value } => {
+                f(dct);
+                f(key);
+                f(value);
+            }
+            Stmt::DynamicRaise { args, .. } | Stmt::DynamicTryRaise { args, .. } => args
+                .iter_mut()
+                .filter_map(|a| match a {
+                    RaiseArg::Var(v) => Some(v),
+                    RaiseArg::Const(_) => None,
+                })
+                .for_each(f),
+            Stmt::Print { args, vararg } => {
+                args.iter_mut().for_each(&mut f);
+                vararg.iter_mut().for_each(f);
+            }
+            Stmt::Extension { operands, .. } => operands.iter_mut().for_each(f),
             Stmt::SetItem {
                 target,
                 index,

@@ -258,7 +258,14 @@ impl<'ctx> FnLower<'ctx, '_> {
             | Stmt::DelAttr { .. }
             | Stmt::TryRaise { .. }
             | Stmt::EnterWith { .. }
-            | Stmt::PopBlock => {
+            | Stmt::PopBlock
+            | Stmt::StaticSetItem { .. }
+            | Stmt::StoreMap { .. }
+            | Stmt::DynamicRaise { .. }
+            | Stmt::StaticTryRaise { .. }
+            | Stmt::DynamicTryRaise { .. }
+            | Stmt::Print { .. }
+            | Stmt::Extension { .. } => {
                 return Err(self.unsupported(
                     "item and attribute assignment, `del` and raising inside `try` are not supported by numba-rs yet"
                         .into(),

@@ -215,6 +215,21 @@ impl Engine<'_> {
                             });
                         }
                     }
+                    Stmt::StaticSetItem { .. }
+                    | Stmt::StoreMap { .. }
+                    | Stmt::DynamicRaise { .. }
+                    | Stmt::StaticTryRaise { .. }
+                    | Stmt::DynamicTryRaise { .. }
+                    | Stmt::Print { .. }
+                    | Stmt::Extension { .. } => {
+                        if report {
+                            return Err(TypingError::Unsupported {
+                                message: "this statement is not supported by numba-rs's typing yet"
+                                    .into(),
+                                line,
+                            });
+                        }
+                    }
                     Stmt::EnterWith { .. } | Stmt::PopBlock => {
                         if report {
                             return Err(TypingError::Unsupported {
@@ -507,6 +522,12 @@ impl Engine<'_> {
                         })
                     }
                 }
+            }
+            Expr::TypedGetItem { .. } | Expr::Null | Expr::Undef | Expr::Extension { .. } => {
+                return Err(TypingError::Unsupported {
+                    message: "this expression is not supported by numba-rs's typing yet".into(),
+                    line,
+                })
             }
             Expr::MakeFunction { .. } => return Err(TypingError::Unsupported {
                 message:
