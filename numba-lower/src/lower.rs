@@ -734,7 +734,7 @@ impl<'ctx> FnLower<'ctx, '_> {
             }
             Expr::BuildTuple { items } => {
                 let tys: Vec<TypeId> = items.iter().map(|v| self.ty(*v)).collect();
-                let t = numba_typeinfer::context::tuple_of(tys.clone());
+                let t = numba_typeinfer::types::tuple_of(&tys);
                 let st = value_type(self.ctx, t)
                     .ok_or_else(|| self.unsupported(format!("tuple {t} cannot be lowered")))?
                     .into_struct_type();

@@ -67,20 +67,10 @@ pub fn typeof_const(c: &Constant) -> Option<TypeId> {
         Constant::Str(_) => UNICODE,
         Constant::Tuple(items) => {
             let tys: Vec<TypeId> = items.iter().map(typeof_const).collect::<Option<_>>()?;
-            tuple_of(tys)
+            tuple_of(&tys)
         }
         _ => return None,
     })
-}
-
-/// `UniTuple` when all element types are equal, else `Tuple`.
-pub fn tuple_of(tys: Vec<TypeId>) -> TypeId {
-    match tys.first() {
-        Some(&first) if tys.iter().all(|&t| t == first) => {
-            intern(Type::UniTuple(first, tys.len() as u32))
-        }
-        _ => intern(Type::Tuple(tys)),
-    }
 }
 
 /// A template from a closure.

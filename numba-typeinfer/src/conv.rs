@@ -41,6 +41,11 @@ fn scalar_index(t: TypeId) -> Option<usize> {
 }
 
 /// `can_convert(from, to)`: `None` when no conversion exists.
+///
+/// Beyond the scalar table: a literal converts as its underlying type but never better
+/// than `promote`; `none` and `T` promote to `Optional(T)`, an optional converts to `T`
+/// at best `safe`; tuples convert element-wise (the worst element wins); an array converts
+/// safely to the same array with layout `A` or read-only.
 pub fn can_convert(from: TypeId, to: TypeId) -> Option<Conversion> {
     if from == to {
         return Some(Conversion::Exact);
@@ -54,8 +59,58 @@ pub fn can_convert(from: TypeId, to: TypeId) -> Option<Conversion> {
             _ => None,
         };
     }
+    if from.is_literal() {
+        // Numba's StringLiteral converts to unicode_type only safely.
+        let floor = if from.unliteral() == UNICODE {
+            Conversion::Safe
+        } else {
+            Conversion::Promote
+        };
+        return can_convert(from.unliteral(), to).map(|c| c.max(floor));
+    }
     match (from.get(), to.get()) {
+        (Type::Optional(a), Type::Optional(b)) => can_convert(a, b),
+        (Type::NoneType, Type::Optional(_)) => Some(Conversion::Promote),
+        (Type::Optional(a), _) => can_convert(a, to).map(|c| c.max(Conversion::Safe)),
+        (_, Type::Optional(b)) => can_convert(from, b).map(|c| c.max(Conversion::Promote)),
         (Type::UniTuple(a, n), Type::UniTuple(b, m)) if n == m => can_convert(a, b),
+        (Type::UniTuple(..) | Type::Tuple(_), Type::UniTuple(..) | Type::Tuple(_)) => {
+            let (xs, ys) = (tuple_items(from)?, tuple_items(to)?);
+            if xs.len() != ys.len() {
+                return None;
+            }
+            xs.iter()
+                .zip(&ys)
+                .map(|(&x, &y)| can_convert(x, y))
+                .try_fold(Conversion::Exact, |acc, c| c.map(|c| acc.max(c)))
+        }
+        (
+            Type::Array {
+                dtype: d1,
+                ndim: n1,
+                layout: l1,
+                readonly: r1,
+            },
+            Type::Array {
+                dtype: d2,
+                ndim: n2,
+                layout: l2,
+                readonly: r2,
+            },
+        ) if d1 == d2 && n1 == n2 && (l2 == Layout::A || l2 == l1) && (!r1 || r2) => {
+            Some(Conversion::Safe)
+        }
+        _ => None,
+    }
+}
+
+/// The element types of a tuple type.
+pub fn tuple_items(t: TypeId) -> Option<Vec<TypeId>> {
+    match t.get() {
+        Type::UniTuple(e, n) => Some(vec![e; n as usize]),
+        Type::Tuple(items) => Some(items),
+        Type::NamedUniTuple { dtype, count, .. } => Some(vec![dtype; count as usize]),
+        Type::NamedTuple { fields, .. } => Some(fields),
         _ => None,
     }
 }
@@ -129,17 +184,16 @@ pub fn promote_numbers(a: TypeId, b: TypeId) -> Option<TypeId> {
 }
 
 /// Numba's `unify_pairs`: the type both can be represented as, or `None`.
+///
+/// Type-specific rules first (numbers by NumPy promotion, `none` with `T` to
+/// `Optional(T)`, optionals inside out, tuples element-wise, arrays of one dtype and rank
+/// to layout `A`), then a safe conversion either way, then the same on unliteral'd types.
 pub fn unify(a: TypeId, b: TypeId) -> Option<TypeId> {
     if a == b {
         return Some(a);
     }
-    if let Some(t) = promote_numbers(a, b) {
+    if let Some(t) = special_unify(a, b).or_else(|| special_unify(b, a)) {
         return Some(t);
-    }
-    if let (Type::UniTuple(x, n), Type::UniTuple(y, m)) = (a.get(), b.get()) {
-        if n == m {
-            return unify(x, y).map(|t| intern(Type::UniTuple(t, n)));
-        }
     }
     if can_convert(a, b).is_some_and(|c| c <= Conversion::Safe) {
         return Some(b);
@@ -147,7 +201,53 @@ pub fn unify(a: TypeId, b: TypeId) -> Option<TypeId> {
     if can_convert(b, a).is_some_and(|c| c <= Conversion::Safe) {
         return Some(a);
     }
+    if a.is_literal() || b.is_literal() {
+        return unify(a.unliteral(), b.unliteral());
+    }
     None
+}
+
+/// `first.unify(second)` for the types that define one.
+fn special_unify(a: TypeId, b: TypeId) -> Option<TypeId> {
+    if let Some(t) = promote_numbers(a, b) {
+        return Some(t);
+    }
+    match (a.get(), b.get()) {
+        (Type::NoneType, Type::Optional(_)) => Some(b),
+        (Type::Optional(_), Type::NoneType) => Some(a),
+        (Type::NoneType, _) => Some(intern(Type::Optional(b.unliteral()))),
+        (Type::Optional(x), Type::Optional(y)) => unify(x, y).map(|t| intern(Type::Optional(t))),
+        (Type::Optional(x), _) => unify(x, b).map(|t| intern(Type::Optional(t))),
+        (Type::UniTuple(..) | Type::Tuple(_), Type::UniTuple(..) | Type::Tuple(_)) => {
+            let (xs, ys) = (tuple_items(a)?, tuple_items(b)?);
+            if xs.len() != ys.len() {
+                return None;
+            }
+            let items: Option<Vec<TypeId>> =
+                xs.iter().zip(&ys).map(|(&x, &y)| unify(x, y)).collect();
+            Some(tuple_of(&items?))
+        }
+        (
+            Type::Array {
+                dtype: d1,
+                ndim: n1,
+                layout: l1,
+                readonly: r1,
+            },
+            Type::Array {
+                dtype: d2,
+                ndim: n2,
+                layout: l2,
+                readonly: r2,
+            },
+        ) if d1 == d2 && n1 == n2 => Some(intern(Type::Array {
+            dtype: d1,
+            ndim: n1,
+            layout: if l1 == l2 { l1 } else { Layout::A },
+            readonly: r1 || r2,
+        })),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use numba_ir::{Expr, ExprId, FunctionIR, Stmt, VarId};
 
-use crate::context::{tuple_of, typeof_const, CallOutcome, CalleeResolver, TypingContext};
+use crate::context::{typeof_const, CallOutcome, CalleeResolver, TypingContext};
 use crate::error::TypingError;
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
@@ -506,7 +506,7 @@ impl Engine<'_> {
                         None => return Ok(None),
                     }
                 }
-                tuple_of(tys)
+                tuple_of(&tys)
             }
             Expr::ExhaustIter { value, count } => {
                 let Some(v) = self.ty(*value) else {

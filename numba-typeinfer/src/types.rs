@@ -47,6 +47,77 @@ pub enum Type {
     },
     ExceptionClass(String),
     ExceptionInstance(String),
+    /// `Literal[int](1)`: an int known at compile time.
+    IntegerLiteral(i64),
+    /// `Literal[bool](True)`.
+    BooleanLiteral(bool),
+    /// `Literal[str](abc)`.
+    StringLiteral(String),
+    /// `OptionalType(int64)`: a value or `None`.
+    Optional(TypeId),
+    /// `omitted(default=...)`: an argument left to its default (the default's repr).
+    Omitted(String),
+    /// `array(float64, 1d, C)`; `readonly array(...)` when not writeable.
+    Array {
+        dtype: TypeId,
+        ndim: u32,
+        layout: Layout,
+        readonly: bool,
+    },
+    /// `Point(int64 x 2)`: a namedtuple whose fields share a type.
+    NamedUniTuple {
+        name: String,
+        dtype: TypeId,
+        count: u32,
+    },
+    /// `Point(int64, float64)`.
+    NamedTuple {
+        name: String,
+        fields: Vec<TypeId>,
+    },
+    /// `slice<a:b>` (2 = no step) / `slice<a:b:c>`.
+    Slice(u8),
+    /// `iter(array(float64, 1d, C))`.
+    ArrayIter(TypeId),
+    /// `enumerate(range_iter64)`: over the iterator of the given type.
+    Enumerate(TypeId),
+    /// `zip(range_iter64, iter(array(...)))`.
+    Zip(Vec<TypeId>),
+    /// `dtype(float64)`: a NumPy dtype object.
+    DType(TypeId),
+    /// A method bound to a value: `BoundFunction(array.sum for array(float64, 1d, C))`.
+    BoundFunction {
+        key: String,
+        this: TypeId,
+    },
+    /// A generator function's generator object.
+    Generator {
+        func: String,
+        yield_type: TypeId,
+        args: Vec<TypeId>,
+        has_finalizer: bool,
+    },
+}
+
+/// An array's memory layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Layout {
+    /// C-contiguous.
+    C,
+    /// Fortran-contiguous.
+    F,
+    /// Any strides.
+    A,
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Layout::C => "C",
+            Layout::F => "F",
+            Layout::A => "A",
+        })
+    }
 }
 
 struct Table {
@@ -201,6 +272,47 @@ impl TypeId {
     pub fn is_signed(self) -> bool {
         matches!(self.get(), Type::Integer { signed: true, .. })
     }
+
+    pub fn is_literal(self) -> bool {
+        matches!(
+            self.get(),
+            Type::IntegerLiteral(_) | Type::BooleanLiteral(_) | Type::StringLiteral(_)
+        )
+    }
+
+    /// The type a literal stands for (`Literal[int](1)` → `int64`); other types unchanged.
+    pub fn unliteral(self) -> TypeId {
+        match self.get() {
+            Type::IntegerLiteral(_) => INT64,
+            Type::BooleanLiteral(_) => BOOLEAN,
+            Type::StringLiteral(_) => UNICODE,
+            _ => self,
+        }
+    }
+
+    pub fn is_array(self) -> bool {
+        matches!(self.get(), Type::Array { .. })
+    }
+}
+
+/// `types.Array(dtype, ndim, layout)`, interned.
+pub fn array(dtype: TypeId, ndim: u32, layout: Layout) -> TypeId {
+    intern(Type::Array {
+        dtype,
+        ndim,
+        layout,
+        readonly: false,
+    })
+}
+
+/// `UniTuple` when every element has the same type, else `Tuple` (`BaseTuple.from_types`).
+pub fn tuple_of(items: &[TypeId]) -> TypeId {
+    match items.first() {
+        Some(&first) if items.iter().all(|&t| t == first) => {
+            intern(Type::UniTuple(first, items.len() as u32))
+        }
+        _ => intern(Type::Tuple(items.to_vec())),
+    }
 }
 
 impl fmt::Display for TypeId {
@@ -241,6 +353,57 @@ impl fmt::Display for Type {
             Type::Dispatcher { name, .. } => write!(f, "type(CPUDispatcher(<function {name}>))"),
             Type::ExceptionClass(n) => write!(f, "ExceptionClass(<class '{n}'>)"),
             Type::ExceptionInstance(n) => write!(f, "ExceptionInstance(<class '{n}'>)"),
+            Type::IntegerLiteral(v) => write!(f, "Literal[int]({v})"),
+            Type::BooleanLiteral(v) => {
+                write!(f, "Literal[bool]({})", if *v { "True" } else { "False" })
+            }
+            Type::StringLiteral(s) => write!(f, "Literal[str]({s})"),
+            Type::Optional(t) => write!(f, "OptionalType({t})"),
+            Type::Omitted(d) => write!(f, "omitted(default={d})"),
+            Type::Array {
+                dtype,
+                ndim,
+                layout,
+                readonly,
+            } => {
+                if *readonly {
+                    f.write_str("readonly ")?;
+                }
+                write!(f, "array({dtype}, {ndim}d, {layout})")
+            }
+            Type::NamedUniTuple { name, dtype, count } => write!(f, "{name}({dtype} x {count})"),
+            Type::NamedTuple { name, fields } => {
+                let s: Vec<String> = fields.iter().map(|t| t.to_string()).collect();
+                write!(f, "{name}({})", s.join(", "))
+            }
+            Type::Slice(2) => f.write_str("slice<a:b>"),
+            Type::Slice(_) => f.write_str("slice<a:b:c>"),
+            Type::ArrayIter(a) => write!(f, "iter({a})"),
+            Type::Enumerate(it) => write!(f, "enumerate({it})"),
+            Type::Zip(its) => {
+                let s: Vec<String> = its.iter().map(|t| t.to_string()).collect();
+                write!(f, "zip({})", s.join(", "))
+            }
+            Type::DType(t) => write!(f, "dtype({t})"),
+            Type::BoundFunction { key, this } => write!(f, "BoundFunction({key} for {this})"),
+            Type::Generator {
+                func,
+                args,
+                has_finalizer,
+                ..
+            } => {
+                let s: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+                let args = if s.len() == 1 {
+                    format!("({},)", s[0])
+                } else {
+                    format!("({})", s.join(", "))
+                };
+                write!(
+                    f,
+                    "generator(func={func}, args={args}, has_finalizer={})",
+                    if *has_finalizer { "True" } else { "False" }
+                )
+            }
         }
     }
 }
@@ -266,6 +429,104 @@ pub fn from_name(name: &str) -> Option<TypeId> {
         "unicode_type" => UNICODE,
         _ => return None,
     })
+}
+
+/// Parse a type as Numba prints it (`str(type)`): scalars, `none`, `unicode_type`,
+/// `array(float64, 1d, C)` (optionally `readonly `), `UniTuple(int64 x 2)`,
+/// `Tuple(int64, float64)`, `OptionalType(int64)`, `Literal[int](1)`,
+/// `Literal[bool](True)`, `Literal[str](abc)`, `slice<a:b>`, `dtype(float64)`.
+pub fn parse_type(text: &str) -> Option<TypeId> {
+    let t = text.trim();
+    if let Some(x) = from_name(t) {
+        return Some(x);
+    }
+    if let Some(rest) = t.strip_prefix("readonly ") {
+        let a = parse_type(rest)?;
+        return match a.get() {
+            Type::Array {
+                dtype,
+                ndim,
+                layout,
+                ..
+            } => Some(intern(Type::Array {
+                dtype,
+                ndim,
+                layout,
+                readonly: true,
+            })),
+            _ => None,
+        };
+    }
+    let call = |prefix: &str| -> Option<&str> { t.strip_prefix(prefix)?.strip_suffix(')') };
+    if let Some(inner) = call("array(") {
+        let parts = split_top(inner);
+        let [dtype, ndim, layout] = parts.as_slice() else {
+            return None;
+        };
+        let ndim: u32 = ndim.strip_suffix('d')?.parse().ok()?;
+        let layout = match *layout {
+            "C" => Layout::C,
+            "F" => Layout::F,
+            "A" => Layout::A,
+            _ => return None,
+        };
+        return Some(array(parse_type(dtype)?, ndim, layout));
+    }
+    if let Some(inner) = call("UniTuple(") {
+        let (e, n) = inner.rsplit_once(" x ")?;
+        return Some(intern(Type::UniTuple(parse_type(e)?, n.parse().ok()?)));
+    }
+    if let Some(inner) = call("Tuple(") {
+        let items: Option<Vec<TypeId>> = split_top(inner)
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .map(parse_type)
+            .collect();
+        return Some(intern(Type::Tuple(items?)));
+    }
+    if let Some(inner) = call("OptionalType(") {
+        return Some(intern(Type::Optional(parse_type(inner)?)));
+    }
+    if let Some(inner) = call("dtype(") {
+        return Some(intern(Type::DType(parse_type(inner)?)));
+    }
+    if let Some(v) = call("Literal[int](") {
+        return Some(intern(Type::IntegerLiteral(v.parse().ok()?)));
+    }
+    if let Some(v) = call("Literal[bool](") {
+        return Some(intern(Type::BooleanLiteral(match v {
+            "True" => true,
+            "False" => false,
+            _ => return None,
+        })));
+    }
+    if let Some(v) = call("Literal[str](") {
+        return Some(intern(Type::StringLiteral(v.to_string())));
+    }
+    match t {
+        "slice<a:b>" => Some(intern(Type::Slice(2))),
+        "slice<a:b:c>" => Some(intern(Type::Slice(3))),
+        _ => None,
+    }
+}
+
+/// Split on commas not nested in brackets.
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out
 }
 
 #[cfg(test)]
