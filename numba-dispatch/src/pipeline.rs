@@ -85,6 +85,16 @@ pub fn compile_function(
             err.line = Some(line);
             here(err)
         })?;
+    if env_flag("NUMBA_DUMP_ANNOTATION") {
+        // Printed before lowering, so it shows even when lowering is not supported yet.
+        let mut with_dels = ir.clone();
+        numba_ir::postproc::insert_dels(&mut with_dels);
+        let source = std::fs::read_to_string(&with_dels.filename).ok();
+        print!(
+            "{}",
+            numba_typeinfer::annotate::annotate(&with_dels, &typing, source.as_deref())
+        );
+    }
     if let Some(r) = options.return_type {
         if numba_typeinfer::conv::can_convert(typing.return_type, r).is_none()
             && typing.return_type != r

@@ -158,14 +158,15 @@ impl<'ctx> FnLower<'ctx, '_> {
         }
     }
 
+    /// The type lowering works with: literal types are represented as their underlying type.
     fn ty(&self, v: VarId) -> TypeId {
-        self.typing.type_of(v)
+        self.typing.type_of(v).unliteral()
     }
 
     fn lower_body(&mut self) -> R<()> {
         // Stack slots for every variable with runtime data.
         for (i, var) in self.ir.vars.iter().enumerate() {
-            let t = self.typing.typemap[i];
+            let t = self.typing.typemap[i].unliteral();
             if let Some(lt) = value_type(self.ctx, t) {
                 let slot = self.b.build_alloca(lt, &var.name).l()?;
                 self.slots[i] = Some(slot);

@@ -57,14 +57,16 @@ pub trait TypingContext {
 }
 
 /// The type of a constant value.
+/// The type of a constant in the IR: ints, bools and strings are literal types, as in
+/// Numba (`const(int, 1)` is `Literal[int](1)`).
 pub fn typeof_const(c: &Constant) -> Option<TypeId> {
     Some(match c {
-        Constant::Bool(_) => BOOLEAN,
-        Constant::Int(_) => INT64,
+        Constant::Bool(b) => intern(Type::BooleanLiteral(*b)),
+        Constant::Int(i) => intern(Type::IntegerLiteral(*i)),
+        Constant::Str(s) => intern(Type::StringLiteral(s.clone())),
         Constant::Float(_) => FLOAT64,
         Constant::Complex(..) => COMPLEX128,
         Constant::None => NONE,
-        Constant::Str(_) => UNICODE,
         Constant::Tuple(items) => {
             let tys: Vec<TypeId> = items.iter().map(typeof_const).collect::<Option<_>>()?;
             tuple_of(&tys)

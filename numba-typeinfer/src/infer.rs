@@ -107,7 +107,13 @@ pub fn infer(
 }
 
 impl Engine<'_> {
+    /// A variable's type as templates see it: literals stand for their underlying type.
     fn ty(&self, v: VarId) -> Option<TypeId> {
+        self.raw_ty(v).map(TypeId::unliteral)
+    }
+
+    /// A variable's type as inferred, literal types included (`Literal[int](1)`).
+    fn raw_ty(&self, v: VarId) -> Option<TypeId> {
         self.typemap[v.0 as usize]
     }
 
@@ -320,7 +326,13 @@ impl Engine<'_> {
                     },
                     line,
                 })?,
-            Expr::Var(v) | Expr::Cast { value: v } => match self.ty(*v) {
+            // A copy keeps a literal type; the return cast does not (Numba unliterals the
+            // return type).
+            Expr::Var(v) => match self.raw_ty(*v) {
+                Some(t) => t,
+                None => return Ok(None),
+            },
+            Expr::Cast { value: v } => match self.ty(*v) {
                 Some(t) => t,
                 None => return Ok(None),
             },

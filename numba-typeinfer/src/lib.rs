@@ -11,6 +11,7 @@
 //!   ([`TypingResult`]: typemap, calltypes, return type) without mutating the IR;
 //! - explicit signature strings such as `"float64(float64, int64)"` ([`parse_signature`]).
 
+pub mod annotate;
 pub mod context;
 pub mod conv;
 pub mod error;

@@ -30,10 +30,12 @@ pub struct Signature {
 }
 
 impl fmt::Display for Signature {
-    /// `(int64, float64) -> float64`, as Numba prints signatures.
+    /// `(int64, float64) -> float64`, as Numba prints signatures (a Python tuple, so one
+    /// argument is `(int64,)`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
-        write!(f, "({}) -> {}", args.join(", "), self.ret)
+        let comma = if args.len() == 1 { "," } else { "" };
+        write!(f, "({}{comma}) -> {}", args.join(", "), self.ret)
     }
 }
 

@@ -336,8 +336,8 @@ impl fmt::Display for Type {
             Type::NoneType => f.write_str("none"),
             Type::Unicode => f.write_str("unicode_type"),
             Type::PyObject => f.write_str("pyobject"),
-            Type::RangeState64 => f.write_str("range_state64"),
-            Type::RangeIter64 => f.write_str("range_iter64"),
+            Type::RangeState64 => f.write_str("range_state_int64"),
+            Type::RangeIter64 => f.write_str("range_iter_int64"),
             Type::Pair(a, b) => write!(f, "pair<{a}, {b}>"),
             Type::UniTuple(t, n) => write!(f, "UniTuple({t} x {n})"),
             Type::Tuple(items) => {
@@ -347,6 +347,10 @@ impl fmt::Display for Type {
             Type::Module(m) => write!(f, "Module(<module '{m}'>)"),
             Type::Function(k) => match k.split_once('.') {
                 Some((m, n)) => write!(f, "Function(<built-in function {n}> of {m})"),
+                // Builtin classes print as classes (`Function(<class 'range'>)`).
+                None if matches!(k.as_str(), "range" | "enumerate" | "zip" | "slice") => {
+                    write!(f, "Function(<class '{k}'>)")
+                }
                 None => write!(f, "Function(<built-in function {k}>)"),
             },
             Type::NumberClass(t) => write!(f, "class({t})"),

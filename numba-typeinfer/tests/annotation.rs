@@ -1,0 +1,80 @@
+//! `NUMBA_DUMP_ANNOTATION` against Numba 0.68.1's for a function whose typed IR is the same
+//! in both (`scalars.add` with two int64 arguments; oracle captured with
+//! `NUMBA_DUMP_ANNOTATION=1` from `njit("int64(int64, int64)")(add)`).
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::Path;
+
+use numba_ir::{compile_to_ir, Global};
+use numba_typeinfer::annotate::annotate;
+use numba_typeinfer::context::{BaseContext, CallOutcome, CalleeResolver};
+use numba_typeinfer::infer;
+use numba_typeinfer::types::INT64;
+
+struct NoCallees;
+
+impl CalleeResolver for NoCallees {
+    fn resolve_call(
+        &self,
+        _: u64,
+        _: &[numba_typeinfer::types::TypeId],
+    ) -> Result<CallOutcome, String> {
+        Err("no callees".into())
+    }
+}
+
+fn fixtures() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+#[test]
+fn annotation_of_add_matches_numba() {
+    let blob = fs::read(fixtures().join("blobs/scalars.add.marshal")).unwrap();
+    let code = numba_bytecode::marshal::read_code(&blob).unwrap();
+    let mut ir = compile_to_ir(code, &HashMap::<String, Global>::new()).unwrap();
+    let typing = infer(
+        &ir,
+        &[INT64, INT64],
+        &BaseContext::default(),
+        &NoCallees,
+        None,
+    )
+    .unwrap();
+    numba_ir::postproc::insert_dels(&mut ir);
+    let source = fs::read_to_string(fixtures().join("scalars.py")).unwrap();
+    let ours = annotate(&ir, &typing, Some(&source));
+    let want = fs::read_to_string(fixtures().join("oracle/scalars.add.numba_annotation")).unwrap();
+    // The file path is where each side compiled the module from.
+    let normalize = |s: &str| {
+        s.lines()
+            .map(|l| {
+                if l.starts_with("# File: ") {
+                    "# File: <path>"
+                } else {
+                    l
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(normalize(&ours), normalize(&want));
+}
+
+#[test]
+fn annotation_without_source_lists_statements() {
+    let blob = fs::read(fixtures().join("blobs/scalars.add.marshal")).unwrap();
+    let code = numba_bytecode::marshal::read_code(&blob).unwrap();
+    let ir = compile_to_ir(code, &HashMap::<String, Global>::new()).unwrap();
+    let typing = infer(
+        &ir,
+        &[INT64, INT64],
+        &BaseContext::default(),
+        &NoCallees,
+        None,
+    )
+    .unwrap();
+    let text = annotate(&ir, &typing, None);
+    assert!(text.contains("# Source code unavailable\n"));
+    assert!(text.contains("  $binop_add8.2 = a + b  :: int64\n"));
+}
