@@ -49,7 +49,7 @@ impl numba_ir::GlobalResolver for Resolver {
             .or_else(|| default_builtin(name))
             .unwrap_or(Global {
                 kind: GlobalKind::Undefined,
-                repr: "<undefined>".into(),
+                repr: "Undefined".into(),
             })
     }
 }

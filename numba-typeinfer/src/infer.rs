@@ -62,10 +62,12 @@ pub fn infer(
     if arg_types.len() != ir.arg_names.len() {
         return Err(TypingError::Typing {
             message: format!(
-                "{}() takes {} positional arguments but {} were given",
+                "{}() takes {} positional argument{} but {} {} given",
                 ir.name,
                 ir.arg_names.len(),
-                arg_types.len()
+                if ir.arg_names.len() == 1 { "" } else { "s" },
+                arg_types.len(),
+                if arg_types.len() == 1 { "was" } else { "were" }
             ),
             line: ir.firstlineno,
         });
