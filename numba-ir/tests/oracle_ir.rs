@@ -64,7 +64,23 @@ impl numba_ir::GlobalResolver for Resolver {
     }
 }
 
+/// `<module 'numpy' from '/some/venv/...'>`: the path depends on the Python used.
+fn strip_module_paths(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("' from '") {
+        out.push_str(&rest[..i + 1]);
+        rest = &rest[i + 8..];
+        let end = rest.find("'>").unwrap_or(rest.len());
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn normalize(text: &str) -> String {
+    let stripped = strip_module_paths(text);
+    let text: &str = &stripped;
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find(" at 0x") {

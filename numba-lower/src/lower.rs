@@ -82,6 +82,23 @@ struct FnLower<'ctx, 'a> {
     exc_count: usize,
 }
 
+/// Types whose values need no runtime representation: they are known at compile time.
+fn is_dataless(t: TypeId) -> bool {
+    matches!(
+        t.get(),
+        Type::NoneType
+            | Type::Module(_)
+            | Type::Function(_)
+            | Type::NumberClass(_)
+            | Type::Dispatcher { .. }
+            | Type::ExceptionClass(_)
+            | Type::ExceptionInstance(_)
+            | Type::BoundFunction { .. }
+            | Type::DType(_)
+            | Type::Omitted(_)
+    )
+}
+
 /// Lower `ir` into `module`, returning the symbols to look up after JIT.
 pub(crate) fn lower_module<'ctx>(
     ctx: &'ctx Context,
@@ -164,6 +181,22 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 
     fn lower_body(&mut self) -> R<()> {
+        // A variable whose type carries data this target cannot represent yet (arrays,
+        // optionals, strings...) stops lowering here, naming it and where it is defined.
+        for (i, var) in self.ir.vars.iter().enumerate() {
+            // A literal's value is known at compile time (a constant message, say).
+            let raw = self.typing.typemap[i];
+            let t = raw.unliteral();
+            if value_type(self.ctx, t).is_none() && !is_dataless(t) && !raw.is_literal() {
+                return Err(LowerError::Unsupported {
+                    message: format!(
+                        "variable '{}' of type {t} cannot be lowered by numba-rs yet",
+                        var.name
+                    ),
+                    line: var.loc.line,
+                });
+            }
+        }
         // Stack slots for every variable with runtime data.
         for (i, var) in self.ir.vars.iter().enumerate() {
             let t = self.typing.typemap[i].unliteral();

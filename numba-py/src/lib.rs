@@ -196,12 +196,45 @@ fn typeof_arg(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(types::FLOAT64)
     } else if v.is_instance_of::<PyString>() {
         Ok(types::UNICODE)
+    } else if let Some(t) = typeof_ndarray(v)? {
+        Ok(t)
     } else {
         let tn = v.get_type().name()?.to_string();
         Err(TypingError::new_err(format!(
             "Cannot determine numba-rs type of <class '{tn}'>: only int, float and bool arguments are supported yet"
         )))
     }
+}
+
+/// `Array(dtype, ndim, layout, readonly)` of a NumPy array (numba-facts §3.2), read through
+/// its Python attributes; `None` for anything that is not an `ndarray`.
+fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
+    let ty = v.get_type();
+    if ty.name()?.to_string() != "ndarray" || !v.hasattr("__array_interface__")? {
+        return Ok(None);
+    }
+    let dtype_name: String = v.getattr("dtype")?.getattr("name")?.extract()?;
+    let dtype = types::from_name(&dtype_name).ok_or_else(|| {
+        TypingError::new_err(format!(
+            "Cannot determine numba-rs type of an array of dtype {dtype_name}"
+        ))
+    })?;
+    let ndim: u32 = v.getattr("ndim")?.extract()?;
+    let flags = v.getattr("flags")?;
+    let layout = if flags.getattr("c_contiguous")?.is_truthy()? {
+        types::Layout::C
+    } else if flags.getattr("f_contiguous")?.is_truthy()? {
+        types::Layout::F
+    } else {
+        types::Layout::A
+    };
+    let readonly = !flags.getattr("writeable")?.is_truthy()?;
+    Ok(Some(types::intern(types::Type::Array {
+        dtype,
+        ndim,
+        layout,
+        readonly,
+    })))
 }
 
 fn unbox(v: &Bound<'_, PyAny>, t: TypeId) -> PyResult<u64> {

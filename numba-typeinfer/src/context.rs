@@ -145,6 +145,7 @@ impl Default for BaseContext {
             module_consts: IndexMap::new(),
         };
         ctx.install_builtins();
+        ctx.install_numpy();
         ctx
     }
 }
@@ -367,6 +368,9 @@ impl TypingContext for BaseContext {
 
     fn resolve_getattr(&self, value: TypeId, attr: &str) -> Option<TypeId> {
         match value.get() {
+            Type::Module(m) if m == "numpy" && Self::numpy_dtype(attr).is_some() => {
+                Self::numpy_dtype(attr)
+            }
             Type::Module(m) => {
                 let key = format!("{m}.{attr}");
                 if self.functions.contains_key(&key) {
@@ -375,6 +379,7 @@ impl TypingContext for BaseContext {
                     self.module_consts.get(&key).copied()
                 }
             }
+            Type::Array { .. } => crate::numpy::array_attr(value, attr),
             Type::Complex { bits } if attr == "real" || attr == "imag" => {
                 Some(intern(Type::Float { bits: bits / 2 }))
             }
@@ -390,6 +395,18 @@ impl TypingContext for BaseContext {
                 args: args.to_vec(),
                 key: ImplKey::Exception(name),
             });
+        }
+        if let Type::BoundFunction { key, this } = func.get() {
+            return crate::numpy::array_method(&key, this, args);
+        }
+        if let Type::NumberClass(t) = func.get() {
+            // `np.float32(x)`: a conversion to that number type.
+            if !matches!(t, BOOLEAN | INT64 | FLOAT64) {
+                return match args {
+                    [x] if x.unliteral().is_scalar() => Some(sig("numberclass", t, vec![*x])),
+                    _ => None,
+                };
+            }
         }
         let key = Self::function_key(func)?;
         self.functions.get(&key)?.generic(args)
@@ -407,6 +424,7 @@ impl TypingContext for BaseContext {
                 args: vec![lhs, rhs],
                 key: ImplKey::BinOp(op),
             }),
+            _ if lhs.is_array() || rhs.is_array() => crate::numpy::array_binop(op, lhs, rhs),
             _ if !lhs.is_scalar() || !rhs.is_scalar() => None,
             BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge => {
                 if lhs == BOOLEAN && rhs == BOOLEAN {
@@ -462,6 +480,9 @@ impl TypingContext for BaseContext {
     }
 
     fn resolve_unary(&self, op: UnaryOp, value: TypeId) -> Option<Signature> {
+        if value.is_array() {
+            return crate::numpy::array_unary(op, value);
+        }
         if !value.is_scalar() {
             return None;
         }

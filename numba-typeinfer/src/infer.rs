@@ -201,15 +201,22 @@ impl Engine<'_> {
                             }
                         }
                     }
-                    Stmt::SetItem { target, .. } => {
-                        if report {
-                            return Err(TypingError::Typing {
-                                message: format!(
-                                    "No implementation of function Function(<built-in function setitem>) found for signature:\n \n >>> setitem({}, ...)",
-                                    self.ty(*target).unwrap_or(NONE)
-                                ),
-                                line,
-                            });
+                    Stmt::SetItem {
+                        target,
+                        index,
+                        value,
+                    } => {
+                        let tys = (self.ty(*target), self.raw_ty(*index), self.ty(*value));
+                        if let (Some(t), Some(i), Some(v)) = tys {
+                            if report && !crate::numpy::setitem_ok(t, i, v) {
+                                return Err(TypingError::Typing {
+                                    message: format!(
+                                        "No implementation of function Function(<built-in function setitem>) found for signature:\n \n >>> setitem({t}, {}, {v})",
+                                        i.unliteral()
+                                    ),
+                                    line,
+                                });
+                            }
                         }
                     }
                     Stmt::SetAttr { .. }
@@ -427,7 +434,10 @@ impl Engine<'_> {
                             }
                         }
                     }
-                    Type::Function(_) | Type::NumberClass(_) | Type::ExceptionClass(_) => {
+                    Type::Function(_)
+                    | Type::NumberClass(_)
+                    | Type::ExceptionClass(_)
+                    | Type::BoundFunction { .. } => {
                         match self.ctx.resolve_call(ft, &atys) {
                             Some(sig) => self.record(id, sig),
                             None => {
@@ -462,18 +472,18 @@ impl Engine<'_> {
                 let Some(t) = self.ty(*value) else {
                     return Ok(None);
                 };
-                match t.get() {
-                    Type::RangeState64 => RANGE_ITER64,
-                    _ => return Err(self.no_impl("getiter", &[t], line, "")),
+                match crate::numpy::getiter(t) {
+                    Some(it) => it,
+                    None => return Err(self.no_impl("getiter", &[t], line, "")),
                 }
             }
             Expr::IterNext { value } => {
                 let Some(t) = self.ty(*value) else {
                     return Ok(None);
                 };
-                match t.get() {
-                    Type::RangeIter64 => intern(Type::Pair(INT64, BOOLEAN)),
-                    _ => return Err(self.no_impl("iternext", &[t], line, "")),
+                match crate::numpy::iter_yield(t) {
+                    Some(y) => intern(Type::Pair(y, BOOLEAN)),
+                    None => return Err(self.no_impl("iternext", &[t], line, "")),
                 }
             }
             Expr::PairFirst { value } | Expr::PairSecond { value } => {
@@ -497,10 +507,14 @@ impl Engine<'_> {
                 }
             }
             Expr::GetItem { value, index } => {
-                let (Some(v), Some(i)) = (self.ty(*value), self.ty(*index)) else {
+                // The index keeps a literal type: a tuple is indexed by a constant.
+                let (Some(v), Some(i)) = (self.ty(*value), self.raw_ty(*index)) else {
                     return Ok(None);
                 };
-                return Err(self.no_impl("getitem", &[v, i], line, ""));
+                match crate::numpy::getitem(v, i) {
+                    Some(t) => t,
+                    None => return Err(self.no_impl("getitem", &[v, i.unliteral()], line, "")),
+                }
             }
             Expr::StaticGetItem { value, index, .. } => {
                 let Some(v) = self.ty(*value) else {

@@ -16,6 +16,7 @@ pub mod context;
 pub mod conv;
 pub mod error;
 pub mod infer;
+pub mod numpy;
 pub mod signature;
 pub mod types;
 

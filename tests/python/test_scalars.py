@@ -383,3 +383,33 @@ def test_generators_and_closures_are_unsupported_errors():
         njit(gen)(3)
     with pytest.raises(numba_rs.errors.UnsupportedError, match="inner functions"):
         njit(closure)(3)
+
+
+def test_numpy_arrays_type_but_are_not_lowered_yet():
+    np = pytest.importorskip("numpy")
+
+    def total(a):
+        return a.sum() + 1.0
+
+    with pytest.raises(numba_rs.errors.UnsupportedError) as ei:
+        njit(total)(np.arange(4.0))
+    text = str(ei.value)
+    assert "array(float64, 1d, C)" in text
+    assert "total" in text
+    # A readonly, non-contiguous view is typed as such.
+    view = np.arange(12.0).reshape(3, 4)[:, ::2]
+    view.flags.writeable = False
+    with pytest.raises(numba_rs.errors.UnsupportedError) as ei:
+        njit(total)(view)
+    assert "readonly array(float64, 2d, A)" in str(ei.value)
+
+
+def test_typing_errors_on_arrays_name_the_operation():
+    np = pytest.importorskip("numpy")
+
+    def bad(a):
+        return a + "x"
+
+    with pytest.raises(numba_rs.errors.TypingError) as ei:
+        njit(bad)(np.zeros(3))
+    assert "array(float64, 1d, C)" in str(ei.value)

@@ -37,7 +37,7 @@ commands:
   demo      setup, then run examples/demo.py
   test      setup, then cargo fmt --check, cargo clippy -D warnings,
             cargo test (all Rust tests) and pytest tests/python
-  fixtures  regenerate tests/fixtures/blobs (marshal + dis text) with CPython 3.11
+  fixtures  regenerate tests/fixtures/blobs (marshal + dis text) with the venv's CPython 3.11
   help      show this message";
 
 fn main() -> ExitCode {
@@ -137,7 +137,12 @@ fn test(root: &Path) -> TaskResult {
 
 /// `cargo xtask fixtures`: regenerate the marshal blobs with `CPython` 3.11.
 fn fixtures(root: &Path) -> TaskResult {
-    let mut cmd = command_in(root, "python3");
+    // The project venv's CPython 3.11 has NumPy, which `tests/fixtures/arrays.py` imports.
+    let venv_python = root.join(".venv/bin/python");
+    if !venv_python.exists() {
+        setup(root)?;
+    }
+    let mut cmd = command_in(root, venv_python.as_os_str());
     cmd.arg("tests/fixtures/compile_fixtures.py");
     run_step(&mut cmd)
 }

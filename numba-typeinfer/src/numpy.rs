@@ -1,0 +1,677 @@
+//! NumPy typing: arrays (attributes, methods, indexing, iteration, operators with
+//! broadcasting), the `numpy` module's creation functions, ufuncs and `np.dot`.
+//!
+//! Result types follow NumPy's type promotion as Numba applies it (ufunc loops on the
+//! arguments' dtypes; integer inputs to float-only functions give `float64`; reductions of
+//! small integers accumulate in `int64`/`uint64`). Arrays a function creates are C-ordered.
+
+use numba_ir::{BinOp, UnaryOp};
+
+use crate::context::{BaseContext, FnTemplate};
+use crate::conv::{promote_numbers, tuple_items};
+use crate::signature::{ImplKey, Signature};
+use crate::types::*;
+
+/// The dtype names `numpy` exposes as number classes (`np.float64(x)`, `dtype=np.int32`).
+pub const DTYPE_NAMES: &[(&str, TypeId)] = &[
+    ("bool_", BOOLEAN),
+    ("int8", INT8),
+    ("int16", INT16),
+    ("int32", INT32),
+    ("int64", INT64),
+    ("intp", INT64),
+    ("uint8", UINT8),
+    ("uint16", UINT16),
+    ("uint32", UINT32),
+    ("uint64", UINT64),
+    ("float16", FLOAT16),
+    ("float32", FLOAT32),
+    ("float64", FLOAT64),
+    ("double", FLOAT64),
+    ("complex64", COMPLEX64),
+    ("complex128", COMPLEX128),
+];
+
+fn sig(key: &str, ret: TypeId, args: Vec<TypeId>) -> Signature {
+    Signature {
+        ret,
+        args,
+        key: ImplKey::Function(key.to_string()),
+    }
+}
+
+/// An array's `(dtype, ndim, layout, readonly)`.
+pub fn array_parts(t: TypeId) -> Option<(TypeId, u32, Layout, bool)> {
+    match t.get() {
+        Type::Array {
+            dtype,
+            ndim,
+            layout,
+            readonly,
+        } => Some((dtype, ndim, layout, readonly)),
+        _ => None,
+    }
+}
+
+/// The element type a value contributes to a ufunc: an array's dtype or the scalar itself.
+fn element(t: TypeId) -> Option<TypeId> {
+    let t = t.unliteral();
+    match array_parts(t) {
+        Some((d, ..)) => Some(d),
+        None if t.is_scalar() => Some(t),
+        None => None,
+    }
+}
+
+/// NumPy's promotion of two dtypes, with bool behaving as the smallest integer.
+pub fn promote_dtypes(a: TypeId, b: TypeId) -> Option<TypeId> {
+    match (a, b) {
+        (BOOLEAN, BOOLEAN) => Some(BOOLEAN),
+        (BOOLEAN, x) | (x, BOOLEAN) => Some(x),
+        _ => promote_numbers(a, b),
+    }
+}
+
+/// The loop a ufunc picks for two inputs, as Numba's `ufunc_find_matching_loop`: with an
+/// integer and an inexact input, the integer may cast "same kind" to the inexact type, so
+/// the first loop accepting the inexact input wins (`minimum(int64, float32)` is float32);
+/// otherwise NumPy's promotion.
+fn ufunc_loop(a: TypeId, b: TypeId) -> Option<TypeId> {
+    let int_like = |t: TypeId| t.is_integer() || t == BOOLEAN;
+    match (int_like(a), int_like(b)) {
+        (true, false) if b.is_float() || b.is_complex() => Some(b),
+        (false, true) if a.is_float() || a.is_complex() => Some(a),
+        _ => promote_dtypes(a, b),
+    }
+}
+
+/// The result of an element-wise operation over `args`: a scalar when no argument is an
+/// array, else a C-ordered array of the broadcast rank.
+fn broadcast(args: &[TypeId], dtype: TypeId) -> TypeId {
+    let ndim = args
+        .iter()
+        .filter_map(|&a| array_parts(a).map(|p| p.1))
+        .max();
+    match ndim {
+        None => dtype,
+        Some(n) => array(dtype, n, Layout::C),
+    }
+}
+
+/// `float64` for integer inputs to a float-only function, the dtype itself otherwise.
+fn float_result(d: TypeId) -> TypeId {
+    if d.is_integer() || d == BOOLEAN {
+        FLOAT64
+    } else {
+        d
+    }
+}
+
+/// Reductions accumulate small integers in 64 bits (Numba's `_expand_integer`).
+fn accumulate(d: TypeId) -> TypeId {
+    if d == BOOLEAN || (d.is_integer() && d.is_signed()) {
+        INT64
+    } else if d.is_integer() {
+        UINT64
+    } else {
+        d
+    }
+}
+
+/// A shape argument: an integer or a tuple of integers; gives the rank.
+fn shape_rank(t: TypeId) -> Option<u32> {
+    let t = t.unliteral();
+    if t.is_integer() {
+        return Some(1);
+    }
+    let items = tuple_items(t)?;
+    items
+        .iter()
+        .all(|i| i.unliteral().is_integer())
+        .then_some(items.len() as u32)
+}
+
+/// A dtype argument: `np.float64`, `np.dtype(...)`-typed values or `float`/`int`/`bool`.
+fn dtype_arg(t: TypeId) -> Option<TypeId> {
+    match t.get() {
+        Type::NumberClass(d) | Type::DType(d) => Some(d),
+        _ => None,
+    }
+}
+
+/// The type of `array.attr` (attributes and bound methods).
+pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
+    let (dtype, ndim, layout, readonly) = array_parts(this)?;
+    Some(match attr {
+        "shape" | "strides" => intern(Type::UniTuple(INTP, ndim)),
+        "ndim" | "size" | "itemsize" | "nbytes" => INTP,
+        "dtype" => intern(Type::DType(dtype)),
+        "T" => intern(Type::Array {
+            dtype,
+            ndim,
+            layout: match layout {
+                Layout::C if ndim > 1 => Layout::F,
+                Layout::F if ndim > 1 => Layout::C,
+                other => other,
+            },
+            readonly,
+        }),
+        "real" if !dtype.is_complex() => this,
+        "sum" | "min" | "max" | "mean" | "prod" | "copy" | "reshape" | "astype" | "fill"
+        | "argmin" | "argmax" | "cumsum" | "ravel" | "flatten" | "transpose" => {
+            intern(Type::BoundFunction {
+                key: format!("array.{attr}"),
+                this,
+            })
+        }
+        _ => return None,
+    })
+}
+
+/// A call of an array method (`key` is `array.<name>`).
+pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
+    let (dtype, ndim, layout, _) = array_parts(this)?;
+    let with_this = |ret: TypeId| {
+        let mut all = vec![this];
+        all.extend_from_slice(args);
+        sig(key, ret, all)
+    };
+    let c_array = |d: TypeId, n: u32| array(d, n, Layout::C);
+    match (key, args) {
+        ("array.sum" | "array.prod" | "array.cumsum", []) => {
+            let r = accumulate(dtype);
+            Some(with_this(if key == "array.cumsum" {
+                c_array(r, 1)
+            } else {
+                r
+            }))
+        }
+        ("array.min" | "array.max", []) => Some(with_this(dtype)),
+        ("array.argmin" | "array.argmax", []) => Some(with_this(INTP)),
+        ("array.mean", []) => Some(with_this(float_result(dtype))),
+        ("array.copy" | "array.flatten", []) => Some(with_this(c_array(dtype, ndim))),
+        ("array.ravel", []) => Some(with_this(c_array(dtype, 1))),
+        ("array.transpose", []) => array_attr(this, "T").map(with_this),
+        ("array.fill", [v]) if element(*v).is_some() => Some(with_this(NONE)),
+        ("array.astype", [d]) => Some(with_this(c_array(dtype_arg(*d)?, ndim))),
+        ("array.reshape", shape) if layout != Layout::A || ndim == 1 => {
+            let rank = match shape {
+                [one] => shape_rank(*one)?,
+                many if many.iter().all(|t| t.unliteral().is_integer()) => many.len() as u32,
+                _ => return None,
+            };
+            Some(with_this(c_array(dtype, rank)))
+        }
+        _ => None,
+    }
+}
+
+/// `array op x` / `x op array` with broadcasting; `None` when neither side is an array.
+pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+    if !lhs.is_array() && !rhs.is_array() {
+        return None;
+    }
+    let (a, b) = (element(lhs)?, element(rhs)?);
+    let promoted = ufunc_loop(a, b)?;
+    let dtype = match op {
+        BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge => BOOLEAN,
+        BinOp::TrueDiv => float_result(promoted),
+        BinOp::And | BinOp::Or | BinOp::Xor | BinOp::LShift | BinOp::RShift => {
+            if !(promoted.is_integer() || promoted == BOOLEAN) {
+                return None;
+            }
+            promoted
+        }
+        BinOp::FloorDiv | BinOp::Mod if promoted.is_complex() => return None,
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::Mod | BinOp::Pow => {
+            if promoted == BOOLEAN && !matches!(op, BinOp::Add | BinOp::Mul) {
+                INT64
+            } else {
+                promoted
+            }
+        }
+        BinOp::MatMul => return matmul(lhs, rhs, "matmul"),
+        BinOp::Is | BinOp::IsNot | BinOp::In => return None,
+    };
+    Some(Signature {
+        ret: broadcast(&[lhs, rhs], dtype),
+        args: vec![lhs.unliteral(), rhs.unliteral()],
+        key: ImplKey::BinOp(op),
+    })
+}
+
+/// `-a`, `+a`, `~a`, `not a` on an array.
+pub fn array_unary(op: UnaryOp, value: TypeId) -> Option<Signature> {
+    let (dtype, ndim, ..) = array_parts(value)?;
+    let ret = match op {
+        UnaryOp::Neg | UnaryOp::Pos => array(dtype, ndim, Layout::C),
+        UnaryOp::Invert if dtype.is_integer() || dtype == BOOLEAN => array(dtype, ndim, Layout::C),
+        // `not array` is the truth value of the array, an error for size > 1 in NumPy.
+        _ => return None,
+    };
+    Some(Signature {
+        ret,
+        args: vec![value],
+        key: ImplKey::Unary(op),
+    })
+}
+
+/// `np.dot` / `@` on 1-d and 2-d float or complex arrays.
+fn matmul(a: TypeId, b: TypeId, key: &str) -> Option<Signature> {
+    let (da, na, ..) = array_parts(a)?;
+    let (db, nb, ..) = array_parts(b)?;
+    let d = promote_dtypes(da, db)?;
+    if !(d.is_float() || d.is_complex()) || da != db {
+        return None;
+    }
+    let ret = match (na, nb) {
+        (1, 1) => d,
+        (2, 1) | (1, 2) => array(d, 1, Layout::C),
+        (2, 2) => array(d, 2, Layout::C),
+        _ => return None,
+    };
+    Some(Signature {
+        ret,
+        args: vec![a, b],
+        key: if key == "matmul" {
+            ImplKey::BinOp(BinOp::MatMul)
+        } else {
+            ImplKey::Function(key.to_string())
+        },
+    })
+}
+
+/// `value[index]` for arrays and tuples.
+pub fn getitem(value: TypeId, index: TypeId) -> Option<TypeId> {
+    if let Some((dtype, ndim, layout, readonly)) = array_parts(value) {
+        let idx = index.unliteral();
+        let rest = |n: u32, layout: Layout| {
+            if n == 0 {
+                dtype
+            } else {
+                intern(Type::Array {
+                    dtype,
+                    ndim: n,
+                    layout,
+                    readonly,
+                })
+            }
+        };
+        if idx.is_integer() {
+            // Dropping the leading axis keeps C order; anything else may not.
+            let l = if layout == Layout::C {
+                Layout::C
+            } else {
+                Layout::A
+            };
+            return Some(rest(ndim - 1, l));
+        }
+        if let Type::Slice(n) = idx.get() {
+            let l = if n == 2 && layout == Layout::C {
+                Layout::C
+            } else {
+                Layout::A
+            };
+            return Some(rest(ndim, l));
+        }
+        let items = tuple_items(idx)?;
+        if items.len() as u32 > ndim {
+            return None;
+        }
+        let mut kept = ndim - items.len() as u32;
+        for it in &items {
+            match it.unliteral().get() {
+                Type::Integer { .. } => {}
+                Type::Slice(_) => kept += 1,
+                _ => return None,
+            }
+        }
+        return Some(rest(kept, Layout::A));
+    }
+    // A tuple indexed by a constant: that element's type.
+    if let (Some(items), Type::IntegerLiteral(i)) = (tuple_items(value), index.get()) {
+        let n = items.len() as i64;
+        let i = if i < 0 { i + n } else { i };
+        return usize::try_from(i).ok().and_then(|i| items.get(i).copied());
+    }
+    None
+}
+
+/// Whether `target[index] = value` types.
+pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
+    let Some((dtype, _, _, readonly)) = array_parts(target) else {
+        return false;
+    };
+    if readonly || getitem(target, index).is_none() {
+        return false;
+    }
+    match element(value) {
+        Some(v) => crate::conv::can_convert(v, dtype).is_some(),
+        None => false,
+    }
+}
+
+/// The iterator type `iter(value)` gives, and what it yields.
+pub fn getiter(value: TypeId) -> Option<TypeId> {
+    match value.get() {
+        Type::RangeState64 => Some(RANGE_ITER64),
+        Type::Array { .. } => Some(intern(Type::ArrayIter(value))),
+        Type::Enumerate(_) | Type::Zip(_) | Type::RangeIter64 | Type::ArrayIter(_) => Some(value),
+        Type::UniTuple(..) => Some(intern(Type::ArrayIter(value))),
+        _ => None,
+    }
+}
+
+/// The type an iterator yields.
+pub fn iter_yield(it: TypeId) -> Option<TypeId> {
+    match it.get() {
+        Type::RangeIter64 => Some(INT64),
+        Type::ArrayIter(a) => match a.get() {
+            Type::UniTuple(e, _) => Some(e),
+            _ => getitem(a, INTP),
+        },
+        Type::Enumerate(inner) => Some(tuple_of(&[INTP, iter_yield(inner)?])),
+        Type::Zip(inners) => {
+            let items: Option<Vec<TypeId>> = inners.iter().map(|&i| iter_yield(i)).collect();
+            Some(tuple_of(&items?))
+        }
+        _ => None,
+    }
+}
+
+impl BaseContext {
+    /// The `numpy` module's functions and the builtins over iterables.
+    pub(crate) fn install_numpy(&mut self) {
+        for name in ["empty", "zeros", "ones"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| {
+                        let (shape, dtype) = match a {
+                            [s] => (*s, FLOAT64),
+                            [s, d] => (*s, dtype_arg(*d)?),
+                            _ => return None,
+                        };
+                        Some(sig(
+                            key,
+                            array(dtype, shape_rank(shape)?, Layout::C),
+                            a.to_vec(),
+                        ))
+                    },
+                    "(shape,), (shape, dtype)",
+                )),
+            );
+        }
+        self.register(
+            "numpy.full",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    let (shape, dtype) = match a {
+                        [s, v] => (*s, element(*v)?),
+                        [s, _, d] => (*s, dtype_arg(*d)?),
+                        _ => return None,
+                    };
+                    Some(sig(
+                        "numpy.full",
+                        array(dtype, shape_rank(shape)?, Layout::C),
+                        a.to_vec(),
+                    ))
+                },
+                "(shape, fill_value), (shape, fill_value, dtype)",
+            )),
+        );
+        for name in ["empty_like", "zeros_like", "ones_like"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| {
+                        let (arr, dtype) = match a {
+                            [x] => (*x, None),
+                            [x, d] => (*x, Some(dtype_arg(*d)?)),
+                            _ => return None,
+                        };
+                        let (d, n, l, _) = array_parts(arr)?;
+                        let l = if l == Layout::A { Layout::C } else { l };
+                        Some(sig(key, array(dtype.unwrap_or(d), n, l), a.to_vec()))
+                    },
+                    "(array,), (array, dtype)",
+                )),
+            );
+        }
+        self.register(
+            "numpy.arange",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    if a.is_empty() || a.len() > 3 {
+                        return None;
+                    }
+                    let mut d = INT64;
+                    for t in a {
+                        let t = t.unliteral();
+                        if !t.is_scalar() || t.is_complex() {
+                            return None;
+                        }
+                        d = promote_dtypes(d, if t == BOOLEAN { INT64 } else { t })?;
+                    }
+                    Some(sig("numpy.arange", array(d, 1, Layout::C), a.to_vec()))
+                },
+                "(stop,), (start, stop), (start, stop, step)",
+            )),
+        );
+        // Unary ufuncs: float-only ones give float64 for integers.
+        for name in [
+            "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos",
+            "arctan", "sinh", "cosh", "tanh", "expm1", "log1p",
+        ] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] => {
+                            let d = float_result(element(*x)?);
+                            Some(sig(key, broadcast(a, d), vec![x.unliteral()]))
+                        }
+                        _ => None,
+                    },
+                    "(number or array,)",
+                )),
+            );
+        }
+        for name in [
+            "abs", "absolute", "negative", "square", "floor", "ceil", "trunc",
+        ] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] => {
+                            let d = element(*x)?;
+                            let d = match name {
+                                "floor" | "ceil" | "trunc" => float_result(d),
+                                "abs" | "absolute" if d.is_complex() => {
+                                    if d == COMPLEX64 {
+                                        FLOAT32
+                                    } else {
+                                        FLOAT64
+                                    }
+                                }
+                                _ => d,
+                            };
+                            Some(sig(key, broadcast(a, d), vec![x.unliteral()]))
+                        }
+                        _ => None,
+                    },
+                    "(number or array,)",
+                )),
+            );
+        }
+        // Binary ufuncs with broadcasting.
+        for name in [
+            "add",
+            "subtract",
+            "multiply",
+            "power",
+            "minimum",
+            "maximum",
+            "arctan2",
+            "divide",
+            "true_divide",
+            "hypot",
+        ] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x, y] => {
+                            let d = ufunc_loop(element(*x)?, element(*y)?)?;
+                            let d = match name {
+                                "arctan2" | "divide" | "true_divide" | "hypot" => float_result(d),
+                                _ => d,
+                            };
+                            Some(sig(
+                                key,
+                                broadcast(a, d),
+                                vec![x.unliteral(), y.unliteral()],
+                            ))
+                        }
+                        _ => None,
+                    },
+                    "(number or array, number or array)",
+                )),
+            );
+        }
+        self.register(
+            "numpy.dot",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, y] => matmul(*x, *y, "numpy.dot"),
+                    _ => None,
+                },
+                "(array(float, 1d or 2d), array(float, 1d or 2d))",
+            )),
+        );
+        // `np.sum(a)` and friends are the array methods.
+        for name in ["sum", "prod", "mean", "min", "max"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let method: &'static str = Box::leak(format!("array.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] => {
+                            let s = array_method(method, *x, &[])?;
+                            Some(sig(key, s.ret, vec![*x]))
+                        }
+                        _ => None,
+                    },
+                    "(array,)",
+                )),
+            );
+        }
+        // Builtins over iterables.
+        self.register(
+            "len",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] if x.is_array()
+                        || tuple_items(*x).is_some()
+                        || *x == RANGE_STATE64
+                        || x.unliteral() == UNICODE =>
+                    {
+                        Some(sig("len", INTP, vec![*x]))
+                    }
+                    _ => None,
+                },
+                "(array,), (tuple,), (range,), (str,)",
+            )),
+        );
+        self.register(
+            "enumerate",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] => {
+                        let it = getiter(x.unliteral())?;
+                        Some(sig("enumerate", intern(Type::Enumerate(it)), vec![*x]))
+                    }
+                    _ => None,
+                },
+                "(iterable,)",
+            )),
+        );
+        self.register(
+            "zip",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    let its: Option<Vec<TypeId>> =
+                        a.iter().map(|x| getiter(x.unliteral())).collect();
+                    Some(sig("zip", intern(Type::Zip(its?)), a.to_vec()))
+                },
+                "(iterable, ...)",
+            )),
+        );
+        self.register(
+            "slice",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    let ok = a
+                        .iter()
+                        .all(|t| t.unliteral().is_integer() || t.unliteral() == NONE);
+                    match a.len() {
+                        2 | 3 if ok => {
+                            Some(sig("slice", intern(Type::Slice(a.len() as u8)), a.to_vec()))
+                        }
+                        _ => None,
+                    }
+                },
+                "(start, stop), (start, stop, step)",
+            )),
+        );
+        self.register(
+            "print",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| Some(sig("print", NONE, a.to_vec())),
+                "(*values)",
+            )),
+        );
+        self.register(
+            "complex",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] | [x, _] if x.unliteral().is_scalar() => {
+                        let args: Vec<TypeId> = a.iter().map(|t| t.unliteral()).collect();
+                        args.iter()
+                            .all(|t| t.is_scalar())
+                            .then(|| sig("complex", COMPLEX128, args))
+                    }
+                    _ => None,
+                },
+                "(real,), (real, imag)",
+            )),
+        );
+        self.register(
+            "isinstance",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [_, cls] if matches!(cls.get(), Type::NumberClass(_)) => {
+                        Some(sig("isinstance", BOOLEAN, a.to_vec()))
+                    }
+                    _ => None,
+                },
+                "(value, int | float | bool)",
+            )),
+        );
+    }
+
+    /// `numpy.<attr>` when it is a dtype (`np.float64`) rather than a function.
+    pub(crate) fn numpy_dtype(attr: &str) -> Option<TypeId> {
+        DTYPE_NAMES
+            .iter()
+            .find(|(n, _)| *n == attr)
+            .map(|&(_, t)| intern(Type::NumberClass(t)))
+    }
+}
