@@ -210,7 +210,7 @@ fn typeof_arg(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
 /// its Python attributes; `None` for anything that is not an `ndarray`.
 fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
     let ty = v.get_type();
-    if ty.name()?.to_string() != "ndarray" || !v.hasattr("__array_interface__")? {
+    if ty.name()? != "ndarray" || !v.hasattr("__array_interface__")? {
         return Ok(None);
     }
     let dtype_name: String = v.getattr("dtype")?.getattr("name")?.extract()?;
