@@ -296,6 +296,11 @@ impl BaseContext {
                 key,
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| {
+                        // `min(array)`: the array's element type.
+                        if let [x] = a {
+                            let (d, ..) = crate::numpy::array_parts(*x)?;
+                            return Some(sig(key, d, vec![*x]));
+                        }
                         if a.len() < 2 || !a.iter().all(|t| t.is_scalar()) {
                             return None;
                         }
@@ -424,6 +429,21 @@ impl TypingContext for BaseContext {
                 args: vec![lhs, rhs],
                 key: ImplKey::BinOp(op),
             }),
+            // `item in container`: Numba's IR holds `contains(container, item)`.
+            BinOp::In => {
+                let elems = match crate::numpy::array_parts(lhs) {
+                    Some((d, ..)) => vec![d],
+                    None => crate::conv::tuple_items(lhs)?,
+                };
+                let comparable = elems.iter().any(|&e| {
+                    e == rhs.unliteral() || (e.is_scalar() && rhs.unliteral().is_scalar())
+                });
+                comparable.then(|| Signature {
+                    ret: BOOLEAN,
+                    args: vec![lhs, rhs.unliteral()],
+                    key: ImplKey::BinOp(op),
+                })
+            }
             _ if lhs.is_array() || rhs.is_array() => crate::numpy::array_binop(op, lhs, rhs),
             _ if !lhs.is_scalar() || !rhs.is_scalar() => None,
             BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge => {
@@ -475,7 +495,7 @@ impl TypingContext for BaseContext {
                 let t = arith_type(&[lhs, rhs])?;
                 Some(mk(t, t))
             }
-            BinOp::MatMul | BinOp::In => None,
+            BinOp::MatMul => None,
         }
     }
 

@@ -54,26 +54,68 @@ pub fn parse_signature(text: &str) -> Result<(Option<TypeId>, Vec<TypeId>), Stri
     let ret = if ret_name.is_empty() {
         None
     } else {
-        Some(
-            types::from_name(ret_name)
-                .ok_or_else(|| format!("unknown type {ret_name:?} in signature"))?,
-        )
+        Some(parse_sig_type(ret_name)?)
     };
     let inner = text[open + 1..close].trim();
-    let args = if inner.is_empty() {
-        Vec::new()
-    } else {
-        inner
-            .split(',')
-            .enumerate()
-            .filter(|(i, a)| !(a.trim().is_empty() && *i > 0))
-            .map(|(_, a)| {
-                let a = a.trim();
-                types::from_name(a).ok_or_else(|| format!("unknown type {a:?} in signature"))
-            })
-            .collect::<Result<_, _>>()?
-    };
+    let args = split_args(inner)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, a)| !(a.is_empty() && *i > 0))
+        .map(|(_, a)| parse_sig_type(a))
+        .collect::<Result<_, _>>()?;
     Ok((ret, args))
+}
+
+/// Split a signature's argument list on top-level commas (`float64[:, ::1], int64`).
+fn split_args(s: &str) -> Vec<&str> {
+    if s.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out
+}
+
+/// One type of a signature string: a name (`float64`), Numba's printed form
+/// (`array(float64, 1d, C)`), or the array shorthand `float64[:]`, `float64[:, ::1]` (C),
+/// `float64[::1, :]` (F), any other `[:, :]` is layout A.
+fn parse_sig_type(text: &str) -> Result<TypeId, String> {
+    let text = text.trim();
+    if let Some(t) = types::parse_type(text) {
+        return Ok(t);
+    }
+    if let Some((base, dims)) = text.strip_suffix(']').and_then(|t| t.split_once('[')) {
+        let dtype = types::from_name(base.trim())
+            .ok_or_else(|| format!("unknown type {:?} in signature", base.trim()))?;
+        let dims: Vec<&str> = dims.split(',').map(str::trim).collect();
+        if dims.iter().any(|d| *d != ":" && *d != "::1") {
+            return Err(format!("invalid array type {text:?} in signature"));
+        }
+        let n = dims.len();
+        let layout = if dims[n - 1] == "::1" && dims[..n - 1].iter().all(|d| *d == ":") {
+            types::Layout::C
+        } else if n > 1 && dims[0] == "::1" && dims[1..].iter().all(|d| *d == ":") {
+            types::Layout::F
+        } else if dims.iter().all(|d| *d == ":") {
+            types::Layout::A
+        } else {
+            return Err(format!("invalid array layout in {text:?}"));
+        };
+        return Ok(types::array(dtype, n as u32, layout));
+    }
+    Err(format!("unknown type {text:?} in signature"))
 }
 
 #[cfg(test)]
@@ -90,6 +132,24 @@ mod tests {
         assert_eq!(parse_signature("(int64,)"), Ok((None, vec![INT64])));
         assert_eq!(parse_signature("void()"), Ok((Some(NONE), vec![])));
         assert!(parse_signature("float64(str)").is_err());
+        // Numba's array shorthand and printed names.
+        let (ret, args) =
+            parse_signature("float64(float64[:], int32[:, ::1], float32[::1, :])").unwrap();
+        assert_eq!(ret, Some(FLOAT64));
+        let names: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "array(float64, 1d, A)",
+                "array(int32, 2d, C)",
+                "array(float32, 2d, F)"
+            ]
+        );
+        assert_eq!(
+            parse_signature("(array(float64, 1d, C), UniTuple(int64 x 2))").map(|(_, a)| a.len()),
+            Ok(2)
+        );
+        assert!(parse_signature("f8(float64[::2])").is_err());
         assert!(parse_signature("float64").is_err());
     }
 }
