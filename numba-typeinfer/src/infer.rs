@@ -124,14 +124,15 @@ impl Engine<'_> {
     }
 
     fn refine(&mut self, v: VarId, t: TypeId, line: u32) -> Result<(), TypingError> {
-        let new = match self.ty(v) {
+        // On the raw types: a literal variable that is reassigned widens to its base type.
+        let new = match self.raw_ty(v) {
             None => t,
             Some(old) => self.ctx.unify(old, t).ok_or_else(|| TypingError::Typing {
                 message: format!("Cannot unify {old} and {t} for '{}'", self.user_name(v)),
                 line,
             })?,
         };
-        if self.ty(v) != Some(new) {
+        if self.raw_ty(v) != Some(new) {
             self.typemap[v.0 as usize] = Some(new);
             self.changed = true;
         }

@@ -78,3 +78,41 @@ fn annotation_without_source_lists_statements() {
     assert!(text.contains("# Source code unavailable\n"));
     assert!(text.contains("  $binop_add8.2 = a + b  :: int64\n"));
 }
+
+/// One `NUMBA_DUMP_ANNOTATION` snapshot per NumPy fixture, typed with the argument types
+/// Numba used for it (`oracle/arrays.typing.tsv`).
+#[test]
+fn annotation_snapshots_for_the_array_fixtures() {
+    let text = fs::read_to_string(fixtures().join("oracle/arrays.typing.tsv")).unwrap();
+    let source = fs::read_to_string(fixtures().join("arrays.py")).unwrap();
+    let mut globals: HashMap<String, Global> = HashMap::new();
+    globals.insert(
+        "np".into(),
+        Global {
+            kind: numba_ir::GlobalKind::Module("numpy".into()),
+            repr: "<module 'numpy'>".into(),
+        },
+    );
+    let ctx = BaseContext::default();
+    for line in text.lines() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (name, args) = (cols[0], cols[1]);
+        let arg_types: Vec<_> = args
+            .split(';')
+            .map(|a| numba_typeinfer::types::parse_type(a).unwrap())
+            .collect();
+        let blob = fs::read(fixtures().join(format!("blobs/arrays.{name}.marshal"))).unwrap();
+        let code = numba_bytecode::marshal::read_code(&blob).unwrap();
+        let mut ir = compile_to_ir(code, &globals).unwrap();
+        let typing = infer(&ir, &arg_types, &ctx, &NoCallees, None).unwrap();
+        numba_ir::postproc::insert_dels(&mut ir);
+        let text = annotate(&ir, &typing, Some(&source));
+        insta::with_settings!({
+            snapshot_path => "snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(format!("annotation_{name}"), text);
+        });
+    }
+}

@@ -115,3 +115,11 @@ fn scalar_conversions_compose() {
         }
     }
 }
+
+#[test]
+fn literal_ints_unify_with_int64() {
+    use numba_typeinfer::types::{intern, Type, INT64};
+    let lit = intern(Type::IntegerLiteral(0));
+    assert_eq!(unify(lit, INT64), Some(INT64));
+    assert_eq!(unify(INT64, lit), Some(INT64));
+}
