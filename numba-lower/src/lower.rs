@@ -1221,6 +1221,39 @@ impl<'ctx> FnLower<'ctx, '_> {
                         }
                         acc
                     }
+                    "round" if vals.len() == 2 => {
+                        // round(x, n): scale by 10**|n|, round half to even, scale back (the
+                        // approach of Numba's `round_ndigits`).
+                        let x = arg(0)?.into_float_value();
+                        let n = arg(1)?.into_int_value();
+                        let ft = x.get_type();
+                        let zero = self.ctx.i64_type().const_zero();
+                        let neg = self
+                            .b
+                            .build_int_compare(IntPredicate::SLT, n, zero, "")
+                            .l()?;
+                        let abs_n = self
+                            .b
+                            .build_select(neg, self.b.build_int_neg(n, "").l()?, n, "")
+                            .l()?;
+                        let e = self
+                            .b
+                            .build_signed_int_to_float(abs_n.into_int_value(), ft, "")
+                            .l()?;
+                        let pow = self.intrinsic("llvm.pow", &[ft.into()])?;
+                        let scale = self.call_float(pow, &[ft.const_float(10.0), e])?;
+                        let up = self.b.build_float_mul(x, scale, "").l()?;
+                        let down = self.b.build_float_div(x, scale, "").l()?;
+                        let y = self
+                            .b
+                            .build_select(neg, down, up, "")
+                            .l()?
+                            .into_float_value();
+                        let r = self.float_unary("roundeven", y)?;
+                        let back_up = self.b.build_float_div(r, scale, "").l()?;
+                        let back_down = self.b.build_float_mul(r, scale, "").l()?;
+                        self.b.build_select(neg, back_down, back_up, "").l()?.into()
+                    }
                     "round" => {
                         let v = arg(0)?;
                         if sig.args[0].is_float() {

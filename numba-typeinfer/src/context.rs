@@ -321,9 +321,13 @@ impl BaseContext {
                 |a: &[TypeId]| match a {
                     [t] if t.is_float() => Some(sig("round", INT64, vec![FLOAT64])),
                     [t] if t.is_integer() => Some(sig("round", INT64, vec![INT64])),
+                    // round(x, ndigits) keeps the float type.
+                    [t, n] if t.is_float() && n.is_integer() => {
+                        Some(sig("round", *t, vec![*t, INT64]))
+                    }
                     _ => None,
                 },
-                "(float64,) -> int64",
+                "(float64,) -> int64, (float64, int64) -> float64",
             )),
         );
     }

@@ -413,3 +413,37 @@ def test_typing_errors_on_arrays_name_the_operation():
     with pytest.raises(numba_rs.errors.TypingError) as ei:
         njit(bad)(np.zeros(3))
     assert "array(float64, 1d, C)" in str(ei.value)
+
+
+def test_typeof_arrays_prints_numba_names():
+    np = pytest.importorskip("numpy")
+    assert str(numba_rs.typeof(np.zeros(3))) == "array(float64, 1d, C)"
+    assert str(numba_rs.typeof(np.zeros((2, 3), dtype=np.int32, order="F"))) == "array(int32, 2d, F)"
+    assert str(numba_rs.typeof(np.zeros((4, 4))[::2, ::2])) == "array(float64, 2d, A)"
+
+
+def _numba_round_ndigits(x, n):
+    """Numba's `round(x, ndigits)` (numba/cpython/numbers.py): scale, round half to
+    even, scale back. It differs from CPython's correctly-rounded result when the scaled
+    value is an exact tie in binary (round(2.675, 2) is 2.68 in Numba, 2.67 in CPython)."""
+    if n >= 0:
+        y = x * 10.0 ** n
+    else:
+        y = x / 10.0 ** (-n)
+    z = round(y)
+    if abs(y - z) == 0.5:
+        z = 2.0 * round(y / 2.0)
+    return z / 10.0 ** n if n >= 0 else z * 10.0 ** (-n)
+
+
+def test_round_with_ndigits_matches_numba_and_cpython():
+    def r(x, n):
+        return round(x, n)
+
+    jitted = njit(r)
+    for x in (3.14159, 2.675, 0.125, -1.5, 1234.5678, -0.0049, 1e-5, 987654.321, 2.5):
+        for n in (0, 1, 2, 3, -1, -2):
+            assert jitted(x, n) == _numba_round_ndigits(x, n), (x, n)
+    # Away from binary ties it is CPython's answer too.
+    for x, n in ((3.14159, 2), (1234.5678, -2), (-0.0049, 3), (987654.321, 1)):
+        assert jitted(x, n) == r(x, n), (x, n)
