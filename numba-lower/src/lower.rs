@@ -1252,7 +1252,7 @@ impl<'ctx> FnLower<'ctx, '_> {
                         let r = self.float_unary("roundeven", y)?;
                         let back_up = self.b.build_float_div(r, scale, "").l()?;
                         let back_down = self.b.build_float_mul(r, scale, "").l()?;
-                        self.b.build_select(neg, back_down, back_up, "").l()?.into()
+                        self.b.build_select(neg, back_down, back_up, "").l()?
                     }
                     "round" => {
                         let v = arg(0)?;
