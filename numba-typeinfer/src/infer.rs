@@ -108,6 +108,34 @@ pub fn infer(
     })
 }
 
+/// Positional arguments then keywords, placed by parameter name; keywords must follow the
+/// positional ones without gaps (what Numba's templates accept).
+fn bind_keywords(
+    args: &[VarId],
+    kws: &[(String, VarId)],
+    params: &[&str],
+) -> Result<Vec<VarId>, String> {
+    let mut slots: Vec<Option<VarId>> = args.iter().map(|&a| Some(a)).collect();
+    for (name, v) in kws {
+        let pos = params
+            .iter()
+            .position(|p| p == name)
+            .ok_or_else(|| format!("unexpected keyword argument '{name}'"))?;
+        if slots.len() <= pos {
+            slots.resize(pos + 1, None);
+        }
+        if slots[pos].is_some() {
+            return Err(format!("got multiple values for argument '{name}'"));
+        }
+        slots[pos] = Some(*v);
+    }
+    slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| s.ok_or_else(|| format!("missing argument '{}'", params[i])))
+        .collect()
+}
+
 impl Engine<'_> {
     /// A variable's type as templates see it: literals stand for their underlying type.
     fn ty(&self, v: VarId) -> Option<TypeId> {
@@ -383,19 +411,39 @@ impl Engine<'_> {
                 varkwarg,
                 ..
             } => {
-                if !kws.is_empty() || vararg.is_some() || varkwarg.is_some() {
+                if vararg.is_some() || varkwarg.is_some() {
                     return Err(TypingError::Unsupported {
-                        message:
-                            "calls with keyword or star arguments are not supported by numba-rs yet"
-                                .into(),
+                        message: "calls with star arguments are not supported by numba-rs yet"
+                            .into(),
                         line,
                     });
                 }
                 let Some(ft) = self.ty(*func) else {
                     return Ok(None);
                 };
+                // Keywords are placed by parameter name for functions that declare them.
+                let args: Vec<VarId> = if kws.is_empty() {
+                    args.clone()
+                } else {
+                    let params = match ft.get() {
+                        Type::Function(key) => crate::numpy::param_names(&key),
+                        _ => None,
+                    };
+                    let Some(params) = params else {
+                        return Err(TypingError::Unsupported {
+                            message: format!(
+                                "calls with keyword arguments to {ft} are not supported by numba-rs yet"
+                            ),
+                            line,
+                        });
+                    };
+                    match bind_keywords(args, kws, params) {
+                        Ok(a) => a,
+                        Err(m) => return Err(TypingError::Typing { message: m, line }),
+                    }
+                };
                 let mut atys = Vec::with_capacity(args.len());
-                for a in args {
+                for a in &args {
                     match self.ty(*a) {
                         Some(t) => atys.push(t),
                         None => return Ok(None),

@@ -12,6 +12,18 @@ use crate::conv::{promote_numbers, tuple_items};
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
 
+/// Parameter names of the functions whose keyword arguments typing accepts.
+pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
+    Some(match key {
+        "numpy.empty" | "numpy.zeros" | "numpy.ones" => &["shape", "dtype"],
+        "numpy.full" => &["shape", "fill_value", "dtype"],
+        "numpy.empty_like" | "numpy.zeros_like" | "numpy.ones_like" => &["a", "dtype"],
+        "numpy.arange" => &["start", "stop", "step"],
+        "numpy.dot" => &["a", "b"],
+        _ => return None,
+    })
+}
+
 /// The dtype names `numpy` exposes as number classes (`np.float64(x)`, `dtype=np.int32`).
 pub const DTYPE_NAMES: &[(&str, TypeId)] = &[
     ("bool_", BOOLEAN),
