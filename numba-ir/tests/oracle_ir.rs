@@ -4,97 +4,14 @@
 //! Globals resolve to the reprs the fixture module had (`blobs/<module>.globals`, written by
 //! `cargo xtask fixtures`); process-specific addresses are normalised on both sides.
 
-use std::collections::{BTreeMap, HashMap};
+mod common;
+
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use numba_ir::global::default_builtin;
-use numba_ir::{compile_to_ir, Global, GlobalKind};
-
-/// The committed fixtures, or another corpus with the same layout named by
-/// `NUMBA_RS_CORPUS` (see numba-bytecode's corpus test).
-fn fixtures() -> PathBuf {
-    match std::env::var_os("NUMBA_RS_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures"),
-    }
-}
-
-fn module_globals(stem: &str) -> HashMap<String, Global> {
-    let path = fixtures().join("blobs").join(format!("{stem}.globals"));
-    let text = fs::read_to_string(&path).unwrap_or_default();
-    let mut out = HashMap::new();
-    for line in text.lines() {
-        if let Some((name, repr)) = line.split_once('\t') {
-            let kind = GlobalKind::Opaque {
-                type_name: name.to_string(),
-            };
-            out.insert(
-                name.to_string(),
-                Global {
-                    kind,
-                    repr: repr.to_string(),
-                },
-            );
-        }
-    }
-    out
-}
-
-struct Resolver(HashMap<String, Global>);
-
-impl numba_ir::GlobalResolver for Resolver {
-    /// The corpus scripts give closures cells holding `None`.
-    fn resolve_freevar(&self, _index: usize, _name: &str) -> Global {
-        Global {
-            kind: GlobalKind::Const(numba_bytecode::Constant::None),
-            repr: "None".into(),
-        }
-    }
-
-    fn resolve_global(&self, name: &str) -> Global {
-        self.0
-            .get(name)
-            .cloned()
-            .or_else(|| default_builtin(name))
-            .unwrap_or(Global {
-                kind: GlobalKind::Undefined,
-                repr: "Undefined".into(),
-            })
-    }
-}
-
-/// `<module 'numpy' from '/some/venv/...'>`: the path depends on the Python used.
-fn strip_module_paths(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("' from '") {
-        out.push_str(&rest[..i + 1]);
-        rest = &rest[i + 8..];
-        let end = rest.find("'>").unwrap_or(rest.len());
-        rest = &rest[end + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
-fn normalize(text: &str) -> String {
-    let stripped = strip_module_paths(text);
-    let text: &str = &stripped;
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(" at 0x") {
-        out.push_str(&rest[..i + 6]);
-        rest = &rest[i + 6..];
-        let end = rest
-            .find(|c: char| !c.is_ascii_hexdigit())
-            .unwrap_or(rest.len());
-        out.push('?');
-        rest = &rest[end..];
-    }
-    out.push_str(rest);
-    out
-}
+use common::{first_difference, fixtures, module_globals, normalize, Resolver};
+use numba_ir::compile_to_ir;
 
 /// Which dump to compare: `NUMBA_DUMP_IR` (post-processed, no dels) or the IR after
 /// `PostProcessor.run(emit_dels=True)`.
@@ -102,23 +19,6 @@ fn normalize(text: &str) -> String {
 enum Dump {
     Ir,
     WithDels,
-}
-
-fn first_difference(got: &str, want: &str) -> Option<String> {
-    if got == want {
-        return None;
-    }
-    let line = got
-        .lines()
-        .zip(want.lines())
-        .position(|(a, b)| a != b)
-        .unwrap_or(got.lines().count().min(want.lines().count()));
-    Some(format!(
-        "line {}:\n ours:  {:?}\n numba: {:?}",
-        line + 1,
-        got.lines().nth(line).unwrap_or(""),
-        want.lines().nth(line).unwrap_or("")
-    ))
 }
 
 /// `(fixture, Ok(matches) | Err(why we could not build IR))` for every oracle.

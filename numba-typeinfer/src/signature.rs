@@ -57,35 +57,13 @@ pub fn parse_signature(text: &str) -> Result<(Option<TypeId>, Vec<TypeId>), Stri
         Some(parse_sig_type(ret_name)?)
     };
     let inner = text[open + 1..close].trim();
-    let args = split_args(inner)
+    let args = types::split_top(inner)
         .into_iter()
         .enumerate()
         .filter(|(i, a)| !(a.is_empty() && *i > 0))
         .map(|(_, a)| parse_sig_type(a))
         .collect::<Result<_, _>>()?;
     Ok((ret, args))
-}
-
-/// Split a signature's argument list on top-level commas (`float64[:, ::1], int64`).
-fn split_args(s: &str) -> Vec<&str> {
-    if s.is_empty() {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(s[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(s[start..].trim());
-    out
 }
 
 /// One type of a signature string: a name (`float64`), Numba's printed form

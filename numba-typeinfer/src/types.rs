@@ -514,8 +514,11 @@ pub fn parse_type(text: &str) -> Option<TypeId> {
     }
 }
 
-/// Split on commas not nested in brackets.
-fn split_top(s: &str) -> Vec<&str> {
+/// Split on commas not nested in brackets (an empty string gives no parts).
+pub(crate) fn split_top(s: &str) -> Vec<&str> {
+    if s.trim().is_empty() {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     for (i, c) in s.char_indices() {
