@@ -307,6 +307,8 @@ fn raise_native(py: Python<'_>, exc: *const ExcInfo) -> PyErr {
 struct Dispatcher {
     core: Arc<numba_dispatch::Dispatcher>,
     py_func: Py<PyAny>,
+    /// Positional parameters, to see cheaply when a call needs defaults filled in.
+    argcount: usize,
 }
 
 impl Dispatcher {
@@ -344,7 +346,16 @@ impl Dispatcher {
                 func: py_func.clone_ref(py),
             }),
         );
-        let d = Dispatcher { core, py_func };
+        let argcount: usize = py_func
+            .bind(py)
+            .getattr("__code__")?
+            .getattr("co_argcount")?
+            .extract()?;
+        let d = Dispatcher {
+            core,
+            py_func,
+            argcount,
+        };
         for s in signatures.unwrap_or_default() {
             let (ret, args) = numba_typeinfer::parse_signature(&s).map_err(TypingError::new_err)?;
             d.core.compile_explicit(ret, &args).map_err(to_py_err)?;
@@ -359,11 +370,22 @@ impl Dispatcher {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        if kwargs.is_some_and(|k| !k.is_empty()) {
-            return Err(UnsupportedError::new_err(
-                "keyword arguments in calls to jitted functions are not supported by numba-rs yet",
-            ));
-        }
+        // Keywords and defaults are bound as Python binds them (`inspect.signature`), off
+        // the fast path: a call with every argument positional skips this.
+        let bound;
+        // A wrong argument count raises Python's TypeError from `bind`, as Numba's
+        // dispatcher raises TypeError.
+        let args = if kwargs.is_some_and(|k| !k.is_empty()) || args.len() != self.argcount {
+            let sig = py
+                .import("inspect")?
+                .call_method1("signature", (self.py_func.bind(py),))?;
+            let b = sig.call_method("bind", args, kwargs)?;
+            b.call_method0("apply_defaults")?;
+            bound = b.getattr("args")?.cast_into::<PyTuple>()?;
+            &bound
+        } else {
+            args
+        };
         let n = args.len();
         let mut tys: Vec<TypeId> = Vec::with_capacity(n);
         for a in args.iter() {

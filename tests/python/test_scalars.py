@@ -338,9 +338,12 @@ def test_try_except_is_unsupported_error():
     assert "tries" in str(ei.value)
 
 
-def test_wrong_arity_is_typing_error():
-    with pytest.raises(numba_rs.errors.TypingError):
+def test_wrong_arity_is_a_type_error_like_numba():
+    # Numba's dispatcher raises TypeError ("not enough arguments"); so does CPython.
+    with pytest.raises(TypeError):
         njit(add)(1)
+    with pytest.raises(TypeError):
+        njit(add)(1, 2, 3)
 
 
 ASSERT_SOURCE = """
@@ -447,3 +450,16 @@ def test_round_with_ndigits_matches_numba_and_cpython():
     # Away from binary ties it is CPython's answer too.
     for x, n in ((3.14159, 2), (1234.5678, -2), (-0.0049, 3), (987654.321, 1)):
         assert jitted(x, n) == r(x, n), (x, n)
+
+
+def test_keyword_and_default_arguments_bind_like_python():
+    def f(a, b=2, c=0.5):
+        return a * b + c
+
+    jitted = njit(f)
+    for args, kwargs in (((1,), {}), ((1, 3), {}), ((1,), {"c": 1.5}), ((), {"a": 4, "b": 5})):
+        assert jitted(*args, **kwargs) == f(*args, **kwargs)
+    with pytest.raises(TypeError):
+        jitted(1, d=3)
+    with pytest.raises(TypeError):
+        jitted()
