@@ -234,8 +234,10 @@ fn split_at_pop_block(ir: &mut FunctionIR) -> Result<(), IrError> {
             pieces.push(body[..i].to_vec());
             pieces.push(vec![body[i].clone()]);
         }
+        let block_loc = ir.block_locs.get(&label).copied().unwrap_or(loc);
         let mut prev = label;
         for mut piece in pieces {
+            ir.block_locs.insert(prev, block_loc);
             piece.push(Inst {
                 stmt: Stmt::Jump { target: prev + 1 },
                 loc,
@@ -249,6 +251,7 @@ fn split_at_pop_block(ir: &mut FunctionIR) -> Result<(), IrError> {
                 line: loc.line,
             });
         }
+        ir.block_locs.insert(prev, block_loc);
         ir.blocks.insert(
             prev,
             Block {
@@ -472,6 +475,7 @@ impl Interp<'_> {
         if let Some(inst) = self.bc.at(label) {
             self.loc = Loc { line: inst.line };
         }
+        self.ir.block_locs.insert(label, self.loc);
         // Blocks past the end of an open with-body close it.
         while self.with_exits.last().is_some_and(|&exit| label >= exit) {
             self.with_exits.pop();

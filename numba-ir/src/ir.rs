@@ -531,6 +531,10 @@ pub struct FunctionIR {
     pub vars: Vec<VarData>,
     pub exprs: Vec<Expr>,
     pub blocks: BTreeMap<Label, Block>,
+    /// Where each block starts in the source (Numba's `Block.loc`: the line of its first
+    /// bytecode instruction); blocks made later inherit one. Only SSA's phi variables show
+    /// it, in their `Var(name, file:line)`.
+    pub block_locs: BTreeMap<Label, Loc>,
     /// Whether the code object is a generator function (`CO_GENERATOR`).
     pub is_generator: bool,
     /// Yield points and saved state, computed by post-processing for generators.

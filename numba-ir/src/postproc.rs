@@ -253,12 +253,15 @@ pub fn canonicalize_cfg_single_backedge(ir: &mut FunctionIR) {
             .and_then(|b| b.body.first())
             .map(|i| i.loc)
             .unwrap_or_default();
+        // Numba builds the tail block with the header block's location.
+        let header_loc = ir.block_locs.get(&header).copied().unwrap_or(loc);
+        ir.block_locs.insert(tail, header_loc);
         ir.blocks.insert(
             tail,
             Block {
                 body: vec![Inst {
                     stmt: Stmt::Jump { target: header },
-                    loc,
+                    loc: header_loc,
                 }],
             },
         );

@@ -426,7 +426,11 @@ fn fix_uses(
     };
     let labels: Vec<Label> = ir.blocks.keys().copied().collect();
     for label in labels {
-        let block_loc = block_loc(ir, &ir.blocks[&label]);
+        let block_loc = ir
+            .block_locs
+            .get(&label)
+            .copied()
+            .unwrap_or_else(|| block_loc(ir, &ir.blocks[&label]));
         for pos in 0..ir.blocks[&label].body.len() {
             let stmt = &ir.blocks[&label].body[pos].stmt;
             let used = match stmt {
