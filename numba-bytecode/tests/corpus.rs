@@ -29,8 +29,18 @@ fn external_corpus() -> bool {
 
 /// `(stem.name, code)` for every committed blob, sorted.
 fn corpus() -> Vec<(String, CodeObject)> {
+    corpus_in(&fixtures_dir())
+}
+
+/// Standard-library code objects with CPython's listings and Numba's CFG dumps
+/// (`tests/stdlib_corpus`, written by the same kind of scripts from 9 stdlib modules).
+fn stdlib_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/stdlib_corpus")
+}
+
+fn corpus_in(root: &Path) -> Vec<(String, CodeObject)> {
     let mut out = Vec::new();
-    let dir = fixtures_dir().join("blobs");
+    let dir = root.join("blobs");
     let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
         .expect("tests/fixtures/blobs exists")
         .map(|e| e.expect("readable dir entry").path())
@@ -84,10 +94,19 @@ fn normalize_frozensets(text: &str) -> String {
 
 #[test]
 fn listing_matches_cpython_dis() {
+    check_listings(&fixtures_dir());
+}
+
+#[test]
+fn stdlib_listings_match_cpython_dis() {
+    check_listings(&stdlib_dir());
+}
+
+fn check_listings(root: &Path) {
     let mut checked = 0;
     let mut failures = Vec::new();
-    for (name, code) in corpus() {
-        let path = fixtures_dir().join("blobs").join(format!("{name}.dis"));
+    for (name, code) in corpus_in(root) {
+        let path = root.join("blobs").join(format!("{name}.dis"));
         let Ok(want) = fs::read_to_string(&path) else {
             continue;
         };
@@ -174,12 +193,19 @@ fn analyze(code: &CodeObject) -> Result<(ByteCode, flow::Dataflow), BytecodeErro
 
 #[test]
 fn cfg_dump_matches_numba() {
+    check_cfg_dumps(&fixtures_dir());
+}
+
+#[test]
+fn stdlib_cfg_dumps_match_numba() {
+    check_cfg_dumps(&stdlib_dir());
+}
+
+fn check_cfg_dumps(root: &Path) {
     let (mut compared, mut exact, mut rejected) = (0, 0, 0);
     let mut reordered = Vec::new();
-    for (name, code) in corpus() {
-        let path = fixtures_dir()
-            .join("oracle")
-            .join(format!("{name}.numba_cfg"));
+    for (name, code) in corpus_in(root) {
+        let path = root.join("oracle").join(format!("{name}.numba_cfg"));
         let Ok(want) = fs::read_to_string(&path) else {
             continue;
         };

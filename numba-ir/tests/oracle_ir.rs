@@ -22,9 +22,9 @@ enum Dump {
 }
 
 /// `(fixture, Ok(matches) | Err(why we could not build IR))` for every oracle.
-fn compare_all(which: Dump) -> BTreeMap<String, Result<Option<String>, String>> {
+fn compare_all(root: &Path, which: Dump) -> BTreeMap<String, Result<Option<String>, String>> {
     let mut out = BTreeMap::new();
-    let mut paths: Vec<PathBuf> = fs::read_dir(fixtures().join("oracle"))
+    let mut paths: Vec<PathBuf> = fs::read_dir(root.join("oracle"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
@@ -44,7 +44,7 @@ fn compare_all(which: Dump) -> BTreeMap<String, Result<Option<String>, String>> 
         }
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let stem = name.split('.').next().unwrap().to_string();
-        let blob = fs::read(fixtures().join("blobs").join(format!("{name}.marshal"))).unwrap();
+        let blob = fs::read(root.join("blobs").join(format!("{name}.marshal"))).unwrap();
         let code = numba_bytecode::marshal::read_code(&blob).unwrap();
         let resolver = Resolver(module_globals(&stem));
         let result = match which {
@@ -83,8 +83,22 @@ fn ir_with_dels_matches_numba() {
     check(Dump::WithDels);
 }
 
+/// Standard-library functions with Numba's dumps (`tests/stdlib_corpus`).
+fn stdlib() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/stdlib_corpus")
+}
+
+#[test]
+fn stdlib_ir_dumps_match_numba() {
+    check_in(&stdlib(), Dump::Ir);
+}
+
 fn check(which: Dump) {
-    let results = compare_all(which);
+    check_in(&fixtures(), which);
+}
+
+fn check_in(root: &Path, which: Dump) {
+    let results = compare_all(root, which);
     let mut report = String::new();
     let (mut same, mut differ, mut unsupported) = (0, 0, 0);
     for (name, r) in &results {
@@ -107,7 +121,7 @@ fn check(which: Dump) {
         unsupported, 0,
         "functions Numba builds IR for and we do not"
     );
-    assert!(same >= 60);
+    assert!(same >= 60, "only {same} compared");
 }
 
 /// One insta snapshot per fixture: the `NUMBA_DUMP_IR` text (with `GENERATOR INFO` for

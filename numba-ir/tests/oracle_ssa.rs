@@ -44,9 +44,9 @@ enum Outcome {
 }
 
 /// Every fixture with an SSA oracle that is not an error, by `stem.name`.
-fn compare_all() -> BTreeMap<String, Outcome> {
+fn compare_all(root: &Path) -> BTreeMap<String, Outcome> {
     let mut out = BTreeMap::new();
-    let mut paths: Vec<PathBuf> = fs::read_dir(fixtures().join("oracle"))
+    let mut paths: Vec<PathBuf> = fs::read_dir(root.join("oracle"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "numba_ssa"))
@@ -59,7 +59,7 @@ fn compare_all() -> BTreeMap<String, Outcome> {
         }
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let stem = name.split('.').next().unwrap().to_string();
-        let blob = fs::read(fixtures().join("blobs").join(format!("{name}.marshal"))).unwrap();
+        let blob = fs::read(root.join("blobs").join(format!("{name}.marshal"))).unwrap();
         let code = numba_bytecode::marshal::read_code(&blob).unwrap();
         let resolver = Resolver(module_globals(&stem));
         let outcome = match compile_to_ir(code, &resolver) {
@@ -82,7 +82,17 @@ fn compare_all() -> BTreeMap<String, Outcome> {
 
 #[test]
 fn ssa_dumps_match_numba() {
-    let results = compare_all();
+    check_in(&fixtures());
+}
+
+/// Standard-library functions with Numba's SSA dumps (`tests/stdlib_corpus`).
+#[test]
+fn stdlib_ssa_dumps_match_numba() {
+    check_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/stdlib_corpus"));
+}
+
+fn check_in(root: &Path) {
+    let results = compare_all(root);
     let mut report = String::new();
     let (mut same, mut differ, mut failed, mut not_built) = (0, 0, 0, 0);
     for (name, outcome) in &results {
