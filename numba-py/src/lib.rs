@@ -21,6 +21,7 @@ use numba_typeinfer::types::{self, TypeId};
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PySystemError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyModule, PyString, PyTuple};
+use smallvec::SmallVec;
 
 /// A function's source: the Python function object, read under the GIL when compiling.
 struct PySource {
@@ -386,13 +387,13 @@ impl Dispatcher {
         } else {
             args
         };
-        let n = args.len();
-        let mut tys: Vec<TypeId> = Vec::with_capacity(n);
+        // Small argument lists stay on the stack: no allocation per call.
+        let mut tys: SmallVec<[TypeId; 8]> = SmallVec::new();
         for a in args.iter() {
             tys.push(typeof_arg(&a)?);
         }
         let c = self.compiled_for(&tys)?;
-        let mut slots: Vec<u64> = Vec::with_capacity(n);
+        let mut slots: SmallVec<[u64; 8]> = SmallVec::new();
         for (a, &t) in args.iter().zip(&c.arg_types) {
             slots.push(unbox(&a, t)?);
         }
