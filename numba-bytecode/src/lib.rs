@@ -9,9 +9,14 @@
 //! - the instruction decoder ([`ByteCode::decode`]) with Numba's conventions: inline `CACHE`
 //!   words kept, `EXTENDED_ARG` turned into `NOP`, a `NOP` injected at offset 0 and every
 //!   offset shifted by 2 (so IR labels equal Numba's);
-//! - the control-flow graph ([`cfg::ControlFlowGraph`]: dominators, back edges, loops, backbone);
-//! - the symbolic stack execution that names every temporary as Numba does
-//!   ([`flow::analyze`], producing [`flow::Dataflow`]).
+//! - the `dis.dis` listing ([`listing::dis`]), text-identical to CPython's;
+//! - the control-flow graph on petgraph ([`cfg::ControlFlowGraph`]: dominators,
+//!   post-dominators, back edges, loops, backbone) and its `NUMBA_DUMP_CFG` text
+//!   ([`cfgdump`]), which replays CPython's set layout ([`pyset`]) and `pprint` ([`pprint`]);
+//! - the symbolic stack execution that names every temporary as Numba does, with the
+//!   try/with block stack from the exception table ([`flow::analyze`], producing
+//!   [`flow::Dataflow`]);
+//! - [`fuzzing::exercise`], every entry point driven from untrusted bytes.
 //!
 //! Entry points: [`marshal::read_code`] → [`ByteCode::decode`] → [`flow::analyze`].
 
