@@ -8,7 +8,7 @@
 //! - the [`TypingContext`] trait and [`BaseContext`], a registry of function templates
 //!   (operators, builtins, `math`, and NumPy in [`numpy`]) that users extend with their own
 //!   ([`FunctionTemplate`]);
-//! - the constraint-propagation inference engine ([`infer`]) producing side tables
+//! - the constraint-propagation inference engine ([`infer`](mod@infer)) producing side tables
 //!   ([`TypingResult`]: typemap, calltypes, return type) without mutating the IR;
 //! - explicit signature strings such as `"float64(float64[:], int64)"` ([`parse_signature`]);
 //! - the `NUMBA_DUMP_ANNOTATION` text ([`annotate`]).
