@@ -1,7 +1,7 @@
 //! The interpreter: bytecode dataflow → Numba IR (Numba's `interpreter.py`).
 //!
 //! Blocks are visited in offset order. Within a block, stores of plain copies are folded
-//! through an [`Assigner`] so `LOAD_FAST` temporaries never appear, unused temporaries are
+//! through an `Assigner` so `LOAD_FAST` temporaries never appear, unused temporaries are
 //! dropped, and stack values that cross blocks are assigned to phi variables before the
 //! terminator, exactly as Numba does, so variable names match Numba's dumps.
 
