@@ -12,26 +12,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::{fixtures, module_globals, normalize, Resolver};
+use common::{first_difference, fixtures, module_globals, normalize, Resolver};
 use numba_ir::compile_to_ir;
 use numba_ir::ssa::reconstruct_ssa;
-
-fn first_difference(got: &str, want: &str) -> Option<String> {
-    if got == want {
-        return None;
-    }
-    let line = got
-        .lines()
-        .zip(want.lines())
-        .position(|(a, b)| a != b)
-        .unwrap_or(got.lines().count().min(want.lines().count()));
-    Some(format!(
-        "line {}:\n ours:  {:?}\n numba: {:?}",
-        line + 1,
-        got.lines().nth(line).unwrap_or(""),
-        want.lines().nth(line).unwrap_or("")
-    ))
-}
 
 /// What happened to one fixture.
 enum Outcome {
