@@ -105,7 +105,7 @@ const BUILTIN_FUNCTIONS: &[&str] = &[
     "sum",
     "vars",
 ];
-const BUILTIN_CLASSES: &[&str] = &[
+pub const BUILTIN_CLASSES: &[&str] = &[
     "bool",
     "bytearray",
     "bytes",

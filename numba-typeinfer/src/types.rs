@@ -348,7 +348,7 @@ impl fmt::Display for Type {
             Type::Function(k) => match k.split_once('.') {
                 Some((m, n)) => write!(f, "Function(<built-in function {n}> of {m})"),
                 // Builtin classes print as classes (`Function(<class 'range'>)`).
-                None if matches!(k.as_str(), "range" | "enumerate" | "zip" | "slice") => {
+                None if numba_ir::global::BUILTIN_CLASSES.contains(&k.as_str()) => {
                     write!(f, "Function(<class '{k}'>)")
                 }
                 None => write!(f, "Function(<built-in function {k}>)"),
