@@ -24,12 +24,24 @@ use numba_lower::CompiledFunction;
 use numba_typeinfer::{Conversion, TypeId};
 
 pub use error::{CompileError, ErrorKind};
-pub use pipeline::{compile_function, CompileOptions};
+pub use pipeline::{compile_function, CompileOptions, Target};
 
 /// Where a jitted function's code and globals come from.
 pub trait FunctionSource: Send + Sync {
     /// The code object and a resolver for the names it reads as globals.
     fn load(&self) -> Result<(CodeObject, Box<dyn GlobalResolver>), String>;
+    /// The Python module the function belongs to (for symbol names).
+    fn module(&self) -> String {
+        "__main__".into()
+    }
+}
+
+/// Per-function compilation options (the `@jit(...)` keywords that change code).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JitOptions {
+    /// Fast-math flags (`numba_lower::fastmath`); 0 for none.
+    pub fastmath: u32,
+    pub error_model: numba_lower::ErrorModel,
 }
 
 /// One jitted function and its specialisations.
@@ -37,6 +49,8 @@ pub struct Dispatcher {
     pub id: u64,
     pub name: String,
     source: Box<dyn FunctionSource>,
+    target: Arc<Target>,
+    options: JitOptions,
     overloads: Mutex<Vec<Arc<CompiledFunction>>>,
     /// Return types fixed by explicit signatures, by argument types.
     explicit_returns: Mutex<HashMap<Vec<TypeId>, TypeId>>,
@@ -61,13 +75,30 @@ thread_local! {
     static IN_PROGRESS: RefCell<HashSet<(u64, Vec<TypeId>)>> = RefCell::new(HashSet::new());
 }
 
-/// Register a function, returning its dispatcher.
+/// Register a function compiled for a fresh default [`Target`] with default options.
 pub fn register(name: &str, source: Box<dyn FunctionSource>) -> Arc<Dispatcher> {
+    register_with(
+        name,
+        source,
+        Arc::new(Target::default()),
+        JitOptions::default(),
+    )
+}
+
+/// Register a function compiled for `target` with `options`, returning its dispatcher.
+pub fn register_with(
+    name: &str,
+    source: Box<dyn FunctionSource>,
+    target: Arc<Target>,
+    options: JitOptions,
+) -> Arc<Dispatcher> {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let d = Arc::new(Dispatcher {
         id,
         name: name.to_string(),
         source,
+        target,
+        options,
         overloads: Mutex::new(Vec::new()),
         explicit_returns: Mutex::new(HashMap::new()),
         can_compile: AtomicBool::new(true),
@@ -202,8 +233,11 @@ impl Dispatcher {
             let options = CompileOptions {
                 dispatcher_id: Some(self.id),
                 return_type: explicit_ret,
+                module: self.source.module(),
+                fastmath: self.options.fastmath,
+                error_model: self.options.error_model,
             };
-            compile_function(code, globals.as_ref(), args, &options)
+            compile_function(code, globals.as_ref(), args, &options, &self.target)
         })();
         IN_PROGRESS.with(|s| s.borrow_mut().remove(&key));
         let compiled = Arc::new(result?);

@@ -1,25 +1,70 @@
-//! The nopython pipeline, stage by stage.
+//! The nopython pipeline: Numba 0.68's pass order (numba-facts §0), each stage named and
+//! timed.
+//!
+//! Untyped: `translate_bytecode`, `ir_processing`, `dead_branch_prune`,
+//! `generic_rewrites`, `reconstruct_ssa`; typed: `nopython_type_inference`, `strip_phis`,
+//! `nopython_rewrites`, `ir_legalization`; lowering: `native_lowering`, `llvm_optimise`,
+//! `llvm_jit`. The IR is verified between passes in debug builds (and with
+//! `NUMBA_RS_VERIFY=1` in release).
+//! `NUMBA_DEBUG_PRINT_AFTER=pass1,pass2` (or `all`) prints the IR after those passes.
+//! Not run yet, because what they handle is not supported yet: with-lifting, closure
+//! inlining, make-function-to-jit-function, literal unrolling, literal propagation.
+
+use std::time::{Duration, Instant};
 
 use numba_bytecode::CodeObject;
-use numba_ir::{compile_to_ir, GlobalResolver, IrError};
+use numba_ir::passes::{FunctionPass, PassError};
+use numba_ir::prune::{dead_branch_prune, strip_phis, ArgNone};
+use numba_ir::{FunctionIR, GlobalResolver, IrError};
 use numba_lower::{
-    CompiledFunction, CpuTarget, LinkedFunctions, LowerError, LowerOptions, TargetContext,
+    CompiledFunction, CpuTarget, ErrorModel, LinkedFunctions, LowerError, LowerOptions,
+    TargetContext,
 };
+use numba_rewrite::{Phase, RewriteRegistry};
+use numba_typeinfer::types::{Type, NONE};
 use numba_typeinfer::{BaseContext, CallOutcome, CalleeResolver, TypeId, TypingError};
-use std::sync::LazyLock;
 
 use crate::error::{CompileError, ErrorKind};
+
+/// Everything a compilation is done with: the typing context, the rewrites and the code
+/// target. A dispatcher holds one as a value.
+pub struct Target {
+    pub typing: BaseContext,
+    pub rewrites: RewriteRegistry,
+    pub cpu: CpuTarget,
+}
+
+impl Default for Target {
+    fn default() -> Self {
+        Target {
+            typing: BaseContext::default(),
+            rewrites: RewriteRegistry::default(),
+            cpu: CpuTarget::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Target")
+            .field("cpu", &self.cpu.name())
+            .finish()
+    }
+}
 
 /// Options of one compilation.
 #[derive(Debug, Clone, Default)]
 pub struct CompileOptions {
-    /// The dispatcher being compiled, for recursion.
+    /// The dispatcher being compiled, for recursion and the symbol's unique id.
     pub dispatcher_id: Option<u64>,
     /// An explicit return type (from a signature string); the result is converted to it.
     pub return_type: Option<TypeId>,
+    /// The Python module of the function (`__main__`).
+    pub module: String,
+    /// Fast-math flags (`numba_lower::fastmath`).
+    pub fastmath: u32,
+    pub error_model: ErrorModel,
 }
-
-static TYPING: LazyLock<BaseContext> = LazyLock::new(BaseContext::default);
 
 struct Registry;
 
@@ -41,8 +86,87 @@ impl LinkedFunctions for Registry {
     }
 }
 
-fn env_flag(name: &str) -> bool {
+pub(crate) fn env_flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// A pass from a closure.
+struct Pass<F> {
+    name: &'static str,
+    cfg: bool,
+    run: F,
+}
+
+impl<F: FnMut(&mut FunctionIR) -> Result<bool, String>> FunctionPass for Pass<F> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn mutates_cfg(&self) -> bool {
+        self.cfg
+    }
+    fn run(&mut self, ir: &mut FunctionIR) -> Result<bool, PassError> {
+        (self.run)(ir).map_err(|message| PassError::Failed {
+            pass: self.name.to_string(),
+            message,
+        })
+    }
+}
+
+/// What `NUMBA_DEBUG_PRINT_AFTER` asks for.
+fn print_after() -> Vec<String> {
+    std::env::var("NUMBA_DEBUG_PRINT_AFTER")
+        .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
+        .unwrap_or_default()
+}
+
+fn maybe_print(ir: &FunctionIR, pass: &str, wanted: &[String]) {
+    if wanted.iter().any(|w| w == pass || w == "all") {
+        println!(
+            "{}",
+            numba_ir::center(&format!("nopython: {pass}"), 80, '-')
+        );
+        print!("{}", ir.dump());
+    }
+}
+
+/// Run IR passes in order, timing each, printing the IR after those
+/// `NUMBA_DEBUG_PRINT_AFTER` names, and verifying it after each in debug builds (or with
+/// `NUMBA_RS_VERIFY=1`), as numba-ir's `PassManager` does.
+fn run_passes(
+    ir: &mut FunctionIR,
+    passes: Vec<Box<dyn FunctionPass + '_>>,
+    times: &mut Vec<(String, Duration)>,
+    wanted: &[String],
+) -> Result<(), PassError> {
+    let verify = cfg!(debug_assertions) || env_flag("NUMBA_RS_VERIFY");
+    for mut pass in passes {
+        let start = Instant::now();
+        pass.run(ir)?;
+        times.push((pass.name().to_string(), start.elapsed()));
+        if verify {
+            numba_ir::verify::verify(ir).map_err(|errors| PassError::Verify {
+                pass: pass.name().to_string(),
+                errors,
+            })?;
+        }
+        maybe_print(ir, pass.name(), wanted);
+    }
+    Ok(())
+}
+
+fn pass_error(e: PassError) -> CompileError {
+    CompileError::new(ErrorKind::Internal, e.to_string())
+}
+
+/// What pruning may assume about each argument.
+fn arg_none(args: &[TypeId]) -> Vec<ArgNone> {
+    args.iter()
+        .map(|&t| match t.get() {
+            Type::NoneType | Type::Omitted(_) => ArgNone::IsNone,
+            Type::Optional(_) => ArgNone::Unknown,
+            _ => ArgNone::NotNone,
+        })
+        .collect()
 }
 
 /// Compile a code object for the given argument types, without any Python involved.
@@ -51,6 +175,7 @@ pub fn compile_function(
     globals: &dyn GlobalResolver,
     args: &[TypeId],
     options: &CompileOptions,
+    target: &Target,
 ) -> Result<CompiledFunction, CompileError> {
     let qualname = code.qualname.clone();
     let filename = code.filename.clone();
@@ -59,42 +184,87 @@ pub fn compile_function(
         let line = e.line.or(Some(firstline));
         e.at(&qualname, &filename, line)
     };
-    let ir = compile_to_ir(code, globals).map_err(|e| {
-        let line = e.line();
-        let kind = match e {
-            IrError::Bytecode(numba_bytecode::BytecodeError::Marshal { .. })
-            | IrError::Bytecode(numba_bytecode::BytecodeError::Decode { .. }) => {
-                ErrorKind::Internal
-            }
-            _ => ErrorKind::Unsupported,
-        };
-        let mut err = CompileError::new(kind, e.to_string());
-        err.line = line;
-        here(err)
-    })?;
-    if env_flag("NUMBA_DUMP_IR") {
-        print!("{}", ir.dump_with_header());
-    }
-    let mut typing = numba_typeinfer::infer(&ir, args, &*TYPING, &Registry, options.dispatcher_id)
+    let wanted = print_after();
+    let mut times: Vec<(String, Duration)> = Vec::new();
+
+    // Untyped passes.
+    let start = Instant::now();
+    let bc = numba_bytecode::ByteCode::decode(code).map_err(IrError::from);
+    let mut ir = bc
+        .and_then(|bc| {
+            let df = numba_bytecode::flow::analyze(&bc)?;
+            numba_ir::interpret(&bc, &df, globals)
+        })
         .map_err(|e| {
-            let (kind, line) = match &e {
-                TypingError::Typing { line, .. } => (ErrorKind::Typing, *line),
-                TypingError::Unsupported { line, .. } => (ErrorKind::Unsupported, *line),
+            let line = e.line();
+            let kind = match e {
+                IrError::Bytecode(numba_bytecode::BytecodeError::Marshal { .. })
+                | IrError::Bytecode(numba_bytecode::BytecodeError::Decode { .. }) => {
+                    ErrorKind::Internal
+                }
+                _ => ErrorKind::Unsupported,
             };
             let mut err = CompileError::new(kind, e.to_string());
-            err.line = Some(line);
+            err.line = line;
             here(err)
         })?;
-    if env_flag("NUMBA_DUMP_ANNOTATION") {
-        // Printed before lowering, so it shows even when lowering is not supported yet.
-        let mut with_dels = ir.clone();
-        numba_ir::postproc::insert_dels(&mut with_dels);
-        let source = std::fs::read_to_string(&with_dels.filename).ok();
-        print!(
-            "{}",
-            numba_typeinfer::annotate::annotate(&with_dels, &typing, source.as_deref())
-        );
-    }
+    times.push(("translate_bytecode".into(), start.elapsed()));
+    maybe_print(&ir, "translate_bytecode", &wanted);
+    let none_args = arg_none(args);
+    let rewrites = &target.rewrites;
+    let trace = env_flag("NUMBA_DUMP_IR");
+    let untyped: Vec<Box<dyn FunctionPass + '_>> = vec![
+        Box::new(Pass {
+            name: "ir_processing",
+            cfg: true,
+            run: |ir: &mut FunctionIR| {
+                numba_ir::postproc::run(ir, false);
+                if env_flag("NUMBA_DUMP_IR") {
+                    print!("{}", ir.dump_with_header());
+                }
+                Ok(true)
+            },
+        }),
+        Box::new(Pass {
+            name: "dead_branch_prune",
+            cfg: true,
+            run: move |ir: &mut FunctionIR| Ok(dead_branch_prune(ir, &none_args)),
+        }),
+        Box::new(Pass {
+            name: "generic_rewrites",
+            cfg: false,
+            run: move |ir: &mut FunctionIR| {
+                rewrites
+                    .apply(Phase::BeforeInference, ir, None, trace)
+                    .map(|n| n > 0)
+                    .map_err(|e| e.to_string())
+            },
+        }),
+        Box::new(Pass {
+            name: "reconstruct_ssa",
+            cfg: false,
+            run: |ir: &mut FunctionIR| {
+                numba_ir::ssa::reconstruct_ssa(ir).map_err(|e| e.to_string())?;
+                Ok(true)
+            },
+        }),
+    ];
+    run_passes(&mut ir, untyped, &mut times, &wanted).map_err(|e| here(pass_error(e)))?;
+
+    // Type inference.
+    let start = Instant::now();
+    let mut typing =
+        numba_typeinfer::infer(&ir, args, &target.typing, &Registry, options.dispatcher_id)
+            .map_err(|e| {
+                let (kind, line) = match &e {
+                    TypingError::Typing { line, .. } => (ErrorKind::Typing, *line),
+                    TypingError::Unsupported { line, .. } => (ErrorKind::Unsupported, *line),
+                };
+                let mut err = CompileError::new(kind, e.to_string());
+                err.line = Some(line);
+                here(err)
+            })?;
+    times.push(("nopython_type_inference".into(), start.elapsed()));
     if let Some(r) = options.return_type {
         if numba_typeinfer::conv::can_convert(typing.return_type, r).is_none()
             && typing.return_type != r
@@ -109,11 +279,50 @@ pub fn compile_function(
         }
         typing.return_type = r;
     }
+    if typing.return_type == NONE || typing.return_type.is_literal() {
+        typing.return_type = typing.return_type.unliteral();
+    }
+
+    // Typed passes.
+    let typed: Vec<Box<dyn FunctionPass + '_>> = vec![Box::new(Pass {
+        name: "strip_phis",
+        cfg: false,
+        run: |ir: &mut FunctionIR| Ok(strip_phis(ir)),
+    })];
+    run_passes(&mut ir, typed, &mut times, &wanted).map_err(|e| here(pass_error(e)))?;
+    let start = Instant::now();
+    rewrites
+        .apply(Phase::AfterInference, &mut ir, Some(&typing), trace)
+        .map_err(|e| here(CompileError::new(ErrorKind::Internal, e.to_string())))?;
+    times.push(("nopython_rewrites".into(), start.elapsed()));
+    maybe_print(&ir, "nopython_rewrites", &wanted);
+    let start = Instant::now();
+    legalize(&ir).map_err(|m| here(CompileError::new(ErrorKind::Internal, m)))?;
+    times.push(("ir_legalization".into(), start.elapsed()));
+    if env_flag("NUMBA_DUMP_ANNOTATION") {
+        let mut with_dels = ir.clone();
+        numba_ir::postproc::insert_dels(&mut with_dels);
+        let source = std::fs::read_to_string(&with_dels.filename).ok();
+        print!(
+            "{}",
+            numba_typeinfer::annotate::annotate(&with_dels, &typing, source.as_deref())
+        );
+    }
+
+    // Lowering.
     let lower_options = LowerOptions {
         self_id: options.dispatcher_id,
-        unique_id: options.dispatcher_id.unwrap_or(0) * 1000 + u64::from(firstline % 1000),
+        uid: options.dispatcher_id.unwrap_or(0),
+        module: if options.module.is_empty() {
+            "__main__".into()
+        } else {
+            options.module.clone()
+        },
+        fastmath: options.fastmath,
+        error_model: options.error_model,
     };
-    let compiled = CpuTarget
+    let mut compiled = target
+        .cpu
         .compile(&ir, &typing, &lower_options, &Registry)
         .map_err(|e| {
             let (kind, line) = match &e {
@@ -121,9 +330,11 @@ pub fn compile_function(
                 LowerError::Llvm(_) => (ErrorKind::Internal, None),
             };
             let mut err = CompileError::new(kind, e.to_string());
-            err.line = line;
+            err.line = line.filter(|&l| l > 0);
             here(err)
         })?;
+    times.append(&mut compiled.timings);
+    compiled.timings = times;
     if env_flag("NUMBA_DUMP_LLVM") {
         println!(
             "{}",
@@ -141,4 +352,18 @@ pub fn compile_function(
         println!("{}", "=".repeat(80));
     }
     Ok(compiled)
+}
+
+/// Numba's `IRLegalization` checks: no phis are left for lowering.
+fn legalize(ir: &FunctionIR) -> Result<(), String> {
+    for (label, block) in &ir.blocks {
+        for inst in &block.body {
+            if let numba_ir::Stmt::Assign { value, .. } = &inst.stmt {
+                if matches!(ir.expr(*value), numba_ir::Expr::Phi { .. }) {
+                    return Err(format!("a phi is left in block {label} before lowering"));
+                }
+            }
+        }
+    }
+    Ok(())
 }

@@ -27,6 +27,7 @@ pub mod ir;
 pub mod passes;
 pub mod postproc;
 mod print;
+pub mod prune;
 pub mod ssa;
 pub mod utils;
 pub mod verify;

@@ -210,6 +210,31 @@ fn check_definitions(ir: &FunctionIR, errors: &mut Vec<VerifyError>) {
         let mut must = must_in[&l].clone();
         let mut may = may_in[&l].clone();
         for (i, inst) in block.body.iter().enumerate() {
+            // A phi's value is used at the end of the predecessor it comes from.
+            if let Stmt::Assign { value, .. } = &inst.stmt {
+                if let crate::ir::Expr::Phi { incoming } = ir.expr(*value) {
+                    for (v, pred) in incoming {
+                        let Some(v) = v else { continue };
+                        let defined = may_in.get(pred).is_some_and(|m| m.contains(v))
+                            || block_defs.get(pred).is_some_and(|d| d.contains(v));
+                        if !defined {
+                            errors.push(err(
+                                Some(l),
+                                Some(i),
+                                format!(
+                                    "'{}' is not defined at the end of predecessor {pred}",
+                                    ir.var_name(*v)
+                                ),
+                            ));
+                        }
+                    }
+                    if let Stmt::Assign { target, .. } = inst.stmt {
+                        must.insert(target);
+                        may.insert(target);
+                    }
+                    continue;
+                }
+            }
             let uses: Vec<VarId> = match &inst.stmt {
                 Stmt::Assign { value, .. } => ir.expr_uses(ir.expr(*value)),
                 Stmt::Del { .. } => Vec::new(),

@@ -1,74 +1,47 @@
 //! # numba-lower
 //!
 //! Lowering of typed Numba IR to LLVM, and the targets that turn LLVM into machine code.
-//! The only crate that names inkwell. It owns:
-//! - the [`TargetContext`] trait (a target's data model, calling convention and codegen) and
-//!   its CPU implementation [`CpuTarget`], which optimises at O3 and JIT-compiles into the
-//!   process;
-//! - the data model ([`model`]): one place that says how each type is laid out in LLVM;
-//! - the native calling convention of seed 001: `i32 fn(ret*, excinfo**, args...)` returning
-//!   a status ([`STATUS_OK`], [`STATUS_USER_EXC`]), plus a uniform entry wrapper
-//!   `i32 entry(ret*, excinfo**, const u64* args)` that callers without LLVM (numba-py, Rust
-//!   tests) use;
-//! - constant exceptions raised from static data ([`ExcInfo`]).
+//! The only crate that names inkwell. Its shape mirrors Numba's back end:
+//! - [`TargetContext`], implemented by [`CpuTarget`] (a value, held by whoever compiles);
+//! - a [`Registry`] of lowering implementations keyed by the very [`ImplKey`] and
+//!   signature type inference resolved ([`registry`]); built-ins live in `impls/` by topic
+//!   (int, float, complex, builtins, math, iterators, tuples, optional, calls, NumPy's
+//!   "not lowered yet" entries);
+//! - one data model per type kind ([`model`]): register and memory representation, and the
+//!   slots a value takes at the CPython boundary;
+//! - the calling convention ([`callconv`]): `i32 fn(ret*, excinfo**, args...)`, status
+//!   codes, the [`ExcInfo`] protocol and the uniform entry wrapper;
+//! - casts (`cast`), raising exceptions (`exceptions`), symbol mangling (`mangle`) and host
+//!   codegen (`codegen`).
+//!
+//! [`ImplKey`]: numba_typeinfer::ImplKey
 
-mod cpu;
-mod lower;
+pub mod callconv;
+mod cast;
+mod codegen;
+mod exceptions;
+mod function;
+mod impls;
+pub mod mangle;
 pub mod model;
+pub mod registry;
+mod target;
+
+use std::time::Duration;
 
 use numba_ir::FunctionIR;
 use numba_typeinfer::{TypeId, TypingResult};
 use thiserror::Error;
 
-pub use cpu::CpuTarget;
+pub use callconv::{
+    boundary_shape, EntryFn, ExcInfo, Leaf, RaisedException, Shape, STATUS_EXC, STATUS_NONE,
+    STATUS_OK, STATUS_STOPIT, STATUS_USER_EXC,
+};
+pub use function::FnLower;
+pub use registry::{Args, LowerFn, Lowering, Registry, TypePat};
+pub use target::CpuTarget;
 
-/// The native function returned normally.
-pub const STATUS_OK: i32 = 0;
-/// A user exception was raised; details are in the `ExcInfo` stored through `excinfo`.
-pub const STATUS_USER_EXC: i32 = 1;
-
-/// Static description of a raised exception, as the native code stores it through its
-/// `excinfo` argument: a NUL-terminated class name (`ZeroDivisionError`) and message.
-#[repr(C)]
-#[derive(Debug)]
-pub struct ExcInfo {
-    pub class_name: *const std::ffi::c_char,
-    pub message: *const std::ffi::c_char,
-}
-
-impl ExcInfo {
-    /// Read the class name and message.
-    ///
-    /// # Safety
-    /// `ptr` must be an `ExcInfo` pointer stored by code this crate generated.
-    pub unsafe fn read(ptr: *const ExcInfo) -> (String, String) {
-        if ptr.is_null() {
-            return (
-                "SystemError".into(),
-                "unknown error when calling native function".into(),
-            );
-        }
-        // SAFETY: the caller guarantees ptr points at a generated static ExcInfo whose
-        // fields are NUL-terminated strings with static lifetime.
-        unsafe {
-            let info = &*ptr;
-            let s = |p: *const std::ffi::c_char| {
-                if p.is_null() {
-                    String::new()
-                } else {
-                    std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
-                }
-            };
-            (s(info.class_name), s(info.message))
-        }
-    }
-}
-
-/// The uniform entry point of a compiled specialisation: `args` holds one 8-byte slot per
-/// argument (ints as i64, floats as f64 bits, bools as 0/1); the result is written to `ret`
-/// (8 bytes, same encoding; a bool is its first byte).
-pub type EntryFn =
-    unsafe extern "C" fn(ret: *mut u64, excinfo: *mut *const ExcInfo, args: *const u64) -> i32;
+pub(crate) type R<T> = Result<T, LowerError>;
 
 /// Lowering failures.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -81,10 +54,14 @@ pub enum LowerError {
     Llvm(String),
 }
 
+pub(crate) fn llvm_err(e: impl std::fmt::Display) -> LowerError {
+    LowerError::Llvm(e.to_string())
+}
+
 /// A function compiled for one argument-type tuple.
 #[derive(Debug, Clone)]
 pub struct CompiledFunction {
-    /// Symbol of the native function.
+    /// Mangled symbol of the native function.
     pub symbol: String,
     /// Address of the native function (`i32 fn(ret*, excinfo**, args...)`).
     pub native: usize,
@@ -96,6 +73,13 @@ pub struct CompiledFunction {
     pub llvm_ir: String,
     /// The module after O3 (`NUMBA_DUMP_OPTIMIZED`).
     pub optimized_ir: String,
+    /// How each argument crosses the CPython boundary (`None`: it cannot).
+    pub arg_shapes: Vec<Option<Shape>>,
+    /// How the result crosses it (`None`: it cannot).
+    pub ret_shape: Option<Shape>,
+    /// Time spent in each pipeline stage (the back end's phases, then prepended by the
+    /// driver with the front end's passes).
+    pub timings: Vec<(String, Duration)>,
 }
 
 /// Other compiled functions a module calls: native address by dispatcher id and arg types.
@@ -103,19 +87,64 @@ pub trait LinkedFunctions {
     fn native_address(&self, dispatcher_id: u64, args: &[TypeId]) -> Option<usize>;
 }
 
+/// Fast-math flags (LLVM's bit values), as `fastmath=True` or a set of flag names selects.
+pub mod fastmath {
+    pub const REASSOC: u32 = 0x01;
+    pub const NNAN: u32 = 0x02;
+    pub const NINF: u32 = 0x04;
+    pub const NSZ: u32 = 0x08;
+    pub const ARCP: u32 = 0x10;
+    pub const CONTRACT: u32 = 0x20;
+    pub const AFN: u32 = 0x40;
+    /// `fastmath=True`.
+    pub const FAST: u32 = 0x7f;
+
+    /// A flag by the name Numba accepts (`nnan`, `ninf`, `nsz`, `arcp`, `contract`, `afn`,
+    /// `reassoc`, `fast`).
+    pub fn flag(name: &str) -> Option<u32> {
+        Some(match name {
+            "reassoc" => REASSOC,
+            "nnan" => NNAN,
+            "ninf" => NINF,
+            "nsz" => NSZ,
+            "arcp" => ARCP,
+            "contract" => CONTRACT,
+            "afn" => AFN,
+            "fast" => FAST,
+            _ => return None,
+        })
+    }
+}
+
+/// What division by zero does in float code: raise (Python) or give inf/nan (NumPy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ErrorModel {
+    #[default]
+    Python,
+    Numpy,
+}
+
 /// Lowering options.
 #[derive(Debug, Clone, Default)]
 pub struct LowerOptions {
-    /// Dispatcher id of the function being compiled (self-recursive calls become direct).
+    /// Dispatcher id of the function being compiled (self-recursive calls become direct);
+    /// also the unique id in its mangled symbol.
     pub self_id: Option<u64>,
-    /// A unique suffix for symbol names.
-    pub unique_id: u64,
+    /// Unique id for the symbol (the dispatcher id).
+    pub uid: u64,
+    /// The Python module the function belongs to (`__main__`), for mangling.
+    pub module: String,
+    /// Fast-math flags ([`fastmath`]); 0 for none.
+    pub fastmath: u32,
+    pub error_model: ErrorModel,
 }
 
-/// A code-generation target: data model, calling convention and codegen.
-pub trait TargetContext {
+/// A code-generation target: data models, calling convention, registry and codegen.
+pub trait TargetContext: Send + Sync {
     /// `cpu`, `parallel`, `cuda`.
     fn name(&self) -> &'static str;
+    /// The lowering implementations.
+    fn registry(&self) -> &Registry;
     /// Lower and compile one typed function.
     fn compile(
         &self,

@@ -150,6 +150,64 @@ pub unsafe extern "C" fn NRT_MemInfo_data(mi: *mut MemInfo) -> *mut u8 {
     unsafe { (*mi).data }
 }
 
+/// Bytes in front of every [`NRT_Allocate`] block recording its size (so [`NRT_Free`] can
+/// rebuild the layout); 16 keeps the data 16-byte aligned.
+const RAW_HEADER: usize = 16;
+
+/// Allocate `size` bytes of plain memory (Numba's `NRT_Allocate`), counted in `alloc`.
+/// Returns null when memory is exhausted.
+#[no_mangle]
+pub extern "C" fn NRT_Allocate(size: usize) -> *mut u8 {
+    let Some(total) = size.checked_add(RAW_HEADER) else {
+        return std::ptr::null_mut();
+    };
+    let Ok(layout) = Layout::from_size_align(total, RAW_HEADER) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: layout has a non-zero size.
+    let base = unsafe { alloc(layout) };
+    if base.is_null() {
+        return std::ptr::null_mut();
+    }
+    ALLOC.fetch_add(1, Ordering::SeqCst);
+    // SAFETY: base is valid for `total` bytes and aligned for usize.
+    unsafe {
+        base.cast::<usize>().write(total);
+        base.add(RAW_HEADER)
+    }
+}
+
+/// Free a block from [`NRT_Allocate`], counted in `free`.
+///
+/// # Safety
+/// `ptr` must be null or a block from [`NRT_Allocate`] not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn NRT_Free(ptr: *mut u8) {
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: the caller guarantees ptr came from NRT_Allocate, which wrote the total size
+    // RAW_HEADER bytes before it.
+    unsafe {
+        let base = ptr.sub(RAW_HEADER);
+        let total = base.cast::<usize>().read();
+        dealloc(base, Layout::from_size_align_unchecked(total, RAW_HEADER));
+    }
+    FREE.fetch_add(1, Ordering::SeqCst);
+}
+
+/// The runtime functions generated code may call, by symbol name, for mapping into a JIT
+/// (Python loads extension modules with `RTLD_LOCAL`, so they cannot be found by name).
+pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
+    vec![
+        ("NRT_Allocate", NRT_Allocate as *const () as usize),
+        ("NRT_Free", NRT_Free as *const () as usize),
+        ("NRT_MemInfo_alloc", NRT_MemInfo_alloc as *const () as usize),
+        ("NRT_incref", NRT_incref as *const () as usize),
+        ("NRT_decref", NRT_decref as *const () as usize),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,17 +10,21 @@
 //! `numba_rs.njit` / `numba_rs.jit`), `numba_rs._numba_rs.typeof_name(value)`, and the NRT
 //! counters behind `numba_rs.runtime.rtsys.get_allocation_stats()`.
 
+mod boxing;
+
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use numba_bytecode::{CodeObject, Constant};
-use numba_dispatch::{CompileError, ErrorKind, FunctionSource};
+use numba_dispatch::{CompileError, ErrorKind, FunctionSource, JitOptions, Target};
 use numba_ir::{Global, GlobalKind, GlobalResolver};
 use numba_lower::{CompiledFunction, ExcInfo, STATUS_OK};
 use numba_typeinfer::types::{self, TypeId};
-use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PySystemError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PySystemError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyModule, PyString, PyTuple};
+use pyo3::types::{
+    PyBool, PyBytes, PyComplex, PyDict, PyFloat, PyInt, PyModule, PyString, PyTuple,
+};
 use smallvec::SmallVec;
 
 /// A function's source: the Python function object, read under the GIL when compiling.
@@ -43,25 +47,8 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             name: d.core.name.clone(),
         });
     }
-    if value.is_instance_of::<PyBool>() {
-        return mk(GlobalKind::Const(Constant::Bool(value.extract()?)));
-    }
-    if value.is_instance_of::<PyInt>() {
-        return match value.extract::<i64>() {
-            Ok(i) => mk(GlobalKind::Const(Constant::Int(i))),
-            Err(_) => mk(GlobalKind::Opaque {
-                type_name: "int".into(),
-            }),
-        };
-    }
-    if value.is_instance_of::<PyFloat>() {
-        return mk(GlobalKind::Const(Constant::Float(value.extract()?)));
-    }
-    if value.is_instance_of::<PyString>() {
-        return mk(GlobalKind::Const(Constant::Str(value.extract()?)));
-    }
-    if value.is_none() {
-        return mk(GlobalKind::Const(Constant::None));
+    if let Some(c) = constant_of(value)? {
+        return mk(GlobalKind::Const(c));
     }
     if value.is_instance_of::<PyModule>() {
         let name: String = value.getattr("__name__")?.extract()?;
@@ -82,9 +69,11 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             && value
                 .cast::<pyo3::types::PyType>()
                 .is_ok_and(|t| t.is_subclass(&exc_base).unwrap_or(false))
-            && module.as_deref() == Some("builtins")
         {
-            return mk(GlobalKind::ExceptionClass(name));
+            if module.as_deref() == Some("builtins") {
+                return mk(GlobalKind::ExceptionClass(name));
+            }
+            return mk(GlobalKind::ExceptionClass(boxing::register_class(value)?));
         }
         if module.as_deref() == Some("builtins")
             && builtins.getattr(name.as_str()).is_ok_and(|b| b.is(value))
@@ -101,6 +90,38 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     mk(GlobalKind::Opaque { type_name })
 }
 
+/// A global frozen as a constant: numbers (IntEnum members are ints), strings, None, and
+/// tuples of these. `None` for anything else.
+fn constant_of(value: &Bound<'_, PyAny>) -> PyResult<Option<Constant>> {
+    Ok(Some(if value.is_instance_of::<PyBool>() {
+        Constant::Bool(value.extract()?)
+    } else if value.is_instance_of::<PyInt>() {
+        match value.extract::<i64>() {
+            Ok(i) => Constant::Int(i),
+            Err(_) => return Ok(None),
+        }
+    } else if value.is_instance_of::<PyFloat>() {
+        Constant::Float(value.extract()?)
+    } else if let Ok(c) = value.cast::<PyComplex>() {
+        Constant::Complex(c.real(), c.imag())
+    } else if value.is_instance_of::<PyString>() {
+        Constant::Str(value.extract()?)
+    } else if value.is_none() {
+        Constant::None
+    } else if value.get_type().is(value.py().get_type::<PyTuple>()) {
+        let mut items = Vec::new();
+        for item in value.try_iter()? {
+            match constant_of(&item?)? {
+                Some(c) => items.push(c),
+                None => return Ok(None),
+            }
+        }
+        Constant::Tuple(items)
+    } else {
+        return Ok(None);
+    }))
+}
+
 /// All `co_names` of a code object and its nested code objects.
 fn all_names(code: &CodeObject) -> HashSet<String> {
     let mut names: HashSet<String> = code.names.iter().cloned().collect();
@@ -111,6 +132,16 @@ fn all_names(code: &CodeObject) -> HashSet<String> {
 }
 
 impl FunctionSource for PySource {
+    fn module(&self) -> String {
+        Python::attach(|py| {
+            self.func
+                .bind(py)
+                .getattr("__module__")
+                .and_then(|m| m.extract::<String>())
+                .unwrap_or_else(|_| "__main__".into())
+        })
+    }
+
     fn load(&self) -> Result<(CodeObject, Box<dyn GlobalResolver>), String> {
         Python::attach(|py| -> PyResult<(CodeObject, Box<dyn GlobalResolver>)> {
             let func = self.func.bind(py);
@@ -187,6 +218,17 @@ impl Type {
     }
 }
 
+/// NumPy scalar types by their `dtype.name`, typed as that dtype (Numba's typeof).
+fn typeof_numpy_scalar(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
+    let ty = v.get_type();
+    let module: String = ty.getattr("__module__")?.extract().unwrap_or_default();
+    if module != "numpy" || !v.hasattr("dtype")? {
+        return Ok(None);
+    }
+    let name: String = v.getattr("dtype")?.getattr("name")?.extract()?;
+    Ok(types::from_name(&name).filter(|t| t.is_scalar()))
+}
+
 /// The numba-rs type of an argument value, or a TypingError.
 fn typeof_arg(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
     if v.is_instance_of::<PyBool>() {
@@ -195,14 +237,34 @@ fn typeof_arg(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(types::INT64)
     } else if v.is_instance_of::<PyFloat>() {
         Ok(types::FLOAT64)
+    } else if v.is_instance_of::<PyComplex>() {
+        Ok(types::COMPLEX128)
+    } else if v.is_none() {
+        Ok(types::NONE)
+    } else if let Ok(t) = v.cast::<PyTuple>() {
+        let items = t
+            .iter()
+            .map(|x| typeof_arg(&x))
+            .collect::<PyResult<Vec<_>>>()?;
+        let cls = v.get_type();
+        if cls.is(v.py().get_type::<PyTuple>()) {
+            return Ok(types::tuple_of(&items));
+        }
+        // A namedtuple: its fields name the attributes; the class rebuilds results.
+        let fields: Vec<String> = cls.getattr("_fields")?.extract()?;
+        let name: String = cls.getattr("__name__")?.extract()?;
+        let key = boxing::register_class(cls.as_any())?;
+        Ok(types::namedtuple_of(&name, &key, &fields, &items))
     } else if v.is_instance_of::<PyString>() {
         Ok(types::UNICODE)
     } else if let Some(t) = typeof_ndarray(v)? {
         Ok(t)
+    } else if let Some(t) = typeof_numpy_scalar(v)? {
+        Ok(t)
     } else {
         let tn = v.get_type().name()?.to_string();
         Err(TypingError::new_err(format!(
-            "Cannot determine numba-rs type of <class '{tn}'>: only int, float and bool arguments are supported yet"
+            "Cannot determine numba-rs type of <class '{tn}'>"
         )))
     }
 }
@@ -238,69 +300,25 @@ fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
     })))
 }
 
-fn unbox(v: &Bound<'_, PyAny>, t: TypeId) -> PyResult<u64> {
-    Ok(match t {
-        types::BOOLEAN => u64::from(v.is_truthy()?),
-        types::FLOAT64 | types::FLOAT32 => v.extract::<f64>()?.to_bits(),
-        types::UINT64 => v.extract::<u64>()?,
-        t if t.is_integer() => {
-            let i: i64 = v
-                .extract()
-                .map_err(|_| PyOverflowError::new_err("int too big to convert"))?;
-            i as u64
-        }
-        t => return Err(TypingError::new_err(format!("cannot pass a value as {t}"))),
-    })
-}
-
-fn box_result(py: Python<'_>, raw: u64, t: TypeId) -> PyResult<Py<PyAny>> {
-    Ok(match t {
-        types::NONE => py.None(),
-        types::BOOLEAN => PyBool::new(py, raw & 1 == 1).to_owned().into_any().unbind(),
-        types::FLOAT64 => f64::from_bits(raw).into_pyobject(py)?.into_any().unbind(),
-        types::FLOAT32 => f32::from_bits(raw as u32)
-            .into_pyobject(py)?
-            .into_any()
-            .unbind(),
-        types::UINT64 => raw.into_pyobject(py)?.into_any().unbind(),
-        t if t.is_integer() => {
-            let bits = t.bitwidth();
-            let v = ((raw << (64 - bits)) as i64) >> (64 - bits);
-            if t.is_signed() {
-                v.into_pyobject(py)?.into_any().unbind()
-            } else {
-                (raw & (u64::MAX >> (64 - bits)))
-                    .into_pyobject(py)?
-                    .into_any()
-                    .unbind()
-            }
-        }
-        t => {
-            return Err(PyTypeError::new_err(format!(
-                "cannot return a value of type {t} to Python yet"
-            )))
-        }
-    })
-}
-
+/// The Python exception a native function raised (its `ExcInfo`).
 fn raise_native(py: Python<'_>, exc: *const ExcInfo) -> PyErr {
-    // SAFETY: a non-OK status from generated code leaves a static ExcInfo (or null).
-    let (class, msg) = unsafe { ExcInfo::read(exc) };
-    let cls = py
-        .import("builtins")
-        .and_then(|b| b.getattr(class.as_str()))
-        .unwrap_or_else(|_| py.get_type::<PySystemError>().into_any());
-    // `raise X` (a class, or `assert` without a message) instantiates it with no
-    // arguments; the static ExcInfo then carries an empty message.
-    let inst = if msg.is_empty() {
-        cls.call0()
-    } else {
-        cls.call1((msg,))
+    // SAFETY: a non-OK status from generated code leaves a record (or null) not read yet.
+    let raised = unsafe { ExcInfo::take(exc) };
+    let build = || -> PyResult<PyErr> {
+        let cls = boxing::class_by_key(py, &raised.class)?;
+        let mut args = Vec::with_capacity(raised.arg_types.len());
+        let mut pos = 0usize;
+        for &t in &raised.arg_types {
+            let v = match numba_lower::boundary_shape(t) {
+                Ok(shape) => boxing::decode(py, &raised.slots, &mut pos, &shape)?,
+                Err(_) => py.None(),
+            };
+            args.push(v);
+        }
+        let inst = cls.call1(PyTuple::new(py, args)?)?;
+        Ok(PyErr::from_value(inst))
     };
-    match inst {
-        Ok(inst) => PyErr::from_value(inst),
-        Err(e) => e,
-    }
+    build().unwrap_or_else(|e| e)
 }
 
 /// The dispatcher object behind `@njit`: compiles per argument-type tuple and calls.
@@ -310,6 +328,17 @@ struct Dispatcher {
     py_func: Py<PyAny>,
     /// Positional parameters, to see cheaply when a call needs defaults filled in.
     argcount: usize,
+    /// Release the GIL while native code runs.
+    nogil: bool,
+}
+
+/// The target every dispatcher of this module compiles for (its typing context, rewrites
+/// and CPU back end); held by each dispatcher as a value.
+static TARGET: LazyLock<Arc<Target>> = LazyLock::new(|| Arc::new(Target::default()));
+
+fn signature_key(py: Python<'_>, tys: &[TypeId]) -> PyResult<Py<PyTuple>> {
+    let items: Vec<Type> = tys.iter().map(|t| Type { code: t.0 }).collect();
+    Ok(PyTuple::new(py, items)?.unbind())
 }
 
 impl Dispatcher {
@@ -337,15 +366,38 @@ impl Dispatcher {
 
 #[pymethods]
 impl Dispatcher {
+    /// `fastmath` is the flag bits (`numba_lower::fastmath`), `error_model` `'python'` or
+    /// `'numpy'`; the Python decorators validate and translate the user's options.
     #[new]
-    #[pyo3(signature = (py_func, signatures=None))]
-    fn new(py: Python<'_>, py_func: Py<PyAny>, signatures: Option<Vec<String>>) -> PyResult<Self> {
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false))]
+    fn new(
+        py: Python<'_>,
+        py_func: Py<PyAny>,
+        signatures: Option<Vec<String>>,
+        fastmath: u32,
+        error_model: &str,
+        nogil: bool,
+    ) -> PyResult<Self> {
         let name: String = py_func.bind(py).getattr("__qualname__")?.extract()?;
-        let core = numba_dispatch::register(
+        let error_model = match error_model {
+            "python" => numba_lower::ErrorModel::Python,
+            "numpy" => numba_lower::ErrorModel::Numpy,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "error_model must be 'python' or 'numpy', not {other:?}"
+                )))
+            }
+        };
+        let core = numba_dispatch::register_with(
             &name,
             Box::new(PySource {
                 func: py_func.clone_ref(py),
             }),
+            TARGET.clone(),
+            JitOptions {
+                fastmath,
+                error_model,
+            },
         );
         let argcount: usize = py_func
             .bind(py)
@@ -356,6 +408,7 @@ impl Dispatcher {
             core,
             py_func,
             argcount,
+            nogil,
         };
         for s in signatures.unwrap_or_default() {
             let (ret, args) = numba_typeinfer::parse_signature(&s).map_err(TypingError::new_err)?;
@@ -393,18 +446,78 @@ impl Dispatcher {
             tys.push(typeof_arg(&a)?);
         }
         let c = self.compiled_for(&tys)?;
-        let mut slots: SmallVec<[u64; 8]> = SmallVec::new();
-        for (a, &t) in args.iter().zip(&c.arg_types) {
-            slots.push(unbox(&a, t)?);
+        let mut slots = boxing::Slots::new();
+        for (i, a) in args.iter().enumerate() {
+            let shape = c
+                .arg_shapes
+                .get(i)
+                .and_then(Option::as_ref)
+                .ok_or_else(|| {
+                    PyTypeError::new_err(format!(
+                        "an argument of type {} cannot be passed from Python yet",
+                        c.arg_types.get(i).copied().unwrap_or(types::NONE)
+                    ))
+                })?;
+            boxing::encode(&a, shape, &mut slots)?;
         }
-        let mut ret: u64 = 0;
+        let ret_shape = c.ret_shape.as_ref().ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "cannot return a value of type {} to Python yet",
+                c.return_type
+            ))
+        })?;
+        let mut ret: SmallVec<[u64; 4]> = SmallVec::from_elem(0, ret_shape.slots().max(1));
         let mut exc: *const ExcInfo = std::ptr::null();
-        // SAFETY: entry was compiled for c.arg_types and slots holds one encoded value each.
-        let status = unsafe { (c.entry)(&mut ret, &mut exc, slots.as_ptr()) };
+        let entry = c.entry;
+        let (ret_ptr, exc_ptr, args_ptr) = (
+            ret.as_mut_ptr() as usize,
+            &mut exc as *mut *const ExcInfo as usize,
+            slots.as_ptr() as usize,
+        );
+        // SAFETY: entry was compiled for c.arg_types; slots holds their encoded values and
+        // ret has room for the result's slots. The pointers stay valid during the call.
+        let run = move || unsafe {
+            entry(
+                ret_ptr as *mut u64,
+                exc_ptr as *mut *const ExcInfo,
+                args_ptr as *const u64,
+            )
+        };
+        let status = if self.nogil { py.detach(run) } else { run() };
         if status != STATUS_OK {
             return Err(raise_native(py, exc));
         }
-        box_result(py, ret, c.return_type)
+        let mut pos = 0;
+        boxing::decode(py, &ret, &mut pos, ret_shape)
+    }
+
+    /// Compile-time metadata per specialisation, as Numba's `get_metadata`: a dict keyed
+    /// by argument types (or just the one asked for) whose `pipeline_times` maps each
+    /// pass to seconds.
+    #[pyo3(signature = (signature=None))]
+    fn get_metadata(
+        &self,
+        py: Python<'_>,
+        signature: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let all = PyDict::new(py);
+        for o in self.core.overloads() {
+            let times = PyDict::new(py);
+            for (name, d) in &o.timings {
+                times.set_item(name, d.as_secs_f64())?;
+            }
+            let meta = PyDict::new(py);
+            meta.set_item("pipeline_times", times)?;
+            meta.set_item("symbol", &o.symbol)?;
+            all.set_item(signature_key(py, &o.arg_types)?, meta)?;
+        }
+        match signature {
+            None => Ok(all.into_any().unbind()),
+            Some(sig) => all
+                .get_item(sig)?
+                .map(|m| m.unbind())
+                .ok_or_else(|| PyTypeError::new_err("no specialisation for that signature")),
+        }
     }
 
     /// Argument types of every compiled specialisation.
@@ -429,8 +542,7 @@ impl Dispatcher {
     fn inspect_llvm(&self, py: Python<'_>) -> PyResult<Py<PyDict>> {
         let d = PyDict::new(py);
         for o in self.core.overloads() {
-            let items: Vec<Type> = o.arg_types.iter().map(|t| Type { code: t.0 }).collect();
-            d.set_item(PyTuple::new(py, items)?, o.llvm_ir.clone())?;
+            d.set_item(signature_key(py, &o.arg_types)?, o.llvm_ir.clone())?;
         }
         Ok(d.unbind())
     }

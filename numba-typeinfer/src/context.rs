@@ -167,6 +167,12 @@ impl BaseContext {
         self.functions.contains_key(key)
     }
 
+    /// Every registered function key, in registration order (for tidy tests that pair
+    /// typing keys with lowering implementations).
+    pub fn function_keys(&self) -> impl Iterator<Item = &str> {
+        self.functions.keys().map(String::as_str)
+    }
+
     fn install_builtins(&mut self) {
         let unary_float = |key: &'static str| {
             FnTemplate(
@@ -392,6 +398,20 @@ impl TypingContext for BaseContext {
             Type::Complex { bits } if attr == "real" || attr == "imag" => {
                 Some(intern(Type::Float { bits: bits / 2 }))
             }
+            Type::Complex { .. } | Type::Integer { .. } | Type::Float { .. }
+                if attr == "conjugate" =>
+            {
+                Some(intern(Type::BoundFunction {
+                    key: "number.conjugate".into(),
+                    this: value,
+                }))
+            }
+            Type::Integer { .. } | Type::Float { .. } if attr == "imag" => Some(value),
+            Type::NamedTuple { .. } | Type::NamedUniTuple { .. } => {
+                let (fields, names) = namedtuple_fields(value)?;
+                let i = names.iter().position(|n| n == attr)?;
+                Some(fields[i])
+            }
             Type::Integer { .. } | Type::Float { .. } if attr == "real" => Some(value),
             _ => None,
         }
@@ -406,6 +426,11 @@ impl TypingContext for BaseContext {
             });
         }
         if let Type::BoundFunction { key, this } = func.get() {
+            if key == "number.conjugate" {
+                return args
+                    .is_empty()
+                    .then(|| sig("number.conjugate", this, vec![this]));
+            }
             return crate::numpy::array_method(&key, this, args);
         }
         if let Type::NumberClass(t) = func.get() {
@@ -422,85 +447,7 @@ impl TypingContext for BaseContext {
     }
 
     fn resolve_binop(&self, op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
-        let mk = |ret: TypeId, arg: TypeId| Signature {
-            ret,
-            args: vec![arg, arg],
-            key: ImplKey::BinOp(op),
-        };
-        match op {
-            BinOp::Is | BinOp::IsNot => Some(Signature {
-                ret: BOOLEAN,
-                args: vec![lhs, rhs],
-                key: ImplKey::BinOp(op),
-            }),
-            // `item in container`: Numba's IR holds `contains(container, item)`.
-            BinOp::In => {
-                let elems = match crate::numpy::array_parts(lhs) {
-                    Some((d, ..)) => vec![d],
-                    None => crate::conv::tuple_items(lhs)?,
-                };
-                let comparable = elems.iter().any(|&e| {
-                    e == rhs.unliteral() || (e.is_scalar() && rhs.unliteral().is_scalar())
-                });
-                comparable.then(|| Signature {
-                    ret: BOOLEAN,
-                    args: vec![lhs, rhs.unliteral()],
-                    key: ImplKey::BinOp(op),
-                })
-            }
-            _ if lhs.is_array() || rhs.is_array() => crate::numpy::array_binop(op, lhs, rhs),
-            _ if !lhs.is_scalar() || !rhs.is_scalar() => None,
-            BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge => {
-                if lhs == BOOLEAN && rhs == BOOLEAN {
-                    return Some(mk(BOOLEAN, BOOLEAN));
-                }
-                let t = arith_type(&[lhs, rhs])?;
-                if t.is_complex() && !matches!(op, BinOp::Eq | BinOp::Ne) {
-                    return None;
-                }
-                Some(mk(BOOLEAN, t))
-            }
-            BinOp::And | BinOp::Or | BinOp::Xor => {
-                if lhs == BOOLEAN && rhs == BOOLEAN {
-                    return Some(mk(BOOLEAN, BOOLEAN));
-                }
-                let t = arith_type(&[lhs, rhs])?;
-                t.is_integer().then(|| mk(t, t))
-            }
-            BinOp::LShift | BinOp::RShift => {
-                let t = arith_type(&[lhs, rhs])?;
-                t.is_integer().then(|| mk(t, t))
-            }
-            BinOp::TrueDiv => {
-                let t = arith_type(&[lhs, rhs])?;
-                let t = if t.is_integer() { FLOAT64 } else { t };
-                Some(mk(t, t))
-            }
-            BinOp::FloorDiv | BinOp::Mod => {
-                let t = arith_type(&[lhs, rhs])?;
-                (!t.is_complex()).then(|| mk(t, t))
-            }
-            BinOp::Pow => {
-                let base = arith_type(&[lhs])?;
-                let exp = arith_type(&[rhs])?;
-                // An integer exponent keeps the base's type (Numba's int_power).
-                if exp.is_integer() && (base.is_integer() || base.is_float()) {
-                    Some(Signature {
-                        ret: base,
-                        args: vec![base, INT64],
-                        key: ImplKey::BinOp(op),
-                    })
-                } else {
-                    let t = arith_type(&[lhs, rhs])?;
-                    (!t.is_complex()).then(|| mk(t, t))
-                }
-            }
-            BinOp::Add | BinOp::Sub | BinOp::Mul => {
-                let t = arith_type(&[lhs, rhs])?;
-                Some(mk(t, t))
-            }
-            BinOp::MatMul => None,
-        }
+        binop_signature(op, lhs, rhs)
     }
 
     fn resolve_unary(&self, op: UnaryOp, value: TypeId) -> Option<Signature> {
@@ -540,5 +487,124 @@ impl TypingContext for BaseContext {
         Self::function_key(func)
             .and_then(|k| self.functions.get(&k).map(|t| t.describe()))
             .unwrap_or_default()
+    }
+}
+
+/// The built-in typing of a binary operator (what [`BaseContext`] resolves).
+pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+    // An optional operand stands for its value (None is a TypeError at run time).
+    if !matches!(op, BinOp::Is | BinOp::IsNot) {
+        if let Type::Optional(x) = lhs.get() {
+            return binop_signature(op, x, rhs);
+        }
+        if let Type::Optional(x) = rhs.get() {
+            return binop_signature(op, lhs, x);
+        }
+    }
+    let mk = |ret: TypeId, arg: TypeId| Signature {
+        ret,
+        args: vec![arg, arg],
+        key: ImplKey::BinOp(op),
+    };
+    match op {
+        BinOp::Is | BinOp::IsNot => Some(Signature {
+            ret: BOOLEAN,
+            args: vec![lhs, rhs],
+            key: ImplKey::BinOp(op),
+        }),
+        // `item in container`: Numba's IR holds `contains(container, item)`.
+        BinOp::In => {
+            let elems = match crate::numpy::array_parts(lhs) {
+                Some((d, ..)) => vec![d],
+                None => crate::conv::tuple_items(lhs)?,
+            };
+            let comparable = elems
+                .iter()
+                .any(|&e| e == rhs.unliteral() || (e.is_scalar() && rhs.unliteral().is_scalar()));
+            comparable.then(|| Signature {
+                ret: BOOLEAN,
+                args: vec![lhs, rhs.unliteral()],
+                key: ImplKey::BinOp(op),
+            })
+        }
+        _ if lhs.is_array() || rhs.is_array() => crate::numpy::array_binop(op, lhs, rhs),
+        // Tuples compare element-wise (lexicographically) and concatenate.
+        _ if crate::conv::tuple_items(lhs).is_some() && crate::conv::tuple_items(rhs).is_some() => {
+            let (l, r) = (
+                crate::conv::tuple_items(lhs)?,
+                crate::conv::tuple_items(rhs)?,
+            );
+            let ret = match op {
+                BinOp::Eq | BinOp::Ne => BOOLEAN,
+                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                    let comparable = l
+                        .iter()
+                        .zip(&r)
+                        .all(|(a, b)| a.unliteral().is_scalar() && b.unliteral().is_scalar());
+                    if !comparable {
+                        return None;
+                    }
+                    BOOLEAN
+                }
+                BinOp::Add => tuple_of(&[l, r].concat()),
+                _ => return None,
+            };
+            Some(Signature {
+                ret,
+                args: vec![lhs, rhs],
+                key: ImplKey::BinOp(op),
+            })
+        }
+        _ if !lhs.is_scalar() || !rhs.is_scalar() => None,
+        BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge => {
+            if lhs == BOOLEAN && rhs == BOOLEAN {
+                return Some(mk(BOOLEAN, BOOLEAN));
+            }
+            let t = arith_type(&[lhs, rhs])?;
+            if t.is_complex() && !matches!(op, BinOp::Eq | BinOp::Ne) {
+                return None;
+            }
+            Some(mk(BOOLEAN, t))
+        }
+        BinOp::And | BinOp::Or | BinOp::Xor => {
+            if lhs == BOOLEAN && rhs == BOOLEAN {
+                return Some(mk(BOOLEAN, BOOLEAN));
+            }
+            let t = arith_type(&[lhs, rhs])?;
+            t.is_integer().then(|| mk(t, t))
+        }
+        BinOp::LShift | BinOp::RShift => {
+            let t = arith_type(&[lhs, rhs])?;
+            t.is_integer().then(|| mk(t, t))
+        }
+        BinOp::TrueDiv => {
+            let t = arith_type(&[lhs, rhs])?;
+            let t = if t.is_integer() { FLOAT64 } else { t };
+            Some(mk(t, t))
+        }
+        BinOp::FloorDiv | BinOp::Mod => {
+            let t = arith_type(&[lhs, rhs])?;
+            (!t.is_complex()).then(|| mk(t, t))
+        }
+        BinOp::Pow => {
+            let base = arith_type(&[lhs])?;
+            let exp = arith_type(&[rhs])?;
+            // An integer exponent keeps the base's type (Numba's int_power).
+            if exp.is_integer() && (base.is_integer() || base.is_float()) {
+                Some(Signature {
+                    ret: base,
+                    args: vec![base, INT64],
+                    key: ImplKey::BinOp(op),
+                })
+            } else {
+                let t = arith_type(&[lhs, rhs])?;
+                (!t.is_complex()).then(|| mk(t, t))
+            }
+        }
+        BinOp::Add | BinOp::Sub | BinOp::Mul => {
+            let t = arith_type(&[lhs, rhs])?;
+            Some(mk(t, t))
+        }
+        BinOp::MatMul => None,
     }
 }

@@ -46,6 +46,8 @@ struct Engine<'a> {
     calltypes: HashMap<ExprId, Signature>,
     ret: Option<TypeId>,
     changed: bool,
+    /// The variable the expression being typed is assigned to (for error messages).
+    target: Option<VarId>,
 }
 
 /// Infer the types of `ir` for the given argument types.
@@ -82,6 +84,7 @@ pub fn infer(
         calltypes: HashMap::new(),
         ret: None,
         changed: true,
+        target: None,
     };
     let mut passes = 0;
     while e.changed {
@@ -172,21 +175,23 @@ impl Engine<'_> {
             for inst in &block.body {
                 let line = inst.loc.line;
                 match &inst.stmt {
-                    Stmt::Assign { target, value } => match self.type_expr(*value, line) {
-                        Ok(Some(t)) => self.refine(*target, t, line)?,
-                        Ok(None) => {
-                            if report {
-                                if let Some(err) = self.explain_untyped(*value, line) {
+                    Stmt::Assign { target, value } => {
+                        match self.type_assigned(*target, *value, line) {
+                            Ok(Some(t)) => self.refine(*target, t, line)?,
+                            Ok(None) => {
+                                if report {
+                                    if let Some(err) = self.explain_untyped(*value, line) {
+                                        return Err(err);
+                                    }
+                                }
+                            }
+                            Err(err) => {
+                                if report {
                                     return Err(err);
                                 }
                             }
                         }
-                        Err(err) => {
-                            if report {
-                                return Err(err);
-                            }
-                        }
-                    },
+                    }
                     Stmt::Return { value } => {
                         if let Some(t) = self.ty(*value) {
                             let new = match self.ret {
@@ -323,6 +328,17 @@ impl Engine<'_> {
         }
     }
 
+    /// The type of `value`, assigned to `target`.
+    fn type_assigned(
+        &mut self,
+        target: VarId,
+        value: ExprId,
+        line: u32,
+    ) -> Result<Option<TypeId>, TypingError> {
+        self.target = Some(target);
+        self.type_expr(value, line)
+    }
+
     /// The type an expression produces, `None` if not known yet.
     fn type_expr(&mut self, id: ExprId, line: u32) -> Result<Option<TypeId>, TypingError> {
         let ir = self.ir;
@@ -396,12 +412,21 @@ impl Engine<'_> {
                 let Some(t) = self.ty(*value) else {
                     return Ok(None);
                 };
-                self.ctx
+                let ret = self
+                    .ctx
                     .resolve_getattr(t, attr)
                     .ok_or_else(|| TypingError::Typing {
                         message: format!("Unknown attribute '{attr}' of type {t}"),
                         line,
-                    })?
+                    })?;
+                self.record(
+                    id,
+                    Signature {
+                        ret,
+                        args: vec![t],
+                        key: ImplKey::GetAttr(attr.clone()),
+                    },
+                )
             }
             Expr::Call {
                 func,
@@ -522,7 +547,14 @@ impl Engine<'_> {
                     return Ok(None);
                 };
                 match crate::numpy::getiter(t) {
-                    Some(it) => it,
+                    Some(it) => self.record(
+                        id,
+                        Signature {
+                            ret: it,
+                            args: vec![t],
+                            key: ImplKey::GetIter,
+                        },
+                    ),
                     None => return Err(self.no_impl("getiter", &[t], line, "")),
                 }
             }
@@ -531,7 +563,14 @@ impl Engine<'_> {
                     return Ok(None);
                 };
                 match crate::numpy::iter_yield(t) {
-                    Some(y) => intern(Type::Pair(y, BOOLEAN)),
+                    Some(y) => self.record(
+                        id,
+                        Signature {
+                            ret: intern(Type::Pair(y, BOOLEAN)),
+                            args: vec![t],
+                            key: ImplKey::IterNext,
+                        },
+                    ),
                     None => return Err(self.no_impl("iternext", &[t], line, "")),
                 }
             }
@@ -560,8 +599,22 @@ impl Engine<'_> {
                 let (Some(v), Some(i)) = (self.ty(*value), self.raw_ty(*index)) else {
                     return Ok(None);
                 };
+                // A constant index keeps its literal type in the signature (a tuple's
+                // element is chosen at compile time); a runtime index is unliteraled.
+                let index_t = if i.is_literal() && !v.is_array() { i } else { i.unliteral() };
                 match crate::numpy::getitem(v, i) {
-                    Some(t) => t,
+                    Some(t) => self.record(
+                        id,
+                        Signature {
+                            ret: t,
+                            args: vec![v, index_t],
+                            key: if index_t.is_literal() {
+                                ImplKey::StaticGetItem
+                            } else {
+                                ImplKey::GetItem
+                            },
+                        },
+                    ),
                     None => return Err(self.no_impl("getitem", &[v, i.unliteral()], line, "")),
                 }
             }
@@ -569,10 +622,20 @@ impl Engine<'_> {
                 let Some(v) = self.ty(*value) else {
                     return Ok(None);
                 };
-                match v.get() {
-                    Type::UniTuple(t, n) if (*index as u32) < n => t,
-                    Type::Tuple(items) if (*index as usize) < items.len() => items[*index as usize],
-                    _ => return Err(self.no_impl("getitem", &[v, INT64], line, "")),
+                let n = crate::conv::tuple_items(v).map_or(0, |items| items.len() as i64);
+                let i = if *index < 0 { *index + n } else { *index };
+                let elem = crate::conv::tuple_items(v)
+                    .and_then(|items| usize::try_from(i).ok().and_then(|i| items.get(i).copied()));
+                match elem {
+                    Some(t) => self.record(
+                        id,
+                        Signature {
+                            ret: t,
+                            args: vec![v, intern(Type::IntegerLiteral(i))],
+                            key: ImplKey::StaticGetItem,
+                        },
+                    ),
+                    None => return Err(self.no_impl("getitem", &[v, INT64], line, "")),
                 }
             }
             Expr::BuildTuple { items } => {
@@ -590,8 +653,7 @@ impl Engine<'_> {
                     return Ok(None);
                 };
                 match v.get() {
-                    Type::UniTuple(_, n) if n == *count => v,
-                    Type::Tuple(items) if items.len() == *count as usize => v,
+                    _ if crate::conv::tuple_items(v).is_some_and(|i| i.len() == *count as usize) => v,
                     other => {
                         return Err(TypingError::Typing {
                             message: format!("cannot unpack {other} into {count} values"),
@@ -633,7 +695,28 @@ impl Engine<'_> {
                     if let Some(t) = v.and_then(|v| self.ty(v)) {
                         acc = Some(match acc {
                             None => t,
-                            Some(a) => self.ctx.unify(a, t).unwrap_or(a),
+                            Some(a) => match self.ctx.unify(a, t) {
+                                Some(u) => u,
+                                None => {
+                                    // Literal types first, as Numba reports them.
+                                    let (ra, rt) = incoming
+                                        .iter()
+                                        .filter_map(|(v, _)| v.and_then(|v| self.raw_ty(v)))
+                                        .fold((a, t), |acc, x| {
+                                            if x.unliteral() == a { (x, acc.1) } else if x.unliteral() == t { (acc.0, x) } else { acc }
+                                        });
+                                    let name = self
+                                        .target
+                                        .map(|v| self.user_name(v))
+                                        .unwrap_or_default();
+                                    return Err(TypingError::Typing {
+                                        message: format!(
+                                            "Cannot unify {ra} and {rt} for '{name}'"
+                                        ),
+                                        line,
+                                    });
+                                }
+                            },
                         });
                     }
                 }

@@ -151,6 +151,25 @@ fn dtype_arg(t: TypeId) -> Option<TypeId> {
     }
 }
 
+/// The array methods typed so far; each is the function key `array.<name>`.
+pub const ARRAY_METHODS: &[&str] = &[
+    "sum",
+    "min",
+    "max",
+    "mean",
+    "prod",
+    "copy",
+    "reshape",
+    "astype",
+    "fill",
+    "argmin",
+    "argmax",
+    "cumsum",
+    "ravel",
+    "flatten",
+    "transpose",
+];
+
 /// The type of `array.attr` (attributes and bound methods).
 pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
     let (dtype, ndim, layout, readonly) = array_parts(this)?;
@@ -169,13 +188,10 @@ pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
             readonly,
         }),
         "real" if !dtype.is_complex() => this,
-        "sum" | "min" | "max" | "mean" | "prod" | "copy" | "reshape" | "astype" | "fill"
-        | "argmin" | "argmax" | "cumsum" | "ravel" | "flatten" | "transpose" => {
-            intern(Type::BoundFunction {
-                key: format!("array.{attr}"),
-                this,
-            })
-        }
+        m if ARRAY_METHODS.contains(&m) => intern(Type::BoundFunction {
+            key: format!("array.{attr}"),
+            this,
+        }),
         _ => return None,
     })
 }
@@ -345,6 +361,10 @@ pub fn getitem(value: TypeId, index: TypeId) -> Option<TypeId> {
         let n = items.len() as i64;
         let i = if i < 0 { i + n } else { i };
         return usize::try_from(i).ok().and_then(|i| items.get(i).copied());
+    }
+    // A homogeneous tuple indexed at run time.
+    if let (Type::UniTuple(e, _), true) = (value.get(), index.unliteral().is_integer()) {
+        return Some(e);
     }
     None
 }

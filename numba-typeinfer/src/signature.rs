@@ -19,6 +19,37 @@ pub enum ImplKey {
     },
     /// Constructing an exception instance.
     Exception(String),
+    /// `value.attr` (the receiver type is the signature's only argument).
+    GetAttr(String),
+    /// `iter(value)`.
+    GetIter,
+    /// `next(iterator)`, giving a (value, valid) pair.
+    IterNext,
+    /// `value[index]` with a runtime index.
+    GetItem,
+    /// `value[<constant>]`: the index is the literal type of the second argument.
+    StaticGetItem,
+    /// `target[index] = value`.
+    SetItem,
+}
+
+impl ImplKey {
+    /// The key as Numba would name the operation (`add`, `getattr(real)`, `math.sqrt`).
+    pub fn describe(&self) -> String {
+        match self {
+            ImplKey::BinOp(op) => op.operator_name().to_string(),
+            ImplKey::Unary(op) => op.operator_name().to_string(),
+            ImplKey::Function(k) => k.clone(),
+            ImplKey::Dispatcher { id } => format!("dispatcher #{id}"),
+            ImplKey::Exception(n) => format!("exception class {n}"),
+            ImplKey::GetAttr(a) => format!("getattr(.{a})"),
+            ImplKey::GetIter => "getiter".into(),
+            ImplKey::IterNext => "iternext".into(),
+            ImplKey::GetItem => "getitem".into(),
+            ImplKey::StaticGetItem => "static_getitem".into(),
+            ImplKey::SetItem => "setitem".into(),
+        }
+    }
 }
 
 /// A resolved signature: argument types the operands are converted to, and the result.

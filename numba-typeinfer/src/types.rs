@@ -64,16 +64,22 @@ pub enum Type {
         layout: Layout,
         readonly: bool,
     },
-    /// `Point(int64 x 2)`: a namedtuple whose fields share a type.
+    /// `Point(int64 x 2)`: a namedtuple whose fields share a type. `names` are the field
+    /// names (attribute access) and `class` the Python class's `module.qualname`, so boxing
+    /// can rebuild the same class.
     NamedUniTuple {
         name: String,
         dtype: TypeId,
         count: u32,
+        names: Vec<String>,
+        class: String,
     },
     /// `Point(int64, float64)`.
     NamedTuple {
         name: String,
         fields: Vec<TypeId>,
+        names: Vec<String>,
+        class: String,
     },
     /// `slice<a:b>` (2 = no step) / `slice<a:b:c>`.
     Slice(u8),
@@ -306,6 +312,41 @@ pub fn array(dtype: TypeId, ndim: u32, layout: Layout) -> TypeId {
 }
 
 /// `UniTuple` when every element has the same type, else `Tuple` (`BaseTuple.from_types`).
+/// A namedtuple's field types and names.
+pub fn namedtuple_fields(t: TypeId) -> Option<(Vec<TypeId>, Vec<String>)> {
+    match t.get() {
+        Type::NamedUniTuple {
+            dtype,
+            count,
+            names,
+            ..
+        } => Some((vec![dtype; count as usize], names)),
+        Type::NamedTuple { fields, names, .. } => Some((fields, names)),
+        _ => None,
+    }
+}
+
+/// The namedtuple type of a class with these field names and values.
+pub fn namedtuple_of(name: &str, class: &str, names: &[String], fields: &[TypeId]) -> TypeId {
+    let first = fields.first().copied();
+    if let Some(f) = first.filter(|&f| fields.iter().all(|&x| x == f)) {
+        intern(Type::NamedUniTuple {
+            name: name.to_string(),
+            dtype: f,
+            count: fields.len() as u32,
+            names: names.to_vec(),
+            class: class.to_string(),
+        })
+    } else {
+        intern(Type::NamedTuple {
+            name: name.to_string(),
+            fields: fields.to_vec(),
+            names: names.to_vec(),
+            class: class.to_string(),
+        })
+    }
+}
+
 pub fn tuple_of(items: &[TypeId]) -> TypeId {
     match items.first() {
         Some(&first) if items.iter().all(|&t| t == first) => {
@@ -375,8 +416,10 @@ impl fmt::Display for Type {
                 }
                 write!(f, "array({dtype}, {ndim}d, {layout})")
             }
-            Type::NamedUniTuple { name, dtype, count } => write!(f, "{name}({dtype} x {count})"),
-            Type::NamedTuple { name, fields } => {
+            Type::NamedUniTuple {
+                name, dtype, count, ..
+            } => write!(f, "{name}({dtype} x {count})"),
+            Type::NamedTuple { name, fields, .. } => {
                 let s: Vec<String> = fields.iter().map(|t| t.to_string()).collect();
                 write!(f, "{name}({})", s.join(", "))
             }

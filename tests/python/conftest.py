@@ -14,3 +14,26 @@ def nrt_balanced():
     frees = after.free - before.free
     assert allocs == frees, f"NRT leak: {allocs} allocations, {frees} frees"
     assert after.mi_alloc - before.mi_alloc == after.mi_free - before.mi_free
+
+
+def _not_yet():
+    import pathlib
+
+    table = {}
+    path = pathlib.Path(__file__).with_name("not_yet.txt")
+    for line in path.read_text().splitlines():
+        if line and not line.startswith("#"):
+            nodeid, _, why = line.partition("\t")
+            table[nodeid] = why
+    return table
+
+
+_NOT_YET = _not_yet()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Features not implemented yet run as strict xfails, named in not_yet.txt."""
+    for item in items:
+        why = _NOT_YET.get(item.nodeid.split("/")[-1])
+        if why is not None:
+            item.add_marker(pytest.mark.xfail(strict=True, reason=f"not implemented yet: {why}"))

@@ -105,8 +105,14 @@ fn call(d: &Dispatcher, args: &[V]) -> Result<V, (String, String)> {
     // SAFETY: entry was generated for exactly these argument types.
     let status = unsafe { (c.entry)(&mut ret, &mut exc, slots.as_ptr()) };
     if status != STATUS_OK {
-        // SAFETY: a non-OK status from generated code stores a static ExcInfo.
-        return Err(unsafe { ExcInfo::read(exc) });
+        // SAFETY: a non-OK status from generated code stores an ExcInfo not read yet.
+        let raised = unsafe { ExcInfo::take(exc) };
+        // The message: the first argument, a literal string in these fixtures.
+        let message = match raised.arg_types.first().map(|t| t.get()) {
+            Some(numba_typeinfer::Type::StringLiteral(s)) => s,
+            _ => String::new(),
+        };
+        return Err((raised.class, message));
     }
     Ok(match c.return_type {
         t if t == FLOAT64 => V::F(f64::from_bits(ret)),

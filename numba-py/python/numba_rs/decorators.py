@@ -1,36 +1,120 @@
-"""``njit`` and ``jit``: wrap a Python function in a compiling dispatcher."""
+"""``njit`` and ``jit``: wrap a Python function in a compiling dispatcher.
+
+Options are checked as Numba checks them: an unknown option is a ``KeyError``; options
+that numba-rs accepts but does not implement yet warn with ``NumbaWarning`` naming them
+and the function is compiled without them. Nothing is silently ignored.
+"""
+
+import warnings
 
 from ._numba_rs import Dispatcher
+from .errors import NumbaWarning
 
-_SUPPORTED_OPTIONS = {"nopython", "cache", "nogil", "fastmath", "boundscheck", "error_model", "inline"}
+_FASTMATH_FLAGS = {
+    "reassoc": 0x01,
+    "nnan": 0x02,
+    "ninf": 0x04,
+    "nsz": 0x08,
+    "arcp": 0x10,
+    "contract": 0x20,
+    "afn": 0x40,
+    "fast": 0x7F,
+}
+
+# Options that change nothing observable for the code numba-rs compiles today.
+_ACCEPTED = {"nopython", "boundscheck", "no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"}
+# Options understood but not implemented yet: a NumbaWarning names them.
+_NOT_YET = {
+    "cache": "caching compiled code to disk",
+    "parallel": "parallel=True (parfors)",
+    "inline": "inlining into jitted callers",
+    "locals": "declared types of local variables",
+    "debug": "debug info",
+    "looplift": "loop lifting (object mode)",
+    "forceobj": "object mode",
+    "target_backend": "other targets",
+    "signature_or_function": None,
+}
+_KNOWN = _ACCEPTED | set(_NOT_YET) | {"fastmath", "error_model", "nogil"}
+
+
+def _fastmath_bits(value):
+    if value is True:
+        return _FASTMATH_FLAGS["fast"]
+    if not value:
+        return 0
+    bits = 0
+    for name in value:
+        if name not in _FASTMATH_FLAGS:
+            raise ValueError(f"Unrecognized fastmath flag: {name!r}")
+        bits |= _FASTMATH_FLAGS[name]
+    return bits
+
+
+def _signature_text(sig):
+    """A signature as text: ``"f8(f8)"``, a type-object call, or a real Numba ``Signature``
+    (which prints as ``(float64,) -> float64``)."""
+    text = str(sig)
+    if "->" in text:
+        args, ret = text.rsplit("->", 1)
+        return f"{ret.strip()}{args.strip()}"
+    return text
 
 
 def _signatures(sig):
     if sig is None:
         return None
-    if isinstance(sig, str):
-        return [sig]
-    return [str(s) for s in sig]
+    if isinstance(sig, (list, tuple)):
+        return [_signature_text(s) for s in sig]
+    return [_signature_text(sig)]
+
+
+def _check_options(options):
+    unknown = set(options) - _KNOWN
+    if unknown:
+        raise KeyError(
+            f"Unrecognized options: {sorted(unknown)}. Known options are {sorted(_KNOWN)}"
+        )
+    if options.get("nopython") is False or options.get("forceobj"):
+        raise NotImplementedError("object mode is not supported by numba-rs yet")
+    for name, what in _NOT_YET.items():
+        value = options.get(name)
+        if name == "inline" and value in (None, "never"):
+            continue
+        if value not in (None, False, {}) and what is not None:
+            warnings.warn(
+                f"numba-rs does not implement the option {name}={value!r} ({what}) yet; "
+                "compiling without it",
+                NumbaWarning,
+                stacklevel=3,
+            )
+    error_model = options.get("error_model", "python")
+    if error_model not in ("python", "numpy"):
+        raise ValueError(f"error_model must be 'python' or 'numpy', not {error_model!r}")
 
 
 def njit(*args, **options):
     """Compile a function in nopython mode: ``@njit``, ``@njit(...)`` or ``@njit("f8(f8)")``."""
-    unknown = set(options) - _SUPPORTED_OPTIONS
-    if unknown:
-        raise TypeError(f"njit() got unsupported option(s): {', '.join(sorted(unknown))}")
-    if options.get("nopython") is False:
-        raise NotImplementedError("object mode is not supported by numba-rs")
+    _check_options(options)
+    kw = {
+        "fastmath": _fastmath_bits(options.get("fastmath", False)),
+        "error_model": options.get("error_model", "python"),
+        "nogil": bool(options.get("nogil", False)),
+    }
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], (str, list, tuple)):
-        return Dispatcher(args[0])
+        if not hasattr(args[0], "__code__"):
+            return njit(str(args[0]), **options)
+        return Dispatcher(args[0], None, **kw)
     sigs = _signatures(args[0]) if args else None
 
     def wrapper(func):
-        return Dispatcher(func, sigs)
+        return Dispatcher(func, sigs, **kw)
 
     return wrapper
 
 
 def jit(*args, **options):
-    """``@jit(nopython=True)``: the same as ``njit``. Object mode is not supported."""
+    """``@jit``: nopython mode, as Numba 0.59+ compiles by default. Object mode is not
+    supported yet."""
     options.setdefault("nopython", True)
     return njit(*args, **options)

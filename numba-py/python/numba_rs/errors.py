@@ -1,4 +1,4 @@
-"""Exceptions raised by numba-rs, named as Numba names them."""
+"""Exceptions and warnings raised by numba-rs, named as Numba names them."""
 
 
 class NumbaError(Exception):
@@ -11,6 +11,10 @@ class TypingError(NumbaError):
 
 class UnsupportedError(NumbaError):
     """A construct numba-rs does not support (yet): the message names it and the line."""
+
+
+class NumbaWarning(Warning):
+    """Base class of numba-rs warnings (an option not implemented yet, say)."""
 
 
 NumbaTypeError = TypingError

@@ -17,4 +17,11 @@ complex64 = type_from_name("complex64")
 complex128 = type_from_name("complex128")
 none = void = type_from_name("none")
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+# Numba's short aliases.
+b1 = boolean
+i1, i2, i4, i8 = int8, int16, int32, int64
+u1, u2, u4, u8 = uint8, uint16, uint32, uint64
+f4, f8 = float32, float64
+c8, c16 = complex64, complex128
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("Type", "type_from_name")]

@@ -1,0 +1,200 @@
+//! Dead-branch pruning (Numba's `dead_branch_prune`) and phi stripping
+//! (`PreLowerStripPhis`).
+//!
+//! Pruning decides branches whose condition is known before typing: `arg is None` /
+//! `arg is not None` when the caller says whether each argument is `None` (from its type;
+//! numba-ir knows no types), and constant conditions. The untaken successor edge goes, and
+//! blocks no longer reachable are dropped, so `def f(a, b=None): if b is None: ...` never
+//! types `a + b` with `b` None.
+
+use std::collections::{BTreeSet, HashMap};
+
+use numba_bytecode::Constant;
+
+use crate::ir::{BinOp, Expr, FunctionIR, Inst, Label, Stmt, VarId};
+
+/// What is known about an argument before typing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgNone {
+    /// Its type is `none` (passed `None` or left to a `None` default).
+    IsNone,
+    /// Its type can never be `None` (not optional).
+    NotNone,
+    /// Optional, or unknown.
+    Unknown,
+}
+
+/// A condition's value as far as it is known without types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Known {
+    NoneValue,
+    Arg(u32),
+    Bool(bool),
+    Other,
+}
+
+fn single_defs(ir: &FunctionIR) -> HashMap<VarId, &Expr> {
+    let mut defs: HashMap<VarId, Option<&Expr>> = HashMap::new();
+    for block in ir.blocks.values() {
+        for inst in &block.body {
+            if let Stmt::Assign { target, value } = &inst.stmt {
+                defs.entry(*target)
+                    .and_modify(|d| *d = None)
+                    .or_insert(Some(ir.expr(*value)));
+            }
+        }
+    }
+    defs.into_iter()
+        .filter_map(|(v, e)| e.map(|e| (v, e)))
+        .collect()
+}
+
+fn resolve(defs: &HashMap<VarId, &Expr>, mut v: VarId) -> Known {
+    for _ in 0..32 {
+        match defs.get(&v) {
+            Some(Expr::Var(src)) => v = *src,
+            Some(Expr::Const(Constant::None)) => return Known::NoneValue,
+            Some(Expr::Const(Constant::Bool(b))) => return Known::Bool(*b),
+            Some(Expr::Const(Constant::Int(i))) => return Known::Bool(*i != 0),
+            Some(Expr::Arg { index, .. }) => return Known::Arg(*index),
+            _ => return Known::Other,
+        }
+    }
+    Known::Other
+}
+
+/// The value of a branch condition, if known.
+fn condition(defs: &HashMap<VarId, &Expr>, cond: VarId, args: &[ArgNone]) -> Option<bool> {
+    let mut v = cond;
+    // Look through the `bool(...)` the interpreter wraps conditions in, and copies.
+    for _ in 0..32 {
+        match defs.get(&v) {
+            Some(Expr::Var(src)) => v = *src,
+            Some(Expr::Call { func, args: a, .. }) if a.len() == 1 => {
+                let is_bool = matches!(
+                    defs.get(func),
+                    Some(Expr::Global { name, .. }) if name == "bool"
+                );
+                if !is_bool {
+                    return None;
+                }
+                v = a[0];
+            }
+            Some(Expr::BinOp { op, lhs, rhs }) if matches!(op, BinOp::Is | BinOp::IsNot) => {
+                let (l, r) = (resolve(defs, *lhs), resolve(defs, *rhs));
+                let arg_side = match (l, r) {
+                    (Known::NoneValue, Known::NoneValue) => Some(true),
+                    (Known::NoneValue, Known::Arg(i)) | (Known::Arg(i), Known::NoneValue) => {
+                        match args.get(i as usize) {
+                            Some(ArgNone::IsNone) => Some(true),
+                            Some(ArgNone::NotNone) => Some(false),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }?;
+                return Some(if *op == BinOp::Is {
+                    arg_side
+                } else {
+                    !arg_side
+                });
+            }
+            Some(Expr::Const(Constant::Bool(b))) => return Some(*b),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Prune branches decided by `args`; returns whether anything changed.
+pub fn dead_branch_prune(ir: &mut FunctionIR, args: &[ArgNone]) -> bool {
+    let mut decided: Vec<(Label, Label)> = Vec::new();
+    {
+        let defs = single_defs(ir);
+        for (&label, block) in &ir.blocks {
+            if let Some(Stmt::Branch {
+                cond,
+                truebr,
+                falsebr,
+            }) = block.terminator()
+            {
+                if let Some(taken) = condition(&defs, *cond, args) {
+                    decided.push((label, if taken { *truebr } else { *falsebr }));
+                }
+            }
+        }
+    }
+    if decided.is_empty() {
+        return false;
+    }
+    for (label, target) in decided {
+        if let Some(block) = ir.blocks.get_mut(&label) {
+            if let Some(last) = block.body.last_mut() {
+                let loc = last.loc;
+                *last = Inst {
+                    stmt: Stmt::Jump { target },
+                    loc,
+                };
+            }
+        }
+    }
+    remove_unreachable(ir);
+    true
+}
+
+/// Drop blocks not reachable from the entry block.
+pub fn remove_unreachable(ir: &mut FunctionIR) {
+    let Some(&entry) = ir.blocks.keys().next() else {
+        return;
+    };
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![entry];
+    while let Some(l) = stack.pop() {
+        if !seen.insert(l) {
+            continue;
+        }
+        if let Some(t) = ir.blocks.get(&l).and_then(|b| b.terminator()) {
+            stack.extend(t.successors());
+        }
+    }
+    ir.blocks.retain(|l, _| seen.contains(l));
+    ir.block_locs.retain(|l, _| seen.contains(l));
+}
+
+/// Replace every `x = phi(...)` by copies `x = v` at the end of each predecessor (before
+/// its terminator), as Numba does before lowering. Undefined incoming values are skipped.
+pub fn strip_phis(ir: &mut FunctionIR) -> bool {
+    let mut copies: Vec<(Label, VarId, VarId)> = Vec::new();
+    let mut changed = false;
+    for block in ir.blocks.values_mut() {
+        block.body.retain(|inst| {
+            if let Stmt::Assign { target, value } = &inst.stmt {
+                if let Expr::Phi { incoming } = &ir.exprs[value.0 as usize] {
+                    for (v, pred) in incoming {
+                        if let Some(v) = v {
+                            copies.push((*pred, *target, *v));
+                        }
+                    }
+                    changed = true;
+                    return false;
+                }
+            }
+            true
+        });
+    }
+    for (pred, target, src) in copies {
+        let e = ir.add_expr(Expr::Var(src));
+        if let Some(block) = ir.blocks.get_mut(&pred) {
+            let loc = block.body.last().map(|i| i.loc).unwrap_or_default();
+            let at = block.body.len().saturating_sub(1);
+            block.body.insert(
+                at,
+                Inst {
+                    stmt: Stmt::Assign { target, value: e },
+                    loc,
+                },
+            );
+        }
+    }
+    changed
+}

@@ -1,0 +1,260 @@
+//! The calling convention: Numba's native signature and status codes (numba-facts §5), the
+//! exception-info protocol, and the one codec for every value crossing the CPython boundary.
+//!
+//! Native functions are `i32 fn(ret*, excinfo**, args...)`: arguments in their register
+//! form, the result stored through `ret` in its memory form, a status returned. Callers
+//! without LLVM (numba-py, Rust tests) use the uniform entry wrapper
+//! `i32 entry(u64* ret, ExcInfo** excinfo, const u64* args)`, whose arguments and result
+//! are flattened into 8-byte slots by the data models, as described by a [`Shape`]. numba-py
+//! encodes and decodes Python objects from the same shapes, so there is one codec.
+
+use std::ffi::{c_char, CStr};
+
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::types::{BasicMetadataTypeEnum, FunctionType};
+use inkwell::values::{BasicMetadataValueEnum, FunctionValue};
+use inkwell::AddressSpace;
+use numba_typeinfer::types::*;
+
+use crate::model::{memory_type, model_of, value_type, SlotCodec};
+use crate::{llvm_err, LowerError, R};
+
+/// A value was returned.
+pub const STATUS_OK: i32 = 0;
+/// A Python exception is already set (object mode; unused in nopython code so far).
+pub const STATUS_EXC: i32 = -1;
+/// "Returned None" (Numba's `RETCODE_NONE`).
+pub const STATUS_NONE: i32 = -2;
+/// `StopIteration` (exhausted generators).
+pub const STATUS_STOPIT: i32 = -3;
+/// A user exception; its description is stored through `excinfo` (any code ≥ 1).
+pub const STATUS_USER_EXC: i32 = 1;
+
+/// The exception-info record a failing native function stores through `excinfo`.
+///
+/// Static raises point at constant data. A raise with runtime arguments allocates the
+/// record and its argument slots in one block with `NRT_Allocate` and sets `dynamic`; the
+/// reader frees it ([`ExcInfo::take`]).
+#[repr(C)]
+#[derive(Debug)]
+pub struct ExcInfo {
+    /// The class key: a builtin name (`ValueError`) or `module.qualname` of a user class.
+    pub class: *const c_char,
+    /// Number of constructor arguments.
+    pub nargs: u64,
+    /// Their typecodes (literal types carry their value: `Literal[str](bad)`).
+    pub arg_types: *const u32,
+    /// Their values as boundary slots, in order.
+    pub args: *const u64,
+    /// Number of slots in `args`.
+    pub nslots: u64,
+    /// 1 when the record was allocated at run time and must be freed by the reader.
+    pub dynamic: u64,
+    /// The raising function's qualified name and line, for the traceback.
+    pub func: *const c_char,
+    pub line: u64,
+}
+
+/// The LLVM layout of [`ExcInfo`].
+pub fn excinfo_type(ctx: &Context) -> inkwell::types::StructType<'_> {
+    let p = ctx.ptr_type(AddressSpace::default()).into();
+    let i = ctx.i64_type().into();
+    ctx.struct_type(&[p, i, p, p, i, i, p, i], false)
+}
+
+/// An exception read back from an [`ExcInfo`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RaisedException {
+    pub class: String,
+    pub arg_types: Vec<TypeId>,
+    pub slots: Vec<u64>,
+    pub func: String,
+    pub line: u32,
+}
+
+impl ExcInfo {
+    /// Read (and, when dynamic, free) the record a native function stored.
+    ///
+    /// # Safety
+    /// `ptr` must be null or an `ExcInfo` stored by code this crate generated, not read
+    /// before.
+    pub unsafe fn take(ptr: *const ExcInfo) -> RaisedException {
+        if ptr.is_null() {
+            return RaisedException {
+                class: "SystemError".into(),
+                arg_types: vec![],
+                slots: vec![],
+                func: String::new(),
+                line: 0,
+            };
+        }
+        // SAFETY: per the contract, ptr is a generated record whose pointers are valid for
+        // the lengths it states.
+        unsafe {
+            let info = &*ptr;
+            let s = |p: *const c_char| {
+                if p.is_null() {
+                    String::new()
+                } else {
+                    CStr::from_ptr(p).to_string_lossy().into_owned()
+                }
+            };
+            let arg_types = (0..info.nargs as usize)
+                .map(|i| TypeId(*info.arg_types.add(i)))
+                .collect();
+            let slots = (0..info.nslots as usize)
+                .map(|i| *info.args.add(i))
+                .collect();
+            let out = RaisedException {
+                class: s(info.class),
+                arg_types,
+                slots,
+                func: s(info.func),
+                line: info.line as u32,
+            };
+            if info.dynamic != 0 {
+                numba_nrt::NRT_Free(ptr as *mut u8);
+            }
+            out
+        }
+    }
+}
+
+/// The uniform entry point of a compiled specialisation (see the module docs).
+pub type EntryFn =
+    unsafe extern "C" fn(ret: *mut u64, excinfo: *mut *const ExcInfo, args: *const u64) -> i32;
+
+/// One boundary slot's meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaf {
+    /// 0 or 1.
+    Bool,
+    /// Sign- or zero-extended to 64 bits.
+    Int { bits: u8, signed: bool },
+    /// A float64's bits (float32 values are widened).
+    Float,
+}
+
+/// How a value of some type is laid out in boundary slots.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// One slot; the type says which Python scalar to build.
+    Leaf(Leaf, TypeId),
+    /// Two float slots (real, imag) of a complex type.
+    Complex(TypeId),
+    /// A tuple of the items' slots, in order.
+    Tuple(Vec<Shape>),
+    /// A namedtuple: `class` is the Python class's `module.qualname`.
+    Named { class: String, items: Vec<Shape> },
+    /// A flag slot (1 = a value follows) and the value's slots.
+    Optional(Box<Shape>),
+    /// `None`: no slots.
+    None,
+    /// A literal type whose value is known: no slots.
+    Literal(TypeId),
+}
+
+impl Shape {
+    /// Number of slots.
+    pub fn slots(&self) -> usize {
+        match self {
+            Shape::Leaf(..) => 1,
+            Shape::Complex(_) => 2,
+            Shape::Tuple(items) | Shape::Named { items, .. } => {
+                items.iter().map(Shape::slots).sum()
+            }
+            Shape::Optional(x) => 1 + x.slots(),
+            Shape::None | Shape::Literal(_) => 0,
+        }
+    }
+}
+
+/// The boundary shape of a type: `Err` names a type that cannot cross yet.
+pub fn boundary_shape(t: TypeId) -> R<Shape> {
+    let t = crate::model::lowered(t);
+    model_of(t)?.shape(t)
+}
+
+/// The LLVM type of a native function with these argument types.
+pub fn native_fn_type<'ctx>(ctx: &'ctx Context, args: &[TypeId]) -> R<FunctionType<'ctx>> {
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let mut params: Vec<BasicMetadataTypeEnum> = vec![ptr.into(), ptr.into()];
+    for &a in args {
+        params.push(value_type(ctx, crate::model::lowered(a))?.into());
+    }
+    Ok(ctx.i32_type().fn_type(&params, false))
+}
+
+/// Build `i32 name(u64* ret, ExcInfo** excinfo, const u64* args)` calling `native`.
+pub fn build_entry_wrapper<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    name: &str,
+    native: FunctionValue<'ctx>,
+    arg_types: &[TypeId],
+    ret_type: TypeId,
+) -> R<FunctionValue<'ctx>> {
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let fnty = ctx
+        .i32_type()
+        .fn_type(&[ptr.into(), ptr.into(), ptr.into()], false);
+    let f = module.add_function(name, fnty, None);
+    let entry = ctx.append_basic_block(f, "entry");
+    let b = ctx.create_builder();
+    b.position_at_end(entry);
+    let param = |i: u32| -> R<inkwell::values::PointerValue<'ctx>> {
+        f.get_nth_param(i)
+            .map(|p| p.into_pointer_value())
+            .ok_or_else(|| LowerError::Llvm("entry wrapper parameter".into()))
+    };
+    let (ret, exc, argv) = (param(0)?, param(1)?, param(2)?);
+    let ret_type = crate::model::lowered(ret_type);
+    let ret_mem = memory_type(ctx, ret_type)?;
+    let ret_slot = b.build_alloca(ret_mem, "ret").map_err(llvm_err)?;
+    let codec = SlotCodec {
+        ctx,
+        b: &b,
+        slots: argv,
+    };
+    let mut args: Vec<BasicMetadataValueEnum> = vec![ret_slot.into(), exc.into()];
+    let mut idx = 0u32;
+    for &t in arg_types {
+        let t = crate::model::lowered(t);
+        args.push(model_of(t)?.unpack(&codec, t, &mut idx)?.into());
+    }
+    let status = b
+        .build_call(native, &args, "status")
+        .map_err(llvm_err)?
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| LowerError::Llvm("native call returned void".into()))?
+        .into_int_value();
+    let ok = b
+        .build_int_compare(
+            inkwell::IntPredicate::EQ,
+            status,
+            ctx.i32_type().const_zero(),
+            "",
+        )
+        .map_err(llvm_err)?;
+    let box_bb = ctx.append_basic_block(f, "box");
+    let done = ctx.append_basic_block(f, "done");
+    b.build_conditional_branch(ok, box_bb, done)
+        .map_err(llvm_err)?;
+    b.position_at_end(box_bb);
+    let m = model_of(ret_type)?;
+    let v = b.build_load(ret_mem, ret_slot, "").map_err(llvm_err)?;
+    let v = m.load_memory(ctx, &b, ret_type, v)?;
+    let out = SlotCodec {
+        ctx,
+        b: &b,
+        slots: ret,
+    };
+    let mut ridx = 0u32;
+    m.pack(&out, ret_type, v, &mut ridx)?;
+    b.build_unconditional_branch(done).map_err(llvm_err)?;
+    b.position_at_end(done);
+    b.build_return(Some(&status)).map_err(llvm_err)?;
+    Ok(f)
+}

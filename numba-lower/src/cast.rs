@@ -1,0 +1,246 @@
+//! Conversions between types: the lowering half of numba-typeinfer's conversion table
+//! (Numba's `context.cast`), and Python truthiness.
+
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicValueEnum, IntValue};
+use inkwell::{FloatPredicate, IntPredicate};
+use numba_typeinfer::types::*;
+
+use crate::function::FnLower;
+use crate::model::{lowered, members, value_type};
+use crate::{llvm_err, R};
+
+impl<'ctx> FnLower<'ctx, '_> {
+    /// Python truthiness as an `i1`.
+    pub fn truth(&mut self, v: BasicValueEnum<'ctx>, t: TypeId) -> R<IntValue<'ctx>> {
+        match t.get() {
+            Type::NoneType => Ok(self.ctx.bool_type().const_zero()),
+            Type::Optional(x) => {
+                // None is false; otherwise the value's truth.
+                let sv = v.into_struct_value();
+                let valid = self
+                    .b
+                    .build_extract_value(sv, 0, "")
+                    .map_err(llvm_err)?
+                    .into_int_value();
+                let inner = self.b.build_extract_value(sv, 1, "").map_err(llvm_err)?;
+                let it = self.truth(inner, lowered(x))?;
+                Ok(self.b.build_and(valid, it, "").map_err(llvm_err)?)
+            }
+            Type::Complex { .. } => {
+                let sv = v.into_struct_value();
+                let re = self.b.build_extract_value(sv, 0, "").map_err(llvm_err)?;
+                let im = self.b.build_extract_value(sv, 1, "").map_err(llvm_err)?;
+                let part = |s: &Self, x: BasicValueEnum<'ctx>| {
+                    let f = x.into_float_value();
+                    s.b.build_float_compare(FloatPredicate::UNE, f, f.get_type().const_zero(), "")
+                        .map_err(llvm_err)
+                };
+                let a = part(self, re)?;
+                let b = part(self, im)?;
+                Ok(self.b.build_or(a, b, "").map_err(llvm_err)?)
+            }
+            Type::UniTuple(..) | Type::Tuple(_) => Ok(self
+                .ctx
+                .bool_type()
+                .const_int(u64::from(!members(t).is_empty()), false)),
+            _ => Ok(self.cast(v, t, BOOLEAN)?.into_int_value()),
+        }
+    }
+
+    /// Convert `v` from type `from` to type `to`.
+    pub fn cast(
+        &mut self,
+        v: BasicValueEnum<'ctx>,
+        from: TypeId,
+        to: TypeId,
+    ) -> R<BasicValueEnum<'ctx>> {
+        let (from, to) = (lowered(from), lowered(to));
+        if from == to {
+            return Ok(v);
+        }
+        let target = value_type(self.ctx, to)?;
+        let b = &self.b;
+        Ok(match (from.get(), to.get(), target) {
+            (Type::Boolean, Type::Integer { .. }, BasicTypeEnum::IntType(it)) => b
+                .build_int_z_extend(v.into_int_value(), it, "")
+                .map_err(llvm_err)?
+                .into(),
+            (Type::Boolean, Type::Float { .. }, BasicTypeEnum::FloatType(ft)) => b
+                .build_unsigned_int_to_float(v.into_int_value(), ft, "")
+                .map_err(llvm_err)?
+                .into(),
+            (Type::Integer { .. }, Type::Boolean, _) => {
+                let iv = v.into_int_value();
+                b.build_int_compare(IntPredicate::NE, iv, iv.get_type().const_zero(), "")
+                    .map_err(llvm_err)?
+                    .into()
+            }
+            (Type::Float { .. }, Type::Boolean, _) => {
+                let fv = v.into_float_value();
+                b.build_float_compare(FloatPredicate::UNE, fv, fv.get_type().const_zero(), "")
+                    .map_err(llvm_err)?
+                    .into()
+            }
+            (
+                Type::Integer { bits: fb, signed },
+                Type::Integer { bits: tb, .. },
+                BasicTypeEnum::IntType(it),
+            ) => {
+                let iv = v.into_int_value();
+                if tb < fb {
+                    b.build_int_truncate(iv, it, "").map_err(llvm_err)?.into()
+                } else if tb == fb {
+                    iv.into()
+                } else if signed {
+                    b.build_int_s_extend(iv, it, "").map_err(llvm_err)?.into()
+                } else {
+                    b.build_int_z_extend(iv, it, "").map_err(llvm_err)?.into()
+                }
+            }
+            (Type::Integer { signed, .. }, Type::Float { .. }, BasicTypeEnum::FloatType(ft)) => {
+                if signed {
+                    b.build_signed_int_to_float(v.into_int_value(), ft, "")
+                } else {
+                    b.build_unsigned_int_to_float(v.into_int_value(), ft, "")
+                }
+                .map_err(llvm_err)?
+                .into()
+            }
+            (Type::Float { .. }, Type::Integer { signed, .. }, BasicTypeEnum::IntType(it)) => {
+                if signed {
+                    b.build_float_to_signed_int(v.into_float_value(), it, "")
+                } else {
+                    b.build_float_to_unsigned_int(v.into_float_value(), it, "")
+                }
+                .map_err(llvm_err)?
+                .into()
+            }
+            (Type::Float { .. }, Type::Float { .. }, BasicTypeEnum::FloatType(ft)) => b
+                .build_float_cast(v.into_float_value(), ft, "")
+                .map_err(llvm_err)?
+                .into(),
+            (
+                Type::Boolean | Type::Integer { .. } | Type::Float { .. },
+                Type::Complex { .. },
+                BasicTypeEnum::StructType(st),
+            ) => {
+                let part = crate::model::complex_part(to);
+                let re = self.cast(v, from, part)?;
+                let ft = value_type(self.ctx, part)?.into_float_type();
+                let agg = self
+                    .b
+                    .build_insert_value(st.get_undef(), re, 0, "")
+                    .map_err(llvm_err)?;
+                self.b
+                    .build_insert_value(agg, ft.const_zero(), 1, "")
+                    .map_err(llvm_err)?
+                    .into_struct_value()
+                    .into()
+            }
+            (Type::Complex { .. }, Type::Complex { .. }, BasicTypeEnum::StructType(st)) => {
+                let sv = v.into_struct_value();
+                let ft = value_type(self.ctx, crate::model::complex_part(to))?.into_float_type();
+                let mut agg = st.get_undef();
+                for i in 0..2 {
+                    let p = self.b.build_extract_value(sv, i, "").map_err(llvm_err)?;
+                    let p = self
+                        .b
+                        .build_float_cast(p.into_float_value(), ft, "")
+                        .map_err(llvm_err)?;
+                    agg = self
+                        .b
+                        .build_insert_value(agg, p, i, "")
+                        .map_err(llvm_err)?
+                        .into_struct_value();
+                }
+                agg.into()
+            }
+            (Type::Complex { .. }, Type::Boolean, _) => self.truth(v, from)?.into(),
+            (Type::NoneType, Type::Optional(_), BasicTypeEnum::StructType(st)) => self
+                .b
+                .build_insert_value(st.get_undef(), self.ctx.bool_type().const_zero(), 0, "")
+                .map_err(llvm_err)?
+                .into_struct_value()
+                .into(),
+            (Type::Optional(a), Type::Optional(bt), BasicTypeEnum::StructType(st)) => {
+                // Convert the payload; the flag is kept.
+                let sv = v.into_struct_value();
+                let flag = self.b.build_extract_value(sv, 0, "").map_err(llvm_err)?;
+                let x = self.b.build_extract_value(sv, 1, "").map_err(llvm_err)?;
+                let x = self.cast(x, a, bt)?;
+                let agg = self
+                    .b
+                    .build_insert_value(st.get_undef(), flag, 0, "")
+                    .map_err(llvm_err)?;
+                self.b
+                    .build_insert_value(agg, x, 1, "")
+                    .map_err(llvm_err)?
+                    .into_struct_value()
+                    .into()
+            }
+            (Type::Optional(a), _, _) => {
+                // Using an optional as its value: None is a TypeError, as in Numba.
+                let sv = v.into_struct_value();
+                let flag = self
+                    .b
+                    .build_extract_value(sv, 0, "")
+                    .map_err(llvm_err)?
+                    .into_int_value();
+                let none = self.b.build_not(flag, "").map_err(llvm_err)?;
+                let msg = format!("expected {a}, got None");
+                self.raise_const_if(none, "TypeError", &[&msg])?;
+                let x = self.b.build_extract_value(sv, 1, "").map_err(llvm_err)?;
+                self.cast(x, a, to)?
+            }
+            (_, Type::Optional(bt), BasicTypeEnum::StructType(st)) => {
+                let x = self.cast(v, from, bt)?;
+                let agg = self
+                    .b
+                    .build_insert_value(
+                        st.get_undef(),
+                        self.ctx.bool_type().const_int(1, false),
+                        0,
+                        "",
+                    )
+                    .map_err(llvm_err)?;
+                self.b
+                    .build_insert_value(agg, x, 1, "")
+                    .map_err(llvm_err)?
+                    .into_struct_value()
+                    .into()
+            }
+            (
+                Type::UniTuple(..)
+                | Type::Tuple(_)
+                | Type::NamedTuple { .. }
+                | Type::NamedUniTuple { .. },
+                Type::UniTuple(..)
+                | Type::Tuple(_)
+                | Type::NamedTuple { .. }
+                | Type::NamedUniTuple { .. },
+                BasicTypeEnum::StructType(st),
+            ) if members(from).len() == members(to).len() => {
+                let (fe, te) = (members(from), members(to));
+                let sv = v.into_struct_value();
+                let mut out = st.get_undef();
+                for (i, (&f, &t)) in fe.iter().zip(&te).enumerate() {
+                    let e = self
+                        .b
+                        .build_extract_value(sv, i as u32, "")
+                        .map_err(llvm_err)?;
+                    let e = self.cast(e, f, t)?;
+                    out = self
+                        .b
+                        .build_insert_value(out, e, i as u32, "")
+                        .map_err(llvm_err)?
+                        .into_struct_value();
+                }
+                out.into()
+            }
+            // Between types without data (a literal string and its kind, modules...).
+            (_, _, BasicTypeEnum::StructType(st)) if st.count_fields() == 0 => self.ghost(),
+            _ => return Err(self.unsupported(format!("cannot convert {from} to {to}"))),
+        })
+    }
+}

@@ -1,0 +1,75 @@
+//! LLVM code generation for the host: target machine, O3, MCJIT, and mapping the runtime's
+//! and callees' symbols into the engine.
+
+use std::sync::OnceLock;
+
+use inkwell::context::Context;
+use inkwell::execution_engine::ExecutionEngine;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
+use inkwell::OptimizationLevel;
+
+use crate::{LowerError, R};
+
+fn init_native() -> R<()> {
+    static INIT: OnceLock<Result<(), String>> = OnceLock::new();
+    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
+        .clone()
+        .map_err(LowerError::Llvm)
+}
+
+/// A target machine for the host CPU.
+pub fn host_machine() -> R<TargetMachine> {
+    init_native()?;
+    let triple = TargetMachine::get_default_triple();
+    let target = Target::from_triple(&triple).map_err(|e| LowerError::Llvm(e.to_string()))?;
+    let cpu = TargetMachine::get_host_cpu_name().to_string();
+    let features = TargetMachine::get_host_cpu_features().to_string();
+    target
+        .create_target_machine(
+            &triple,
+            &cpu,
+            &features,
+            OptimizationLevel::Aggressive,
+            RelocMode::Default,
+            CodeModel::JITDefault,
+        )
+        .ok_or_else(|| LowerError::Llvm("cannot create a target machine for the host".into()))
+}
+
+/// A fresh module for the host.
+pub fn new_module<'ctx>(ctx: &'ctx Context, name: &str, machine: &TargetMachine) -> Module<'ctx> {
+    let module = ctx.create_module(name);
+    module.set_triple(&machine.get_triple());
+    module.set_data_layout(&machine.get_target_data().get_data_layout());
+    module
+}
+
+/// Verify and optimise at O3.
+pub fn optimise(module: &Module<'_>, machine: &TargetMachine) -> R<()> {
+    module.verify().map_err(|e| {
+        LowerError::Llvm(format!("{}\n{}", e.to_string(), module.print_to_string()))
+    })?;
+    module
+        .run_passes("default<O3>", machine, PassBuilderOptions::create())
+        .map_err(|e| LowerError::Llvm(e.to_string()))
+}
+
+/// JIT the module, mapping the runtime's symbols and `externals` (symbol, address).
+pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<ExecutionEngine<'ctx>> {
+    let engine = module
+        .create_jit_execution_engine(OptimizationLevel::Aggressive)
+        .map_err(|e| LowerError::Llvm(e.to_string()))?;
+    for (name, addr) in numba_nrt::runtime_symbols() {
+        if let Some(f) = module.get_function(name) {
+            engine.add_global_mapping(&f, addr);
+        }
+    }
+    for (name, addr) in externals {
+        if let Some(f) = module.get_function(name) {
+            engine.add_global_mapping(&f, *addr);
+        }
+    }
+    Ok(engine)
+}

@@ -1,0 +1,265 @@
+//! Raising exceptions: static records for constant arguments, run-time records (allocated
+//! with `NRT_Allocate`) for arguments only known at run time. Either way the function
+//! stores the record through `excinfo` and returns [`STATUS_USER_EXC`](crate::STATUS_USER_EXC).
+
+use inkwell::module::Linkage;
+use inkwell::values::{BasicValueEnum, GlobalValue, IntValue, PointerValue};
+use inkwell::AddressSpace;
+use numba_bytecode::Constant;
+use numba_ir::{Expr, VarId};
+use numba_typeinfer::types::*;
+
+use crate::callconv::{boundary_shape, excinfo_type};
+use crate::function::FnLower;
+use crate::model::{lowered, model_of, SlotCodec};
+use crate::{llvm_err, LowerError, R, STATUS_USER_EXC};
+
+/// Bytes of the `ExcInfo` header in front of a run-time record's slots.
+const HEADER: u64 = 64;
+
+/// One exception constructor argument.
+enum ExcArg<'ctx> {
+    /// Known at compile time: a literal type carrying the value.
+    Literal(TypeId),
+    /// A run-time value of this type.
+    Value(BasicValueEnum<'ctx>, TypeId),
+}
+
+/// The type that carries a constant's value, for constants that can be exception args.
+fn literal_of(c: &Constant) -> Option<TypeId> {
+    Some(match c {
+        Constant::Str(s) => intern(Type::StringLiteral(s.clone())),
+        Constant::Int(i) => intern(Type::IntegerLiteral(*i)),
+        Constant::Bool(b) => intern(Type::BooleanLiteral(*b)),
+        _ => return None,
+    })
+}
+
+/// `<class 'ValueError'>` (how the IR prints a class) → `ValueError`.
+fn class_key(repr: &str) -> &str {
+    repr.strip_prefix("<class '")
+        .and_then(|c| c.strip_suffix("'>"))
+        .unwrap_or(repr)
+}
+
+impl<'ctx> FnLower<'ctx, '_> {
+    fn cstr(&mut self, s: &str) -> R<PointerValue<'ctx>> {
+        self.counter += 1;
+        let g = self
+            .b
+            .build_global_string_ptr(s, &format!(".exc.str.{}", self.counter))
+            .map_err(llvm_err)?;
+        Ok(g.as_pointer_value())
+    }
+
+    fn const_global(
+        &mut self,
+        v: inkwell::values::BasicValueEnum<'ctx>,
+        name: &str,
+    ) -> GlobalValue<'ctx> {
+        self.counter += 1;
+        let g =
+            self.module
+                .add_global(v.get_type(), None, &format!(".exc.{name}.{}", self.counter));
+        g.set_constant(true);
+        g.set_linkage(Linkage::Private);
+        g.set_initializer(&v);
+        g
+    }
+
+    fn store_and_fail(&mut self, record: PointerValue<'ctx>) -> R<()> {
+        self.b.build_store(self.excinfo, record).map_err(llvm_err)?;
+        self.b
+            .build_return(Some(
+                &self.ctx.i32_type().const_int(STATUS_USER_EXC as u64, true),
+            ))
+            .map_err(llvm_err)?;
+        Ok(())
+    }
+
+    /// Raise `class(*args)`, ending the current block.
+    fn raise_with(&mut self, class: &str, args: Vec<ExcArg<'ctx>>) -> R<()> {
+        let ctx = self.ctx;
+        let i64t = ctx.i64_type();
+        let i32t = ctx.i32_type();
+        let ptr_t = ctx.ptr_type(AddressSpace::default());
+        let types: Vec<u32> = args
+            .iter()
+            .map(|a| match a {
+                ExcArg::Literal(t) | ExcArg::Value(_, t) => t.0,
+            })
+            .collect();
+        let mut nslots = 0u64;
+        for a in &args {
+            if let ExcArg::Value(_, t) = a {
+                nslots += boundary_shape(*t)?.slots() as u64;
+            }
+        }
+        let class_p = self.cstr(class)?;
+        let func_p = self.cstr(&self.ir.qualname.clone())?;
+        let types_arr = i32t.const_array(
+            &types
+                .iter()
+                .map(|&t| i32t.const_int(u64::from(t), false))
+                .collect::<Vec<_>>(),
+        );
+        let types_g = self.const_global(types_arr.into(), "types");
+        let st = excinfo_type(ctx);
+        let dynamic = nslots > 0;
+        let header = |slots: PointerValue<'ctx>, dynamic: bool| {
+            [
+                class_p.into(),
+                i64t.const_int(types.len() as u64, false).into(),
+                types_g.as_pointer_value().into(),
+                slots.into(),
+                i64t.const_int(nslots, false).into(),
+                i64t.const_int(u64::from(dynamic), false).into(),
+                func_p.into(),
+                i64t.const_int(u64::from(self.line), false).into(),
+            ]
+        };
+        if !dynamic {
+            let rec = st.const_named_struct(&header(ptr_t.const_null(), false));
+            let g = self.const_global(rec.into(), "info");
+            return self.store_and_fail(g.as_pointer_value());
+        }
+        // A run-time record: header and slots in one NRT block, freed by the reader.
+        let alloc = match self.module.get_function("NRT_Allocate") {
+            Some(f) => f,
+            None => self.module.add_function(
+                "NRT_Allocate",
+                ptr_t.fn_type(&[i64t.into()], false),
+                Some(Linkage::External),
+            ),
+        };
+        let size = i64t.const_int(HEADER + 8 * nslots, false);
+        let block = self
+            .b
+            .build_call(alloc, &[size.into()], "excinfo")
+            .map_err(llvm_err)?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| LowerError::Llvm("NRT_Allocate returned void".into()))?
+            .into_pointer_value();
+        // SAFETY (of the generated code): the block holds HEADER + 8 * nslots bytes.
+        let slots = unsafe {
+            self.b
+                .build_gep(
+                    ctx.i8_type(),
+                    block,
+                    &[i64t.const_int(HEADER, false)],
+                    "slots",
+                )
+                .map_err(llvm_err)?
+        };
+        let fields = header(slots, true);
+        for (i, f) in fields.iter().enumerate() {
+            let p = self
+                .b
+                .build_struct_gep(st, block, i as u32, "")
+                .map_err(llvm_err)?;
+            self.b.build_store(p, *f).map_err(llvm_err)?;
+        }
+        let codec = SlotCodec {
+            ctx,
+            b: &self.b,
+            slots,
+        };
+        let mut idx = 0u32;
+        for a in &args {
+            if let ExcArg::Value(v, t) = a {
+                model_of(*t)?.pack(&codec, *t, *v, &mut idx)?;
+            }
+        }
+        self.store_and_fail(block)
+    }
+
+    /// Raise `class(*messages)` with constant string arguments.
+    pub fn raise_const(&mut self, class: &str, args: &[&str]) -> R<()> {
+        let args = args
+            .iter()
+            .map(|s| ExcArg::Literal(intern(Type::StringLiteral((*s).to_string()))))
+            .collect();
+        self.raise_with(class, args)
+    }
+
+    /// If `cond` holds, raise `class(*messages)`; continue in a fresh block otherwise.
+    pub fn raise_const_if(&mut self, cond: IntValue<'ctx>, class: &str, args: &[&str]) -> R<()> {
+        let raise_bb = self.new_block("raise");
+        let cont = self.new_block("cont");
+        self.b
+            .build_conditional_branch(cond, raise_bb, cont)
+            .map_err(llvm_err)?;
+        self.b.position_at_end(raise_bb);
+        self.raise_const(class, args)?;
+        self.b.position_at_end(cont);
+        Ok(())
+    }
+
+    /// `StaticRaise`: a class (as the IR prints it) and constant arguments.
+    pub(crate) fn static_raise(
+        &mut self,
+        exc_class: Option<&str>,
+        args: Option<&[Constant]>,
+    ) -> R<()> {
+        let Some(class) = exc_class else {
+            return Err(
+                self.unsupported("a bare `raise` (re-raise) is not supported by numba-rs yet")
+            );
+        };
+        let mut out = Vec::new();
+        for c in args.unwrap_or_default() {
+            match literal_of(c) {
+                Some(t) => out.push(ExcArg::Literal(t)),
+                None => {
+                    let (v, t) = self.constant(c)?;
+                    out.push(ExcArg::Value(v, t));
+                }
+            }
+        }
+        self.raise_with(class_key(class), out)
+    }
+
+    /// `raise <var>`: the variable holds an exception class or an instance built by a
+    /// constructor call in this function, whose arguments become the exception's args.
+    pub(crate) fn raise_var(&mut self, exc: Option<VarId>) -> R<()> {
+        let Some(v) = exc else {
+            return Err(
+                self.unsupported("a bare `raise` (re-raise) is not supported by numba-rs yet")
+            );
+        };
+        let class = match self.typing.type_of(v).get() {
+            Type::ExceptionClass(n) => return self.raise_with(&n, vec![]),
+            Type::ExceptionInstance(n) => n,
+            other => {
+                return Err(self.unsupported(format!(
+                    "exceptions must derive from BaseException, got {other}"
+                )))
+            }
+        };
+        let Some(Expr::Call { args, .. }) = self.definition(v) else {
+            return Err(self.unsupported(
+                "raising an exception instance not constructed in the same function is not supported by numba-rs yet",
+            ));
+        };
+        let mut out = Vec::new();
+        for &a in args {
+            let raw = self.typing.type_of(a);
+            if matches!(
+                raw.get(),
+                Type::StringLiteral(_) | Type::IntegerLiteral(_) | Type::BooleanLiteral(_)
+            ) {
+                out.push(ExcArg::Literal(raw));
+            } else {
+                let t = lowered(raw);
+                boundary_shape(t).map_err(|_| {
+                    self.unsupported(format!(
+                        "an exception argument of type {t} is not supported by numba-rs yet"
+                    ))
+                })?;
+                out.push(ExcArg::Value(self.load(a)?, t));
+            }
+        }
+        self.raise_with(&class, out)
+    }
+}

@@ -1,0 +1,524 @@
+//! Lowering one typed function: variables, blocks and the statement walk.
+//!
+//! Every variable gets a stack slot in the entry block (LLVM's mem2reg turns them into SSA
+//! values); each IR block becomes an LLVM block. Phis must have been stripped by the
+//! pipeline. Structural expressions (arguments, constants, copies, tuples, pairs) are
+//! lowered here; every typed operation goes through the [`Registry`] by the signature type
+//! inference recorded for it, its operands first converted to the signature's argument
+//! types and its result converted to the type of the variable it is stored into.
+
+use std::collections::HashMap;
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
+use numba_bytecode::Constant;
+use numba_ir::{Expr, ExprId, FunctionIR, GlobalKind, Label, Stmt, VarId};
+use numba_typeinfer::types::*;
+use numba_typeinfer::{ImplKey, Signature, TypingResult};
+
+use crate::model::{lowered, members, model_of, value_type};
+use crate::registry::Registry;
+use crate::{llvm_err, LinkedFunctions, LowerError, LowerOptions, R};
+
+/// The state of lowering one function; implementations receive it to emit code.
+pub struct FnLower<'ctx, 'a> {
+    pub ctx: &'ctx Context,
+    pub module: &'a Module<'ctx>,
+    pub b: Builder<'ctx>,
+    /// The native function being built.
+    pub func: FunctionValue<'ctx>,
+    pub ir: &'a FunctionIR,
+    pub typing: &'a TypingResult,
+    pub registry: &'a Registry,
+    pub options: &'a LowerOptions,
+    pub linked: &'a dyn LinkedFunctions,
+    /// `excinfo**` of the native function.
+    pub excinfo: PointerValue<'ctx>,
+    /// The source line of the statement being lowered.
+    pub line: u32,
+    /// Other native functions this module calls: (symbol, address), mapped before JIT.
+    pub externals: Vec<(String, usize)>,
+    retptr: PointerValue<'ctx>,
+    slots: Vec<PointerValue<'ctx>>,
+    blocks: HashMap<Label, BasicBlock<'ctx>>,
+    entry: BasicBlock<'ctx>,
+    pub(crate) counter: usize,
+}
+
+impl<'ctx, 'a> FnLower<'ctx, 'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        ctx: &'ctx Context,
+        module: &'a Module<'ctx>,
+        func: FunctionValue<'ctx>,
+        ir: &'a FunctionIR,
+        typing: &'a TypingResult,
+        registry: &'a Registry,
+        options: &'a LowerOptions,
+        linked: &'a dyn LinkedFunctions,
+    ) -> R<Self> {
+        let entry = ctx.append_basic_block(func, "entry");
+        let b = ctx.create_builder();
+        b.position_at_end(entry);
+        let param = |i: u32, name: &str| -> R<PointerValue<'ctx>> {
+            let p = func
+                .get_nth_param(i)
+                .ok_or_else(|| LowerError::Llvm(format!("missing {name}")))?
+                .into_pointer_value();
+            p.set_name(name);
+            Ok(p)
+        };
+        let retptr = param(0, "retptr")?;
+        let excinfo = param(1, "excinfo")?;
+        for (i, name) in ir.arg_names.iter().enumerate() {
+            if let Some(p) = func.get_nth_param(i as u32 + 2) {
+                p.set_name(&format!("arg.{name}"));
+            }
+        }
+        Ok(FnLower {
+            ctx,
+            module,
+            b,
+            func,
+            ir,
+            typing,
+            registry,
+            options,
+            linked,
+            excinfo,
+            line: ir.firstlineno,
+            externals: Vec::new(),
+            retptr,
+            slots: Vec::new(),
+            blocks: HashMap::new(),
+            entry,
+            counter: 0,
+        })
+    }
+
+    /// An `Unsupported` error at the current line.
+    pub fn unsupported(&self, message: impl Into<String>) -> LowerError {
+        LowerError::Unsupported {
+            message: message.into(),
+            line: self.line,
+        }
+    }
+
+    /// The type lowering uses for a variable.
+    pub fn ty(&self, v: VarId) -> TypeId {
+        lowered(self.typing.type_of(v))
+    }
+
+    /// The empty value of a ghost type.
+    pub fn ghost(&self) -> BasicValueEnum<'ctx> {
+        self.ctx.const_struct(&[], false).into()
+    }
+
+    /// A fresh basic block in the function being built.
+    pub fn new_block(&self, name: &str) -> BasicBlock<'ctx> {
+        self.ctx.append_basic_block(self.func, name)
+    }
+
+    /// A stack slot in the entry block, allocated once however often the current block
+    /// runs (and promotable by mem2reg).
+    pub fn alloca_in_entry(&self, ty: BasicTypeEnum<'ctx>, name: &str) -> R<PointerValue<'ctx>> {
+        let here = self.b.get_insert_block();
+        match self.entry.get_first_instruction() {
+            Some(i) => self.b.position_before(&i),
+            None => self.b.position_at_end(self.entry),
+        }
+        let slot = self.b.build_alloca(ty, name).map_err(llvm_err)?;
+        if let Some(bb) = here {
+            self.b.position_at_end(bb);
+        }
+        Ok(slot)
+    }
+
+    /// Load a variable's value.
+    pub fn load(&self, v: VarId) -> R<BasicValueEnum<'ctx>> {
+        let t = value_type(self.ctx, self.ty(v))?;
+        self.b
+            .build_load(t, self.slots[v.0 as usize], self.ir.var_name(v))
+            .map_err(llvm_err)
+    }
+
+    /// The single expression assigned to `v`, following plain copies.
+    pub fn definition(&self, v: VarId) -> Option<&'a Expr> {
+        let ir = self.ir;
+        let mut cur = v;
+        for _ in 0..16 {
+            let mut found = None;
+            for block in ir.blocks.values() {
+                for inst in &block.body {
+                    if let Stmt::Assign { target, value } = &inst.stmt {
+                        if *target == cur {
+                            if found.is_some() {
+                                return None;
+                            }
+                            found = Some(*value);
+                        }
+                    }
+                }
+            }
+            match ir.expr(found?) {
+                Expr::Var(src) => cur = *src,
+                e => return Some(e),
+            }
+        }
+        None
+    }
+
+    pub(crate) fn lower_body(&mut self) -> R<()> {
+        for (i, var) in self.ir.vars.iter().enumerate() {
+            let t = lowered(self.typing.typemap[i]);
+            let lt = value_type(self.ctx, t).map_err(|_| LowerError::Unsupported {
+                message: format!(
+                    "variable '{}' of type {t} cannot be lowered by numba-rs yet",
+                    var.name
+                ),
+                line: var.loc.line,
+            })?;
+            let slot = self.b.build_alloca(lt, &var.name).map_err(llvm_err)?;
+            self.slots.push(slot);
+        }
+        for &label in self.ir.blocks.keys() {
+            let bb = self.ctx.append_basic_block(self.func, &format!("B{label}"));
+            self.blocks.insert(label, bb);
+        }
+        let first = *self
+            .ir
+            .blocks
+            .keys()
+            .next()
+            .ok_or_else(|| self.unsupported("empty function"))?;
+        self.b
+            .build_unconditional_branch(self.blocks[&first])
+            .map_err(llvm_err)?;
+        let ir = self.ir;
+        for (&label, block) in &ir.blocks {
+            self.b.position_at_end(self.blocks[&label]);
+            for inst in &block.body {
+                self.line = inst.loc.line;
+                self.lower_stmt(&inst.stmt).map_err(|e| match e {
+                    LowerError::Unsupported { message, line: 0 } => LowerError::Unsupported {
+                        message,
+                        line: inst.loc.line,
+                    },
+                    e => e,
+                })?;
+            }
+            if !block.is_terminated() {
+                self.b.build_unreachable().map_err(llvm_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn block(&self, label: Label) -> R<BasicBlock<'ctx>> {
+        self.blocks
+            .get(&label)
+            .copied()
+            .ok_or_else(|| LowerError::Llvm(format!("no block {label}")))
+    }
+
+    fn lower_stmt(&mut self, stmt: &Stmt) -> R<()> {
+        match stmt {
+            Stmt::Assign { target, value } => {
+                let (v, from) = self.lower_expr(*value)?;
+                let v = self.cast(v, from, self.ty(*target))?;
+                self.b
+                    .build_store(self.slots[target.0 as usize], v)
+                    .map_err(llvm_err)?;
+            }
+            Stmt::Return { value } => {
+                let ret = lowered(self.typing.return_type);
+                let v = self.load(*value)?;
+                let v = self.cast(v, self.ty(*value), ret)?;
+                self.return_value(v, ret)?;
+            }
+            Stmt::Jump { target } => {
+                self.b
+                    .build_unconditional_branch(self.block(*target)?)
+                    .map_err(llvm_err)?;
+            }
+            Stmt::Branch {
+                cond,
+                truebr,
+                falsebr,
+            } => {
+                let c = self.load(*cond)?;
+                let c = self.truth(c, self.ty(*cond))?;
+                self.b
+                    .build_conditional_branch(c, self.block(*truebr)?, self.block(*falsebr)?)
+                    .map_err(llvm_err)?;
+            }
+            Stmt::Raise { exception } => self.raise_var(*exception)?,
+            Stmt::StaticRaise { exc_class, args } => {
+                self.static_raise(exc_class.as_deref(), args.as_deref())?
+            }
+            Stmt::Del { .. } => {}
+            Stmt::SetItem {
+                target,
+                index,
+                value,
+            } => {
+                let sig = Signature {
+                    ret: NONE,
+                    args: vec![self.ty(*target), self.ty(*index), self.ty(*value)],
+                    key: ImplKey::SetItem,
+                };
+                let f = self.registry.lookup(&sig)?;
+                let vals = [self.load(*target)?, self.load(*index)?, self.load(*value)?];
+                f(self, &sig, &vals)?;
+            }
+            other => {
+                return Err(self.unsupported(format!(
+                    "the statement `{}` is not supported by numba-rs yet",
+                    self.ir.stmt_to_string(other).trim()
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// Store `v` (of type `t`, the return type) through `retptr` and return OK.
+    pub(crate) fn return_value(&mut self, v: BasicValueEnum<'ctx>, t: TypeId) -> R<()> {
+        let mem = model_of(t)?.store_memory(self.ctx, &self.b, t, v)?;
+        self.b.build_store(self.retptr, mem).map_err(llvm_err)?;
+        self.b
+            .build_return(Some(
+                &self.ctx.i32_type().const_int(crate::STATUS_OK as u64, true),
+            ))
+            .map_err(llvm_err)?;
+        Ok(())
+    }
+
+    fn sig(&self, id: ExprId) -> R<Signature> {
+        self.typing
+            .calltypes
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| self.unsupported("operation was not typed"))
+    }
+
+    /// Load operands and convert them to the signature's argument types.
+    fn operands(&mut self, vars: &[VarId], sig: &Signature) -> R<Vec<BasicValueEnum<'ctx>>> {
+        let mut out = Vec::with_capacity(vars.len());
+        for (&v, &to) in vars.iter().zip(&sig.args) {
+            let x = self.load(v)?;
+            out.push(self.cast(x, self.ty(v), lowered(to))?);
+        }
+        Ok(out)
+    }
+
+    /// The signature of a scalar operator on these operand types, as typing resolves it
+    /// (for implementations that apply operators to parts of their operands).
+    pub fn registry_sig(&self, op: numba_ir::BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+        numba_typeinfer::context::binop_signature(op, lhs, rhs)
+    }
+
+    /// Run the registered implementation of `sig` on `vals`.
+    pub fn call_impl(
+        &mut self,
+        sig: &Signature,
+        vals: &[BasicValueEnum<'ctx>],
+    ) -> R<BasicValueEnum<'ctx>> {
+        let f = self.registry.lookup(sig)?;
+        f(self, sig, vals)
+    }
+
+    fn lower_expr(&mut self, id: ExprId) -> R<(BasicValueEnum<'ctx>, TypeId)> {
+        let ir = self.ir;
+        let e = ir.expr(id);
+        Ok(match e {
+            Expr::Arg { index, .. } => {
+                let t = lowered(self.typing.arg_types[*index as usize]);
+                let p = self
+                    .func
+                    .get_nth_param(*index + 2)
+                    .ok_or_else(|| LowerError::Llvm("missing argument".into()))?;
+                (p, t)
+            }
+            Expr::Const(c) => self.constant(c)?,
+            Expr::Global { value, .. } | Expr::FreeVar { value, .. } => match &value.kind {
+                GlobalKind::Const(c) => self.constant(c)?,
+                _ => (self.ghost(), NONE),
+            },
+            Expr::Var(v) | Expr::Cast { value: v } | Expr::ExhaustIter { value: v, .. } => {
+                (self.load(*v)?, self.ty(*v))
+            }
+            Expr::BinOp { lhs, rhs, .. } | Expr::InplaceBinOp { lhs, rhs, .. } => {
+                let sig = self.sig(id)?;
+                let vals = self.operands(&[*lhs, *rhs], &sig)?;
+                (self.call_impl(&sig, &vals)?, lowered(sig.ret))
+            }
+            Expr::Unary { value, .. } | Expr::GetIter { value } | Expr::IterNext { value } => {
+                let sig = self.sig(id)?;
+                let vals = self.operands(&[*value], &sig)?;
+                (self.call_impl(&sig, &vals)?, lowered(sig.ret))
+            }
+            Expr::GetItem { value, index } => {
+                let sig = self.sig(id)?;
+                let vals = self.operands(&[*value, *index], &sig)?;
+                (self.call_impl(&sig, &vals)?, lowered(sig.ret))
+            }
+            Expr::StaticGetItem { value, .. } => {
+                let sig = self.sig(id)?;
+                let recv = self.load(*value)?;
+                let recv = self.cast(recv, self.ty(*value), lowered(sig.args[0]))?;
+                (
+                    self.call_impl(&sig, &[recv, self.ghost()])?,
+                    lowered(sig.ret),
+                )
+            }
+            Expr::GetAttr { value, attr } => self.getattr(id, *value, attr)?,
+            Expr::Call {
+                func, args, kws, ..
+            } => {
+                if !kws.is_empty() {
+                    return Err(self.unsupported(
+                        "calls with keyword arguments are not lowered by numba-rs yet",
+                    ));
+                }
+                let sig = self.sig(id)?;
+                // An exception's constructor arguments are read where it is raised.
+                if matches!(sig.key, ImplKey::Exception(_)) {
+                    return Ok((self.ghost(), lowered(sig.ret)));
+                }
+                let ft = self.ty(*func);
+                let mut vars = Vec::with_capacity(args.len() + 1);
+                // A bound method receives its receiver first: the bound function's value.
+                if matches!(ft.get(), Type::BoundFunction { .. }) {
+                    vars.push(*func);
+                }
+                vars.extend_from_slice(args);
+                let mut vals = Vec::with_capacity(vars.len());
+                for (i, (&v, &to)) in vars.iter().zip(&sig.args).enumerate() {
+                    let x = self.load(v)?;
+                    let from = if i == 0 && vars.len() > args.len() {
+                        match ft.get() {
+                            Type::BoundFunction { this, .. } => lowered(this),
+                            _ => ft,
+                        }
+                    } else {
+                        self.ty(v)
+                    };
+                    vals.push(self.cast(x, from, lowered(to))?);
+                }
+                (self.call_impl(&sig, &vals)?, lowered(sig.ret))
+            }
+            Expr::PairFirst { value } | Expr::PairSecond { value } => {
+                let idx = u32::from(matches!(e, Expr::PairSecond { .. }));
+                let t = self.ty(*value);
+                let m = members(t);
+                let p = self.load(*value)?.into_struct_value();
+                (
+                    self.b.build_extract_value(p, idx, "").map_err(llvm_err)?,
+                    lowered(m[idx as usize]),
+                )
+            }
+            Expr::BuildTuple { items } => {
+                let tys: Vec<TypeId> = items.iter().map(|v| self.ty(*v)).collect();
+                let t = tuple_of(&tys);
+                let vals = items.iter().map(|v| self.load(*v)).collect::<R<Vec<_>>>()?;
+                (self.make_struct(t, &vals)?, t)
+            }
+            other => {
+                return Err(self.unsupported(format!(
+                    "{} cannot be lowered by numba-rs yet",
+                    self.ir.expr_to_string(other)
+                )))
+            }
+        })
+    }
+
+    /// A struct value of type `t` (tuple-like) from member values already of the members'
+    /// types.
+    pub fn make_struct(&self, t: TypeId, vals: &[BasicValueEnum<'ctx>]) -> R<BasicValueEnum<'ctx>> {
+        let st = value_type(self.ctx, t)?.into_struct_type();
+        let mut agg = st.get_undef();
+        for (i, v) in vals.iter().enumerate() {
+            agg = self
+                .b
+                .build_insert_value(agg, *v, i as u32, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+        }
+        Ok(agg.into())
+    }
+
+    fn getattr(
+        &mut self,
+        id: ExprId,
+        value: VarId,
+        attr: &str,
+    ) -> R<(BasicValueEnum<'ctx>, TypeId)> {
+        let sig = self.sig(id)?;
+        let ret = lowered(sig.ret);
+        let recv_t = self.ty(value);
+        // A bound method's value is its receiver.
+        if matches!(ret.get(), Type::BoundFunction { .. }) {
+            return Ok((self.load(value)?, ret));
+        }
+        // A namedtuple field.
+        if let Some((_, names)) = namedtuple_fields(recv_t) {
+            if let Some(i) = names.iter().position(|n| n == attr) {
+                let sv = self.load(value)?.into_struct_value();
+                let v = self
+                    .b
+                    .build_extract_value(sv, i as u32, attr)
+                    .map_err(llvm_err)?;
+                return Ok((v, ret));
+            }
+        }
+        // Functions, classes and submodules of modules carry no data.
+        if crate::model::is_ghost(ret) {
+            return Ok((self.ghost(), ret));
+        }
+        let recv = self.load(value)?;
+        Ok((self.call_impl(&sig, &[recv])?, ret))
+    }
+
+    /// A constant's value and type.
+    pub fn constant(&self, c: &Constant) -> R<(BasicValueEnum<'ctx>, TypeId)> {
+        Ok(match c {
+            Constant::Int(i) => (self.ctx.i64_type().const_int(*i as u64, true).into(), INT64),
+            Constant::Bool(b) => (
+                self.ctx.bool_type().const_int(u64::from(*b), false).into(),
+                BOOLEAN,
+            ),
+            Constant::Float(f) => (self.ctx.f64_type().const_float(*f).into(), FLOAT64),
+            Constant::Complex(re, im) => {
+                let f = self.ctx.f64_type();
+                let v = self.ctx.const_struct(
+                    &[f.const_float(*re).into(), f.const_float(*im).into()],
+                    false,
+                );
+                (v.into(), COMPLEX128)
+            }
+            Constant::None => (self.ghost(), NONE),
+            Constant::Str(s) => (self.ghost(), intern(Type::StringLiteral(s.clone()))),
+            Constant::Tuple(items) => {
+                let mut vals = Vec::new();
+                let mut tys = Vec::new();
+                for it in items {
+                    let (v, t) = self.constant(it)?;
+                    vals.push(v);
+                    tys.push(t);
+                }
+                let t = tuple_of(&tys);
+                (self.make_struct(t, &vals)?, t)
+            }
+            other => {
+                return Err(self.unsupported(format!(
+                    "constant {} cannot be lowered by numba-rs yet",
+                    other.py_repr()
+                )))
+            }
+        })
+    }
+}

@@ -1,0 +1,86 @@
+//! Calls to other jitted functions (through the native calling convention, propagating a
+//! failing status) and exception construction (the instance's arguments are read at the
+//! `raise`; see `exceptions`).
+
+use inkwell::module::Linkage;
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
+use inkwell::IntPredicate;
+use numba_typeinfer::{ImplKey, Signature};
+
+use crate::callconv::native_fn_type;
+use crate::function::FnLower;
+use crate::model::{lowered, memory_type, model_of};
+use crate::registry::{Args, Registry, TypePat};
+use crate::{llvm_err, LowerError, R};
+
+pub(crate) fn register(r: &mut Registry) {
+    r.register(
+        ImplKey::Dispatcher { id: 0 },
+        Args::Variadic(TypePat::Any),
+        call_dispatcher,
+    );
+    // Lowered where it is raised (`exceptions`): the entry only pairs the key.
+    r.register(
+        ImplKey::Exception(String::new()),
+        Args::Variadic(TypePat::Any),
+        |lw, _, _| Ok(lw.ghost()),
+    );
+}
+
+fn call_dispatcher<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    vals: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let ImplKey::Dispatcher { id } = sig.key else {
+        return Err(LowerError::Llvm(
+            "dispatcher call without a dispatcher key".into(),
+        ));
+    };
+    let callee = if lw.options.self_id == Some(id) && sig.args == lw.typing.arg_types {
+        lw.func
+    } else {
+        let addr = lw
+            .linked
+            .native_address(id, &sig.args)
+            .ok_or_else(|| lw.unsupported("the called function has not been compiled"))?;
+        let name = format!("numba_rs.callee.{id}.{addr:x}");
+        match lw.module.get_function(&name) {
+            Some(f) => f,
+            None => {
+                lw.externals.push((name.clone(), addr));
+                lw.module.add_function(
+                    &name,
+                    native_fn_type(lw.ctx, &sig.args)?,
+                    Some(Linkage::External),
+                )
+            }
+        }
+    };
+    let ret = lowered(sig.ret);
+    let slot = lw.alloca_in_entry(memory_type(lw.ctx, ret)?, "callres")?;
+    let mut args: Vec<BasicMetadataValueEnum> = vec![slot.into(), lw.excinfo.into()];
+    args.extend(vals.iter().map(|v| BasicMetadataValueEnum::from(*v)));
+    let status =
+        lw.b.build_call(callee, &args, "status")
+            .map_err(llvm_err)?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| LowerError::Llvm("native call returned void".into()))?
+            .into_int_value();
+    // Propagate any non-OK status: the callee already filled excinfo.
+    let failed =
+        lw.b.build_int_compare(IntPredicate::NE, status, lw.ctx.i32_type().const_zero(), "")
+            .map_err(llvm_err)?;
+    let fail_bb = lw.new_block("call.fail");
+    let ok_bb = lw.new_block("call.ok");
+    lw.b.build_conditional_branch(failed, fail_bb, ok_bb)
+        .map_err(llvm_err)?;
+    lw.b.position_at_end(fail_bb);
+    lw.b.build_return(Some(&status)).map_err(llvm_err)?;
+    lw.b.position_at_end(ok_bb);
+    let v =
+        lw.b.build_load(memory_type(lw.ctx, ret)?, slot, "")
+            .map_err(llvm_err)?;
+    model_of(ret)?.load_memory(lw.ctx, &lw.b, ret, v)
+}

@@ -1,0 +1,58 @@
+//! Built-in lowering implementations, one module per topic (the same topics as
+//! numba-typeinfer's templates). Each module's `register` adds its entries; this is the one
+//! table of built-ins.
+
+mod builtins;
+mod calls;
+mod complex;
+pub(crate) mod float;
+mod int;
+mod iter;
+mod math;
+mod numpy;
+mod optional;
+mod tuple;
+
+use numba_typeinfer::ImplKey;
+
+use crate::registry::Registry;
+
+/// Register every built-in implementation. "Not lowered yet" entries go first, so that
+/// the implementations registered after them take precedence.
+pub(crate) fn register_all(r: &mut Registry) {
+    numpy::register(r);
+    int::register(r);
+    float::register(r);
+    complex::register(r);
+    builtins::register(r);
+    math::register(r);
+    iter::register(r);
+    tuple::register(r);
+    optional::register(r);
+    calls::register(r);
+}
+
+/// The operator of a `BinOp` key (the registry only calls an implementation with the keys
+/// it was registered for).
+pub(crate) fn binop_of(key: &ImplKey) -> numba_ir::BinOp {
+    match key {
+        ImplKey::BinOp(op) => *op,
+        other => unreachable!("binary operator implementation called for {other:?}"),
+    }
+}
+
+/// The operator of a `Unary` key.
+pub(crate) fn unary_of(key: &ImplKey) -> numba_ir::UnaryOp {
+    match key {
+        ImplKey::Unary(op) => *op,
+        other => unreachable!("unary operator implementation called for {other:?}"),
+    }
+}
+
+/// The function name of a `Function` key.
+pub(crate) fn function_of(key: &ImplKey) -> &str {
+    match key {
+        ImplKey::Function(k) => k,
+        other => unreachable!("function implementation called for {other:?}"),
+    }
+}

@@ -1,0 +1,66 @@
+//! `is` / `is not`, mostly against `None` (optionals test their flag).
+
+use inkwell::values::BasicValueEnum;
+use numba_ir::BinOp;
+use numba_typeinfer::types::*;
+use numba_typeinfer::{ImplKey, Signature};
+
+use super::binop_of;
+use crate::function::FnLower;
+use crate::registry::{Args, Registry, TypePat};
+use crate::{llvm_err, R};
+
+pub(crate) fn register(r: &mut Registry) {
+    for op in [BinOp::Is, BinOp::IsNot] {
+        r.register(
+            ImplKey::BinOp(op),
+            Args::Exact(vec![TypePat::Any, TypePat::Any]),
+            is,
+        );
+    }
+}
+
+fn is<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (lt, rt) = (
+        crate::model::lowered(sig.args[0]),
+        crate::model::lowered(sig.args[1]),
+    );
+    let bool_t = lw.ctx.bool_type();
+    let same = match (lt.get(), rt.get()) {
+        (Type::NoneType, Type::NoneType) => bool_t.const_int(1, false),
+        (Type::Optional(_), Type::NoneType) | (Type::NoneType, Type::Optional(_)) => {
+            let opt = if lt == NONE { a[1] } else { a[0] };
+            let valid =
+                lw.b.build_extract_value(opt.into_struct_value(), 0, "")
+                    .map_err(llvm_err)?
+                    .into_int_value();
+            lw.b.build_not(valid, "").map_err(llvm_err)?
+        }
+        (Type::NoneType, _) | (_, Type::NoneType) => bool_t.const_zero(),
+        // Booleans are singletons: identity is equality.
+        (Type::Boolean, Type::Boolean) => {
+            lw.b.build_int_compare(
+                inkwell::IntPredicate::EQ,
+                a[0].into_int_value(),
+                a[1].into_int_value(),
+                "",
+            )
+            .map_err(llvm_err)?
+        }
+        _ if lt != rt => bool_t.const_zero(),
+        _ => {
+            return Err(lw.unsupported(format!(
+                "'is' between two values of type {lt} is not supported by numba-rs yet"
+            )))
+        }
+    };
+    Ok(if binop_of(&sig.key) == BinOp::Is {
+        same.into()
+    } else {
+        lw.b.build_not(same, "").map_err(llvm_err)?.into()
+    })
+}

@@ -1,0 +1,137 @@
+//! The CPU target: the lowering registry with every built-in implementation, the data
+//! models and calling convention, and host codegen (O3, MCJIT into the process).
+
+use std::time::Instant;
+
+use inkwell::context::Context;
+use numba_ir::FunctionIR;
+use numba_typeinfer::TypingResult;
+
+use crate::callconv::{boundary_shape, build_entry_wrapper, native_fn_type, EntryFn};
+use crate::function::FnLower;
+use crate::registry::Registry;
+use crate::{
+    codegen, impls, mangle, CompiledFunction, LinkedFunctions, LowerError, LowerOptions,
+    TargetContext, R,
+};
+
+/// JIT compilation for the host CPU. A value: a dispatcher holds the target it compiles
+/// for, and a user can extend its registry before compiling.
+#[derive(Debug, Clone)]
+pub struct CpuTarget {
+    registry: Registry,
+}
+
+impl Default for CpuTarget {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CpuTarget {
+    /// The target with every built-in implementation registered.
+    pub fn new() -> Self {
+        let mut registry = Registry::new();
+        impls::register_all(&mut registry);
+        CpuTarget { registry }
+    }
+
+    /// The registry, to add implementations (a user's operator, say).
+    pub fn registry_mut(&mut self) -> &mut Registry {
+        &mut self.registry
+    }
+}
+
+impl TargetContext for CpuTarget {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    fn compile(
+        &self,
+        ir: &FunctionIR,
+        typing: &TypingResult,
+        options: &LowerOptions,
+        linked: &dyn LinkedFunctions,
+    ) -> R<CompiledFunction> {
+        let start = Instant::now();
+        let machine = codegen::host_machine()?;
+        // Compiled code lives as long as the process (as in Numba): the context and the
+        // execution engine are leaked on purpose.
+        let ctx: &'static Context = Box::leak(Box::new(Context::create()));
+        let symbol = mangle::mangle(
+            &options.module,
+            &ir.qualname,
+            options.uid,
+            &typing.arg_types,
+        );
+        let module = codegen::new_module(ctx, &symbol, &machine);
+        let fnty = native_fn_type(ctx, &typing.arg_types)?;
+        let func = module.add_function(&symbol, fnty, None);
+        let mut lw = FnLower::new(
+            ctx,
+            &module,
+            func,
+            ir,
+            typing,
+            &self.registry,
+            options,
+            linked,
+        )?;
+        lw.lower_body()?;
+        if options.fastmath != 0 {
+            crate::impls::float::apply_fastmath(func, options.fastmath);
+        }
+        let externals = std::mem::take(&mut lw.externals);
+        drop(lw);
+        let entry_sym = format!("{symbol}.entry");
+        build_entry_wrapper(
+            ctx,
+            &module,
+            &entry_sym,
+            func,
+            &typing.arg_types,
+            typing.return_type,
+        )?;
+        let llvm_ir = module.print_to_string().to_string();
+        let lowered_at = Instant::now();
+        codegen::optimise(&module, &machine)?;
+        let optimized_ir = module.print_to_string().to_string();
+        let optimised_at = Instant::now();
+        let engine = codegen::jit(&module, &externals)?;
+        let native = engine
+            .get_function_address(&symbol)
+            .map_err(|e| LowerError::Llvm(e.to_string()))?;
+        let entry_addr = engine
+            .get_function_address(&entry_sym)
+            .map_err(|e| LowerError::Llvm(e.to_string()))?;
+        // SAFETY: the entry wrapper was generated above with exactly the EntryFn signature.
+        let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(entry_addr) };
+        Box::leak(Box::new(engine));
+        let done = Instant::now();
+        Ok(CompiledFunction {
+            symbol,
+            native,
+            entry,
+            arg_types: typing.arg_types.clone(),
+            return_type: typing.return_type,
+            llvm_ir,
+            optimized_ir,
+            arg_shapes: typing
+                .arg_types
+                .iter()
+                .map(|&t| boundary_shape(t).ok())
+                .collect(),
+            ret_shape: boundary_shape(typing.return_type).ok(),
+            timings: vec![
+                ("native_lowering".into(), lowered_at - start),
+                ("llvm_optimise".into(), optimised_at - lowered_at),
+                ("llvm_jit".into(), done - optimised_at),
+            ],
+        })
+    }
+}

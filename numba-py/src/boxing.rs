@@ -1,0 +1,177 @@
+//! The CPython side of the boundary codec: Python objects to and from the 8-byte slots the
+//! data models describe with a [`Shape`] (numba-lower's `callconv`). One codec for
+//! arguments, results and exception arguments.
+
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+
+use numba_lower::{Leaf, Shape};
+use numba_typeinfer::types::{Type, TypeId};
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyTuple};
+use smallvec::SmallVec;
+
+/// Python classes the compiled code refers to by key (`module.qualname`): user exception
+/// classes and namedtuple classes.
+static CLASSES: LazyLock<Mutex<HashMap<String, Py<PyAny>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The key of a class, remembering the class for [`class_by_key`].
+pub fn register_class(cls: &Bound<'_, PyAny>) -> PyResult<String> {
+    let module: String = cls.getattr("__module__")?.extract()?;
+    let qualname: String = cls.getattr("__qualname__")?.extract()?;
+    let key = format!("{module}.{qualname}");
+    CLASSES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(key.clone())
+        .or_insert_with(|| cls.clone().unbind());
+    Ok(key)
+}
+
+/// A registered class, or a builtin of that name.
+pub fn class_by_key<'py>(py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(c) = CLASSES.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
+        return Ok(c.bind(py).clone());
+    }
+    py.import("builtins")?.getattr(key)
+}
+
+/// Slots for a call; small argument lists stay on the stack.
+pub type Slots = SmallVec<[u64; 8]>;
+
+/// Append `v`'s slots for `shape`.
+pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<()> {
+    match shape {
+        Shape::Leaf(Leaf::Bool, _) => out.push(u64::from(v.is_truthy()?)),
+        Shape::Leaf(
+            Leaf::Int {
+                bits: 64,
+                signed: false,
+            },
+            _,
+        ) => out.push(
+            v.extract::<u64>()
+                .map_err(|_| PyOverflowError::new_err("int too big to convert"))?,
+        ),
+        Shape::Leaf(Leaf::Int { .. }, _) => {
+            let i: i64 = v
+                .extract()
+                .map_err(|_| PyOverflowError::new_err("int too big to convert"))?;
+            out.push(i as u64);
+        }
+        Shape::Leaf(Leaf::Float, _) => out.push(v.extract::<f64>()?.to_bits()),
+        Shape::Complex(_) => {
+            let c = v.cast::<PyComplex>().map_err(PyErr::from);
+            let (re, im) = match c {
+                Ok(c) => (c.real(), c.imag()),
+                Err(_) => (v.extract::<f64>()?, 0.0),
+            };
+            out.push(re.to_bits());
+            out.push(im.to_bits());
+        }
+        Shape::Tuple(items) | Shape::Named { items, .. } => {
+            let n: usize = v.len()?;
+            if n != items.len() {
+                return Err(PyTypeError::new_err(format!(
+                    "expected a tuple of {} items, got {n}",
+                    items.len()
+                )));
+            }
+            for (i, s) in items.iter().enumerate() {
+                encode(&v.get_item(i)?, s, out)?;
+            }
+        }
+        Shape::Optional(inner) => {
+            if v.is_none() {
+                out.push(0);
+                out.extend(std::iter::repeat_n(0, inner.slots()));
+            } else {
+                out.push(1);
+                encode(v, inner, out)?;
+            }
+        }
+        Shape::None | Shape::Literal(_) => {}
+    }
+    Ok(())
+}
+
+/// The Python value of a literal type.
+pub fn literal_value(py: Python<'_>, t: TypeId) -> PyResult<Py<PyAny>> {
+    Ok(match t.get() {
+        Type::StringLiteral(s) => s.into_pyobject(py)?.into_any().unbind(),
+        Type::IntegerLiteral(i) => i.into_pyobject(py)?.into_any().unbind(),
+        Type::BooleanLiteral(b) => PyBool::new(py, b).to_owned().into_any().unbind(),
+        _ => py.None(),
+    })
+}
+
+/// Read a value of `shape` from `slots` at `*pos`, advancing it.
+pub fn decode(
+    py: Python<'_>,
+    slots: &[u64],
+    pos: &mut usize,
+    shape: &Shape,
+) -> PyResult<Py<PyAny>> {
+    let mut next = || -> PyResult<u64> {
+        let v = slots
+            .get(*pos)
+            .copied()
+            .ok_or_else(|| PyTypeError::new_err("result slots exhausted"))?;
+        *pos += 1;
+        Ok(v)
+    };
+    Ok(match shape {
+        Shape::Leaf(Leaf::Bool, _) => PyBool::new(py, next()? & 1 == 1)
+            .to_owned()
+            .into_any()
+            .unbind(),
+        Shape::Leaf(
+            Leaf::Int {
+                bits: 64,
+                signed: false,
+            },
+            _,
+        ) => next()?.into_pyobject(py)?.into_any().unbind(),
+        Shape::Leaf(Leaf::Int { signed: false, .. }, _) => {
+            next()?.into_pyobject(py)?.into_any().unbind()
+        }
+        Shape::Leaf(Leaf::Int { .. }, _) => (next()? as i64).into_pyobject(py)?.into_any().unbind(),
+        Shape::Leaf(Leaf::Float, _) => f64::from_bits(next()?)
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        Shape::Complex(_) => {
+            let re = f64::from_bits(next()?);
+            let im = f64::from_bits(next()?);
+            PyComplex::from_doubles(py, re, im).into_any().unbind()
+        }
+        Shape::Tuple(items) => {
+            let vals = items
+                .iter()
+                .map(|s| decode(py, slots, pos, s))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyTuple::new(py, vals)?.into_any().unbind()
+        }
+        Shape::Named { class, items } => {
+            let vals = items
+                .iter()
+                .map(|s| decode(py, slots, pos, s))
+                .collect::<PyResult<Vec<_>>>()?;
+            let cls = class_by_key(py, class)?;
+            cls.call1(PyTuple::new(py, vals)?)?.unbind()
+        }
+        Shape::Optional(inner) => {
+            let flag = next()?;
+            let v = decode(py, slots, pos, inner)?;
+            if flag & 1 == 1 {
+                v
+            } else {
+                py.None()
+            }
+        }
+        Shape::None => py.None(),
+        Shape::Literal(t) => literal_value(py, *t)?,
+    })
+}
