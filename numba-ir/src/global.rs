@@ -20,6 +20,13 @@ pub enum GlobalKind {
     Const(Constant),
     /// Another jitted function, by the id of its dispatcher.
     Dispatcher { id: u64, name: String },
+    /// A `collections.namedtuple` class: its name, a key for the class object
+    /// (`module.qualname`) and its field names.
+    NamedTupleClass {
+        name: String,
+        key: String,
+        fields: Vec<String>,
+    },
     /// Bound to something numba-rs cannot type; the text says what.
     Opaque { type_name: String },
     /// Not bound at all.

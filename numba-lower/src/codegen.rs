@@ -61,7 +61,10 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
     let engine = module
         .create_jit_execution_engine(OptimizationLevel::Aggressive)
         .map_err(|e| LowerError::Llvm(e.to_string()))?;
-    for (name, addr) in numba_nrt::runtime_symbols() {
+    for (name, addr) in numba_nrt::runtime_symbols()
+        .into_iter()
+        .chain(crate::runtime::symbols())
+    {
         if let Some(f) = module.get_function(name) {
             engine.add_global_mapping(&f, addr);
         }

@@ -138,6 +138,32 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         Ok(slot)
     }
 
+    /// The declaration of a runtime helper (`runtime.rs`, numba-nrt), mapped at JIT time.
+    pub fn runtime_fn(
+        &self,
+        name: &str,
+        ty: inkwell::types::FunctionType<'ctx>,
+    ) -> FunctionValue<'ctx> {
+        self.module.get_function(name).unwrap_or_else(|| {
+            self.module
+                .add_function(name, ty, Some(inkwell::module::Linkage::External))
+        })
+    }
+
+    /// Call a function that returns a value.
+    pub fn call_value(
+        &self,
+        f: FunctionValue<'ctx>,
+        args: &[inkwell::values::BasicMetadataValueEnum<'ctx>],
+    ) -> R<BasicValueEnum<'ctx>> {
+        self.b
+            .build_call(f, args, "")
+            .map_err(llvm_err)?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| LowerError::Llvm("call returned void".into()))
+    }
+
     /// Load a variable's value.
     pub fn load(&self, v: VarId) -> R<BasicValueEnum<'ctx>> {
         let t = value_type(self.ctx, self.ty(v))?;
@@ -388,6 +414,13 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 // An exception's constructor arguments are read where it is raised.
                 if matches!(sig.key, ImplKey::Exception(_)) {
                     return Ok((self.ghost(), lowered(sig.ret)));
+                }
+                // `print` takes its arguments as they are: literal strings keep their value.
+                if matches!(&sig.key, ImplKey::Function(k) if k == "print") {
+                    let mut psig = sig.clone();
+                    psig.args = args.iter().map(|&a| self.ty(a)).collect();
+                    let vals = args.iter().map(|&a| self.load(a)).collect::<R<Vec<_>>>()?;
+                    return Ok((self.call_impl(&psig, &vals)?, lowered(sig.ret)));
                 }
                 let ft = self.ty(*func);
                 let mut vars = Vec::with_capacity(args.len() + 1);

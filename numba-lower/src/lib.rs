@@ -25,6 +25,7 @@ mod impls;
 pub mod mangle;
 pub mod model;
 pub mod registry;
+pub mod runtime;
 mod target;
 
 use std::time::Duration;

@@ -55,6 +55,15 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
         return mk(GlobalKind::Module(name));
     }
     let builtins = py.import("builtins")?;
+    if let Ok(cls) = value.cast::<pyo3::types::PyType>() {
+        // A namedtuple class: a tuple subclass with `_fields`.
+        if cls.is_subclass_of::<PyTuple>()? && value.hasattr("_fields")? {
+            let fields: Vec<String> = value.getattr("_fields")?.extract()?;
+            let name: String = value.getattr("__name__")?.extract()?;
+            let key = boxing::register_class(value)?;
+            return mk(GlobalKind::NamedTupleClass { name, key, fields });
+        }
+    }
     let exc_base = builtins.getattr("BaseException")?;
     if let Ok(name) = value
         .getattr("__name__")
@@ -206,15 +215,16 @@ impl Type {
     fn typecode(&self) -> u32 {
         self.code
     }
-    /// `float64(int64, int64)` builds a signature string, as in `@njit(float64(int64))`.
+    /// `float64(int64, int64)` builds a signature (`numba_rs.types.Signature`), as in
+    /// `@njit(float64(int64))`.
     #[pyo3(signature = (*args))]
-    fn __call__(&self, args: &Bound<'_, PyTuple>) -> PyResult<String> {
-        let mut names = Vec::new();
+    fn __call__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
         for a in args.iter() {
-            let t = a.cast::<Type>().map_err(PyErr::from)?;
-            names.push(TypeId(t.get().code).to_string());
+            a.cast::<Type>().map_err(PyErr::from)?;
         }
-        Ok(format!("{}({})", TypeId(self.code), names.join(", ")))
+        let py = slf.py();
+        let sig_cls = py.import("numba_rs.types")?.getattr("Signature")?;
+        Ok(sig_cls.call1((slf, args))?.unbind())
     }
 }
 
@@ -241,6 +251,13 @@ fn typeof_arg(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(types::COMPLEX128)
     } else if v.is_none() {
         Ok(types::NONE)
+    } else if let Ok(d) = v.cast::<Dispatcher>() {
+        // A jitted function passed as an argument: known by its type alone.
+        let d = d.borrow();
+        Ok(types::intern(types::Type::Dispatcher {
+            id: d.core.id,
+            name: d.core.name.clone(),
+        }))
     } else if let Ok(t) = v.cast::<PyTuple>() {
         let items = t
             .iter()
@@ -593,8 +610,44 @@ fn typeof_value(v: &Bound<'_, PyAny>) -> PyResult<Type> {
     typeof_arg(v).map(|t| Type { code: t.0 })
 }
 
+/// `print(...)` in jitted code: decode the values and call Python's `print`, so the text
+/// and `sys.stdout` are CPython's. Native code may run without the GIL (`nogil=True`), so
+/// this attaches to the interpreter first.
+unsafe extern "C" fn print_hook(types: *const u32, n: u64, slots: *const u64) {
+    Python::attach(|py| {
+        // SAFETY: generated code passes n typecodes and the slots their shapes take.
+        let tys = unsafe { std::slice::from_raw_parts(types, n as usize) };
+        let shapes: Vec<Option<numba_lower::Shape>> = tys
+            .iter()
+            .map(|&t| numba_lower::boundary_shape(TypeId(t)).ok())
+            .collect();
+        let total: usize = shapes.iter().flatten().map(|s| s.slots()).sum();
+        // SAFETY: as above.
+        let slots = unsafe { std::slice::from_raw_parts(slots, total) };
+        let run = || -> PyResult<()> {
+            let mut pos = 0;
+            let mut args = Vec::with_capacity(shapes.len());
+            for s in &shapes {
+                args.push(match s {
+                    Some(s) => boxing::decode(py, slots, &mut pos, s)?,
+                    None => py.None(),
+                });
+            }
+            py.import("builtins")?
+                .getattr("print")?
+                .call1(PyTuple::new(py, args)?)?;
+            Ok(())
+        };
+        if let Err(e) = run() {
+            // Native code cannot take a Python exception from print: report it.
+            e.print(py);
+        }
+    });
+}
+
 #[pymodule]
 fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    numba_lower::runtime::set_print_hook(print_hook);
     m.add_class::<Dispatcher>()?;
     m.add_class::<Type>()?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;

@@ -145,6 +145,7 @@ impl Default for BaseContext {
             module_consts: IndexMap::new(),
         };
         ctx.install_builtins();
+        ctx.install_number_builtins();
         ctx.install_numpy();
         ctx
     }
@@ -302,8 +303,22 @@ impl BaseContext {
                 key,
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| {
-                        // `min(array)`: the array's element type.
+                        // `min(array)`: the array's element type; `min(tuple)`: the
+                        // items' common type.
                         if let [x] = a {
+                            if let Some(items) = crate::conv::tuple_items(*x) {
+                                let items: Vec<TypeId> =
+                                    items.iter().map(|i| i.unliteral()).collect();
+                                if items.is_empty() || !items.iter().all(|i| i.is_scalar()) {
+                                    return None;
+                                }
+                                let r = if items.iter().all(|&t| t == BOOLEAN) {
+                                    BOOLEAN
+                                } else {
+                                    arith_type(&items)?
+                                };
+                                return Some(sig(key, r, vec![*x]));
+                            }
                             let (d, ..) = crate::numpy::array_parts(*x)?;
                             return Some(sig(key, d, vec![*x]));
                         }
@@ -373,6 +388,11 @@ impl TypingContext for BaseContext {
             GlobalKind::ExceptionClass(n) => Ok(intern(Type::ExceptionClass(n.clone()))),
             GlobalKind::Const(c) => typeof_const(c).ok_or_else(|| format!("Cannot determine Numba type of constant {}", c.py_repr())),
             GlobalKind::Dispatcher { id, name } => Ok(intern(Type::Dispatcher { id: *id, name: name.clone() })),
+            GlobalKind::NamedTupleClass { name, key, fields } => Ok(intern(Type::NamedTupleClass {
+                name: name.clone(),
+                class: key.clone(),
+                names: fields.clone(),
+            })),
             GlobalKind::Opaque { type_name } => Err(format!("Cannot determine Numba type of <class '{type_name}'>")),
             GlobalKind::Intrinsic(n) => Err(format!(
                 "try/except is not supported by numba-rs yet (the {n} intrinsic has no typing)"
@@ -424,6 +444,17 @@ impl TypingContext for BaseContext {
                 args: args.to_vec(),
                 key: ImplKey::Exception(name),
             });
+        }
+        if let Type::NamedTupleClass { name, class, names } = func.get() {
+            if args.len() != names.len() {
+                return None;
+            }
+            let fields: Vec<TypeId> = args.iter().map(|a| a.unliteral()).collect();
+            return Some(sig(
+                "namedtuple",
+                namedtuple_of(&name, &class, &names, &fields),
+                fields,
+            ));
         }
         if let Type::BoundFunction { key, this } = func.get() {
             if key == "number.conjugate" {

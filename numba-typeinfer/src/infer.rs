@@ -509,6 +509,7 @@ impl Engine<'_> {
                         }
                     }
                     Type::Function(_)
+                    | Type::NamedTupleClass { .. }
                     | Type::NumberClass(_)
                     | Type::ExceptionClass(_)
                     | Type::BoundFunction { .. } => {

@@ -411,6 +411,15 @@ pub fn iter_yield(it: TypeId) -> Option<TypeId> {
     }
 }
 
+/// `int`, `float`, `bool`, `complex` and NumPy scalar classes, as `isinstance` takes them.
+pub fn is_number_class(t: TypeId) -> bool {
+    match t.get() {
+        Type::NumberClass(_) => true,
+        Type::Function(k) => k == "complex",
+        _ => false,
+    }
+}
+
 impl BaseContext {
     /// The `numpy` module's functions and the builtins over iterables.
     pub(crate) fn install_numpy(&mut self) {
@@ -630,9 +639,17 @@ impl BaseContext {
                         let it = getiter(x.unliteral())?;
                         Some(sig("enumerate", intern(Type::Enumerate(it)), vec![*x]))
                     }
+                    [x, start] if start.unliteral().is_integer() => {
+                        let it = getiter(x.unliteral())?;
+                        Some(sig(
+                            "enumerate",
+                            intern(Type::Enumerate(it)),
+                            vec![*x, INT64],
+                        ))
+                    }
                     _ => None,
                 },
-                "(iterable,)",
+                "(iterable,), (iterable, start)",
             )),
         );
         self.register(
@@ -689,7 +706,13 @@ impl BaseContext {
             "isinstance",
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
-                    [_, cls] if matches!(cls.get(), Type::NumberClass(_)) => {
+                    [_, cls] if is_number_class(*cls) => {
+                        Some(sig("isinstance", BOOLEAN, a.to_vec()))
+                    }
+                    [_, classes]
+                        if tuple_items(*classes)
+                            .is_some_and(|c| c.iter().all(|&c| is_number_class(c))) =>
+                    {
                         Some(sig("isinstance", BOOLEAN, a.to_vec()))
                     }
                     _ => None,

@@ -96,6 +96,12 @@ pub enum Type {
         key: String,
         this: TypeId,
     },
+    /// A namedtuple class used as a constructor: `class(Point)`.
+    NamedTupleClass {
+        name: String,
+        class: String,
+        names: Vec<String>,
+    },
     /// A generator function's generator object.
     Generator {
         func: String,
@@ -433,6 +439,7 @@ impl fmt::Display for Type {
             }
             Type::DType(t) => write!(f, "dtype({t})"),
             Type::BoundFunction { key, this } => write!(f, "BoundFunction({key} for {this})"),
+            Type::NamedTupleClass { name, .. } => write!(f, "class({name})"),
             Type::Generator {
                 func,
                 args,

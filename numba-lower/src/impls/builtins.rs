@@ -18,10 +18,7 @@ fn key(k: &str) -> ImplKey {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.not_yet(
-        key("print"),
-        "printing lands with the runtime's string support",
-    );
+    r.register(key("print"), Args::Variadic(TypePat::Any), print);
     r.not_yet(key("slice"), "slices land with arrays");
     r.register(key("abs"), Args::Exact(vec![TypePat::IntOrBool]), abs_int);
     r.register(key("abs"), Args::Exact(vec![TypePat::Float]), abs_float);
@@ -45,6 +42,33 @@ pub(crate) fn register(r: &mut Registry) {
         isinstance,
     );
     r.register(key("enumerate"), Args::Exact(vec![TypePat::Any]), enumerate);
+    r.register(
+        key("enumerate"),
+        Args::Exact(vec![TypePat::Any, TypePat::Int]),
+        enumerate,
+    );
+    r.register(
+        key("divmod"),
+        Args::Exact(vec![TypePat::Number, TypePat::Number]),
+        divmod,
+    );
+    r.register(
+        key("pow"),
+        Args::Exact(vec![TypePat::Number, TypePat::Number]),
+        pow2,
+    );
+    r.register(key("pow"), Args::Exact(vec![TypePat::Int; 3]), pow3);
+    r.register(key("hash"), Args::Exact(vec![TypePat::IntOrBool]), hash_int);
+    r.register(key("hash"), Args::Exact(vec![TypePat::Float]), hash_float);
+    r.register(key("sum"), Args::Variadic(TypePat::Any), sum);
+    for k in ["min", "max"] {
+        r.register(key(k), Args::Exact(vec![TypePat::Tuple]), min_max_tuple);
+    }
+    r.register(
+        key("reversed"),
+        Args::Exact(vec![TypePat::Exact(RANGE_STATE64)]),
+        reversed_range,
+    );
     r.register(key("zip"), Args::Variadic(TypePat::Any), zip);
 }
 
@@ -237,12 +261,18 @@ fn isinstance<'ctx>(
     _a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let x = sig.args[0];
-    let yes = match sig.args[1].get() {
+    // Numba's bool is not an int subclass: isinstance(True, int) is False there.
+    let is = |cls: TypeId| match cls.get() {
         Type::NumberClass(c) if c == BOOLEAN => x == BOOLEAN,
-        Type::NumberClass(c) if c.is_integer() => x.is_integer() || x == BOOLEAN,
+        Type::NumberClass(c) if c.is_integer() => x.is_integer(),
         Type::NumberClass(c) if c.is_float() => x.is_float(),
         Type::NumberClass(c) if c.is_complex() => x.is_complex(),
+        Type::Function(k) if k == "complex" => x.is_complex(),
         _ => false,
+    };
+    let yes = match numba_typeinfer::conv::tuple_items(sig.args[1]) {
+        Some(classes) => classes.into_iter().any(is),
+        None => is(sig.args[1]),
     };
     Ok(lw.ctx.bool_type().const_int(u64::from(yes), false).into())
 }
@@ -274,8 +304,11 @@ fn enumerate<'ctx>(
     let count =
         lw.b.build_struct_gep(st, storage, 0, "")
             .map_err(llvm_err)?;
-    lw.b.build_store(count, lw.ctx.i64_type().const_zero())
-        .map_err(llvm_err)?;
+    let start = match a.get(1) {
+        Some(v) => v.into_int_value(),
+        None => lw.ctx.i64_type().const_zero(),
+    };
+    lw.b.build_store(count, start).map_err(llvm_err)?;
     let it =
         lw.b.build_struct_gep(st, storage, 1, "")
             .map_err(llvm_err)?;
@@ -298,4 +331,243 @@ fn zip<'ctx>(
         lw.b.build_store(p, inner).map_err(llvm_err)?;
     }
     Ok(storage.into())
+}
+
+/// Apply the registered binary operator `op` to two values of type `t`.
+fn apply_op<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    op: numba_ir::BinOp,
+    t: TypeId,
+    x: BasicValueEnum<'ctx>,
+    y: BasicValueEnum<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    let sig = numba_typeinfer::context::binop_signature(op, t, t)
+        .ok_or_else(|| lw.unsupported(format!("no operator {} on {t}", op.symbol())))?;
+    let x = lw.cast(x, t, sig.args[0])?;
+    let y = lw.cast(y, t, sig.args[1])?;
+    let r = lw.call_impl(&sig, &[x, y])?;
+    lw.cast(r, sig.ret, t)
+}
+
+fn divmod<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let q = apply_op(lw, numba_ir::BinOp::FloorDiv, t, a[0], a[1])?;
+    let m = apply_op(lw, numba_ir::BinOp::Mod, t, a[0], a[1])?;
+    lw.make_struct(sig.ret, &[q, m])
+}
+
+/// `pow(x, y)` is `x ** y`.
+fn pow2<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let op = Signature {
+        ret: sig.ret,
+        args: sig.args.clone(),
+        key: ImplKey::BinOp(numba_ir::BinOp::Pow),
+    };
+    lw.call_impl(&op, a)
+}
+
+fn pow3<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
+    let f = lw.runtime_fn(
+        "numba_rs_pow_mod",
+        i64t.fn_type(&[i64t.into(), i64t.into(), i64t.into(), ptr.into()], false),
+    );
+    let bad = lw.alloca_in_entry(i64t.into(), "pow_bad")?;
+    lw.b.build_store(bad, i64t.const_zero()).map_err(llvm_err)?;
+    let r = lw.call_value(f, &[a[0].into(), a[1].into(), a[2].into(), bad.into()])?;
+    let flag =
+        lw.b.build_load(i64t, bad, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let is_bad =
+        lw.b.build_int_compare(IntPredicate::NE, flag, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(
+        is_bad,
+        "ValueError",
+        &["pow() 3rd argument cannot be 0, and negative exponents are not supported"],
+    )?;
+    Ok(r)
+}
+
+fn hash_int<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let x = lw.cast(a[0], sig.args[0], INT64)?;
+    if sig.args[0] == UINT64 {
+        // A uint64 above 2**63 is a big Python int: hash it as such (mod 2**61 - 1).
+        let m = i64t.const_int((1 << 61) - 1, false);
+        return Ok(lw
+            .b
+            .build_int_unsigned_rem(x.into_int_value(), m, "")
+            .map_err(llvm_err)?
+            .into());
+    }
+    let f = lw.runtime_fn("numba_rs_hash_int", i64t.fn_type(&[i64t.into()], false));
+    lw.call_value(f, &[x.into()])
+}
+
+fn hash_float<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let x = lw.cast(a[0], sig.args[0], FLOAT64)?;
+    let f = lw.runtime_fn(
+        "numba_rs_hash_double",
+        i64t.fn_type(&[lw.ctx.f64_type().into()], false),
+    );
+    lw.call_value(f, &[x.into()])
+}
+
+/// The items of a tuple value, each converted to `to`.
+fn items_as<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    tup_t: TypeId,
+    v: BasicValueEnum<'ctx>,
+    to: TypeId,
+) -> R<Vec<BasicValueEnum<'ctx>>> {
+    let sv = v.into_struct_value();
+    let mut out = Vec::new();
+    for (i, t) in crate::model::members(tup_t).into_iter().enumerate() {
+        let x =
+            lw.b.build_extract_value(sv, i as u32, "")
+                .map_err(llvm_err)?;
+        out.push(lw.cast(x, t, to)?);
+    }
+    Ok(out)
+}
+
+fn sum<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let r = sig.ret;
+    let mut acc = match a.get(1) {
+        Some(&start) => lw.cast(start, sig.args[1], r)?,
+        None => crate::model::value_type(lw.ctx, r)?.const_zero(),
+    };
+    for x in items_as(lw, sig.args[0], a[0], r)? {
+        acc = apply_op(lw, numba_ir::BinOp::Add, r, acc, x)?;
+    }
+    Ok(acc)
+}
+
+fn min_max_tuple<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let r = sig.ret;
+    let items = items_as(lw, sig.args[0], a[0], r)?;
+    let flat = Signature {
+        ret: r,
+        args: vec![r; items.len()],
+        key: sig.key.clone(),
+    };
+    min_max(lw, &flat, &items)
+}
+
+/// `reversed(range(start, stop, step))` as the range it iterates:
+/// `range(start + (n - 1) * step, start - step, -step)`.
+fn reversed_range<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let n = len_range(lw, sig, a)?.into_int_value();
+    let sv = a[0].into_struct_value();
+    let b = &lw.b;
+    let start = b
+        .build_extract_value(sv, 0, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    let step = b
+        .build_extract_value(sv, 2, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    let one = lw.ctx.i64_type().const_int(1, false);
+    let n1 = b.build_int_sub(n, one, "").map_err(llvm_err)?;
+    let off = b.build_int_mul(n1, step, "").map_err(llvm_err)?;
+    let new_start = b.build_int_add(start, off, "").map_err(llvm_err)?;
+    let new_stop = b.build_int_sub(start, step, "").map_err(llvm_err)?;
+    let new_step = b.build_int_neg(step, "").map_err(llvm_err)?;
+    lw.make_struct(
+        RANGE_STATE64,
+        &[new_start.into(), new_stop.into(), new_step.into()],
+    )
+}
+
+/// `print(*values)`: the values go to the runtime's print hook as typecodes and boundary
+/// slots (literal strings travel in their type); Python's `print` formats them.
+fn print<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let ctx = lw.ctx;
+    let i32t = ctx.i32_type();
+    let i64t = ctx.i64_type();
+    let ptr = ctx.ptr_type(inkwell::AddressSpace::default());
+    let mut nslots = 0u32;
+    for &t in &sig.args {
+        nslots += crate::callconv::boundary_shape(t)
+            .map_err(|_| {
+                lw.unsupported(format!(
+                    "printing a value of type {t} is not supported by numba-rs yet"
+                ))
+            })?
+            .slots() as u32;
+    }
+    let types = i32t.const_array(
+        &sig.args
+            .iter()
+            .map(|t| i32t.const_int(u64::from(t.0), false))
+            .collect::<Vec<_>>(),
+    );
+    let types_g = lw.module.add_global(types.get_type(), None, "");
+    types_g.set_constant(true);
+    types_g.set_linkage(inkwell::module::Linkage::Private);
+    types_g.set_initializer(&types);
+    let buf = lw.alloca_in_entry(i64t.array_type(nslots.max(1)).into(), "print_slots")?;
+    let codec = crate::model::SlotCodec {
+        ctx,
+        b: &lw.b,
+        slots: buf,
+    };
+    let mut idx = 0u32;
+    for (&v, &t) in a.iter().zip(&sig.args) {
+        crate::model::model_of(t)?.pack(&codec, t, v, &mut idx)?;
+    }
+    let f = lw.runtime_fn(
+        "numba_rs_print",
+        ctx.void_type()
+            .fn_type(&[ptr.into(), i64t.into(), ptr.into()], false),
+    );
+    let n = i64t.const_int(sig.args.len() as u64, false);
+    lw.b.build_call(
+        f,
+        &[types_g.as_pointer_value().into(), n.into(), buf.into()],
+        "",
+    )
+    .map_err(llvm_err)?;
+    Ok(lw.ghost())
 }

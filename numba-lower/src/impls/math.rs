@@ -12,7 +12,26 @@ use crate::{llvm_err, R};
 pub(crate) fn register(r: &mut Registry) {
     // Every `math.*` function the typing context knows.
     let typing = BaseContext::default();
-    for k in typing.function_keys().filter(|k| k.starts_with("math.")) {
+    const OWN: &[&str] = &["math.frexp", "math.ldexp", "math.gcd"];
+    r.register(
+        ImplKey::Function("math.frexp".into()),
+        Args::Variadic(TypePat::Number),
+        frexp,
+    );
+    r.register(
+        ImplKey::Function("math.ldexp".into()),
+        Args::Variadic(TypePat::Number),
+        ldexp,
+    );
+    r.register(
+        ImplKey::Function("math.gcd".into()),
+        Args::Variadic(TypePat::Number),
+        gcd,
+    );
+    for k in typing
+        .function_keys()
+        .filter(|k| k.starts_with("math.") && !OWN.contains(k))
+    {
         r.register(
             ImplKey::Function(k.to_string()),
             Args::Variadic(TypePat::Number),
@@ -97,4 +116,49 @@ fn math_fn<'ctx>(
         }
         other => lw.float_unary(other, x)?.into(),
     })
+}
+
+fn frexp<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let f64t = lw.ctx.f64_type();
+    let i64t = lw.ctx.i64_type();
+    let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
+    let f = lw.runtime_fn(
+        "numba_rs_frexp",
+        f64t.fn_type(&[f64t.into(), ptr.into()], false),
+    );
+    let e = lw.alloca_in_entry(i64t.into(), "frexp_exp")?;
+    let m = lw.call_value(f, &[a[0].into(), e.into()])?;
+    let e = lw.b.build_load(i64t, e, "").map_err(llvm_err)?;
+    lw.make_struct(sig.ret, &[m, e])
+}
+
+fn ldexp<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let f64t = lw.ctx.f64_type();
+    let i64t = lw.ctx.i64_type();
+    let f = lw.runtime_fn(
+        "numba_rs_ldexp",
+        f64t.fn_type(&[f64t.into(), i64t.into()], false),
+    );
+    lw.call_value(f, &[a[0].into(), a[1].into()])
+}
+
+fn gcd<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let f = lw.runtime_fn(
+        "numba_rs_gcd",
+        i64t.fn_type(&[i64t.into(), i64t.into()], false),
+    );
+    lw.call_value(f, &[a[0].into(), a[1].into()])
 }

@@ -23,6 +23,11 @@ pub(crate) fn register(r: &mut Registry) {
         getitem,
     );
     r.register(
+        ImplKey::Function("namedtuple".into()),
+        Args::Variadic(TypePat::Any),
+        construct,
+    );
+    r.register(
         ImplKey::Function("len".into()),
         Args::Exact(vec![TypePat::Tuple]),
         len,
@@ -228,6 +233,19 @@ fn concat<'ctx>(
             let to = ret_members[vals.len()];
             vals.push(lw.cast(x, t, to)?);
         }
+    }
+    lw.make_struct(sig.ret, &vals)
+}
+
+/// `Point(x, y)`: a namedtuple from its fields.
+fn construct<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let mut vals = Vec::with_capacity(a.len());
+    for ((&v, &from), to) in a.iter().zip(&sig.args).zip(members(sig.ret)) {
+        vals.push(lw.cast(v, from, to)?);
     }
     lw.make_struct(sig.ret, &vals)
 }

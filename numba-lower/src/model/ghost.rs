@@ -21,7 +21,8 @@ impl DataModel for GhostModel {
     }
     fn shape(&self, t: TypeId) -> R<Shape> {
         match t.get() {
-            Type::NoneType | Type::Omitted(_) => Ok(Shape::None),
+            // A jitted function passed as an argument is known by its type.
+            Type::NoneType | Type::Omitted(_) | Type::Dispatcher { .. } => Ok(Shape::None),
             Type::StringLiteral(_) => Ok(Shape::Literal(t)),
             _ => Err(LowerError::Unsupported {
                 message: format!("values of type {t} cannot cross into Python"),

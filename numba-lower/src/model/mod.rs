@@ -5,6 +5,7 @@
 //! two, and how the value crosses the CPython boundary as 8-byte slots (the one codec of
 //! [`crate::callconv`]). [`model_of`] is the only place that maps a type kind to its model.
 
+mod bound;
 mod complex;
 mod ghost;
 mod iter;
@@ -124,6 +125,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::Pair(..)
         | Type::RangeState64 => &tuple::TupleModel,
         Type::Optional(_) => &optional::OptionalModel,
+        Type::BoundFunction { .. } => &bound::BoundModel,
         Type::RangeIter64 | Type::Enumerate(_) | Type::Zip(_) | Type::ArrayIter(_) => {
             &iter::IterModel
         }
@@ -131,10 +133,10 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::Module(_)
         | Type::Function(_)
         | Type::NumberClass(_)
+        | Type::NamedTupleClass { .. }
         | Type::Dispatcher { .. }
         | Type::ExceptionClass(_)
         | Type::ExceptionInstance(_)
-        | Type::BoundFunction { .. }
         | Type::DType(_)
         | Type::Omitted(_)
         | Type::StringLiteral(_) => &ghost::GhostModel,

@@ -1,0 +1,218 @@
+//! Helpers the generated code calls for work that is simpler in Rust than in LLVM IR
+//! (CPython's hash algorithms, `math.frexp`, `math.gcd`, modular `pow`). They reach JIT-ed
+//! code through [`symbols`], mapped into each engine with the NRT's symbols, never by a
+//! process-wide lookup.
+
+use std::ffi::c_int;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// `print(*values)` from native code: the values' typecodes, their count, and their
+/// boundary slots (see `callconv`). The embedder (numba-py) installs a hook that prints
+/// through Python's `print`, so output goes to `sys.stdout` exactly as CPython formats it.
+pub type PrintHook = unsafe extern "C" fn(types: *const u32, n: u64, slots: *const u64);
+
+static PRINT_HOOK: AtomicUsize = AtomicUsize::new(0);
+
+/// Install the function `print` calls in JIT-ed code.
+pub fn set_print_hook(hook: PrintHook) {
+    PRINT_HOOK.store(hook as usize, Ordering::SeqCst);
+}
+
+/// What JIT-ed `print` calls: the installed hook, or (with none, in Rust-only use) a
+/// plain rendering of the typecodes and slots on stdout.
+///
+/// # Safety
+/// `types` and `slots` must be valid for `n` typecodes and their slots.
+pub unsafe extern "C" fn numba_rs_print(types: *const u32, n: u64, slots: *const u64) {
+    let hook = PRINT_HOOK.load(Ordering::SeqCst);
+    if hook != 0 {
+        // SAFETY: only `set_print_hook` stores a non-zero value, a valid PrintHook.
+        let f: PrintHook = unsafe { std::mem::transmute::<usize, PrintHook>(hook) };
+        // SAFETY: forwarded from the caller.
+        unsafe { f(types, n, slots) };
+        return;
+    }
+    // SAFETY: per the contract, types holds n typecodes.
+    let tys = unsafe { std::slice::from_raw_parts(types, n as usize) };
+    let parts: Vec<String> = tys
+        .iter()
+        .map(|&t| numba_typeinfer::TypeId(t).to_string())
+        .collect();
+    println!("{}", parts.join(" "));
+}
+
+/// CPython's `_PyHASH_MODULUS` (2**61 - 1).
+const MODULUS: u64 = (1 << 61) - 1;
+const BITS: u32 = 61;
+
+extern "C" {
+    fn frexp(x: f64, exp: *mut c_int) -> f64;
+    fn ldexp(x: f64, exp: c_int) -> f64;
+}
+
+/// `hash(int)` as CPython computes it for a machine integer.
+pub extern "C" fn numba_rs_hash_int(x: i64) -> i64 {
+    let m = i128::from(MODULUS);
+    let v = i128::from(x);
+    let h = if v >= 0 { v % m } else { -((-v) % m) };
+    let h = h as i64;
+    if h == -1 {
+        -2
+    } else {
+        h
+    }
+}
+
+/// `hash(float)` as CPython's `_Py_HashDouble` (a NaN hashes to 0, as before 3.10: its
+/// 3.10+ hash is its object's address, which native code has none of).
+pub extern "C" fn numba_rs_hash_double(v: f64) -> i64 {
+    if v.is_infinite() {
+        return if v > 0.0 { 314_159 } else { -314_159 };
+    }
+    if v.is_nan() {
+        return 0;
+    }
+    let mut e: c_int = 0;
+    // SAFETY: frexp only writes the exponent through the valid pointer.
+    let mut m = unsafe { frexp(v, &mut e) };
+    let mut sign: i64 = 1;
+    if m < 0.0 {
+        sign = -1;
+        m = -m;
+    }
+    let mut x: u64 = 0;
+    while m != 0.0 {
+        x = ((x << 28) & MODULUS) | (x >> (BITS - 28));
+        m *= 268_435_456.0;
+        e -= 28;
+        let y = m as u64;
+        m -= y as f64;
+        x += y;
+        if x >= MODULUS {
+            x -= MODULUS;
+        }
+    }
+    let e = if e >= 0 {
+        e % BITS as c_int
+    } else {
+        BITS as c_int - 1 - ((-1 - e) % BITS as c_int)
+    } as u32;
+    x = ((x << e) & MODULUS) | (x >> (BITS - e));
+    let h = (x as i64).wrapping_mul(sign);
+    if h == -1 {
+        -2
+    } else {
+        h
+    }
+}
+
+/// `math.frexp(x)`: the mantissa, the exponent through `exp`.
+///
+/// # Safety
+/// `exp` must be valid for a write.
+pub unsafe extern "C" fn numba_rs_frexp(x: f64, exp: *mut i64) -> f64 {
+    let mut e: c_int = 0;
+    // SAFETY: e is a valid local.
+    let m = unsafe { frexp(x, &mut e) };
+    // SAFETY: guaranteed by the caller.
+    unsafe { *exp = i64::from(e) };
+    m
+}
+
+/// `math.ldexp(x, i)` with the exponent clamped to C's int.
+pub extern "C" fn numba_rs_ldexp(x: f64, i: i64) -> f64 {
+    let i = i.clamp(i64::from(c_int::MIN), i64::from(c_int::MAX)) as c_int;
+    // SAFETY: ldexp is a pure libm function.
+    unsafe { ldexp(x, i) }
+}
+
+/// `math.gcd(a, b)`: non-negative, as Python's.
+pub extern "C" fn numba_rs_gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a as i64
+}
+
+/// `pow(b, e, m)` with Python's sign convention (the result takes `m`'s sign); returns 0
+/// and sets `*bad` when `m` is 0 or `e` is negative (Python then needs a modular inverse,
+/// which Numba does not support either).
+///
+/// # Safety
+/// `bad` must be valid for a write.
+pub unsafe extern "C" fn numba_rs_pow_mod(b: i64, e: i64, m: i64, bad: *mut i64) -> i64 {
+    if m == 0 || e < 0 {
+        // SAFETY: guaranteed by the caller.
+        unsafe { *bad = 1 };
+        return 0;
+    }
+    let mm = i128::from(m).abs();
+    let mut base = i128::from(b).rem_euclid(mm);
+    let mut e = e;
+    let mut r: i128 = 1 % mm;
+    while e > 0 {
+        if e & 1 == 1 {
+            r = r * base % mm;
+        }
+        base = base * base % mm;
+        e >>= 1;
+    }
+    if m < 0 && r != 0 {
+        r -= mm;
+    }
+    r as i64
+}
+
+/// Every helper by symbol name, with its address.
+pub fn symbols() -> Vec<(&'static str, usize)> {
+    vec![
+        ("numba_rs_hash_int", numba_rs_hash_int as *const () as usize),
+        (
+            "numba_rs_hash_double",
+            numba_rs_hash_double as *const () as usize,
+        ),
+        ("numba_rs_frexp", numba_rs_frexp as *const () as usize),
+        ("numba_rs_ldexp", numba_rs_ldexp as *const () as usize),
+        ("numba_rs_gcd", numba_rs_gcd as *const () as usize),
+        ("numba_rs_pow_mod", numba_rs_pow_mod as *const () as usize),
+        ("numba_rs_print", numba_rs_print as *const () as usize),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_like_cpython() {
+        // Values from CPython 3.11: hash(-1), hash(2**61), hash(-2**63), hash(1.5),
+        // hash(-0.5), hash(1e300), hash(3.0).
+        assert_eq!(numba_rs_hash_int(-1), -2);
+        assert_eq!(numba_rs_hash_int(1 << 61), 1);
+        assert_eq!(numba_rs_hash_int(i64::MIN), -4);
+        assert_eq!(numba_rs_hash_double(1.5), 1_152_921_504_606_846_977);
+        assert_eq!(numba_rs_hash_double(-0.5), -1_152_921_504_606_846_976);
+        assert_eq!(numba_rs_hash_double(1e300), 1_224_995_262_755_759_164);
+        assert_eq!(numba_rs_hash_double(3.0), 3);
+    }
+
+    #[test]
+    fn gcd_and_pow_mod_like_python() {
+        assert_eq!(numba_rs_gcd(-12, 18), 6);
+        assert_eq!(numba_rs_gcd(0, 0), 0);
+        let mut bad = 0;
+        // SAFETY: bad is a valid local.
+        unsafe {
+            assert_eq!(
+                numba_rs_pow_mod(3, 200, 1_000_000_007, &mut bad),
+                136_318_165
+            );
+            assert_eq!(numba_rs_pow_mod(-7, 3, 5, &mut bad), 2);
+            assert_eq!(numba_rs_pow_mod(7, 3, -5, &mut bad), -2);
+            assert_eq!(bad, 0);
+            numba_rs_pow_mod(2, 3, 0, &mut bad);
+        }
+        assert_eq!(bad, 1);
+    }
+}

@@ -1,0 +1,143 @@
+//! Typing of the builtins over numbers and tuples that are not operators: `divmod`, `pow`,
+//! `hash`, `sum`, `min`/`max` of a tuple, `reversed(range)`, and `math.frexp`,
+//! `math.ldexp`, `math.gcd`. Their lowering is under the same names in numba-lower's
+//! `impls/builtins.rs` and `impls/math.rs`.
+
+use numba_ir::BinOp;
+
+use crate::context::{arith_type, binop_signature, BaseContext, FnTemplate};
+use crate::conv::tuple_items;
+use crate::signature::{ImplKey, Signature};
+use crate::types::*;
+
+fn sig(key: &str, ret: TypeId, args: Vec<TypeId>) -> Signature {
+    Signature {
+        ret,
+        args,
+        key: ImplKey::Function(key.to_string()),
+    }
+}
+
+/// The common type of a tuple's scalar items (bool counts as int, as Python adds them).
+fn tuple_arith(t: TypeId) -> Option<TypeId> {
+    let items = tuple_items(t)?;
+    if items.is_empty() || !items.iter().all(|i| i.unliteral().is_scalar()) {
+        return None;
+    }
+    let items: Vec<TypeId> = items.iter().map(|i| i.unliteral()).collect();
+    arith_type(&items)
+}
+
+impl BaseContext {
+    pub(crate) fn install_number_builtins(&mut self) {
+        self.register(
+            "divmod",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, y] if x.is_scalar() && y.is_scalar() => {
+                        let t = arith_type(&[*x, *y]).filter(|t| !t.is_complex())?;
+                        Some(sig("divmod", intern(Type::UniTuple(t, 2)), vec![t, t]))
+                    }
+                    _ => None,
+                },
+                "(number, number)",
+            )),
+        );
+        self.register(
+            "pow",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, y] => {
+                        let s = binop_signature(BinOp::Pow, *x, *y)?;
+                        Some(sig("pow", s.ret, s.args))
+                    }
+                    [x, y, m] if [x, y, m].iter().all(|t| t.is_integer() || **t == BOOLEAN) => {
+                        Some(sig("pow", INT64, vec![INT64; 3]))
+                    }
+                    _ => None,
+                },
+                "(number, number), (int, int, int)",
+            )),
+        );
+        self.register(
+            "hash",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] if x.is_scalar() && !x.is_complex() => Some(sig("hash", INT64, vec![*x])),
+                    _ => None,
+                },
+                "(int | float | bool,)",
+            )),
+        );
+        self.register(
+            "sum",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [t] => {
+                        let r = tuple_arith(*t)?;
+                        Some(sig("sum", r, vec![*t]))
+                    }
+                    [t, start] if start.is_scalar() => {
+                        let r = arith_type(&[tuple_arith(*t)?, *start])?;
+                        Some(sig("sum", r, vec![*t, r]))
+                    }
+                    _ => None,
+                },
+                "(tuple,), (tuple, start)",
+            )),
+        );
+        self.register(
+            "reversed",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [r] if *r == RANGE_STATE64 => {
+                        Some(sig("reversed", RANGE_STATE64, vec![RANGE_STATE64]))
+                    }
+                    _ => None,
+                },
+                "(range,)",
+            )),
+        );
+        self.register(
+            "math.frexp",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] if x.is_scalar() && !x.is_complex() => Some(sig(
+                        "math.frexp",
+                        tuple_of(&[FLOAT64, INT64]),
+                        vec![FLOAT64],
+                    )),
+                    _ => None,
+                },
+                "(float64,) -> Tuple(float64, int64)",
+            )),
+        );
+        self.register(
+            "math.ldexp",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, e] if x.is_scalar() && !x.is_complex() && e.is_integer() => {
+                        Some(sig("math.ldexp", FLOAT64, vec![FLOAT64, INT64]))
+                    }
+                    _ => None,
+                },
+                "(float64, int64) -> float64",
+            )),
+        );
+        self.register(
+            "math.gcd",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, y]
+                        if (x.is_integer() || *x == BOOLEAN)
+                            && (y.is_integer() || *y == BOOLEAN) =>
+                    {
+                        Some(sig("math.gcd", INT64, vec![INT64, INT64]))
+                    }
+                    _ => None,
+                },
+                "(int64, int64) -> int64",
+            )),
+        );
+    }
+}
