@@ -566,13 +566,22 @@ impl Interp<'_> {
 
     /// `_legalize_exception_vars`: an exception object may not reach a user variable.
     fn legalize_exception_vars(&self) -> Result<(), IrError> {
+        // Numba propagates in one pass over its definitions in insertion order; our
+        // variable order differs (locals exist up front), so propagate to a fixpoint.
         let mut excvars = self.exception_vars.clone();
-        for (&var, defs) in &self.definitions {
-            for &e in defs {
-                if let Expr::Var(src) = self.ir.expr(e) {
-                    if excvars.contains(src) {
-                        excvars.insert(var);
-                    }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (&var, defs) in &self.definitions {
+                if excvars.contains(&var) {
+                    continue;
+                }
+                let from_exc = defs
+                    .iter()
+                    .any(|&e| matches!(self.ir.expr(e), Expr::Var(src) if excvars.contains(src)));
+                if from_exc {
+                    excvars.insert(var);
+                    changed = true;
                 }
             }
         }
@@ -610,6 +619,8 @@ impl Interp<'_> {
                 Some(v) => self.ir.add_expr(Expr::Var(v)),
                 None => self.ir.add_expr(Expr::Const(Constant::None)),
             };
+            // Recorded as Numba records them (`_legalize_exception_vars` follows them).
+            self.definitions.entry(target).or_default().push(v);
             self.emit(Stmt::Assign { target, value: v });
         }
         match term {

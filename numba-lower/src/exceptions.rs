@@ -67,7 +67,62 @@ impl<'ctx> FnLower<'ctx, '_> {
         g
     }
 
-    fn store_and_fail(&mut self, record: PointerValue<'ctx>) -> R<()> {
+    /// Free the exception being handled, if any (before leaving the function).
+    pub(crate) fn release_caught(&mut self) -> R<()> {
+        let Some(caught) = self.caught else {
+            return Ok(());
+        };
+        let ptr = self.ctx.ptr_type(AddressSpace::default());
+        let rec = self.b.build_load(ptr, caught, "caught").map_err(llvm_err)?;
+        let free = self.runtime_fn(
+            "numba_rs_exc_free",
+            self.ctx.void_type().fn_type(&[ptr.into()], false),
+        );
+        self.b
+            .build_call(free, &[rec.into()], "")
+            .map_err(llvm_err)?;
+        self.b
+            .build_store(caught, ptr.const_null())
+            .map_err(llvm_err)?;
+        Ok(())
+    }
+
+    /// Store `record` through `excinfo`. Inside a `try` (when `in_try` and the function has
+    /// try blocks) the exception becomes pending and the builder continues in a fresh
+    /// block, where the IR's next `exception_check` sends it to the handler; otherwise the
+    /// function returns `STATUS_USER_EXC`.
+    fn store_and_fail(&mut self, record: PointerValue<'ctx>, in_try: bool) -> R<()> {
+        if let (true, Some(depth)) = (in_try, self.try_depth) {
+            let i32t = self.ctx.i32_type();
+            let d = self
+                .b
+                .build_load(i32t, depth, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+            let inside = self
+                .b
+                .build_int_compare(inkwell::IntPredicate::SGT, d, i32t.const_zero(), "")
+                .map_err(llvm_err)?;
+            let pending = self.new_block("exc.pending");
+            let leave = self.new_block("exc.return");
+            let after = self.new_block("exc.after");
+            self.b
+                .build_conditional_branch(inside, pending, leave)
+                .map_err(llvm_err)?;
+            self.b.position_at_end(pending);
+            self.b.build_store(self.excinfo, record).map_err(llvm_err)?;
+            self.b.build_unconditional_branch(after).map_err(llvm_err)?;
+            self.b.position_at_end(leave);
+            self.return_user_exc(record)?;
+            self.b.position_at_end(after);
+            return Ok(());
+        }
+        self.return_user_exc(record)
+    }
+
+    /// Leave the function with `record` as its exception.
+    pub(crate) fn return_user_exc(&mut self, record: PointerValue<'ctx>) -> R<()> {
+        self.release_caught()?;
         self.b.build_store(self.excinfo, record).map_err(llvm_err)?;
         self.b
             .build_return(Some(
@@ -77,8 +132,8 @@ impl<'ctx> FnLower<'ctx, '_> {
         Ok(())
     }
 
-    /// Raise `class(*args)`, ending the current block.
-    fn raise_with(&mut self, class: &str, args: Vec<ExcArg<'ctx>>) -> R<()> {
+    /// Raise `class(*args)` (see [`Self::store_and_fail`] for `in_try`).
+    fn raise_with(&mut self, class: &str, args: Vec<ExcArg<'ctx>>, in_try: bool) -> R<()> {
         let ctx = self.ctx;
         let i64t = ctx.i64_type();
         let i32t = ctx.i32_type();
@@ -121,7 +176,7 @@ impl<'ctx> FnLower<'ctx, '_> {
         if !dynamic {
             let rec = st.const_named_struct(&header(ptr_t.const_null(), false));
             let g = self.const_global(rec.into(), "info");
-            return self.store_and_fail(g.as_pointer_value());
+            return self.store_and_fail(g.as_pointer_value(), in_try);
         }
         // A run-time record: header and slots in one NRT block, freed by the reader.
         let alloc = match self.module.get_function("NRT_Allocate") {
@@ -171,7 +226,7 @@ impl<'ctx> FnLower<'ctx, '_> {
                 model_of(*t)?.pack(&codec, *t, *v, &mut idx)?;
             }
         }
-        self.store_and_fail(block)
+        self.store_and_fail(block, in_try)
     }
 
     /// Raise `class(*messages)` with constant string arguments.
@@ -180,7 +235,7 @@ impl<'ctx> FnLower<'ctx, '_> {
             .iter()
             .map(|s| ExcArg::Literal(intern(Type::StringLiteral((*s).to_string()))))
             .collect();
-        self.raise_with(class, args)
+        self.raise_with(class, args, true)
     }
 
     /// If `cond` holds, raise `class(*messages)`; continue in a fresh block otherwise.
@@ -192,6 +247,14 @@ impl<'ctx> FnLower<'ctx, '_> {
             .map_err(llvm_err)?;
         self.b.position_at_end(raise_bb);
         self.raise_const(class, args)?;
+        // Inside a `try` the raise continues here with the exception pending.
+        if self
+            .b
+            .get_insert_block()
+            .is_some_and(|bb| bb.get_terminator().is_none())
+        {
+            self.b.build_unconditional_branch(cont).map_err(llvm_err)?;
+        }
         self.b.position_at_end(cont);
         Ok(())
     }
@@ -207,6 +270,24 @@ impl<'ctx> FnLower<'ctx, '_> {
                 self.unsupported("a bare `raise` (re-raise) is not supported by numba-rs yet")
             );
         };
+        // What the interpreter emits for CPython's RERAISE after an unmatched `except`:
+        // raise the exception being handled again.
+        let reraise = args.unwrap_or_default().first().is_some_and(|c| {
+            matches!(c, Constant::Str(m)
+                if m.starts_with("Unreachable condition reached (op code RERAISE executed)"))
+        });
+        if let (true, Some(caught)) = (reraise, self.caught) {
+            let ptr = self.ctx.ptr_type(AddressSpace::default());
+            let rec = self
+                .b
+                .build_load(ptr, caught, "reraise")
+                .map_err(llvm_err)?
+                .into_pointer_value();
+            self.b
+                .build_store(caught, ptr.const_null())
+                .map_err(llvm_err)?;
+            return self.return_user_exc(rec);
+        }
         let mut out = Vec::new();
         for c in args.unwrap_or_default() {
             match literal_of(c) {
@@ -217,19 +298,19 @@ impl<'ctx> FnLower<'ctx, '_> {
                 }
             }
         }
-        self.raise_with(class_key(class), out)
+        self.raise_with(class_key(class), out, false)
     }
 
     /// `raise <var>`: the variable holds an exception class or an instance built by a
     /// constructor call in this function, whose arguments become the exception's args.
-    pub(crate) fn raise_var(&mut self, exc: Option<VarId>) -> R<()> {
+    pub(crate) fn raise_var(&mut self, exc: Option<VarId>, in_try: bool) -> R<()> {
         let Some(v) = exc else {
             return Err(
                 self.unsupported("a bare `raise` (re-raise) is not supported by numba-rs yet")
             );
         };
         let class = match self.typing.type_of(v).get() {
-            Type::ExceptionClass(n) => return self.raise_with(&n, vec![]),
+            Type::ExceptionClass(n) => return self.raise_with(&n, vec![], in_try),
             Type::ExceptionInstance(n) => n,
             other => {
                 return Err(self.unsupported(format!(
@@ -260,6 +341,6 @@ impl<'ctx> FnLower<'ctx, '_> {
                 out.push(ExcArg::Value(self.load(a)?, t));
             }
         }
-        self.raise_with(&class, out)
+        self.raise_with(&class, out, in_try)
     }
 }

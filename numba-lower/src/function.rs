@@ -47,6 +47,11 @@ pub struct FnLower<'ctx, 'a> {
     blocks: HashMap<Label, BasicBlock<'ctx>>,
     entry: BasicBlock<'ctx>,
     pub(crate) counter: usize,
+    /// In functions with `try` blocks: the try depth (i32) and the exception being handled
+    /// (an `ExcInfo*` moved out of `*excinfo` when control leaves a try block for its
+    /// handler).
+    pub(crate) try_depth: Option<PointerValue<'ctx>>,
+    pub(crate) caught: Option<PointerValue<'ctx>>,
 }
 
 impl<'ctx, 'a> FnLower<'ctx, 'a> {
@@ -97,6 +102,8 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             blocks: HashMap::new(),
             entry,
             counter: 0,
+            try_depth: None,
+            caught: None,
         })
     }
 
@@ -211,6 +218,24 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             let slot = self.b.build_alloca(lt, &var.name).map_err(llvm_err)?;
             self.slots.push(slot);
         }
+        let has_try = self.ir.exprs.iter().any(|e| {
+            matches!(e, Expr::Global { value, .. }
+                if matches!(&value.kind, GlobalKind::Intrinsic(n) if n == "mark_try_block"))
+        });
+        if has_try {
+            let i32t = self.ctx.i32_type();
+            let ptr = self.ctx.ptr_type(inkwell::AddressSpace::default());
+            let depth = self.b.build_alloca(i32t, "try_depth").map_err(llvm_err)?;
+            self.b
+                .build_store(depth, i32t.const_zero())
+                .map_err(llvm_err)?;
+            let caught = self.b.build_alloca(ptr, "caught").map_err(llvm_err)?;
+            self.b
+                .build_store(caught, ptr.const_null())
+                .map_err(llvm_err)?;
+            self.try_depth = Some(depth);
+            self.caught = Some(caught);
+        }
         for &label in self.ir.blocks.keys() {
             let bb = self.ctx.append_basic_block(self.func, &format!("B{label}"));
             self.blocks.insert(label, bb);
@@ -282,7 +307,10 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     .build_conditional_branch(c, self.block(*truebr)?, self.block(*falsebr)?)
                     .map_err(llvm_err)?;
             }
-            Stmt::Raise { exception } => self.raise_var(*exception)?,
+            Stmt::Raise { exception } => self.raise_var(*exception, false)?,
+            // Inside a `try`: the exception becomes pending and control goes on to the
+            // handler (the block ends with `end_try_block` and a jump to it).
+            Stmt::TryRaise { exception } => self.raise_var(*exception, true)?,
             Stmt::StaticRaise { exc_class, args } => {
                 self.static_raise(exc_class.as_deref(), args.as_deref())?
             }
@@ -313,6 +341,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
 
     /// Store `v` (of type `t`, the return type) through `retptr` and return OK.
     pub(crate) fn return_value(&mut self, v: BasicValueEnum<'ctx>, t: TypeId) -> R<()> {
+        self.release_caught()?;
         let mem = model_of(t)?.store_memory(self.ctx, &self.b, t, v)?;
         self.b.build_store(self.retptr, mem).map_err(llvm_err)?;
         self.b

@@ -3,7 +3,9 @@
 //! code through [`symbols`], mapped into each engine with the NRT's symbols, never by a
 //! process-wide lookup.
 
-use std::ffi::c_int;
+use std::ffi::{c_char, c_int, CStr};
+
+use crate::callconv::ExcInfo;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `print(*values)` from native code: the values' typecodes, their count, and their
@@ -48,6 +50,82 @@ const BITS: u32 = 61;
 extern "C" {
     fn frexp(x: f64, exp: *mut c_int) -> f64;
     fn ldexp(x: f64, exp: c_int) -> f64;
+}
+
+/// A C99 `double _Complex` (same classification, hence same passing, on the SysV and
+/// AArch64 ABIs).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CDouble {
+    re: f64,
+    im: f64,
+}
+
+extern "C" {
+    fn csqrt(z: CDouble) -> CDouble;
+    fn cexp(z: CDouble) -> CDouble;
+    fn clog(z: CDouble) -> CDouble;
+    fn csin(z: CDouble) -> CDouble;
+    fn ccos(z: CDouble) -> CDouble;
+    fn ctan(z: CDouble) -> CDouble;
+    fn casin(z: CDouble) -> CDouble;
+    fn cacos(z: CDouble) -> CDouble;
+    fn catan(z: CDouble) -> CDouble;
+    fn csinh(z: CDouble) -> CDouble;
+    fn ccosh(z: CDouble) -> CDouble;
+    fn ctanh(z: CDouble) -> CDouble;
+    fn casinh(z: CDouble) -> CDouble;
+    fn cacosh(z: CDouble) -> CDouble;
+    fn catanh(z: CDouble) -> CDouble;
+}
+
+/// `cmath.<CMATH_COMPLEX[op]>(re + im*j)` into `out[0..2]`, through libm's C99 complex
+/// functions.
+///
+/// # Safety
+/// `out` must be valid for two writes.
+pub unsafe extern "C" fn numba_rs_cmath(op: u32, re: f64, im: f64, out: *mut f64) {
+    let z = CDouble { re, im };
+    let name = numba_typeinfer::builtins::CMATH_COMPLEX
+        .get(op as usize)
+        .copied()
+        .unwrap_or("");
+    // SAFETY: pure libm functions on a value argument.
+    let r = unsafe {
+        match name {
+            "sqrt" => csqrt(z),
+            "exp" => cexp(z),
+            "log" => clog(z),
+            "log10" => {
+                let l = clog(z);
+                CDouble {
+                    re: l.re / std::f64::consts::LN_10,
+                    im: l.im / std::f64::consts::LN_10,
+                }
+            }
+            "sin" => csin(z),
+            "cos" => ccos(z),
+            "tan" => ctan(z),
+            "asin" => casin(z),
+            "acos" => cacos(z),
+            "atan" => catan(z),
+            "sinh" => csinh(z),
+            "cosh" => ccosh(z),
+            "tanh" => ctanh(z),
+            "asinh" => casinh(z),
+            "acosh" => cacosh(z),
+            "atanh" => catanh(z),
+            _ => CDouble {
+                re: f64::NAN,
+                im: f64::NAN,
+            },
+        }
+    };
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        *out = r.re;
+        *out.add(1) = r.im;
+    }
 }
 
 /// `hash(int)` as CPython computes it for a machine integer.
@@ -164,6 +242,53 @@ pub unsafe extern "C" fn numba_rs_pow_mod(b: i64, e: i64, m: i64, bad: *mut i64)
     r as i64
 }
 
+/// Whether an exception of class `raised` is an instance of class `class` (both class keys
+/// as `ExcInfo` records them). Installed by the embedder, who knows the class hierarchy.
+pub type ExcMatchHook = unsafe extern "C" fn(raised: *const c_char, class: *const c_char) -> bool;
+
+static EXC_MATCH_HOOK: AtomicUsize = AtomicUsize::new(0);
+
+/// Install the class test `except Class:` uses.
+pub fn set_exc_match_hook(hook: ExcMatchHook) {
+    EXC_MATCH_HOOK.store(hook as usize, Ordering::SeqCst);
+}
+
+/// `except Class:` on the caught record: the installed hook, or (with none) an exact
+/// match, `Exception` and `BaseException` catching everything.
+///
+/// # Safety
+/// `rec` must be null or a live record; `class` a NUL-terminated string.
+pub unsafe extern "C" fn numba_rs_exc_match(rec: *const ExcInfo, class: *const c_char) -> bool {
+    if rec.is_null() {
+        return false;
+    }
+    // SAFETY: guaranteed by the caller.
+    let raised = unsafe { (*rec).class };
+    let hook = EXC_MATCH_HOOK.load(Ordering::SeqCst);
+    if hook != 0 {
+        // SAFETY: only `set_exc_match_hook` stores a non-zero value.
+        let f: ExcMatchHook = unsafe { std::mem::transmute::<usize, ExcMatchHook>(hook) };
+        // SAFETY: both are NUL-terminated strings from generated code.
+        return unsafe { f(raised, class) };
+    }
+    // SAFETY: as above.
+    let (r, c) = unsafe { (CStr::from_ptr(raised), CStr::from_ptr(class)) };
+    r == c || matches!(c.to_bytes(), b"Exception" | b"BaseException")
+}
+
+/// Free an exception record if it was allocated at run time (null and static records are
+/// left alone).
+///
+/// # Safety
+/// `rec` must be null or a record stored by generated code, not freed before.
+pub unsafe extern "C" fn numba_rs_exc_free(rec: *const ExcInfo) {
+    // SAFETY: guaranteed by the caller.
+    if !rec.is_null() && unsafe { (*rec).dynamic } != 0 {
+        // SAFETY: a dynamic record is one NRT_Allocate block.
+        unsafe { numba_nrt::NRT_Free(rec as *mut u8) };
+    }
+}
+
 /// Every helper by symbol name, with its address.
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
@@ -177,6 +302,12 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
         ("numba_rs_gcd", numba_rs_gcd as *const () as usize),
         ("numba_rs_pow_mod", numba_rs_pow_mod as *const () as usize),
         ("numba_rs_print", numba_rs_print as *const () as usize),
+        ("numba_rs_cmath", numba_rs_cmath as *const () as usize),
+        (
+            "numba_rs_exc_match",
+            numba_rs_exc_match as *const () as usize,
+        ),
+        ("numba_rs_exc_free", numba_rs_exc_free as *const () as usize),
     ]
 }
 

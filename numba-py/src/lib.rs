@@ -645,9 +645,32 @@ unsafe extern "C" fn print_hook(types: *const u32, n: u64, slots: *const u64) {
     });
 }
 
+/// `except Class:` in jitted code: `issubclass` on the Python classes behind the keys.
+unsafe extern "C" fn exc_match_hook(
+    raised: *const std::ffi::c_char,
+    class: *const std::ffi::c_char,
+) -> bool {
+    Python::attach(|py| {
+        // SAFETY: generated code passes NUL-terminated class keys.
+        let (r, c) = unsafe {
+            (
+                std::ffi::CStr::from_ptr(raised).to_string_lossy(),
+                std::ffi::CStr::from_ptr(class).to_string_lossy(),
+            )
+        };
+        let test = || -> PyResult<bool> {
+            let r = boxing::class_by_key(py, &r)?;
+            let c = boxing::class_by_key(py, &c)?;
+            r.cast::<pyo3::types::PyType>()?.is_subclass(&c)
+        };
+        test().unwrap_or(false)
+    })
+}
+
 #[pymodule]
 fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_lower::runtime::set_print_hook(print_hook);
+    numba_lower::runtime::set_exc_match_hook(exc_match_hook);
     m.add_class::<Dispatcher>()?;
     m.add_class::<Type>()?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;

@@ -29,6 +29,36 @@ fn tuple_arith(t: TypeId) -> Option<TypeId> {
 }
 
 impl BaseContext {
+    /// `try`/`except`: the intrinsics the interpreter calls (`numba.core.unsafe.eh`).
+    pub(crate) fn install_exception_intrinsics(&mut self) {
+        for (name, ret) in [
+            ("mark_try_block", NONE),
+            ("end_try_block", NONE),
+            ("exception_check", BOOLEAN),
+        ] {
+            let key: &'static str = Box::leak(format!("intrinsic.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| a.is_empty().then(|| sig(key, ret, vec![])),
+                    "()",
+                )),
+            );
+        }
+        self.register(
+            "intrinsic.exception_match",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [v, cls] if matches!(cls.get(), Type::ExceptionClass(_)) => {
+                        Some(sig("intrinsic.exception_match", BOOLEAN, vec![*v, *cls]))
+                    }
+                    _ => None,
+                },
+                "(exception, exception class)",
+            )),
+        );
+    }
+
     pub(crate) fn install_number_builtins(&mut self) {
         self.register(
             "divmod",
@@ -139,5 +169,94 @@ impl BaseContext {
                 "(int64, int64) -> int64",
             )),
         );
+    }
+}
+
+/// The `cmath` functions Numba supports that map a number to a complex number.
+pub const CMATH_COMPLEX: &[&str] = &[
+    "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+    "tanh", "asinh", "acosh", "atanh",
+];
+
+impl BaseContext {
+    pub(crate) fn install_cmath(&mut self) {
+        let complex_of = |t: TypeId| {
+            if t == COMPLEX64 {
+                COMPLEX64
+            } else {
+                COMPLEX128
+            }
+        };
+        for name in CMATH_COMPLEX {
+            let key: &'static str = Box::leak(format!("cmath.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [z] if z.is_scalar() => {
+                            let c = complex_of(*z);
+                            Some(sig(key, c, vec![c]))
+                        }
+                        _ => None,
+                    },
+                    "(complex,) -> complex",
+                )),
+            );
+        }
+        for (name, ret) in [
+            ("isnan", BOOLEAN),
+            ("isinf", BOOLEAN),
+            ("isfinite", BOOLEAN),
+            ("phase", FLOAT64),
+        ] {
+            let key: &'static str = Box::leak(format!("cmath.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [z] if z.is_scalar() => Some(sig(key, ret, vec![COMPLEX128])),
+                        _ => None,
+                    },
+                    "(complex,)",
+                )),
+            );
+        }
+        self.register(
+            "cmath.polar",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [z] if z.is_scalar() => Some(sig(
+                        "cmath.polar",
+                        intern(Type::UniTuple(FLOAT64, 2)),
+                        vec![COMPLEX128],
+                    )),
+                    _ => None,
+                },
+                "(complex,) -> UniTuple(float64 x 2)",
+            )),
+        );
+        self.register(
+            "cmath.rect",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [r, phi]
+                        if r.is_scalar()
+                            && phi.is_scalar()
+                            && !r.is_complex()
+                            && !phi.is_complex() =>
+                    {
+                        Some(sig("cmath.rect", COMPLEX128, vec![FLOAT64, FLOAT64]))
+                    }
+                    _ => None,
+                },
+                "(float64, float64) -> complex128",
+            )),
+        );
+        for c in ["pi", "e", "tau", "inf", "nan"] {
+            self.register_module_const(format!("cmath.{c}"), FLOAT64);
+        }
+        for c in ["infj", "nanj"] {
+            self.register_module_const(format!("cmath.{c}"), COMPLEX128);
+        }
     }
 }

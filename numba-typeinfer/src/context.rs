@@ -146,6 +146,8 @@ impl Default for BaseContext {
         };
         ctx.install_builtins();
         ctx.install_number_builtins();
+        ctx.install_exception_intrinsics();
+        ctx.install_cmath();
         ctx.install_numpy();
         ctx
     }
@@ -394,9 +396,15 @@ impl TypingContext for BaseContext {
                 names: fields.clone(),
             })),
             GlobalKind::Opaque { type_name } => Err(format!("Cannot determine Numba type of <class '{type_name}'>")),
-            GlobalKind::Intrinsic(n) => Err(format!(
-                "try/except is not supported by numba-rs yet (the {n} intrinsic has no typing)"
-            )),
+            // Numba's exception-handling intrinsics (`numba.core.unsafe.eh`).
+            GlobalKind::Intrinsic(n) => {
+                let key = format!("intrinsic.{n}");
+                if self.functions.contains_key(&key) {
+                    Ok(intern(Type::Function(key)))
+                } else {
+                    Err(format!("the {n} intrinsic is not supported by numba-rs"))
+                }
+            }
             GlobalKind::Undefined => Err("name is not defined".into()),
         }
     }

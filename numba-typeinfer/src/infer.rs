@@ -220,7 +220,7 @@ impl Engine<'_> {
                             });
                         }
                     }
-                    Stmt::Raise { exception } => {
+                    Stmt::Raise { exception } | Stmt::TryRaise { exception } => {
                         if let Some(x) = exception {
                             if report {
                                 match self.ty(*x).map(|t| t.get()) {
@@ -253,13 +253,10 @@ impl Engine<'_> {
                             }
                         }
                     }
-                    Stmt::SetAttr { .. }
-                    | Stmt::DelAttr { .. }
-                    | Stmt::DelItem { .. }
-                    | Stmt::TryRaise { .. } => {
+                    Stmt::SetAttr { .. } | Stmt::DelAttr { .. } | Stmt::DelItem { .. } => {
                         if report {
                             return Err(TypingError::Unsupported {
-                                message: "attribute stores, `del` of items or attributes and raising inside `try` are not supported by numba-rs yet".into(),
+                                message: "attribute stores and `del` of items or attributes are not supported by numba-rs yet".into(),
                                 line,
                             });
                         }
@@ -361,12 +358,6 @@ impl Engine<'_> {
                 ),
                 line,
             })?,
-            Expr::Global { value, .. } if matches!(value.kind, numba_ir::GlobalKind::Intrinsic(_)) => {
-                return Err(TypingError::Unsupported {
-                    message: "try/except is not supported by numba-rs yet".into(),
-                    line,
-                })
-            }
             Expr::Global { name, value } | Expr::FreeVar { name, value, .. } => self
                 .ctx
                 .resolve_global(value)

@@ -14,7 +14,7 @@
 //! - the `NUMBA_DUMP_ANNOTATION` text ([`annotate`]).
 
 pub mod annotate;
-mod builtins;
+pub mod builtins;
 pub mod context;
 pub mod conv;
 pub mod error;

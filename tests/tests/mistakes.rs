@@ -56,7 +56,6 @@ fn user_mistakes_give_clear_errors() {
         ("raise_a_number", &[INT64]),
         ("iterate_over_an_int", &[INT64]),
         ("call_math_with_no_args", &[INT64]),
-        ("try_except_block", &[INT64]),
         // The right function with the wrong number of arguments.
         ("add_int_and_str", &[INT64, INT64]),
     ];

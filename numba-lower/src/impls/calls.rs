@@ -77,7 +77,29 @@ fn call_dispatcher<'ctx>(
     lw.b.build_conditional_branch(failed, fail_bb, ok_bb)
         .map_err(llvm_err)?;
     lw.b.position_at_end(fail_bb);
-    lw.b.build_return(Some(&status)).map_err(llvm_err)?;
+    match lw.try_depth {
+        // Inside a `try` the callee's exception stays pending for the next
+        // `exception_check`; outside, the status propagates.
+        Some(depth) => {
+            let i32t = lw.ctx.i32_type();
+            let d =
+                lw.b.build_load(i32t, depth, "")
+                    .map_err(llvm_err)?
+                    .into_int_value();
+            let inside =
+                lw.b.build_int_compare(IntPredicate::SGT, d, i32t.const_zero(), "")
+                    .map_err(llvm_err)?;
+            let leave = lw.new_block("call.return");
+            lw.b.build_conditional_branch(inside, ok_bb, leave)
+                .map_err(llvm_err)?;
+            lw.b.position_at_end(leave);
+            lw.release_caught()?;
+            lw.b.build_return(Some(&status)).map_err(llvm_err)?;
+        }
+        None => {
+            lw.b.build_return(Some(&status)).map_err(llvm_err)?;
+        }
+    }
     lw.b.position_at_end(ok_bb);
     let v =
         lw.b.build_load(memory_type(lw.ctx, ret)?, slot, "")

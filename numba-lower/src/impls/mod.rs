@@ -4,7 +4,9 @@
 
 mod builtins;
 mod calls;
+mod cmath;
 mod complex;
+mod eh;
 pub(crate) mod float;
 mod int;
 mod iter;
@@ -26,10 +28,12 @@ pub(crate) fn register_all(r: &mut Registry) {
     complex::register(r);
     builtins::register(r);
     math::register(r);
+    cmath::register(r);
     iter::register(r);
     tuple::register(r);
     optional::register(r);
     calls::register(r);
+    eh::register(r);
 }
 
 /// The operator of a `BinOp` key (the registry only calls an implementation with the keys

@@ -99,6 +99,11 @@ fn getitem<'ctx>(
         lw.b.build_int_compare(IntPredicate::UGE, idx, i64t.const_int(n, false), "")
             .map_err(llvm_err)?;
     lw.raise_const_if(bad, "IndexError", &["tuple index out of range"])?;
+    // Inside a `try` execution continues past the raise: stay in bounds.
+    let idx =
+        lw.b.build_select(bad, i64t.const_zero(), idx, "")
+            .map_err(llvm_err)?
+            .into_int_value();
     let slot = lw.alloca_in_entry(value_type(lw.ctx, t)?, "tuple")?;
     lw.b.build_store(slot, a[0]).map_err(llvm_err)?;
     let elem_t = value_type(lw.ctx, lowered_ret(sig))?;
