@@ -15,7 +15,7 @@ mod pipeline;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use numba_bytecode::CodeObject;
@@ -56,6 +56,10 @@ pub struct Dispatcher {
     explicit_returns: Mutex<HashMap<Vec<TypeId>, TypeId>>,
     /// False once explicit signatures were given: calls then convert instead of compiling.
     can_compile: AtomicBool,
+    /// Words that receive a specialisation's native address when it is compiled, for
+    /// callers compiled while it was still in progress (mutual recursion). Leaked: the
+    /// code that reads them lives as long as the process.
+    slots: Mutex<HashMap<Vec<TypeId>, &'static AtomicUsize>>,
 }
 
 impl std::fmt::Debug for Dispatcher {
@@ -102,6 +106,7 @@ pub fn register_with(
         overloads: Mutex::new(Vec::new()),
         explicit_returns: Mutex::new(HashMap::new()),
         can_compile: AtomicBool::new(true),
+        slots: Mutex::new(HashMap::new()),
     });
     REGISTRY
         .lock()
@@ -146,6 +151,19 @@ impl Dispatcher {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// The word that holds (or will hold) the native address of the specialisation for
+    /// `args`.
+    pub fn native_slot(&self, args: &[TypeId]) -> &'static AtomicUsize {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = *slots
+            .entry(args.to_vec())
+            .or_insert_with(|| Box::leak(Box::new(AtomicUsize::new(0))));
+        if let Some(c) = self.lookup(args) {
+            slot.store(c.native, Ordering::SeqCst);
+        }
+        slot
     }
 
     /// Whether a specialisation for these types is being compiled on this thread.
@@ -246,6 +264,15 @@ impl Dispatcher {
             return Ok(existing.clone());
         }
         overloads.push(compiled.clone());
+        drop(overloads);
+        if let Some(slot) = self
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(args)
+        {
+            slot.store(compiled.native, Ordering::SeqCst);
+        }
         Ok(compiled)
     }
 }

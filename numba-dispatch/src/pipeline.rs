@@ -23,6 +23,7 @@ use numba_lower::{
 use numba_rewrite::{Phase, RewriteRegistry};
 use numba_typeinfer::types::{Type, NONE};
 use numba_typeinfer::{BaseContext, CallOutcome, CalleeResolver, TypeId, TypingError};
+use std::sync::atomic::AtomicUsize;
 
 use crate::error::{CompileError, ErrorKind};
 
@@ -68,21 +69,42 @@ pub struct CompileOptions {
 
 struct Registry;
 
+thread_local! {
+    /// Return types published by functions being typed on this thread, for the callers
+    /// a mutual recursion compiles before they finish.
+    static PARTIAL_RETURNS: std::cell::RefCell<std::collections::HashMap<(u64, Vec<TypeId>), TypeId>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
 impl CalleeResolver for Registry {
     fn resolve_call(&self, id: u64, args: &[TypeId]) -> Result<CallOutcome, String> {
         let d =
             crate::lookup_dispatcher(id).ok_or_else(|| format!("unknown jitted function #{id}"))?;
         if d.in_progress(args) {
-            return Ok(CallOutcome::InProgress);
+            let partial = PARTIAL_RETURNS.with(|p| p.borrow().get(&(id, args.to_vec())).copied());
+            return Ok(match partial {
+                Some(r) => CallOutcome::Resolved(r),
+                None => CallOutcome::InProgress,
+            });
         }
         let c = d.resolve(args).map_err(|e| e.to_string())?;
         Ok(CallOutcome::Resolved(c.return_type))
+    }
+
+    fn publish_return(&self, id: u64, args: &[TypeId], ret: TypeId) {
+        PARTIAL_RETURNS.with(|p| p.borrow_mut().insert((id, args.to_vec()), ret));
     }
 }
 
 impl LinkedFunctions for Registry {
     fn native_address(&self, id: u64, args: &[TypeId]) -> Option<usize> {
         crate::lookup_dispatcher(id)?.lookup(args).map(|c| c.native)
+    }
+
+    fn native_slot(&self, id: u64, args: &[TypeId]) -> Option<usize> {
+        let d = crate::lookup_dispatcher(id)?;
+        d.in_progress(args)
+            .then(|| d.native_slot(args) as *const AtomicUsize as usize)
     }
 }
 
@@ -155,7 +177,11 @@ fn run_passes(
 }
 
 fn pass_error(e: PassError) -> CompileError {
-    CompileError::new(ErrorKind::Internal, e.to_string())
+    match e {
+        // A pass gives up on a construct it cannot handle: the user's code.
+        PassError::Failed { message, .. } => CompileError::new(ErrorKind::Unsupported, message),
+        other => CompileError::new(ErrorKind::Internal, other.to_string()),
+    }
 }
 
 /// What pruning may assume about each argument.
@@ -223,6 +249,13 @@ pub fn compile_function(
                     print!("{}", ir.dump_with_header());
                 }
                 Ok(true)
+            },
+        }),
+        Box::new(Pass {
+            name: "inline_closure_likes",
+            cfg: true,
+            run: move |ir: &mut FunctionIR| {
+                numba_ir::utils::inline_closures(ir, globals).map_err(|e| e.to_string())
             },
         }),
         Box::new(Pass {

@@ -20,6 +20,14 @@ pub enum GlobalKind {
     Const(Constant),
     /// Another jitted function, by the id of its dispatcher.
     Dispatcher { id: u64, name: String },
+    /// An `enum.Enum` / `enum.IntEnum` class with integer values: its name, a key for the
+    /// class object (`module.qualname`) and its members.
+    EnumClass {
+        name: String,
+        key: String,
+        members: Vec<(String, i64)>,
+        int_enum: bool,
+    },
     /// A `collections.namedtuple` class: its name, a key for the class object
     /// (`module.qualname`) and its field names.
     NamedTupleClass {

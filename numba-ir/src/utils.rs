@@ -512,9 +512,21 @@ fn closure_items_of(ir: &FunctionIR, func: VarId) -> Option<Vec<VarId>> {
                 _ => None,
             })
     };
+    // Follow copies (`double = $make_function`) to the make_function.
+    let mut f = func;
+    let mut made = def_of(f)?;
+    for _ in 0..16 {
+        match made {
+            Expr::Var(src) => {
+                f = *src;
+                made = def_of(f)?;
+            }
+            _ => break,
+        }
+    }
     let Expr::MakeFunction {
         closure: Some(t), ..
-    } = def_of(func)?
+    } = made
     else {
         return None;
     };
@@ -567,3 +579,84 @@ simple_pass!(
     merge_blocks,
     true
 );
+
+/// Numba's `InlineClosureLikes` for inner functions and lambdas called where they are made:
+/// every `call f(...)` whose `f` comes from a `make_function` in this function is replaced
+/// by the body of `f` (its IR built with `globals`, the module's). Inner functions that
+/// are only passed around stay as they are (and fail later with a clear error).
+pub fn inline_closures(
+    ir: &mut FunctionIR,
+    globals: &dyn crate::GlobalResolver,
+) -> Result<bool, IrError> {
+    /// Inlined calls before giving up (deeply nested or runaway inlining).
+    const LIMIT: usize = 256;
+    let mut inlined = 0;
+    while let Some((label, index, code)) = find_inlinable_call(ir) {
+        if inlined == LIMIT {
+            return Err(IrError::Unsupported {
+                message: format!("more than {LIMIT} inner function calls to inline"),
+                line: ir.firstlineno,
+            });
+        }
+        let callee = crate::compile_to_ir(code, globals)?;
+        if callee.is_generator {
+            return Err(IrError::Unsupported {
+                message: format!(
+                    "inner generator function '{}' is not supported by numba-rs yet",
+                    callee.qualname
+                ),
+                line: callee.firstlineno,
+            });
+        }
+        inline_closure_call(ir, label, index, &callee)?;
+        inlined += 1;
+    }
+    if inlined > 0 {
+        // The make_function assignments (and their closure tuples) are dead now.
+        while dead_code_elimination(ir) {}
+    }
+    Ok(inlined > 0)
+}
+
+/// The first call of a function made by `make_function` in `ir`, with that function's code.
+fn find_inlinable_call(ir: &FunctionIR) -> Option<(Label, usize, numba_bytecode::CodeObject)> {
+    let mut defs: HashMap<VarId, ExprId> = HashMap::new();
+    for block in ir.blocks.values() {
+        for inst in &block.body {
+            if let Stmt::Assign { target, value } = &inst.stmt {
+                defs.insert(*target, *value);
+            }
+        }
+    }
+    let make_function_of = |mut v: VarId| -> Option<&numba_bytecode::CodeObject> {
+        for _ in 0..16 {
+            match ir.expr(*defs.get(&v)?) {
+                Expr::Var(src) => v = *src,
+                Expr::MakeFunction { code, .. } => return Some(code),
+                _ => return None,
+            }
+        }
+        None
+    };
+    for (&label, block) in &ir.blocks {
+        for (index, inst) in block.body.iter().enumerate() {
+            if let Stmt::Assign { value, .. } = &inst.stmt {
+                if let Expr::Call {
+                    func,
+                    kws,
+                    vararg,
+                    varkwarg,
+                    ..
+                } = ir.expr(*value)
+                {
+                    if kws.is_empty() && vararg.is_none() && varkwarg.is_none() {
+                        if let Some(code) = make_function_of(*func) {
+                            return Some((label, index, code.clone()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}

@@ -153,13 +153,15 @@ pub enum Shape {
     None,
     /// A literal type whose value is known: no slots.
     Literal(TypeId),
+    /// An enum member: its value in one slot; the key of its class.
+    Enum(String),
 }
 
 impl Shape {
     /// Number of slots.
     pub fn slots(&self) -> usize {
         match self {
-            Shape::Leaf(..) => 1,
+            Shape::Leaf(..) | Shape::Enum(_) => 1,
             Shape::Complex(_) => 2,
             Shape::Tuple(items) | Shape::Named { items, .. } => {
                 items.iter().map(Shape::slots).sum()

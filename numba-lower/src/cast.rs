@@ -157,6 +157,12 @@ impl<'ctx> FnLower<'ctx, '_> {
                 agg.into()
             }
             (Type::Complex { .. }, Type::Boolean, _) => self.truth(v, from)?.into(),
+            // An enum member is its integer value.
+            (
+                Type::EnumMember { .. },
+                Type::Integer { .. } | Type::Float { .. } | Type::Boolean,
+                _,
+            ) => return self.cast(v, INT64, to),
             (Type::NoneType, Type::Optional(_), BasicTypeEnum::StructType(st)) => self
                 .b
                 .build_insert_value(st.get_undef(), self.ctx.bool_type().const_zero(), 0, "")

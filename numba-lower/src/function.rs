@@ -537,6 +537,12 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 return Ok((v, ret));
             }
         }
+        // An enum class's member: its value.
+        if let Type::EnumClass { members, .. } = recv_t.get() {
+            if let Some((_, v)) = members.iter().find(|(m, _)| m == attr) {
+                return Ok((self.ctx.i64_type().const_int(*v as u64, true).into(), ret));
+            }
+        }
         // Functions, classes and submodules of modules carry no data.
         if crate::model::is_ghost(ret) {
             return Ok((self.ghost(), ret));

@@ -86,6 +86,11 @@ pub struct CompiledFunction {
 /// Other compiled functions a module calls: native address by dispatcher id and arg types.
 pub trait LinkedFunctions {
     fn native_address(&self, dispatcher_id: u64, args: &[TypeId]) -> Option<usize>;
+    /// For a function still being compiled (mutual recursion): the address of a word that
+    /// will hold its native address once it is compiled; the call goes through it.
+    fn native_slot(&self, _dispatcher_id: u64, _args: &[TypeId]) -> Option<usize> {
+        None
+    }
 }
 
 /// Fast-math flags (LLVM's bit values), as `fastmath=True` or a set of flag names selects.

@@ -92,6 +92,7 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
                 encode(v, inner, out)?;
             }
         }
+        Shape::Enum(_) => out.push(v.getattr("value")?.extract::<i64>()? as u64),
         Shape::None | Shape::Literal(_) => {}
     }
     Ok(())
@@ -173,5 +174,9 @@ pub fn decode(
         }
         Shape::None => py.None(),
         Shape::Literal(t) => literal_value(py, *t)?,
+        Shape::Enum(class) => {
+            let v = next()? as i64;
+            class_by_key(py, class)?.call1((v,))?.unbind()
+        }
     })
 }

@@ -30,6 +30,10 @@ use smallvec::SmallVec;
 /// A function's source: the Python function object, read under the GIL when compiling.
 struct PySource {
     func: Py<PyAny>,
+    /// This function's dispatcher, for a self-recursive call compiled before the
+    /// function's name is bound (an explicit signature compiles at decoration), as
+    /// Numba's `_temporary_dispatcher_map` does.
+    this: Arc<std::sync::OnceLock<(u64, String)>>,
 }
 
 fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
@@ -55,6 +59,9 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
         return mk(GlobalKind::Module(name));
     }
     let builtins = py.import("builtins")?;
+    if let Some(e) = enum_class(py, value)? {
+        return mk(e);
+    }
     if let Ok(cls) = value.cast::<pyo3::types::PyType>() {
         // A namedtuple class: a tuple subclass with `_fields`.
         if cls.is_subclass_of::<PyTuple>()? && value.hasattr("_fields")? {
@@ -97,6 +104,33 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     }
     let type_name = value.get_type().name()?.to_string();
     mk(GlobalKind::Opaque { type_name })
+}
+
+/// An `enum.Enum` subclass whose members all have int values (what Numba supports).
+fn enum_class(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<GlobalKind>> {
+    let Ok(cls) = value.cast::<pyo3::types::PyType>() else {
+        return Ok(None);
+    };
+    let enum_mod = py.import("enum")?;
+    if !cls.is_subclass(&enum_mod.getattr("Enum")?)? {
+        return Ok(None);
+    }
+    let int_enum = cls.is_subclass(&enum_mod.getattr("IntEnum")?)?;
+    let mut members = Vec::new();
+    for m in value.try_iter()? {
+        let m = m?;
+        let name: String = m.getattr("name")?.extract()?;
+        match m.getattr("value")?.extract::<i64>() {
+            Ok(v) if !m.getattr("value")?.is_instance_of::<PyBool>() => members.push((name, v)),
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(GlobalKind::EnumClass {
+        name: cls.name()?.to_string(),
+        key: boxing::register_class(value)?,
+        members,
+        int_enum,
+    }))
 }
 
 /// A global frozen as a constant: numbers (IntEnum members are ints), strings, None, and
@@ -175,6 +209,18 @@ impl FunctionSource for PySource {
                 };
                 if let Some(v) = value {
                     table.insert(name, classify(py, &v)?);
+                } else if let Some((id, own)) = self.this.get().filter(|(_, own)| *own == name) {
+                    let repr = format!("CPUDispatcher(<function {own}>)");
+                    table.insert(
+                        name,
+                        Global {
+                            kind: GlobalKind::Dispatcher {
+                                id: *id,
+                                name: own.clone(),
+                            },
+                            repr,
+                        },
+                    );
                 }
             }
             Ok((code, Box::new(table)))
@@ -241,8 +287,28 @@ fn typeof_numpy_scalar(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
 
 /// The numba-rs type of an argument value, or a TypingError.
 fn typeof_arg(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
-    if v.is_instance_of::<PyBool>() {
+    // Exact int first: the hot path, and an IntEnum member (an int subclass) is typed as
+    // its enum below.
+    if v.is_exact_instance_of::<PyInt>() {
+        Ok(types::INT64)
+    } else if v.is_instance_of::<PyBool>() {
         Ok(types::BOOLEAN)
+    } else if v.is_exact_instance_of::<PyFloat>() {
+        Ok(types::FLOAT64)
+    } else if v.is_none() {
+        Ok(types::NONE)
+    } else if let Some(GlobalKind::EnumClass {
+        name,
+        key,
+        int_enum,
+        ..
+    }) = enum_class(v.py(), v.get_type().as_any())?
+    {
+        Ok(types::intern(types::Type::EnumMember {
+            name,
+            class: key,
+            int_enum,
+        }))
     } else if v.is_instance_of::<PyInt>() {
         Ok(types::INT64)
     } else if v.is_instance_of::<PyFloat>() {
@@ -396,6 +462,8 @@ impl Dispatcher {
         nogil: bool,
     ) -> PyResult<Self> {
         let name: String = py_func.bind(py).getattr("__qualname__")?.extract()?;
+        let short: String = py_func.bind(py).getattr("__name__")?.extract()?;
+        let this = Arc::new(std::sync::OnceLock::new());
         let error_model = match error_model {
             "python" => numba_lower::ErrorModel::Python,
             "numpy" => numba_lower::ErrorModel::Numpy,
@@ -409,6 +477,7 @@ impl Dispatcher {
             &name,
             Box::new(PySource {
                 func: py_func.clone_ref(py),
+                this: this.clone(),
             }),
             TARGET.clone(),
             JitOptions {
@@ -416,6 +485,7 @@ impl Dispatcher {
                 error_model,
             },
         );
+        let _ = this.set((core.id, short));
         let argcount: usize = py_func
             .bind(py)
             .getattr("__code__")?

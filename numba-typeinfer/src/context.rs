@@ -34,6 +34,9 @@ pub enum CallOutcome {
 /// Types calls to other jitted functions, compiling them as needed.
 pub trait CalleeResolver {
     fn resolve_call(&self, dispatcher_id: u64, args: &[TypeId]) -> Result<CallOutcome, String>;
+    /// The function being typed (`dispatcher_id`, `args`) has this return type so far:
+    /// callers further down a mutual recursion may use it.
+    fn publish_return(&self, _dispatcher_id: u64, _args: &[TypeId], _ret: TypeId) {}
 }
 
 /// Resolution of globals, attributes, operators and calls.
@@ -67,8 +70,12 @@ pub fn typeof_const(c: &Constant) -> Option<TypeId> {
         Constant::Float(_) => FLOAT64,
         Constant::Complex(..) => COMPLEX128,
         Constant::None => NONE,
+        // Items of a constant tuple are not literal: `(1, 2, 3)` is UniTuple(int64 x 3).
         Constant::Tuple(items) => {
-            let tys: Vec<TypeId> = items.iter().map(typeof_const).collect::<Option<_>>()?;
+            let tys: Vec<TypeId> = items
+                .iter()
+                .map(|c| typeof_const(c).map(TypeId::unliteral))
+                .collect::<Option<_>>()?;
             tuple_of(&tys)
         }
         _ => return None,
@@ -390,6 +397,12 @@ impl TypingContext for BaseContext {
             GlobalKind::ExceptionClass(n) => Ok(intern(Type::ExceptionClass(n.clone()))),
             GlobalKind::Const(c) => typeof_const(c).ok_or_else(|| format!("Cannot determine Numba type of constant {}", c.py_repr())),
             GlobalKind::Dispatcher { id, name } => Ok(intern(Type::Dispatcher { id: *id, name: name.clone() })),
+                        GlobalKind::EnumClass { name, key, members, int_enum } => Ok(intern(Type::EnumClass {
+                name: name.clone(),
+                class: key.clone(),
+                members: members.clone(),
+                int_enum: *int_enum,
+            })),
             GlobalKind::NamedTupleClass { name, key, fields } => Ok(intern(Type::NamedTupleClass {
                 name: name.clone(),
                 class: key.clone(),
@@ -435,6 +448,19 @@ impl TypingContext for BaseContext {
                 }))
             }
             Type::Integer { .. } | Type::Float { .. } if attr == "imag" => Some(value),
+            Type::EnumClass {
+                name,
+                class,
+                members,
+                int_enum,
+            } => members.iter().any(|(m, _)| m == attr).then(|| {
+                intern(Type::EnumMember {
+                    name,
+                    class,
+                    int_enum,
+                })
+            }),
+            Type::EnumMember { .. } if attr == "value" => Some(INT64),
             Type::NamedTuple { .. } | Type::NamedUniTuple { .. } => {
                 let (fields, names) = namedtuple_fields(value)?;
                 let i = names.iter().position(|n| n == attr)?;
@@ -531,6 +557,23 @@ impl TypingContext for BaseContext {
 
 /// The built-in typing of a binary operator (what [`BaseContext`] resolves).
 pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+    // Enum members compare by identity (their values); IntEnum members are ints.
+    if let (Type::EnumMember { .. }, Type::EnumMember { .. }) = (lhs.get(), rhs.get()) {
+        if lhs == rhs && matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Is | BinOp::IsNot) {
+            return Some(Signature {
+                ret: BOOLEAN,
+                args: vec![lhs, rhs],
+                key: ImplKey::BinOp(op),
+            });
+        }
+    }
+    if !matches!(op, BinOp::Is | BinOp::IsNot)
+        && (is_int_enum_member(lhs) || is_int_enum_member(rhs))
+    {
+        let l = if is_int_enum_member(lhs) { INT64 } else { lhs };
+        let r = if is_int_enum_member(rhs) { INT64 } else { rhs };
+        return binop_signature(op, l, r);
+    }
     // An optional operand stands for its value (None is a TypeError at run time).
     if !matches!(op, BinOp::Is | BinOp::IsNot) {
         if let Type::Optional(x) = lhs.get() {

@@ -205,6 +205,9 @@ impl Engine<'_> {
                             };
                             if self.ret != Some(new) {
                                 self.ret = Some(new);
+                                if let Some(id) = self.self_id {
+                                    self.callees.publish_return(id, self.arg_types, new);
+                                }
                                 self.changed = true;
                             }
                         }

@@ -96,6 +96,20 @@ pub enum Type {
         key: String,
         this: TypeId,
     },
+    /// A member of an `enum.Enum` (`EnumMember(<enum 'Color'>, int64)`) or `enum.IntEnum`
+    /// (`IntEnumMember(...)`) class with integer values; `class` is the class's key.
+    EnumMember {
+        name: String,
+        class: String,
+        int_enum: bool,
+    },
+    /// An enum class: its members by name, with their values.
+    EnumClass {
+        name: String,
+        class: String,
+        members: Vec<(String, i64)>,
+        int_enum: bool,
+    },
     /// A namedtuple class used as a constructor: `class(Point)`.
     NamedTupleClass {
         name: String,
@@ -318,6 +332,11 @@ pub fn array(dtype: TypeId, ndim: u32, layout: Layout) -> TypeId {
 }
 
 /// `UniTuple` when every element has the same type, else `Tuple` (`BaseTuple.from_types`).
+/// Whether `t` is an `IntEnum` member (it behaves as an int in arithmetic).
+pub fn is_int_enum_member(t: TypeId) -> bool {
+    matches!(t.get(), Type::EnumMember { int_enum: true, .. })
+}
+
 /// A namedtuple's field types and names.
 pub fn namedtuple_fields(t: TypeId) -> Option<(Vec<TypeId>, Vec<String>)> {
     match t.get() {
@@ -440,6 +459,22 @@ impl fmt::Display for Type {
             Type::DType(t) => write!(f, "dtype({t})"),
             Type::BoundFunction { key, this } => write!(f, "BoundFunction({key} for {this})"),
             Type::NamedTupleClass { name, .. } => write!(f, "class({name})"),
+            Type::EnumMember { name, int_enum, .. } => {
+                let kind = if *int_enum {
+                    "IntEnumMember"
+                } else {
+                    "EnumMember"
+                };
+                write!(f, "{kind}(<enum '{name}'>, int64)")
+            }
+            Type::EnumClass { name, int_enum, .. } => {
+                let kind = if *int_enum {
+                    "IntEnumClass"
+                } else {
+                    "EnumClass"
+                };
+                write!(f, "{kind}(<enum '{name}'>, int64)")
+            }
             Type::Generator {
                 func,
                 args,

@@ -371,7 +371,7 @@ def test_assert_raises_assertion_error_like_cpython():
         assert ours.value.args == theirs.value.args
 
 
-def test_generators_and_closures_are_unsupported_errors():
+def test_generators_and_escaping_closures_are_unsupported_errors():
     def gen(n):
         for i in range(n):
             yield i
@@ -382,10 +382,19 @@ def test_generators_and_closures_are_unsupported_errors():
 
         return inner(1)
 
+    def escaping(n):
+        def inner(x):
+            return x + n
+
+        return inner
+
     with pytest.raises(numba_rs.errors.UnsupportedError, match="generators"):
         njit(gen)(3)
+    # A closure called where it is made is inlined, as Numba does.
+    assert njit(closure)(3) == closure(3)
+    # One that escapes is not supported yet.
     with pytest.raises(numba_rs.errors.UnsupportedError, match="inner functions"):
-        njit(closure)(3)
+        njit(escaping)(3)
 
 
 def test_numpy_arrays_type_but_are_not_lowered_yet():

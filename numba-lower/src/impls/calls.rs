@@ -37,13 +37,35 @@ fn call_dispatcher<'ctx>(
             "dispatcher call without a dispatcher key".into(),
         ));
     };
-    let callee = if lw.options.self_id == Some(id) && sig.args == lw.typing.arg_types {
+    let fnty = native_fn_type(lw.ctx, &sig.args)?;
+    // A callee still being compiled (mutual recursion) is called through the word that
+    // will hold its address.
+    let direct = (lw.options.self_id == Some(id) && sig.args == lw.typing.arg_types)
+        || lw.linked.native_address(id, &sig.args).is_some();
+    let indirect = if direct {
+        None
+    } else {
+        let slot = lw
+            .linked
+            .native_slot(id, &sig.args)
+            .ok_or_else(|| lw.unsupported("the called function has not been compiled"))?;
+        let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
+        let cell =
+            lw.b.build_int_to_ptr(lw.ctx.i64_type().const_int(slot as u64, false), ptr, "slot")
+                .map_err(llvm_err)?;
+        Some(
+            lw.b.build_load(ptr, cell, "callee")
+                .map_err(llvm_err)?
+                .into_pointer_value(),
+        )
+    };
+    let callee = if indirect.is_some()
+        || (lw.options.self_id == Some(id) && sig.args == lw.typing.arg_types)
+    {
+        // (Unused when indirect.)
         lw.func
     } else {
-        let addr = lw
-            .linked
-            .native_address(id, &sig.args)
-            .ok_or_else(|| lw.unsupported("the called function has not been compiled"))?;
+        let addr = lw.linked.native_address(id, &sig.args).unwrap_or(0);
         let name = format!("numba_rs.callee.{id}.{addr:x}");
         match lw.module.get_function(&name) {
             Some(f) => f,
@@ -61,13 +83,16 @@ fn call_dispatcher<'ctx>(
     let slot = lw.alloca_in_entry(memory_type(lw.ctx, ret)?, "callres")?;
     let mut args: Vec<BasicMetadataValueEnum> = vec![slot.into(), lw.excinfo.into()];
     args.extend(vals.iter().map(|v| BasicMetadataValueEnum::from(*v)));
-    let status =
-        lw.b.build_call(callee, &args, "status")
-            .map_err(llvm_err)?
-            .try_as_basic_value()
-            .basic()
-            .ok_or_else(|| LowerError::Llvm("native call returned void".into()))?
-            .into_int_value();
+    let call = match indirect {
+        Some(p) => lw.b.build_indirect_call(fnty, p, &args, "status"),
+        None => lw.b.build_call(callee, &args, "status"),
+    };
+    let status = call
+        .map_err(llvm_err)?
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| LowerError::Llvm("native call returned void".into()))?
+        .into_int_value();
     // Propagate any non-OK status: the callee already filled excinfo.
     let failed =
         lw.b.build_int_compare(IntPredicate::NE, status, lw.ctx.i32_type().const_zero(), "")

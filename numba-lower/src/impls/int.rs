@@ -26,6 +26,20 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![TypePat::Int, TypePat::Int]),
         int_pow,
     );
+    // Enum members compare by value; `.value` is the value.
+    let member = || TypePat::Pred(|t| matches!(t.get(), Type::EnumMember { .. }));
+    for op in [Eq, Ne] {
+        r.register(
+            ImplKey::BinOp(op),
+            Args::Exact(vec![member(), member()]),
+            int_binop,
+        );
+    }
+    r.register(
+        ImplKey::GetAttr("value".into()),
+        Args::Exact(vec![member()]),
+        |_, _, a| Ok(a[0]),
+    );
     for op in [UnaryOp::Neg, UnaryOp::Pos, UnaryOp::Invert, UnaryOp::Not] {
         r.register(
             ImplKey::Unary(op),

@@ -51,6 +51,16 @@ fn is<'ctx>(
             )
             .map_err(llvm_err)?
         }
+        // Enum members are singletons: identity is equality of their values.
+        (Type::EnumMember { .. }, Type::EnumMember { .. }) if lt == rt => {
+            lw.b.build_int_compare(
+                inkwell::IntPredicate::EQ,
+                a[0].into_int_value(),
+                a[1].into_int_value(),
+                "",
+            )
+            .map_err(llvm_err)?
+        }
         _ if lt != rt => bool_t.const_zero(),
         _ => {
             return Err(lw.unsupported(format!(

@@ -7,6 +7,7 @@
 
 mod bound;
 mod complex;
+mod enums;
 mod ghost;
 mod iter;
 mod optional;
@@ -126,6 +127,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::RangeState64 => &tuple::TupleModel,
         Type::Optional(_) => &optional::OptionalModel,
         Type::BoundFunction { .. } => &bound::BoundModel,
+        Type::EnumMember { .. } => &enums::EnumMemberModel,
         Type::RangeIter64 | Type::Enumerate(_) | Type::Zip(_) | Type::ArrayIter(_) => {
             &iter::IterModel
         }
@@ -134,6 +136,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::Function(_)
         | Type::NumberClass(_)
         | Type::NamedTupleClass { .. }
+        | Type::EnumClass { .. }
         | Type::Dispatcher { .. }
         | Type::ExceptionClass(_)
         | Type::ExceptionInstance(_)

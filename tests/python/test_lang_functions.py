@@ -1,0 +1,407 @@
+"""Functions in nopython mode: inner functions, lambdas, closures, first-class jitted
+functions, recursion and frozen globals -- checked against CPython."""
+
+import enum
+import functools
+
+import pytest
+
+from numba_rs import njit
+
+
+@functools.cache
+def jitted(pyfunc):
+    return njit(pyfunc)
+
+
+def check(pyfunc, *args):
+    expected = pyfunc(*args)
+    got = jitted(pyfunc)(*args)
+    assert type(got) is type(expected) and got == expected, (pyfunc.__name__, args, got, expected)
+
+
+INTS = [0, 1, -1, 5, -7, 100, 2**40]
+
+
+# ------------------------------------------------ inner functions and lambdas
+
+
+def inner_function(x):
+    def double(y):
+        return y * 2
+
+    return double(x) + double(3)
+
+
+def inner_closure(x, k):
+    offset = k * 10
+
+    def add_offset(y):
+        return y + offset + x
+
+    return add_offset(1) + add_offset(k)
+
+
+def lambda_local(x):
+    sq = lambda y: y * y  # noqa: E731
+    return sq(x) + sq(x + 1)
+
+
+def lambda_closure(x, k):
+    scale = lambda y: y * k + x  # noqa: E731
+    return scale(2) - scale(-1)
+
+
+def closure_in_loop(n, k):
+    def step(acc, i):
+        return acc + i * k
+
+    acc = 0
+    for i in range(n):
+        acc = step(acc, i)
+    return acc
+
+
+def nested_inner(x):
+    def outer(y):
+        def inner(z):
+            return z + x
+
+        return inner(y) * 2
+
+    return outer(x + 1)
+
+
+def inner_multiple_returns(x):
+    def sign(y):
+        if y > 0:
+            return 1
+        elif y < 0:
+            return -1
+        return 0
+
+    return sign(x), sign(-x), sign(0)
+
+
+def closure_float_int(x, f):
+    def mix(y):
+        return y * f + x
+
+    return mix(2), mix(0.5)
+
+
+@pytest.mark.parametrize("x", INTS)
+def test_inner_function(x):
+    check(inner_function, x)
+    check(nested_inner, x)
+    check(inner_multiple_returns, x)
+
+
+@pytest.mark.parametrize("x", INTS)
+@pytest.mark.parametrize("k", [0, 3, -2])
+def test_closures_read_enclosing_variables(x, k):
+    check(inner_closure, x, k)
+    check(lambda_closure, x, k)
+
+
+@pytest.mark.parametrize("x", [0, 1, -1, 5, -7, 100, 2**30, 0.5, -2.25])  # no int64 overflow
+def test_lambda(x):
+    check(lambda_local, x)
+
+
+@pytest.mark.parametrize("n,k", [(0, 1), (5, 2), (10, -3), (100, 7)])
+def test_closure_called_in_loop(n, k):
+    check(closure_in_loop, n, k)
+
+
+@pytest.mark.parametrize("x,f", [(1, 2.5), (0, 0.0), (-3, -1.5)])
+def test_closure_mixed_types(x, f):
+    check(closure_float_int, x, f)
+
+
+# ------------------------------------------ jitted functions as arguments
+
+
+@njit
+def jit_square(x):
+    return x * x
+
+
+@njit
+def jit_negate(x):
+    return -x
+
+
+@njit
+def jit_add(a, b):
+    return a + b
+
+
+def apply(f, x):
+    return f(x)
+
+
+def apply_twice(f, x):
+    return f(f(x))
+
+
+def apply_binary(f, a, b):
+    return f(a, b) + f(b, a)
+
+
+def compose(f, g, x):
+    return f(g(x))
+
+
+def fold(f, n):
+    acc = 0
+    for i in range(n):
+        acc = f(acc, i)
+    return acc
+
+
+@pytest.mark.parametrize("x", INTS[:6] + [1.5, -0.25])
+@pytest.mark.parametrize("fn", [jit_square, jit_negate], ids=["square", "negate"])
+def test_jitted_function_argument(fn, x):
+    py = fn.py_func
+    assert jitted(apply)(fn, x) == py(x)
+    assert jitted(apply_twice)(fn, x) == py(py(x))
+
+
+@pytest.mark.parametrize("x", [0, 3, -4, 2.5])
+def test_compose_jitted_functions(x):
+    assert jitted(compose)(jit_square, jit_negate, x) == (-x) * (-x)
+    assert jitted(compose)(jit_negate, jit_square, x) == -(x * x)
+
+
+@pytest.mark.parametrize("a,b", [(1, 2), (-5, 5), (1.5, 2.5)])
+def test_binary_jitted_function_argument(a, b):
+    assert jitted(apply_binary)(jit_add, a, b) == 2 * (a + b)
+
+
+@pytest.mark.parametrize("n", [0, 1, 10, 100])
+def test_fold_with_jitted_function(n):
+    assert jitted(fold)(jit_add, n) == sum(range(n))
+
+
+# ------------------------------------------------------------------- recursion
+
+
+def fib_py(n):
+    if n < 2:
+        return n
+    return fib_py(n - 1) + fib_py(n - 2)
+
+
+@njit
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+@njit("int64(int64)")
+def fib_sig(n):
+    if n < 2:
+        return n
+    return fib_sig(n - 1) + fib_sig(n - 2)
+
+
+@njit
+def fact(n):
+    if n <= 1:
+        return 1
+    return n * fact(n - 1)
+
+
+@njit
+def gcd_rec(a, b):
+    if b == 0:
+        return a
+    return gcd_rec(b, a % b)
+
+
+@njit
+def is_even(n):
+    if n == 0:
+        return True
+    return is_odd(n - 1)
+
+
+# Defined after is_even: resolved when is_even is first compiled.
+@njit
+def is_odd(n):
+    if n == 0:
+        return False
+    return is_even(n - 1)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 10, 20, 25])
+def test_self_recursion(n):
+    assert fib(n) == fib_py(n)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 10, 20, 25])
+def test_self_recursion_with_signature(n):
+    got = fib_sig(n)
+    assert type(got) is int and got == fib_py(n)
+    assert len(fib_sig.signatures) == 1
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 20])
+def test_factorial_recursion(n):
+    import math
+
+    assert fact(n) == math.factorial(n)
+
+
+@pytest.mark.parametrize("a,b", [(12, 18), (17, 5), (100, 75), (7, 0)])
+def test_recursion_two_arguments(a, b):
+    import math
+
+    assert gcd_rec(a, b) == math.gcd(a, b)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 10, 51, 100])
+def test_mutual_recursion(n):
+    assert is_even(n) is (n % 2 == 0)
+    assert is_odd(n) is (n % 2 == 1)
+
+
+# --------------------------------------------------------- frozen globals
+
+LIMIT = 42
+RATE = 0.125
+WEIGHTS = (1, 2, 3, 5)
+MIXED = (7, 2.5)
+GREETING = "hello"
+NEGATIVE_BIG = -(2**40)
+
+
+class Color(enum.Enum):
+    RED = 1
+    GREEN = 2
+    BLUE = 3
+
+
+class Shape(enum.IntEnum):
+    CIRCLE = 1
+    SQUARE = 2
+    TRIANGLE = 3
+
+
+def uses_int_float_globals(x):
+    if x > LIMIT:
+        return x * RATE + NEGATIVE_BIG
+    return x * 1.0
+
+
+def uses_tuple_global(x):
+    s = 0
+    for w in WEIGHTS:
+        s += w * x
+    return s + WEIGHTS[0] + len(WEIGHTS)
+
+
+def uses_mixed_tuple_global(x):
+    a, b = MIXED
+    return a * x + b
+
+
+def uses_string_global(s):
+    return s == GREETING, len(GREETING)
+
+
+def returns_string_global():
+    return GREETING
+
+
+def color_code(c):
+    if c == Color.RED:
+        return 10
+    elif c == Color.GREEN:
+        return 20
+    return 30
+
+
+def color_is(c, d):
+    return c == d, c != d
+
+
+def shape_sides(s):
+    if s == Shape.CIRCLE:
+        return 0
+    if s == Shape.SQUARE:
+        return 4
+    return 3
+
+
+def shape_arith(s):
+    return s + Shape.SQUARE, s == 2, s < Shape.TRIANGLE
+
+
+def pick_color(x):
+    if x > 0:
+        return Color.BLUE
+    return Color.RED
+
+
+@pytest.mark.parametrize("x", [0, 42, 43, 100, -5, 2**40])
+def test_int_and_float_globals(x):
+    check(uses_int_float_globals, x)
+
+
+@pytest.mark.parametrize("x", [0, 1, -3, 2**20])
+def test_tuple_globals(x):
+    check(uses_tuple_global, x)
+    check(uses_mixed_tuple_global, x)
+
+
+@pytest.mark.parametrize("s", ["hello", "hell", "", "hello!", "HELLO"])
+def test_string_global(s):
+    check(uses_string_global, s)
+
+
+def test_string_global_returned():
+    check(returns_string_global)
+
+
+@pytest.mark.parametrize("c", list(Color))
+def test_enum_members(c):
+    check(color_code, c)
+    for d in Color:
+        check(color_is, c, d)
+
+
+@pytest.mark.parametrize("s", list(Shape))
+def test_int_enum_members(s):
+    check(shape_sides, s)
+    check(shape_arith, s)
+
+
+@pytest.mark.parametrize("x", [-1, 1])
+def test_enum_member_returned(x):
+    got = jitted(pick_color)(x)
+    assert got is pick_color(x)
+
+
+FROZEN = 5
+
+
+def reads_frozen(x):
+    return x + FROZEN
+
+
+def test_globals_are_frozen_at_compile_time():
+    global FROZEN
+    f = njit(reads_frozen)
+    assert f(1) == 6
+    try:
+        FROZEN = 100
+        # Numba freezes global values into the compiled code: no recompilation.
+        assert f(1) == 6
+        assert reads_frozen(1) == 101
+        # A fresh dispatcher sees the new value.
+        assert njit(reads_frozen)(1) == 101
+    finally:
+        FROZEN = 5
