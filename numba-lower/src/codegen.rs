@@ -64,6 +64,7 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
     for (name, addr) in numba_nrt::runtime_symbols()
         .into_iter()
         .chain(crate::runtime::symbols())
+        .chain(crate::random::symbols())
     {
         if let Some(f) = module.get_function(name) {
             engine.add_global_mapping(&f, addr);

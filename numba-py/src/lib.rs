@@ -97,7 +97,7 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             return mk(GlobalKind::Builtin(name));
         }
         if let Some(m) = module {
-            if m == "math" || m == "cmath" {
+            if m == "math" || m == "cmath" || m == "random" {
                 return mk(GlobalKind::ModuleFunction { module: m, name });
             }
         }

@@ -260,3 +260,93 @@ impl BaseContext {
         }
     }
 }
+
+/// The number of float arguments of each `random` distribution Numba supports.
+const RANDOM_FLOAT_FNS: &[(&str, usize)] = &[
+    ("uniform", 2),
+    ("gauss", 2),
+    ("normalvariate", 2),
+    ("lognormvariate", 2),
+    ("expovariate", 1),
+    ("paretovariate", 1),
+    ("weibullvariate", 2),
+];
+
+impl BaseContext {
+    pub(crate) fn install_random(&mut self) {
+        let real = |t: &TypeId| (t.is_integer() || t.is_float()) && !t.is_complex();
+        let int = |t: &TypeId| t.is_integer() || *t == BOOLEAN;
+        self.register(
+            "random.seed",
+            Box::new(FnTemplate(
+                move |a: &[TypeId]| match a {
+                    [n] if int(n) => Some(sig("random.seed", NONE, vec![INT64])),
+                    _ => None,
+                },
+                "(int,)",
+            )),
+        );
+        self.register(
+            "random.random",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| a.is_empty().then(|| sig("random.random", FLOAT64, vec![])),
+                "()",
+            )),
+        );
+        self.register(
+            "random.getrandbits",
+            Box::new(FnTemplate(
+                move |a: &[TypeId]| match a {
+                    [k] if int(k) => Some(sig("random.getrandbits", UINT64, vec![INT64])),
+                    _ => None,
+                },
+                "(int,)",
+            )),
+        );
+        self.register(
+            "random.randrange",
+            Box::new(FnTemplate(
+                move |a: &[TypeId]| {
+                    ((1..=3).contains(&a.len()) && a.iter().all(int))
+                        .then(|| sig("random.randrange", INT64, vec![INT64; a.len()]))
+                },
+                "(stop,), (start, stop), (start, stop, step)",
+            )),
+        );
+        self.register(
+            "random.randint",
+            Box::new(FnTemplate(
+                move |a: &[TypeId]| match a {
+                    [x, y] if int(x) && int(y) => {
+                        Some(sig("random.randint", INT64, vec![INT64, INT64]))
+                    }
+                    _ => None,
+                },
+                "(int, int)",
+            )),
+        );
+        for &(name, n) in RANDOM_FLOAT_FNS {
+            let key: &'static str = Box::leak(format!("random.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| {
+                        (a.len() == n && a.iter().all(real))
+                            .then(|| sig(key, FLOAT64, vec![FLOAT64; n]))
+                    },
+                    "(float, ...)",
+                )),
+            );
+        }
+        self.register(
+            "random.triangular",
+            Box::new(FnTemplate(
+                move |a: &[TypeId]| {
+                    ((2..=3).contains(&a.len()) && a.iter().all(real))
+                        .then(|| sig("random.triangular", FLOAT64, vec![FLOAT64; a.len()]))
+                },
+                "(low, high), (low, high, mode)",
+            )),
+        );
+    }
+}

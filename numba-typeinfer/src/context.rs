@@ -155,6 +155,7 @@ impl Default for BaseContext {
         ctx.install_number_builtins();
         ctx.install_exception_intrinsics();
         ctx.install_cmath();
+        ctx.install_random();
         ctx.install_numpy();
         ctx
     }

@@ -13,6 +13,7 @@ mod iter;
 mod math;
 mod numpy;
 mod optional;
+mod random;
 mod tuple;
 
 use numba_typeinfer::ImplKey;
@@ -34,6 +35,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     optional::register(r);
     calls::register(r);
     eh::register(r);
+    random::register(r);
 }
 
 /// The operator of a `BinOp` key (the registry only calls an implementation with the keys

@@ -1,0 +1,261 @@
+//! The `random` module's generator for JIT-ed code: a Mersenne Twister per thread,
+//! seeded as Numba seeds it (`random.seed(n)` is the reference `init_genrand` of the
+//! seed's low 32 bits, like NumPy's legacy seeding, not CPython's `init_by_array`), with
+//! Numba's conversions (53-bit doubles, CPython's bit order for `getrandbits` and
+//! `randrange`, the polar Box–Muller method with a cached second value for `gauss`).
+//! Unseeded, each thread's generator starts from an OS-random seed.
+
+use std::cell::RefCell;
+
+const N: usize = 624;
+const M: usize = 397;
+
+struct Mt {
+    mt: [u32; N],
+    index: usize,
+    gauss: Option<f64>,
+}
+
+impl Mt {
+    fn seeded(seed: u32) -> Mt {
+        let mut mt = [0u32; N];
+        let mut s = seed;
+        for (pos, slot) in mt.iter_mut().enumerate() {
+            *slot = s;
+            s = 1_812_433_253u32
+                .wrapping_mul(s ^ (s >> 30))
+                .wrapping_add(pos as u32 + 1);
+        }
+        Mt {
+            mt,
+            index: N,
+            gauss: None,
+        }
+    }
+
+    fn twist(&mut self) {
+        let mt = &mut self.mt;
+        for k in 0..N {
+            let y = (mt[k] & 0x8000_0000) | (mt[(k + 1) % N] & 0x7fff_ffff);
+            let mag = if y & 1 == 1 { 0x9908_b0df } else { 0 };
+            mt[k] = mt[(k + M) % N] ^ (y >> 1) ^ mag;
+        }
+        self.index = 0;
+    }
+
+    fn next_u32(&mut self) -> u32 {
+        if self.index >= N {
+            self.twist();
+        }
+        let mut y = self.mt[self.index];
+        self.index += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^= y >> 18;
+        y
+    }
+
+    /// A double in [0, 1) with 53 random bits.
+    fn next_double(&mut self) -> f64 {
+        let a = f64::from(self.next_u32() >> 5);
+        let b = f64::from(self.next_u32() >> 6);
+        (a * 67_108_864.0 + b) / 9_007_199_254_740_992.0
+    }
+
+    /// `k` random bits (1 ≤ k ≤ 64), the first word's high bits first, as CPython.
+    fn bits(&mut self, k: u32) -> u64 {
+        if k <= 32 {
+            u64::from(self.next_u32() >> (32 - k))
+        } else {
+            let low = u64::from(self.next_u32());
+            let high = u64::from(self.next_u32() >> (64 - k));
+            low | (high << 32)
+        }
+    }
+}
+
+fn os_seed() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0),
+    );
+    h.finish() as u32
+}
+
+thread_local! {
+    static STATE: RefCell<Mt> = RefCell::new(Mt::seeded(os_seed()));
+}
+
+fn with<T>(f: impl FnOnce(&mut Mt) -> T) -> T {
+    STATE.with(|s| f(&mut s.borrow_mut()))
+}
+
+/// `random.seed(n)`.
+pub extern "C" fn numba_rs_rnd_seed(seed: i64) {
+    with(|s| *s = Mt::seeded(seed as u32));
+}
+
+/// `random.random()`.
+pub extern "C" fn numba_rs_rnd_random() -> f64 {
+    with(Mt::next_double)
+}
+
+/// `random.getrandbits(k)` for 1 ≤ k ≤ 64 (0 otherwise).
+pub extern "C" fn numba_rs_rnd_getrandbits(k: i64) -> u64 {
+    if !(1..=64).contains(&k) {
+        return 0;
+    }
+    with(|s| s.bits(k as u32))
+}
+
+/// `random.randrange(start, stop, step)`; sets `*bad` for an empty range (or step 0).
+///
+/// # Safety
+/// `bad` must be valid for a write.
+pub unsafe extern "C" fn numba_rs_rnd_randrange(
+    start: i64,
+    stop: i64,
+    step: i64,
+    bad: *mut i64,
+) -> i64 {
+    let width = i128::from(stop) - i128::from(start);
+    let step128 = i128::from(step);
+    let n = match step {
+        1 => width,
+        s if s > 1 => (width + step128 - 1) / step128,
+        s if s < 0 => (width + step128 + 1) / step128,
+        _ => 0,
+    };
+    if n <= 0 || n > i128::from(i64::MAX) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { *bad = 1 };
+        return 0;
+    }
+    let n = n as u64;
+    let k = 64 - n.leading_zeros();
+    let r = with(|s| loop {
+        let r = s.bits(k);
+        if r < n {
+            break r;
+        }
+    });
+    (i128::from(start) + i128::from(r as i64) * step128) as i64
+}
+
+/// A standard normal deviate (Numba's `gauss`: the polar method, the second value of each
+/// pair kept for the next call).
+pub extern "C" fn numba_rs_rnd_gauss() -> f64 {
+    with(|s| {
+        if let Some(g) = s.gauss.take() {
+            return g;
+        }
+        let (x1, x2, r2) = loop {
+            let x1 = 2.0 * s.next_double() - 1.0;
+            let x2 = 2.0 * s.next_double() - 1.0;
+            let r2 = x1 * x1 + x2 * x2;
+            if r2 < 1.0 && r2 != 0.0 {
+                break (x1, x2, r2);
+            }
+        };
+        let f = (-2.0 * r2.ln() / r2).sqrt();
+        s.gauss = Some(f * x1);
+        f * x2
+    })
+}
+
+/// The distributions over floats, by their index in [`DISTRIBUTIONS`], with Numba's
+/// formulas (those of CPython's `random.py`, `gauss` aside).
+pub extern "C" fn numba_rs_rnd_dist(kind: u32, a: f64, b: f64, c: f64) -> f64 {
+    let name = DISTRIBUTIONS.get(kind as usize).copied().unwrap_or("");
+    let triangular = |low: f64, high: f64, c: f64| {
+        let mut u = numba_rs_rnd_random();
+        let (mut low, mut high, mut c) = (low, high, c);
+        if u > c {
+            u = 1.0 - u;
+            c = 1.0 - c;
+            std::mem::swap(&mut low, &mut high);
+        }
+        low + (high - low) * (u * c).sqrt()
+    };
+    match name {
+        "uniform" => a + (b - a) * numba_rs_rnd_random(),
+        "gauss" | "normalvariate" => a + b * numba_rs_rnd_gauss(),
+        "lognormvariate" => (a + b * numba_rs_rnd_gauss()).exp(),
+        "expovariate" => -(1.0 - numba_rs_rnd_random()).ln() / a,
+        "paretovariate" => 1.0 / (1.0 - numba_rs_rnd_random()).powf(1.0 / a),
+        "weibullvariate" => a * (-(1.0 - numba_rs_rnd_random()).ln()).powf(1.0 / b),
+        "triangular" => triangular(a, b, 0.5),
+        "triangular_mode" => {
+            if b == a {
+                a
+            } else {
+                triangular(a, b, (c - a) / (b - a))
+            }
+        }
+        _ => f64::NAN,
+    }
+}
+
+/// The float distributions [`numba_rs_rnd_dist`] computes, and their typing keys' names
+/// (`random.<name>`; `triangular_mode` is `triangular` with a mode).
+pub const DISTRIBUTIONS: &[&str] = &[
+    "uniform",
+    "gauss",
+    "normalvariate",
+    "lognormvariate",
+    "expovariate",
+    "paretovariate",
+    "weibullvariate",
+    "triangular",
+    "triangular_mode",
+];
+
+/// The generator's entry points by symbol name.
+pub fn symbols() -> Vec<(&'static str, usize)> {
+    vec![
+        ("numba_rs_rnd_seed", numba_rs_rnd_seed as *const () as usize),
+        (
+            "numba_rs_rnd_random",
+            numba_rs_rnd_random as *const () as usize,
+        ),
+        (
+            "numba_rs_rnd_getrandbits",
+            numba_rs_rnd_getrandbits as *const () as usize,
+        ),
+        (
+            "numba_rs_rnd_randrange",
+            numba_rs_rnd_randrange as *const () as usize,
+        ),
+        (
+            "numba_rs_rnd_gauss",
+            numba_rs_rnd_gauss as *const () as usize,
+        ),
+        ("numba_rs_rnd_dist", numba_rs_rnd_dist as *const () as usize),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_the_reference_mersenne_twister() {
+        // init_genrand(5489): the reference implementation's first outputs.
+        let mut m = Mt::seeded(5489);
+        assert_eq!(m.next_u32(), 3_499_211_612);
+        assert_eq!(m.next_u32(), 581_869_302);
+        assert_eq!(m.next_u32(), 3_890_346_734);
+    }
+
+    #[test]
+    fn seeded_stream_is_numpys_legacy_stream() {
+        // np.random.seed(42); np.random.random_sample() == 0.3745401188473625
+        numba_rs_rnd_seed(42);
+        assert_eq!(numba_rs_rnd_random(), 0.374_540_118_847_362_5);
+    }
+}

@@ -1,0 +1,150 @@
+"""The ``random`` module in jitted code, checked against CPython's own generator put in the
+state Numba's seeding produces.
+
+Numba's ``random.seed(n)`` seeds the Mersenne Twister as NumPy's legacy ``seed(n)`` does
+(``init_genrand``), not as CPython's ``random.seed`` does; from that state, ``random()``,
+``getrandbits`` and ``randrange`` draw exactly as CPython's methods do, and ``gauss`` uses
+the polar Box-Muller method. The oracle is a ``random.Random`` whose state is copied from
+``numpy.random.RandomState(n)``.
+"""
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from numba_rs import njit
+
+SEEDS = [0, 1, 42, 12345, 2**31 - 1, 2**32 - 1]
+
+
+def oracle(seed):
+    mt = np.random.RandomState(seed).get_state()[1]
+    r = random.Random()
+    r.setstate((3, tuple(int(x) for x in mt) + (624,), None))
+    return r
+
+
+def polar_gauss(r):
+    """Numba's gauss: pairs by the polar method, the second kept for the next call."""
+    cache = []
+
+    def gauss():
+        if cache:
+            return cache.pop()
+        while True:
+            x1 = 2.0 * r.random() - 1.0
+            x2 = 2.0 * r.random() - 1.0
+            r2 = x1 * x1 + x2 * x2
+            if r2 < 1.0 and r2 != 0.0:
+                break
+        f = math.sqrt(-2.0 * math.log(r2) / r2)
+        cache.append(f * x1)
+        return f * x2
+
+    return gauss
+
+
+@njit
+def draw_random(seed, n):
+    random.seed(seed)
+    s = 0.0
+    last = 0.0
+    for i in range(n):
+        last = random.random()
+        s += last * (i + 1)
+    return s, last
+
+
+@njit
+def draw_ints(seed, n, a, b, step):
+    random.seed(seed)
+    acc = 0
+    for i in range(n):
+        acc = acc * 31 + random.randrange(a, b, step) + random.randint(a, b)
+        acc = acc % 1000000007
+    return acc
+
+
+@njit
+def draw_bits(seed, k):
+    random.seed(seed)
+    return random.getrandbits(k), random.getrandbits(k)
+
+
+@njit
+def draw_floats(seed, mu, sigma):
+    random.seed(seed)
+    return (
+        random.uniform(mu, sigma),
+        random.gauss(mu, sigma),
+        random.gauss(mu, sigma),
+        random.normalvariate(mu, sigma),
+        random.expovariate(1.5),
+        random.triangular(mu, sigma),
+        random.triangular(mu, sigma, mu),
+    )
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_follows_numpys_seeding(seed):
+    r = oracle(seed)
+    n = 1000
+    values = [r.random() for _ in range(n)]
+    s = sum(v * (i + 1) for i, v in enumerate(values))
+    got_s, got_last = draw_random(seed, n)
+    assert got_last == values[-1]
+    assert got_s == pytest.approx(s, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("a,b,step", [(0, 10, 1), (-50, 50, 3), (5, 6, 1), (0, 2**40, 7)])
+def test_randrange_and_randint_like_cpython(seed, a, b, step):
+    r = oracle(seed)
+    acc = 0
+    for _ in range(200):
+        acc = acc * 31 + r.randrange(a, b, step) + r.randint(a, b)
+        acc = acc % 1000000007
+    assert draw_ints(seed, 200, a, b, step) == acc
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("k", [1, 5, 31, 32, 33, 63, 64])
+def test_getrandbits_like_cpython(seed, k):
+    r = oracle(seed)
+    assert draw_bits(seed, k) == (r.getrandbits(k), r.getrandbits(k))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_distributions(seed):
+    r = oracle(seed)
+    gauss = polar_gauss(r)
+    mu, sigma = 1.5, 2.5
+    u = mu + (sigma - mu) * r.random()
+    g1 = mu + sigma * gauss()
+    g2 = mu + sigma * gauss()
+    g3 = mu + sigma * gauss()
+    e = -math.log(1.0 - r.random()) / 1.5
+
+    def tri(low, high, c):
+        v = r.random()
+        if v > c:
+            v = 1.0 - v
+            c = 1.0 - c
+            low, high = high, low
+        return low + (high - low) * math.sqrt(v * c)
+
+    t1 = tri(mu, sigma, 0.5)
+    t2 = tri(mu, sigma, (mu - mu) / (sigma - mu))
+    assert draw_floats(seed, mu, sigma) == pytest.approx((u, g1, g2, g3, e, t1, t2), rel=1e-12)
+
+
+@njit
+def empty_range(a):
+    return random.randrange(a, a)
+
+
+def test_empty_randrange_is_value_error():
+    with pytest.raises(ValueError, match="empty range"):
+        empty_range(3)
