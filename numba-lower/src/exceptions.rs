@@ -305,9 +305,22 @@ impl<'ctx> FnLower<'ctx, '_> {
     /// constructor call in this function, whose arguments become the exception's args.
     pub(crate) fn raise_var(&mut self, exc: Option<VarId>, in_try: bool) -> R<()> {
         let Some(v) = exc else {
-            return Err(
-                self.unsupported("a bare `raise` (re-raise) is not supported by numba-rs yet")
-            );
+            // A bare `raise` in a handler re-raises the exception being handled.
+            if let Some(caught) = self.caught {
+                let ptr = self.ctx.ptr_type(AddressSpace::default());
+                let rec = self
+                    .b
+                    .build_load(ptr, caught, "reraise")
+                    .map_err(llvm_err)?
+                    .into_pointer_value();
+                self.b
+                    .build_store(caught, ptr.const_null())
+                    .map_err(llvm_err)?;
+                return self.store_and_fail(rec, in_try);
+            }
+            return Err(self.unsupported(
+                "a bare `raise` outside an `except` handler is not supported by numba-rs",
+            ));
         };
         let class = match self.typing.type_of(v).get() {
             Type::ExceptionClass(n) => return self.raise_with(&n, vec![], in_try),

@@ -97,7 +97,13 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             return mk(GlobalKind::Builtin(name));
         }
         if let Some(m) = module {
-            if m == "math" || m == "cmath" || m == "random" {
+            // `operator.add` reports the C module `_operator`.
+            let m = if m == "_operator" {
+                "operator".to_string()
+            } else {
+                m
+            };
+            if m == "math" || m == "cmath" || m == "random" || m == "operator" {
                 return mk(GlobalKind::ModuleFunction { module: m, name });
             }
         }
@@ -165,6 +171,26 @@ fn constant_of(value: &Bound<'_, PyAny>) -> PyResult<Option<Constant>> {
     }))
 }
 
+/// The names a function reads: its globals (and builtins) by name, and the values of its
+/// closure cells by index.
+struct PyGlobals {
+    table: HashMap<String, Global>,
+    freevars: Vec<Global>,
+}
+
+impl GlobalResolver for PyGlobals {
+    fn resolve_global(&self, name: &str) -> Global {
+        self.table.resolve_global(name)
+    }
+
+    fn resolve_freevar(&self, index: usize, name: &str) -> Global {
+        self.freevars
+            .get(index)
+            .cloned()
+            .unwrap_or_else(|| self.table.resolve_global(name))
+    }
+}
+
 /// All `co_names` of a code object and its nested code objects.
 fn all_names(code: &CodeObject) -> HashSet<String> {
     let mut names: HashSet<String> = code.names.iter().cloned().collect();
@@ -223,7 +249,23 @@ impl FunctionSource for PySource {
                     );
                 }
             }
-            Ok((code, Box::new(table)))
+            // A jitted closure's free variables are frozen from its cells, as Numba does.
+            let mut freevars = Vec::new();
+            if let Ok(cells) = func.getattr("__closure__") {
+                if !cells.is_none() {
+                    for cell in cells.try_iter()? {
+                        let g = match cell?.getattr("cell_contents") {
+                            Ok(v) => classify(py, &v)?,
+                            Err(_) => Global {
+                                kind: GlobalKind::Undefined,
+                                repr: "Undefined".into(),
+                            },
+                        };
+                        freevars.push(g);
+                    }
+                }
+            }
+            Ok((code, Box::new(PyGlobals { table, freevars })))
         })
         .map_err(|e| e.to_string())
     }
@@ -540,17 +582,18 @@ impl Dispatcher {
                 .get(i)
                 .and_then(Option::as_ref)
                 .ok_or_else(|| {
-                    PyTypeError::new_err(format!(
-                        "an argument of type {} cannot be passed from Python yet",
+                    UnsupportedError::new_err(format!(
+                        "{}: an argument of type {} cannot be passed from Python by numba-rs yet",
+                        self.core.name,
                         c.arg_types.get(i).copied().unwrap_or(types::NONE)
                     ))
                 })?;
             boxing::encode(&a, shape, &mut slots)?;
         }
         let ret_shape = c.ret_shape.as_ref().ok_or_else(|| {
-            PyTypeError::new_err(format!(
-                "cannot return a value of type {} to Python yet",
-                c.return_type
+            UnsupportedError::new_err(format!(
+                "{}: returning a value of type {} to Python is not supported by numba-rs yet",
+                self.core.name, c.return_type
             ))
         })?;
         let mut ret: SmallVec<[u64; 4]> = SmallVec::from_elem(0, ret_shape.slots().max(1));

@@ -350,3 +350,65 @@ impl BaseContext {
         );
     }
 }
+
+/// The `operator` module's functions: the binary and unary operators they are.
+const OPERATOR_FNS: &[(&str, Option<BinOp>, Option<numba_ir::UnaryOp>)] = &[
+    ("add", Some(BinOp::Add), None),
+    ("iadd", Some(BinOp::Add), None),
+    ("sub", Some(BinOp::Sub), None),
+    ("isub", Some(BinOp::Sub), None),
+    ("mul", Some(BinOp::Mul), None),
+    ("imul", Some(BinOp::Mul), None),
+    ("truediv", Some(BinOp::TrueDiv), None),
+    ("itruediv", Some(BinOp::TrueDiv), None),
+    ("floordiv", Some(BinOp::FloorDiv), None),
+    ("ifloordiv", Some(BinOp::FloorDiv), None),
+    ("mod", Some(BinOp::Mod), None),
+    ("imod", Some(BinOp::Mod), None),
+    ("pow", Some(BinOp::Pow), None),
+    ("ipow", Some(BinOp::Pow), None),
+    ("lshift", Some(BinOp::LShift), None),
+    ("ilshift", Some(BinOp::LShift), None),
+    ("rshift", Some(BinOp::RShift), None),
+    ("irshift", Some(BinOp::RShift), None),
+    ("and_", Some(BinOp::And), None),
+    ("iand", Some(BinOp::And), None),
+    ("or_", Some(BinOp::Or), None),
+    ("ior", Some(BinOp::Or), None),
+    ("xor", Some(BinOp::Xor), None),
+    ("ixor", Some(BinOp::Xor), None),
+    ("lt", Some(BinOp::Lt), None),
+    ("le", Some(BinOp::Le), None),
+    ("eq", Some(BinOp::Eq), None),
+    ("ne", Some(BinOp::Ne), None),
+    ("gt", Some(BinOp::Gt), None),
+    ("ge", Some(BinOp::Ge), None),
+    ("is_", Some(BinOp::Is), None),
+    ("is_not", Some(BinOp::IsNot), None),
+    ("contains", Some(BinOp::In), None),
+    ("neg", None, Some(numba_ir::UnaryOp::Neg)),
+    ("pos", None, Some(numba_ir::UnaryOp::Pos)),
+    ("invert", None, Some(numba_ir::UnaryOp::Invert)),
+    ("inv", None, Some(numba_ir::UnaryOp::Invert)),
+    ("not_", None, Some(numba_ir::UnaryOp::Not)),
+];
+
+impl BaseContext {
+    /// `operator.add(a, b)` and friends: typed (and lowered) as the operators themselves.
+    pub(crate) fn install_operator_module(&mut self) {
+        for &(name, bin, un) in OPERATOR_FNS {
+            let key: &'static str = Box::leak(format!("operator.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match (a, bin, un) {
+                        ([x, y], Some(op), _) => binop_signature(op, *x, *y),
+                        ([x], _, Some(op)) => crate::context::unary_signature(op, *x),
+                        _ => None,
+                    },
+                    "(operands)",
+                )),
+            );
+        }
+    }
+}

@@ -156,6 +156,7 @@ impl Default for BaseContext {
         ctx.install_exception_intrinsics();
         ctx.install_cmath();
         ctx.install_random();
+        ctx.install_operator_module();
         ctx.install_numpy();
         ctx
     }
@@ -517,36 +518,7 @@ impl TypingContext for BaseContext {
     }
 
     fn resolve_unary(&self, op: UnaryOp, value: TypeId) -> Option<Signature> {
-        if value.is_array() {
-            return crate::numpy::array_unary(op, value);
-        }
-        if !value.is_scalar() {
-            return None;
-        }
-        let (ret, arg) = match op {
-            UnaryOp::Not => (BOOLEAN, value),
-            UnaryOp::Invert if value == BOOLEAN => (INT64, INT64),
-            UnaryOp::Invert => {
-                let t = arith_type(&[value])?;
-                if !t.is_integer() {
-                    return None;
-                }
-                (t, t)
-            }
-            UnaryOp::Neg | UnaryOp::Pos => {
-                let t = if value.is_float() || value.is_complex() {
-                    value
-                } else {
-                    arith_type(&[value])?
-                };
-                (t, t)
-            }
-        };
-        Some(Signature {
-            ret,
-            args: vec![arg],
-            key: ImplKey::Unary(op),
-        })
+        unary_signature(op, value)
     }
 
     fn describe_function(&self, func: TypeId) -> String {
@@ -690,4 +662,38 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
         }
         BinOp::MatMul => None,
     }
+}
+
+/// The built-in typing of a unary operator (what [`BaseContext`] resolves).
+pub fn unary_signature(op: UnaryOp, value: TypeId) -> Option<Signature> {
+    if value.is_array() {
+        return crate::numpy::array_unary(op, value);
+    }
+    if !value.is_scalar() {
+        return None;
+    }
+    let (ret, arg) = match op {
+        UnaryOp::Not => (BOOLEAN, value),
+        UnaryOp::Invert if value == BOOLEAN => (INT64, INT64),
+        UnaryOp::Invert => {
+            let t = arith_type(&[value])?;
+            if !t.is_integer() {
+                return None;
+            }
+            (t, t)
+        }
+        UnaryOp::Neg | UnaryOp::Pos => {
+            let t = if value.is_float() || value.is_complex() {
+                value
+            } else {
+                arith_type(&[value])?
+            };
+            (t, t)
+        }
+    };
+    Some(Signature {
+        ret,
+        args: vec![arg],
+        key: ImplKey::Unary(op),
+    })
 }

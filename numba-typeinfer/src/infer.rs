@@ -328,6 +328,42 @@ impl Engine<'_> {
         }
     }
 
+    /// `slice(a, b[, c])` of constants (ints or None) assigned to `v`, as a literal slice.
+    fn const_slice(&self, v: VarId) -> Option<TypeId> {
+        let mut def = None;
+        for block in self.ir.blocks.values() {
+            for inst in &block.body {
+                if let Stmt::Assign { target, value } = &inst.stmt {
+                    if *target == v {
+                        if def.is_some() {
+                            return None;
+                        }
+                        def = Some(*value);
+                    }
+                }
+            }
+        }
+        let Expr::Call { func, args, .. } = self.ir.expr(def?) else {
+            return None;
+        };
+        if !matches!(self.ty(*func)?.get(), Type::Function(k) if k == "slice") {
+            return None;
+        }
+        let bound = |a: VarId| -> Option<Option<i64>> {
+            match self.raw_ty(a)?.get() {
+                Type::IntegerLiteral(x) => Some(Some(x)),
+                Type::NoneType => Some(None),
+                _ => None,
+            }
+        };
+        let b: Vec<Option<i64>> = args.iter().map(|&a| bound(a)).collect::<Option<_>>()?;
+        match b.as_slice() {
+            [x, y] => Some(intern(Type::SliceLiteral(*x, *y, None))),
+            [x, y, z] => Some(intern(Type::SliceLiteral(*x, *y, *z))),
+            _ => None,
+        }
+    }
+
     /// The type of `value`, assigned to `target`.
     fn type_assigned(
         &mut self,
@@ -593,6 +629,12 @@ impl Engine<'_> {
                 // The index keeps a literal type: a tuple is indexed by a constant.
                 let (Some(v), Some(i)) = (self.ty(*value), self.raw_ty(*index)) else {
                     return Ok(None);
+                };
+                // A tuple sliced by a `slice(...)` of constants is sliced at compile time
+                // (Numba's static_getitem of a constant slice).
+                let i = match (crate::conv::tuple_items(v), i.get()) {
+                    (Some(_), Type::Slice(_)) => self.const_slice(*index).unwrap_or(i),
+                    _ => i,
                 };
                 // A constant index keeps its literal type in the signature (a tuple's
                 // element is chosen at compile time); a runtime index is unliteraled.

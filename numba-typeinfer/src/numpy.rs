@@ -362,6 +362,12 @@ pub fn getitem(value: TypeId, index: TypeId) -> Option<TypeId> {
         let i = if i < 0 { i + n } else { i };
         return usize::try_from(i).ok().and_then(|i| items.get(i).copied());
     }
+    // A tuple sliced by constants: the selected items.
+    if let (Some(items), Type::SliceLiteral(a, b, c)) = (tuple_items(value), index.get()) {
+        let picked = slice_indices((a, b, c), items.len())?;
+        let sel: Vec<TypeId> = picked.into_iter().map(|i| items[i]).collect();
+        return Some(tuple_of(&sel));
+    }
     // A homogeneous tuple indexed at run time.
     if let (Type::UniTuple(e, _), true) = (value.get(), index.unliteral().is_integer()) {
         return Some(e);
@@ -670,6 +676,7 @@ impl BaseContext {
                     let ok = a
                         .iter()
                         .all(|t| t.unliteral().is_integer() || t.unliteral() == NONE);
+
                     match a.len() {
                         2 | 3 if ok => {
                             Some(sig("slice", intern(Type::Slice(a.len() as u8)), a.to_vec()))

@@ -83,6 +83,9 @@ pub enum Type {
     },
     /// `slice<a:b>` (2 = no step) / `slice<a:b:c>`.
     Slice(u8),
+    /// A slice of constants, `Literal[slice](slice(1, 3, None))`: tuples are sliced at
+    /// compile time.
+    SliceLiteral(Option<i64>, Option<i64>, Option<i64>),
     /// `iter(array(float64, 1d, C))`.
     ArrayIter(TypeId),
     /// `enumerate(range_iter64)`: over the iterator of the given type.
@@ -302,7 +305,10 @@ impl TypeId {
     pub fn is_literal(self) -> bool {
         matches!(
             self.get(),
-            Type::IntegerLiteral(_) | Type::BooleanLiteral(_) | Type::StringLiteral(_)
+            Type::IntegerLiteral(_)
+                | Type::BooleanLiteral(_)
+                | Type::StringLiteral(_)
+                | Type::SliceLiteral(..)
         )
     }
 
@@ -312,6 +318,9 @@ impl TypeId {
             Type::IntegerLiteral(_) => INT64,
             Type::BooleanLiteral(_) => BOOLEAN,
             Type::StringLiteral(_) => UNICODE,
+            Type::SliceLiteral(_, _, step) => {
+                intern(Type::Slice(if step.is_some() { 3 } else { 2 }))
+            }
             _ => self,
         }
     }
@@ -332,6 +341,35 @@ pub fn array(dtype: TypeId, ndim: u32, layout: Layout) -> TypeId {
 }
 
 /// `UniTuple` when every element has the same type, else `Tuple` (`BaseTuple.from_types`).
+/// The items `slice(start, stop, step)` selects from a sequence of `n` (Python's
+/// `slice.indices` and `range`); `None` for a zero step.
+pub fn slice_indices(
+    (start, stop, step): (Option<i64>, Option<i64>, Option<i64>),
+    n: usize,
+) -> Option<Vec<usize>> {
+    let n = n as i64;
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        return None;
+    }
+    let clamp = |v: Option<i64>, default: i64, lo: i64, hi: i64| match v {
+        None => default,
+        Some(v) if v < 0 => (v + n).max(lo),
+        Some(v) => v.min(hi),
+    };
+    let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let (dstart, dstop) = if step > 0 { (0, n) } else { (n - 1, -1) };
+    let a = clamp(start, dstart, lo, hi);
+    let b = clamp(stop, dstop, lo, hi);
+    let mut out = Vec::new();
+    let mut i = a;
+    while (step > 0 && i < b) || (step < 0 && i > b) {
+        out.push(i as usize);
+        i += step;
+    }
+    Some(out)
+}
+
 /// Whether `t` is an `IntEnum` member (it behaves as an int in arithmetic).
 pub fn is_int_enum_member(t: TypeId) -> bool {
     matches!(t.get(), Type::EnumMember { int_enum: true, .. })
@@ -459,6 +497,10 @@ impl fmt::Display for Type {
             Type::DType(t) => write!(f, "dtype({t})"),
             Type::BoundFunction { key, this } => write!(f, "BoundFunction({key} for {this})"),
             Type::NamedTupleClass { name, .. } => write!(f, "class({name})"),
+            Type::SliceLiteral(a, b, c) => {
+                let p = |x: &Option<i64>| x.map_or("None".to_string(), |v| v.to_string());
+                write!(f, "Literal[slice](slice({}, {}, {}))", p(a), p(b), p(c))
+            }
             Type::EnumMember { name, int_enum, .. } => {
                 let kind = if *int_enum {
                     "IntEnumMember"

@@ -1,5 +1,5 @@
-//! A Rust user teaches the typing context a new function (`operator.add` and
-//! `operator.mul`, which numba-rs does not type by itself) and infers a function calling it:
+//! A Rust user teaches the typing context new functions (`fastops.add` and
+//! `fastops.mul` of a module numba-rs knows nothing of) and infers a function calling it:
 //! the example to copy for extending numba-rs's typing.
 
 use std::collections::HashMap;
@@ -21,7 +21,7 @@ impl CalleeResolver for NoCallees {
     }
 }
 
-/// `operator.<name>(a, b)` on two numbers: both converted to their unified type.
+/// `fastops.<name>(a, b)` on two numbers: both converted to their unified type.
 struct BinaryNumeric(&'static str);
 
 impl FunctionTemplate for BinaryNumeric {
@@ -36,7 +36,7 @@ impl FunctionTemplate for BinaryNumeric {
         Some(Signature {
             ret: t,
             args: vec![t, t],
-            key: ImplKey::Function(format!("operator.{}", self.0)),
+            key: ImplKey::Function(format!("fastops.{}", self.0)),
         })
     }
 
@@ -51,10 +51,12 @@ fn ir() -> numba_ir::FunctionIR {
     let code = numba_bytecode::marshal::read_code(&fs::read(path).unwrap()).unwrap();
     let mut globals: HashMap<String, Global> = HashMap::new();
     globals.insert(
+        // The fixture calls `operator.add`; here `operator` is bound to a module numba-rs
+        // knows nothing of, so only the user's templates can type it.
         "operator".into(),
         Global {
-            kind: GlobalKind::Module("operator".into()),
-            repr: "<module 'operator'>".into(),
+            kind: GlobalKind::Module("fastops".into()),
+            repr: "<module 'fastops'>".into(),
         },
     );
     compile_to_ir(code, &globals).unwrap()
@@ -69,8 +71,8 @@ fn a_user_template_types_a_new_function() {
     assert!(matches!(err, TypingError::Typing { .. }), "{err}");
 
     let mut ctx = BaseContext::default();
-    ctx.register("operator.add", Box::new(BinaryNumeric("add")));
-    ctx.register("operator.mul", Box::new(BinaryNumeric("mul")));
+    ctx.register("fastops.add", Box::new(BinaryNumeric("add")));
+    ctx.register("fastops.mul", Box::new(BinaryNumeric("mul")));
     let typing = infer(&ir, &[INT64, FLOAT64], &ctx, &NoCallees, None).unwrap();
     assert_eq!(typing.return_type, FLOAT64);
     let keys: Vec<String> = typing
@@ -81,8 +83,8 @@ fn a_user_template_types_a_new_function() {
             _ => None,
         })
         .collect();
-    assert!(keys.contains(&"operator.add".to_string()), "{keys:?}");
-    assert!(keys.contains(&"operator.mul".to_string()), "{keys:?}");
+    assert!(keys.contains(&"fastops.add".to_string()), "{keys:?}");
+    assert!(keys.contains(&"fastops.mul".to_string()), "{keys:?}");
 
     // Two ints stay int64 all the way through.
     let typing = infer(&ir, &[INT64, INT64], &ctx, &NoCallees, None).unwrap();

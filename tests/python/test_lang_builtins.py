@@ -597,3 +597,14 @@ def test_int64_repeated_squaring_wraps(x, n):
 @pytest.mark.parametrize("x,n", [(1, 0), (1, 62), (1, 63), (3, 62), (-1, 63), (12345, 40)])
 def test_int64_shift_wraps(x, n):
     assert jitted(shift_left)(x, n) == wrap(x << n)
+
+
+def zip_of_nothing():
+    r = 0
+    for _ in zip():
+        r += 1
+    return r
+
+
+def test_zip_of_nothing_is_empty():
+    assert njit(zip_of_nothing)() == zip_of_nothing()

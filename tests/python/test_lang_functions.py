@@ -405,3 +405,41 @@ def test_globals_are_frozen_at_compile_time():
         assert njit(reads_frozen)(1) == 101
     finally:
         FROZEN = 5
+
+
+# ------------------------------------- operator module and jitted closures' cells
+
+import operator  # noqa: E402
+from operator import mul  # noqa: E402
+
+
+def operator_functions(a, b):
+    return (
+        operator.add(a, b),
+        mul(a, b),
+        operator.sub(a, b),
+        operator.lt(a, b),
+        operator.eq(a, b),
+        operator.neg(a),
+        operator.not_(a),
+        operator.contains((1, 2, 3), a),
+    )
+
+
+@pytest.mark.parametrize("a,b", [(2, 3), (-1, -1), (0, 7), (3, 2)])
+def test_operator_module_functions(a, b):
+    check(operator_functions, a, b)
+
+
+def make_binary(op, k):
+    def apply_op(a, b):
+        return op(a, b) + k
+
+    return apply_op
+
+
+@pytest.mark.parametrize("op", [operator.add, operator.mul, operator.floordiv], ids=str)
+@pytest.mark.parametrize("k", [0, 5])
+def test_jitted_closure_reads_its_cells(op, k):
+    pyfunc = make_binary(op, k)
+    assert njit(pyfunc)(17, 5) == pyfunc(17, 5)

@@ -19,7 +19,7 @@ fn key(k: &str) -> ImplKey {
 
 pub(crate) fn register(r: &mut Registry) {
     r.register(key("print"), Args::Variadic(TypePat::Any), print);
-    r.not_yet(key("slice"), "slices land with arrays");
+    r.register(key("slice"), Args::Variadic(TypePat::Any), slice);
     r.register(key("abs"), Args::Exact(vec![TypePat::IntOrBool]), abs_int);
     r.register(key("abs"), Args::Exact(vec![TypePat::Float]), abs_float);
     r.register(key("bool"), Args::Variadic(TypePat::Any), to_bool);
@@ -570,4 +570,44 @@ fn print<'ctx>(
     )
     .map_err(llvm_err)?;
     Ok(lw.ghost())
+}
+
+/// `slice(start, stop[, step])`: Numba's representation, `None` bounds replaced by the
+/// defaults for the step's direction (0 or the largest int for the start, the largest or
+/// smallest int for the stop).
+fn slice<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let given = |i: usize| -> Option<inkwell::values::IntValue<'ctx>> {
+        match (sig.args.get(i), a.get(i)) {
+            (Some(&t), Some(v)) if t != NONE => Some(v.into_int_value()),
+            _ => None,
+        }
+    };
+    let step = given(2).unwrap_or(i64t.const_int(1, false));
+    let up =
+        lw.b.build_int_compare(IntPredicate::SGT, step, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    let max = i64t.const_int(i64::MAX as u64, false);
+    let min = i64t.const_int(i64::MIN as u64, true);
+    let start = match given(0) {
+        Some(v) => v,
+        None => {
+            lw.b.build_select(up, i64t.const_zero(), max, "")
+                .map_err(llvm_err)?
+                .into_int_value()
+        }
+    };
+    let stop = match given(1) {
+        Some(v) => v,
+        None => {
+            lw.b.build_select(up, max, min, "")
+                .map_err(llvm_err)?
+                .into_int_value()
+        }
+    };
+    lw.make_struct(sig.ret, &[start.into(), stop.into(), step.into()])
 }

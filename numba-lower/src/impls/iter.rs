@@ -188,7 +188,11 @@ fn zip_next<'ctx>(
     let st = iterator_storage(lw.ctx, t)?;
     let storage = a[0].into_pointer_value();
     let mut vals = Vec::new();
-    let mut all_ok = lw.ctx.bool_type().const_int(1, false);
+    // `zip()` of nothing is empty.
+    let mut all_ok = lw
+        .ctx
+        .bool_type()
+        .const_int(u64::from(!inners.is_empty()), false);
     // Python's zip stops at the first exhausted iterator without advancing the later ones.
     for (i, &it_t) in inners.iter().enumerate() {
         let p =

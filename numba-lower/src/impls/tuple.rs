@@ -63,6 +63,20 @@ fn static_getitem<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    if let Type::SliceLiteral(a0, b0, c0) = sig.args[1].get() {
+        let items = members(sig.args[0]);
+        let picked = slice_indices((a0, b0, c0), items.len())
+            .ok_or_else(|| lw.unsupported("slice step cannot be zero"))?;
+        let sv = a[0].into_struct_value();
+        let mut vals = Vec::with_capacity(picked.len());
+        for i in picked {
+            vals.push(
+                lw.b.build_extract_value(sv, i as u32, "")
+                    .map_err(llvm_err)?,
+            );
+        }
+        return lw.make_struct(crate::model::lowered(sig.ret), &vals);
+    }
     let Type::IntegerLiteral(i) = sig.args[1].get() else {
         return Err(lw.unsupported("static_getitem needs a constant index"));
     };

@@ -107,7 +107,7 @@ pub trait DataModel: Sync + Send {
 /// string stays literal (its value is known at compile time, so it carries no data).
 pub fn lowered(t: TypeId) -> TypeId {
     match t.get() {
-        Type::StringLiteral(_) => t,
+        Type::StringLiteral(_) | Type::SliceLiteral(..) => t,
         _ => t.unliteral(),
     }
 }
@@ -124,7 +124,8 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::NamedTuple { .. }
         | Type::NamedUniTuple { .. }
         | Type::Pair(..)
-        | Type::RangeState64 => &tuple::TupleModel,
+        | Type::RangeState64
+        | Type::Slice(_) => &tuple::TupleModel,
         Type::Optional(_) => &optional::OptionalModel,
         Type::BoundFunction { .. } => &bound::BoundModel,
         Type::EnumMember { .. } => &enums::EnumMemberModel,
@@ -142,7 +143,8 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::ExceptionInstance(_)
         | Type::DType(_)
         | Type::Omitted(_)
-        | Type::StringLiteral(_) => &ghost::GhostModel,
+        | Type::StringLiteral(_)
+        | Type::SliceLiteral(..) => &ghost::GhostModel,
         _ => {
             return Err(LowerError::Unsupported {
                 message: format!("values of type {t} cannot be lowered by numba-rs yet"),

@@ -19,7 +19,8 @@ pub fn members(t: TypeId) -> Vec<TypeId> {
         Type::UniTuple(e, n) => vec![e; n as usize],
         Type::Tuple(items) => items,
         Type::Pair(a, b) => vec![a, b],
-        Type::RangeState64 => vec![INT64; 3],
+        // Numba's SliceModel: start, stop, step with the defaults filled in.
+        Type::RangeState64 | Type::Slice(_) => vec![INT64; 3],
         _ => namedtuple_fields(t).map(|(f, _)| f).unwrap_or_default(),
     }
 }

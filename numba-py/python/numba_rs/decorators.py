@@ -52,8 +52,12 @@ def _fastmath_bits(value):
 
 
 def _signature_text(sig):
-    """A signature as text: ``"f8(f8)"``, a type-object call, or a real Numba ``Signature``
-    (which prints as ``(float64,) -> float64``)."""
+    """One signature as text: ``"f8(f8)"``, a type-object call or a real Numba
+    ``Signature`` (which prints as ``(float64,) -> float64``), or a tuple of argument
+    types (no return type)."""
+    if isinstance(sig, tuple):
+        items = ", ".join(str(t) for t in sig)
+        return f"({items},)" if len(sig) == 1 else f"({items})"
     text = str(sig)
     if "->" in text:
         args, ret = text.rsplit("->", 1)
@@ -62,9 +66,10 @@ def _signature_text(sig):
 
 
 def _signatures(sig):
+    """The signatures a decorator argument gives: a list of them, or one."""
     if sig is None:
         return None
-    if isinstance(sig, (list, tuple)):
+    if isinstance(sig, list):
         return [_signature_text(s) for s in sig]
     return [_signature_text(sig)]
 
@@ -101,6 +106,7 @@ def njit(*args, **options):
         "error_model": options.get("error_model", "python"),
         "nogil": bool(options.get("nogil", False)),
     }
+    # A type object is callable too (it builds signatures): only functions compile.
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], (str, list, tuple)):
         if not hasattr(args[0], "__code__"):
             return njit(str(args[0]), **options)
