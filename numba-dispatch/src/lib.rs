@@ -34,6 +34,16 @@ pub trait FunctionSource: Send + Sync {
     fn module(&self) -> String {
         "__main__".into()
     }
+    /// Parameter names and the default values of the trailing parameters. The default
+    /// reads the names from the code object and knows no defaults.
+    fn parameters(&self) -> Result<(Vec<String>, Vec<numba_bytecode::Constant>), String> {
+        let (code, _) = self.load()?;
+        let n = code.argcount as usize;
+        Ok((
+            code.varnames().iter().take(n).cloned().collect(),
+            Vec::new(),
+        ))
+    }
 }
 
 /// Per-function compilation options (the `@jit(...)` keywords that change code).
@@ -60,6 +70,7 @@ pub struct Dispatcher {
     /// callers compiled while it was still in progress (mutual recursion). Leaked: the
     /// code that reads them lives as long as the process.
     slots: Mutex<HashMap<Vec<TypeId>, &'static AtomicUsize>>,
+    parameters: std::sync::OnceLock<Option<(Vec<String>, Vec<numba_bytecode::Constant>)>>,
 }
 
 impl std::fmt::Debug for Dispatcher {
@@ -107,6 +118,7 @@ pub fn register_with(
         explicit_returns: Mutex::new(HashMap::new()),
         can_compile: AtomicBool::new(true),
         slots: Mutex::new(HashMap::new()),
+        parameters: std::sync::OnceLock::new(),
     });
     REGISTRY
         .lock()
@@ -164,6 +176,13 @@ impl Dispatcher {
             slot.store(c.native, Ordering::SeqCst);
         }
         slot
+    }
+
+    /// The function's parameter names and trailing defaults (read once).
+    pub fn parameters(&self) -> Option<(Vec<String>, Vec<numba_bytecode::Constant>)> {
+        self.parameters
+            .get_or_init(|| self.source.parameters().ok())
+            .clone()
     }
 
     /// Whether a specialisation for these types is being compiled on this thread.

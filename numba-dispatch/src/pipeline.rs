@@ -91,6 +91,10 @@ impl CalleeResolver for Registry {
         Ok(CallOutcome::Resolved(c.return_type))
     }
 
+    fn parameters(&self, id: u64) -> Option<(Vec<String>, Vec<numba_bytecode::Constant>)> {
+        crate::lookup_dispatcher(id)?.parameters()
+    }
+
     fn publish_return(&self, id: u64, args: &[TypeId], ret: TypeId) {
         PARTIAL_RETURNS.with(|p| p.borrow_mut().insert((id, args.to_vec()), ret));
     }

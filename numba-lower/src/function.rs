@@ -434,12 +434,25 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Expr::Call {
                 func, args, kws, ..
             } => {
+                let sig = self.sig(id)?;
+                // Arguments bound by type inference (keywords, defaults) come in parameter
+                // order.
+                if let Some(bound) = self.typing.call_args.get(&id) {
+                    let mut vals = Vec::with_capacity(bound.len());
+                    for (b, &to) in bound.iter().zip(&sig.args) {
+                        let (v, from) = match b {
+                            numba_typeinfer::BoundArg::Var(v) => (self.load(*v)?, self.ty(*v)),
+                            numba_typeinfer::BoundArg::Const(c) => self.constant(c)?,
+                        };
+                        vals.push(self.cast(v, from, lowered(to))?);
+                    }
+                    return Ok((self.call_impl(&sig, &vals)?, lowered(sig.ret)));
+                }
                 if !kws.is_empty() {
                     return Err(self.unsupported(
                         "calls with keyword arguments are not lowered by numba-rs yet",
                     ));
                 }
-                let sig = self.sig(id)?;
                 // An exception's constructor arguments are read where it is raised.
                 if matches!(sig.key, ImplKey::Exception(_)) {
                     return Ok((self.ghost(), lowered(sig.ret)));

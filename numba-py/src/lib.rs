@@ -201,6 +201,31 @@ fn all_names(code: &CodeObject) -> HashSet<String> {
 }
 
 impl FunctionSource for PySource {
+    fn parameters(&self) -> Result<(Vec<String>, Vec<Constant>), String> {
+        Python::attach(|py| -> PyResult<(Vec<String>, Vec<Constant>)> {
+            let func = self.func.bind(py);
+            let code = func.getattr("__code__")?;
+            let n: usize = code.getattr("co_argcount")?.extract()?;
+            let names: Vec<String> = code.getattr("co_varnames")?.extract()?;
+            let mut defaults = Vec::new();
+            let d = func.getattr("__defaults__")?;
+            if !d.is_none() {
+                for v in d.try_iter()? {
+                    let v = v?;
+                    let c = constant_of(&v)?.ok_or_else(|| {
+                        PyValueError::new_err(format!(
+                            "default value {} is not a constant numba-rs supports",
+                            v.repr().map(|r| r.to_string()).unwrap_or_default()
+                        ))
+                    })?;
+                    defaults.push(c);
+                }
+            }
+            Ok((names.into_iter().take(n).collect(), defaults))
+        })
+        .map_err(|e| e.to_string())
+    }
+
     fn module(&self) -> String {
         Python::attach(|py| {
             self.func
@@ -253,12 +278,24 @@ impl FunctionSource for PySource {
             let mut freevars = Vec::new();
             if let Ok(cells) = func.getattr("__closure__") {
                 if !cells.is_none() {
-                    for cell in cells.try_iter()? {
+                    let names = code.freevars();
+                    for (i, cell) in cells.try_iter()?.enumerate() {
                         let g = match cell?.getattr("cell_contents") {
                             Ok(v) => classify(py, &v)?,
-                            Err(_) => Global {
-                                kind: GlobalKind::Undefined,
-                                repr: "Undefined".into(),
+                            // An empty cell holding the function itself (a recursive inner
+                            // function compiled at decoration): its own dispatcher.
+                            Err(_) => match self.this.get() {
+                                Some((id, own)) if names.get(i) == Some(own) => Global {
+                                    kind: GlobalKind::Dispatcher {
+                                        id: *id,
+                                        name: own.clone(),
+                                    },
+                                    repr: format!("CPUDispatcher(<function {own}>)"),
+                                },
+                                _ => Global {
+                                    kind: GlobalKind::Undefined,
+                                    repr: "Undefined".into(),
+                                },
                             },
                         };
                         freevars.push(g);

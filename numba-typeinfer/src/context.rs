@@ -37,6 +37,11 @@ pub trait CalleeResolver {
     /// The function being typed (`dispatcher_id`, `args`) has this return type so far:
     /// callers further down a mutual recursion may use it.
     fn publish_return(&self, _dispatcher_id: u64, _args: &[TypeId], _ret: TypeId) {}
+    /// A jitted function's parameter names and the default values of its trailing
+    /// parameters, to bind keyword and omitted arguments.
+    fn parameters(&self, _dispatcher_id: u64) -> Option<(Vec<String>, Vec<Constant>)> {
+        None
+    }
 }
 
 /// Resolution of globals, attributes, operators and calls.
@@ -121,13 +126,24 @@ fn sig(key: &str, ret: TypeId, args: Vec<TypeId>) -> Signature {
 
 /// The common arithmetic type of numeric operands (bool counts as an integer).
 pub fn arith_type(tys: &[TypeId]) -> Option<TypeId> {
+    let tys: Vec<TypeId> = tys
+        .iter()
+        .map(|&t| if t == BOOLEAN { INT64 } else { t })
+        .collect();
+    if !tys.iter().all(|t| t.is_number()) || tys.is_empty() {
+        return None;
+    }
+    // Numba's `choose_result_int`: integers compute in machine ints, signed when any
+    // operand is signed (uint64 with int64 is int64, uint8 with uint8 is uint64).
+    if tys.iter().all(|t| t.is_integer()) {
+        return Some(if tys.iter().any(|t| t.is_signed()) {
+            INT64
+        } else {
+            UINT64
+        });
+    }
     let mut acc: Option<TypeId> = None;
-    for &t in tys {
-        let t = if t == BOOLEAN { INT64 } else { t };
-        if !t.is_number() {
-            return None;
-        }
-        // Numba's integer cases are machine ints: results are int64 (or uint64).
+    for t in tys {
         let t = if t.is_integer() {
             if t.is_signed() || t.bitwidth() < 64 {
                 INT64

@@ -16,6 +16,15 @@ use crate::error::TypingError;
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
 
+/// One argument of a call as the callee receives it, after keywords and defaults were
+/// bound to its parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BoundArg {
+    Var(VarId),
+    /// A parameter left to its default value.
+    Const(numba_bytecode::Constant),
+}
+
 /// The side tables inference produces; the IR itself is untouched.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypingResult {
@@ -25,6 +34,9 @@ pub struct TypingResult {
     pub calltypes: HashMap<ExprId, Signature>,
     pub return_type: TypeId,
     pub arg_types: Vec<TypeId>,
+    /// Calls whose arguments are not simply the call's positional arguments (keywords,
+    /// defaults): the arguments in parameter order.
+    pub call_args: HashMap<ExprId, Vec<BoundArg>>,
 }
 
 impl TypingResult {
@@ -44,6 +56,7 @@ struct Engine<'a> {
     arg_types: &'a [TypeId],
     typemap: Vec<Option<TypeId>>,
     calltypes: HashMap<ExprId, Signature>,
+    call_args: HashMap<ExprId, Vec<BoundArg>>,
     ret: Option<TypeId>,
     changed: bool,
     /// The variable the expression being typed is assigned to (for error messages).
@@ -82,6 +95,7 @@ pub fn infer(
         arg_types,
         typemap: vec![None; ir.vars.len()],
         calltypes: HashMap::new(),
+        call_args: HashMap::new(),
         ret: None,
         changed: true,
         target: None,
@@ -108,7 +122,49 @@ pub fn infer(
         calltypes: e.calltypes,
         return_type: e.ret.unwrap_or(NONE),
         arg_types: arg_types.to_vec(),
+        call_args: e.call_args,
     })
+}
+
+/// Bind a call to a jitted function's parameters as Python does: positional arguments,
+/// then keywords by name, then defaults (`defaults` are the trailing parameters').
+fn bind_call(
+    args: &[VarId],
+    kws: &[(String, VarId)],
+    names: &[String],
+    defaults: &[numba_bytecode::Constant],
+) -> Result<Vec<BoundArg>, String> {
+    if args.len() > names.len() {
+        return Err(format!(
+            "too many positional arguments: {} given, {} expected",
+            args.len(),
+            names.len()
+        ));
+    }
+    let mut slots: Vec<Option<BoundArg>> = vec![None; names.len()];
+    for (i, &a) in args.iter().enumerate() {
+        slots[i] = Some(BoundArg::Var(a));
+    }
+    for (name, v) in kws {
+        let pos = names
+            .iter()
+            .position(|p| p == name)
+            .ok_or_else(|| format!("got an unexpected keyword argument '{name}'"))?;
+        if slots[pos].is_some() {
+            return Err(format!("got multiple values for argument '{name}'"));
+        }
+        slots[pos] = Some(BoundArg::Var(*v));
+    }
+    let first_default = names.len() - defaults.len().min(names.len());
+    slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| match s {
+            Some(b) => Ok(b),
+            None if i >= first_default => Ok(BoundArg::Const(defaults[i - first_default].clone())),
+            None => Err(format!("missing a required argument: '{}'", names[i])),
+        })
+        .collect()
 }
 
 /// Positional arguments then keywords, placed by parameter name; keywords must follow the
@@ -476,8 +532,22 @@ impl Engine<'_> {
                 let Some(ft) = self.ty(*func) else {
                     return Ok(None);
                 };
+                // A jitted callee binds keywords and defaults as Python does.
+                if let Type::Dispatcher { id: did, .. } = ft.get() {
+                    let params = self.callees.parameters(did);
+                    if let Some((names, defaults)) = params {
+                        let needs = !kws.is_empty() || args.len() < names.len();
+                        if needs {
+                            let bound = bind_call(args, kws, &names, &defaults)
+                                .map_err(|m| TypingError::Typing { message: m, line })?;
+                            if self.call_args.get(&id) != Some(&bound) {
+                                self.call_args.insert(id, bound);
+                            }
+                        }
+                    }
+                }
                 // Keywords are placed by parameter name for functions that declare them.
-                let args: Vec<VarId> = if kws.is_empty() {
+                let args: Vec<VarId> = if kws.is_empty() || self.call_args.contains_key(&id) {
                     args.clone()
                 } else {
                     let params = match ft.get() {
@@ -498,10 +568,36 @@ impl Engine<'_> {
                     }
                 };
                 let mut atys = Vec::with_capacity(args.len());
-                for a in &args {
-                    match self.ty(*a) {
-                        Some(t) => atys.push(t),
-                        None => return Ok(None),
+                match self.call_args.get(&id) {
+                    Some(bound) => {
+                        for b in bound.clone() {
+                            match b {
+                                BoundArg::Var(v) => match self.ty(v) {
+                                    Some(t) => atys.push(t),
+                                    None => return Ok(None),
+                                },
+                                BoundArg::Const(c) => match typeof_const(&c) {
+                                    Some(t) => atys.push(t.unliteral()),
+                                    None => {
+                                        return Err(TypingError::Unsupported {
+                                            message: format!(
+                                                "a default value {} is not supported by numba-rs yet",
+                                                c.py_repr()
+                                            ),
+                                            line,
+                                        })
+                                    }
+                                },
+                            }
+                        }
+                    }
+                    None => {
+                        for a in &args {
+                            match self.ty(*a) {
+                                Some(t) => atys.push(t),
+                                None => return Ok(None),
+                            }
+                        }
                     }
                 }
                 match ft.get() {

@@ -26,6 +26,6 @@ pub mod types;
 pub use context::{BaseContext, CallOutcome, CalleeResolver, FunctionTemplate, TypingContext};
 pub use conv::Conversion;
 pub use error::TypingError;
-pub use infer::{infer, TypingResult};
+pub use infer::{infer, BoundArg, TypingResult};
 pub use signature::{parse_signature, ImplKey, Signature};
 pub use types::{Type, TypeId};

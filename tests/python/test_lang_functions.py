@@ -443,3 +443,48 @@ def make_binary(op, k):
 def test_jitted_closure_reads_its_cells(op, k):
     pyfunc = make_binary(op, k)
     assert njit(pyfunc)(17, 5) == pyfunc(17, 5)
+
+
+# ---------------------------------- keyword and default arguments between jitted functions
+
+
+@njit
+def with_defaults(a, b=10, c=None):
+    if c is None:
+        return a + b
+    return a + b + c
+
+
+def calls_with_keywords(x):
+    return (
+        with_defaults(x),
+        with_defaults(x, c=1),
+        with_defaults(b=2, a=x),
+        with_defaults(x, 3, 4),
+        with_defaults(x, c=x, b=-x),
+    )
+
+
+def calls_with_keywords_py(x):
+    f = with_defaults.py_func
+    return f(x), f(x, c=1), f(b=2, a=x), f(x, 3, 4), f(x, c=x, b=-x)
+
+
+@pytest.mark.parametrize("x", [0, 5, -3, 2**40])
+def test_keyword_and_default_arguments_between_jitted_functions(x):
+    assert jitted(calls_with_keywords)(x) == calls_with_keywords_py(x)
+
+
+def make_recursive_inner():
+    @njit("int64(int64)")
+    def inner_fib(n):
+        if n < 2:
+            return n
+        return inner_fib(n - 1) + inner_fib(n=n - 2)
+
+    return inner_fib
+
+
+@pytest.mark.parametrize("n", [0, 1, 10, 20])
+def test_recursive_inner_function_with_signature(n):
+    assert make_recursive_inner()(n) == fib_py(n)
