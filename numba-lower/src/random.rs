@@ -88,11 +88,91 @@ fn os_seed() -> u32 {
 }
 
 thread_local! {
+    /// The `random` module's generator.
     static STATE: RefCell<Mt> = RefCell::new(Mt::seeded(os_seed()));
+    /// `numpy.random`'s generator: a separate state, as in Numba.
+    static NP_STATE: RefCell<Mt> = RefCell::new(Mt::seeded(os_seed()));
 }
 
 fn with<T>(f: impl FnOnce(&mut Mt) -> T) -> T {
     STATE.with(|s| f(&mut s.borrow_mut()))
+}
+
+fn with_np<T>(f: impl FnOnce(&mut Mt) -> T) -> T {
+    NP_STATE.with(|s| f(&mut s.borrow_mut()))
+}
+
+impl Mt {
+    /// `k` random bits (1 ≤ k ≤ 64) as NumPy takes them: the low bits of each word, the
+    /// high word first.
+    fn np_bits(&mut self, k: u32) -> u64 {
+        let masked = |s: &mut Mt, k: u32| u64::from(s.next_u32()) & (u64::MAX >> (64 - k));
+        if k <= 32 {
+            masked(self, k)
+        } else {
+            let high = masked(self, k - 32);
+            let low = u64::from(self.next_u32());
+            low | (high << 32)
+        }
+    }
+
+    /// The polar method with a cached second value (NumPy's legacy `gauss` too).
+    fn gauss(&mut self) -> f64 {
+        if let Some(g) = self.gauss.take() {
+            return g;
+        }
+        let (x1, x2, r2) = loop {
+            let x1 = 2.0 * self.next_double() - 1.0;
+            let x2 = 2.0 * self.next_double() - 1.0;
+            let r2 = x1 * x1 + x2 * x2;
+            if r2 < 1.0 && r2 != 0.0 {
+                break (x1, x2, r2);
+            }
+        };
+        let f = (-2.0 * r2.ln() / r2).sqrt();
+        self.gauss = Some(f * x1);
+        f * x2
+    }
+}
+
+/// `np.random.seed(n)`.
+pub extern "C" fn numba_rs_np_seed(seed: i64) {
+    with_np(|s| *s = Mt::seeded(seed as u32));
+}
+
+/// `np.random.random()`.
+pub extern "C" fn numba_rs_np_random() -> f64 {
+    with_np(Mt::next_double)
+}
+
+/// A standard normal deviate from NumPy's generator.
+pub extern "C" fn numba_rs_np_gauss() -> f64 {
+    with_np(Mt::gauss)
+}
+
+/// `np.random.randint(low, high)`; sets `*bad` when `low >= high`.
+///
+/// # Safety
+/// `bad` must be valid for a write.
+pub unsafe extern "C" fn numba_rs_np_randint(low: i64, high: i64, bad: *mut i64) -> i64 {
+    let n = i128::from(high) - i128::from(low);
+    if n <= 0 || n > i128::from(u64::MAX) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { *bad = 1 };
+        return 0;
+    }
+    let n = n as u64;
+    if n == 1 {
+        return low;
+    }
+    let k = 64 - (n - 1).leading_zeros();
+    let r = with_np(|s| loop {
+        let r = s.np_bits(k);
+        if r < n {
+            break r;
+        }
+    });
+    (i128::from(low) + i128::from(r)) as i64
 }
 
 /// `random.seed(n)`.
@@ -150,22 +230,7 @@ pub unsafe extern "C" fn numba_rs_rnd_randrange(
 /// A standard normal deviate (Numba's `gauss`: the polar method, the second value of each
 /// pair kept for the next call).
 pub extern "C" fn numba_rs_rnd_gauss() -> f64 {
-    with(|s| {
-        if let Some(g) = s.gauss.take() {
-            return g;
-        }
-        let (x1, x2, r2) = loop {
-            let x1 = 2.0 * s.next_double() - 1.0;
-            let x2 = 2.0 * s.next_double() - 1.0;
-            let r2 = x1 * x1 + x2 * x2;
-            if r2 < 1.0 && r2 != 0.0 {
-                break (x1, x2, r2);
-            }
-        };
-        let f = (-2.0 * r2.ln() / r2).sqrt();
-        s.gauss = Some(f * x1);
-        f * x2
-    })
+    with(Mt::gauss)
 }
 
 /// The distributions over floats, by their index in [`DISTRIBUTIONS`], with Numba's
@@ -236,6 +301,16 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
             numba_rs_rnd_gauss as *const () as usize,
         ),
         ("numba_rs_rnd_dist", numba_rs_rnd_dist as *const () as usize),
+        ("numba_rs_np_seed", numba_rs_np_seed as *const () as usize),
+        (
+            "numba_rs_np_random",
+            numba_rs_np_random as *const () as usize,
+        ),
+        ("numba_rs_np_gauss", numba_rs_np_gauss as *const () as usize),
+        (
+            "numba_rs_np_randint",
+            numba_rs_np_randint as *const () as usize,
+        ),
     ]
 }
 

@@ -412,3 +412,78 @@ impl BaseContext {
         }
     }
 }
+
+impl BaseContext {
+    /// `numpy.random`'s scalar forms (no `size`): Numba's legacy generator functions.
+    pub(crate) fn install_numpy_random(&mut self) {
+        // Integer arguments for `seed` and `randint`, float64 for the rest.
+        let reg = |ctx: &mut BaseContext, name: &str, ok: fn(&[TypeId]) -> bool, ret: TypeId| {
+            let int_args = name == "seed" || name == "randint";
+            let key: &'static str = Box::leak(format!("numpy.random.{name}").into_boxed_str());
+            ctx.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| {
+                        let args: Vec<TypeId> = a
+                            .iter()
+                            .map(|&t| {
+                                if int_args {
+                                    INT64
+                                } else if t == NONE {
+                                    t
+                                } else {
+                                    FLOAT64
+                                }
+                            })
+                            .collect();
+                        ok(a).then(|| sig(key, ret, args))
+                    },
+                    "(scalars)",
+                )),
+            );
+        };
+
+        for name in [
+            "random",
+            "random_sample",
+            "sample",
+            "ranf",
+            "rand",
+            "randn",
+            "standard_normal",
+            "standard_exponential",
+        ] {
+            reg(self, name, |a| a.is_empty(), FLOAT64);
+        }
+        reg(
+            self,
+            "seed",
+            |a| matches!(a, [t] if t.is_integer() || *t == BOOLEAN),
+            NONE,
+        );
+        reg(
+            self,
+            "normal",
+            |a| a.len() <= 2 && a.iter().all(|t| t.is_integer() || t.is_float()),
+            FLOAT64,
+        );
+        reg(
+            self,
+            "uniform",
+            |a| (a.is_empty() || a.len() == 2) && a.iter().all(|t| t.is_integer() || t.is_float()),
+            FLOAT64,
+        );
+        reg(
+            self,
+            "exponential",
+            |a| a.len() <= 1 && a.iter().all(|t| t.is_integer() || t.is_float()),
+            FLOAT64,
+        );
+        reg(
+            self,
+            "randint",
+            |a| (1..=2).contains(&a.len()) && a.iter().all(|t| t.is_integer() || *t == BOOLEAN),
+            INT64,
+        );
+    }
+}

@@ -173,6 +173,7 @@ impl Default for BaseContext {
         ctx.install_cmath();
         ctx.install_random();
         ctx.install_operator_module();
+        ctx.install_numpy_random();
         ctx.install_numpy();
         ctx
     }
@@ -442,6 +443,9 @@ impl TypingContext for BaseContext {
 
     fn resolve_getattr(&self, value: TypeId, attr: &str) -> Option<TypeId> {
         match value.get() {
+            Type::Module(m) if m == "numpy" && attr == "random" => {
+                Some(intern(Type::Module("numpy.random".into())))
+            }
             Type::Module(m) if m == "numpy" && Self::numpy_dtype(attr).is_some() => {
                 Self::numpy_dtype(attr)
             }

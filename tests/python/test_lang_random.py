@@ -148,3 +148,33 @@ def empty_range(a):
 def test_empty_randrange_is_value_error():
     with pytest.raises(ValueError, match="empty range"):
         empty_range(3)
+
+
+@njit
+def np_draws(seed, n, low, high):
+    np.random.seed(seed)
+    acc = 0.0
+    ints = 0
+    for _ in range(n):
+        acc += np.random.random() + np.random.uniform(low, high) + np.random.normal(low, 2.0)
+        acc += np.random.standard_normal() + np.random.exponential(1.5) + np.random.rand()
+        ints = ints * 7 + np.random.randint(low, high) + np.random.randint(high)
+        ints = ints % 1000003
+    return acc, ints
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("low,high", [(0, 10), (-5, 5), (3, 4), (0, 2**33)])
+def test_numpy_random_scalars_follow_numpy(seed, low, high):
+    # Oracle: NumPy's own legacy generator with the same seed, drawn in the same order.
+    rs = np.random.RandomState(seed)
+    acc = 0.0
+    ints = 0
+    for _ in range(50):
+        acc += rs.random_sample() + rs.uniform(low, high) + rs.normal(low, 2.0)
+        acc += rs.standard_normal() + rs.exponential(1.5) + rs.rand()
+        ints = ints * 7 + int(rs.randint(low, high)) + int(rs.randint(high))
+        ints = ints % 1000003
+    got_acc, got_ints = np_draws(seed, 50, low, high)
+    assert got_ints == ints
+    assert got_acc == pytest.approx(acc, rel=1e-12)
