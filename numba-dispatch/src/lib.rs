@@ -178,6 +178,38 @@ impl Dispatcher {
         slot
     }
 
+    /// The globals the function's code reads (inner functions share them).
+    pub fn load_globals(&self) -> Result<Box<dyn GlobalResolver>, String> {
+        self.source.load().map(|(_, g)| g)
+    }
+
+    /// A dispatcher for an inner function of this one (`make_function` turned into a jitted
+    /// function): same globals, target and options.
+    pub fn inner_function(self: &Arc<Self>, code: CodeObject) -> Arc<Dispatcher> {
+        struct InnerSource {
+            parent: Arc<Dispatcher>,
+            code: CodeObject,
+        }
+        impl FunctionSource for InnerSource {
+            fn load(&self) -> Result<(CodeObject, Box<dyn GlobalResolver>), String> {
+                Ok((self.code.clone(), self.parent.load_globals()?))
+            }
+            fn module(&self) -> String {
+                self.parent.source.module()
+            }
+        }
+        let name = code.qualname.clone();
+        register_with(
+            &name,
+            Box::new(InnerSource {
+                parent: self.clone(),
+                code,
+            }),
+            self.target.clone(),
+            self.options,
+        )
+    }
+
     /// The function's parameter names and trailing defaults (read once).
     pub fn parameters(&self) -> Option<(Vec<String>, Vec<numba_bytecode::Constant>)> {
         self.parameters

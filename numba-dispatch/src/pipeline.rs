@@ -1,14 +1,16 @@
 //! The nopython pipeline: Numba 0.68's pass order (numba-facts §0), each stage named and
 //! timed.
 //!
-//! Untyped: `translate_bytecode`, `ir_processing`, `dead_branch_prune`,
-//! `generic_rewrites`, `reconstruct_ssa`; typed: `nopython_type_inference`, `strip_phis`,
-//! `nopython_rewrites`, `ir_legalization`; lowering: `native_lowering`, `llvm_optimise`,
-//! `llvm_jit`. The IR is verified between passes in debug builds (and with
-//! `NUMBA_RS_VERIFY=1` in release).
+//! Untyped: `translate_bytecode`, `ir_processing`, `inline_closure_likes`,
+//! `make_function_op_code_to_jit_function`, `rewrite_semantic_constants`,
+//! `dead_branch_prune`, `generic_rewrites`, `reconstruct_ssa`; typed:
+//! `nopython_type_inference`, `strip_phis`, `nopython_rewrites`, `ir_legalization`;
+//! lowering: `native_lowering`, `llvm_optimise`, `llvm_jit`. The IR is verified between
+//! passes in debug builds (and with `NUMBA_RS_VERIFY=1` in release).
 //! `NUMBA_DEBUG_PRINT_AFTER=pass1,pass2` (or `all`) prints the IR after those passes.
-//! Not run yet, because what they handle is not supported yet: with-lifting, closure
-//! inlining, make-function-to-jit-function, literal unrolling, literal propagation.
+//! Not run yet, because what they handle is not supported yet: with-lifting, literal
+//! unrolling, literal propagation. Numba's `FixupArgs` check (argument count) is made by
+//! type inference, with Numba's message.
 
 use std::time::{Duration, Instant};
 
@@ -243,6 +245,7 @@ pub fn compile_function(
     let none_args = arg_none(args);
     let rewrites = &target.rewrites;
     let trace = env_flag("NUMBA_DUMP_IR");
+    let semantic_args = args.to_vec();
     let untyped: Vec<Box<dyn FunctionPass + '_>> = vec![
         Box::new(Pass {
             name: "ir_processing",
@@ -261,6 +264,16 @@ pub fn compile_function(
             run: move |ir: &mut FunctionIR| {
                 numba_ir::utils::inline_closures(ir, globals).map_err(|e| e.to_string())
             },
+        }),
+        Box::new(Pass {
+            name: "make_function_op_code_to_jit_function",
+            cfg: false,
+            run: move |ir: &mut FunctionIR| Ok(make_functions_jitted(ir, options.dispatcher_id)),
+        }),
+        Box::new(Pass {
+            name: "rewrite_semantic_constants",
+            cfg: false,
+            run: move |ir: &mut FunctionIR| Ok(rewrite_semantic_constants(ir, &semantic_args)),
         }),
         Box::new(Pass {
             name: "dead_branch_prune",
@@ -315,6 +328,15 @@ pub fn compile_function(
             )));
         }
         typing.return_type = r;
+    }
+    if matches!(
+        typing.return_type.get(),
+        Type::Dispatcher { .. } | Type::Function(_)
+    ) {
+        return Err(here(CompileError::new(
+            ErrorKind::Unsupported,
+            "returning a function (an inner function or lambda) is not supported by numba-rs yet",
+        )));
     }
     if typing.return_type == NONE || typing.return_type.is_literal() {
         typing.return_type = typing.return_type.unliteral();
@@ -389,6 +411,117 @@ pub fn compile_function(
         println!("{}", "=".repeat(80));
     }
     Ok(compiled)
+}
+
+/// Numba's `RewriteSemanticConstants`: what the argument types fix before typing becomes
+/// a constant, so dead-branch pruning can use it: `len(t)` of a tuple argument and
+/// `a.ndim` of an array argument.
+fn rewrite_semantic_constants(ir: &mut FunctionIR, args: &[TypeId]) -> bool {
+    use numba_ir::{Expr, GlobalKind, Stmt};
+    let mut defs: std::collections::HashMap<numba_ir::VarId, numba_ir::ExprId> =
+        std::collections::HashMap::new();
+    let mut multi = std::collections::HashSet::new();
+    for inst in ir.blocks.values().flat_map(|b| &b.body) {
+        if let Stmt::Assign { target, value } = inst.stmt {
+            if defs.insert(target, value).is_some() {
+                multi.insert(target);
+            }
+        }
+    }
+    // The argument a variable holds, following copies.
+    let arg_of = |mut v: numba_ir::VarId| -> Option<TypeId> {
+        for _ in 0..16 {
+            if multi.contains(&v) {
+                return None;
+            }
+            match ir.expr(*defs.get(&v)?) {
+                Expr::Var(src) => v = *src,
+                Expr::Arg { index, .. } => return args.get(*index as usize).copied(),
+                _ => return None,
+            }
+        }
+        None
+    };
+    let is_len = |v: numba_ir::VarId| {
+        defs.get(&v).is_some_and(|&e| {
+            matches!(ir.expr(e), Expr::Global { value, .. }
+                if matches!(&value.kind, GlobalKind::Builtin(n) if n == "len"))
+        })
+    };
+    let mut replace = Vec::new();
+    for inst in ir.blocks.values().flat_map(|b| &b.body) {
+        let Stmt::Assign { value, .. } = inst.stmt else {
+            continue;
+        };
+        let known = match ir.expr(value) {
+            Expr::Call {
+                func, args: a, kws, ..
+            } if a.len() == 1 && kws.is_empty() && is_len(*func) => arg_of(a[0])
+                .and_then(numba_typeinfer::conv::tuple_items)
+                .map(|items| items.len() as i64),
+            Expr::GetAttr { value: v, attr } if attr == "ndim" => {
+                arg_of(*v).and_then(|t| match t.get() {
+                    Type::Array { ndim, .. } => Some(i64::from(ndim)),
+                    _ => None,
+                })
+            }
+            _ => None,
+        };
+        if let Some(n) = known {
+            replace.push((value, n));
+        }
+    }
+    for (e, n) in &replace {
+        ir.exprs[e.0 as usize] = Expr::Const(numba_bytecode::Constant::Int(*n));
+    }
+    !replace.is_empty()
+}
+
+/// Numba's `MakeFunctionToJitFunction`: an inner function or lambda without free variables
+/// that is used as a value (not only called where it is made, which inlining handled)
+/// becomes a jitted function of its own, sharing this function's globals.
+fn make_functions_jitted(ir: &mut FunctionIR, parent: Option<u64>) -> bool {
+    let Some(parent) = parent.and_then(crate::lookup_dispatcher) else {
+        return false;
+    };
+    let live: std::collections::HashSet<usize> = ir
+        .blocks
+        .values()
+        .flat_map(|b| &b.body)
+        .filter_map(|inst| match inst.stmt {
+            numba_ir::Stmt::Assign { value, .. } => Some(value.0 as usize),
+            _ => None,
+        })
+        .collect();
+    let mut changed = false;
+    for i in 0..ir.exprs.len() {
+        if !live.contains(&i) {
+            continue;
+        }
+        let numba_ir::Expr::MakeFunction {
+            code,
+            closure: None,
+            ..
+        } = &ir.exprs[i]
+        else {
+            continue;
+        };
+        let inner = parent.inner_function((**code).clone());
+        let name = inner.name.clone();
+        ir.exprs[i] = numba_ir::Expr::Global {
+            name: name.clone(),
+            value: numba_ir::Global {
+                repr: format!("CPUDispatcher(<function {name}>)"),
+                kind: numba_ir::GlobalKind::Dispatcher { id: inner.id, name },
+            },
+        };
+        changed = true;
+    }
+    if changed {
+        // The code-object constants the make_functions read are dead now.
+        while numba_ir::utils::dead_code_elimination(ir) {}
+    }
+    changed
 }
 
 /// Numba's `IRLegalization` checks: no phis are left for lowering.

@@ -30,6 +30,7 @@ enum Known {
     NoneValue,
     Arg(u32),
     Bool(bool),
+    Int(i64),
     Other,
 }
 
@@ -55,7 +56,7 @@ fn resolve(defs: &HashMap<VarId, &Expr>, mut v: VarId) -> Known {
             Some(Expr::Var(src)) => v = *src,
             Some(Expr::Const(Constant::None)) => return Known::NoneValue,
             Some(Expr::Const(Constant::Bool(b))) => return Known::Bool(*b),
-            Some(Expr::Const(Constant::Int(i))) => return Known::Bool(*i != 0),
+            Some(Expr::Const(Constant::Int(i))) => return Known::Int(*i),
             Some(Expr::Arg { index, .. }) => return Known::Arg(*index),
             _ => return Known::Other,
         }
@@ -99,7 +100,24 @@ fn condition(defs: &HashMap<VarId, &Expr>, cond: VarId, args: &[ArgNone]) -> Opt
                     !arg_side
                 });
             }
+            // Comparisons of constants (Numba's `prune_by_value`), e.g. after
+            // `len(t) == 2` became `2 == 2` by the semantic-constants rewrite.
+            Some(Expr::BinOp { op, lhs, rhs }) if op.is_comparison() => {
+                let (Known::Int(l), Known::Int(r)) = (resolve(defs, *lhs), resolve(defs, *rhs))
+                else {
+                    return None;
+                };
+                return Some(match op {
+                    BinOp::Lt => l < r,
+                    BinOp::Le => l <= r,
+                    BinOp::Gt => l > r,
+                    BinOp::Ge => l >= r,
+                    BinOp::Eq => l == r,
+                    _ => l != r,
+                });
+            }
             Some(Expr::Const(Constant::Bool(b))) => return Some(*b),
+            Some(Expr::Const(Constant::Int(i))) => return Some(*i != 0),
             _ => return None,
         }
     }

@@ -488,3 +488,44 @@ def make_recursive_inner():
 @pytest.mark.parametrize("n", [0, 1, 10, 20])
 def test_recursive_inner_function_with_signature(n):
     assert make_recursive_inner()(n) == fib_py(n)
+
+
+# --------------------------- inner functions and lambdas passed to other jitted functions
+
+
+def passes_lambdas(x):
+    return jit_apply2(lambda y: y * 2 + 1, x) + jit_apply2(lambda y: y - 3, x)
+
+
+def passes_inner_function(x):
+    def sq(v):
+        return v * v
+
+    return jit_apply2(sq, x) + jit_apply2(sq, x + 1)
+
+
+@njit
+def jit_apply2(f, x):
+    return f(x)
+
+
+@pytest.mark.parametrize("x", [0, 3, -4, 10])
+def test_lambdas_and_inner_functions_passed_to_jitted_functions(x):
+    # The oracle applies the lambdas in Python.
+    assert njit(passes_lambdas)(x) == (x * 2 + 1) + (x - 3)
+    assert njit(passes_inner_function)(x) == x * x + (x + 1) * (x + 1)
+
+
+# ----------------------------------------- semantic constants from the argument types
+
+
+def length_branches(t):
+    if len(t) == 2:
+        return t[0] + t[1]
+    return t[0]
+
+
+@pytest.mark.parametrize("t", [(1, 2), (5,), (3, 4, 5), (1.5, 2)])
+def test_len_of_a_tuple_argument_prunes_branches(t):
+    # `t[1]` does not exist for a 1-tuple: only pruning by len(t) lets this compile.
+    check(length_branches, t)
