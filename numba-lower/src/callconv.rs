@@ -155,6 +155,9 @@ pub enum Shape {
     Literal(TypeId),
     /// An enum member: its value in one slot; the key of its class.
     Enum(String),
+    /// A NumPy array of this type: Numba's array struct, one slot per field
+    /// (`5 + 2 * ndim`).
+    Array(TypeId),
 }
 
 impl Shape {
@@ -162,6 +165,7 @@ impl Shape {
     pub fn slots(&self) -> usize {
         match self {
             Shape::Leaf(..) | Shape::Enum(_) => 1,
+            Shape::Array(t) => 5 + 2 * crate::model::array::ndim(*t) as usize,
             Shape::Complex(_) => 2,
             Shape::Tuple(items) | Shape::Named { items, .. } => {
                 items.iter().map(Shape::slots).sum()

@@ -93,6 +93,21 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             }
         }
         Shape::Enum(_) => out.push(v.getattr("value")?.extract::<i64>()? as u64),
+        Shape::Array(_) => {
+            // Numba's array struct of a borrowed argument: no MemInfo (the caller keeps
+            // the array alive), the array itself as parent.
+            let ai = v.getattr("__array_interface__")?;
+            let data: u64 = ai.get_item("data")?.get_item(0)?.extract()?;
+            out.push(0);
+            out.push(v.as_ptr() as u64);
+            out.push(v.getattr("size")?.extract::<u64>()?);
+            out.push(v.getattr("itemsize")?.extract::<u64>()?);
+            out.push(data);
+            let shape: Vec<i64> = v.getattr("shape")?.extract()?;
+            let strides: Vec<i64> = v.getattr("strides")?.extract()?;
+            out.extend(shape.iter().map(|&x| x as u64));
+            out.extend(strides.iter().map(|&x| x as u64));
+        }
         Shape::None | Shape::Literal(_) => {}
     }
     Ok(())
@@ -177,6 +192,37 @@ pub fn decode(
         Shape::Enum(class) => {
             let v = next()? as i64;
             class_by_key(py, class)?.call1((v,))?.unbind()
+        }
+        Shape::Array(t) => {
+            let n = numba_lower::model::array::ndim(*t) as usize;
+            let fields: Vec<u64> = (0..5 + 2 * n).map(|_| next()).collect::<PyResult<_>>()?;
+            let parent = fields[1] as *mut pyo3::ffi::PyObject;
+            if parent.is_null() {
+                return Err(crate::UnsupportedError::new_err(
+                    "returning a new array is not supported by numba-rs yet",
+                ));
+            }
+            // SAFETY: a non-null parent is an argument array the caller still holds.
+            let arr = unsafe { Bound::from_borrowed_ptr(py, parent) };
+            let ai = arr.getattr("__array_interface__")?;
+            let data: u64 = ai.get_item("data")?.get_item(0)?.extract()?;
+            let shape: Vec<i64> = arr.getattr("shape")?.extract()?;
+            let strides: Vec<i64> = arr.getattr("strides")?.extract()?;
+            let same = data == fields[4]
+                && shape
+                    .iter()
+                    .map(|&x| x as u64)
+                    .eq(fields[5..5 + n].iter().copied())
+                && strides
+                    .iter()
+                    .map(|&x| x as u64)
+                    .eq(fields[5 + n..].iter().copied());
+            if !same {
+                return Err(crate::UnsupportedError::new_err(
+                    "returning a view of an array is not supported by numba-rs yet",
+                ));
+            }
+            arr.unbind()
         }
     })
 }

@@ -2,6 +2,7 @@
 //! numba-typeinfer's templates). Each module's `register` adds its entries; this is the one
 //! table of built-ins.
 
+mod arrays;
 mod builtins;
 mod calls;
 mod cmath;
@@ -24,6 +25,7 @@ use crate::registry::Registry;
 /// the implementations registered after them take precedence.
 pub(crate) fn register_all(r: &mut Registry) {
     numpy::register(r);
+    arrays::register(r);
     int::register(r);
     float::register(r);
     complex::register(r);

@@ -5,6 +5,7 @@
 //! two, and how the value crosses the CPython boundary as 8-byte slots (the one codec of
 //! [`crate::callconv`]). [`model_of`] is the only place that maps a type kind to its model.
 
+pub mod array;
 mod bound;
 mod complex;
 mod enums;
@@ -129,6 +130,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         Type::Optional(_) => &optional::OptionalModel,
         Type::BoundFunction { .. } => &bound::BoundModel,
         Type::EnumMember { .. } => &enums::EnumMemberModel,
+        Type::Array { .. } => &array::ArrayModel,
         Type::RangeIter64 | Type::Enumerate(_) | Type::Zip(_) | Type::ArrayIter(_) => {
             &iter::IterModel
         }

@@ -1,0 +1,352 @@
+//! NumPy arrays that come in as arguments: indexing (ints with wrap-around, tuples of
+//! ints, leading-axis views), item assignment, `shape`/`strides`/`ndim`/`size`/`itemsize`/
+//! `nbytes`, `len` and iteration. Arrays that would need allocating (creation, arithmetic,
+//! copies) are the next step: their keys stay "not lowered yet" in `numpy.rs`.
+
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue, StructValue};
+use inkwell::IntPredicate;
+use numba_typeinfer::conv::tuple_items;
+use numba_typeinfer::types::*;
+use numba_typeinfer::{ImplKey, Signature};
+
+use crate::function::FnLower;
+use crate::model::array::{array_struct, field, ndim};
+use crate::model::{iterator_storage, model_of};
+use crate::registry::{Args, Registry, TypePat};
+use crate::{llvm_err, R};
+
+fn is_array(t: TypeId) -> bool {
+    t.is_array()
+}
+
+fn int_index(t: TypeId) -> bool {
+    t.is_integer() || t == BOOLEAN
+}
+
+fn int_tuple(t: TypeId) -> bool {
+    tuple_items(t).is_some_and(|items| !items.is_empty() && items.iter().all(|&i| int_index(i)))
+}
+
+pub(crate) fn register(r: &mut Registry) {
+    let array = || TypePat::Pred(is_array);
+    r.register(
+        ImplKey::GetItem,
+        Args::Exact(vec![array(), TypePat::Pred(int_index)]),
+        getitem,
+    );
+    r.register(
+        ImplKey::GetItem,
+        Args::Exact(vec![array(), TypePat::Pred(int_tuple)]),
+        getitem,
+    );
+    r.register(
+        ImplKey::SetItem,
+        Args::Exact(vec![array(), TypePat::Pred(int_index), TypePat::Number]),
+        setitem,
+    );
+    r.register(
+        ImplKey::SetItem,
+        Args::Exact(vec![array(), TypePat::Pred(int_tuple), TypePat::Number]),
+        setitem,
+    );
+    for attr in ["shape", "strides", "ndim", "size", "itemsize", "nbytes"] {
+        r.register(
+            ImplKey::GetAttr(attr.into()),
+            Args::Exact(vec![array()]),
+            attribute,
+        );
+    }
+    r.register(
+        ImplKey::Function("len".into()),
+        Args::Exact(vec![array()]),
+        len,
+    );
+    r.register(ImplKey::GetIter, Args::Exact(vec![array()]), getiter);
+    r.register(
+        ImplKey::IterNext,
+        Args::Exact(vec![TypePat::Pred(
+            |t| matches!(t.get(), Type::ArrayIter(a) if a.is_array()),
+        )]),
+        iternext,
+    );
+}
+
+/// `shape[d]` / `strides[d]` of an array value.
+fn dim<'ctx>(lw: &FnLower<'ctx, '_>, arr: StructValue<'ctx>, f: u32, d: u32) -> R<IntValue<'ctx>> {
+    let a =
+        lw.b.build_extract_value(arr, f, "")
+            .map_err(llvm_err)?
+            .into_array_value();
+    Ok(lw
+        .b
+        .build_extract_value(a, d, "")
+        .map_err(llvm_err)?
+        .into_int_value())
+}
+
+/// The index values of an int or a tuple of ints, as i64.
+fn indices<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    v: BasicValueEnum<'ctx>,
+) -> R<Vec<IntValue<'ctx>>> {
+    match tuple_items(t) {
+        Some(items) => {
+            let sv = v.into_struct_value();
+            let mut out = Vec::new();
+            for (i, it) in items.into_iter().enumerate() {
+                let x =
+                    lw.b.build_extract_value(sv, i as u32, "")
+                        .map_err(llvm_err)?;
+                out.push(lw.cast(x, it, INT64)?.into_int_value());
+            }
+            Ok(out)
+        }
+        None => Ok(vec![lw.cast(v, t, INT64)?.into_int_value()]),
+    }
+}
+
+/// The address of the sub-array or element at the leading `idx` (negative indices wrap
+/// around, as in NumPy; no bounds check, as Numba without `boundscheck`).
+fn offset<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    arr: StructValue<'ctx>,
+    idx: &[IntValue<'ctx>],
+) -> R<PointerValue<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let data =
+        lw.b.build_extract_value(arr, field::DATA, "data")
+            .map_err(llvm_err)?
+            .into_pointer_value();
+    let mut off = i64t.const_zero();
+    for (d, &i) in idx.iter().enumerate() {
+        let n = dim(lw, arr, field::SHAPE, d as u32)?;
+        let neg =
+            lw.b.build_int_compare(IntPredicate::SLT, i, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
+        let wrapped = lw.b.build_int_add(i, n, "").map_err(llvm_err)?;
+        let i =
+            lw.b.build_select(neg, wrapped, i, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        let stride = dim(lw, arr, field::STRIDES, d as u32)?;
+        let term = lw.b.build_int_mul(i, stride, "").map_err(llvm_err)?;
+        off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
+    }
+    // SAFETY (of the generated code): the offset is within the array for valid indices.
+    unsafe {
+        lw.b.build_gep(lw.ctx.i8_type(), data, &[off], "item")
+            .map_err(llvm_err)
+    }
+}
+
+/// The element or view of `arr` (of type `t`) at `idx`, of type `ret`.
+fn at<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: StructValue<'ctx>,
+    idx: &[IntValue<'ctx>],
+    ret: TypeId,
+) -> R<BasicValueEnum<'ctx>> {
+    let p = offset(lw, arr, idx)?;
+    if !ret.is_array() {
+        let m = model_of(ret)?;
+        let v =
+            lw.b.build_load(m.memory_type(lw.ctx, ret)?, p, "")
+                .map_err(llvm_err)?;
+        return m.load_memory(lw.ctx, &lw.b, ret, v);
+    }
+    // A view over the remaining axes: same owner, data moved, leading axes dropped.
+    let (n, k) = (ndim(t), idx.len() as u32);
+    let st = array_struct(lw.ctx, n - k);
+    let i64t = lw.ctx.i64_type();
+    let mut out = st.get_undef();
+    for f in [field::MEMINFO, field::PARENT, field::ITEMSIZE] {
+        let x = lw.b.build_extract_value(arr, f, "").map_err(llvm_err)?;
+        out =
+            lw.b.build_insert_value(out, x, f, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    out =
+        lw.b.build_insert_value(out, p, field::DATA, "")
+            .map_err(llvm_err)?
+            .into_struct_value();
+    let mut nitems = i64t.const_int(1, false);
+    for f in [field::SHAPE, field::STRIDES] {
+        let mut dims = i64t.array_type(n - k).get_undef();
+        for d in k..n {
+            let x = dim(lw, arr, f, d)?;
+            if f == field::SHAPE {
+                nitems = lw.b.build_int_mul(nitems, x, "").map_err(llvm_err)?;
+            }
+            dims =
+                lw.b.build_insert_value(dims, x, d - k, "")
+                    .map_err(llvm_err)?
+                    .into_array_value();
+        }
+        out =
+            lw.b.build_insert_value(out, dims, f, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    Ok(lw
+        .b
+        .build_insert_value(out, nitems, field::NITEMS, "")
+        .map_err(llvm_err)?
+        .into_struct_value()
+        .into())
+}
+
+fn getitem<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let idx = indices(lw, sig.args[1], a[1])?;
+    at(lw, sig.args[0], a[0].into_struct_value(), &idx, sig.ret)
+}
+
+fn setitem<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let Type::Array {
+        dtype, readonly, ..
+    } = sig.args[0].get()
+    else {
+        return Err(lw.unsupported("setitem on a non-array"));
+    };
+    if readonly {
+        return Err(lw.unsupported("cannot assign to a read-only array"));
+    }
+    let idx = indices(lw, sig.args[1], a[1])?;
+    if idx.len() as u32 != ndim(sig.args[0]) {
+        return Err(lw.unsupported(
+            "assigning to an array slice or sub-array is not lowered by numba-rs yet",
+        ));
+    }
+    let p = offset(lw, a[0].into_struct_value(), &idx)?;
+    let v = lw.cast(a[2], sig.args[2], dtype)?;
+    let m = model_of(dtype)?;
+    let v = m.store_memory(lw.ctx, &lw.b, dtype, v)?;
+    lw.b.build_store(p, v).map_err(llvm_err)?;
+    Ok(lw.ghost())
+}
+
+fn attribute<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let arr = a[0].into_struct_value();
+    let n = ndim(sig.args[0]);
+    let i64t = lw.ctx.i64_type();
+    let ImplKey::GetAttr(attr) = &sig.key else {
+        return Err(lw.unsupported("array attribute"));
+    };
+    let get = |lw: &FnLower<'ctx, '_>, f| -> R<IntValue<'ctx>> {
+        Ok(lw
+            .b
+            .build_extract_value(arr, f, "")
+            .map_err(llvm_err)?
+            .into_int_value())
+    };
+    Ok(match attr.as_str() {
+        "shape" | "strides" => {
+            let f = if attr == "shape" {
+                field::SHAPE
+            } else {
+                field::STRIDES
+            };
+            let mut vals = Vec::new();
+            for d in 0..n {
+                vals.push(dim(lw, arr, f, d)?.into());
+            }
+            lw.make_struct(sig.ret, &vals)?
+        }
+        "ndim" => i64t.const_int(u64::from(n), false).into(),
+        "size" => get(lw, field::NITEMS)?.into(),
+        "itemsize" => get(lw, field::ITEMSIZE)?.into(),
+        _ => {
+            let items = get(lw, field::NITEMS)?;
+            let size = get(lw, field::ITEMSIZE)?;
+            lw.b.build_int_mul(items, size, "nbytes")
+                .map_err(llvm_err)?
+                .into()
+        }
+    })
+}
+
+fn len<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    Ok(dim(lw, a[0].into_struct_value(), field::SHAPE, 0)?.into())
+}
+
+fn getiter<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let st = iterator_storage(lw.ctx, sig.ret)?;
+    let storage = lw.alloca_in_entry(st.into(), "array_iter")?;
+    let pi =
+        lw.b.build_struct_gep(st, storage, 0, "")
+            .map_err(llvm_err)?;
+    lw.b.build_store(pi, lw.ctx.i64_type().const_zero())
+        .map_err(llvm_err)?;
+    let pa =
+        lw.b.build_struct_gep(st, storage, 1, "")
+            .map_err(llvm_err)?;
+    lw.b.build_store(pa, a[0]).map_err(llvm_err)?;
+    Ok(storage.into())
+}
+
+fn iternext<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let Type::ArrayIter(arr_t) = t.get() else {
+        return Err(lw.unsupported("expected an array iterator"));
+    };
+    let st = iterator_storage(lw.ctx, t)?;
+    let storage = a[0].into_pointer_value();
+    let i64t = lw.ctx.i64_type();
+    let pi =
+        lw.b.build_struct_gep(st, storage, 0, "")
+            .map_err(llvm_err)?;
+    let pa =
+        lw.b.build_struct_gep(st, storage, 1, "")
+            .map_err(llvm_err)?;
+    let i =
+        lw.b.build_load(i64t, pi, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let arr =
+        lw.b.build_load(array_struct(lw.ctx, ndim(arr_t)), pa, "")
+            .map_err(llvm_err)?
+            .into_struct_value();
+    let n = dim(lw, arr, field::SHAPE, 0)?;
+    let valid =
+        lw.b.build_int_compare(IntPredicate::SLT, i, n, "")
+            .map_err(llvm_err)?;
+    let next =
+        lw.b.build_int_add(i, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
+    let newi = lw.b.build_select(valid, next, i, "").map_err(llvm_err)?;
+    lw.b.build_store(pi, newi).map_err(llvm_err)?;
+    // An exhausted iterator still reads inside the array (its first item, when any).
+    let safe =
+        lw.b.build_select(valid, i, i64t.const_zero(), "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let members = crate::model::members(sig.ret);
+    let v = at(lw, arr_t, arr, &[safe], members[0])?;
+    lw.make_struct(sig.ret, &[v, valid.into()])
+}

@@ -1,0 +1,134 @@
+"""NumPy arrays passed into jitted code: indexing, item assignment, attributes, `len` and
+iteration over every numeric dtype and C, F and non-contiguous layouts, checked against
+the same functions run by CPython on the same arrays (NumPy is the oracle)."""
+
+import numpy as np
+import pytest
+
+from numba_rs import njit
+
+DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+          np.float32, np.float64, np.bool_, np.complex64, np.complex128]
+
+
+def sum_loop(a):
+    s = 0
+    for i in range(len(a)):
+        s += a[i]
+    return s
+
+
+def sum_2d(a):
+    s = 0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            s += a[i, j] * (i + 1)
+    return s
+
+
+def negative_indices(a):
+    return a[-1], a[-len(a)], a[len(a) - 1]
+
+
+def iterate(a):
+    s = 0
+    n = 0
+    for x in a:
+        s += x
+        n += 1
+    return s, n
+
+
+def attributes(a):
+    return a.ndim, a.size, a.itemsize, a.nbytes, a.shape, a.strides, len(a)
+
+
+def row_views(a):
+    s = 0.0
+    for r in a:
+        s += r[0] - r[r.shape[0] - 1]
+    return s
+
+
+def scale_in_place(a, k):
+    for i in range(a.shape[0]):
+        a[i] = a[i] * k
+    return a
+
+
+def fill_2d(a):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j] = i * 10 + j
+
+
+def sample(dtype, n=11, seed=0):
+    rng = np.random.default_rng(seed)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, n).astype(np.bool_)
+    if np.issubdtype(dtype, np.complexfloating):
+        return (rng.normal(size=n) + 1j * rng.normal(size=n)).astype(dtype)
+    if np.issubdtype(dtype, np.floating):
+        return rng.normal(size=n).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -100), min(info.max, 100), n).astype(dtype)
+
+
+def same(got, expected):
+    if isinstance(expected, tuple):
+        return len(got) == len(expected) and all(same(g, e) for g, e in zip(got, expected))
+    if isinstance(expected, (float, complex, np.floating, np.complexfloating)):
+        return np.isclose(got, expected, rtol=1e-6, atol=1e-6)
+    return got == expected
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_index_and_iterate_every_dtype(dtype):
+    a = sample(dtype)
+    # Numba accumulates `s = 0; s += a[i]` in int64/float64/complex128 (small NumPy
+    # scalars would wrap instead): the oracle runs on the same values as Python numbers.
+    values = a.tolist()
+    assert same(njit(negative_indices)(a), negative_indices(values))
+    assert same(njit(iterate)(a), iterate(values))
+    if dtype != np.bool_:
+        assert same(njit(sum_loop)(a), sum_loop(values))
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "A"])
+def test_two_dimensional_layouts(layout):
+    base = np.arange(35.0).reshape(5, 7)
+    a = {"C": base, "F": np.asfortranarray(base), "A": base[::2, 1::2]}[layout]
+    assert njit(sum_2d)(a) == sum_2d(a)
+    assert njit(row_views)(a) == row_views(a)
+    assert njit(attributes)(a) == attributes(a)
+
+
+@pytest.mark.parametrize("view", ["strided", "column", "reversed"])
+def test_non_contiguous_one_dimensional_views(view):
+    base = np.arange(20.0)
+    a = {"strided": base[::3], "column": base.reshape(4, 5)[:, 2], "reversed": base[::-1]}[view]
+    assert njit(sum_loop)(a) == sum_loop(a)
+    assert njit(attributes)(a) == attributes(a)
+
+
+def test_read_only_arrays_can_be_read():
+    a = np.arange(6.0)
+    a.setflags(write=False)
+    assert njit(sum_loop)(a) == sum_loop(a)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64, np.uint8])
+def test_item_assignment_writes_the_callers_array(dtype):
+    a = np.arange(8).astype(dtype)
+    expected = scale_in_place(a.copy(), 3)
+    got = njit(scale_in_place)(a, 3)
+    assert got is a  # an argument array comes back as the same object
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_two_dimensional_assignment_in_a_view():
+    base = np.zeros((6, 8), dtype=np.int64)
+    expected = base.copy()
+    fill_2d(expected[1::2, ::3])
+    njit(fill_2d)(base[1::2, ::3])
+    np.testing.assert_array_equal(base, expected)
