@@ -357,10 +357,11 @@ pub fn compile_function(
     maybe_print(&ir, "nopython_rewrites", &wanted);
     let start = Instant::now();
     legalize(&ir).map_err(|m| here(CompileError::new(ErrorKind::Internal, m)))?;
+    // Numba's IRLegalization inserts the final dels: lowering drops NRT references there.
+    numba_ir::postproc::insert_dels(&mut ir);
     times.push(("ir_legalization".into(), start.elapsed()));
     if env_flag("NUMBA_DUMP_ANNOTATION") {
-        let mut with_dels = ir.clone();
-        numba_ir::postproc::insert_dels(&mut with_dels);
+        let with_dels = ir.clone();
         let source = std::fs::read_to_string(&with_dels.filename).ok();
         print!(
             "{}",

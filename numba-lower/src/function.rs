@@ -281,6 +281,18 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Stmt::Assign { target, value } => {
                 let (v, from) = self.lower_expr(*value)?;
                 let v = self.cast(v, from, self.ty(*target))?;
+                // A variable owns one reference: structural expressions borrow theirs
+                // (copies, arguments, items, views), calls and operators return new ones.
+                let borrowed = !matches!(
+                    self.ir.expr(*value),
+                    Expr::Call { .. }
+                        | Expr::BinOp { .. }
+                        | Expr::InplaceBinOp { .. }
+                        | Expr::Unary { .. }
+                );
+                if borrowed && crate::nrt::is_refcounted(self.ty(*target)) {
+                    self.incref(self.ty(*target), v)?;
+                }
                 self.b
                     .build_store(self.slots[target.0 as usize], v)
                     .map_err(llvm_err)?;
@@ -314,7 +326,12 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Stmt::StaticRaise { exc_class, args } => {
                 self.static_raise(exc_class.as_deref(), args.as_deref())?
             }
-            Stmt::Del { .. } => {}
+            Stmt::Del { var } => {
+                if crate::nrt::is_refcounted(self.ty(*var)) {
+                    let v = self.load(*var)?;
+                    self.decref(self.ty(*var), v)?;
+                }
+            }
             Stmt::SetItem {
                 target,
                 index,

@@ -24,6 +24,7 @@ mod function;
 mod impls;
 pub mod mangle;
 pub mod model;
+pub mod nrt;
 pub mod random;
 pub mod registry;
 pub mod runtime;

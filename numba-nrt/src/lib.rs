@@ -205,6 +205,7 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         ("NRT_MemInfo_alloc", NRT_MemInfo_alloc as *const () as usize),
         ("NRT_incref", NRT_incref as *const () as usize),
         ("NRT_decref", NRT_decref as *const () as usize),
+        ("NRT_MemInfo_data", NRT_MemInfo_data as *const () as usize),
     ]
 }
 

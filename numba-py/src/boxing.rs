@@ -197,9 +197,15 @@ pub fn decode(
             let n = numba_lower::model::array::ndim(*t) as usize;
             let fields: Vec<u64> = (0..5 + 2 * n).map(|_| next()).collect::<PyResult<_>>()?;
             let parent = fields[1] as *mut pyo3::ffi::PyObject;
+            let meminfo = fields[0] as *mut numba_nrt::MemInfo;
+            if !meminfo.is_null() {
+                // An NRT array: a NumPy array over its data whose base owns the reference
+                // the native code handed over.
+                return new_array(py, *t, &fields, MemInfoView::owning(meminfo));
+            }
             if parent.is_null() {
                 return Err(crate::UnsupportedError::new_err(
-                    "returning a new array is not supported by numba-rs yet",
+                    "returning this array is not supported by numba-rs yet",
                 ));
             }
             // SAFETY: a non-null parent is an argument array the caller still holds.
@@ -225,4 +231,103 @@ pub fn decode(
             arr.unbind()
         }
     })
+}
+
+/// The base of a NumPy array over NRT memory: it owns one reference to the MemInfo and
+/// drops it when NumPy releases the array. Exposes `__array_interface__` (for NumPy to
+/// build the array) and the MemInfo's `refcount`.
+#[pyclass(module = "numba_rs.runtime", name = "MemInfo")]
+pub struct MemInfoView {
+    meminfo: *mut numba_nrt::MemInfo,
+    interface: Option<Py<PyAny>>,
+}
+
+// SAFETY: a MemInfo's reference count is atomic and its memory is not tied to a thread,
+// so the view may be dropped on whichever thread NumPy releases the array.
+unsafe impl Send for MemInfoView {}
+unsafe impl Sync for MemInfoView {}
+
+impl MemInfoView {
+    fn owning(meminfo: *mut numba_nrt::MemInfo) -> MemInfoView {
+        MemInfoView {
+            meminfo,
+            interface: None,
+        }
+    }
+}
+
+#[pymethods]
+impl MemInfoView {
+    /// The MemInfo's reference count.
+    #[getter]
+    fn refcount(&self) -> usize {
+        // SAFETY: the view holds a reference, so the MemInfo is alive.
+        unsafe {
+            (*self.meminfo)
+                .refct
+                .load(std::sync::atomic::Ordering::SeqCst)
+        }
+    }
+
+    /// The MemInfo's data pointer.
+    #[getter]
+    fn data(&self) -> usize {
+        // SAFETY: as above.
+        unsafe { (*self.meminfo).data as usize }
+    }
+
+    #[getter]
+    fn __array_interface__(&self, py: Python<'_>) -> Py<PyAny> {
+        self.interface
+            .as_ref()
+            .map(|i| i.clone_ref(py))
+            .unwrap_or_else(|| py.None())
+    }
+}
+
+impl Drop for MemInfoView {
+    fn drop(&mut self) {
+        // SAFETY: the view owns one reference.
+        unsafe { numba_nrt::NRT_decref(self.meminfo) };
+    }
+}
+
+/// The NumPy typestr of an array type's dtype (`<f8`).
+fn typestr(t: TypeId) -> String {
+    let dtype = match t.get() {
+        Type::Array { dtype, .. } => dtype,
+        _ => t,
+    };
+    let (kind, size) = match dtype.get() {
+        Type::Boolean => ('b', 1),
+        Type::Integer { bits, signed } => (if signed { 'i' } else { 'u' }, bits / 8),
+        Type::Float { bits } => ('f', bits / 8),
+        Type::Complex { bits } => ('c', bits / 8),
+        _ => ('V', 8),
+    };
+    format!("<{kind}{size}")
+}
+
+/// A NumPy array over the array struct `fields` (see `numba_lower::model::array`), whose
+/// `.base` is `view`.
+fn new_array(
+    py: Python<'_>,
+    t: TypeId,
+    fields: &[u64],
+    mut view: MemInfoView,
+) -> PyResult<Py<PyAny>> {
+    let n = numba_lower::model::array::ndim(t) as usize;
+    let readonly = matches!(t.get(), Type::Array { readonly: true, .. });
+    let iface = pyo3::types::PyDict::new(py);
+    let shape: Vec<i64> = fields[5..5 + n].iter().map(|&x| x as i64).collect();
+    let strides: Vec<i64> = fields[5 + n..5 + 2 * n].iter().map(|&x| x as i64).collect();
+    iface.set_item("shape", PyTuple::new(py, shape)?)?;
+    iface.set_item("strides", PyTuple::new(py, strides)?)?;
+    iface.set_item("typestr", typestr(t))?;
+    iface.set_item("data", (fields[4], readonly))?;
+    iface.set_item("version", 3)?;
+    view.interface = Some(iface.into_any().unbind());
+    let view = Py::new(py, view)?;
+    let arr = py.import("numpy")?.call_method1("asarray", (view,))?;
+    Ok(arr.unbind())
 }

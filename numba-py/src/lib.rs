@@ -823,6 +823,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_lower::runtime::set_exc_match_hook(exc_match_hook);
     m.add_class::<Dispatcher>()?;
     m.add_class::<Type>()?;
+    m.add_class::<boxing::MemInfoView>()?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;
     m.add_function(wrap_pyfunction!(typeof_value, m)?)?;

@@ -547,7 +547,9 @@ impl Engine<'_> {
                     }
                 }
                 // Keywords are placed by parameter name for functions that declare them.
-                let args: Vec<VarId> = if kws.is_empty() || self.call_args.contains_key(&id) {
+                let dispatcher_bound =
+                    matches!(ft.get(), Type::Dispatcher { .. }) && self.call_args.contains_key(&id);
+                let args: Vec<VarId> = if kws.is_empty() || dispatcher_bound {
                     args.clone()
                 } else {
                     let params = match ft.get() {
@@ -563,7 +565,14 @@ impl Engine<'_> {
                         });
                     };
                     match bind_keywords(args, kws, params) {
-                        Ok(a) => a,
+                        Ok(a) => {
+                            // Lowering passes them in parameter order too.
+                            let bound: Vec<BoundArg> = a.iter().map(|&v| BoundArg::Var(v)).collect();
+                            if self.call_args.get(&id) != Some(&bound) {
+                                self.call_args.insert(id, bound);
+                            }
+                            a
+                        }
                         Err(m) => return Err(TypingError::Typing { message: m, line }),
                     }
                 };

@@ -132,3 +132,77 @@ def test_two_dimensional_assignment_in_a_view():
     fill_2d(expected[1::2, ::3])
     njit(fill_2d)(base[1::2, ::3])
     np.testing.assert_array_equal(base, expected)
+
+
+# ------------------------------------------------- arrays made in jitted code (NRT)
+
+from numba_rs.runtime import rtsys  # noqa: E402
+
+
+def make_filled(n):
+    a = np.zeros(n)
+    for i in range(n):
+        a[i] = i * 1.5
+    return a
+
+
+def make_ones_2d(n, m):
+    a = np.ones((n, m), dtype=np.int32)
+    a[n - 1, m - 1] = 7
+    return a
+
+
+def make_empty_and_fill(n):
+    a = np.empty(n, np.int64)
+    for i in range(n):
+        a[i] = i * i
+    return a
+
+
+def temporaries_in_a_loop(n):
+    s = 0.0
+    for k in range(n):
+        t = np.zeros(3)
+        t[1] = k
+        s += t[1] + t[0]
+    return s
+
+
+def tuple_of_arrays(n):
+    a = np.zeros(n)
+    b = np.ones(n)
+    pair = (a, b)
+    return pair[1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 100])
+def test_created_arrays_match_numpy(n):
+    for f in (make_filled, make_empty_and_fill, tuple_of_arrays):
+        got = njit(f)(n)
+        expected = f(n)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+    assert njit(temporaries_in_a_loop)(n) == temporaries_in_a_loop(n)
+
+
+@pytest.mark.parametrize("n,m", [(1, 1), (3, 4), (5, 2)])
+def test_created_two_dimensional_arrays(n, m):
+    got = njit(make_ones_2d)(n, m)
+    np.testing.assert_array_equal(got, make_ones_2d(n, m))
+    assert got.flags.c_contiguous and got.dtype == np.int32
+
+
+def test_a_returned_array_owns_its_memory():
+    before = rtsys.get_allocation_stats()
+    a = njit(make_filled)(4)
+    assert a.base.refcount == 1  # the NumPy array holds the only reference
+    mid = rtsys.get_allocation_stats()
+    assert mid.mi_alloc - before.mi_alloc == mid.mi_free - before.mi_free + 1
+    del a
+    after = rtsys.get_allocation_stats()
+    assert after.mi_alloc - before.mi_alloc == after.mi_free - before.mi_free
+
+
+def test_negative_dimension_is_value_error():
+    with pytest.raises(ValueError, match="negative dimensions"):
+        njit(make_filled)(-1)

@@ -28,6 +28,13 @@ fn int_tuple(t: TypeId) -> bool {
 }
 
 pub(crate) fn register(r: &mut Registry) {
+    for k in ["numpy.empty", "numpy.zeros", "numpy.ones"] {
+        r.register(
+            ImplKey::Function(k.into()),
+            Args::Variadic(TypePat::Any),
+            create,
+        );
+    }
     let array = || TypePat::Pred(is_array);
     r.register(
         ImplKey::GetItem,
@@ -349,4 +356,163 @@ fn iternext<'ctx>(
     let members = crate::model::members(sig.ret);
     let v = at(lw, arr_t, arr, &[safe], members[0])?;
     lw.make_struct(sig.ret, &[v, valid.into()])
+}
+
+/// The size in bytes of one element of `dtype` in memory.
+fn itemsize(dtype: TypeId) -> u64 {
+    match dtype.get() {
+        Type::Boolean => 1,
+        _ => u64::from(dtype.bitwidth().max(8)) / 8,
+    }
+}
+
+/// A new C-contiguous array of type `t` and shape `dims`, its memory from the NRT
+/// (`NRT_MemInfo_alloc`, 32-byte aligned as Numba's), uninitialised.
+pub(crate) fn allocate<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    dims: &[IntValue<'ctx>],
+) -> R<StructValue<'ctx>> {
+    let Type::Array { dtype, .. } = t.get() else {
+        return Err(lw.unsupported("allocating a non-array"));
+    };
+    let i64t = lw.ctx.i64_type();
+    let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
+    let size = i64t.const_int(itemsize(dtype), false);
+    let mut nitems = i64t.const_int(1, false);
+    for &d in dims {
+        let neg =
+            lw.b.build_int_compare(IntPredicate::SLT, d, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
+        lw.raise_const_if(neg, "ValueError", &["negative dimensions are not allowed"])?;
+        nitems = lw.b.build_int_mul(nitems, d, "").map_err(llvm_err)?;
+    }
+    let nbytes =
+        lw.b.build_int_mul(nitems, size, "nbytes")
+            .map_err(llvm_err)?;
+    let alloc = lw.runtime_fn(
+        "NRT_MemInfo_alloc",
+        ptr.fn_type(&[i64t.into(), i64t.into()], false),
+    );
+    let mi = lw
+        .call_value(alloc, &[nbytes.into(), i64t.const_int(32, false).into()])?
+        .into_pointer_value();
+    let failed = lw.b.build_is_null(mi, "").map_err(llvm_err)?;
+    lw.raise_const_if(
+        failed,
+        "MemoryError",
+        &["Allocation failed (probably too large)."],
+    )?;
+    let data_fn = lw.runtime_fn("NRT_MemInfo_data", ptr.fn_type(&[ptr.into()], false));
+    let data = lw.call_value(data_fn, &[mi.into()])?;
+    // C order: the last axis is contiguous.
+    let n = dims.len();
+    let mut strides = vec![size; n];
+    for d in (0..n.saturating_sub(1)).rev() {
+        strides[d] =
+            lw.b.build_int_mul(strides[d + 1], dims[d + 1], "")
+                .map_err(llvm_err)?;
+    }
+    let st = array_struct(lw.ctx, n as u32);
+    let mut shape_a = i64t.array_type(n as u32).get_undef();
+    let mut strides_a = i64t.array_type(n as u32).get_undef();
+    for d in 0..n {
+        shape_a =
+            lw.b.build_insert_value(shape_a, dims[d], d as u32, "")
+                .map_err(llvm_err)?
+                .into_array_value();
+        strides_a =
+            lw.b.build_insert_value(strides_a, strides[d], d as u32, "")
+                .map_err(llvm_err)?
+                .into_array_value();
+    }
+    let fields: [BasicValueEnum<'ctx>; 7] = [
+        mi.into(),
+        ptr.const_null().into(),
+        nitems.into(),
+        size.into(),
+        data,
+        shape_a.into(),
+        strides_a.into(),
+    ];
+    let mut out = st.get_undef();
+    for (i, f) in fields.into_iter().enumerate() {
+        out =
+            lw.b.build_insert_value(out, f, i as u32, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    Ok(out)
+}
+
+/// `np.empty(shape[, dtype])`, `np.zeros(...)`, `np.ones(...)`.
+fn create<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let dims = indices(lw, sig.args[0], a[0])?;
+    let arr = allocate(lw, sig.ret, &dims)?;
+    let Type::Array { dtype, .. } = sig.ret.get() else {
+        return Err(lw.unsupported("array creation"));
+    };
+    let name = match &sig.key {
+        ImplKey::Function(k) => k.as_str(),
+        _ => "",
+    };
+    let i64t = lw.ctx.i64_type();
+    let data =
+        lw.b.build_extract_value(arr, field::DATA, "")
+            .map_err(llvm_err)?
+            .into_pointer_value();
+    let nitems =
+        lw.b.build_extract_value(arr, field::NITEMS, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    match name {
+        "numpy.zeros" => {
+            let nbytes =
+                lw.b.build_int_mul(nitems, i64t.const_int(itemsize(dtype), false), "")
+                    .map_err(llvm_err)?;
+            lw.b.build_memset(data, 32, lw.ctx.i8_type().const_zero(), nbytes)
+                .map_err(llvm_err)?;
+        }
+        "numpy.ones" => {
+            let one = lw.cast(i64t.const_int(1, false).into(), INT64, dtype)?;
+            let m = model_of(dtype)?;
+            let one = m.store_memory(lw.ctx, &lw.b, dtype, one)?;
+            let elem_t = m.memory_type(lw.ctx, dtype)?;
+            // for i in 0..nitems: data[i] = 1
+            let pre =
+                lw.b.get_insert_block()
+                    .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+            let head = lw.new_block("ones.head");
+            let body = lw.new_block("ones.body");
+            let done = lw.new_block("ones.done");
+            lw.b.build_unconditional_branch(head).map_err(llvm_err)?;
+            lw.b.position_at_end(head);
+            let i = lw.b.build_phi(i64t, "i").map_err(llvm_err)?;
+            let iv = i.as_basic_value().into_int_value();
+            let more =
+                lw.b.build_int_compare(IntPredicate::SLT, iv, nitems, "")
+                    .map_err(llvm_err)?;
+            lw.b.build_conditional_branch(more, body, done)
+                .map_err(llvm_err)?;
+            lw.b.position_at_end(body);
+            // SAFETY (of the generated code): i < nitems.
+            let p = unsafe {
+                lw.b.build_in_bounds_gep(elem_t, data, &[iv], "")
+                    .map_err(llvm_err)?
+            };
+            lw.b.build_store(p, one).map_err(llvm_err)?;
+            let next =
+                lw.b.build_int_add(iv, i64t.const_int(1, false), "")
+                    .map_err(llvm_err)?;
+            lw.b.build_unconditional_branch(head).map_err(llvm_err)?;
+            i.add_incoming(&[(&i64t.const_zero(), pre), (&next, body)]);
+            lw.b.position_at_end(done);
+        }
+        _ => {}
+    }
+    Ok(arr.into())
 }

@@ -1,0 +1,83 @@
+//! Reference counting of NRT-managed values: the compiler emits naive `NRT_incref` /
+//! `NRT_decref` calls (seed 004) — every variable holding an array owns one reference,
+//! taken when a value is copied or borrowed into it and dropped at its `del`; calls and
+//! constructors return new references; a `return` hands its reference to the caller.
+//! Arrays that come from Python arguments have no MemInfo (null), for which both calls
+//! do nothing.
+
+use inkwell::values::BasicValueEnum;
+use inkwell::AddressSpace;
+use numba_typeinfer::types::*;
+
+use crate::function::FnLower;
+use crate::model::array::field;
+use crate::model::{lowered, members};
+use crate::{llvm_err, R};
+
+/// Whether values of `t` hold NRT references.
+pub fn is_refcounted(t: TypeId) -> bool {
+    match lowered(t).get() {
+        Type::Array { .. } => true,
+        // An iterator over an array keeps the array alive (its state holds a copy).
+        Type::ArrayIter(a) => a.is_array(),
+        Type::UniTuple(..)
+        | Type::Tuple(_)
+        | Type::NamedTuple { .. }
+        | Type::NamedUniTuple { .. }
+        | Type::Pair(..) => members(t).into_iter().any(is_refcounted),
+        _ => false,
+    }
+}
+
+impl<'ctx> FnLower<'ctx, '_> {
+    fn nrt_call(&mut self, name: &str, t: TypeId, v: BasicValueEnum<'ctx>) -> R<()> {
+        let t = lowered(t);
+        match t.get() {
+            Type::Array { .. } => {
+                let mi = self
+                    .b
+                    .build_extract_value(v.into_struct_value(), field::MEMINFO, "meminfo")
+                    .map_err(llvm_err)?;
+                let ptr = self.ctx.ptr_type(AddressSpace::default());
+                let f = self.runtime_fn(name, self.ctx.void_type().fn_type(&[ptr.into()], false));
+                self.b.build_call(f, &[mi.into()], "").map_err(llvm_err)?;
+            }
+            Type::ArrayIter(arr) => {
+                let st = crate::model::iterator_storage(self.ctx, t)?;
+                let p = self
+                    .b
+                    .build_struct_gep(st, v.into_pointer_value(), 1, "")
+                    .map_err(llvm_err)?;
+                let a = self
+                    .b
+                    .build_load(crate::model::value_type(self.ctx, arr)?, p, "")
+                    .map_err(llvm_err)?;
+                self.nrt_call(name, arr, a)?;
+            }
+            _ if is_refcounted(t) => {
+                let sv = v.into_struct_value();
+                for (i, m) in members(t).into_iter().enumerate() {
+                    if is_refcounted(m) {
+                        let x = self
+                            .b
+                            .build_extract_value(sv, i as u32, "")
+                            .map_err(llvm_err)?;
+                        self.nrt_call(name, m, x)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Take a reference to `v` (of type `t`), if it holds any.
+    pub fn incref(&mut self, t: TypeId, v: BasicValueEnum<'ctx>) -> R<()> {
+        self.nrt_call("NRT_incref", t, v)
+    }
+
+    /// Drop a reference to `v` (of type `t`), if it holds any.
+    pub fn decref(&mut self, t: TypeId, v: BasicValueEnum<'ctx>) -> R<()> {
+        self.nrt_call("NRT_decref", t, v)
+    }
+}
