@@ -223,12 +223,16 @@ pub fn decode(
                     .iter()
                     .map(|&x| x as u64)
                     .eq(fields[5 + n..].iter().copied());
-            if !same {
-                return Err(crate::UnsupportedError::new_err(
-                    "returning a view of an array is not supported by numba-rs yet",
-                ));
+            if same {
+                return Ok(arr.unbind());
             }
-            arr.unbind()
+            // A view of an argument array: its base keeps the argument alive.
+            let view = MemInfoView {
+                meminfo: std::ptr::null_mut(),
+                interface: None,
+                owner: Some(arr.unbind()),
+            };
+            new_array(py, *t, &fields, view)?
         }
     })
 }
@@ -238,8 +242,11 @@ pub fn decode(
 /// build the array) and the MemInfo's `refcount`.
 #[pyclass(module = "numba_rs.runtime", name = "MemInfo")]
 pub struct MemInfoView {
+    /// Null for a view of memory Python owns (an argument array's).
     meminfo: *mut numba_nrt::MemInfo,
     interface: Option<Py<PyAny>>,
+    /// The object whose memory this is, when Python owns it.
+    owner: Option<Py<PyAny>>,
 }
 
 // SAFETY: a MemInfo's reference count is atomic and its memory is not tied to a thread,
@@ -252,6 +259,7 @@ impl MemInfoView {
         MemInfoView {
             meminfo,
             interface: None,
+            owner: None,
         }
     }
 }
@@ -261,6 +269,9 @@ impl MemInfoView {
     /// The MemInfo's reference count.
     #[getter]
     fn refcount(&self) -> usize {
+        if self.meminfo.is_null() {
+            return 0;
+        }
         // SAFETY: the view holds a reference, so the MemInfo is alive.
         unsafe {
             (*self.meminfo)
@@ -269,11 +280,13 @@ impl MemInfoView {
         }
     }
 
-    /// The MemInfo's data pointer.
+    /// The object that owns the memory when Python does (an argument array), else None.
     #[getter]
-    fn data(&self) -> usize {
-        // SAFETY: as above.
-        unsafe { (*self.meminfo).data as usize }
+    fn owner(&self, py: Python<'_>) -> Py<PyAny> {
+        self.owner
+            .as_ref()
+            .map(|o| o.clone_ref(py))
+            .unwrap_or_else(|| py.None())
     }
 
     #[getter]
@@ -287,7 +300,7 @@ impl MemInfoView {
 
 impl Drop for MemInfoView {
     fn drop(&mut self) {
-        // SAFETY: the view owns one reference.
+        // SAFETY: the view owns one reference (NRT_decref ignores null).
         unsafe { numba_nrt::NRT_decref(self.meminfo) };
     }
 }

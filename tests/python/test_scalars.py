@@ -397,11 +397,11 @@ def test_generators_and_escaping_closures_are_unsupported_errors():
         njit(escaping)(3)
 
 
-def test_numpy_arrays_type_but_are_not_lowered_yet():
+def test_numpy_operations_not_lowered_yet_are_unsupported_errors():
     np = pytest.importorskip("numpy")
 
     def total(a):
-        return a.sum() + 1.0
+        return a.cumsum()[0] + 1.0
 
     with pytest.raises(numba_rs.errors.UnsupportedError) as ei:
         njit(total)(np.arange(4.0))

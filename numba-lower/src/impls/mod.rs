@@ -2,6 +2,7 @@
 //! numba-typeinfer's templates). Each module's `register` adds its entries; this is the one
 //! table of built-ins.
 
+mod array_ops;
 mod arrays;
 mod builtins;
 mod calls;
@@ -26,6 +27,7 @@ use crate::registry::Registry;
 pub(crate) fn register_all(r: &mut Registry) {
     numpy::register(r);
     arrays::register(r);
+    array_ops::register(r);
     int::register(r);
     float::register(r);
     complex::register(r);

@@ -9,7 +9,7 @@ use numba_typeinfer::{BaseContext, ImplKey};
 
 use crate::registry::{Args, Registry, TypePat};
 
-const WHY: &str = "NumPy arrays are not lowered yet";
+const WHY: &str = "this NumPy operation is not lowered yet";
 
 fn is_array_like(t: TypeId) -> bool {
     t.is_array() || matches!(t.get(), Type::ArrayIter(a) if a.is_array())

@@ -1,0 +1,812 @@
+//! Whole-array operations on top of `arrays.rs`: basic slicing (views), reductions
+//! (`sum`, `prod`, `min`, `max`, `mean`), element-wise operators and NumPy ufuncs
+//! (an array with an array of the same shape, or with a scalar), `copy`, and assignment
+//! to slices. Each loops over the elements in C order by a flat index; the operation on
+//! one element is the registered scalar implementation.
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::values::{BasicValueEnum, IntValue, PhiValue, PointerValue, StructValue};
+use inkwell::IntPredicate;
+use numba_ir::{BinOp, UnaryOp};
+use numba_typeinfer::conv::tuple_items;
+use numba_typeinfer::types::*;
+use numba_typeinfer::{ImplKey, Signature};
+
+use super::arrays::allocate;
+use crate::function::FnLower;
+use crate::model::array::{array_struct, field, ndim};
+use crate::model::model_of;
+use crate::registry::{Args, Registry, TypePat};
+use crate::{llvm_err, LowerError, R};
+
+fn is_array(t: TypeId) -> bool {
+    t.is_array()
+}
+
+fn dtype_of(t: TypeId) -> TypeId {
+    match t.get() {
+        Type::Array { dtype, .. } => dtype,
+        _ => t,
+    }
+}
+
+/// An index with at least one slice (basic indexing that makes a view).
+fn slicing(t: TypeId) -> bool {
+    match t.get() {
+        Type::Slice(_) => true,
+        _ => tuple_items(t).is_some_and(|items| {
+            items.iter().any(|i| matches!(i.get(), Type::Slice(_)))
+                && items
+                    .iter()
+                    .all(|i| matches!(i.get(), Type::Slice(_)) || i.is_integer())
+        }),
+    }
+}
+
+/// Unary and binary ufuncs lowered element-wise, with the scalar operation each applies.
+const UNARY_UFUNCS: &[(&str, &str)] = &[
+    ("sqrt", "math.sqrt"),
+    ("exp", "math.exp"),
+    ("log", "math.log"),
+    ("log10", "math.log10"),
+    ("log2", "math.log2"),
+    ("sin", "math.sin"),
+    ("cos", "math.cos"),
+    ("tan", "math.tan"),
+    ("arcsin", "math.asin"),
+    ("arccos", "math.acos"),
+    ("arctan", "math.atan"),
+    ("sinh", "math.sinh"),
+    ("cosh", "math.cosh"),
+    ("tanh", "math.tanh"),
+    ("floor", "math.floor"),
+    ("ceil", "math.ceil"),
+    ("trunc", "math.trunc"),
+    ("abs", "abs"),
+    ("absolute", "abs"),
+];
+
+const BINARY_UFUNCS: &[(&str, &str)] = &[
+    ("add", "+"),
+    ("subtract", "-"),
+    ("multiply", "*"),
+    ("divide", "/"),
+    ("true_divide", "/"),
+    ("power", "**"),
+    ("minimum", "min"),
+    ("maximum", "max"),
+    ("arctan2", "math.atan2"),
+    ("hypot", "math.hypot"),
+];
+
+pub(crate) fn register(r: &mut Registry) {
+    let array = || TypePat::Pred(is_array);
+    r.register(
+        ImplKey::GetItem,
+        Args::Exact(vec![array(), TypePat::Pred(slicing)]),
+        slice_view,
+    );
+    r.register(
+        ImplKey::SetItem,
+        Args::Exact(vec![array(), TypePat::Pred(slicing), TypePat::Any]),
+        assign_slice,
+    );
+    for m in ["sum", "prod", "min", "max", "mean"] {
+        r.register(
+            ImplKey::Function(format!("array.{m}")),
+            Args::Exact(vec![array()]),
+            reduce,
+        );
+        r.register(
+            ImplKey::Function(format!("numpy.{m}")),
+            Args::Exact(vec![array()]),
+            reduce,
+        );
+    }
+    r.register(
+        ImplKey::Function("array.copy".into()),
+        Args::Exact(vec![array()]),
+        copy,
+    );
+    for op in [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::TrueDiv,
+        BinOp::FloorDiv,
+        BinOp::Mod,
+        BinOp::Pow,
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Eq,
+        BinOp::Ne,
+        BinOp::Gt,
+        BinOp::Ge,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Xor,
+    ] {
+        r.register(ImplKey::BinOp(op), Args::AnyArg(array()), elementwise_binop);
+    }
+    r.register(
+        ImplKey::Unary(UnaryOp::Neg),
+        Args::Exact(vec![array()]),
+        elementwise_neg,
+    );
+    for (name, _) in UNARY_UFUNCS {
+        r.register(
+            ImplKey::Function(format!("numpy.{name}")),
+            Args::Exact(vec![TypePat::Any]),
+            unary_ufunc,
+        );
+    }
+    for (name, _) in BINARY_UFUNCS {
+        r.register(
+            ImplKey::Function(format!("numpy.{name}")),
+            Args::Exact(vec![TypePat::Any, TypePat::Any]),
+            binary_ufunc,
+        );
+    }
+}
+
+fn get_int<'ctx>(lw: &FnLower<'ctx, '_>, arr: StructValue<'ctx>, f: u32) -> R<IntValue<'ctx>> {
+    Ok(lw
+        .b
+        .build_extract_value(arr, f, "")
+        .map_err(llvm_err)?
+        .into_int_value())
+}
+
+fn dim<'ctx>(lw: &FnLower<'ctx, '_>, arr: StructValue<'ctx>, f: u32, d: u32) -> R<IntValue<'ctx>> {
+    let a =
+        lw.b.build_extract_value(arr, f, "")
+            .map_err(llvm_err)?
+            .into_array_value();
+    Ok(lw
+        .b
+        .build_extract_value(a, d, "")
+        .map_err(llvm_err)?
+        .into_int_value())
+}
+
+/// A counted loop `for i in 0..n`, built in two halves around its body.
+struct Loop<'ctx> {
+    phi: PhiValue<'ctx>,
+    head: BasicBlock<'ctx>,
+    done: BasicBlock<'ctx>,
+}
+
+impl<'ctx> Loop<'ctx> {
+    /// Start the loop; the builder is left in the body, and the index is returned.
+    fn begin(lw: &mut FnLower<'ctx, '_>, n: IntValue<'ctx>) -> R<(Loop<'ctx>, IntValue<'ctx>)> {
+        let i64t = lw.ctx.i64_type();
+        let pre =
+            lw.b.get_insert_block()
+                .ok_or_else(|| LowerError::Llvm("no block".into()))?;
+        let head = lw.new_block("loop.head");
+        let body = lw.new_block("loop.body");
+        let done = lw.new_block("loop.done");
+        lw.b.build_unconditional_branch(head).map_err(llvm_err)?;
+        lw.b.position_at_end(head);
+        let phi = lw.b.build_phi(i64t, "i").map_err(llvm_err)?;
+        phi.add_incoming(&[(&i64t.const_zero(), pre)]);
+        let i = phi.as_basic_value().into_int_value();
+        let more =
+            lw.b.build_int_compare(IntPredicate::SLT, i, n, "")
+                .map_err(llvm_err)?;
+        lw.b.build_conditional_branch(more, body, done)
+            .map_err(llvm_err)?;
+        lw.b.position_at_end(body);
+        Ok((Loop { phi, head, done }, i))
+    }
+
+    /// Close the loop; the builder is left after it.
+    fn end(self, lw: &mut FnLower<'ctx, '_>) -> R<()> {
+        let i64t = lw.ctx.i64_type();
+        let i = self.phi.as_basic_value().into_int_value();
+        let next =
+            lw.b.build_int_add(i, i64t.const_int(1, false), "")
+                .map_err(llvm_err)?;
+        let latch =
+            lw.b.get_insert_block()
+                .ok_or_else(|| LowerError::Llvm("no block".into()))?;
+        lw.b.build_unconditional_branch(self.head)
+            .map_err(llvm_err)?;
+        self.phi.add_incoming(&[(&next, latch)]);
+        lw.b.position_at_end(self.done);
+        Ok(())
+    }
+}
+
+/// The address of element `i` (C order over the array's shape).
+fn flat_ptr<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: StructValue<'ctx>,
+    i: IntValue<'ctx>,
+) -> R<PointerValue<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let n = ndim(t);
+    let mut rest = i;
+    let mut off = i64t.const_zero();
+    for d in (0..n).rev() {
+        let len = dim(lw, arr, field::SHAPE, d)?;
+        let stride = dim(lw, arr, field::STRIDES, d)?;
+        let (idx, next) = if d == 0 {
+            (rest, rest)
+        } else {
+            let idx =
+                lw.b.build_int_unsigned_rem(rest, len, "")
+                    .map_err(llvm_err)?;
+            let next =
+                lw.b.build_int_unsigned_div(rest, len, "")
+                    .map_err(llvm_err)?;
+            (idx, next)
+        };
+        let term = lw.b.build_int_mul(idx, stride, "").map_err(llvm_err)?;
+        off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
+        rest = next;
+    }
+    let data =
+        lw.b.build_extract_value(arr, field::DATA, "")
+            .map_err(llvm_err)?
+            .into_pointer_value();
+    // SAFETY (of the generated code): i < nitems keeps the offset inside the array.
+    unsafe {
+        lw.b.build_gep(lw.ctx.i8_type(), data, &[off], "")
+            .map_err(llvm_err)
+    }
+}
+
+fn load_elem<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    dtype: TypeId,
+    p: PointerValue<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    let m = model_of(dtype)?;
+    let v =
+        lw.b.build_load(m.memory_type(lw.ctx, dtype)?, p, "")
+            .map_err(llvm_err)?;
+    m.load_memory(lw.ctx, &lw.b, dtype, v)
+}
+
+fn store_elem<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    dtype: TypeId,
+    p: PointerValue<'ctx>,
+    v: BasicValueEnum<'ctx>,
+) -> R<()> {
+    let m = model_of(dtype)?;
+    let v = m.store_memory(lw.ctx, &lw.b, dtype, v)?;
+    lw.b.build_store(p, v).map_err(llvm_err)?;
+    Ok(())
+}
+
+/// Python's `slice.indices(n)` on Numba's slice struct: (start, length, step).
+fn slice_bounds<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    s: StructValue<'ctx>,
+    n: IntValue<'ctx>,
+) -> R<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
+    let i64t = lw.ctx.i64_type();
+    let zero = i64t.const_zero();
+    let one = i64t.const_int(1, false);
+    let get = |lw: &FnLower<'ctx, '_>, k| -> R<IntValue<'ctx>> {
+        Ok(lw
+            .b
+            .build_extract_value(s, k, "")
+            .map_err(llvm_err)?
+            .into_int_value())
+    };
+    let (start, stop, step) = (get(lw, 0)?, get(lw, 1)?, get(lw, 2)?);
+    let bad =
+        lw.b.build_int_compare(IntPredicate::EQ, step, zero, "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(bad, "ValueError", &["slice step cannot be zero"])?;
+    let b = &lw.b;
+    let up = b
+        .build_int_compare(IntPredicate::SGT, step, zero, "")
+        .map_err(llvm_err)?;
+    let minus_one = i64t.const_all_ones();
+    let n_minus_1 = b.build_int_sub(n, one, "").map_err(llvm_err)?;
+    // Clamp a bound: negative counts from the end; then into [0, n] going up or
+    // [-1, n - 1] going down.
+    let clamp = |x: IntValue<'ctx>| -> R<IntValue<'ctx>> {
+        let neg = b
+            .build_int_compare(IntPredicate::SLT, x, zero, "")
+            .map_err(llvm_err)?;
+        let plus_n = b.build_int_add(x, n, "").map_err(llvm_err)?;
+        let x = b
+            .build_select(neg, plus_n, x, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+        let lo = b
+            .build_select(up, zero, minus_one, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+        let hi = b
+            .build_select(up, n, n_minus_1, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+        let below = b
+            .build_int_compare(IntPredicate::SLT, x, lo, "")
+            .map_err(llvm_err)?;
+        let x = b
+            .build_select(below, lo, x, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+        let above = b
+            .build_int_compare(IntPredicate::SGT, x, hi, "")
+            .map_err(llvm_err)?;
+        Ok(b.build_select(above, hi, x, "")
+            .map_err(llvm_err)?
+            .into_int_value())
+    };
+    let start = clamp(start)?;
+    let stop = clamp(stop)?;
+    // len = max(0, (stop - start + step -/+ 1) / step)
+    let span = b.build_int_sub(stop, start, "").map_err(llvm_err)?;
+    let adj = b
+        .build_select(up, minus_one, one, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    let num = b.build_int_add(span, step, "").map_err(llvm_err)?;
+    let num = b.build_int_add(num, adj, "").map_err(llvm_err)?;
+    let len = b.build_int_signed_div(num, step, "").map_err(llvm_err)?;
+    let pos = b
+        .build_int_compare(IntPredicate::SGT, len, zero, "")
+        .map_err(llvm_err)?;
+    let len = b
+        .build_select(pos, len, zero, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    Ok((start, len, step))
+}
+
+/// `a[i, j:k, ::2]`: a view sharing the array's memory.
+fn view<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: StructValue<'ctx>,
+    index_t: TypeId,
+    index: BasicValueEnum<'ctx>,
+    ret: TypeId,
+) -> R<StructValue<'ctx>> {
+    let items: Vec<(TypeId, BasicValueEnum<'ctx>)> = match tuple_items(index_t) {
+        Some(items) => {
+            let sv = index.into_struct_value();
+            let mut out = Vec::new();
+            for (k, it) in items.into_iter().enumerate() {
+                out.push((
+                    it,
+                    lw.b.build_extract_value(sv, k as u32, "")
+                        .map_err(llvm_err)?,
+                ));
+            }
+            out
+        }
+        None => vec![(index_t, index)],
+    };
+    let i64t = lw.ctx.i64_type();
+    let n = ndim(t);
+    let mut off = i64t.const_zero();
+    let mut shape = Vec::new();
+    let mut strides = Vec::new();
+    for d in 0..n {
+        let len = dim(lw, arr, field::SHAPE, d)?;
+        let stride = dim(lw, arr, field::STRIDES, d)?;
+        match items.get(d as usize) {
+            Some((it, v)) if it.is_integer() => {
+                let i = lw.cast(*v, *it, INT64)?.into_int_value();
+                let neg =
+                    lw.b.build_int_compare(IntPredicate::SLT, i, i64t.const_zero(), "")
+                        .map_err(llvm_err)?;
+                let wrapped = lw.b.build_int_add(i, len, "").map_err(llvm_err)?;
+                let i =
+                    lw.b.build_select(neg, wrapped, i, "")
+                        .map_err(llvm_err)?
+                        .into_int_value();
+                let term = lw.b.build_int_mul(i, stride, "").map_err(llvm_err)?;
+                off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
+            }
+            Some((_, v)) => {
+                let (start, count, step) = slice_bounds(lw, v.into_struct_value(), len)?;
+                let term = lw.b.build_int_mul(start, stride, "").map_err(llvm_err)?;
+                off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
+                shape.push(count);
+                strides.push(lw.b.build_int_mul(stride, step, "").map_err(llvm_err)?);
+            }
+            None => {
+                shape.push(len);
+                strides.push(stride);
+            }
+        }
+    }
+    let k = ndim(ret) as usize;
+    if shape.len() != k {
+        return Err(lw.unsupported("index does not match the array's dimensions"));
+    }
+    let data =
+        lw.b.build_extract_value(arr, field::DATA, "")
+            .map_err(llvm_err)?
+            .into_pointer_value();
+    // SAFETY (of the generated code): the offset is within the array.
+    let data = unsafe {
+        lw.b.build_gep(lw.ctx.i8_type(), data, &[off], "")
+            .map_err(llvm_err)?
+    };
+    let mut nitems = i64t.const_int(1, false);
+    let mut shape_a = i64t.array_type(k as u32).get_undef();
+    let mut strides_a = i64t.array_type(k as u32).get_undef();
+    for d in 0..k {
+        nitems = lw.b.build_int_mul(nitems, shape[d], "").map_err(llvm_err)?;
+        shape_a =
+            lw.b.build_insert_value(shape_a, shape[d], d as u32, "")
+                .map_err(llvm_err)?
+                .into_array_value();
+        strides_a =
+            lw.b.build_insert_value(strides_a, strides[d], d as u32, "")
+                .map_err(llvm_err)?
+                .into_array_value();
+    }
+    let mut out = array_struct(lw.ctx, k as u32).get_undef();
+    for f in [field::MEMINFO, field::PARENT, field::ITEMSIZE] {
+        let x = lw.b.build_extract_value(arr, f, "").map_err(llvm_err)?;
+        out =
+            lw.b.build_insert_value(out, x, f, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    let fields: [(u32, BasicValueEnum<'ctx>); 4] = [
+        (field::NITEMS, nitems.into()),
+        (field::DATA, data.into()),
+        (field::SHAPE, shape_a.into()),
+        (field::STRIDES, strides_a.into()),
+    ];
+    for (f, x) in fields {
+        out =
+            lw.b.build_insert_value(out, x, f, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    Ok(out)
+}
+
+fn slice_view<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    Ok(view(
+        lw,
+        sig.args[0],
+        a[0].into_struct_value(),
+        sig.args[1],
+        a[1],
+        sig.ret,
+    )?
+    .into())
+}
+
+/// `a[...] = x`: every element of the view gets the scalar `x`, or the element of the
+/// array `x` (same shape) at the same position.
+fn assign_slice<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let dtype = dtype_of(t);
+    let view_t = match numba_typeinfer::numpy::getitem(t, sig.args[1]) {
+        Some(v) if v.is_array() => v,
+        _ => return Err(lw.unsupported("this slice assignment is not supported by numba-rs yet")),
+    };
+    let dst = view(lw, t, a[0].into_struct_value(), sig.args[1], a[1], view_t)?;
+    fill_from(lw, view_t, dst, dtype, sig.args[2], a[2])?;
+    Ok(lw.ghost())
+}
+
+/// Write `src` (a scalar, or an array of the destination's shape) into every element of
+/// `dst`.
+fn fill_from<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    dst_t: TypeId,
+    dst: StructValue<'ctx>,
+    dtype: TypeId,
+    src_t: TypeId,
+    src: BasicValueEnum<'ctx>,
+) -> R<()> {
+    let n = get_int(lw, dst, field::NITEMS)?;
+    if src_t.is_array() {
+        check_same_shape(lw, dst_t, dst, src_t, src.into_struct_value())?;
+    }
+    let (lp, i) = Loop::begin(lw, n)?;
+    let v = if src_t.is_array() {
+        let p = flat_ptr(lw, src_t, src.into_struct_value(), i)?;
+        let x = load_elem(lw, dtype_of(src_t), p)?;
+        lw.cast(x, dtype_of(src_t), dtype)?
+    } else {
+        lw.cast(src, src_t, dtype)?
+    };
+    let p = flat_ptr(lw, dst_t, dst, i)?;
+    store_elem(lw, dtype, p, v)?;
+    lp.end(lw)
+}
+
+/// NumPy's error when shapes differ (broadcasting across axes is not lowered yet).
+fn check_same_shape<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    at: TypeId,
+    a: StructValue<'ctx>,
+    bt: TypeId,
+    b: StructValue<'ctx>,
+) -> R<()> {
+    if ndim(at) != ndim(bt) {
+        return Err(lw.unsupported(
+            "broadcasting arrays of different dimensions is not supported by numba-rs yet",
+        ));
+    }
+    let mut differ = lw.ctx.bool_type().const_zero();
+    for d in 0..ndim(at) {
+        let x = dim(lw, a, field::SHAPE, d)?;
+        let y = dim(lw, b, field::SHAPE, d)?;
+        let ne =
+            lw.b.build_int_compare(IntPredicate::NE, x, y, "")
+                .map_err(llvm_err)?;
+        differ = lw.b.build_or(differ, ne, "").map_err(llvm_err)?;
+    }
+    lw.raise_const_if(
+        differ,
+        "ValueError",
+        &["operands could not be broadcast together"],
+    )
+}
+
+fn apply_binop<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    op: BinOp,
+    (x, xt): (BasicValueEnum<'ctx>, TypeId),
+    (y, yt): (BasicValueEnum<'ctx>, TypeId),
+) -> R<(BasicValueEnum<'ctx>, TypeId)> {
+    let sig = numba_typeinfer::context::binop_signature(op, xt, yt)
+        .ok_or_else(|| lw.unsupported(format!("no operator {} on {xt} and {yt}", op.symbol())))?;
+    let x = lw.cast(x, xt, sig.args[0])?;
+    let y = lw.cast(y, yt, sig.args[1])?;
+    Ok((lw.call_impl(&sig, &[x, y])?, sig.ret))
+}
+
+/// A value with its type.
+type Typed<'ctx> = (BasicValueEnum<'ctx>, TypeId);
+
+/// The operation applied to the elements at one position.
+type ElementOp<'f, 'ctx, 'a> =
+    &'f mut dyn FnMut(&mut FnLower<'ctx, 'a>, &[Typed<'ctx>]) -> R<Typed<'ctx>>;
+
+/// A new array of type `ret` whose element `i` is `f(element i of each operand)`.
+fn map_elements<'ctx, 'a>(
+    lw: &mut FnLower<'ctx, 'a>,
+    ret: TypeId,
+    operands: &[(TypeId, BasicValueEnum<'ctx>)],
+    f: ElementOp<'_, 'ctx, 'a>,
+) -> R<BasicValueEnum<'ctx>> {
+    let (shape_t, shape_v) = operands
+        .iter()
+        .find(|(t, _)| t.is_array())
+        .copied()
+        .ok_or_else(|| lw.unsupported("an element-wise operation needs an array"))?;
+    let shape_v = shape_v.into_struct_value();
+    for &(t, v) in operands {
+        if t.is_array() {
+            check_same_shape(lw, shape_t, shape_v, t, v.into_struct_value())?;
+        }
+    }
+    let dims: Vec<IntValue<'ctx>> = (0..ndim(shape_t))
+        .map(|d| dim(lw, shape_v, field::SHAPE, d))
+        .collect::<R<_>>()?;
+    let out = allocate(lw, ret, &dims)?;
+    let n = get_int(lw, out, field::NITEMS)?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let mut elems = Vec::new();
+    for &(t, v) in operands {
+        if t.is_array() {
+            let p = flat_ptr(lw, t, v.into_struct_value(), i)?;
+            elems.push((load_elem(lw, dtype_of(t), p)?, dtype_of(t)));
+        } else {
+            elems.push((v, t));
+        }
+    }
+    let (r, rt) = f(lw, &elems)?;
+    let dtype = dtype_of(ret);
+    let r = lw.cast(r, rt, dtype)?;
+    let p = flat_ptr(lw, ret, out, i)?;
+    store_elem(lw, dtype, p, r)?;
+    lp.end(lw)?;
+    Ok(out.into())
+}
+
+fn elementwise_binop<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let op = super::binop_of(&sig.key);
+    if !sig.ret.is_array() {
+        return Err(lw.unsupported("array operator"));
+    }
+    map_elements(
+        lw,
+        sig.ret,
+        &[(sig.args[0], a[0]), (sig.args[1], a[1])],
+        &mut |lw, e| apply_binop(lw, op, e[0], e[1]),
+    )
+}
+
+fn elementwise_neg<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    map_elements(lw, sig.ret, &[(sig.args[0], a[0])], &mut |lw, e| {
+        let (x, xt) = e[0];
+        let s = numba_typeinfer::context::unary_signature(UnaryOp::Neg, xt)
+            .ok_or_else(|| lw.unsupported(format!("cannot negate {xt}")))?;
+        let x = lw.cast(x, xt, s.args[0])?;
+        Ok((lw.call_impl(&s, &[x])?, s.ret))
+    })
+}
+
+/// The scalar function of a ufunc on one element.
+fn scalar_call<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    key: &str,
+    args: &[(BasicValueEnum<'ctx>, TypeId)],
+) -> R<(BasicValueEnum<'ctx>, TypeId)> {
+    let op = match key {
+        "+" => Some(BinOp::Add),
+        "-" => Some(BinOp::Sub),
+        "*" => Some(BinOp::Mul),
+        "/" => Some(BinOp::TrueDiv),
+        "**" => Some(BinOp::Pow),
+        _ => None,
+    };
+    if let Some(op) = op {
+        return apply_binop(lw, op, args[0], args[1]);
+    }
+    let tys: Vec<TypeId> = args.iter().map(|a| a.1).collect();
+    let typing = numba_typeinfer::BaseContext::default();
+    let f = intern(Type::Function(key.to_string()));
+    let sig = numba_typeinfer::TypingContext::resolve_call(&typing, f, &tys)
+        .ok_or_else(|| lw.unsupported(format!("no {key} for {tys:?}")))?;
+    let mut vals = Vec::new();
+    for (&(v, t), &to) in args.iter().zip(&sig.args) {
+        vals.push(lw.cast(v, t, to)?);
+    }
+    Ok((lw.call_impl(&sig, &vals)?, sig.ret))
+}
+
+fn ufunc_name(sig: &Signature) -> &str {
+    match &sig.key {
+        ImplKey::Function(k) => k.strip_prefix("numpy.").unwrap_or(k),
+        _ => "",
+    }
+}
+
+fn unary_ufunc<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let name = ufunc_name(sig).to_string();
+    let (_, key) = UNARY_UFUNCS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| lw.unsupported(format!("numpy.{name}")))?;
+    if !sig.args[0].is_array() {
+        let (r, rt) = scalar_call(lw, key, &[(a[0], sig.args[0])])?;
+        return lw.cast(r, rt, sig.ret);
+    }
+    map_elements(lw, sig.ret, &[(sig.args[0], a[0])], &mut |lw, e| {
+        scalar_call(lw, key, e)
+    })
+}
+
+fn binary_ufunc<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let name = ufunc_name(sig).to_string();
+    let (_, key) = BINARY_UFUNCS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| lw.unsupported(format!("numpy.{name}")))?;
+    if !sig.args[0].is_array() && !sig.args[1].is_array() {
+        let (r, rt) = scalar_call(lw, key, &[(a[0], sig.args[0]), (a[1], sig.args[1])])?;
+        return lw.cast(r, rt, sig.ret);
+    }
+    map_elements(
+        lw,
+        sig.ret,
+        &[(sig.args[0], a[0]), (sig.args[1], a[1])],
+        &mut |lw, e| scalar_call(lw, key, e),
+    )
+}
+
+/// `sum`, `prod`, `min`, `max`, `mean` over every element.
+fn reduce<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let name = match &sig.key {
+        ImplKey::Function(k) => k.rsplit('.').next().unwrap_or("").to_string(),
+        _ => String::new(),
+    };
+    let t = sig.args[0];
+    let dtype = dtype_of(t);
+    let arr = a[0].into_struct_value();
+    let n = get_int(lw, arr, field::NITEMS)?;
+    // `mean` accumulates in its float result type, the others in theirs.
+    let acc_t = sig.ret;
+    let slot = lw.alloca_in_entry(crate::model::value_type(lw.ctx, acc_t)?, "acc")?;
+    let i64t = lw.ctx.i64_type();
+    let init: BasicValueEnum = match name.as_str() {
+        "sum" | "mean" => lw.cast(i64t.const_zero().into(), INT64, acc_t)?,
+        "prod" => lw.cast(i64t.const_int(1, false).into(), INT64, acc_t)?,
+        _ => {
+            let empty =
+                lw.b.build_int_compare(IntPredicate::EQ, n, i64t.const_zero(), "")
+                    .map_err(llvm_err)?;
+            let msg = if name == "min" {
+                "zero-size array to reduction operation minimum which has no identity"
+            } else {
+                "zero-size array to reduction operation maximum which has no identity"
+            };
+            lw.raise_const_if(empty, "ValueError", &[msg])?;
+            let p = flat_ptr(lw, t, arr, i64t.const_zero())?;
+            let x = load_elem(lw, dtype, p)?;
+            lw.cast(x, dtype, acc_t)?
+        }
+    };
+    lw.b.build_store(slot, init).map_err(llvm_err)?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    let x = load_elem(lw, dtype, p)?;
+    let x = lw.cast(x, dtype, acc_t)?;
+    let acc =
+        lw.b.build_load(crate::model::value_type(lw.ctx, acc_t)?, slot, "")
+            .map_err(llvm_err)?;
+    let next = match name.as_str() {
+        "sum" | "mean" => apply_binop(lw, BinOp::Add, (acc, acc_t), (x, acc_t))?,
+        "prod" => apply_binop(lw, BinOp::Mul, (acc, acc_t), (x, acc_t))?,
+        other => {
+            let key = if other == "min" { "min" } else { "max" };
+            scalar_call(lw, key, &[(acc, acc_t), (x, acc_t)])?
+        }
+    };
+    let next = lw.cast(next.0, next.1, acc_t)?;
+    lw.b.build_store(slot, next).map_err(llvm_err)?;
+    lp.end(lw)?;
+    let total =
+        lw.b.build_load(crate::model::value_type(lw.ctx, acc_t)?, slot, "")
+            .map_err(llvm_err)?;
+    if name == "mean" {
+        // NumPy's mean of nothing is nan (0 / 0), not an error.
+        let count = lw.cast(n.into(), INT64, FLOAT64)?.into_float_value();
+        let total = lw.cast(total, acc_t, FLOAT64)?.into_float_value();
+        let m =
+            lw.b.build_float_div(total, count, "mean")
+                .map_err(llvm_err)?;
+        return lw.cast(m.into(), FLOAT64, sig.ret);
+    }
+    Ok(total)
+}
+
+/// `a.copy()`: a new C-contiguous array with the same elements.
+fn copy<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    map_elements(lw, sig.ret, &[(sig.args[0], a[0])], &mut |_, e| Ok(e[0]))
+}
