@@ -20,6 +20,8 @@ pub fn is_refcounted(t: TypeId) -> bool {
         Type::Array { .. } => true,
         // An iterator over an array keeps the array alive (its state holds a copy).
         Type::ArrayIter(a) => a.is_array(),
+        // A bound method is its receiver (`a.sum` holds `a`).
+        Type::BoundFunction { this, .. } => is_refcounted(this),
         Type::UniTuple(..)
         | Type::Tuple(_)
         | Type::NamedTuple { .. }
@@ -42,6 +44,7 @@ impl<'ctx> FnLower<'ctx, '_> {
                 let f = self.runtime_fn(name, self.ctx.void_type().fn_type(&[ptr.into()], false));
                 self.b.build_call(f, &[mi.into()], "").map_err(llvm_err)?;
             }
+            Type::BoundFunction { this, .. } => self.nrt_call(name, this, v)?,
             Type::ArrayIter(arr) => {
                 let st = crate::model::iterator_storage(self.ctx, t)?;
                 let p = self

@@ -140,3 +140,15 @@ def test_slice_assignment_and_copy(n):
 def test_mismatched_shapes_are_value_errors():
     with pytest.raises(ValueError, match="broadcast"):
         njit(lambda x, y: x + y)(np.zeros(3), np.zeros(4))
+
+
+def method_on_a_temporary(x, y):
+    return (x * 2.0 + y).sum()
+
+
+def test_a_method_keeps_its_temporary_array_alive():
+    # Large enough that freed memory is returned to the OS: reading it after a premature
+    # free would crash rather than read stale values.
+    x = np.linspace(0.0, 1.0, 2_000_000)
+    y = np.linspace(1.0, 2.0, 2_000_000)
+    assert njit(method_on_a_temporary)(x, y) == pytest.approx(method_on_a_temporary(x, y))

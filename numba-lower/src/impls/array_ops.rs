@@ -227,6 +227,21 @@ fn flat_ptr<'ctx>(
 ) -> R<PointerValue<'ctx>> {
     let i64t = lw.ctx.i64_type();
     let n = ndim(t);
+    // A C-contiguous array's flat index is its element index.
+    if let Type::Array {
+        dtype,
+        layout: numba_typeinfer::types::Layout::C,
+        ..
+    } = t.get()
+    {
+        let data =
+            lw.b.build_extract_value(arr, field::DATA, "")
+                .map_err(llvm_err)?
+                .into_pointer_value();
+        let elem = model_of(dtype)?.memory_type(lw.ctx, dtype)?;
+        // SAFETY (of the generated code): i < nitems.
+        return unsafe { lw.b.build_gep(elem, data, &[i], "").map_err(llvm_err) };
+    }
     let mut rest = i;
     let mut off = i64t.const_zero();
     for d in (0..n).rev() {

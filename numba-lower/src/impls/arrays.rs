@@ -117,6 +117,7 @@ fn indices<'ctx>(
 /// around, as in NumPy; no bounds check, as Numba without `boundscheck`).
 fn offset<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
     arr: StructValue<'ctx>,
     idx: &[IntValue<'ctx>],
 ) -> R<PointerValue<'ctx>> {
@@ -125,17 +126,49 @@ fn offset<'ctx>(
         lw.b.build_extract_value(arr, field::DATA, "data")
             .map_err(llvm_err)?
             .into_pointer_value();
-    let mut off = i64t.const_zero();
+    let mut wrapped_idx = Vec::with_capacity(idx.len());
     for (d, &i) in idx.iter().enumerate() {
         let n = dim(lw, arr, field::SHAPE, d as u32)?;
         let neg =
             lw.b.build_int_compare(IntPredicate::SLT, i, i64t.const_zero(), "")
                 .map_err(llvm_err)?;
         let wrapped = lw.b.build_int_add(i, n, "").map_err(llvm_err)?;
-        let i =
+        wrapped_idx.push(
             lw.b.build_select(neg, wrapped, i, "")
                 .map_err(llvm_err)?
-                .into_int_value();
+                .into_int_value(),
+        );
+    }
+    // A whole element of a contiguous array: index in elements from the shape, which
+    // LLVM can vectorise (Numba does the same for C and F layouts).
+    if let Type::Array {
+        dtype,
+        ndim,
+        layout,
+        ..
+    } = t.get()
+    {
+        if idx.len() as u32 == ndim && layout != numba_typeinfer::types::Layout::A {
+            let order: Vec<u32> = if layout == numba_typeinfer::types::Layout::C {
+                (0..ndim).collect()
+            } else {
+                (0..ndim).rev().collect()
+            };
+            let mut lin = i64t.const_zero();
+            for d in order {
+                let n = dim(lw, arr, field::SHAPE, d)?;
+                let scaled = lw.b.build_int_mul(lin, n, "").map_err(llvm_err)?;
+                lin =
+                    lw.b.build_int_add(scaled, wrapped_idx[d as usize], "")
+                        .map_err(llvm_err)?;
+            }
+            let elem = model_of(dtype)?.memory_type(lw.ctx, dtype)?;
+            // SAFETY (of the generated code): valid indices stay inside the array.
+            return unsafe { lw.b.build_gep(elem, data, &[lin], "item").map_err(llvm_err) };
+        }
+    }
+    let mut off = i64t.const_zero();
+    for (d, &i) in wrapped_idx.iter().enumerate() {
         let stride = dim(lw, arr, field::STRIDES, d as u32)?;
         let term = lw.b.build_int_mul(i, stride, "").map_err(llvm_err)?;
         off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
@@ -155,7 +188,7 @@ fn at<'ctx>(
     idx: &[IntValue<'ctx>],
     ret: TypeId,
 ) -> R<BasicValueEnum<'ctx>> {
-    let p = offset(lw, arr, idx)?;
+    let p = offset(lw, t, arr, idx)?;
     if !ret.is_array() {
         let m = model_of(ret)?;
         let v =
@@ -234,7 +267,7 @@ fn setitem<'ctx>(
             "assigning to an array slice or sub-array is not lowered by numba-rs yet",
         ));
     }
-    let p = offset(lw, a[0].into_struct_value(), &idx)?;
+    let p = offset(lw, sig.args[0], a[0].into_struct_value(), &idx)?;
     let v = lw.cast(a[2], sig.args[2], dtype)?;
     let m = model_of(dtype)?;
     let v = m.store_memory(lw.ctx, &lw.b, dtype, v)?;

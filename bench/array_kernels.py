@@ -1,0 +1,70 @@
+"""Steady-state speed of array kernels (arrays passed in, loops over them, whole-array
+expressions), numba-rs beside Numba in one run when Numba is importable.
+
+    python bench/array_kernels.py
+
+Each figure is the mean of 20 calls after a warm-up call, on 1,000,000 float64 elements
+(1000 x 1000 for the 2-d kernel).
+"""
+import time
+
+import numpy as np
+
+
+def total(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i]
+    return s
+
+
+def axpy(a, x, y):
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + y[i]
+
+
+def weighted_2d(m):
+    s = 0.0
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            s += m[i, j] * i
+    return s
+
+
+def expression(x, y):
+    return (x * 2.0 + y).sum()
+
+
+def timed(f, args):
+    f(*args)
+    t = time.perf_counter()
+    for _ in range(20):
+        f(*args)
+    return (time.perf_counter() - t) / 20 * 1e3
+
+
+def main():
+    import numba_rs
+
+    impls = [("numba_rs", numba_rs.njit)]
+    try:
+        import numba
+
+        impls.append(("numba", numba.njit))
+    except ImportError:
+        print("Numba is not installed here: no side-by-side figure")
+    rng = np.random.default_rng(0)
+    x, y = rng.random(1_000_000), rng.random(1_000_000)
+    m = rng.random((1000, 1000))
+    cases = [(total, (x,)), (axpy, (2.0, x, y)), (weighted_2d, (m,)), (expression, (x, y))]
+    print(f"{'kernel':<12}" + "".join(f"{n:>14}" for n, _ in impls) + "   ratio")
+    for f, args in cases:
+        times = [timed(jit(f), args) for _, jit in impls]
+        row = f"{f.__name__:<12}" + "".join(f"{t:>11.3f} ms" for t in times)
+        if len(times) == 2:
+            row += f"   {times[0] / times[1]:5.2f}x numba's time"
+        print(row)
+
+
+if __name__ == "__main__":
+    main()
