@@ -400,7 +400,18 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         vals: &[BasicValueEnum<'ctx>],
     ) -> R<BasicValueEnum<'ctx>> {
         let f = self.registry.lookup(sig)?;
-        f(self, sig, vals)
+        let v = f(self, sig, vals)?;
+        // An implementation must give a value of the type typing promised: a mismatch
+        // would be stored over memory of another shape.
+        let want = crate::model::value_type(self.ctx, lowered(sig.ret))?;
+        if v.get_type() != want {
+            return Err(LowerError::Llvm(format!(
+                "the implementation of {}{sig} returned {} instead of {want}",
+                sig.key.describe(),
+                v.get_type()
+            )));
+        }
+        Ok(v)
     }
 
     fn lower_expr(&mut self, id: ExprId) -> R<(BasicValueEnum<'ctx>, TypeId)> {

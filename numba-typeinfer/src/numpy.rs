@@ -165,6 +165,7 @@ pub const ARRAY_METHODS: &[&str] = &[
     "argmin",
     "argmax",
     "cumsum",
+    "cumprod",
     "ravel",
     "flatten",
     "transpose",
@@ -206,18 +207,21 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
     };
     let c_array = |d: TypeId, n: u32| array(d, n, Layout::C);
     match (key, args) {
-        ("array.sum" | "array.prod" | "array.cumsum", []) => {
+        ("array.sum" | "array.prod" | "array.cumsum" | "array.cumprod", []) => {
             let r = accumulate(dtype);
-            Some(with_this(if key == "array.cumsum" {
-                c_array(r, 1)
-            } else {
-                r
-            }))
+            Some(with_this(
+                if key == "array.cumsum" || key == "array.cumprod" {
+                    c_array(r, 1)
+                } else {
+                    r
+                },
+            ))
         }
         ("array.min" | "array.max", []) => Some(with_this(dtype)),
         ("array.argmin" | "array.argmax", []) => Some(with_this(INTP)),
         ("array.mean", []) => Some(with_this(float_result(dtype))),
-        ("array.copy" | "array.flatten", []) => Some(with_this(c_array(dtype, ndim))),
+        ("array.copy", []) => Some(with_this(c_array(dtype, ndim))),
+        ("array.flatten", []) => Some(with_this(c_array(dtype, 1))),
         ("array.ravel", []) => Some(with_this(c_array(dtype, 1))),
         ("array.transpose", []) => array_attr(this, "T").map(with_this),
         ("array.fill", [v]) if element(*v).is_some() => Some(with_this(NONE)),

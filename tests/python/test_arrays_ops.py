@@ -152,3 +152,33 @@ def test_a_method_keeps_its_temporary_array_alive():
     x = np.linspace(0.0, 1.0, 2_000_000)
     y = np.linspace(1.0, 2.0, 2_000_000)
     assert njit(method_on_a_temporary)(x, y) == pytest.approx(method_on_a_temporary(x, y))
+
+
+def creation(n):
+    return (np.arange(n), np.arange(1.0, 2.0, 0.25), np.arange(n, 0, -2), np.full((2, 3), 7.5),
+            np.full(n, 3), np.zeros_like(np.ones(n)), np.ones_like(np.zeros((2, 2))))
+
+
+def methods(n):
+    a = np.arange(n * 2)
+    e = a.reshape(2, -1)
+    f = a.reshape((n, 2))
+    b = np.zeros_like(e)
+    b.fill(4)
+    return (e, f, e.T, e.transpose(), a.astype(np.float32), e.ravel(), e.T.flatten(),
+            a.cumsum(), a.cumprod(), e.argmax(), (a * -1).argmin(), b)
+
+
+@pytest.mark.parametrize("n", [1, 3, 6])
+def test_creation_functions(n):
+    close(njit(creation)(n), creation(n))
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_array_methods(n):
+    close(njit(methods)(n), methods(n))
+
+
+def test_bad_reshape_is_value_error():
+    with pytest.raises(ValueError, match="reshape"):
+        njit(lambda a: a.reshape(4, 4))(np.arange(10))

@@ -825,3 +825,482 @@ fn copy<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     map_elements(lw, sig.ret, &[(sig.args[0], a[0])], &mut |_, e| Ok(e[0]))
 }
+
+/// More of NumPy: creation by value and range, `*_like`, `fill`, `astype`, `ravel`/
+/// `flatten`, `reshape`, `T`/`transpose`, `argmin`/`argmax`, `cumsum`/`cumprod`.
+pub(crate) fn register_more(r: &mut Registry) {
+    let array = || TypePat::Pred(is_array);
+    let f = |k: &str| ImplKey::Function(k.into());
+    r.register(f("numpy.full"), Args::Variadic(TypePat::Any), full);
+    for k in ["numpy.empty_like", "numpy.zeros_like", "numpy.ones_like"] {
+        r.register(f(k), Args::Variadic(TypePat::Any), like);
+    }
+    r.register(f("numpy.arange"), Args::Variadic(TypePat::Number), arange);
+    r.register(
+        f("array.fill"),
+        Args::Exact(vec![array(), TypePat::Number]),
+        fill,
+    );
+    r.register(
+        f("array.astype"),
+        Args::Exact(vec![array(), TypePat::Any]),
+        copy,
+    );
+    for k in ["array.ravel", "array.flatten"] {
+        r.register(f(k), Args::Exact(vec![array()]), flatten);
+    }
+    r.register(f("array.reshape"), Args::Variadic(TypePat::Any), reshape);
+    r.register(
+        ImplKey::GetAttr("T".into()),
+        Args::Exact(vec![array()]),
+        transpose,
+    );
+    r.register(f("array.transpose"), Args::Exact(vec![array()]), transpose);
+    for k in ["array.argmin", "array.argmax"] {
+        r.register(f(k), Args::Exact(vec![array()]), argminmax);
+    }
+    for k in ["array.cumsum", "array.cumprod"] {
+        r.register(f(k), Args::Exact(vec![array()]), cumulative);
+    }
+}
+
+fn key_name(sig: &Signature) -> &str {
+    match &sig.key {
+        ImplKey::Function(k) => k.rsplit('.').next().unwrap_or(""),
+        _ => "",
+    }
+}
+
+/// Store `v` (of type `vt`) into every element of the new array `arr` of type `t`.
+fn fill_all<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: StructValue<'ctx>,
+    v: BasicValueEnum<'ctx>,
+    vt: TypeId,
+) -> R<()> {
+    fill_from(lw, t, arr, dtype_of(t), vt, v)
+}
+
+fn shape_of<'ctx>(
+    lw: &FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: StructValue<'ctx>,
+) -> R<Vec<IntValue<'ctx>>> {
+    (0..ndim(t))
+        .map(|d| dim(lw, arr, field::SHAPE, d))
+        .collect()
+}
+
+/// The dimensions an int or a tuple of ints gives.
+fn dims_of<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    v: BasicValueEnum<'ctx>,
+) -> R<Vec<IntValue<'ctx>>> {
+    match tuple_items(t) {
+        Some(items) => {
+            let sv = v.into_struct_value();
+            let mut out = Vec::new();
+            for (i, it) in items.into_iter().enumerate() {
+                let x =
+                    lw.b.build_extract_value(sv, i as u32, "")
+                        .map_err(llvm_err)?;
+                out.push(lw.cast(x, it, INT64)?.into_int_value());
+            }
+            Ok(out)
+        }
+        None => Ok(vec![lw.cast(v, t, INT64)?.into_int_value()]),
+    }
+}
+
+fn full<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let dims = dims_of(lw, sig.args[0], a[0])?;
+    let out = allocate(lw, sig.ret, &dims)?;
+    fill_all(lw, sig.ret, out, a[1], sig.args[1])?;
+    Ok(out.into())
+}
+
+fn like<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let dims = shape_of(lw, sig.args[0], a[0].into_struct_value())?;
+    let out = allocate(lw, sig.ret, &dims)?;
+    let i64t = lw.ctx.i64_type();
+    match key_name(sig) {
+        "zeros_like" => fill_all(lw, sig.ret, out, i64t.const_zero().into(), INT64)?,
+        "ones_like" => fill_all(lw, sig.ret, out, i64t.const_int(1, false).into(), INT64)?,
+        _ => {}
+    }
+    Ok(out.into())
+}
+
+fn fill<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    fill_all(lw, sig.args[0], a[0].into_struct_value(), a[1], sig.args[1])?;
+    Ok(lw.ghost())
+}
+
+/// `np.arange(stop)`, `(start, stop)`, `(start, stop, step)`.
+fn arange<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let dtype = dtype_of(sig.ret);
+    // Compute in the result type when it is a float, in int64 otherwise.
+    let work = if dtype.is_float() { FLOAT64 } else { INT64 };
+    let mut vals = Vec::new();
+    for (&v, &t) in a.iter().zip(&sig.args) {
+        vals.push(lw.cast(v, t, work)?);
+    }
+    let zero = lw.cast(lw.ctx.i64_type().const_zero().into(), INT64, work)?;
+    let one = lw.cast(lw.ctx.i64_type().const_int(1, false).into(), INT64, work)?;
+    let (start, stop, step) = match vals.as_slice() {
+        [stop] => (zero, *stop, one),
+        [start, stop] => (*start, *stop, one),
+        [start, stop, step] => (*start, *stop, *step),
+        _ => return Err(lw.unsupported("arange takes 1 to 3 arguments")),
+    };
+    let i64t = lw.ctx.i64_type();
+    // n = ceil((stop - start) / step), at least 0.
+    let n = if work == FLOAT64 {
+        let (span, _) = apply_binop(lw, BinOp::Sub, (stop, work), (start, work))?;
+        let is_zero =
+            lw.b.build_float_compare(
+                inkwell::FloatPredicate::OEQ,
+                step.into_float_value(),
+                lw.ctx.f64_type().const_zero(),
+                "",
+            )
+            .map_err(llvm_err)?;
+        lw.raise_const_if(is_zero, "ZeroDivisionError", &["division by zero"])?;
+        let q =
+            lw.b.build_float_div(span.into_float_value(), step.into_float_value(), "")
+                .map_err(llvm_err)?;
+        let c = lw.float_unary("ceil", q)?;
+        lw.cast(c.into(), FLOAT64, INT64)?.into_int_value()
+    } else {
+        let is_zero =
+            lw.b.build_int_compare(
+                IntPredicate::EQ,
+                step.into_int_value(),
+                i64t.const_zero(),
+                "",
+            )
+            .map_err(llvm_err)?;
+        lw.raise_const_if(is_zero, "ZeroDivisionError", &["division by zero"])?;
+        // ceil(a / b) = -((-a) // b)
+        let span =
+            lw.b.build_int_sub(stop.into_int_value(), start.into_int_value(), "")
+                .map_err(llvm_err)?;
+        let neg = lw.b.build_int_neg(span, "").map_err(llvm_err)?;
+        let (fl, _) = apply_binop(lw, BinOp::FloorDiv, (neg.into(), INT64), (step, INT64))?;
+        lw.b.build_int_neg(fl.into_int_value(), "")
+            .map_err(llvm_err)?
+    };
+    let pos =
+        lw.b.build_int_compare(IntPredicate::SGT, n, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    let n =
+        lw.b.build_select(pos, n, i64t.const_zero(), "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let out = allocate(lw, sig.ret, &[n])?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let fi = lw.cast(i.into(), INT64, work)?;
+    let (off, ot) = apply_binop(lw, BinOp::Mul, (fi, work), (step, work))?;
+    let (v, vt) = apply_binop(lw, BinOp::Add, (start, work), (off, ot))?;
+    let v = lw.cast(v, vt, dtype)?;
+    let p = flat_ptr(lw, sig.ret, out, i)?;
+    store_elem(lw, dtype, p, v)?;
+    lp.end(lw)?;
+    Ok(out.into())
+}
+
+/// A 1-d C copy of every element in C order.
+fn flatten<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let src_t = sig.args[0];
+    let src = a[0].into_struct_value();
+    let n = get_int(lw, src, field::NITEMS)?;
+    let out = allocate(lw, sig.ret, &[n])?;
+    let dtype = dtype_of(src_t);
+    let (lp, i) = Loop::begin(lw, n)?;
+    let p = flat_ptr(lw, src_t, src, i)?;
+    let x = load_elem(lw, dtype, p)?;
+    let q = flat_ptr(lw, sig.ret, out, i)?;
+    store_elem(lw, dtype_of(sig.ret), q, x)?;
+    lp.end(lw)?;
+    Ok(out.into())
+}
+
+/// `a.reshape(shape)` / `a.reshape(d0, d1, ...)`: a C-ordered view of a contiguous array
+/// (a copy first otherwise); one dimension may be -1.
+fn reshape<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let src_t = sig.args[0];
+    let mut dims = Vec::new();
+    for (&v, &t) in a[1..].iter().zip(&sig.args[1..]) {
+        dims.extend(dims_of(lw, t, v)?);
+    }
+    let i64t = lw.ctx.i64_type();
+    let src = a[0].into_struct_value();
+    let c_layout = matches!(
+        src_t.get(),
+        Type::Array {
+            layout: numba_typeinfer::types::Layout::C,
+            ..
+        }
+    );
+    // A non-C array is copied into C order first (the copy is a new reference, the
+    // view of it takes over that reference).
+    let (base, owned) = if c_layout {
+        (src, false)
+    } else {
+        let n = get_int(lw, src, field::NITEMS)?;
+        let flat_t = intern(Type::Array {
+            dtype: dtype_of(src_t),
+            ndim: 1,
+            layout: numba_typeinfer::types::Layout::C,
+            readonly: false,
+        });
+        let out = allocate(lw, flat_t, &[n])?;
+        let (lp, i) = Loop::begin(lw, n)?;
+        let p = flat_ptr(lw, src_t, src, i)?;
+        let x = load_elem(lw, dtype_of(src_t), p)?;
+        let q = flat_ptr(lw, flat_t, out, i)?;
+        store_elem(lw, dtype_of(src_t), q, x)?;
+        lp.end(lw)?;
+        (out, true)
+    };
+    let nitems = get_int(lw, base, field::NITEMS)?;
+    // Resolve a -1 dimension from the others.
+    let mut known = i64t.const_int(1, false);
+    for &d in &dims {
+        let is_neg =
+            lw.b.build_int_compare(IntPredicate::EQ, d, i64t.const_all_ones(), "")
+                .map_err(llvm_err)?;
+        let factor =
+            lw.b.build_select(is_neg, i64t.const_int(1, false), d, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        known = lw.b.build_int_mul(known, factor, "").map_err(llvm_err)?;
+    }
+    let one = i64t.const_int(1, false);
+    let safe_known = {
+        let z =
+            lw.b.build_int_compare(IntPredicate::EQ, known, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
+        lw.b.build_select(z, one, known, "")
+            .map_err(llvm_err)?
+            .into_int_value()
+    };
+    let inferred =
+        lw.b.build_int_signed_div(nitems, safe_known, "")
+            .map_err(llvm_err)?;
+    let mut final_dims = Vec::new();
+    let mut product = one;
+    for &d in &dims {
+        let is_neg =
+            lw.b.build_int_compare(IntPredicate::EQ, d, i64t.const_all_ones(), "")
+                .map_err(llvm_err)?;
+        let x =
+            lw.b.build_select(is_neg, inferred, d, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        product = lw.b.build_int_mul(product, x, "").map_err(llvm_err)?;
+        final_dims.push(x);
+    }
+    let bad =
+        lw.b.build_int_compare(IntPredicate::NE, product, nitems, "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(
+        bad,
+        "ValueError",
+        &["cannot reshape array into the requested shape"],
+    )?;
+    let k = final_dims.len();
+    let size = get_int(lw, base, field::ITEMSIZE)?;
+    let mut strides = vec![size; k];
+    for d in (0..k.saturating_sub(1)).rev() {
+        strides[d] =
+            lw.b.build_int_mul(strides[d + 1], final_dims[d + 1], "")
+                .map_err(llvm_err)?;
+    }
+    let out = rebuild(lw, base, &final_dims, &strides)?;
+    // A call returns a new reference: a view of the argument takes one; a copy already
+    // holds its own.
+    if !owned {
+        lw.incref(sig.ret, out.into())?;
+    }
+    Ok(out.into())
+}
+
+/// An array struct over `base`'s memory with new dimensions.
+fn rebuild<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    base: StructValue<'ctx>,
+    shape: &[IntValue<'ctx>],
+    strides: &[IntValue<'ctx>],
+) -> R<StructValue<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let k = shape.len() as u32;
+    let mut out = array_struct(lw.ctx, k).get_undef();
+    for f in [
+        field::MEMINFO,
+        field::PARENT,
+        field::NITEMS,
+        field::ITEMSIZE,
+        field::DATA,
+    ] {
+        let x = lw.b.build_extract_value(base, f, "").map_err(llvm_err)?;
+        out =
+            lw.b.build_insert_value(out, x, f, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    let mut sa = i64t.array_type(k).get_undef();
+    let mut ta = i64t.array_type(k).get_undef();
+    for d in 0..k as usize {
+        sa =
+            lw.b.build_insert_value(sa, shape[d], d as u32, "")
+                .map_err(llvm_err)?
+                .into_array_value();
+        ta =
+            lw.b.build_insert_value(ta, strides[d], d as u32, "")
+                .map_err(llvm_err)?
+                .into_array_value();
+    }
+    out =
+        lw.b.build_insert_value(out, sa, field::SHAPE, "")
+            .map_err(llvm_err)?
+            .into_struct_value();
+    Ok(lw
+        .b
+        .build_insert_value(out, ta, field::STRIDES, "")
+        .map_err(llvm_err)?
+        .into_struct_value())
+}
+
+/// `a.T` / `a.transpose()`: the axes reversed (a view).
+fn transpose<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let arr = a[0].into_struct_value();
+    let n = ndim(t);
+    let mut shape = Vec::new();
+    let mut strides = Vec::new();
+    for d in (0..n).rev() {
+        shape.push(dim(lw, arr, field::SHAPE, d)?);
+        strides.push(dim(lw, arr, field::STRIDES, d)?);
+    }
+    let out = rebuild(lw, arr, &shape, &strides)?;
+    // `a.transpose()` is a call (a new reference); `a.T` an attribute (borrowed).
+    if matches!(sig.key, ImplKey::Function(_)) {
+        lw.incref(sig.ret, out.into())?;
+    }
+    Ok(out.into())
+}
+
+/// `argmin` / `argmax`: the flat index of the first extreme element.
+fn argminmax<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let dtype = dtype_of(t);
+    let arr = a[0].into_struct_value();
+    let n = get_int(lw, arr, field::NITEMS)?;
+    let i64t = lw.ctx.i64_type();
+    let is_min = key_name(sig) == "argmin";
+    let empty =
+        lw.b.build_int_compare(IntPredicate::EQ, n, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(
+        empty,
+        "ValueError",
+        &["attempt to get argmin of an empty sequence"],
+    )?;
+    let best_slot = lw.alloca_in_entry(crate::model::value_type(lw.ctx, dtype)?, "best")?;
+    let idx_slot = lw.alloca_in_entry(i64t.into(), "best_index")?;
+    let p0 = flat_ptr(lw, t, arr, i64t.const_zero())?;
+    let first = load_elem(lw, dtype, p0)?;
+    lw.b.build_store(best_slot, first).map_err(llvm_err)?;
+    lw.b.build_store(idx_slot, i64t.const_zero())
+        .map_err(llvm_err)?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    let x = load_elem(lw, dtype, p)?;
+    let best =
+        lw.b.build_load(crate::model::value_type(lw.ctx, dtype)?, best_slot, "")
+            .map_err(llvm_err)?;
+    let op = if is_min { BinOp::Lt } else { BinOp::Gt };
+    let (better, _) = apply_binop(lw, op, (x, dtype), (best, dtype))?;
+    let better = better.into_int_value();
+    let nb = lw.b.build_select(better, x, best, "").map_err(llvm_err)?;
+    lw.b.build_store(best_slot, nb).map_err(llvm_err)?;
+    let old = lw.b.build_load(i64t, idx_slot, "").map_err(llvm_err)?;
+    let ni =
+        lw.b.build_select(better, i.into(), old, "")
+            .map_err(llvm_err)?;
+    lw.b.build_store(idx_slot, ni).map_err(llvm_err)?;
+    lp.end(lw)?;
+    lw.b.build_load(i64t, idx_slot, "").map_err(llvm_err)
+}
+
+/// `cumsum` / `cumprod`: a new 1-d array of running totals in C order.
+fn cumulative<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let arr = a[0].into_struct_value();
+    let n = get_int(lw, arr, field::NITEMS)?;
+    let out = allocate(lw, sig.ret, &[n])?;
+    let acc_t = dtype_of(sig.ret);
+    let i64t = lw.ctx.i64_type();
+    let is_sum = key_name(sig) == "cumsum";
+    let slot = lw.alloca_in_entry(crate::model::value_type(lw.ctx, acc_t)?, "running")?;
+    let init = lw.cast(
+        i64t.const_int(u64::from(!is_sum), false).into(),
+        INT64,
+        acc_t,
+    )?;
+    lw.b.build_store(slot, init).map_err(llvm_err)?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    let x = load_elem(lw, dtype_of(t), p)?;
+    let x = lw.cast(x, dtype_of(t), acc_t)?;
+    let acc =
+        lw.b.build_load(crate::model::value_type(lw.ctx, acc_t)?, slot, "")
+            .map_err(llvm_err)?;
+    let op = if is_sum { BinOp::Add } else { BinOp::Mul };
+    let (next, nt) = apply_binop(lw, op, (acc, acc_t), (x, acc_t))?;
+    let next = lw.cast(next, nt, acc_t)?;
+    lw.b.build_store(slot, next).map_err(llvm_err)?;
+    let q = flat_ptr(lw, sig.ret, out, i)?;
+    store_elem(lw, acc_t, q, next)?;
+    lp.end(lw)?;
+    Ok(out.into())
+}

@@ -28,6 +28,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     numpy::register(r);
     arrays::register(r);
     array_ops::register(r);
+    array_ops::register_more(r);
     int::register(r);
     float::register(r);
     complex::register(r);
