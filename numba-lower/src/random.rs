@@ -255,6 +255,16 @@ pub extern "C" fn numba_rs_rnd_dist(kind: u32, a: f64, b: f64, c: f64) -> f64 {
         "paretovariate" => 1.0 / (1.0 - numba_rs_rnd_random()).powf(1.0 / a),
         "weibullvariate" => a * (-(1.0 - numba_rs_rnd_random()).ln()).powf(1.0 / b),
         "triangular" => triangular(a, b, 0.5),
+        "gammavariate" => gamma(a, b),
+        "betavariate" => {
+            let y = gamma(a, 1.0);
+            if y == 0.0 {
+                0.0
+            } else {
+                y / (y + gamma(b, 1.0))
+            }
+        }
+        "vonmisesvariate" => vonmises(a, b),
         "triangular_mode" => {
             if b == a {
                 a
@@ -264,6 +274,84 @@ pub extern "C" fn numba_rs_rnd_dist(kind: u32, a: f64, b: f64, c: f64) -> f64 {
         }
         _ => f64::NAN,
     }
+}
+
+/// The gamma distribution (CPython's `gammavariate`: Cheng's algorithm for alpha > 1,
+/// the exponential for alpha = 1, Kennedy & Gentle's GS below). Callers check that both
+/// parameters are positive.
+fn gamma(alpha: f64, beta: f64) -> f64 {
+    let random = numba_rs_rnd_random;
+    if alpha > 1.0 {
+        let sg_magic = 1.0 + 4.5f64.ln();
+        let ainv = (2.0 * alpha - 1.0).sqrt();
+        let bbb = alpha - 4.0f64.ln();
+        let ccc = alpha + ainv;
+        loop {
+            let u1 = random();
+            if !(1e-7 < u1 && u1 < 0.9999999) {
+                continue;
+            }
+            let u2 = 1.0 - random();
+            let v = (u1 / (1.0 - u1)).ln() / ainv;
+            let x = alpha * v.exp();
+            let z = u1 * u1 * u2;
+            let r = bbb + ccc * v - x;
+            if r + sg_magic - 4.5 * z >= 0.0 || r >= z.ln() {
+                return x * beta;
+            }
+        }
+    } else if alpha == 1.0 {
+        -(1.0 - random()).ln() * beta
+    } else {
+        let x = loop {
+            let u = random();
+            let b = (std::f64::consts::E + alpha) / std::f64::consts::E;
+            let p = b * u;
+            let x = if p <= 1.0 {
+                p.powf(1.0 / alpha)
+            } else {
+                -((b - p) / alpha).ln()
+            };
+            let u1 = random();
+            let accept = if p > 1.0 {
+                u1 <= x.powf(alpha - 1.0)
+            } else {
+                u1 <= (-x).exp()
+            };
+            if accept {
+                break x;
+            }
+        };
+        x * beta
+    }
+}
+
+/// The von Mises distribution (CPython's `vonmisesvariate`, after Fisher 1993).
+fn vonmises(mu: f64, kappa: f64) -> f64 {
+    let random = numba_rs_rnd_random;
+    let two_pi = 2.0 * std::f64::consts::PI;
+    if kappa <= 1e-6 {
+        return two_pi * random();
+    }
+    let s = 0.5 / kappa;
+    let r = s + (1.0 + s * s).sqrt();
+    let z = loop {
+        let u1 = random();
+        let z = (std::f64::consts::PI * u1).cos();
+        let d = z / (r + z);
+        let u2 = random();
+        if u2 < 1.0 - d * d || u2 <= (1.0 - d) * d.exp() {
+            break z;
+        }
+    };
+    let q = 1.0 / r;
+    let f = (q + z) / (1.0 + q * z);
+    let theta = if random() > 0.5 {
+        mu + f.acos()
+    } else {
+        mu - f.acos()
+    };
+    theta.rem_euclid(two_pi)
 }
 
 /// The float distributions [`numba_rs_rnd_dist`] computes, and their typing keys' names
@@ -278,6 +366,9 @@ pub const DISTRIBUTIONS: &[&str] = &[
     "weibullvariate",
     "triangular",
     "triangular_mode",
+    "gammavariate",
+    "betavariate",
+    "vonmisesvariate",
 ];
 
 /// The generator's entry points by symbol name.

@@ -270,6 +270,9 @@ const RANDOM_FLOAT_FNS: &[(&str, usize)] = &[
     ("expovariate", 1),
     ("paretovariate", 1),
     ("weibullvariate", 2),
+    ("gammavariate", 2),
+    ("betavariate", 2),
+    ("vonmisesvariate", 2),
 ];
 
 impl BaseContext {

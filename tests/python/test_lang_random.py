@@ -178,3 +178,25 @@ def test_numpy_random_scalars_follow_numpy(seed, low, high):
     got_acc, got_ints = np_draws(seed, 50, low, high)
     assert got_ints == ints
     assert got_acc == pytest.approx(acc, rel=1e-12)
+
+
+@njit
+def draw_gamma_beta_vonmises(seed, a, b):
+    random.seed(seed)
+    return (random.gammavariate(a, b), random.gammavariate(0.5, b), random.gammavariate(1.0, b),
+            random.betavariate(a, b), random.vonmisesvariate(a, b))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("a,b", [(2.5, 1.5), (1.0, 3.0), (0.7, 0.2)])
+def test_gamma_beta_vonmises_like_cpython(seed, a, b):
+    # CPython's algorithms on the state Numba's seeding gives.
+    r = oracle(seed)
+    expected = (r.gammavariate(a, b), r.gammavariate(0.5, b), r.gammavariate(1.0, b),
+                r.betavariate(a, b), r.vonmisesvariate(a, b))
+    assert draw_gamma_beta_vonmises(seed, a, b) == pytest.approx(expected, rel=1e-12)
+
+
+def test_gammavariate_rejects_non_positive_parameters():
+    with pytest.raises(ValueError, match="alpha and beta must be > 0.0"):
+        draw_gamma_beta_vonmises(1, -1.0, 2.0)

@@ -260,6 +260,23 @@ fn distribution<'ctx>(
         .iter()
         .position(|n| *n == name)
         .ok_or_else(|| lw.unsupported(format!("random.{name} is not supported")))?;
+    if matches!(name, "gammavariate" | "betavariate") {
+        // CPython's check (betavariate through gammavariate).
+        let zero = lw.ctx.f64_type().const_zero();
+        let mut bad = lw.ctx.bool_type().const_zero();
+        for v in &a[..2] {
+            let le = lw
+                .b
+                .build_float_compare(inkwell::FloatPredicate::ULE, v.into_float_value(), zero, "")
+                .map_err(llvm_err)?;
+            bad = lw.b.build_or(bad, le, "").map_err(llvm_err)?;
+        }
+        lw.raise_const_if(
+            bad,
+            "ValueError",
+            &["gammavariate: alpha and beta must be > 0.0"],
+        )?;
+    }
     let f64t = lw.ctx.f64_type();
     let i32t = lw.ctx.i32_type();
     let f = lw.runtime_fn(
