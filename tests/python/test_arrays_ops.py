@@ -182,3 +182,13 @@ def test_array_methods(n):
 def test_bad_reshape_is_value_error():
     with pytest.raises(ValueError, match="reshape"):
         njit(lambda a: a.reshape(4, 4))(np.arange(10))
+
+
+@pytest.mark.parametrize("sa,sb", [((3, 4), (4,)), ((3, 1), (1, 4)), ((2, 3, 4), (3, 1)),
+                                   ((1,), (5,)), ((4, 1), (4, 6)), ((0, 3), (3,))], ids=str)
+def test_broadcasting(sa, sb):
+    a = np.arange(float(np.prod(sa))).reshape(sa) + 1.0
+    b = np.arange(float(np.prod(sb))).reshape(sb) * 0.5 + 2.0
+    f = lambda x, y: (x + y, x * y - x, np.maximum(x, y), x < y)  # noqa: E731
+    close(njit(f)(a, b), f(a, b))
+    close(njit(f)(b, a), f(b, a))

@@ -604,39 +604,134 @@ fn map_elements<'ctx, 'a>(
     operands: &[(TypeId, BasicValueEnum<'ctx>)],
     f: ElementOp<'_, 'ctx, 'a>,
 ) -> R<BasicValueEnum<'ctx>> {
-    let (shape_t, shape_v) = operands
-        .iter()
-        .find(|(t, _)| t.is_array())
-        .copied()
-        .ok_or_else(|| lw.unsupported("an element-wise operation needs an array"))?;
-    let shape_v = shape_v.into_struct_value();
-    for &(t, v) in operands {
-        if t.is_array() {
-            check_same_shape(lw, shape_t, shape_v, t, v.into_struct_value())?;
+    if !operands.iter().any(|(t, _)| t.is_array()) {
+        return Err(lw.unsupported("an element-wise operation needs an array"));
+    }
+    // NumPy broadcasting: shapes aligned on the right; an axis of length 1 stretches.
+    let nd = ndim(ret);
+    let i64t = lw.ctx.i64_type();
+    let one = i64t.const_int(1, false);
+    let mut dims = vec![one; nd as usize];
+    for &(t, v) in operands.iter().filter(|(t, _)| t.is_array()) {
+        let k = nd - ndim(t);
+        for d in k..nd {
+            let od = dim(lw, v.into_struct_value(), field::SHAPE, d - k)?;
+            let is_one =
+                lw.b.build_int_compare(IntPredicate::EQ, dims[d as usize], one, "")
+                    .map_err(llvm_err)?;
+            dims[d as usize] =
+                lw.b.build_select(is_one, od, dims[d as usize], "")
+                    .map_err(llvm_err)?
+                    .into_int_value();
         }
     }
-    let dims: Vec<IntValue<'ctx>> = (0..ndim(shape_t))
-        .map(|d| dim(lw, shape_v, field::SHAPE, d))
-        .collect::<R<_>>()?;
+    let mut bad = lw.ctx.bool_type().const_zero();
+    let mut all_same = lw.ctx.bool_type().const_int(1, false);
+    for &(t, v) in operands.iter().filter(|(t, _)| t.is_array()) {
+        let k = nd - ndim(t);
+        if k > 0 {
+            all_same = lw.ctx.bool_type().const_zero();
+        }
+        for d in k..nd {
+            let od = dim(lw, v.into_struct_value(), field::SHAPE, d - k)?;
+            let same =
+                lw.b.build_int_compare(IntPredicate::EQ, od, dims[d as usize], "")
+                    .map_err(llvm_err)?;
+            let is_one =
+                lw.b.build_int_compare(IntPredicate::EQ, od, one, "")
+                    .map_err(llvm_err)?;
+            let ok = lw.b.build_or(same, is_one, "").map_err(llvm_err)?;
+            let not_ok = lw.b.build_not(ok, "").map_err(llvm_err)?;
+            bad = lw.b.build_or(bad, not_ok, "").map_err(llvm_err)?;
+            all_same = lw.b.build_and(all_same, same, "").map_err(llvm_err)?;
+        }
+    }
+    lw.raise_const_if(
+        bad,
+        "ValueError",
+        &["operands could not be broadcast together"],
+    )?;
     let out = allocate(lw, ret, &dims)?;
     let n = get_int(lw, out, field::NITEMS)?;
-    let (lp, i) = Loop::begin(lw, n)?;
-    let mut elems = Vec::new();
-    for &(t, v) in operands {
-        if t.is_array() {
-            let p = flat_ptr(lw, t, v.into_struct_value(), i)?;
-            elems.push((load_elem(lw, dtype_of(t), p)?, dtype_of(t)));
-        } else {
-            elems.push((v, t));
-        }
-    }
-    let (r, rt) = f(lw, &elems)?;
     let dtype = dtype_of(ret);
-    let r = lw.cast(r, rt, dtype)?;
-    let p = flat_ptr(lw, ret, out, i)?;
-    store_elem(lw, dtype, p, r)?;
-    lp.end(lw)?;
+    // Same shapes everywhere: a flat loop (vectorisable); otherwise broadcast indexing.
+    let fast = lw.new_block("bcast.same");
+    let general = lw.new_block("bcast.general");
+    let join = lw.new_block("bcast.done");
+    lw.b.build_conditional_branch(all_same, fast, general)
+        .map_err(llvm_err)?;
+    for (block, same_shapes) in [(fast, true), (general, false)] {
+        lw.b.position_at_end(block);
+        let (lp, i) = Loop::begin(lw, n)?;
+        let mut elems = Vec::new();
+        for &(t, v) in operands {
+            if t.is_array() {
+                let p = if same_shapes {
+                    flat_ptr(lw, t, v.into_struct_value(), i)?
+                } else {
+                    broadcast_ptr(lw, t, v.into_struct_value(), &dims, i)?
+                };
+                elems.push((load_elem(lw, dtype_of(t), p)?, dtype_of(t)));
+            } else {
+                elems.push((v, t));
+            }
+        }
+        let (r, rt) = f(lw, &elems)?;
+        let r = lw.cast(r, rt, dtype)?;
+        let p = flat_ptr(lw, ret, out, i)?;
+        store_elem(lw, dtype, p, r)?;
+        lp.end(lw)?;
+        lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
+    }
+    lw.b.position_at_end(join);
     Ok(out.into())
+}
+
+/// The address of the element of `arr` (of type `t`) that position `i` of a C-ordered
+/// result of shape `dims` reads under broadcasting.
+fn broadcast_ptr<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: StructValue<'ctx>,
+    dims: &[IntValue<'ctx>],
+    i: IntValue<'ctx>,
+) -> R<PointerValue<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let nd = dims.len() as u32;
+    let k = nd - ndim(t);
+    let mut rest = i;
+    let mut off = i64t.const_zero();
+    for d in (0..nd).rev() {
+        let idx =
+            lw.b.build_int_unsigned_rem(rest, dims[d as usize], "")
+                .map_err(llvm_err)?;
+        rest =
+            lw.b.build_int_unsigned_div(rest, dims[d as usize], "")
+                .map_err(llvm_err)?;
+        if d < k {
+            continue;
+        }
+        let od = dim(lw, arr, field::SHAPE, d - k)?;
+        let stride = dim(lw, arr, field::STRIDES, d - k)?;
+        let stretched =
+            lw.b.build_int_compare(IntPredicate::EQ, od, i64t.const_int(1, false), "")
+                .map_err(llvm_err)?;
+        let idx =
+            lw.b.build_select(stretched, i64t.const_zero(), idx, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        let term = lw.b.build_int_mul(idx, stride, "").map_err(llvm_err)?;
+        off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
+    }
+    let data =
+        lw.b.build_extract_value(arr, field::DATA, "")
+            .map_err(llvm_err)?
+            .into_pointer_value();
+    // SAFETY (of the generated code): broadcast indices stay inside the operand.
+    unsafe {
+        lw.b.build_gep(lw.ctx.i8_type(), data, &[off], "")
+            .map_err(llvm_err)
+    }
 }
 
 fn elementwise_binop<'ctx>(
