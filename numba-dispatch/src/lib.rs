@@ -52,6 +52,8 @@ pub struct JitOptions {
     /// Fast-math flags (`numba_lower::fastmath`); 0 for none.
     pub fastmath: u32,
     pub error_model: numba_lower::ErrorModel,
+    /// `boundscheck=`: None leaves it to `NUMBA_BOUNDSCHECK` (off by default).
+    pub boundscheck: Option<bool>,
 }
 
 /// One jitted function and its specialisations.
@@ -305,6 +307,7 @@ impl Dispatcher {
                 module: self.source.module(),
                 fastmath: self.options.fastmath,
                 error_model: self.options.error_model,
+                boundscheck: self.options.boundscheck,
             };
             compile_function(code, globals.as_ref(), args, &options, &self.target)
         })();

@@ -67,6 +67,8 @@ pub struct CompileOptions {
     /// Fast-math flags (`numba_lower::fastmath`).
     pub fastmath: u32,
     pub error_model: ErrorModel,
+    /// `boundscheck=`: None leaves it to `NUMBA_BOUNDSCHECK`.
+    pub boundscheck: Option<bool>,
 }
 
 struct Registry;
@@ -380,6 +382,12 @@ pub fn compile_function(
         },
         fastmath: options.fastmath,
         error_model: options.error_model,
+        // NUMBA_BOUNDSCHECK overrides the option when set (Numba's rule).
+        boundscheck: match std::env::var("NUMBA_BOUNDSCHECK").ok().as_deref() {
+            Some("1") => true,
+            Some("0") => false,
+            _ => options.boundscheck.unwrap_or(false),
+        },
     };
     let mut compiled = target
         .cpu

@@ -145,6 +145,8 @@ pub struct LowerOptions {
     /// Fast-math flags ([`fastmath`]); 0 for none.
     pub fastmath: u32,
     pub error_model: ErrorModel,
+    /// Check array indices (`boundscheck=True` or `NUMBA_BOUNDSCHECK=1`): IndexError.
+    pub boundscheck: bool,
 }
 
 /// A code-generation target: data models, calling convention, registry and codegen.

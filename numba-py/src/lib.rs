@@ -531,7 +531,7 @@ impl Dispatcher {
     /// `fastmath` is the flag bits (`numba_lower::fastmath`), `error_model` `'python'` or
     /// `'numpy'`; the Python decorators validate and translate the user's options.
     #[new]
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None))]
     fn new(
         py: Python<'_>,
         py_func: Py<PyAny>,
@@ -539,6 +539,7 @@ impl Dispatcher {
         fastmath: u32,
         error_model: &str,
         nogil: bool,
+        boundscheck: Option<bool>,
     ) -> PyResult<Self> {
         let name: String = py_func.bind(py).getattr("__qualname__")?.extract()?;
         let short: String = py_func.bind(py).getattr("__name__")?.extract()?;
@@ -562,6 +563,7 @@ impl Dispatcher {
             JitOptions {
                 fastmath,
                 error_model,
+                boundscheck,
             },
         );
         let _ = this.set((core.id, short));

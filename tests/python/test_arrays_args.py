@@ -206,3 +206,43 @@ def test_a_returned_array_owns_its_memory():
 def test_negative_dimension_is_value_error():
     with pytest.raises(ValueError, match="negative dimensions"):
         njit(make_filled)(-1)
+
+
+def read_at(a, i):
+    return a[i]
+
+
+def write_at(a, i, j):
+    a[i, j] = 1.0
+
+
+def test_boundscheck_raises_index_error():
+    a = np.arange(5.0)
+    checked = njit(boundscheck=True)(read_at)
+    assert checked(a, 4) == 4.0 and checked(a, -5) == 0.0
+    for bad in (5, -6, 100):
+        with pytest.raises(IndexError):
+            checked(a, bad)
+    with pytest.raises(IndexError):
+        njit(boundscheck=True)(write_at)(np.zeros((2, 3)), 1, 3)
+    # Without it, an index is only wrapped (no check), as in Numba.
+    assert njit(read_at)(a, -1) == 4.0
+
+
+def test_numba_boundscheck_environment_variable():
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from numba_rs import njit\n"
+        "f = njit(lambda a, i: a[i])\n"
+        "try:\n"
+        "    f(np.arange(3.0), 7)\n"
+        "    print('unchecked')\n"
+        "except IndexError:\n"
+        "    print('IndexError')\n"
+    )
+    env = dict(__import__("os").environ, NUMBA_BOUNDSCHECK="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "IndexError", out.stderr

@@ -133,11 +133,18 @@ fn offset<'ctx>(
             lw.b.build_int_compare(IntPredicate::SLT, i, i64t.const_zero(), "")
                 .map_err(llvm_err)?;
         let wrapped = lw.b.build_int_add(i, n, "").map_err(llvm_err)?;
-        wrapped_idx.push(
+        let i =
             lw.b.build_select(neg, wrapped, i, "")
                 .map_err(llvm_err)?
-                .into_int_value(),
-        );
+                .into_int_value();
+        if lw.options.boundscheck {
+            // Unsigned comparison: a still-negative index is out of range too.
+            let out =
+                lw.b.build_int_compare(IntPredicate::UGE, i, n, "")
+                    .map_err(llvm_err)?;
+            lw.raise_const_if(out, "IndexError", &["index is out of bounds"])?;
+        }
+        wrapped_idx.push(i);
     }
     // A whole element of a contiguous array: index in elements from the shape, which
     // LLVM can vectorise (Numba does the same for C and F layouts).

@@ -22,7 +22,7 @@ _FASTMATH_FLAGS = {
 }
 
 # Options that change nothing observable for the code numba-rs compiles today.
-_ACCEPTED = {"nopython", "boundscheck", "no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"}
+_ACCEPTED = {"nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"}
 # Options understood but not implemented yet: a NumbaWarning names them.
 _NOT_YET = {
     "cache": "caching compiled code to disk",
@@ -35,7 +35,7 @@ _NOT_YET = {
     "target_backend": "other targets",
     "signature_or_function": None,
 }
-_KNOWN = _ACCEPTED | set(_NOT_YET) | {"fastmath", "error_model", "nogil"}
+_KNOWN = _ACCEPTED | set(_NOT_YET) | {"fastmath", "error_model", "nogil", "boundscheck"}
 
 
 def _fastmath_bits(value):
@@ -105,6 +105,7 @@ def njit(*args, **options):
         "fastmath": _fastmath_bits(options.get("fastmath", False)),
         "error_model": options.get("error_model", "python"),
         "nogil": bool(options.get("nogil", False)),
+        "boundscheck": options.get("boundscheck"),
     }
     # A type object is callable too (it builds signatures): only functions compile.
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], (str, list, tuple)):
