@@ -19,6 +19,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.full" => &["shape", "fill_value", "dtype"],
         "numpy.empty_like" | "numpy.zeros_like" | "numpy.ones_like" => &["a", "dtype"],
         "numpy.arange" => &["start", "stop", "step"],
+        "numpy.linspace" => &["start", "stop", "num"],
         "numpy.dot" => &["a", "b"],
         _ => return None,
     })
@@ -169,6 +170,10 @@ pub const ARRAY_METHODS: &[&str] = &[
     "ravel",
     "flatten",
     "transpose",
+    "var",
+    "std",
+    "all",
+    "any",
 ];
 
 /// The type of `array.attr` (attributes and bound methods).
@@ -218,6 +223,8 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
             ))
         }
         ("array.min" | "array.max", []) => Some(with_this(dtype)),
+        ("array.var" | "array.std", []) if !dtype.is_complex() => Some(with_this(FLOAT64)),
+        ("array.all" | "array.any", []) => Some(with_this(BOOLEAN)),
         ("array.argmin" | "array.argmax", []) => Some(with_this(INTP)),
         ("array.mean", []) => Some(with_this(float_result(dtype))),
         ("array.copy", []) => Some(with_this(c_array(dtype, ndim))),
@@ -607,6 +614,90 @@ impl BaseContext {
             )),
         );
         // `np.sum(a)` and friends are the array methods.
+        // Element-wise predicates, `where`, `clip`, `linspace`.
+        for name in ["isnan", "isinf", "isfinite"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] if element(*x).is_some_and(|d| d.is_scalar()) => {
+                            Some(sig(key, broadcast(a, BOOLEAN), vec![x.unliteral()]))
+                        }
+                        _ => None,
+                    },
+                    "(number or array,)",
+                )),
+            );
+        }
+        self.register(
+            "numpy.where",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [c, x, y] => {
+                        element(*c)?;
+                        let d = ufunc_loop(element(*x)?, element(*y)?)?;
+                        let args: Vec<TypeId> = a.iter().map(|t| t.unliteral()).collect();
+                        Some(sig("numpy.where", broadcast(&args, d), args.clone()))
+                    }
+                    _ => None,
+                },
+                "(condition, x, y)",
+            )),
+        );
+        self.register(
+            "numpy.clip",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, lo, hi] if x.is_array() => {
+                        let d = element(*x)?;
+                        element(*lo)?;
+                        element(*hi)?;
+                        let args: Vec<TypeId> = a.iter().map(|t| t.unliteral()).collect();
+                        Some(sig("numpy.clip", broadcast(&args, d), args.clone()))
+                    }
+                    _ => None,
+                },
+                "(array, min, max)",
+            )),
+        );
+        self.register(
+            "numpy.linspace",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    let ok = (2..=3).contains(&a.len())
+                        && a[..2]
+                            .iter()
+                            .all(|t| t.unliteral().is_scalar() && !t.is_complex())
+                        && a.get(2).is_none_or(|t| t.unliteral().is_integer());
+                    ok.then(|| {
+                        let mut args = vec![FLOAT64, FLOAT64];
+                        if a.len() == 3 {
+                            args.push(INT64);
+                        }
+                        sig("numpy.linspace", array(FLOAT64, 1, Layout::C), args)
+                    })
+                },
+                "(start, stop), (start, stop, num)",
+            )),
+        );
+        for name in ["var", "std", "all", "any"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let method: &'static str = Box::leak(format!("array.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] => {
+                            let s = array_method(method, *x, &[])?;
+                            Some(sig(key, s.ret, vec![*x]))
+                        }
+                        _ => None,
+                    },
+                    "(array,)",
+                )),
+            );
+        }
         for name in ["sum", "prod", "mean", "min", "max"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             let method: &'static str = Box::leak(format!("array.{name}").into_boxed_str());

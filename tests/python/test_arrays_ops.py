@@ -192,3 +192,40 @@ def test_broadcasting(sa, sb):
     f = lambda x, y: (x + y, x * y - x, np.maximum(x, y), x < y)  # noqa: E731
     close(njit(f)(a, b), f(a, b))
     close(njit(f)(b, a), f(b, a))
+
+
+def predicates(a, b):
+    return (np.isnan(a), np.isinf(a), np.isfinite(a), np.where(a > b, a, b),
+            np.where(a > 1.0, a, 0.0), np.clip(a, 1.0, 2.0), np.expm1(b), np.log1p(b),
+            np.negative(a), np.square(b))
+
+
+def statistics(a):
+    return a.var(), a.std(), np.var(a), np.std(a), (a > 1.0).all(), (a > 1.0).any(), \
+        np.all(a == a), np.any(a > 100.0)
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 4)], ids=str)
+def test_predicates_where_clip(shape):
+    a, b = arrays(shape)
+    a = a.copy()
+    a.flat[0] = np.nan
+    if a.size > 1:
+        a.flat[1] = np.inf
+    got, expected = njit(predicates)(a, b), predicates(a, b)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 4), (2, 3, 2)], ids=str)
+def test_statistics_and_truth_reductions(shape):
+    a, _ = arrays(shape)
+    close(njit(statistics)(a), statistics(a))
+
+
+@pytest.mark.parametrize("num", [0, 1, 2, 9])
+def test_linspace(num):
+    f = lambda n: (np.linspace(0.0, 1.0, n), np.linspace(-3, 5, n), np.linspace(2.0, 2.5))  # noqa: E731
+    close(njit(f)(num), f(num))

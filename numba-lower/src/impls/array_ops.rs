@@ -64,6 +64,10 @@ const UNARY_UFUNCS: &[(&str, &str)] = &[
     ("trunc", "math.trunc"),
     ("abs", "abs"),
     ("absolute", "abs"),
+    ("expm1", "math.expm1"),
+    ("log1p", "math.log1p"),
+    ("negative", "neg"),
+    ("square", "square"),
 ];
 
 const BINARY_UFUNCS: &[(&str, &str)] = &[
@@ -782,6 +786,17 @@ fn scalar_call<'ctx>(
     if let Some(op) = op {
         return apply_binop(lw, op, args[0], args[1]);
     }
+    match key {
+        "neg" => {
+            let (x, xt) = args[0];
+            let s = numba_typeinfer::context::unary_signature(UnaryOp::Neg, xt)
+                .ok_or_else(|| lw.unsupported(format!("cannot negate {xt}")))?;
+            let x = lw.cast(x, xt, s.args[0])?;
+            return Ok((lw.call_impl(&s, &[x])?, s.ret));
+        }
+        "square" => return apply_binop(lw, BinOp::Mul, args[0], args[0]),
+        _ => {}
+    }
     let tys: Vec<TypeId> = args.iter().map(|a| a.1).collect();
     let typing = numba_typeinfer::BaseContext::default();
     let f = intern(Type::Function(key.to_string()));
@@ -1398,4 +1413,265 @@ fn cumulative<'ctx>(
     store_elem(lw, acc_t, q, next)?;
     lp.end(lw)?;
     Ok(out.into())
+}
+
+/// Predicates, `where`, `clip`, `linspace`, `var`/`std`, `all`/`any`.
+pub(crate) fn register_predicates(r: &mut Registry) {
+    let array = || TypePat::Pred(is_array);
+    let f = |k: &str| ImplKey::Function(k.into());
+    for k in ["numpy.isnan", "numpy.isinf", "numpy.isfinite"] {
+        r.register(f(k), Args::Exact(vec![TypePat::Any]), predicate);
+    }
+    r.register(f("numpy.where"), Args::Exact(vec![TypePat::Any; 3]), where_);
+    r.register(f("numpy.clip"), Args::Exact(vec![TypePat::Any; 3]), clip);
+    r.register(
+        f("numpy.linspace"),
+        Args::Variadic(TypePat::Number),
+        linspace,
+    );
+    for k in ["var", "std"] {
+        r.register(
+            f(&format!("array.{k}")),
+            Args::Exact(vec![array()]),
+            variance,
+        );
+        r.register(
+            f(&format!("numpy.{k}")),
+            Args::Exact(vec![array()]),
+            variance,
+        );
+    }
+    for k in ["all", "any"] {
+        r.register(
+            f(&format!("array.{k}")),
+            Args::Exact(vec![array()]),
+            all_any,
+        );
+        r.register(
+            f(&format!("numpy.{k}")),
+            Args::Exact(vec![array()]),
+            all_any,
+        );
+    }
+}
+
+fn predicate<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let key = match key_name(sig) {
+        "isnan" => "math.isnan",
+        "isinf" => "math.isinf",
+        _ => "math.isfinite",
+    };
+    let t = sig.args[0];
+    // Integers are never nan or infinite.
+    let on = |lw: &mut FnLower<'ctx, '_>, (x, xt): Typed<'ctx>| -> R<Typed<'ctx>> {
+        if xt.is_float() {
+            scalar_call(lw, key, &[(x, xt)])
+        } else {
+            let v = key == "math.isfinite";
+            Ok((
+                lw.ctx.bool_type().const_int(u64::from(v), false).into(),
+                BOOLEAN,
+            ))
+        }
+    };
+    if !t.is_array() {
+        let (r, rt) = on(lw, (a[0], t))?;
+        return lw.cast(r, rt, sig.ret);
+    }
+    map_elements(lw, sig.ret, &[(t, a[0])], &mut |lw, e| on(lw, e[0]))
+}
+
+fn where_<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let pick = |lw: &mut FnLower<'ctx, '_>, e: &[Typed<'ctx>], out: TypeId| -> R<Typed<'ctx>> {
+        let c = lw.truth(e[0].0, e[0].1)?;
+        let x = lw.cast(e[1].0, e[1].1, out)?;
+        let y = lw.cast(e[2].0, e[2].1, out)?;
+        Ok((lw.b.build_select(c, x, y, "").map_err(llvm_err)?, out))
+    };
+    let out = dtype_of(sig.ret);
+    if !sig.ret.is_array() {
+        let e: Vec<Typed<'ctx>> = a.iter().copied().zip(sig.args.iter().copied()).collect();
+        return Ok(pick(lw, &e, out)?.0);
+    }
+    let operands: Vec<(TypeId, BasicValueEnum<'ctx>)> =
+        sig.args.iter().copied().zip(a.iter().copied()).collect();
+    map_elements(lw, sig.ret, &operands, &mut |lw, e| pick(lw, e, out))
+}
+
+fn clip<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let out = dtype_of(sig.ret);
+    let operands: Vec<(TypeId, BasicValueEnum<'ctx>)> =
+        sig.args.iter().copied().zip(a.iter().copied()).collect();
+    map_elements(lw, sig.ret, &operands, &mut |lw, e| {
+        let x = (lw.cast(e[0].0, e[0].1, out)?, out);
+        let lo = (lw.cast(e[1].0, e[1].1, out)?, out);
+        let hi = (lw.cast(e[2].0, e[2].1, out)?, out);
+        let (m, _) = scalar_call(lw, "max", &[x, lo])?;
+        scalar_call(lw, "min", &[(m, out), hi])
+    })
+}
+
+/// `np.linspace(start, stop, num=50)`: `num` evenly spaced values, `stop` included.
+fn linspace<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let f64t = lw.ctx.f64_type();
+    let start = a[0].into_float_value();
+    let stop = a[1].into_float_value();
+    let num = match a.get(2) {
+        Some(v) => v.into_int_value(),
+        None => i64t.const_int(50, false),
+    };
+    let neg =
+        lw.b.build_int_compare(IntPredicate::SLT, num, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(
+        neg,
+        "ValueError",
+        &["Number of samples, -1, must be non-negative."],
+    )?;
+    let out = allocate(lw, sig.ret, &[num])?;
+    // step = (stop - start) / max(num - 1, 1)
+    let span = lw.b.build_float_sub(stop, start, "").map_err(llvm_err)?;
+    let nm1 =
+        lw.b.build_int_sub(num, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
+    let pos =
+        lw.b.build_int_compare(IntPredicate::SGT, nm1, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    let div =
+        lw.b.build_select(pos, nm1, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let divf =
+        lw.b.build_signed_int_to_float(div, f64t, "")
+            .map_err(llvm_err)?;
+    let step = lw.b.build_float_div(span, divf, "").map_err(llvm_err)?;
+    let (lp, i) = Loop::begin(lw, num)?;
+    let fi =
+        lw.b.build_signed_int_to_float(i, f64t, "")
+            .map_err(llvm_err)?;
+    let off = lw.b.build_float_mul(fi, step, "").map_err(llvm_err)?;
+    let v = lw.b.build_float_add(start, off, "").map_err(llvm_err)?;
+    // The last value is exactly `stop`, as NumPy sets it.
+    let last =
+        lw.b.build_int_compare(IntPredicate::EQ, i, nm1, "")
+            .map_err(llvm_err)?;
+    let last = lw.b.build_and(last, pos, "").map_err(llvm_err)?;
+    let v = lw.b.build_select(last, stop, v, "").map_err(llvm_err)?;
+    let p = flat_ptr(lw, sig.ret, out, i)?;
+    store_elem(lw, FLOAT64, p, v)?;
+    lp.end(lw)?;
+    Ok(out.into())
+}
+
+/// `var` / `std`: the population variance (mean of squared deviations), nan when empty.
+fn variance<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let dtype = dtype_of(t);
+    let arr = a[0].into_struct_value();
+    let n = get_int(lw, arr, field::NITEMS)?;
+    let f64t = lw.ctx.f64_type();
+    let slot = lw.alloca_in_entry(f64t.into(), "acc")?;
+    let count =
+        lw.b.build_signed_int_to_float(n, f64t, "")
+            .map_err(llvm_err)?;
+    // Two passes: the mean, then the squared deviations from it.
+    lw.b.build_store(slot, f64t.const_zero())
+        .map_err(llvm_err)?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    let x = load_elem(lw, dtype, p)?;
+    let x = lw.cast(x, dtype, FLOAT64)?.into_float_value();
+    let acc =
+        lw.b.build_load(f64t, slot, "")
+            .map_err(llvm_err)?
+            .into_float_value();
+    let s = lw.b.build_float_add(acc, x, "").map_err(llvm_err)?;
+    lw.b.build_store(slot, s).map_err(llvm_err)?;
+    lp.end(lw)?;
+    let total =
+        lw.b.build_load(f64t, slot, "")
+            .map_err(llvm_err)?
+            .into_float_value();
+    let mean =
+        lw.b.build_float_div(total, count, "mean")
+            .map_err(llvm_err)?;
+    lw.b.build_store(slot, f64t.const_zero())
+        .map_err(llvm_err)?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    let x = load_elem(lw, dtype, p)?;
+    let x = lw.cast(x, dtype, FLOAT64)?.into_float_value();
+    let d = lw.b.build_float_sub(x, mean, "").map_err(llvm_err)?;
+    let d2 = lw.b.build_float_mul(d, d, "").map_err(llvm_err)?;
+    let acc =
+        lw.b.build_load(f64t, slot, "")
+            .map_err(llvm_err)?
+            .into_float_value();
+    let s = lw.b.build_float_add(acc, d2, "").map_err(llvm_err)?;
+    lw.b.build_store(slot, s).map_err(llvm_err)?;
+    lp.end(lw)?;
+    let ss =
+        lw.b.build_load(f64t, slot, "")
+            .map_err(llvm_err)?
+            .into_float_value();
+    let var = lw.b.build_float_div(ss, count, "var").map_err(llvm_err)?;
+    Ok(if key_name(sig) == "std" {
+        lw.float_unary("sqrt", var)?.into()
+    } else {
+        var.into()
+    })
+}
+
+/// `all` / `any`: the truth of every / some element.
+fn all_any<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let dtype = dtype_of(t);
+    let arr = a[0].into_struct_value();
+    let n = get_int(lw, arr, field::NITEMS)?;
+    let is_all = key_name(sig) == "all";
+    let bool_t = lw.ctx.bool_type();
+    let slot = lw.alloca_in_entry(bool_t.into(), "truth")?;
+    lw.b.build_store(slot, bool_t.const_int(u64::from(is_all), false))
+        .map_err(llvm_err)?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    let x = load_elem(lw, dtype, p)?;
+    let tr = lw.truth(x, dtype)?;
+    let acc =
+        lw.b.build_load(bool_t, slot, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let v = if is_all {
+        lw.b.build_and(acc, tr, "").map_err(llvm_err)?
+    } else {
+        lw.b.build_or(acc, tr, "").map_err(llvm_err)?
+    };
+    lw.b.build_store(slot, v).map_err(llvm_err)?;
+    lp.end(lw)?;
+    lw.b.build_load(bool_t, slot, "").map_err(llvm_err)
 }

@@ -29,6 +29,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     arrays::register(r);
     array_ops::register(r);
     array_ops::register_more(r);
+    array_ops::register_predicates(r);
     int::register(r);
     float::register(r);
     complex::register(r);
