@@ -35,6 +35,14 @@ def expression(x, y):
     return (x * 2.0 + y).sum()
 
 
+def column_sums(m):
+    return m.sum(axis=0)
+
+
+def row_sums(m):
+    return np.sum(m, axis=1)
+
+
 def timed(f, args):
     f(*args)
     t = time.perf_counter()
@@ -56,7 +64,8 @@ def main():
     rng = np.random.default_rng(0)
     x, y = rng.random(1_000_000), rng.random(1_000_000)
     m = rng.random((1000, 1000))
-    cases = [(total, (x,)), (axpy, (2.0, x, y)), (weighted_2d, (m,)), (expression, (x, y))]
+    cases = [(total, (x,)), (axpy, (2.0, x, y)), (weighted_2d, (m,)), (expression, (x, y)),
+             (column_sums, (m,)), (row_sums, (m,))]
     print(f"{'kernel':<12}" + "".join(f"{n:>14}" for n, _ in impls) + "   ratio")
     for f, args in cases:
         times = [timed(jit(f), args) for _, jit in impls]

@@ -466,8 +466,16 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 // Arguments bound by type inference (keywords, defaults) come in parameter
                 // order.
                 if let Some(bound) = self.typing.call_args.get(&id) {
-                    let mut vals = Vec::with_capacity(bound.len());
-                    for (b, &to) in bound.iter().zip(&sig.args) {
+                    let mut vals = Vec::with_capacity(bound.len() + 1);
+                    let mut params = sig.args.iter();
+                    // A bound method's receiver precedes its bound arguments.
+                    if let Type::BoundFunction { this, .. } = self.ty(*func).get() {
+                        if let Some(&to) = params.next() {
+                            let recv = self.load(*func)?;
+                            vals.push(self.cast(recv, lowered(this), lowered(to))?);
+                        }
+                    }
+                    for (b, &to) in bound.iter().zip(params) {
                         let (v, from) = match b {
                             numba_typeinfer::BoundArg::Var(v) => (self.load(*v)?, self.ty(*v)),
                             numba_typeinfer::BoundArg::Const(c) => self.constant(c)?,

@@ -554,6 +554,7 @@ impl Engine<'_> {
                 } else {
                     let params = match ft.get() {
                         Type::Function(key) => crate::numpy::param_names(&key),
+                        Type::BoundFunction { key, .. } => crate::numpy::param_names(&key),
                         _ => None,
                     };
                     let Some(params) = params else {

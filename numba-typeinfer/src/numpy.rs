@@ -21,6 +21,8 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.arange" => &["start", "stop", "step"],
         "numpy.linspace" => &["start", "stop", "num"],
         "numpy.dot" => &["a", "b"],
+        "numpy.sum" | "numpy.prod" | "numpy.mean" | "numpy.min" | "numpy.max" => &["a", "axis"],
+        "array.sum" | "array.prod" | "array.mean" | "array.min" | "array.max" => &["axis"],
         _ => return None,
     })
 }
@@ -223,6 +225,19 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
             ))
         }
         ("array.min" | "array.max", []) => Some(with_this(dtype)),
+        // A reduction along one axis drops that axis; a 1-d array gives a scalar, as in
+        // Numba.
+        ("array.sum" | "array.prod" | "array.mean" | "array.min" | "array.max", [axis])
+            if axis.unliteral().is_integer() =>
+        {
+            let r = match key {
+                "array.sum" | "array.prod" => accumulate(dtype),
+                "array.mean" => float_result(dtype),
+                _ => dtype,
+            };
+            let ret = if ndim == 1 { r } else { c_array(r, ndim - 1) };
+            Some(sig(key, ret, vec![this, axis.unliteral()]))
+        }
         ("array.var" | "array.std", []) if !dtype.is_complex() => Some(with_this(FLOAT64)),
         ("array.all" | "array.any", []) => Some(with_this(BOOLEAN)),
         ("array.argmin" | "array.argmax", []) => Some(with_this(INTP)),
@@ -709,9 +724,13 @@ impl BaseContext {
                             let s = array_method(method, *x, &[])?;
                             Some(sig(key, s.ret, vec![*x]))
                         }
+                        [x, axis] => {
+                            let s = array_method(method, *x, &[*axis])?;
+                            Some(sig(key, s.ret, s.args))
+                        }
                         _ => None,
                     },
-                    "(array,)",
+                    "(array, axis=int)",
                 )),
             );
         }

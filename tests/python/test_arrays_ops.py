@@ -229,3 +229,46 @@ def test_statistics_and_truth_reductions(shape):
 def test_linspace(num):
     f = lambda n: (np.linspace(0.0, 1.0, n), np.linspace(-3, 5, n), np.linspace(2.0, 2.5))  # noqa: E731
     close(njit(f)(num), f(num))
+
+
+def along_axis(a, ax):
+    return (a.sum(axis=ax), np.sum(a, ax), a.prod(ax), a.mean(axis=ax), np.min(a, axis=ax),
+            a.max(ax), np.mean(a, axis=ax))
+
+
+def sum_prod_axis(a, ax):
+    return a.sum(axis=ax), np.prod(a, axis=ax)
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 4), (3, 0)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.uint8])
+@pytest.mark.parametrize("layout", ["C", "F", "A"])
+def test_reductions_along_an_axis(shape, dtype, layout):
+    a = (np.arange(int(np.prod(shape))) % 7 + 1).astype(dtype).reshape(shape)
+    if layout == "F":
+        a = np.asfortranarray(a)
+    elif layout == "A":
+        a = np.repeat(a, 2, axis=-1)[..., ::2]
+    f = njit(along_axis)
+    for ax in range(-a.ndim, a.ndim):
+        if a.shape[ax] == 0:
+            # NumPy's mean of nothing warns and min/max raise: sum and prod only.
+            got, expected = njit(sum_prod_axis)(a, ax), sum_prod_axis(a, ax)
+        else:
+            got, expected = f(a, ax), along_axis(a, ax)
+        for g, e in zip(got, expected):
+            assert np.shape(g) == np.shape(e)
+            # Scalars come back as Python numbers, as Numba returns them.
+            if isinstance(e, np.ndarray):
+                assert g.dtype == e.dtype
+
+            np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_reduction_axis_out_of_bounds_is_value_error():
+    with pytest.raises(ValueError, match="axis"):
+        njit(lambda a: a.sum(axis=2))(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="axis"):
+        njit(lambda a: np.sum(a, -3))(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        njit(lambda a: a.max(axis=1))(np.ones((2, 0)))

@@ -106,6 +106,13 @@ pub(crate) fn register(r: &mut Registry) {
             Args::Exact(vec![array()]),
             reduce,
         );
+        for key in [format!("array.{m}"), format!("numpy.{m}")] {
+            r.register(
+                ImplKey::Function(key),
+                Args::Exact(vec![array(), TypePat::Pred(|t| t.is_integer())]),
+                reduce_axis,
+            );
+        }
     }
     r.register(
         ImplKey::Function("array.copy".into()),
@@ -925,6 +932,242 @@ fn reduce<'ctx>(
         return lw.cast(m.into(), FLOAT64, sig.ret);
     }
     Ok(total)
+}
+
+/// One step of a reduction: `acc (op) x`, both already in the accumulator's type.
+fn combine<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    name: &str,
+    acc: BasicValueEnum<'ctx>,
+    x: BasicValueEnum<'ctx>,
+    acc_t: TypeId,
+) -> R<BasicValueEnum<'ctx>> {
+    let next = match name {
+        "sum" | "mean" => apply_binop(lw, BinOp::Add, (acc, acc_t), (x, acc_t))?,
+        "prod" => apply_binop(lw, BinOp::Mul, (acc, acc_t), (x, acc_t))?,
+        "min" => scalar_call(lw, "min", &[(acc, acc_t), (x, acc_t)])?,
+        _ => scalar_call(lw, "max", &[(acc, acc_t), (x, acc_t)])?,
+    };
+    lw.cast(next.0, next.1, acc_t)
+}
+
+/// `a.sum(axis)` and friends: the reduction along one axis, into a new C array with that
+/// axis dropped (a scalar for a 1-d array). The axis is a runtime integer; negative values
+/// count from the end and anything outside the array is a ValueError, as in Numba.
+fn reduce_axis<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let name = match &sig.key {
+        ImplKey::Function(k) => k.rsplit('.').next().unwrap_or("").to_string(),
+        _ => String::new(),
+    };
+    let t = sig.args[0];
+    let dtype = dtype_of(t);
+    let arr = a[0].into_struct_value();
+    let n = ndim(t);
+    let i64t = lw.ctx.i64_type();
+    let axis = lw.cast(a[1], sig.args[1], INT64)?.into_int_value();
+    let nd = i64t.const_int(u64::from(n), false);
+    let neg =
+        lw.b.build_int_compare(IntPredicate::SLT, axis, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    let wrapped = lw.b.build_int_add(axis, nd, "").map_err(llvm_err)?;
+    let axis =
+        lw.b.build_select(neg, wrapped, axis, "axis")
+            .map_err(llvm_err)?
+            .into_int_value();
+    // Unsigned comparison catches both a still-negative axis and one past the end.
+    let bad =
+        lw.b.build_int_compare(IntPredicate::UGE, axis, nd, "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(bad, "ValueError", &["'axis' entry is out of bounds"])?;
+    let mut single = sig.clone();
+    single.args.truncate(1);
+    if n == 1 {
+        return reduce(lw, &single, &a[..1]);
+    }
+    // The reduced axis's length and stride, and the other axes in order.
+    let shape = shape_of(lw, t, arr)?;
+    let strides: Vec<IntValue> = (0..n)
+        .map(|d| dim(lw, arr, field::STRIDES, d))
+        .collect::<R<_>>()?;
+    let pick = |lw: &mut FnLower<'ctx, '_>, vals: &[IntValue<'ctx>], at: IntValue<'ctx>| {
+        let mut v = vals[0];
+        for (d, x) in vals.iter().enumerate().skip(1) {
+            let here =
+                lw.b.build_int_compare(IntPredicate::EQ, at, i64t.const_int(d as u64, false), "")
+                    .map_err(llvm_err)?;
+            v =
+                lw.b.build_select(here, *x, v, "")
+                    .map_err(llvm_err)?
+                    .into_int_value();
+        }
+        Ok::<_, LowerError>(v)
+    };
+    let len = pick(lw, &shape, axis)?;
+    let step = pick(lw, &strides, axis)?;
+    let mut out_shape = Vec::new();
+    let mut out_strides = Vec::new();
+    for j in 0..n - 1 {
+        let before =
+            lw.b.build_int_compare(
+                IntPredicate::ULT,
+                i64t.const_int(u64::from(j), false),
+                axis,
+                "",
+            )
+            .map_err(llvm_err)?;
+        let (j, k) = (j as usize, j as usize + 1);
+        let s =
+            lw.b.build_select(before, shape[j], shape[k], "")
+                .map_err(llvm_err)?;
+        let st =
+            lw.b.build_select(before, strides[j], strides[k], "")
+                .map_err(llvm_err)?;
+        out_shape.push(s.into_int_value());
+        out_strides.push(st.into_int_value());
+    }
+    let acc_t = dtype_of(sig.ret);
+    // Checked before allocating, so that raising leaks nothing.
+    if matches!(name.as_str(), "min" | "max") {
+        let mut out_n = i64t.const_int(1, false);
+        for d in &out_shape {
+            out_n = lw.b.build_int_mul(out_n, *d, "").map_err(llvm_err)?;
+        }
+        let empty =
+            lw.b.build_int_compare(IntPredicate::EQ, len, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
+        let some =
+            lw.b.build_int_compare(IntPredicate::SGT, out_n, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
+        let bad = lw.b.build_and(empty, some, "").map_err(llvm_err)?;
+        let msg = if name == "min" {
+            "zero-size array to reduction operation minimum which has no identity"
+        } else {
+            "zero-size array to reduction operation maximum which has no identity"
+        };
+        lw.raise_const_if(bad, "ValueError", &[msg])?;
+    }
+    let out = allocate(lw, sig.ret, &out_shape)?;
+    let outer_t = array(dtype, n - 1, Layout::A);
+    let outer = rebuild(lw, arr, &out_shape, &out_strides)?;
+    let out_n = get_int(lw, out, field::NITEMS)?;
+    let init = |lw: &mut FnLower<'ctx, '_>, base: PointerValue<'ctx>| -> R<BasicValueEnum<'ctx>> {
+        match name.as_str() {
+            "sum" | "mean" => lw.cast(i64t.const_zero().into(), INT64, acc_t),
+            "prod" => lw.cast(i64t.const_int(1, false).into(), INT64, acc_t),
+            _ => {
+                let x = load_elem(lw, dtype, base)?;
+                lw.cast(x, dtype, acc_t)
+            }
+        }
+    };
+    let element = |lw: &mut FnLower<'ctx, '_>, base: PointerValue<'ctx>, k: IntValue<'ctx>| {
+        let off = lw.b.build_int_mul(k, step, "").map_err(llvm_err)?;
+        // SAFETY (of the generated code): k < len keeps the offset inside the array.
+        let p = unsafe {
+            lw.b.build_gep(lw.ctx.i8_type(), base, &[off], "")
+                .map_err(llvm_err)?
+        };
+        let x = load_elem(lw, dtype, p)?;
+        lw.cast(x, dtype, acc_t)
+    };
+    let finish =
+        |lw: &mut FnLower<'ctx, '_>, total: BasicValueEnum<'ctx>| -> R<BasicValueEnum<'ctx>> {
+            if name != "mean" {
+                return Ok(total);
+            }
+            let count = lw.cast(len.into(), INT64, FLOAT64)?.into_float_value();
+            let sum = lw.cast(total, acc_t, FLOAT64)?.into_float_value();
+            let m = lw.b.build_float_div(sum, count, "mean").map_err(llvm_err)?;
+            lw.cast(m.into(), FLOAT64, acc_t)
+        };
+    // Walk memory in order: along the axis innermost when its stride is the smallest (row
+    // sums of a C array), else over the result innermost, accumulating in place (column
+    // sums), as Numba's `result += a[i]` does.
+    let abs = |lw: &mut FnLower<'ctx, '_>, x: IntValue<'ctx>| -> R<IntValue<'ctx>> {
+        let neg = lw.b.build_int_neg(x, "").map_err(llvm_err)?;
+        let lt =
+            lw.b.build_int_compare(IntPredicate::SLT, x, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
+        Ok(lw
+            .b
+            .build_select(lt, neg, x, "")
+            .map_err(llvm_err)?
+            .into_int_value())
+    };
+    let step_abs = abs(lw, step)?;
+    let last_abs = abs(lw, out_strides[out_strides.len() - 1])?;
+    let axis_inner =
+        lw.b.build_int_compare(IntPredicate::ULE, step_abs, last_abs, "")
+            .map_err(llvm_err)?;
+    let by_axis = lw.new_block("reduce.by_axis");
+    let by_out = lw.new_block("reduce.by_out");
+    let joined = lw.new_block("reduce.done");
+    lw.b.build_conditional_branch(axis_inner, by_axis, by_out)
+        .map_err(llvm_err)?;
+
+    lw.b.position_at_end(by_axis);
+    let slot = lw.alloca_in_entry(crate::model::value_type(lw.ctx, acc_t)?, "acc")?;
+    let (outer_loop, o) = Loop::begin(lw, out_n)?;
+    let base = flat_ptr(lw, outer_t, outer, o)?;
+    let first = init(lw, base)?;
+    lw.b.build_store(slot, first).map_err(llvm_err)?;
+    let (inner, k) = Loop::begin(lw, len)?;
+    let x = element(lw, base, k)?;
+    let acc =
+        lw.b.build_load(crate::model::value_type(lw.ctx, acc_t)?, slot, "")
+            .map_err(llvm_err)?;
+    let next = combine(lw, &name, acc, x, acc_t)?;
+    lw.b.build_store(slot, next).map_err(llvm_err)?;
+    inner.end(lw)?;
+    let total =
+        lw.b.build_load(crate::model::value_type(lw.ctx, acc_t)?, slot, "")
+            .map_err(llvm_err)?;
+    let total = finish(lw, total)?;
+    let dst = flat_ptr(lw, sig.ret, out, o)?;
+    store_elem(lw, acc_t, dst, total)?;
+    outer_loop.end(lw)?;
+    lw.b.build_unconditional_branch(joined).map_err(llvm_err)?;
+
+    lw.b.position_at_end(by_out);
+    let (seed, o) = Loop::begin(lw, out_n)?;
+    let base = flat_ptr(lw, outer_t, outer, o)?;
+    let first = init(lw, base)?;
+    let dst = flat_ptr(lw, sig.ret, out, o)?;
+    store_elem(lw, acc_t, dst, first)?;
+    seed.end(lw)?;
+    // min/max start from element 0, which the seed already holds.
+    let skip = u64::from(matches!(name.as_str(), "min" | "max"));
+    let rest =
+        lw.b.build_int_sub(len, i64t.const_int(skip, false), "")
+            .map_err(llvm_err)?;
+    let (along, k) = Loop::begin(lw, rest)?;
+    let k =
+        lw.b.build_int_add(k, i64t.const_int(skip, false), "")
+            .map_err(llvm_err)?;
+    let (over, o) = Loop::begin(lw, out_n)?;
+    let base = flat_ptr(lw, outer_t, outer, o)?;
+    let x = element(lw, base, k)?;
+    let dst = flat_ptr(lw, sig.ret, out, o)?;
+    let acc = load_elem(lw, acc_t, dst)?;
+    let next = combine(lw, &name, acc, x, acc_t)?;
+    store_elem(lw, acc_t, dst, next)?;
+    over.end(lw)?;
+    along.end(lw)?;
+    if name == "mean" {
+        let (scale, o) = Loop::begin(lw, out_n)?;
+        let dst = flat_ptr(lw, sig.ret, out, o)?;
+        let acc = load_elem(lw, acc_t, dst)?;
+        let m = finish(lw, acc)?;
+        store_elem(lw, acc_t, dst, m)?;
+        scale.end(lw)?;
+    }
+    lw.b.build_unconditional_branch(joined).map_err(llvm_err)?;
+    lw.b.position_at_end(joined);
+    Ok(out.into())
 }
 
 /// `a.copy()`: a new C-contiguous array with the same elements.
