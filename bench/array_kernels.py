@@ -43,6 +43,14 @@ def row_sums(m):
     return np.sum(m, axis=1)
 
 
+def sorted_copy(x):
+    return np.sort(x)
+
+
+def argsorted(x):
+    return np.argsort(x)
+
+
 def timed(f, args):
     f(*args)
     t = time.perf_counter()
@@ -65,7 +73,7 @@ def main():
     x, y = rng.random(1_000_000), rng.random(1_000_000)
     m = rng.random((1000, 1000))
     cases = [(total, (x,)), (axpy, (2.0, x, y)), (weighted_2d, (m,)), (expression, (x, y)),
-             (column_sums, (m,)), (row_sums, (m,))]
+             (column_sums, (m,)), (row_sums, (m,)), (sorted_copy, (x,)), (argsorted, (x,))]
     print(f"{'kernel':<12}" + "".join(f"{n:>14}" for n, _ in impls) + "   ratio")
     for f, args in cases:
         times = [timed(jit(f), args) for _, jit in impls]

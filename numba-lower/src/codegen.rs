@@ -65,6 +65,7 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
         .into_iter()
         .chain(crate::runtime::symbols())
         .chain(crate::random::symbols())
+        .chain(crate::sort::symbols())
     {
         if let Some(f) = module.get_function(name) {
             engine.add_global_mapping(&f, addr);

@@ -28,6 +28,8 @@ pub mod nrt;
 pub mod random;
 pub mod registry;
 pub mod runtime;
+pub mod sort;
+
 mod target;
 
 use std::time::Duration;

@@ -578,16 +578,24 @@ impl Engine<'_> {
                     }
                 };
                 let mut atys = Vec::with_capacity(args.len());
+                // The literal types too, for templates that need a constant (`kind=`).
+                let mut raw_atys = Vec::with_capacity(args.len());
                 match self.call_args.get(&id) {
                     Some(bound) => {
                         for b in bound.clone() {
                             match b {
-                                BoundArg::Var(v) => match self.ty(v) {
-                                    Some(t) => atys.push(t),
+                                BoundArg::Var(v) => match self.raw_ty(v) {
+                                    Some(t) => {
+                                        atys.push(t.unliteral());
+                                        raw_atys.push(t);
+                                    }
                                     None => return Ok(None),
                                 },
                                 BoundArg::Const(c) => match typeof_const(&c) {
-                                    Some(t) => atys.push(t.unliteral()),
+                                    Some(t) => {
+                                        atys.push(t.unliteral());
+                                        raw_atys.push(t);
+                                    }
                                     None => {
                                         return Err(TypingError::Unsupported {
                                             message: format!(
@@ -603,8 +611,11 @@ impl Engine<'_> {
                     }
                     None => {
                         for a in &args {
-                            match self.ty(*a) {
-                                Some(t) => atys.push(t),
+                            match self.raw_ty(*a) {
+                                Some(t) => {
+                                    atys.push(t.unliteral());
+                                    raw_atys.push(t);
+                                }
                                 None => return Ok(None),
                             }
                         }
@@ -649,7 +660,16 @@ impl Engine<'_> {
                     | Type::NumberClass(_)
                     | Type::ExceptionClass(_)
                     | Type::BoundFunction { .. } => {
-                        match self.ctx.resolve_call(ft, &atys) {
+                        // As Numba does, literal arguments are tried when their base types
+                        // match nothing.
+                        let resolved = self.ctx.resolve_call(ft, &atys).or_else(|| {
+                            if raw_atys != atys {
+                                self.ctx.resolve_call(ft, &raw_atys)
+                            } else {
+                                None
+                            }
+                        });
+                        match resolved {
                             Some(sig) => self.record(id, sig),
                             None => {
                                 let fname = match ft.get() {
@@ -659,9 +679,14 @@ impl Engine<'_> {
                                 };
                                 let a: Vec<String> = atys.iter().map(|t| t.to_string()).collect();
                                 let known = self.ctx.describe_function(ft);
+                                let known = if known.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!("\n \nKnown signatures: {known}")
+                                };
                                 return Err(TypingError::Typing {
                                     message: format!(
-                                        "No implementation of function {ft} found for signature:\n \n >>> {fname}({})\n \nKnown signatures: {known}",
+                                        "No implementation of function {ft} found for signature:\n \n >>> {fname}({}){known}",
                                         a.join(", ")
                                     ),
                                     line,

@@ -23,6 +23,8 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.dot" => &["a", "b"],
         "numpy.sum" | "numpy.prod" | "numpy.mean" | "numpy.min" | "numpy.max" => &["a", "axis"],
         "array.sum" | "array.prod" | "array.mean" | "array.min" | "array.max" => &["axis"],
+        "numpy.argsort" => &["a", "kind"],
+        "array.argsort" => &["kind"],
         _ => return None,
     })
 }
@@ -176,7 +178,19 @@ pub const ARRAY_METHODS: &[&str] = &[
     "std",
     "all",
     "any",
+    "sort",
+    "argsort",
 ];
+
+/// Dtypes the sort helpers order (NumPy's order, NaN last).
+fn sortable(d: TypeId) -> bool {
+    d == BOOLEAN || d.is_integer() || d == FLOAT32 || d == FLOAT64
+}
+
+/// The `kind=` of `argsort`, as Numba accepts it.
+fn sort_kind(t: TypeId) -> bool {
+    matches!(t.get(), Type::StringLiteral(k) if k == "quicksort" || k == "mergesort")
+}
 
 /// The type of `array.attr` (attributes and bound methods).
 pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
@@ -206,7 +220,7 @@ pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
 
 /// A call of an array method (`key` is `array.<name>`).
 pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
-    let (dtype, ndim, layout, _) = array_parts(this)?;
+    let (dtype, ndim, layout, readonly) = array_parts(this)?;
     let with_this = |ret: TypeId| {
         let mut all = vec![this];
         all.extend_from_slice(args);
@@ -225,6 +239,12 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
             ))
         }
         ("array.min" | "array.max", []) => Some(with_this(dtype)),
+        // Sorting is along the last axis, in place.
+        ("array.sort", []) if sortable(dtype) && !readonly => Some(with_this(NONE)),
+        ("array.argsort", []) if sortable(dtype) && ndim == 1 => Some(with_this(c_array(INTP, 1))),
+        ("array.argsort", [kind]) if sortable(dtype) && ndim == 1 && sort_kind(*kind) => {
+            Some(with_this(c_array(INTP, 1)))
+        }
         // A reduction along one axis drops that axis; a 1-d array gives a scalar, as in
         // Numba.
         ("array.sum" | "array.prod" | "array.mean" | "array.min" | "array.max", [axis])
@@ -694,6 +714,33 @@ impl BaseContext {
                     })
                 },
                 "(start, stop), (start, stop, num)",
+            )),
+        );
+        self.register(
+            "numpy.sort",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] => {
+                        let (dtype, ndim, _, _) = array_parts(*x)?;
+                        sortable(dtype)
+                            .then(|| sig("numpy.sort", array(dtype, ndim, Layout::C), vec![*x]))
+                    }
+                    _ => None,
+                },
+                "(array(int or float),)",
+            )),
+        );
+        self.register(
+            "numpy.argsort",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, rest @ ..] => {
+                        let s = array_method("array.argsort", *x, rest)?;
+                        Some(sig("numpy.argsort", s.ret, s.args))
+                    }
+                    _ => None,
+                },
+                "(array(int or float, 1d), kind='quicksort' or 'mergesort')",
             )),
         );
         for name in ["var", "std", "all", "any"] {

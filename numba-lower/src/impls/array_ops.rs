@@ -19,11 +19,11 @@ use crate::model::model_of;
 use crate::registry::{Args, Registry, TypePat};
 use crate::{llvm_err, LowerError, R};
 
-fn is_array(t: TypeId) -> bool {
+pub(super) fn is_array(t: TypeId) -> bool {
     t.is_array()
 }
 
-fn dtype_of(t: TypeId) -> TypeId {
+pub(super) fn dtype_of(t: TypeId) -> TypeId {
     match t.get() {
         Type::Array { dtype, .. } => dtype,
         _ => t,
@@ -160,7 +160,11 @@ pub(crate) fn register(r: &mut Registry) {
     }
 }
 
-fn get_int<'ctx>(lw: &FnLower<'ctx, '_>, arr: StructValue<'ctx>, f: u32) -> R<IntValue<'ctx>> {
+pub(super) fn get_int<'ctx>(
+    lw: &FnLower<'ctx, '_>,
+    arr: StructValue<'ctx>,
+    f: u32,
+) -> R<IntValue<'ctx>> {
     Ok(lw
         .b
         .build_extract_value(arr, f, "")
@@ -168,7 +172,12 @@ fn get_int<'ctx>(lw: &FnLower<'ctx, '_>, arr: StructValue<'ctx>, f: u32) -> R<In
         .into_int_value())
 }
 
-fn dim<'ctx>(lw: &FnLower<'ctx, '_>, arr: StructValue<'ctx>, f: u32, d: u32) -> R<IntValue<'ctx>> {
+pub(super) fn dim<'ctx>(
+    lw: &FnLower<'ctx, '_>,
+    arr: StructValue<'ctx>,
+    f: u32,
+    d: u32,
+) -> R<IntValue<'ctx>> {
     let a =
         lw.b.build_extract_value(arr, f, "")
             .map_err(llvm_err)?
@@ -181,7 +190,7 @@ fn dim<'ctx>(lw: &FnLower<'ctx, '_>, arr: StructValue<'ctx>, f: u32, d: u32) -> 
 }
 
 /// A counted loop `for i in 0..n`, built in two halves around its body.
-struct Loop<'ctx> {
+pub(super) struct Loop<'ctx> {
     phi: PhiValue<'ctx>,
     head: BasicBlock<'ctx>,
     done: BasicBlock<'ctx>,
@@ -189,7 +198,10 @@ struct Loop<'ctx> {
 
 impl<'ctx> Loop<'ctx> {
     /// Start the loop; the builder is left in the body, and the index is returned.
-    fn begin(lw: &mut FnLower<'ctx, '_>, n: IntValue<'ctx>) -> R<(Loop<'ctx>, IntValue<'ctx>)> {
+    pub(super) fn begin(
+        lw: &mut FnLower<'ctx, '_>,
+        n: IntValue<'ctx>,
+    ) -> R<(Loop<'ctx>, IntValue<'ctx>)> {
         let i64t = lw.ctx.i64_type();
         let pre =
             lw.b.get_insert_block()
@@ -212,7 +224,7 @@ impl<'ctx> Loop<'ctx> {
     }
 
     /// Close the loop; the builder is left after it.
-    fn end(self, lw: &mut FnLower<'ctx, '_>) -> R<()> {
+    pub(super) fn end(self, lw: &mut FnLower<'ctx, '_>) -> R<()> {
         let i64t = lw.ctx.i64_type();
         let i = self.phi.as_basic_value().into_int_value();
         let next =
@@ -230,7 +242,7 @@ impl<'ctx> Loop<'ctx> {
 }
 
 /// The address of element `i` (C order over the array's shape).
-fn flat_ptr<'ctx>(
+pub(super) fn flat_ptr<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     t: TypeId,
     arr: StructValue<'ctx>,
@@ -609,7 +621,7 @@ type ElementOp<'f, 'ctx, 'a> =
     &'f mut dyn FnMut(&mut FnLower<'ctx, 'a>, &[Typed<'ctx>]) -> R<Typed<'ctx>>;
 
 /// A new array of type `ret` whose element `i` is `f(element i of each operand)`.
-fn map_elements<'ctx, 'a>(
+pub(super) fn map_elements<'ctx, 'a>(
     lw: &mut FnLower<'ctx, 'a>,
     ret: TypeId,
     operands: &[(TypeId, BasicValueEnum<'ctx>)],
@@ -1506,7 +1518,7 @@ fn reshape<'ctx>(
 }
 
 /// An array struct over `base`'s memory with new dimensions.
-fn rebuild<'ctx>(
+pub(super) fn rebuild<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     base: StructValue<'ctx>,
     shape: &[IntValue<'ctx>],

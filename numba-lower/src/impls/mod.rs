@@ -16,6 +16,7 @@ mod math;
 mod numpy;
 mod optional;
 mod random;
+mod sorting;
 mod tuple;
 
 use numba_typeinfer::ImplKey;
@@ -30,6 +31,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     array_ops::register(r);
     array_ops::register_more(r);
     array_ops::register_predicates(r);
+    sorting::register(r);
     int::register(r);
     float::register(r);
     complex::register(r);

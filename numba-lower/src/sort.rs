@@ -1,0 +1,186 @@
+//! The sort helpers generated code calls for `a.sort()`, `np.sort` and `argsort`: one run of
+//! `n` elements at a byte stride, ordered as NumPy orders them (NaN last). Rust's own sorts
+//! do the work: pattern-defeating quicksort for values, a stable merge sort for indices (a
+//! stable order is a valid `quicksort` result and is exactly `mergesort`'s).
+
+use std::cmp::Ordering;
+
+/// Element kinds, as the lowering passes them (`dtype_code`).
+#[derive(Clone, Copy)]
+#[repr(i32)]
+pub enum SortKind {
+    Bool = 0,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+}
+
+impl SortKind {
+    fn from_code(code: i32) -> Option<SortKind> {
+        use SortKind::*;
+        [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64]
+            .get(usize::try_from(code).ok()?)
+            .copied()
+    }
+}
+
+/// Total order with NaN after every number, as NumPy sorts floats.
+trait Key: Copy {
+    fn order(a: &Self, b: &Self) -> Ordering;
+}
+
+macro_rules! int_key {
+    ($($t:ty),*) => {$(
+        impl Key for $t {
+            fn order(a: &Self, b: &Self) -> Ordering {
+                a.cmp(b)
+            }
+        }
+    )*};
+}
+int_key!(u8, i8, i16, i32, i64, u16, u32, u64);
+
+macro_rules! float_key {
+    ($($t:ty),*) => {$(
+        impl Key for $t {
+            fn order(a: &Self, b: &Self) -> Ordering {
+                match (a.is_nan(), b.is_nan()) {
+                    (false, false) => a.partial_cmp(b).unwrap_or(Ordering::Equal),
+                    (x, y) => x.cmp(&y),
+                }
+            }
+        }
+    )*};
+}
+float_key!(f32, f64);
+
+/// # Safety
+/// `data + i * stride` for `i < n` must be valid, aligned `T`s.
+unsafe fn gather<T: Key>(data: *const u8, n: usize, stride: isize) -> Vec<T> {
+    (0..n)
+        // SAFETY: guaranteed by the caller.
+        .map(|i| unsafe { data.offset(i as isize * stride).cast::<T>().read() })
+        .collect()
+}
+
+/// # Safety
+/// As for [`gather`], and the elements must be writable.
+unsafe fn sort_run<T: Key>(data: *mut u8, n: usize, stride: isize) {
+    if stride == std::mem::size_of::<T>() as isize {
+        // SAFETY: a contiguous run of n valid Ts.
+        let run = unsafe { std::slice::from_raw_parts_mut(data.cast::<T>(), n) };
+        run.sort_unstable_by(T::order);
+        return;
+    }
+    // SAFETY: guaranteed by the caller.
+    let mut v = unsafe { gather::<T>(data, n, stride) };
+    v.sort_unstable_by(T::order);
+    for (i, x) in v.into_iter().enumerate() {
+        // SAFETY: guaranteed by the caller.
+        unsafe { data.offset(i as isize * stride).cast::<T>().write(x) };
+    }
+}
+
+/// # Safety
+/// As for [`gather`]; `out` holds `n` writable `i64`s.
+unsafe fn argsort_run<T: Key>(data: *const u8, n: usize, stride: isize, out: *mut i64) {
+    // SAFETY: guaranteed by the caller.
+    let v = unsafe { gather::<T>(data, n, stride) };
+    let mut idx: Vec<i64> = (0..n as i64).collect();
+    idx.sort_by(|&a, &b| T::order(&v[a as usize], &v[b as usize]));
+    // SAFETY: out holds n i64s.
+    unsafe { std::ptr::copy_nonoverlapping(idx.as_ptr(), out, n) };
+}
+
+macro_rules! dispatch {
+    ($code:expr, $f:ident, $($arg:expr),*) => {
+        match SortKind::from_code($code) {
+            Some(SortKind::Bool | SortKind::U8) => $f::<u8>($($arg),*),
+            Some(SortKind::I8) => $f::<i8>($($arg),*),
+            Some(SortKind::I16) => $f::<i16>($($arg),*),
+            Some(SortKind::I32) => $f::<i32>($($arg),*),
+            Some(SortKind::I64) => $f::<i64>($($arg),*),
+            Some(SortKind::U16) => $f::<u16>($($arg),*),
+            Some(SortKind::U32) => $f::<u32>($($arg),*),
+            Some(SortKind::U64) => $f::<u64>($($arg),*),
+            Some(SortKind::F32) => $f::<f32>($($arg),*),
+            Some(SortKind::F64) => $f::<f64>($($arg),*),
+            // The lowering only passes the codes above.
+            None => {}
+        }
+    };
+}
+
+/// Sort `n` elements of kind `code` at `data`, `stride` bytes apart, in place.
+///
+/// # Safety
+/// `data + i * stride` for `i < n` must be valid, aligned, writable elements of that kind.
+pub unsafe extern "C" fn numba_rs_sort(data: *mut u8, n: i64, stride: i64, code: i32) {
+    let n = usize::try_from(n).unwrap_or(0);
+    // SAFETY: guaranteed by the caller.
+    unsafe { dispatch!(code, sort_run, data, n, stride as isize) }
+}
+
+/// Write into `out` the indices that would sort the run (stable).
+///
+/// # Safety
+/// As for [`numba_rs_sort`] (read only); `out` holds `n` writable `i64`s.
+pub unsafe extern "C" fn numba_rs_argsort(
+    data: *const u8,
+    n: i64,
+    stride: i64,
+    code: i32,
+    out: *mut i64,
+) {
+    let n = usize::try_from(n).unwrap_or(0);
+    // SAFETY: guaranteed by the caller.
+    unsafe { dispatch!(code, argsort_run, data, n, stride as isize, out) }
+}
+
+/// The helpers by symbol name, with their addresses.
+pub fn symbols() -> Vec<(&'static str, usize)> {
+    vec![
+        ("numba_rs_sort", numba_rs_sort as *const () as usize),
+        ("numba_rs_argsort", numba_rs_argsort as *const () as usize),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_sort_with_nan_last_at_any_stride() {
+        // Every other element of 6: [3, nan, -1, 2] (hand-checked order: -1, 2, 3, nan).
+        let mut buf = [3.0f64, 9.0, f64::NAN, 9.0, -1.0, 9.0, 2.0, 9.0];
+        // SAFETY: 4 elements 16 bytes apart inside buf.
+        unsafe { numba_rs_sort(buf.as_mut_ptr().cast(), 4, 16, SortKind::F64 as i32) };
+        assert_eq!([buf[0], buf[2], buf[4]], [-1.0, 2.0, 3.0]);
+        assert!(buf[6].is_nan());
+        assert!(buf.iter().skip(1).step_by(2).all(|&x| x == 9.0));
+    }
+
+    #[test]
+    fn argsort_is_stable() {
+        let keys = [2i32, 1, 2, 0, 1];
+        let mut out = [0i64; 5];
+        // SAFETY: 5 contiguous i32s; out holds 5 i64s.
+        unsafe {
+            numba_rs_argsort(
+                keys.as_ptr().cast(),
+                5,
+                4,
+                SortKind::I32 as i32,
+                out.as_mut_ptr(),
+            )
+        };
+        assert_eq!(out, [3, 1, 4, 0, 2]);
+    }
+}
