@@ -66,6 +66,7 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
         .chain(crate::runtime::symbols())
         .chain(crate::random::symbols())
         .chain(crate::sort::symbols())
+        .chain(crate::blas::symbols())
     {
         if let Some(f) = module.get_function(name) {
             engine.add_global_mapping(&f, addr);

@@ -16,7 +16,9 @@
 //!
 //! [`ImplKey`]: numba_typeinfer::ImplKey
 
+pub mod blas;
 pub mod callconv;
+
 mod cast;
 mod codegen;
 mod exceptions;

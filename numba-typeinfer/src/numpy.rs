@@ -238,6 +238,10 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
                 },
             ))
         }
+        // Complex numbers have no order (NumPy's lexicographic one is not Numba's).
+        ("array.min" | "array.max" | "array.argmin" | "array.argmax", _) if dtype.is_complex() => {
+            None
+        }
         ("array.min" | "array.max", []) => Some(with_this(dtype)),
         // Sorting is along the last axis, in place.
         ("array.sort", []) if sortable(dtype) && !readonly => Some(with_this(NONE)),
@@ -622,6 +626,11 @@ impl BaseContext {
                     move |a: &[TypeId]| match a {
                         [x, y] => {
                             let d = ufunc_loop(element(*x)?, element(*y)?)?;
+                            if d.is_complex()
+                                && matches!(name, "minimum" | "maximum" | "arctan2" | "hypot")
+                            {
+                                return None;
+                            }
                             let d = match name {
                                 "arctan2" | "divide" | "true_divide" | "hypot" => float_result(d),
                                 _ => d,
@@ -686,8 +695,12 @@ impl BaseContext {
                 |a: &[TypeId]| match a {
                     [x, lo, hi] if x.is_array() => {
                         let d = element(*x)?;
-                        element(*lo)?;
-                        element(*hi)?;
+                        if [d, element(*lo)?, element(*hi)?]
+                            .iter()
+                            .any(|t| t.is_complex())
+                        {
+                            return None;
+                        }
                         let args: Vec<TypeId> = a.iter().map(|t| t.unliteral()).collect();
                         Some(sig("numpy.clip", broadcast(&args, d), args.clone()))
                     }

@@ -272,3 +272,26 @@ def test_reduction_axis_out_of_bounds_is_value_error():
         njit(lambda a: np.sum(a, -3))(np.ones((2, 2)))
     with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
         njit(lambda a: a.max(axis=1))(np.ones((2, 0)))
+
+
+def complex_means(a):
+    return a.mean(), np.mean(a), a.mean(axis=0), np.mean(a, axis=1), a.sum(axis=1)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_means_and_sums(dtype):
+    rng = np.random.default_rng(5)
+    a = (rng.random((3, 4)) + 1j * rng.random((3, 4))).astype(dtype)
+    for x in (a, a.T, a[:, ::2]):
+        for g, e in zip(njit(complex_means)(x), complex_means(x)):
+            np.testing.assert_allclose(g, e, rtol=1e-5)
+
+
+def test_complex_orderings_are_typing_errors():
+    from numba_rs.errors import TypingError
+
+    a = np.array([1 + 2j, 3 - 1j])
+    for f in (lambda a: a.min(), lambda a: a.argmax(), lambda a: np.maximum(a, a),
+              lambda a: np.clip(a, 0, 1)):
+        with pytest.raises(TypingError):
+            njit(f)(a)

@@ -936,14 +936,43 @@ fn reduce<'ctx>(
             .map_err(llvm_err)?;
     if name == "mean" {
         // NumPy's mean of nothing is nan (0 / 0), not an error.
-        let count = lw.cast(n.into(), INT64, FLOAT64)?.into_float_value();
-        let total = lw.cast(total, acc_t, FLOAT64)?.into_float_value();
-        let m =
-            lw.b.build_float_div(total, count, "mean")
-                .map_err(llvm_err)?;
-        return lw.cast(m.into(), FLOAT64, sig.ret);
+        let m = mean_of(lw, total, acc_t, n)?;
+        return lw.cast(m, acc_t, sig.ret);
     }
     Ok(total)
+}
+
+/// `total / count` in the accumulator's type (float or complex), with IEEE division as
+/// NumPy has it: the mean of nothing is nan, not a ZeroDivisionError.
+fn mean_of<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    total: BasicValueEnum<'ctx>,
+    acc_t: TypeId,
+    count: IntValue<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    if acc_t.is_complex() {
+        let part = if acc_t == COMPLEX64 { FLOAT32 } else { FLOAT64 };
+        let count = lw.cast(count.into(), INT64, part)?.into_float_value();
+        let mut out = total.into_struct_value();
+        for i in 0..2 {
+            let x =
+                lw.b.build_extract_value(out, i, "")
+                    .map_err(llvm_err)?
+                    .into_float_value();
+            let q = lw.b.build_float_div(x, count, "mean").map_err(llvm_err)?;
+            out =
+                lw.b.build_insert_value(out, q, i, "")
+                    .map_err(llvm_err)?
+                    .into_struct_value();
+        }
+        return Ok(out.into());
+    }
+    let count = lw.cast(count.into(), INT64, FLOAT64)?.into_float_value();
+    let total = lw.cast(total, acc_t, FLOAT64)?.into_float_value();
+    let m =
+        lw.b.build_float_div(total, count, "mean")
+            .map_err(llvm_err)?;
+    lw.cast(m.into(), FLOAT64, acc_t)
 }
 
 /// One step of a reduction: `acc (op) x`, both already in the accumulator's type.
@@ -1091,10 +1120,7 @@ fn reduce_axis<'ctx>(
             if name != "mean" {
                 return Ok(total);
             }
-            let count = lw.cast(len.into(), INT64, FLOAT64)?.into_float_value();
-            let sum = lw.cast(total, acc_t, FLOAT64)?.into_float_value();
-            let m = lw.b.build_float_div(sum, count, "mean").map_err(llvm_err)?;
-            lw.cast(m.into(), FLOAT64, acc_t)
+            mean_of(lw, total, acc_t, len)
         };
     // Walk memory in order: along the axis innermost when its stride is the smallest (row
     // sums of a C array), else over the result innermost, accumulating in place (column

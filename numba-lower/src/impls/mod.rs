@@ -12,6 +12,7 @@ mod eh;
 pub(crate) mod float;
 mod int;
 mod iter;
+mod linalg;
 mod math;
 mod numpy;
 mod optional;
@@ -32,6 +33,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     array_ops::register_more(r);
     array_ops::register_predicates(r);
     sorting::register(r);
+    linalg::register(r);
     int::register(r);
     float::register(r);
     complex::register(r);
