@@ -51,6 +51,21 @@ pub fn optimise(module: &Module<'_>, machine: &TargetMachine) -> R<()> {
     module.verify().map_err(|e| {
         LowerError::Llvm(format!("{}\n{}", e.to_string(), module.print_to_string()))
     })?;
+    // MCJIT builds its own target machine for a generic CPU; these attributes make its
+    // code generator use the host's features (AVX and so on) that the optimiser assumed.
+    let ctx = module.get_context();
+    let cpu = machine.get_cpu().to_string_lossy().into_owned();
+    let features = machine.get_feature_string().to_string_lossy().into_owned();
+    for f in module.get_functions() {
+        if f.count_basic_blocks() > 0 {
+            for (key, value) in [("target-cpu", &cpu), ("target-features", &features)] {
+                f.add_attribute(
+                    inkwell::attributes::AttributeLoc::Function,
+                    ctx.create_string_attribute(key, value),
+                );
+            }
+        }
+    }
     module
         .run_passes("default<O3>", machine, PassBuilderOptions::create())
         .map_err(|e| LowerError::Llvm(e.to_string()))
