@@ -169,11 +169,13 @@ fn bind_call(
 
 /// Positional arguments then keywords, placed by parameter name; keywords must follow the
 /// positional ones without gaps (what Numba's templates accept).
+/// Skipped parameters before the last one given take `default(name)`.
 fn bind_keywords(
     args: &[VarId],
     kws: &[(String, VarId)],
     params: &[&str],
-) -> Result<Vec<VarId>, String> {
+    default: impl Fn(&str) -> Option<numba_bytecode::Constant>,
+) -> Result<Vec<BoundArg>, String> {
     let mut slots: Vec<Option<VarId>> = args.iter().map(|&a| Some(a)).collect();
     for (name, v) in kws {
         let pos = params
@@ -191,7 +193,12 @@ fn bind_keywords(
     slots
         .into_iter()
         .enumerate()
-        .map(|(i, s)| s.ok_or_else(|| format!("missing argument '{}'", params[i])))
+        .map(|(i, s)| match s {
+            Some(v) => Ok(BoundArg::Var(v)),
+            None => default(params[i])
+                .map(BoundArg::Const)
+                .ok_or_else(|| format!("missing argument '{}'", params[i])),
+        })
         .collect()
 }
 
@@ -565,14 +572,26 @@ impl Engine<'_> {
                             line,
                         });
                     };
-                    match bind_keywords(args, kws, params) {
-                        Ok(a) => {
+                    let key = match ft.get() {
+                        Type::Function(k) | Type::BoundFunction { key: k, .. } => k,
+                        _ => String::new(),
+                    };
+                    match bind_keywords(args, kws, params, |p| {
+                        crate::numpy::param_default(&key, p)
+                    }) {
+                        Ok(bound) => {
                             // Lowering passes them in parameter order too.
-                            let bound: Vec<BoundArg> = a.iter().map(|&v| BoundArg::Var(v)).collect();
+                            let vars = bound
+                                .iter()
+                                .filter_map(|b| match b {
+                                    BoundArg::Var(v) => Some(*v),
+                                    BoundArg::Const(_) => None,
+                                })
+                                .collect();
                             if self.call_args.get(&id) != Some(&bound) {
                                 self.call_args.insert(id, bound);
                             }
-                            a
+                            vars
                         }
                         Err(m) => return Err(TypingError::Typing { message: m, line }),
                     }

@@ -24,9 +24,21 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.sum" | "numpy.prod" | "numpy.mean" | "numpy.min" | "numpy.max" => &["a", "axis"],
         "array.sum" | "array.prod" | "array.mean" | "array.min" | "array.max" => &["axis"],
         "numpy.argsort" => &["a", "kind"],
+        "numpy.identity" => &["n", "dtype"],
+        "numpy.eye" => &["N", "M", "k", "dtype"],
         "array.argsort" => &["kind"],
         _ => return None,
     })
+}
+
+/// The default of a parameter that keywords may skip over (`np.eye(3, dtype=...)`).
+pub fn param_default(key: &str, param: &str) -> Option<numba_bytecode::Constant> {
+    use numba_bytecode::Constant;
+    match (key, param) {
+        ("numpy.eye", "M") => Some(Constant::None),
+        ("numpy.eye", "k") => Some(Constant::Int(0)),
+        _ => None,
+    }
 }
 
 /// The dtype names `numpy` exposes as number classes (`np.float64(x)`, `dtype=np.int32`).
@@ -500,6 +512,50 @@ impl BaseContext {
                 )),
             );
         }
+        self.register(
+            "numpy.identity",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    let dtype = match a {
+                        [n] if n.unliteral().is_integer() => FLOAT64,
+                        [n, d] if n.unliteral().is_integer() => dtype_arg(*d)?,
+                        _ => return None,
+                    };
+                    let args: Vec<TypeId> = a.iter().map(|t| t.unliteral()).collect();
+                    Some(sig("numpy.identity", array(dtype, 2, Layout::C), args))
+                },
+                "(n,), (n, dtype)",
+            )),
+        );
+        self.register(
+            "numpy.eye",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    let int = |t: &TypeId| t.unliteral().is_integer();
+                    let (n, rest) = a.split_first()?;
+                    if !int(n) || a.len() > 4 {
+                        return None;
+                    }
+                    if let Some(m) = rest.first() {
+                        if !(int(m) || *m == NONE) {
+                            return None;
+                        }
+                    }
+                    if let Some(k) = rest.get(1) {
+                        if !int(k) {
+                            return None;
+                        }
+                    }
+                    let dtype = match rest.get(2) {
+                        Some(d) => dtype_arg(*d)?,
+                        None => FLOAT64,
+                    };
+                    let args: Vec<TypeId> = a.iter().map(|t| t.unliteral()).collect();
+                    Some(sig("numpy.eye", array(dtype, 2, Layout::C), args))
+                },
+                "(N, M=None, k=0, dtype=float)",
+            )),
+        );
         self.register(
             "numpy.full",
             Box::new(FnTemplate(

@@ -295,3 +295,14 @@ def test_complex_orderings_are_typing_errors():
               lambda a: np.clip(a, 0, 1)):
         with pytest.raises(TypingError):
             njit(f)(a)
+
+
+def identities(n):
+    return (np.eye(n), np.eye(n, n + 2), np.eye(n, 3, 1), np.eye(n, 4, -2), np.identity(n),
+            np.eye(n, dtype=np.int32), np.identity(n, np.uint8), np.eye(n, k=1),
+            np.eye(N=n, M=2, k=-1, dtype=np.float32))
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_eye_and_identity(n):
+    close(njit(identities)(n), identities(n))

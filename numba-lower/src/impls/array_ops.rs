@@ -1227,6 +1227,9 @@ pub(crate) fn register_more(r: &mut Registry) {
         r.register(f(k), Args::Variadic(TypePat::Any), like);
     }
     r.register(f("numpy.arange"), Args::Variadic(TypePat::Number), arange);
+    for k in ["numpy.eye", "numpy.identity"] {
+        r.register(f(k), Args::Variadic(TypePat::Any), eye);
+    }
     r.register(
         f("array.fill"),
         Args::Exact(vec![array(), TypePat::Number]),
@@ -1329,6 +1332,53 @@ fn like<'ctx>(
         "ones_like" => fill_all(lw, sig.ret, out, i64t.const_int(1, false).into(), INT64)?,
         _ => {}
     }
+    Ok(out.into())
+}
+
+/// `np.eye(N, M=None, k=0)` / `np.identity(n)`: ones on the k-th diagonal, zeros elsewhere.
+fn eye<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let int = |lw: &mut FnLower<'ctx, '_>, i: usize| -> R<Option<IntValue<'ctx>>> {
+        match (a.get(i), sig.args.get(i)) {
+            (Some(v), Some(&t)) if t.is_integer() => {
+                Ok(Some(lw.cast(*v, t, INT64)?.into_int_value()))
+            }
+            _ => Ok(None),
+        }
+    };
+    let n = int(lw, 0)?.ok_or_else(|| lw.unsupported("np.eye without a size"))?;
+    let is_eye = key_name(sig) == "eye";
+    let m = if is_eye { int(lw, 1)? } else { None }.unwrap_or(n);
+    let k = if is_eye { int(lw, 2)? } else { None }.unwrap_or(i64t.const_zero());
+    let out = allocate(lw, sig.ret, &[n, m])?;
+    fill_all(lw, sig.ret, out, i64t.const_zero().into(), INT64)?;
+    let one = lw.cast(i64t.const_int(1, false).into(), INT64, dtype_of(sig.ret))?;
+    // Row i holds its one at column i + k, when that column exists.
+    let (lp, i) = Loop::begin(lw, n)?;
+    let j = lw.b.build_int_add(i, k, "").map_err(llvm_err)?;
+    let lo =
+        lw.b.build_int_compare(IntPredicate::SGE, j, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    let hi =
+        lw.b.build_int_compare(IntPredicate::SLT, j, m, "")
+            .map_err(llvm_err)?;
+    let inside = lw.b.build_and(lo, hi, "").map_err(llvm_err)?;
+    let set = lw.new_block("eye.set");
+    let next = lw.new_block("eye.next");
+    lw.b.build_conditional_branch(inside, set, next)
+        .map_err(llvm_err)?;
+    lw.b.position_at_end(set);
+    let row = lw.b.build_int_mul(i, m, "").map_err(llvm_err)?;
+    let at = lw.b.build_int_add(row, j, "").map_err(llvm_err)?;
+    let p = flat_ptr(lw, sig.ret, out, at)?;
+    store_elem(lw, dtype_of(sig.ret), p, one)?;
+    lw.b.build_unconditional_branch(next).map_err(llvm_err)?;
+    lw.b.position_at_end(next);
+    lp.end(lw)?;
     Ok(out.into())
 }
 
