@@ -192,6 +192,7 @@ pub const ARRAY_METHODS: &[&str] = &[
     "any",
     "sort",
     "argsort",
+    "item",
 ];
 
 /// Dtypes the sort helpers order (NumPy's order, NaN last).
@@ -222,6 +223,13 @@ pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
             readonly,
         }),
         "real" if !dtype.is_complex() => this,
+        // A complex array's parts are strided views of its memory.
+        "real" | "imag" if dtype.is_complex() => intern(Type::Array {
+            dtype: if dtype == COMPLEX64 { FLOAT32 } else { FLOAT64 },
+            ndim,
+            layout: Layout::A,
+            readonly,
+        }),
         m if ARRAY_METHODS.contains(&m) => intern(Type::BoundFunction {
             key: format!("array.{attr}"),
             this,
@@ -255,6 +263,7 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
             None
         }
         ("array.min" | "array.max", []) => Some(with_this(dtype)),
+        ("array.item", []) => Some(with_this(dtype)),
         // Sorting is along the last axis, in place.
         ("array.sort", []) if sortable(dtype) && !readonly => Some(with_this(NONE)),
         ("array.argsort", []) if sortable(dtype) && ndim == 1 => Some(with_this(c_array(INTP, 1))),

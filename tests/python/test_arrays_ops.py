@@ -306,3 +306,32 @@ def identities(n):
 @pytest.mark.parametrize("n", [0, 1, 4])
 def test_eye_and_identity(n):
     close(njit(identities)(n), identities(n))
+
+
+def parts(a):
+    return a.real.copy(), a.imag.copy(), a.real.sum(), a.T.imag, a.real + a.imag
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_real_and_imag_are_views_of_complex_arrays(dtype):
+    a = (np.arange(6) + 1j * np.arange(6, 12)).astype(dtype).reshape(2, 3)
+    for x in (a, a[:, ::2], np.asfortranarray(a)):
+        close(njit(parts)(x), parts(x))
+
+    def write(a):
+        a.imag[:] = 5.0
+        a.real[0, 0] = -1.0
+
+    got, expected = a.copy(), a.copy()
+    njit(write)(got)
+    write(expected)
+    np.testing.assert_array_equal(got, expected)
+    x = np.arange(3.0)
+    assert njit(lambda x: x.real)(x) is x
+
+
+def test_item():
+    assert njit(lambda a: a.item())(np.array([[2.5]])) == 2.5
+    assert njit(lambda a: a.item())(np.array([7], dtype=np.int8)) == 7
+    with pytest.raises(ValueError, match="size 1"):
+        njit(lambda a: a.item())(np.ones(2))

@@ -1250,6 +1250,24 @@ pub(crate) fn register_more(r: &mut Registry) {
         transpose,
     );
     r.register(f("array.transpose"), Args::Exact(vec![array()]), transpose);
+    r.register(f("array.item"), Args::Exact(vec![array()]), item);
+    // A real array is its own real part (borrowed, like every attribute).
+    r.register(
+        ImplKey::GetAttr("real".into()),
+        Args::Exact(vec![TypePat::Pred(|t| {
+            is_array(t) && !dtype_of(t).is_complex()
+        })]),
+        |_, _, a| Ok(a[0]),
+    );
+    for part in ["real", "imag"] {
+        r.register(
+            ImplKey::GetAttr(part.into()),
+            Args::Exact(vec![TypePat::Pred(|t| {
+                is_array(t) && dtype_of(t).is_complex()
+            })]),
+            complex_part,
+        );
+    }
     for k in ["array.argmin", "array.argmax"] {
         r.register(f(k), Args::Exact(vec![array()]), argminmax);
     }
@@ -1658,6 +1676,68 @@ fn transpose<'ctx>(
     // `a.transpose()` is a call (a new reference); `a.T` an attribute (borrowed).
     if matches!(sig.key, ImplKey::Function(_)) {
         lw.incref(sig.ret, out.into())?;
+    }
+    Ok(out.into())
+}
+
+/// `a.item()`: the one element of a size-1 array.
+fn item<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let arr = a[0].into_struct_value();
+    let n = get_int(lw, arr, field::NITEMS)?;
+    let i64t = lw.ctx.i64_type();
+    let bad =
+        lw.b.build_int_compare(IntPredicate::NE, n, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(
+        bad,
+        "ValueError",
+        &["item(): can only convert an array of size 1 to a Python scalar"],
+    )?;
+    let p = flat_ptr(lw, t, arr, i64t.const_zero())?;
+    load_elem(lw, dtype_of(t), p)
+}
+
+/// `a.real` / `a.imag` of a complex array: a view of one part of each element (same
+/// shape and byte strides, half the item size, the imaginary part one float further on).
+/// Borrowed, like every attribute.
+fn complex_part<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let arr = a[0].into_struct_value();
+    let n = ndim(t);
+    let shape = shape_of(lw, t, arr)?;
+    let strides: Vec<IntValue> = (0..n)
+        .map(|d| dim(lw, arr, field::STRIDES, d))
+        .collect::<R<_>>()?;
+    let mut out = rebuild(lw, arr, &shape, &strides)?;
+    let part = if dtype_of(t) == COMPLEX64 { 4 } else { 8 };
+    let i64t = lw.ctx.i64_type();
+    out =
+        lw.b.build_insert_value(out, i64t.const_int(part, false), field::ITEMSIZE, "")
+            .map_err(llvm_err)?
+            .into_struct_value();
+    if matches!(&sig.key, ImplKey::GetAttr(k) if k == "imag") {
+        let data =
+            lw.b.build_extract_value(arr, field::DATA, "")
+                .map_err(llvm_err)?
+                .into_pointer_value();
+        // SAFETY (of the generated code): the imaginary part lies inside each element.
+        let moved = unsafe {
+            lw.b.build_gep(lw.ctx.i8_type(), data, &[i64t.const_int(part, false)], "")
+                .map_err(llvm_err)?
+        };
+        out =
+            lw.b.build_insert_value(out, moved, field::DATA, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
     }
     Ok(out.into())
 }
