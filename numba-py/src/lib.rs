@@ -71,6 +71,16 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             return mk(GlobalKind::NamedTupleClass { name, key, fields });
         }
     }
+    // A dtype object (`np.dtype('int32')`) stands for its scalar type.
+    if let Ok(np) = py.import("numpy") {
+        if value.is_instance(&np.getattr("dtype")?)? {
+            let name: String = value.getattr("type")?.getattr("__name__")?.extract()?;
+            return mk(GlobalKind::ModuleFunction {
+                module: "numpy".into(),
+                name,
+            });
+        }
+    }
     let exc_base = builtins.getattr("BaseException")?;
     if let Ok(name) = value
         .getattr("__name__")
@@ -105,6 +115,18 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             };
             if m == "math" || m == "cmath" || m == "random" || m == "operator" {
                 return mk(GlobalKind::ModuleFunction { module: m, name });
+            }
+        }
+        // A NumPy function or dtype class bound to a name (`pyfunc = np.empty`): the
+        // module attribute it is, found by identity (NumPy's `__module__`s vary).
+        for module in ["numpy", "numpy.random"] {
+            if let Ok(m) = py.import(module) {
+                if m.getattr(name.as_str()).is_ok_and(|v| v.is(value)) {
+                    return mk(GlobalKind::ModuleFunction {
+                        module: module.to_string(),
+                        name,
+                    });
+                }
             }
         }
     }

@@ -407,8 +407,11 @@ impl TypingContext for BaseContext {
             GlobalKind::Module(m) => Ok(intern(Type::Module(m.clone()))),
             GlobalKind::ModuleFunction { module, name } => {
                 let key = format!("{module}.{name}");
+                let dtype = crate::numpy::DTYPE_NAMES.iter().find(|(n, _)| n == name);
                 if self.functions.contains_key(&key) {
                     Ok(intern(Type::Function(key)))
+                } else if let (Some((_, d)), "numpy") = (dtype, module.as_str()) {
+                    Ok(intern(Type::NumberClass(*d)))
                 } else {
                     Err(format!("Untyped global name '{name}': {module}.{name} is not supported"))
                 }

@@ -44,6 +44,7 @@ pub fn param_default(key: &str, param: &str) -> Option<numba_bytecode::Constant>
 /// The dtype names `numpy` exposes as number classes (`np.float64(x)`, `dtype=np.int32`).
 pub const DTYPE_NAMES: &[(&str, TypeId)] = &[
     ("bool_", BOOLEAN),
+    ("bool", BOOLEAN),
     ("int8", INT8),
     ("int16", INT16),
     ("int32", INT32),
@@ -164,6 +165,8 @@ fn shape_rank(t: TypeId) -> Option<u32> {
 fn dtype_arg(t: TypeId) -> Option<TypeId> {
     match t.get() {
         Type::NumberClass(d) | Type::DType(d) => Some(d),
+        // `dtype='int32'`, as Numba accepts a constant string.
+        Type::StringLiteral(s) => DTYPE_NAMES.iter().find(|(n, _)| *n == s).map(|(_, d)| *d),
         _ => None,
     }
 }

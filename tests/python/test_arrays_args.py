@@ -208,6 +208,31 @@ def test_negative_dimension_is_value_error():
         njit(make_filled)(-1)
 
 
+@pytest.mark.parametrize("shape", [(1 << 62,), (1 << 56, 64), (1 << 40, 1 << 40, 0)], ids=str)
+def test_a_size_that_overflows_is_value_error_not_a_crash(shape):
+    # As Numba: the byte size is checked for overflow before allocating.
+    with pytest.raises(ValueError, match="array is too big"):
+        njit(lambda s: np.empty(s, np.int64))(shape)
+
+
+EMPTY = np.empty
+INT32 = np.dtype("int32")
+F32 = np.float32
+
+
+def test_numpy_functions_and_dtypes_bound_to_names():
+    def make(n):
+        return EMPTY(n).shape, np.zeros(n, INT32), np.ones(n, "uint8"), np.full(n, 2, F32), \
+            np.zeros_like(np.ones(n), dtype="int16")
+
+    got, expected = njit(make)(3), make(3)
+    assert got[0] == expected[0]
+    for g, e in zip(got[1:], expected[1:]):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+
+
+
 def read_at(a, i):
     return a[i]
 

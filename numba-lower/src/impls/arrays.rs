@@ -420,16 +420,42 @@ pub(crate) fn allocate<'ctx>(
     let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
     let size = i64t.const_int(itemsize(dtype), false);
     let mut nitems = i64t.const_int(1, false);
+    // Sizes multiply with overflow checks: a wrapped size would allocate too little.
+    let umul = lw.intrinsic("llvm.umul.with.overflow", &[i64t.into()])?;
+    let mut overflow = lw.ctx.bool_type().const_zero();
+    let mut mul = |lw: &mut FnLower<'ctx, '_>, x: IntValue<'ctx>, y: IntValue<'ctx>| {
+        let r = lw
+            .call_value(umul, &[x.into(), y.into()])?
+            .into_struct_value();
+        let v =
+            lw.b.build_extract_value(r, 0, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        let o =
+            lw.b.build_extract_value(r, 1, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        overflow = lw.b.build_or(overflow, o, "").map_err(llvm_err)?;
+        Ok::<_, crate::LowerError>(v)
+    };
     for &d in dims {
         let neg =
             lw.b.build_int_compare(IntPredicate::SLT, d, i64t.const_zero(), "")
                 .map_err(llvm_err)?;
-        lw.raise_const_if(neg, "ValueError", &["negative dimensions are not allowed"])?;
-        nitems = lw.b.build_int_mul(nitems, d, "").map_err(llvm_err)?;
+        lw.raise_const_if(neg, "ValueError", &["negative dimensions not allowed"])?;
+        nitems = mul(lw, nitems, d)?;
     }
-    let nbytes =
-        lw.b.build_int_mul(nitems, size, "nbytes")
+    let nbytes = mul(lw, nitems, size)?;
+    // Beyond isize::MAX bytes is too big as well, as NumPy has it.
+    let negative =
+        lw.b.build_int_compare(IntPredicate::SLT, nbytes, i64t.const_zero(), "")
             .map_err(llvm_err)?;
+    let too_big = lw.b.build_or(overflow, negative, "").map_err(llvm_err)?;
+    lw.raise_const_if(
+        too_big,
+        "ValueError",
+        &["array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size."],
+    )?;
     let alloc = lw.runtime_fn(
         "NRT_MemInfo_alloc",
         ptr.fn_type(&[i64t.into(), i64t.into()], false),
