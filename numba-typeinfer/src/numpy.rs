@@ -18,6 +18,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.empty" | "numpy.zeros" | "numpy.ones" => &["shape", "dtype"],
         "numpy.full" => &["shape", "fill_value", "dtype"],
         "numpy.empty_like" | "numpy.zeros_like" | "numpy.ones_like" => &["a", "dtype"],
+        "numpy.full_like" => &["a", "fill_value", "dtype"],
         "numpy.arange" => &["start", "stop", "step"],
         "numpy.linspace" => &["start", "stop", "num"],
         "numpy.dot" => &["a", "b"],
@@ -605,6 +606,29 @@ impl BaseContext {
                 )),
             );
         }
+        self.register(
+            "numpy.full_like",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    let (arr, v, dtype) = match a {
+                        [x, v] => (*x, *v, None),
+                        [x, v, d] => (*x, *v, Some(dtype_arg(*d)?)),
+                        _ => return None,
+                    };
+                    let (d, n, l, _) = array_parts(arr)?;
+                    element(v)?;
+                    let l = if l == Layout::A { Layout::C } else { l };
+                    let mut args = a.to_vec();
+                    args[1] = v.unliteral();
+                    Some(sig(
+                        "numpy.full_like",
+                        array(dtype.unwrap_or(d), n, l),
+                        args,
+                    ))
+                },
+                "(array, fill_value), (array, fill_value, dtype)",
+            )),
+        );
         self.register(
             "numpy.arange",
             Box::new(FnTemplate(

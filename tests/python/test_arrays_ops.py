@@ -335,3 +335,20 @@ def test_item():
     assert njit(lambda a: a.item())(np.array([7], dtype=np.int8)) == 7
     with pytest.raises(ValueError, match="size 1"):
         njit(lambda a: a.item())(np.ones(2))
+
+
+def like_and_write(a):
+    z = np.zeros_like(a)
+    z[0, 1] = 5.0
+    z[1, 2] = 7.0
+    return (z, np.full_like(a, 2.5), np.full_like(a, 3, np.int32),
+            np.full_like(a, fill_value=1.5, dtype="float32"), np.empty_like(a).shape)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A"])
+def test_like_functions_keep_layout_and_index_correctly(order):
+    a = np.arange(12.0).reshape(3, 4)
+    a = {"C": a, "F": np.asfortranarray(a), "A": a[:, ::-1]}[order]
+    got, expected = njit(like_and_write)(a), like_and_write(a)
+    close(got, expected)
+    assert got[0].flags.f_contiguous == expected[0].flags.f_contiguous

@@ -1223,7 +1223,12 @@ pub(crate) fn register_more(r: &mut Registry) {
     let array = || TypePat::Pred(is_array);
     let f = |k: &str| ImplKey::Function(k.into());
     r.register(f("numpy.full"), Args::Variadic(TypePat::Any), full);
-    for k in ["numpy.empty_like", "numpy.zeros_like", "numpy.ones_like"] {
+    for k in [
+        "numpy.empty_like",
+        "numpy.zeros_like",
+        "numpy.ones_like",
+        "numpy.full_like",
+    ] {
         r.register(f(k), Args::Variadic(TypePat::Any), like);
     }
     r.register(f("numpy.arange"), Args::Variadic(TypePat::Number), arange);
@@ -1348,6 +1353,7 @@ fn like<'ctx>(
     match key_name(sig) {
         "zeros_like" => fill_all(lw, sig.ret, out, i64t.const_zero().into(), INT64)?,
         "ones_like" => fill_all(lw, sig.ret, out, i64t.const_int(1, false).into(), INT64)?,
+        "full_like" => fill_all(lw, sig.ret, out, a[1], sig.args[1])?,
         _ => {}
     }
     Ok(out.into())

@@ -413,7 +413,7 @@ pub(crate) fn allocate<'ctx>(
     t: TypeId,
     dims: &[IntValue<'ctx>],
 ) -> R<StructValue<'ctx>> {
-    let Type::Array { dtype, .. } = t.get() else {
+    let Type::Array { dtype, layout, .. } = t.get() else {
         return Err(lw.unsupported("allocating a non-array"));
     };
     let i64t = lw.ctx.i64_type();
@@ -471,13 +471,21 @@ pub(crate) fn allocate<'ctx>(
     )?;
     let data_fn = lw.runtime_fn("NRT_MemInfo_data", ptr.fn_type(&[ptr.into()], false));
     let data = lw.call_value(data_fn, &[mi.into()])?;
-    // C order: the last axis is contiguous.
+    // C order (the last axis contiguous) unless the type says F (the first axis).
     let n = dims.len();
     let mut strides = vec![size; n];
-    for d in (0..n.saturating_sub(1)).rev() {
-        strides[d] =
-            lw.b.build_int_mul(strides[d + 1], dims[d + 1], "")
-                .map_err(llvm_err)?;
+    if layout == numba_typeinfer::types::Layout::F {
+        for d in 1..n {
+            strides[d] =
+                lw.b.build_int_mul(strides[d - 1], dims[d - 1], "")
+                    .map_err(llvm_err)?;
+        }
+    } else {
+        for d in (0..n.saturating_sub(1)).rev() {
+            strides[d] =
+                lw.b.build_int_mul(strides[d + 1], dims[d + 1], "")
+                    .map_err(llvm_err)?;
+        }
     }
     let st = array_struct(lw.ctx, n as u32);
     let mut shape_a = i64t.array_type(n as u32).get_undef();
