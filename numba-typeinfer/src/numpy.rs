@@ -945,7 +945,13 @@ impl BaseContext {
 
                     match a.len() {
                         2 | 3 if ok => {
-                            Some(sig("slice", intern(Type::Slice(a.len() as u8)), a.to_vec()))
+                            // Bounds are held as int64 (the slice model), whatever width
+                            // they arrive in.
+                            let args = a
+                                .iter()
+                                .map(|t| if t.unliteral() == NONE { NONE } else { INT64 })
+                                .collect();
+                            Some(sig("slice", intern(Type::Slice(a.len() as u8)), args))
                         }
                         _ => None,
                     }

@@ -271,3 +271,22 @@ def test_numba_boundscheck_environment_variable():
     env = dict(__import__("os").environ, NUMBA_BOUNDSCHECK="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "IndexError", out.stderr
+
+
+def test_slice_bounds_of_any_integer_width():
+    def f(a, start, stop, step):
+        b = a[start:stop:step]
+        return b.sum()
+
+    def g(a, i):
+        a[i:] = 3
+        return a[i - 1]
+
+    a = np.arange(10, dtype=np.int32)
+    cf = njit("int64(int32[::1], int32, int32, int32)")(f)
+    for bounds in [(1, 8, 2), (0, 10, 1), (9, 0, -2), (-3, 10, 1)]:
+        assert cf(a, *bounds) == f(a, *bounds)
+    cg = njit("int32(int32[::1], int16)")(g)
+    x, y = a.copy(), a.copy()
+    assert cg(x, np.int16(2)) == g(y, 2)
+    np.testing.assert_array_equal(x, y)
