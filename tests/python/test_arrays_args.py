@@ -290,3 +290,32 @@ def test_slice_bounds_of_any_integer_width():
     x, y = a.copy(), a.copy()
     assert cg(x, np.int16(2)) == g(y, 2)
     np.testing.assert_array_equal(x, y)
+
+
+Holder = __import__("collections").namedtuple("Holder", ("arr", "n"))
+
+
+def test_containers_built_by_calls_own_their_arrays():
+    # Each result crosses back several times: a double free or a leak shows up as a crash
+    # or in the NRT-balance fixture.
+    def make(n):
+        h = Holder(np.arange(n), n)
+        return h
+
+    def loops(n):
+        a = np.arange(n) * 2
+        b = np.ones(n)
+        s = 0.0
+        for i, x in enumerate(a):
+            s += i * x
+        for x, y in zip(a, b):
+            s += x * y
+        return s, Holder(a, 1)
+
+    for n in (3, 0, 1, 5):
+        got = njit(make)(n)
+        assert type(got) is Holder and got.n == n
+        np.testing.assert_array_equal(got.arr, np.arange(n))
+        s, h = njit(loops)(n)
+        assert s == loops(n)[0]
+        np.testing.assert_array_equal(h.arr, np.arange(n) * 2)

@@ -266,5 +266,9 @@ fn construct<'ctx>(
     for ((&v, &from), to) in a.iter().zip(&sig.args).zip(members(sig.ret)) {
         vals.push(lw.cast(v, from, to)?);
     }
-    lw.make_struct(sig.ret, &vals)
+    let out = lw.make_struct(sig.ret, &vals)?;
+    // A call returns a new reference: the fields it holds (arrays) gain one each, while
+    // the caller's variables keep theirs.
+    lw.incref(sig.ret, out)?;
+    Ok(out)
 }
