@@ -319,3 +319,15 @@ def test_containers_built_by_calls_own_their_arrays():
         s, h = njit(loops)(n)
         assert s == loops(n)[0]
         np.testing.assert_array_equal(h.arr, np.arange(n) * 2)
+
+
+def test_tuple_concatenation_owns_its_arrays():
+    def f(x):
+        a = np.arange(3)
+        return (a,) + (x,), (x, a) + (a,)
+
+    for _ in range(3):
+        (t1, t2) = njit(f)(123)
+        np.testing.assert_array_equal(t1[0], np.arange(3))
+        assert t1[1] == 123 and t2[0] == 123
+        assert np.shares_memory(t2[1], t2[2])  # one array, in both items

@@ -253,7 +253,10 @@ fn concat<'ctx>(
             vals.push(lw.cast(x, t, to)?);
         }
     }
-    lw.make_struct(sig.ret, &vals)
+    let out = lw.make_struct(sig.ret, &vals)?;
+    // An operator returns a new reference: array items gain one each.
+    lw.incref(sig.ret, out)?;
+    Ok(out)
 }
 
 /// `Point(x, y)`: a namedtuple from its fields.
