@@ -189,6 +189,29 @@ pub(super) fn dim<'ctx>(
         .into_int_value())
 }
 
+/// The array's data pointer.
+pub(super) fn data_ptr<'ctx>(
+    lw: &FnLower<'ctx, '_>,
+    arr: StructValue<'ctx>,
+) -> R<PointerValue<'ctx>> {
+    Ok(lw
+        .b
+        .build_extract_value(arr, field::DATA, "")
+        .map_err(llvm_err)?
+        .into_pointer_value())
+}
+
+/// The array's byte strides, one per axis.
+pub(super) fn strides_of<'ctx>(
+    lw: &FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: StructValue<'ctx>,
+) -> R<Vec<IntValue<'ctx>>> {
+    (0..ndim(t))
+        .map(|d| dim(lw, arr, field::STRIDES, d))
+        .collect()
+}
+
 /// A counted loop `for i in 0..n`, built in two halves around its body.
 pub(super) struct Loop<'ctx> {
     phi: PhiValue<'ctx>,
@@ -257,10 +280,7 @@ pub(super) fn flat_ptr<'ctx>(
         ..
     } = t.get()
     {
-        let data =
-            lw.b.build_extract_value(arr, field::DATA, "")
-                .map_err(llvm_err)?
-                .into_pointer_value();
+        let data = data_ptr(lw, arr)?;
         let elem = model_of(dtype)?.memory_type(lw.ctx, dtype)?;
         // SAFETY (of the generated code): i < nitems.
         return unsafe { lw.b.build_gep(elem, data, &[i], "").map_err(llvm_err) };
@@ -285,10 +305,7 @@ pub(super) fn flat_ptr<'ctx>(
         off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
         rest = next;
     }
-    let data =
-        lw.b.build_extract_value(arr, field::DATA, "")
-            .map_err(llvm_err)?
-            .into_pointer_value();
+    let data = data_ptr(lw, arr)?;
     // SAFETY (of the generated code): i < nitems keeps the offset inside the array.
     unsafe {
         lw.b.build_gep(lw.ctx.i8_type(), data, &[off], "")
@@ -464,10 +481,7 @@ fn view<'ctx>(
     if shape.len() != k {
         return Err(lw.unsupported("index does not match the array's dimensions"));
     }
-    let data =
-        lw.b.build_extract_value(arr, field::DATA, "")
-            .map_err(llvm_err)?
-            .into_pointer_value();
+    let data = data_ptr(lw, arr)?;
     // SAFETY (of the generated code): the offset is within the array.
     let data = unsafe {
         lw.b.build_gep(lw.ctx.i8_type(), data, &[off], "")
@@ -746,10 +760,7 @@ fn broadcast_ptr<'ctx>(
         let term = lw.b.build_int_mul(idx, stride, "").map_err(llvm_err)?;
         off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
     }
-    let data =
-        lw.b.build_extract_value(arr, field::DATA, "")
-            .map_err(llvm_err)?
-            .into_pointer_value();
+    let data = data_ptr(lw, arr)?;
     // SAFETY (of the generated code): broadcast indices stay inside the operand.
     unsafe {
         lw.b.build_gep(lw.ctx.i8_type(), data, &[off], "")
@@ -882,10 +893,7 @@ fn reduce<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let name = match &sig.key {
-        ImplKey::Function(k) => k.rsplit('.').next().unwrap_or("").to_string(),
-        _ => String::new(),
-    };
+    let name = key_name(sig);
     let t = sig.args[0];
     let dtype = dtype_of(t);
     let arr = a[0].into_struct_value();
@@ -894,24 +902,14 @@ fn reduce<'ctx>(
     let acc_t = sig.ret;
     let slot = lw.alloca_in_entry(crate::model::value_type(lw.ctx, acc_t)?, "acc")?;
     let i64t = lw.ctx.i64_type();
-    let init: BasicValueEnum = match name.as_str() {
-        "sum" | "mean" => lw.cast(i64t.const_zero().into(), INT64, acc_t)?,
-        "prod" => lw.cast(i64t.const_int(1, false).into(), INT64, acc_t)?,
-        _ => {
-            let empty =
-                lw.b.build_int_compare(IntPredicate::EQ, n, i64t.const_zero(), "")
-                    .map_err(llvm_err)?;
-            let msg = if name == "min" {
-                "zero-size array to reduction operation minimum which has no identity"
-            } else {
-                "zero-size array to reduction operation maximum which has no identity"
-            };
-            lw.raise_const_if(empty, "ValueError", &[msg])?;
-            let p = flat_ptr(lw, t, arr, i64t.const_zero())?;
-            let x = load_elem(lw, dtype, p)?;
-            lw.cast(x, dtype, acc_t)?
-        }
-    };
+    if let Some(msg) = no_identity(name) {
+        let empty =
+            lw.b.build_int_compare(IntPredicate::EQ, n, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
+        lw.raise_const_if(empty, "ValueError", &[msg])?;
+    }
+    let first = flat_ptr(lw, t, arr, i64t.const_zero())?;
+    let init = start_value(lw, name, dtype, acc_t, first)?;
     lw.b.build_store(slot, init).map_err(llvm_err)?;
     let (lp, i) = Loop::begin(lw, n)?;
     let p = flat_ptr(lw, t, arr, i)?;
@@ -920,15 +918,7 @@ fn reduce<'ctx>(
     let acc =
         lw.b.build_load(crate::model::value_type(lw.ctx, acc_t)?, slot, "")
             .map_err(llvm_err)?;
-    let next = match name.as_str() {
-        "sum" | "mean" => apply_binop(lw, BinOp::Add, (acc, acc_t), (x, acc_t))?,
-        "prod" => apply_binop(lw, BinOp::Mul, (acc, acc_t), (x, acc_t))?,
-        other => {
-            let key = if other == "min" { "min" } else { "max" };
-            scalar_call(lw, key, &[(acc, acc_t), (x, acc_t)])?
-        }
-    };
-    let next = lw.cast(next.0, next.1, acc_t)?;
+    let next = combine(lw, name, acc, x, acc_t)?;
     lw.b.build_store(slot, next).map_err(llvm_err)?;
     lp.end(lw)?;
     let total =
@@ -975,6 +965,34 @@ fn mean_of<'ctx>(
     lw.cast(m.into(), FLOAT64, acc_t)
 }
 
+/// The error of `min`/`max` over nothing (they have no identity); `None` for the others.
+fn no_identity(name: &str) -> Option<&'static str> {
+    match name {
+        "min" => Some("zero-size array to reduction operation minimum which has no identity"),
+        "max" => Some("zero-size array to reduction operation maximum which has no identity"),
+        _ => None,
+    }
+}
+
+/// A reduction's starting value: its identity, or (min/max) the element at `first`.
+fn start_value<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    name: &str,
+    dtype: TypeId,
+    acc_t: TypeId,
+    first: PointerValue<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    match name {
+        "sum" | "mean" => lw.cast(i64t.const_zero().into(), INT64, acc_t),
+        "prod" => lw.cast(i64t.const_int(1, false).into(), INT64, acc_t),
+        _ => {
+            let x = load_elem(lw, dtype, first)?;
+            lw.cast(x, dtype, acc_t)
+        }
+    }
+}
+
 /// One step of a reduction: `acc (op) x`, both already in the accumulator's type.
 fn combine<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
@@ -1000,10 +1018,7 @@ fn reduce_axis<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let name = match &sig.key {
-        ImplKey::Function(k) => k.rsplit('.').next().unwrap_or("").to_string(),
-        _ => String::new(),
-    };
+    let name = key_name(sig);
     let t = sig.args[0];
     let dtype = dtype_of(t);
     let arr = a[0].into_struct_value();
@@ -1031,9 +1046,7 @@ fn reduce_axis<'ctx>(
     }
     // The reduced axis's length and stride, and the other axes in order.
     let shape = shape_of(lw, t, arr)?;
-    let strides: Vec<IntValue> = (0..n)
-        .map(|d| dim(lw, arr, field::STRIDES, d))
-        .collect::<R<_>>()?;
+    let strides: Vec<IntValue> = strides_of(lw, t, arr)?;
     let pick = |lw: &mut FnLower<'ctx, '_>, vals: &[IntValue<'ctx>], at: IntValue<'ctx>| {
         let mut v = vals[0];
         for (d, x) in vals.iter().enumerate().skip(1) {
@@ -1072,7 +1085,7 @@ fn reduce_axis<'ctx>(
     }
     let acc_t = dtype_of(sig.ret);
     // Checked before allocating, so that raising leaks nothing.
-    if matches!(name.as_str(), "min" | "max") {
+    if let Some(msg) = no_identity(name) {
         let mut out_n = i64t.const_int(1, false);
         for d in &out_shape {
             out_n = lw.b.build_int_mul(out_n, *d, "").map_err(llvm_err)?;
@@ -1084,27 +1097,13 @@ fn reduce_axis<'ctx>(
             lw.b.build_int_compare(IntPredicate::SGT, out_n, i64t.const_zero(), "")
                 .map_err(llvm_err)?;
         let bad = lw.b.build_and(empty, some, "").map_err(llvm_err)?;
-        let msg = if name == "min" {
-            "zero-size array to reduction operation minimum which has no identity"
-        } else {
-            "zero-size array to reduction operation maximum which has no identity"
-        };
         lw.raise_const_if(bad, "ValueError", &[msg])?;
     }
     let out = allocate(lw, sig.ret, &out_shape)?;
     let outer_t = array(dtype, n - 1, Layout::A);
     let outer = rebuild(lw, arr, &out_shape, &out_strides)?;
     let out_n = get_int(lw, out, field::NITEMS)?;
-    let init = |lw: &mut FnLower<'ctx, '_>, base: PointerValue<'ctx>| -> R<BasicValueEnum<'ctx>> {
-        match name.as_str() {
-            "sum" | "mean" => lw.cast(i64t.const_zero().into(), INT64, acc_t),
-            "prod" => lw.cast(i64t.const_int(1, false).into(), INT64, acc_t),
-            _ => {
-                let x = load_elem(lw, dtype, base)?;
-                lw.cast(x, dtype, acc_t)
-            }
-        }
-    };
+
     let element = |lw: &mut FnLower<'ctx, '_>, base: PointerValue<'ctx>, k: IntValue<'ctx>| {
         let off = lw.b.build_int_mul(k, step, "").map_err(llvm_err)?;
         // SAFETY (of the generated code): k < len keeps the offset inside the array.
@@ -1151,14 +1150,14 @@ fn reduce_axis<'ctx>(
     let slot = lw.alloca_in_entry(crate::model::value_type(lw.ctx, acc_t)?, "acc")?;
     let (outer_loop, o) = Loop::begin(lw, out_n)?;
     let base = flat_ptr(lw, outer_t, outer, o)?;
-    let first = init(lw, base)?;
+    let first = start_value(lw, name, dtype, acc_t, base)?;
     lw.b.build_store(slot, first).map_err(llvm_err)?;
     let (inner, k) = Loop::begin(lw, len)?;
     let x = element(lw, base, k)?;
     let acc =
         lw.b.build_load(crate::model::value_type(lw.ctx, acc_t)?, slot, "")
             .map_err(llvm_err)?;
-    let next = combine(lw, &name, acc, x, acc_t)?;
+    let next = combine(lw, name, acc, x, acc_t)?;
     lw.b.build_store(slot, next).map_err(llvm_err)?;
     inner.end(lw)?;
     let total =
@@ -1173,12 +1172,12 @@ fn reduce_axis<'ctx>(
     lw.b.position_at_end(by_out);
     let (seed, o) = Loop::begin(lw, out_n)?;
     let base = flat_ptr(lw, outer_t, outer, o)?;
-    let first = init(lw, base)?;
+    let first = start_value(lw, name, dtype, acc_t, base)?;
     let dst = flat_ptr(lw, sig.ret, out, o)?;
     store_elem(lw, acc_t, dst, first)?;
     seed.end(lw)?;
     // min/max start from element 0, which the seed already holds.
-    let skip = u64::from(matches!(name.as_str(), "min" | "max"));
+    let skip = u64::from(no_identity(name).is_some());
     let rest =
         lw.b.build_int_sub(len, i64t.const_int(skip, false), "")
             .map_err(llvm_err)?;
@@ -1191,7 +1190,7 @@ fn reduce_axis<'ctx>(
     let x = element(lw, base, k)?;
     let dst = flat_ptr(lw, sig.ret, out, o)?;
     let acc = load_elem(lw, acc_t, dst)?;
-    let next = combine(lw, &name, acc, x, acc_t)?;
+    let next = combine(lw, name, acc, x, acc_t)?;
     store_elem(lw, acc_t, dst, next)?;
     over.end(lw)?;
     along.end(lw)?;
@@ -1718,11 +1717,8 @@ fn complex_part<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     let t = sig.args[0];
     let arr = a[0].into_struct_value();
-    let n = ndim(t);
     let shape = shape_of(lw, t, arr)?;
-    let strides: Vec<IntValue> = (0..n)
-        .map(|d| dim(lw, arr, field::STRIDES, d))
-        .collect::<R<_>>()?;
+    let strides: Vec<IntValue> = strides_of(lw, t, arr)?;
     let mut out = rebuild(lw, arr, &shape, &strides)?;
     let part = if dtype_of(t) == COMPLEX64 { 4 } else { 8 };
     let i64t = lw.ctx.i64_type();
@@ -1731,10 +1727,7 @@ fn complex_part<'ctx>(
             .map_err(llvm_err)?
             .into_struct_value();
     if matches!(&sig.key, ImplKey::GetAttr(k) if k == "imag") {
-        let data =
-            lw.b.build_extract_value(arr, field::DATA, "")
-                .map_err(llvm_err)?
-                .into_pointer_value();
+        let data = data_ptr(lw, arr)?;
         // SAFETY (of the generated code): the imaginary part lies inside each element.
         let moved = unsafe {
             lw.b.build_gep(lw.ctx.i8_type(), data, &[i64t.const_int(part, false)], "")

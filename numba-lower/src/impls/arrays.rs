@@ -9,6 +9,7 @@ use numba_typeinfer::conv::tuple_items;
 use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
+use super::array_ops::data_ptr;
 use crate::function::FnLower;
 use crate::model::array::{array_struct, field, ndim};
 use crate::model::{iterator_storage, model_of};
@@ -122,10 +123,7 @@ fn offset<'ctx>(
     idx: &[IntValue<'ctx>],
 ) -> R<PointerValue<'ctx>> {
     let i64t = lw.ctx.i64_type();
-    let data =
-        lw.b.build_extract_value(arr, field::DATA, "data")
-            .map_err(llvm_err)?
-            .into_pointer_value();
+    let data = data_ptr(lw, arr)?;
     let mut wrapped_idx = Vec::with_capacity(idx.len());
     for (d, &i) in idx.iter().enumerate() {
         let n = dim(lw, arr, field::SHAPE, d as u32)?;
@@ -535,10 +533,7 @@ fn create<'ctx>(
         _ => "",
     };
     let i64t = lw.ctx.i64_type();
-    let data =
-        lw.b.build_extract_value(arr, field::DATA, "")
-            .map_err(llvm_err)?
-            .into_pointer_value();
+    let data = data_ptr(lw, arr)?;
     let nitems =
         lw.b.build_extract_value(arr, field::NITEMS, "")
             .map_err(llvm_err)?

@@ -8,7 +8,7 @@ use numba_ir::BinOp;
 use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
-use super::array_ops::{dim, dtype_of, is_array};
+use super::array_ops::{data_ptr, dim, dtype_of, is_array};
 use super::arrays::allocate;
 use crate::blas::GemmKind;
 use crate::function::FnLower;
@@ -99,10 +99,7 @@ fn dot<'ctx>(
             _ => vec![n],
         };
         let out = allocate(lw, sig.ret, &dims)?;
-        let data =
-            lw.b.build_extract_value(out, field::DATA, "")
-                .map_err(llvm_err)?
-                .into_pointer_value();
+        let data = data_ptr(lw, out)?;
         let rsc = lw.b.build_int_mul(n, size, "").map_err(llvm_err)?;
         (Some(out), data, rsc)
     } else {
@@ -132,12 +129,7 @@ fn dot<'ctx>(
             false,
         ),
     );
-    let data = |lw: &FnLower<'ctx, '_>, v: inkwell::values::StructValue<'ctx>| {
-        lw.b.build_extract_value(v, field::DATA, "")
-            .map_err(llvm_err)
-            .map(|p| p.into_pointer_value())
-    };
-    let (pa, pb) = (data(lw, x)?, data(lw, y)?);
+    let (pa, pb) = (data_ptr(lw, x)?, data_ptr(lw, y)?);
     lw.b.build_call(
         f,
         &[

@@ -5,7 +5,9 @@ use inkwell::values::{BasicValueEnum, IntValue, PointerValue, StructValue};
 use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
-use super::array_ops::{dim, dtype_of, flat_ptr, get_int, is_array, map_elements, rebuild, Loop};
+use super::array_ops::{
+    data_ptr, dim, dtype_of, flat_ptr, get_int, is_array, map_elements, rebuild, Loop,
+};
 use super::arrays::allocate;
 use crate::function::FnLower;
 use crate::model::array::{field, ndim};
@@ -84,10 +86,7 @@ fn sort_runs<'ctx>(lw: &mut FnLower<'ctx, '_>, t: TypeId, arr: StructValue<'ctx>
         Ok(())
     };
     if n == 1 {
-        let data =
-            lw.b.build_extract_value(arr, field::DATA, "")
-                .map_err(llvm_err)?
-                .into_pointer_value();
+        let data = data_ptr(lw, arr)?;
         return call(lw, data);
     }
     // The leading axes, as a view whose element i starts run i.
@@ -157,12 +156,7 @@ fn argsort<'ctx>(
             false,
         ),
     );
-    let data = |s: StructValue<'ctx>| {
-        lw.b.build_extract_value(s, field::DATA, "")
-            .map_err(llvm_err)
-            .map(|v| v.into_pointer_value())
-    };
-    let (src, dst) = (data(arr)?, data(out)?);
+    let (src, dst) = (data_ptr(lw, arr)?, data_ptr(lw, out)?);
     let stride = dim(lw, arr, field::STRIDES, 0)?;
     lw.b.build_call(
         f,
