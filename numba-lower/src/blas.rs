@@ -60,78 +60,23 @@ pub unsafe extern "C" fn numba_rs_gemm(
     let (m, k, n) = (m.max(0) as usize, k.max(0) as usize, n.max(0) as usize);
     let el = |s: i64| s as isize / size;
     let (rsa, csa, rsb, csb, rsc, csc) = (el(rsa), el(csa), el(rsb), el(csb), el(rsc), el(csc));
-    // SAFETY (all arms): guaranteed by the caller.
-    unsafe {
-        match kind {
-            GemmKind::F32 => matrixmultiply::sgemm(
-                m,
-                k,
-                n,
-                1.0,
-                a.cast(),
-                rsa,
-                csa,
-                b.cast(),
-                rsb,
-                csb,
-                0.0,
-                c.cast(),
-                rsc,
-                csc,
-            ),
-            GemmKind::F64 => matrixmultiply::dgemm(
-                m,
-                k,
-                n,
-                1.0,
-                a.cast(),
-                rsa,
-                csa,
-                b.cast(),
-                rsb,
-                csb,
-                0.0,
-                c.cast(),
-                rsc,
-                csc,
-            ),
-            GemmKind::C64 => matrixmultiply::cgemm(
-                CGemmOption::Standard,
-                CGemmOption::Standard,
-                m,
-                k,
-                n,
-                [1.0, 0.0],
-                a.cast(),
-                rsa,
-                csa,
-                b.cast(),
-                rsb,
-                csb,
-                [0.0, 0.0],
-                c.cast(),
-                rsc,
-                csc,
-            ),
-            GemmKind::C128 => matrixmultiply::zgemm(
-                CGemmOption::Standard,
-                CGemmOption::Standard,
-                m,
-                k,
-                n,
-                [1.0, 0.0],
-                a.cast(),
-                rsa,
-                csa,
-                b.cast(),
-                rsb,
-                csb,
-                [0.0, 0.0],
-                c.cast(),
-                rsc,
-                csc,
-            ),
-        }
+    // The four kernels differ only in element type, the complex ones in two leading
+    // options; the operand list is the same.
+    macro_rules! gemm {
+        ($f:path, $one:expr, $zero:expr $(, $opt:expr)*) => {
+            // SAFETY: guaranteed by the caller.
+            unsafe {
+                $f($($opt,)* m, k, n, $one, a.cast(), rsa, csa, b.cast(), rsb, csb, $zero,
+                   c.cast(), rsc, csc)
+            }
+        };
+    }
+    let std = CGemmOption::Standard;
+    match kind {
+        GemmKind::F32 => gemm!(matrixmultiply::sgemm, 1.0, 0.0),
+        GemmKind::F64 => gemm!(matrixmultiply::dgemm, 1.0, 0.0),
+        GemmKind::C64 => gemm!(matrixmultiply::cgemm, [1.0, 0.0], [0.0, 0.0], std, std),
+        GemmKind::C128 => gemm!(matrixmultiply::zgemm, [1.0, 0.0], [0.0, 0.0], std, std),
     }
 }
 
