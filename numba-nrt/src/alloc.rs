@@ -1,0 +1,156 @@
+//! Plain allocations and the allocation counters.
+//!
+//! Every block the NRT hands out — a [`NRT_Allocate`] block, a MemInfo header with its
+//! data, a header alone for [`crate::NRT_MemInfo_new`], a block from an external allocator
+//! — counts one `alloc` when it is obtained and one `free` when it is given back; MemInfo
+//! headers also count `mi_alloc` / `mi_free`. Numba only counts when stats are enabled; here
+//! they are always on. Unlike Numba, a failed allocation is not counted, so the counters
+//! balance exactly when nothing leaks.
+
+use std::alloc::{alloc, dealloc, Layout};
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub(crate) static ALLOC: AtomicUsize = AtomicUsize::new(0);
+pub(crate) static FREE: AtomicUsize = AtomicUsize::new(0);
+pub(crate) static MI_ALLOC: AtomicUsize = AtomicUsize::new(0);
+pub(crate) static MI_FREE: AtomicUsize = AtomicUsize::new(0);
+
+/// Allocation counters, as `rtsys.get_allocation_stats()` reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AllocationStats {
+    /// Blocks obtained (plain, MemInfo, external).
+    pub alloc: usize,
+    /// Blocks given back.
+    pub free: usize,
+    /// MemInfo headers initialised.
+    pub mi_alloc: usize,
+    /// MemInfo headers destroyed.
+    pub mi_free: usize,
+}
+
+/// The current counters.
+pub fn allocation_stats() -> AllocationStats {
+    AllocationStats {
+        alloc: ALLOC.load(Ordering::SeqCst),
+        free: FREE.load(Ordering::SeqCst),
+        mi_alloc: MI_ALLOC.load(Ordering::SeqCst),
+        mi_free: MI_FREE.load(Ordering::SeqCst),
+    }
+}
+
+/// `malloc` of an external allocator: `size` bytes, or null (C99 `malloc` semantics).
+pub type ExternalMalloc = unsafe extern "C" fn(size: usize, opaque_data: *mut c_void) -> *mut u8;
+/// `realloc` of an external allocator (unused by the NRT so far, kept for the layout).
+pub type ExternalRealloc =
+    unsafe extern "C" fn(ptr: *mut u8, new_size: usize, opaque_data: *mut c_void) -> *mut u8;
+/// `free` of an external allocator.
+pub type ExternalFree = unsafe extern "C" fn(ptr: *mut u8, opaque_data: *mut c_void);
+
+/// An allocator supplied from outside (Numba's `NRT_ExternalAllocator`, C name
+/// `struct ExternalMemAllocator`): three functions and the opaque pointer passed to each.
+///
+/// A MemInfo allocated through one keeps a pointer to it and gives its block back through
+/// `free`, so the allocator must outlive every MemInfo allocated with it. The functions are
+/// nullable in C; the NRT refuses (returns null) an allocator whose `malloc` or `free` is
+/// null.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct NRT_ExternalAllocator {
+    pub malloc: Option<ExternalMalloc>,
+    pub realloc: Option<ExternalRealloc>,
+    pub free: Option<ExternalFree>,
+    pub opaque_data: *mut c_void,
+}
+
+/// Bytes in front of every [`NRT_Allocate`] block recording its size (so [`NRT_Free`] can
+/// rebuild the layout); 16 keeps the data 16-byte aligned, as `malloc`'s is.
+const RAW_HEADER: usize = 16;
+
+/// Allocate `size` bytes of plain memory (Numba's `NRT_Allocate`), 16-byte aligned, counted
+/// in `alloc`. Returns null when memory is exhausted or the size is too large.
+#[no_mangle]
+pub extern "C" fn NRT_Allocate(size: usize) -> *mut u8 {
+    let Some(total) = size.checked_add(RAW_HEADER) else {
+        return std::ptr::null_mut();
+    };
+    let Ok(layout) = Layout::from_size_align(total, RAW_HEADER) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: layout has a non-zero size.
+    let base = unsafe { alloc(layout) };
+    if base.is_null() {
+        return std::ptr::null_mut();
+    }
+    ALLOC.fetch_add(1, Ordering::SeqCst);
+    // SAFETY: base is valid for `total` bytes and aligned for usize.
+    unsafe {
+        base.cast::<usize>().write(total);
+        base.add(RAW_HEADER)
+    }
+}
+
+/// Free a block from [`NRT_Allocate`], counted in `free`.
+///
+/// # Safety
+/// `ptr` must be null or a block from [`NRT_Allocate`] not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn NRT_Free(ptr: *mut u8) {
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: the caller guarantees ptr came from NRT_Allocate, which wrote the total size
+    // RAW_HEADER bytes before it; that size and alignment formed a valid layout then.
+    unsafe {
+        let base = ptr.sub(RAW_HEADER);
+        let total = base.cast::<usize>().read();
+        dealloc(base, Layout::from_size_align_unchecked(total, RAW_HEADER));
+    }
+    FREE.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Obtain `size` bytes from `allocator`, or from [`NRT_Allocate`] when it is null (Numba's
+/// `NRT_Allocate_External`). Counted in `alloc` on success; null on failure.
+///
+/// # Safety
+/// `allocator` must be null or point to a valid [`NRT_ExternalAllocator`].
+pub(crate) unsafe fn allocate_block(
+    size: usize,
+    allocator: *const NRT_ExternalAllocator,
+) -> *mut u8 {
+    // SAFETY: guaranteed by the caller.
+    let Some(a) = (unsafe { allocator.as_ref() }) else {
+        return NRT_Allocate(size);
+    };
+    let (Some(malloc), Some(_)) = (a.malloc, a.free) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: the allocator's contract is C's malloc.
+    let p = unsafe { malloc(size, a.opaque_data) };
+    if !p.is_null() {
+        ALLOC.fetch_add(1, Ordering::SeqCst);
+    }
+    p
+}
+
+/// Give back a block from [`allocate_block`] with the same `allocator`; counted in `free`.
+///
+/// # Safety
+/// `ptr` must come from [`allocate_block`] with this `allocator` and not be freed before.
+pub(crate) unsafe fn free_block(ptr: *mut u8, allocator: *const NRT_ExternalAllocator) {
+    // SAFETY: guaranteed by the caller.
+    match unsafe { allocator.as_ref() } {
+        // SAFETY: ptr is an NRT_Allocate block.
+        None => unsafe { NRT_Free(ptr) },
+        Some(a) => {
+            // allocate_block only succeeds when `free` is set; if the caller has cleared it
+            // since, the block cannot be given back and stays counted as live.
+            if let Some(free) = a.free {
+                // SAFETY: ptr came from this allocator's malloc.
+                unsafe { free(ptr, a.opaque_data) };
+                FREE.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+}
