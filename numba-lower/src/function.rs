@@ -283,13 +283,19 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 let v = self.cast(v, from, self.ty(*target))?;
                 // A variable owns one reference: structural expressions borrow theirs
                 // (copies, arguments, items, views), calls and operators return new ones.
-                let borrowed = !matches!(
-                    self.ir.expr(*value),
+                let borrowed = match self.ir.expr(*value) {
                     Expr::Call { .. }
-                        | Expr::BinOp { .. }
-                        | Expr::InplaceBinOp { .. }
-                        | Expr::Unary { .. }
-                );
+                    | Expr::BinOp { .. }
+                    | Expr::InplaceBinOp { .. }
+                    | Expr::Unary { .. } => false,
+                    // An advanced index makes a new array.
+                    Expr::GetItem { .. } => !self.sig(*value).is_ok_and(|s| {
+                        s.args.len() == 2
+                            && numba_typeinfer::numpy::index_array(s.args[0], s.args[1])
+                                .is_some_and(|(_, advanced)| advanced)
+                    }),
+                    _ => true,
+                };
                 if borrowed && crate::nrt::is_refcounted(self.ty(*target)) {
                     self.incref(self.ty(*target), v)?;
                 }
@@ -618,6 +624,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 (v.into(), COMPLEX128)
             }
             Constant::None => (self.ghost(), NONE),
+            Constant::Ellipsis => (self.ghost(), intern(Type::Ellipsis)),
             Constant::Str(s) => (self.ghost(), intern(Type::StringLiteral(s.clone()))),
             Constant::Tuple(items) => {
                 let mut vals = Vec::new();

@@ -145,8 +145,38 @@ pub unsafe extern "C" fn numba_rs_argsort(
 }
 
 /// The helpers by symbol name, with their addresses.
+/// The median of `n` float64 values in a scratch buffer (reordered in place): the middle
+/// value, or the mean of the two middle ones; NaN when `n` is 0 or any value is NaN, as
+/// NumPy's `median`.
+///
+/// # Safety
+/// `buf` must hold `n` writable f64 values.
+#[no_mangle]
+pub unsafe extern "C" fn numba_rs_median(buf: *mut f64, n: i64) -> f64 {
+    let Ok(n) = usize::try_from(n) else {
+        return f64::NAN;
+    };
+    if n == 0 {
+        return f64::NAN;
+    }
+    // SAFETY: guaranteed by the caller.
+    let v = unsafe { std::slice::from_raw_parts_mut(buf, n) };
+    if v.iter().any(|x| x.is_nan()) {
+        return f64::NAN;
+    }
+    let mid = n / 2;
+    let (_, &mut hi, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
+    if n % 2 == 1 {
+        return hi;
+    }
+    // The largest of the lower half is the other middle value.
+    let lo = v[..mid].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    lo + (hi - lo) / 2.0
+}
+
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
+        ("numba_rs_median", numba_rs_median as *const () as usize),
         ("numba_rs_sort", numba_rs_sort as *const () as usize),
         ("numba_rs_argsort", numba_rs_argsort as *const () as usize),
     ]
@@ -165,6 +195,20 @@ mod tests {
         assert_eq!([buf[0], buf[2], buf[4]], [-1.0, 2.0, 3.0]);
         assert!(buf[6].is_nan());
         assert!(buf.iter().skip(1).step_by(2).all(|&x| x == 9.0));
+    }
+
+    #[test]
+    fn median_of_odd_even_and_nan() {
+        let mut odd = [5.0, 1.0, 3.0];
+        let mut even = [4.0, 1.0, 3.0, 2.0];
+        let mut nan = [1.0, f64::NAN];
+        // SAFETY: each buffer holds the count passed.
+        unsafe {
+            assert_eq!(numba_rs_median(odd.as_mut_ptr(), 3), 3.0);
+            assert_eq!(numba_rs_median(even.as_mut_ptr(), 4), 2.5);
+            assert!(numba_rs_median(nan.as_mut_ptr(), 2).is_nan());
+            assert!(numba_rs_median(nan.as_mut_ptr(), 0).is_nan());
+        }
     }
 
     #[test]

@@ -75,6 +75,7 @@ pub fn typeof_const(c: &Constant) -> Option<TypeId> {
         Constant::Float(_) => FLOAT64,
         Constant::Complex(..) => COMPLEX128,
         Constant::None => NONE,
+        Constant::Ellipsis => intern(Type::Ellipsis),
         // Items of a constant tuple are not literal: `(1, 2, 3)` is UniTuple(int64 x 3).
         Constant::Tuple(items) => {
             let tys: Vec<TypeId> = items
@@ -282,6 +283,10 @@ impl BaseContext {
         for c in ["pi", "e", "tau", "inf", "nan"] {
             self.register_module_const(format!("math.{c}"), FLOAT64);
         }
+        for c in ["pi", "e", "inf", "nan"] {
+            self.register_module_const(format!("numpy.{c}"), FLOAT64);
+        }
+        self.register_module_const("numpy.newaxis", NONE);
         self.register(
             "abs",
             Box::new(FnTemplate(

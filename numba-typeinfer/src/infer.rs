@@ -308,6 +308,12 @@ impl Engine<'_> {
                     } => {
                         let tys = (self.ty(*target), self.raw_ty(*index), self.ty(*value));
                         if let (Some(t), Some(i), Some(v)) = tys {
+                            if report && matches!(t.get(), Type::Array { readonly: true, .. }) {
+                                return Err(TypingError::Typing {
+                                    message: format!("Cannot modify readonly array of type: {t}"),
+                                    line,
+                                });
+                            }
                             if report && !crate::numpy::setitem_ok(t, i, v) {
                                 return Err(TypingError::Typing {
                                     message: format!(

@@ -22,6 +22,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.arange" => &["start", "stop", "step"],
         "numpy.linspace" => &["start", "stop", "num"],
         "numpy.dot" => &["a", "b"],
+        "numpy.array" => &["object", "dtype"],
         "numpy.sum" | "numpy.prod" | "numpy.mean" | "numpy.min" | "numpy.max" => &["a", "axis"],
         "array.sum" | "array.prod" | "array.mean" | "array.min" | "array.max" => &["axis"],
         "numpy.argsort" => &["a", "kind"],
@@ -162,6 +163,29 @@ fn shape_rank(t: TypeId) -> Option<u32> {
         .then_some(items.len() as u32)
 }
 
+/// The shape and scalar leaves of a nested tuple (`((1, 2), (3, 4))` is 2 x 2), as
+/// `np.array` reads it: every level must be all scalars or all tuples of one shape.
+pub fn nested_shape(t: TypeId) -> Option<(Vec<u32>, Vec<TypeId>)> {
+    let t = t.unliteral();
+    if t.is_scalar() {
+        return Some((vec![], vec![t]));
+    }
+    let items = tuple_items(t)?;
+    let mut inner: Option<Vec<u32>> = None;
+    let mut leaves = Vec::new();
+    for it in &items {
+        let (shape, mut l) = nested_shape(*it)?;
+        if inner.as_ref().is_some_and(|s| *s != shape) {
+            return None;
+        }
+        inner = Some(shape);
+        leaves.append(&mut l);
+    }
+    let mut shape = vec![items.len() as u32];
+    shape.extend(inner.unwrap_or_default());
+    Some((shape, leaves))
+}
+
 /// A dtype argument: `np.float64`, `np.dtype(...)`-typed values or `float`/`int`/`bool`.
 fn dtype_arg(t: TypeId) -> Option<TypeId> {
     match t.get() {
@@ -197,6 +221,7 @@ pub const ARRAY_METHODS: &[&str] = &[
     "sort",
     "argsort",
     "item",
+    "nonzero",
 ];
 
 /// Dtypes the sort helpers order (NumPy's order, NaN last).
@@ -268,6 +293,10 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
         }
         ("array.min" | "array.max", []) => Some(with_this(dtype)),
         ("array.item", []) => Some(with_this(dtype)),
+        ("array.nonzero", []) => Some(with_this(intern(Type::UniTuple(
+            c_array(INTP, 1),
+            ndim.max(1),
+        )))),
         // Sorting is along the last axis, in place.
         ("array.sort", []) if sortable(dtype) && !readonly => Some(with_this(NONE)),
         ("array.argsort", []) if sortable(dtype) && ndim == 1 => Some(with_this(c_array(INTP, 1))),
@@ -317,6 +346,8 @@ pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
     let (a, b) = (element(lhs)?, element(rhs)?);
     let promoted = ufunc_loop(a, b)?;
     let dtype = match op {
+        // Complex numbers have no order (Numba's ufunc loops have none).
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge if promoted.is_complex() => return None,
         BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge => BOOLEAN,
         BinOp::TrueDiv => float_result(promoted),
         BinOp::And | BinOp::Or | BinOp::Xor | BinOp::LShift | BinOp::RShift => {
@@ -384,52 +415,167 @@ fn matmul(a: TypeId, b: TypeId, key: &str) -> Option<Signature> {
     })
 }
 
+/// One item of an array index, as Numba's `get_array_index_type` classifies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexItem {
+    /// An integer: drops its axis.
+    Int,
+    /// A slice (`has_step`: a third bound was given).
+    Slice { has_step: bool },
+    /// `...`: as many full slices as the other items leave.
+    Ellipsis,
+    /// `None` / `np.newaxis`: a new axis of length 1.
+    NewAxis,
+    /// An integer array (advanced: the result is a copy).
+    IntArray,
+    /// A boolean array (advanced: the positions where it is true).
+    BoolArray { ndim: u32 },
+}
+
+impl IndexItem {
+    /// How `t`, one item of an index, indexes an array.
+    pub fn of(t: TypeId) -> Option<IndexItem> {
+        let t = t.unliteral();
+        Some(match t.get() {
+            Type::Integer { .. } | Type::Boolean => IndexItem::Int,
+            Type::Slice(n) => IndexItem::Slice { has_step: n == 3 },
+            Type::Ellipsis => IndexItem::Ellipsis,
+            Type::NoneType => IndexItem::NewAxis,
+            Type::Array { dtype, ndim: 1, .. } if dtype.is_integer() => IndexItem::IntArray,
+            Type::Array {
+                dtype: BOOLEAN,
+                ndim,
+                ..
+            } if ndim >= 1 => IndexItem::BoolArray { ndim },
+            _ => return None,
+        })
+    }
+}
+
+/// The items of an index: a tuple's, or the index itself.
+pub fn index_items(index: TypeId) -> Vec<TypeId> {
+    let idx = index.unliteral();
+    match idx.get() {
+        Type::UniTuple(..) | Type::Tuple(_) => tuple_items(idx).unwrap_or_default(),
+        _ => vec![idx],
+    }
+}
+
+/// What `array[index]` gives, as Numba's `get_array_index_type`: the result type (a
+/// scalar, a view, or for an advanced index a new C array) and whether the index is
+/// advanced. One advanced index (a 1-d integer or boolean array) is supported, or a
+/// boolean mask of the array's own shape as the only index (a 1-d result, as NumPy).
+pub fn index_array(ary: TypeId, index: TypeId) -> Option<(TypeId, bool)> {
+    let (dtype, nd, layout, readonly) = array_parts(ary)?;
+    let items: Vec<IndexItem> = index_items(index)
+        .into_iter()
+        .map(IndexItem::of)
+        .collect::<Option<_>>()?;
+    let mut ndim = nd as i64;
+    let mut advanced = 0;
+    let mut left = Vec::new();
+    let mut right = Vec::new();
+    let mut ellipsis = false;
+    let mut newaxes = 0;
+    for &it in &items {
+        match it {
+            IndexItem::Ellipsis if ellipsis => return None,
+            IndexItem::Ellipsis => ellipsis = true,
+            IndexItem::Int => ndim -= 1,
+            IndexItem::NewAxis => {
+                ndim += 1;
+                newaxes += 1;
+            }
+            IndexItem::IntArray => advanced += 1,
+            IndexItem::BoolArray { ndim: k } => {
+                // A mask covering several axes is only the whole array's own mask.
+                if k > 1 && !(items.len() == 1 && k == nd) {
+                    return None;
+                }
+                ndim -= i64::from(k) - 1;
+                advanced += 1;
+            }
+            IndexItem::Slice { .. } => {}
+        }
+        if ellipsis {
+            right.push(it);
+        } else {
+            left.push(it);
+        }
+    }
+    if advanced > 1 {
+        return None;
+    }
+    let n_indices = items.len() as i64 - i64::from(ellipsis) - newaxes;
+    let n_indices = n_indices
+        + items
+            .iter()
+            .map(|it| match it {
+                IndexItem::BoolArray { ndim } => i64::from(*ndim) - 1,
+                _ => 0,
+            })
+            .sum::<i64>();
+    if n_indices > i64::from(nd) || ndim < 0 {
+        return None;
+    }
+    let array_of = |n: i64, layout: Layout, readonly: bool| {
+        intern(Type::Array {
+            dtype,
+            ndim: n as u32,
+            layout,
+            readonly,
+        })
+    };
+    if advanced == 1 {
+        return Some((array_of(ndim, Layout::C, false), true));
+    }
+    if ndim == 0 {
+        return Some((dtype, false));
+    }
+    if ellipsis {
+        right.remove(0);
+    }
+    let keeps = |it: IndexItem, innermost: bool| match it {
+        IndexItem::Ellipsis | IndexItem::Int => true,
+        IndexItem::Slice { has_step } => innermost && !has_step,
+        _ => false,
+    };
+    let contiguous = |outer: &[IndexItem]| match outer.split_last() {
+        None => true,
+        Some((last, rest)) => rest.iter().all(|&t| keeps(t, false)) && keeps(*last, true),
+    };
+    let layout = match layout {
+        Layout::C => {
+            if n_indices == i64::from(nd) {
+                left.append(&mut right);
+            }
+            if !right.is_empty() || !contiguous(&left) {
+                Layout::A
+            } else {
+                Layout::C
+            }
+        }
+        Layout::F => {
+            if n_indices == i64::from(nd) {
+                left.append(&mut right);
+                std::mem::swap(&mut left, &mut right);
+            }
+            right.reverse();
+            if !left.is_empty() || !contiguous(&right) {
+                Layout::A
+            } else {
+                Layout::F
+            }
+        }
+        Layout::A => Layout::A,
+    };
+    Some((array_of(ndim, layout, readonly), false))
+}
+
 /// `value[index]` for arrays and tuples.
 pub fn getitem(value: TypeId, index: TypeId) -> Option<TypeId> {
-    if let Some((dtype, ndim, layout, readonly)) = array_parts(value) {
-        let idx = index.unliteral();
-        let rest = |n: u32, layout: Layout| {
-            if n == 0 {
-                dtype
-            } else {
-                intern(Type::Array {
-                    dtype,
-                    ndim: n,
-                    layout,
-                    readonly,
-                })
-            }
-        };
-        if idx.is_integer() {
-            // Dropping the leading axis keeps C order; anything else may not.
-            let l = if layout == Layout::C {
-                Layout::C
-            } else {
-                Layout::A
-            };
-            return Some(rest(ndim - 1, l));
-        }
-        if let Type::Slice(n) = idx.get() {
-            let l = if n == 2 && layout == Layout::C {
-                Layout::C
-            } else {
-                Layout::A
-            };
-            return Some(rest(ndim, l));
-        }
-        let items = tuple_items(idx)?;
-        if items.len() as u32 > ndim {
-            return None;
-        }
-        let mut kept = ndim - items.len() as u32;
-        for it in &items {
-            match it.unliteral().get() {
-                Type::Integer { .. } => {}
-                Type::Slice(_) => kept += 1,
-                _ => return None,
-            }
-        }
-        return Some(rest(kept, Layout::A));
+    if value.is_array() {
+        return index_array(value, index).map(|(t, _)| t);
     }
     // A tuple indexed by a constant: that element's type.
     if let (Some(items), Type::IntegerLiteral(i)) = (tuple_items(value), index.get()) {
@@ -450,17 +596,24 @@ pub fn getitem(value: TypeId, index: TypeId) -> Option<TypeId> {
     None
 }
 
-/// Whether `target[index] = value` types.
+/// Whether `target[index] = value` types (Numba's `SetItemBuffer`): a scalar into an
+/// element or broadcast over a selection, or an array of a convertible dtype.
 pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
     let Some((dtype, _, _, readonly)) = array_parts(target) else {
         return false;
     };
-    if readonly || getitem(target, index).is_none() {
+    if readonly {
         return false;
     }
-    match element(value) {
-        Some(v) => crate::conv::can_convert(v, dtype).is_some(),
-        None => false,
+    let Some((res, _)) = index_array(target, index) else {
+        return false;
+    };
+    let v = value.unliteral();
+    match (res.is_array(), array_parts(v)) {
+        (true, Some((vd, ..))) => crate::conv::can_convert(vd, dtype).is_some(),
+        (false, Some((vd, 0, ..))) => crate::conv::can_convert(vd, dtype).is_some(),
+        (false, Some(_)) => false,
+        (_, None) => v.is_scalar() && crate::conv::can_convert(v, dtype).is_some(),
     }
 }
 
@@ -525,6 +678,38 @@ impl BaseContext {
                 )),
             );
         }
+        self.register(
+            "numpy.array",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    let (obj, dtype) = match a {
+                        [o] => (*o, None),
+                        [o, d] => (*o, Some(dtype_arg(*d)?)),
+                        _ => return None,
+                    };
+                    let obj = obj.unliteral();
+                    let (d, n) = match array_parts(obj) {
+                        Some((d, n, ..)) => (d, n),
+                        None => {
+                            let (shape, leaves) = nested_shape(obj)?;
+                            let mut d = *leaves.first()?;
+                            for &l in &leaves[1..] {
+                                d = promote_dtypes(d, l)?;
+                            }
+                            (d, shape.len() as u32)
+                        }
+                    };
+                    let mut args = a.to_vec();
+                    args[0] = obj;
+                    Some(sig(
+                        "numpy.array",
+                        array(dtype.unwrap_or(d), n, Layout::C),
+                        args,
+                    ))
+                },
+                "(scalar, tuple, nested tuple or array), (..., dtype)",
+            )),
+        );
         self.register(
             "numpy.identity",
             Box::new(FnTemplate(
@@ -767,9 +952,26 @@ impl BaseContext {
             );
         }
         self.register(
+            "numpy.nonzero",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] => {
+                        let s = array_method("array.nonzero", *x, &[])?;
+                        Some(sig("numpy.nonzero", s.ret, vec![*x]))
+                    }
+                    _ => None,
+                },
+                "(array,)",
+            )),
+        );
+        self.register(
             "numpy.where",
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
+                    [c] if c.is_array() => {
+                        let s = array_method("array.nonzero", *c, &[])?;
+                        Some(sig("numpy.where", s.ret, vec![*c]))
+                    }
                     [c, x, y] => {
                         element(*c)?;
                         let d = ufunc_loop(element(*x)?, element(*y)?)?;
@@ -848,6 +1050,43 @@ impl BaseContext {
                 "(array(int or float, 1d), kind='quicksort' or 'mergesort')",
             )),
         );
+        // NaN-skipping reductions and medians over every element (no complex: Numba's
+        // order-based ones reject it, and the sums are not lowered for it).
+        for name in [
+            "nansum",
+            "nanprod",
+            "nanmean",
+            "nanmin",
+            "nanmax",
+            "nanvar",
+            "nanstd",
+            "median",
+            "nanmedian",
+        ] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] => {
+                            let (d, ..) = array_parts(*x)?;
+                            if d.is_complex() {
+                                return None;
+                            }
+                            let ret = match name {
+                                "nansum" | "nanprod" => accumulate(d),
+                                "nanmin" | "nanmax" => d,
+                                "nanvar" | "nanstd" => FLOAT64,
+                                _ => float_result(d),
+                            };
+                            Some(sig(key, ret, vec![*x]))
+                        }
+                        _ => None,
+                    },
+                    "(array(int, float or bool),)",
+                )),
+            );
+        }
         for name in ["var", "std", "all", "any"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             let method: &'static str = Box::leak(format!("array.{name}").into_boxed_str());

@@ -26,6 +26,8 @@ pub enum Type {
     NoneType,
     Unicode,
     PyObject,
+    /// `ellipsis`: the `...` in an index.
+    Ellipsis,
     /// `range_state64`: the result of `range(...)`.
     RangeState64,
     /// `range_iter64`.
@@ -438,6 +440,7 @@ impl fmt::Display for Type {
             Type::Float { bits } => write!(f, "float{bits}"),
             Type::Complex { bits } => write!(f, "complex{bits}"),
             Type::NoneType => f.write_str("none"),
+            Type::Ellipsis => f.write_str("ellipsis"),
             Type::Unicode => f.write_str("unicode_type"),
             Type::PyObject => f.write_str("pyobject"),
             Type::RangeState64 => f.write_str("range_state_int64"),
@@ -558,6 +561,7 @@ pub fn from_name(name: &str) -> Option<TypeId> {
         "complex128" | "c16" => COMPLEX128,
         "none" | "void" => NONE,
         "unicode_type" => UNICODE,
+        "ellipsis" => intern(Type::Ellipsis),
         _ => return None,
     })
 }

@@ -30,19 +30,6 @@ pub(super) fn dtype_of(t: TypeId) -> TypeId {
     }
 }
 
-/// An index with at least one slice (basic indexing that makes a view).
-fn slicing(t: TypeId) -> bool {
-    match t.get() {
-        Type::Slice(_) => true,
-        _ => tuple_items(t).is_some_and(|items| {
-            items.iter().any(|i| matches!(i.get(), Type::Slice(_)))
-                && items
-                    .iter()
-                    .all(|i| matches!(i.get(), Type::Slice(_)) || i.is_integer())
-        }),
-    }
-}
-
 /// Unary and binary ufuncs lowered element-wise, with the scalar operation each applies.
 const UNARY_UFUNCS: &[(&str, &str)] = &[
     ("sqrt", "math.sqrt"),
@@ -85,16 +72,6 @@ const BINARY_UFUNCS: &[(&str, &str)] = &[
 
 pub(crate) fn register(r: &mut Registry) {
     let array = || TypePat::Pred(is_array);
-    r.register(
-        ImplKey::GetItem,
-        Args::Exact(vec![array(), TypePat::Pred(slicing)]),
-        slice_view,
-    );
-    r.register(
-        ImplKey::SetItem,
-        Args::Exact(vec![array(), TypePat::Pred(slicing), TypePat::Any]),
-        assign_slice,
-    );
     for m in ["sum", "prod", "min", "max", "mean"] {
         r.register(
             ImplKey::Function(format!("array.{m}")),
@@ -313,7 +290,7 @@ pub(super) fn flat_ptr<'ctx>(
     }
 }
 
-fn load_elem<'ctx>(
+pub(super) fn load_elem<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     dtype: TypeId,
     p: PointerValue<'ctx>,
@@ -325,7 +302,7 @@ fn load_elem<'ctx>(
     m.load_memory(lw.ctx, &lw.b, dtype, v)
 }
 
-fn store_elem<'ctx>(
+pub(super) fn store_elem<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     dtype: TypeId,
     p: PointerValue<'ctx>,
@@ -335,283 +312,6 @@ fn store_elem<'ctx>(
     let v = m.store_memory(lw.ctx, &lw.b, dtype, v)?;
     lw.b.build_store(p, v).map_err(llvm_err)?;
     Ok(())
-}
-
-/// Python's `slice.indices(n)` on Numba's slice struct: (start, length, step).
-fn slice_bounds<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    s: StructValue<'ctx>,
-    n: IntValue<'ctx>,
-) -> R<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
-    let i64t = lw.ctx.i64_type();
-    let zero = i64t.const_zero();
-    let one = i64t.const_int(1, false);
-    let get = |lw: &FnLower<'ctx, '_>, k| -> R<IntValue<'ctx>> {
-        Ok(lw
-            .b
-            .build_extract_value(s, k, "")
-            .map_err(llvm_err)?
-            .into_int_value())
-    };
-    let (start, stop, step) = (get(lw, 0)?, get(lw, 1)?, get(lw, 2)?);
-    let bad =
-        lw.b.build_int_compare(IntPredicate::EQ, step, zero, "")
-            .map_err(llvm_err)?;
-    lw.raise_const_if(bad, "ValueError", &["slice step cannot be zero"])?;
-    let b = &lw.b;
-    let up = b
-        .build_int_compare(IntPredicate::SGT, step, zero, "")
-        .map_err(llvm_err)?;
-    let minus_one = i64t.const_all_ones();
-    let n_minus_1 = b.build_int_sub(n, one, "").map_err(llvm_err)?;
-    // Clamp a bound: negative counts from the end; then into [0, n] going up or
-    // [-1, n - 1] going down.
-    let clamp = |x: IntValue<'ctx>| -> R<IntValue<'ctx>> {
-        let neg = b
-            .build_int_compare(IntPredicate::SLT, x, zero, "")
-            .map_err(llvm_err)?;
-        let plus_n = b.build_int_add(x, n, "").map_err(llvm_err)?;
-        let x = b
-            .build_select(neg, plus_n, x, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-        let lo = b
-            .build_select(up, zero, minus_one, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-        let hi = b
-            .build_select(up, n, n_minus_1, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-        let below = b
-            .build_int_compare(IntPredicate::SLT, x, lo, "")
-            .map_err(llvm_err)?;
-        let x = b
-            .build_select(below, lo, x, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-        let above = b
-            .build_int_compare(IntPredicate::SGT, x, hi, "")
-            .map_err(llvm_err)?;
-        Ok(b.build_select(above, hi, x, "")
-            .map_err(llvm_err)?
-            .into_int_value())
-    };
-    let start = clamp(start)?;
-    let stop = clamp(stop)?;
-    // len = max(0, (stop - start + step -/+ 1) / step)
-    let span = b.build_int_sub(stop, start, "").map_err(llvm_err)?;
-    let adj = b
-        .build_select(up, minus_one, one, "")
-        .map_err(llvm_err)?
-        .into_int_value();
-    let num = b.build_int_add(span, step, "").map_err(llvm_err)?;
-    let num = b.build_int_add(num, adj, "").map_err(llvm_err)?;
-    let len = b.build_int_signed_div(num, step, "").map_err(llvm_err)?;
-    let pos = b
-        .build_int_compare(IntPredicate::SGT, len, zero, "")
-        .map_err(llvm_err)?;
-    let len = b
-        .build_select(pos, len, zero, "")
-        .map_err(llvm_err)?
-        .into_int_value();
-    Ok((start, len, step))
-}
-
-/// `a[i, j:k, ::2]`: a view sharing the array's memory.
-fn view<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    t: TypeId,
-    arr: StructValue<'ctx>,
-    index_t: TypeId,
-    index: BasicValueEnum<'ctx>,
-    ret: TypeId,
-) -> R<StructValue<'ctx>> {
-    let items: Vec<(TypeId, BasicValueEnum<'ctx>)> = match tuple_items(index_t) {
-        Some(items) => {
-            let sv = index.into_struct_value();
-            let mut out = Vec::new();
-            for (k, it) in items.into_iter().enumerate() {
-                out.push((
-                    it,
-                    lw.b.build_extract_value(sv, k as u32, "")
-                        .map_err(llvm_err)?,
-                ));
-            }
-            out
-        }
-        None => vec![(index_t, index)],
-    };
-    let i64t = lw.ctx.i64_type();
-    let n = ndim(t);
-    let mut off = i64t.const_zero();
-    let mut shape = Vec::new();
-    let mut strides = Vec::new();
-    for d in 0..n {
-        let len = dim(lw, arr, field::SHAPE, d)?;
-        let stride = dim(lw, arr, field::STRIDES, d)?;
-        match items.get(d as usize) {
-            Some((it, v)) if it.is_integer() => {
-                let i = lw.cast(*v, *it, INT64)?.into_int_value();
-                let neg =
-                    lw.b.build_int_compare(IntPredicate::SLT, i, i64t.const_zero(), "")
-                        .map_err(llvm_err)?;
-                let wrapped = lw.b.build_int_add(i, len, "").map_err(llvm_err)?;
-                let i =
-                    lw.b.build_select(neg, wrapped, i, "")
-                        .map_err(llvm_err)?
-                        .into_int_value();
-                let term = lw.b.build_int_mul(i, stride, "").map_err(llvm_err)?;
-                off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
-            }
-            Some((_, v)) => {
-                let (start, count, step) = slice_bounds(lw, v.into_struct_value(), len)?;
-                let term = lw.b.build_int_mul(start, stride, "").map_err(llvm_err)?;
-                off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
-                shape.push(count);
-                strides.push(lw.b.build_int_mul(stride, step, "").map_err(llvm_err)?);
-            }
-            None => {
-                shape.push(len);
-                strides.push(stride);
-            }
-        }
-    }
-    let k = ndim(ret) as usize;
-    if shape.len() != k {
-        return Err(lw.unsupported("index does not match the array's dimensions"));
-    }
-    let data = data_ptr(lw, arr)?;
-    // SAFETY (of the generated code): the offset is within the array.
-    let data = unsafe {
-        lw.b.build_gep(lw.ctx.i8_type(), data, &[off], "")
-            .map_err(llvm_err)?
-    };
-    let mut nitems = i64t.const_int(1, false);
-    let mut shape_a = i64t.array_type(k as u32).get_undef();
-    let mut strides_a = i64t.array_type(k as u32).get_undef();
-    for d in 0..k {
-        nitems = lw.b.build_int_mul(nitems, shape[d], "").map_err(llvm_err)?;
-        shape_a =
-            lw.b.build_insert_value(shape_a, shape[d], d as u32, "")
-                .map_err(llvm_err)?
-                .into_array_value();
-        strides_a =
-            lw.b.build_insert_value(strides_a, strides[d], d as u32, "")
-                .map_err(llvm_err)?
-                .into_array_value();
-    }
-    let mut out = array_struct(lw.ctx, k as u32).get_undef();
-    for f in [field::MEMINFO, field::PARENT, field::ITEMSIZE] {
-        let x = lw.b.build_extract_value(arr, f, "").map_err(llvm_err)?;
-        out =
-            lw.b.build_insert_value(out, x, f, "")
-                .map_err(llvm_err)?
-                .into_struct_value();
-    }
-    let fields: [(u32, BasicValueEnum<'ctx>); 4] = [
-        (field::NITEMS, nitems.into()),
-        (field::DATA, data.into()),
-        (field::SHAPE, shape_a.into()),
-        (field::STRIDES, strides_a.into()),
-    ];
-    for (f, x) in fields {
-        out =
-            lw.b.build_insert_value(out, x, f, "")
-                .map_err(llvm_err)?
-                .into_struct_value();
-    }
-    Ok(out)
-}
-
-fn slice_view<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
-) -> R<BasicValueEnum<'ctx>> {
-    Ok(view(
-        lw,
-        sig.args[0],
-        a[0].into_struct_value(),
-        sig.args[1],
-        a[1],
-        sig.ret,
-    )?
-    .into())
-}
-
-/// `a[...] = x`: every element of the view gets the scalar `x`, or the element of the
-/// array `x` (same shape) at the same position.
-fn assign_slice<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
-) -> R<BasicValueEnum<'ctx>> {
-    let t = sig.args[0];
-    let dtype = dtype_of(t);
-    let view_t = match numba_typeinfer::numpy::getitem(t, sig.args[1]) {
-        Some(v) if v.is_array() => v,
-        _ => return Err(lw.unsupported("this slice assignment is not supported by numba-rs yet")),
-    };
-    let dst = view(lw, t, a[0].into_struct_value(), sig.args[1], a[1], view_t)?;
-    fill_from(lw, view_t, dst, dtype, sig.args[2], a[2])?;
-    Ok(lw.ghost())
-}
-
-/// Write `src` (a scalar, or an array of the destination's shape) into every element of
-/// `dst`.
-fn fill_from<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    dst_t: TypeId,
-    dst: StructValue<'ctx>,
-    dtype: TypeId,
-    src_t: TypeId,
-    src: BasicValueEnum<'ctx>,
-) -> R<()> {
-    let n = get_int(lw, dst, field::NITEMS)?;
-    if src_t.is_array() {
-        check_same_shape(lw, dst_t, dst, src_t, src.into_struct_value())?;
-    }
-    let (lp, i) = Loop::begin(lw, n)?;
-    let v = if src_t.is_array() {
-        let p = flat_ptr(lw, src_t, src.into_struct_value(), i)?;
-        let x = load_elem(lw, dtype_of(src_t), p)?;
-        lw.cast(x, dtype_of(src_t), dtype)?
-    } else {
-        lw.cast(src, src_t, dtype)?
-    };
-    let p = flat_ptr(lw, dst_t, dst, i)?;
-    store_elem(lw, dtype, p, v)?;
-    lp.end(lw)
-}
-
-/// NumPy's error when shapes differ (broadcasting across axes is not lowered yet).
-fn check_same_shape<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    at: TypeId,
-    a: StructValue<'ctx>,
-    bt: TypeId,
-    b: StructValue<'ctx>,
-) -> R<()> {
-    if ndim(at) != ndim(bt) {
-        return Err(lw.unsupported(
-            "broadcasting arrays of different dimensions is not supported by numba-rs yet",
-        ));
-    }
-    let mut differ = lw.ctx.bool_type().const_zero();
-    for d in 0..ndim(at) {
-        let x = dim(lw, a, field::SHAPE, d)?;
-        let y = dim(lw, b, field::SHAPE, d)?;
-        let ne =
-            lw.b.build_int_compare(IntPredicate::NE, x, y, "")
-                .map_err(llvm_err)?;
-        differ = lw.b.build_or(differ, ne, "").map_err(llvm_err)?;
-    }
-    lw.raise_const_if(
-        differ,
-        "ValueError",
-        &["operands could not be broadcast together"],
-    )
 }
 
 fn apply_binop<'ctx>(
@@ -726,7 +426,7 @@ pub(super) fn map_elements<'ctx, 'a>(
 
 /// The address of the element of `arr` (of type `t`) that position `i` of a C-ordered
 /// result of shape `dims` reads under broadcasting.
-fn broadcast_ptr<'ctx>(
+pub(super) fn broadcast_ptr<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     t: TypeId,
     arr: StructValue<'ctx>,
@@ -1295,7 +995,7 @@ fn fill_all<'ctx>(
     v: BasicValueEnum<'ctx>,
     vt: TypeId,
 ) -> R<()> {
-    fill_from(lw, t, arr, dtype_of(t), vt, v)
+    super::indexing::assign_into(lw, t, arr, vt, v)
 }
 
 fn shape_of<'ctx>(

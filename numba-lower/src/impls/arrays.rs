@@ -268,9 +268,8 @@ fn setitem<'ctx>(
     }
     let idx = indices(lw, sig.args[1], a[1])?;
     if idx.len() as u32 != ndim(sig.args[0]) {
-        return Err(lw.unsupported(
-            "assigning to an array slice or sub-array is not lowered by numba-rs yet",
-        ));
+        // A sub-array: every element of it gets the value.
+        return super::indexing::setitem_basic(lw, sig, a);
     }
     let p = offset(lw, sig.args[0], a[0].into_struct_value(), &idx)?;
     let v = lw.cast(a[2], sig.args[2], dtype)?;

@@ -45,6 +45,14 @@ pub(crate) fn register(r: &mut Registry) {
             math_const,
         );
     }
+    // NumPy's float constants are the same values (`np.newaxis` is None: a ghost).
+    for c in ["pi", "e", "inf", "nan"] {
+        r.register(
+            ImplKey::GetAttr(c.into()),
+            Args::Exact(vec![TypePat::Module("numpy")]),
+            math_const,
+        );
+    }
 }
 
 fn math_const<'ctx>(

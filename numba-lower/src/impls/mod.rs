@@ -2,6 +2,7 @@
 //! numba-typeinfer's templates). Each module's `register` adds its entries; this is the one
 //! table of built-ins.
 
+mod array_from;
 mod array_ops;
 mod arrays;
 mod builtins;
@@ -10,10 +11,13 @@ mod cmath;
 mod complex;
 mod eh;
 pub(crate) mod float;
+mod indexing;
 mod int;
 mod iter;
 mod linalg;
 mod math;
+mod nan_reductions;
+mod nonzero;
 mod numpy;
 mod optional;
 mod random;
@@ -32,6 +36,10 @@ pub(crate) fn register_all(r: &mut Registry) {
     array_ops::register(r);
     array_ops::register_more(r);
     array_ops::register_predicates(r);
+    indexing::register(r);
+    array_from::register(r);
+    nan_reductions::register(r);
+    nonzero::register(r);
     sorting::register(r);
     linalg::register(r);
     int::register(r);

@@ -135,6 +135,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
             &iter::IterModel
         }
         Type::NoneType
+        | Type::Ellipsis
         | Type::Module(_)
         | Type::Function(_)
         | Type::NumberClass(_)

@@ -1,0 +1,137 @@
+"""NaN-skipping reductions, medians, `nonzero` / one-argument `where`, `np.array` from
+scalars, tuples and arrays, and NumPy's constants in jitted code, against NumPy running
+the same functions (the oracle) on random inputs of several dtypes and layouts."""
+
+import numpy as np
+import pytest
+
+from numba_rs import njit
+from numba_rs.errors import TypingError
+
+REAL_DTYPES = [np.int8, np.int32, np.int64, np.uint16, np.uint64, np.float32, np.float64,
+               np.bool_]
+
+
+def make(dtype, shape, seed=0, nan=False):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-20, 20, size=shape)
+    if np.dtype(dtype).kind == "u":
+        x = np.abs(x)
+    x = x.astype(dtype)
+    if nan and np.dtype(dtype).kind == "f":
+        x = x + rng.uniform(0, 1, size=shape).astype(dtype)
+        x.flat[rng.choice(x.size, size=max(1, x.size // 5), replace=False)] = np.nan
+    return x
+
+
+def layouts(x):
+    return [np.ascontiguousarray(x), np.asfortranarray(x),
+            np.repeat(x, 2, axis=-1)[..., ::2]]
+
+
+def close(got, expected, dtype):
+    rtol = 1e-5 if np.dtype(dtype) == np.float32 else 1e-12
+    assert np.shape(got) == np.shape(expected)
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol, equal_nan=True)
+
+
+def nan_reductions(a):
+    return (np.nansum(a), np.nanprod(a), np.nanmean(a), np.nanmin(a), np.nanmax(a),
+            np.nanvar(a), np.nanstd(a), np.nanmedian(a), np.median(a))
+
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_nan_reductions_match_numpy(dtype):
+    f = njit(nan_reductions)
+    for shape in [(7,), (4, 5), (3, 2, 4)]:
+        for a in layouts(make(dtype, shape, nan=True)):
+            a = a[..., :3] if a.ndim > 1 else a[:5]
+            small = a if dtype != np.float32 else a.astype(np.float64)
+            with np.errstate(all="ignore"):
+                expected = nan_reductions(small)
+            got = f(a)
+            for g, e in zip(got, expected):
+                close(g, e, dtype)
+
+
+def test_nan_reduction_result_types():
+    got = njit(nan_reductions)(np.arange(6, dtype=np.int32))
+    assert isinstance(got[0], int) and isinstance(got[3], int)
+    got = njit(nan_reductions)(np.ones(3, dtype=np.float32))
+    assert all(isinstance(g, float) for g in got)
+
+
+def test_all_nan_gives_nan_and_empty_min_raises():
+    got = njit(nan_reductions)(np.full(4, np.nan))
+    assert np.isnan(got[2]) and np.isnan(got[3]) and np.isnan(got[4]) and np.isnan(got[7])
+    assert got[0] == 0.0 and got[1] == 1.0
+    with pytest.raises(ValueError, match="zero-size array"):
+        njit(lambda a: np.nanmin(a))(np.zeros(0))
+
+
+def test_median_of_odd_even_and_nan():
+    f = njit(lambda a: np.median(a))
+    for a in [np.arange(9.0)[::-1], np.array([4.0, 1, 3, 2]), np.array([3]),
+              np.array([1.0, np.nan, 2.0]), make(np.int64, (5, 4), seed=3)]:
+        np.testing.assert_equal(f(a), np.median(a))
+    assert np.isnan(f(np.zeros(0)))
+
+
+def test_complex_nan_reductions_are_typing_errors():
+    with pytest.raises(TypingError):
+        njit(lambda a: np.nanmin(a))(np.ones(2, dtype=np.complex128))
+
+
+def nonzeros(a):
+    return a.nonzero(), np.nonzero(a), np.where(a)
+
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES + [np.complex128], ids=lambda d: np.dtype(d).name)
+def test_nonzero_matches_numpy(dtype):
+    f = njit(nonzeros)
+    for shape in [(9,), (4, 5), (2, 3, 4)]:
+        for a in layouts(make(dtype, shape) * (make(np.int64, shape, seed=1) > 5)):
+            got = f(a)
+            for g, e in zip(got, nonzeros(a)):
+                assert len(g) == len(e)
+                for gi, ei in zip(g, e):
+                    np.testing.assert_array_equal(gi, ei)
+                    assert gi.dtype == np.intp
+
+
+def from_values():
+    return (np.array((1, 2, 3)), np.array(((1.0, 2), (3, 4))), np.array(5),
+            np.array((1, 2), dtype=np.float32), np.array(((True, False),)),
+            np.array((((1, 2), (3, 4)), ((5, 6), (7, 8)))), np.array(2.5, np.int16))
+
+
+def test_array_from_scalars_and_tuples():
+    for g, e in zip(njit(from_values)(), from_values()):
+        np.testing.assert_array_equal(g, e)
+        assert g.dtype == e.dtype and g.shape == e.shape
+
+
+def test_array_of_runtime_tuple_and_array():
+    def f(x, y, a):
+        t = np.array(((x, y), (y, x)))
+        c = np.array(a)
+        c[0] = -1
+        return t, c, a
+
+    a = np.arange(4.0)
+    t, c, a2 = njit(f)(1.5, 2, a)
+    np.testing.assert_array_equal(t, np.array(((1.5, 2), (2, 1.5))))
+    assert c[0] == -1 and a2[0] == 0.0  # a copy, not a view
+
+
+def test_ragged_tuple_is_typing_error():
+    with pytest.raises(TypingError):
+        njit(lambda: np.array(((1, 2), (3,))))()
+
+
+def test_numpy_constants():
+    def f():
+        return np.pi, np.e, np.inf, np.nan, np.zeros(3)[np.newaxis].shape
+
+    got = njit(f)()
+    assert got[:3] == (np.pi, np.e, np.inf) and np.isnan(got[3]) and got[4] == (1, 3)
