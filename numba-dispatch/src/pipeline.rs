@@ -5,7 +5,8 @@
 //! `make_function_op_code_to_jit_function`, `rewrite_semantic_constants`,
 //! `dead_branch_prune`, `generic_rewrites`, `reconstruct_ssa`; typed:
 //! `nopython_type_inference`, `strip_phis`, `nopython_rewrites`, `ir_legalization`;
-//! lowering: `native_lowering`, `llvm_optimise`, `llvm_jit`. The IR is verified between
+//! lowering: `native_lowering`, `llvm_optimise` (reference-count pruning and O3, see
+//! `numba_lower::refprune`), `llvm_jit`. The IR is verified between
 //! passes in debug builds (and with `NUMBA_RS_VERIFY=1` in release).
 //! `NUMBA_DEBUG_PRINT_AFTER=pass1,pass2` (or `all`) prints the IR after those passes.
 //! Not run yet, because what they handle is not supported yet: with-lifting, literal
@@ -20,7 +21,7 @@ use numba_ir::prune::{dead_branch_prune, strip_phis, ArgNone};
 use numba_ir::{FunctionIR, GlobalResolver, IrError};
 use numba_lower::{
     CompiledFunction, CpuTarget, ErrorModel, LinkedFunctions, LowerError, LowerOptions,
-    TargetContext,
+    RefPruneFlags, TargetContext,
 };
 use numba_rewrite::{Phase, RewriteRegistry};
 use numba_typeinfer::types::{Type, NONE};
@@ -388,6 +389,8 @@ pub fn compile_function(
             Some("0") => false,
             _ => options.boundscheck.unwrap_or(false),
         },
+        refprune: RefPruneFlags::from_env(),
+        dump_assembly: env_flag("NUMBA_DUMP_ASSEMBLY"),
     };
     let mut compiled = target
         .cpu
@@ -412,14 +415,24 @@ pub fn compile_function(
         println!("{}", "=".repeat(80));
     }
     if env_flag("NUMBA_DUMP_OPTIMIZED") {
-        println!(
-            "{}",
-            numba_ir::center(&format!("OPTIMIZED DUMP {qualname}"), 80, '-')
+        dump(
+            &format!("OPTIMIZED DUMP {qualname}"),
+            &compiled.optimized_ir,
         );
-        println!("{}", compiled.optimized_ir);
-        println!("{}", "=".repeat(80));
+    }
+    if let Some(asm) = &compiled.assembly {
+        dump(&format!("ASSEMBLY {qualname}"), asm);
     }
     Ok(compiled)
+}
+
+/// Numba's `codegen.dump` (the optimised module and the assembly): a rule of `=`, the
+/// header centred in `-`, the text, a rule of `=`.
+fn dump(header: &str, body: &str) {
+    println!("{}", "=".repeat(80));
+    println!("{}", numba_ir::center(header, 80, '-'));
+    println!("{body}");
+    println!("{}", "=".repeat(80));
 }
 
 /// Numba's `RewriteSemanticConstants`: what the argument types fix before typing becomes

@@ -1,6 +1,8 @@
 //! Raising exceptions: static records for constant arguments, run-time records (allocated
 //! with `NRT_Allocate`) for arguments only known at run time. Either way the function
-//! stores the record through `excinfo` and returns [`STATUS_USER_EXC`](crate::STATUS_USER_EXC).
+//! stores the record through `excinfo` and returns [`STATUS_USER_EXC`](crate::STATUS_USER_EXC);
+//! that store is marked `!numba_exception_output` (as Numba marks it) so that
+//! reference-count pruning can tell a raising exit from a normal one.
 
 use inkwell::module::Linkage;
 use inkwell::values::{BasicValueEnum, GlobalValue, IntValue, PointerValue};
@@ -120,10 +122,17 @@ impl<'ctx> FnLower<'ctx, '_> {
         self.return_user_exc(record)
     }
 
-    /// Leave the function with `record` as its exception.
+    /// Leave the function with `record` as its exception. The store carries Numba's
+    /// `!numba_exception_output !{i1 true}` mark: reference-count pruning knows a raising
+    /// exit by it ([`crate::refprune`]).
     pub(crate) fn return_user_exc(&mut self, record: PointerValue<'ctx>) -> R<()> {
         self.release_caught()?;
-        self.b.build_store(self.excinfo, record).map_err(llvm_err)?;
+        let store = self.b.build_store(self.excinfo, record).map_err(llvm_err)?;
+        let kind = self.ctx.get_kind_id(crate::refprune::EXCEPTION_OUTPUT_MD);
+        let mark = self
+            .ctx
+            .metadata_node(&[self.ctx.bool_type().const_int(1, false).into()]);
+        store.set_metadata(mark, kind).map_err(llvm_err)?;
         self.b
             .build_return(Some(
                 &self.ctx.i32_type().const_int(STATUS_USER_EXC as u64, true),

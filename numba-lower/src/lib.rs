@@ -12,7 +12,10 @@
 //! - the calling convention ([`callconv`]): `i32 fn(ret*, excinfo**, args...)`, status
 //!   codes, the [`ExcInfo`] protocol and the uniform entry wrapper;
 //! - casts (`cast`), raising exceptions (`exceptions`), symbol mangling (`mangle`) and host
-//!   codegen (`codegen`).
+//!   codegen (`codegen`: O3, MCJIT, assembly);
+//! - reference-count pruning ([`refprune`]): removes the `NRT_incref`/`NRT_decref` pairs
+//!   the naive lowering ([`nrt`]) emits that cancel out, in Numba's four shapes (per
+//!   block, diamond, fanout, fanout with raise), before and after O3.
 //!
 //! [`ImplKey`]: numba_typeinfer::ImplKey
 
@@ -28,6 +31,7 @@ pub mod mangle;
 pub mod model;
 pub mod nrt;
 pub mod random;
+pub mod refprune;
 pub mod registry;
 pub mod runtime;
 pub mod sort;
@@ -45,6 +49,7 @@ pub use callconv::{
     STATUS_OK, STATUS_STOPIT, STATUS_USER_EXC,
 };
 pub use function::FnLower;
+pub use refprune::{PruneStats, RefPruneFlags};
 pub use registry::{Args, LowerFn, Lowering, Registry, TypePat};
 pub use target::CpuTarget;
 
@@ -78,8 +83,13 @@ pub struct CompiledFunction {
     pub return_type: TypeId,
     /// The module before optimisation (`NUMBA_DUMP_LLVM`).
     pub llvm_ir: String,
-    /// The module after O3 (`NUMBA_DUMP_OPTIMIZED`).
+    /// The module after reference-count pruning and O3 (`NUMBA_DUMP_OPTIMIZED`).
     pub optimized_ir: String,
+    /// The host assembly of the optimised module (`NUMBA_DUMP_ASSEMBLY`), when
+    /// [`LowerOptions::dump_assembly`] asked for it.
+    pub assembly: Option<String>,
+    /// The refop calls reference-count pruning removed, by shape.
+    pub prune_stats: PruneStats,
     /// How each argument crosses the CPython boundary (`None`: it cannot).
     pub arg_shapes: Vec<Option<Shape>>,
     /// How the result crosses it (`None`: it cannot).
@@ -137,7 +147,7 @@ pub enum ErrorModel {
 }
 
 /// Lowering options.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LowerOptions {
     /// Dispatcher id of the function being compiled (self-recursive calls become direct);
     /// also the unique id in its mangled symbol.
@@ -151,6 +161,27 @@ pub struct LowerOptions {
     pub error_model: ErrorModel,
     /// Check array indices (`boundscheck=True` or `NUMBA_BOUNDSCHECK=1`): IndexError.
     pub boundscheck: bool,
+    /// Reference-count pruning shapes (`NUMBA_LLVM_REFPRUNE_PASS` /
+    /// `NUMBA_LLVM_REFPRUNE_FLAGS`, see [`RefPruneFlags::from_env`]); all by default,
+    /// [`RefPruneFlags::NONE`] turns pruning off.
+    pub refprune: RefPruneFlags,
+    /// Keep the host assembly in [`CompiledFunction::assembly`] (`NUMBA_DUMP_ASSEMBLY`).
+    pub dump_assembly: bool,
+}
+
+impl Default for LowerOptions {
+    fn default() -> Self {
+        LowerOptions {
+            self_id: None,
+            uid: 0,
+            module: String::new(),
+            fastmath: 0,
+            error_model: ErrorModel::default(),
+            boundscheck: false,
+            refprune: RefPruneFlags::ALL,
+            dump_assembly: false,
+        }
+    }
 }
 
 /// A code-generation target: data models, calling convention, registry and codegen.

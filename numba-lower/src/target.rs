@@ -1,5 +1,6 @@
 //! The CPU target: the lowering registry with every built-in implementation, the data
-//! models and calling convention, and host codegen (O3, MCJIT into the process).
+//! models and calling convention, and host codegen (reference-count pruning, O3, MCJIT
+//! into the process).
 
 use std::time::Instant;
 
@@ -99,8 +100,13 @@ impl TargetContext for CpuTarget {
         )?;
         let llvm_ir = module.print_to_string().to_string();
         let lowered_at = Instant::now();
-        codegen::optimise(&module, &machine)?;
+        let prune_stats = codegen::optimise(&module, &machine, options.refprune)?;
         let optimized_ir = module.print_to_string().to_string();
+        let assembly = if options.dump_assembly {
+            Some(codegen::assembly(&module, &machine)?)
+        } else {
+            None
+        };
         let optimised_at = Instant::now();
         let engine = codegen::jit(&module, &externals)?;
         let native = engine
@@ -121,6 +127,8 @@ impl TargetContext for CpuTarget {
             return_type: typing.return_type,
             llvm_ir,
             optimized_ir,
+            assembly,
+            prune_stats,
             arg_shapes: typing
                 .arg_types
                 .iter()
