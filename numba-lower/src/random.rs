@@ -103,16 +103,45 @@ fn with_np<T>(f: impl FnOnce(&mut Mt) -> T) -> T {
 }
 
 impl Mt {
-    /// `k` random bits (1 ≤ k ≤ 64) as NumPy takes them: the low bits of each word, the
-    /// high word first.
-    fn np_bits(&mut self, k: u32) -> u64 {
-        let masked = |s: &mut Mt, k: u32| u64::from(s.next_u32()) & (u64::MAX >> (64 - k));
-        if k <= 32 {
-            masked(self, k)
-        } else {
-            let high = masked(self, k - 32);
-            let low = u64::from(self.next_u32());
-            low | (high << 32)
+    /// A value in `[0, max]` as NumPy's `random_interval` draws it (its legacy `randint`,
+    /// `shuffle` and `choice` too): the low bits of a 32-bit word (or of a 64-bit value,
+    /// the high word first, when `max` needs more) under the smallest mask covering `max`,
+    /// redrawn until in range. `max == 0` draws nothing.
+    fn interval(&mut self, max: u64) -> u64 {
+        if max == 0 {
+            return 0;
+        }
+        let mask = u64::MAX >> max.leading_zeros();
+        loop {
+            let v = if max <= u64::from(u32::MAX) {
+                u64::from(self.next_u32()) & mask
+            } else {
+                let high = u64::from(self.next_u32());
+                let low = u64::from(self.next_u32());
+                ((high << 32) | low) & mask
+            };
+            if v <= max {
+                return v;
+            }
+        }
+    }
+
+    /// `randint(low, high)`: `None` for an empty range.
+    fn randint(&mut self, low: i64, high: i64) -> Option<i64> {
+        let n = i128::from(high) - i128::from(low);
+        if n <= 0 {
+            return None;
+        }
+        let r = self.interval((n - 1) as u64);
+        Some((i128::from(low) + i128::from(r)) as i64)
+    }
+
+    /// NumPy's legacy shuffle of `n` items: for `i` from `n - 1` down to 1, `swap(i, j)`
+    /// with `j` drawn in `[0, i]`.
+    fn shuffle(&mut self, n: i64, mut swap: impl FnMut(usize, usize)) {
+        for i in (1..n.max(0) as u64).rev() {
+            let j = self.interval(i);
+            swap(i as usize, j as usize);
         }
     }
 
@@ -133,21 +162,49 @@ impl Mt {
         self.gauss = Some(f * x1);
         f * x2
     }
+
+    /// One draw of a float distribution of `numpy.random`, with NumPy's legacy formulas:
+    /// [`NP_UNIFORM`] `a + (b - a) * U`, [`NP_NORMAL`] `a + b * gauss`,
+    /// [`NP_EXPONENTIAL`] `a * -log(1 - U)`.
+    fn np_draw(&mut self, kind: u32, a: f64, b: f64) -> f64 {
+        match kind {
+            NP_UNIFORM => a + (b - a) * self.next_double(),
+            NP_NORMAL => a + b * self.gauss(),
+            NP_EXPONENTIAL => a * -(1.0 - self.next_double()).ln(),
+            _ => f64::NAN,
+        }
+    }
 }
+
+/// `numpy.random.uniform(a, b)` (and `random()` as `uniform(0, 1)`).
+pub const NP_UNIFORM: u32 = 0;
+/// `numpy.random.normal(a, b)` (and `standard_normal()` as `normal(0, 1)`).
+pub const NP_NORMAL: u32 = 1;
+/// `numpy.random.exponential(a)` (and `standard_exponential()` as `exponential(1)`).
+pub const NP_EXPONENTIAL: u32 = 2;
 
 /// `np.random.seed(n)`.
 pub extern "C" fn numba_rs_np_seed(seed: i64) {
     with_np(|s| *s = Mt::seeded(seed as u32));
 }
 
-/// `np.random.random()`.
-pub extern "C" fn numba_rs_np_random() -> f64 {
-    with_np(Mt::next_double)
+/// One value of a float distribution (`kind` is [`NP_UNIFORM`], [`NP_NORMAL`] or
+/// [`NP_EXPONENTIAL`]).
+pub extern "C" fn numba_rs_np_draw(kind: u32, a: f64, b: f64) -> f64 {
+    with_np(|s| s.np_draw(kind, a, b))
 }
 
-/// A standard normal deviate from NumPy's generator.
-pub extern "C" fn numba_rs_np_gauss() -> f64 {
-    with_np(Mt::gauss)
+/// `n` values of a float distribution into `out`, in order (as `size=` fills in C order).
+///
+/// # Safety
+/// `out` must be valid for `n` writes of `f64`.
+pub unsafe extern "C" fn numba_rs_np_fill(kind: u32, a: f64, b: f64, out: *mut f64, n: i64) {
+    with_np(|s| {
+        for i in 0..n.max(0) as usize {
+            // SAFETY: guaranteed by the caller.
+            unsafe { out.add(i).write(s.np_draw(kind, a, b)) };
+        }
+    });
 }
 
 /// `np.random.randint(low, high)`; sets `*bad` when `low >= high`.
@@ -155,24 +212,147 @@ pub extern "C" fn numba_rs_np_gauss() -> f64 {
 /// # Safety
 /// `bad` must be valid for a write.
 pub unsafe extern "C" fn numba_rs_np_randint(low: i64, high: i64, bad: *mut i64) -> i64 {
-    let n = i128::from(high) - i128::from(low);
-    if n <= 0 || n > i128::from(u64::MAX) {
-        // SAFETY: guaranteed by the caller.
-        unsafe { *bad = 1 };
-        return 0;
+    match with_np(|s| s.randint(low, high)) {
+        Some(r) => r,
+        None => {
+            // SAFETY: guaranteed by the caller.
+            unsafe { *bad = 1 };
+            0
+        }
     }
-    let n = n as u64;
-    if n == 1 {
-        return low;
-    }
-    let k = 64 - (n - 1).leading_zeros();
-    let r = with_np(|s| loop {
-        let r = s.np_bits(k);
-        if r < n {
-            break r;
+}
+
+/// `n` values of `randint(low, high)` into `out`; the caller has checked `low < high`
+/// when `n > 0` (an empty range writes nothing).
+///
+/// # Safety
+/// `out` must be valid for `n` writes of `i64`.
+pub unsafe extern "C" fn numba_rs_np_randint_fill(low: i64, high: i64, out: *mut i64, n: i64) {
+    with_np(|s| {
+        for i in 0..n.max(0) as usize {
+            let Some(r) = s.randint(low, high) else {
+                return;
+            };
+            // SAFETY: guaranteed by the caller.
+            unsafe { out.add(i).write(r) };
         }
     });
-    (i128::from(low) + i128::from(r)) as i64
+}
+
+/// `np.random.shuffle(x)`: the items along the first axis of a strided array, permuted
+/// in place as NumPy's legacy `shuffle` permutes them.
+///
+/// # Safety
+/// `shape` and `strides` must hold `ndim >= 1` values describing an array of
+/// `itemsize`-byte elements at `data`, valid for reads and writes.
+pub unsafe extern "C" fn numba_rs_np_shuffle(
+    data: *mut u8,
+    ndim: i64,
+    shape: *const i64,
+    strides: *const i64,
+    itemsize: i64,
+) {
+    let ndim = ndim.max(1) as usize;
+    // SAFETY: guaranteed by the caller.
+    let (shape, strides) = unsafe {
+        (
+            std::slice::from_raw_parts(shape, ndim),
+            std::slice::from_raw_parts(strides, ndim),
+        )
+    };
+    // The byte offsets of every element of one item (a sub-array when ndim > 1).
+    let mut offsets = vec![0isize];
+    for d in 1..ndim {
+        let step = strides[d] as isize;
+        offsets = (0..shape[d].max(0) as isize)
+            .flat_map(|k| offsets.iter().map(move |o| o + k * step))
+            .collect();
+    }
+    let size = itemsize.max(0) as usize;
+    let mut tmp = vec![0u8; size];
+    let stride0 = strides[0] as isize;
+    with_np(|s| {
+        s.shuffle(shape[0], |i, j| {
+            if i == j {
+                return;
+            }
+            for &o in &offsets {
+                // SAFETY: both items lie inside the array (i, j < shape[0]); the copies go
+                // through `tmp`, so items that overlap (stride 0) stay sound.
+                unsafe {
+                    let p = data.offset(i as isize * stride0 + o);
+                    let q = data.offset(j as isize * stride0 + o);
+                    std::ptr::copy(p, tmp.as_mut_ptr(), size);
+                    std::ptr::copy(q, p, size);
+                    std::ptr::copy(tmp.as_ptr(), q, size);
+                }
+            }
+        })
+    });
+}
+
+/// `np.random.permutation(n)`: `0..n` shuffled into `out`.
+///
+/// # Safety
+/// `out` must be valid for `n` writes of `i64`.
+pub unsafe extern "C" fn numba_rs_np_permutation(out: *mut i64, n: i64) {
+    let n = n.max(0);
+    // SAFETY: guaranteed by the caller.
+    let items = unsafe { std::slice::from_raw_parts_mut(out, n as usize) };
+    for (i, x) in items.iter_mut().enumerate() {
+        *x = i as i64;
+    }
+    with_np(|s| s.shuffle(n, |i, j| items.swap(i, j)));
+}
+
+/// `np.random.choice`: `m` samples of a population of `n` items into `out` (contiguous
+/// `itemsize`-byte items). With `src` null the population is `0..n` (`int64` items);
+/// otherwise item `k` is at `src + k * stride`. With replacement each sample is
+/// `randint(0, n)`; without, the population is permuted as `permutation(n)` permutes it
+/// and the first `m` are taken (Numba's and NumPy's legacy draws). The caller has checked
+/// `n > 0` when `m > 0`, and `m <= n` without replacement.
+///
+/// # Safety
+/// `out` must be valid for `m * itemsize` bytes of writes; a non-null `src` for reads of
+/// `n` items.
+pub unsafe extern "C" fn numba_rs_np_choice(
+    src: *const u8,
+    stride: i64,
+    itemsize: i64,
+    n: i64,
+    out: *mut u8,
+    m: i64,
+    replace: i64,
+) {
+    let m = m.max(0) as usize;
+    let size = itemsize.max(0) as usize;
+    let put = |k: usize, j: i64| {
+        // SAFETY: guaranteed by the caller (k < m, 0 <= j < n).
+        unsafe {
+            let dst = out.add(k * size);
+            if src.is_null() {
+                dst.cast::<i64>().write_unaligned(j);
+            } else {
+                std::ptr::copy_nonoverlapping(src.offset(j as isize * stride as isize), dst, size);
+            }
+        }
+    };
+    if replace != 0 {
+        with_np(|s| {
+            for k in 0..m {
+                match s.randint(0, n) {
+                    Some(j) => put(k, j),
+                    None => return,
+                }
+            }
+        });
+    } else {
+        let mut idx: Vec<i64> = (0..n.max(0)).collect();
+        with_np(|s| s.shuffle(n, |i, j| idx.swap(i, j)));
+        for (k, &j) in idx.iter().take(m).enumerate() {
+            put(k, j);
+        }
+    }
 }
 
 /// `random.seed(n)`.
@@ -393,14 +573,27 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
         ),
         ("numba_rs_rnd_dist", numba_rs_rnd_dist as *const () as usize),
         ("numba_rs_np_seed", numba_rs_np_seed as *const () as usize),
-        (
-            "numba_rs_np_random",
-            numba_rs_np_random as *const () as usize,
-        ),
-        ("numba_rs_np_gauss", numba_rs_np_gauss as *const () as usize),
+        ("numba_rs_np_draw", numba_rs_np_draw as *const () as usize),
+        ("numba_rs_np_fill", numba_rs_np_fill as *const () as usize),
         (
             "numba_rs_np_randint",
             numba_rs_np_randint as *const () as usize,
+        ),
+        (
+            "numba_rs_np_randint_fill",
+            numba_rs_np_randint_fill as *const () as usize,
+        ),
+        (
+            "numba_rs_np_shuffle",
+            numba_rs_np_shuffle as *const () as usize,
+        ),
+        (
+            "numba_rs_np_permutation",
+            numba_rs_np_permutation as *const () as usize,
+        ),
+        (
+            "numba_rs_np_choice",
+            numba_rs_np_choice as *const () as usize,
         ),
     ]
 }
@@ -416,6 +609,68 @@ mod tests {
         assert_eq!(m.next_u32(), 3_499_211_612);
         assert_eq!(m.next_u32(), 581_869_302);
         assert_eq!(m.next_u32(), 3_890_346_734);
+    }
+
+    #[test]
+    fn numpy_forms_draw_numpys_legacy_values() {
+        // np.random.seed(0); np.random.permutation(10)
+        numba_rs_np_seed(0);
+        let mut p = [0i64; 10];
+        // SAFETY: `p` holds 10 items.
+        unsafe { numba_rs_np_permutation(p.as_mut_ptr(), 10) };
+        assert_eq!(p, [2, 8, 4, 9, 1, 6, 7, 3, 0, 5]);
+        // np.random.seed(0); np.random.randint(0, 2**40, 3); np.random.normal(0, 1, 3)
+        numba_rs_np_seed(0);
+        let mut ints = [0i64; 3];
+        // SAFETY: `ints` holds 3 items.
+        unsafe { numba_rs_np_randint_fill(0, 1 << 40, ints.as_mut_ptr(), 3) };
+        assert_eq!(ints, [741_280_623_151, 506_137_267_392, 291_447_657_211]);
+        let mut normals = [0f64; 3];
+        // SAFETY: `normals` holds 3 items.
+        unsafe { numba_rs_np_fill(NP_NORMAL, 0.0, 1.0, normals.as_mut_ptr(), 3) };
+        assert_eq!(
+            normals,
+            [
+                -2.268_328_201_180_374,
+                1.333_545_381_621_896_7,
+                -0.842_724_053_829_287_3
+            ]
+        );
+        // np.random.seed(5); np.random.choice(10, 4, replace=False); np.random.random()
+        numba_rs_np_seed(5);
+        let mut c = [0i64; 4];
+        // SAFETY: `c` holds 4 int64 items; the population is 0..10.
+        unsafe {
+            numba_rs_np_choice(std::ptr::null(), 0, 8, 10, c.as_mut_ptr().cast(), 4, 0);
+        }
+        assert_eq!(c, [9, 5, 2, 4]);
+        assert_eq!(
+            numba_rs_np_draw(NP_UNIFORM, 0.0, 1.0),
+            0.354_138_042_915_001_4
+        );
+    }
+
+    #[test]
+    fn shuffle_moves_whole_rows_of_a_strided_array() {
+        // A 4x2 int64 array; its rows move as the permutation of 4 moves indices.
+        numba_rs_np_seed(3);
+        let mut idx = [0i64; 4];
+        // SAFETY: `idx` holds 4 items.
+        unsafe { numba_rs_np_permutation(idx.as_mut_ptr(), 4) };
+        let mut rows: Vec<i64> = (0..8).collect();
+        numba_rs_np_seed(3);
+        // SAFETY: shape (4, 2) and strides (16, 8) describe `rows`.
+        unsafe {
+            numba_rs_np_shuffle(
+                rows.as_mut_ptr().cast(),
+                2,
+                [4, 2].as_ptr(),
+                [16, 8].as_ptr(),
+                8,
+            );
+        }
+        let expected: Vec<i64> = idx.iter().flat_map(|&r| [2 * r, 2 * r + 1]).collect();
+        assert_eq!(rows, expected);
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //!   names print as Numba prints them;
 //! - conversion kinds and Numba's scalar conversion table, and `unify` ([`conv`]);
 //! - the [`TypingContext`] trait and [`BaseContext`], a registry of function templates
-//!   (operators, builtins, `math`, and NumPy in [`numpy`]) that users extend with their own
-//!   ([`FunctionTemplate`]);
+//!   (operators, builtins, `math`, and NumPy in [`numpy`] and [`np_random`]) that users
+//!   extend with their own ([`FunctionTemplate`]);
 //! - the constraint-propagation inference engine ([`infer`](mod@infer)) producing side tables
 //!   ([`TypingResult`]: typemap, calltypes, return type) without mutating the IR;
 //! - explicit signature strings such as `"float64(float64[:], int64)"` ([`parse_signature`]);
@@ -19,6 +19,7 @@ pub mod context;
 pub mod conv;
 pub mod error;
 pub mod infer;
+pub mod np_random;
 pub mod numpy;
 pub mod signature;
 pub mod types;

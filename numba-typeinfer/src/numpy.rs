@@ -29,7 +29,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.identity" => &["n", "dtype"],
         "numpy.eye" => &["N", "M", "k", "dtype"],
         "array.argsort" => &["kind"],
-        _ => return None,
+        _ => return crate::np_random::param_names(key),
     })
 }
 
@@ -39,7 +39,7 @@ pub fn param_default(key: &str, param: &str) -> Option<numba_bytecode::Constant>
     match (key, param) {
         ("numpy.eye", "M") => Some(Constant::None),
         ("numpy.eye", "k") => Some(Constant::Int(0)),
-        _ => None,
+        _ => crate::np_random::param_default(key, param),
     }
 }
 

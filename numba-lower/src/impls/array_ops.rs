@@ -1009,7 +1009,7 @@ fn shape_of<'ctx>(
 }
 
 /// The dimensions an int or a tuple of ints gives.
-fn dims_of<'ctx>(
+pub(super) fn dims_of<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     t: TypeId,
     v: BasicValueEnum<'ctx>,
