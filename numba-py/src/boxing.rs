@@ -214,7 +214,14 @@ pub fn decode(
             let data: u64 = ai.get_item("data")?.get_item(0)?.extract()?;
             let shape: Vec<i64> = arr.getattr("shape")?.extract()?;
             let strides: Vec<i64> = arr.getattr("strides")?.extract()?;
-            let same = data == fields[4]
+            // The same dtype too: `a.view(other)` keeps data, shape and strides.
+            let dtype: String = arr.getattr("dtype")?.getattr("name")?.extract()?;
+            let same_dtype = match t.get() {
+                Type::Array { dtype: d, .. } => d.to_string() == dtype,
+                _ => false,
+            };
+            let same = same_dtype
+                && data == fields[4]
                 && shape
                     .iter()
                     .map(|&x| x as u64)

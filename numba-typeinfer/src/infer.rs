@@ -794,7 +794,11 @@ impl Engine<'_> {
                 };
                 // A constant index keeps its literal type in the signature (a tuple's
                 // element is chosen at compile time); a runtime index is unliteraled.
-                let index_t = if i.is_literal() && !v.is_array() { i } else { i.unliteral() };
+                let index_t = if i.is_literal() && !v.is_array() && v.flat_array().is_none() {
+                    i
+                } else {
+                    i.unliteral()
+                };
                 match crate::numpy::getitem(v, i) {
                     Some(t) => self.record(
                         id,

@@ -23,8 +23,10 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.linspace" => &["start", "stop", "num"],
         "numpy.dot" => &["a", "b"],
         "numpy.array" => &["object", "dtype"],
-        "numpy.sum" | "numpy.prod" | "numpy.mean" | "numpy.min" | "numpy.max" => &["a", "axis"],
-        "array.sum" | "array.prod" | "array.mean" | "array.min" | "array.max" => &["axis"],
+        "numpy.sum" | "numpy.prod" | "numpy.mean" | "numpy.min" | "numpy.max" | "numpy.argmin"
+        | "numpy.argmax" => &["a", "axis"],
+        "array.sum" | "array.prod" | "array.mean" | "array.min" | "array.max" | "array.argmin"
+        | "array.argmax" => &["axis"],
         "numpy.argsort" => &["a", "kind"],
         "numpy.identity" => &["n", "dtype"],
         "numpy.eye" => &["N", "M", "k", "dtype"],
@@ -222,6 +224,7 @@ pub const ARRAY_METHODS: &[&str] = &[
     "argsort",
     "item",
     "nonzero",
+    "view",
 ];
 
 /// Dtypes the sort helpers order (NumPy's order, NaN last).
@@ -241,6 +244,7 @@ pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
         "shape" | "strides" => intern(Type::UniTuple(INTP, ndim)),
         "ndim" | "size" | "itemsize" | "nbytes" => INTP,
         "dtype" => intern(Type::DType(dtype)),
+        "flat" => intern(Type::NumpyFlat(this)),
         "T" => intern(Type::Array {
             dtype,
             ndim,
@@ -293,6 +297,27 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
         }
         ("array.min" | "array.max", []) => Some(with_this(dtype)),
         ("array.item", []) => Some(with_this(dtype)),
+        // A view as another dtype: same axes; a different item size rescales the last
+        // (checked at run time), so only C keeps its layout.
+        ("array.view", [dt]) => {
+            let d = dtype_arg(*dt)?;
+            let same_size = d.bitwidth().max(8) == dtype.bitwidth().max(8);
+            let layout = if same_size || layout == Layout::C {
+                layout
+            } else {
+                Layout::A
+            };
+            Some(sig(
+                key,
+                intern(Type::Array {
+                    dtype: d,
+                    ndim,
+                    layout,
+                    readonly,
+                }),
+                vec![this, *dt],
+            ))
+        }
         ("array.nonzero", []) => Some(with_this(intern(Type::UniTuple(
             c_array(INTP, 1),
             ndim.max(1),
@@ -319,6 +344,14 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
         ("array.var" | "array.std", []) if !dtype.is_complex() => Some(with_this(FLOAT64)),
         ("array.all" | "array.any", []) => Some(with_this(BOOLEAN)),
         ("array.argmin" | "array.argmax", []) => Some(with_this(INTP)),
+        ("array.argmin" | "array.argmax", [axis]) if axis.unliteral().is_integer() => {
+            let ret = if ndim == 1 {
+                INTP
+            } else {
+                c_array(INTP, ndim - 1)
+            };
+            Some(sig(key, ret, vec![this, axis.unliteral()]))
+        }
         ("array.mean", []) => Some(with_this(float_result(dtype))),
         ("array.copy", []) => Some(with_this(c_array(dtype, ndim))),
         ("array.flatten", []) => Some(with_this(c_array(dtype, 1))),
@@ -574,6 +607,9 @@ pub fn index_array(ary: TypeId, index: TypeId) -> Option<(TypeId, bool)> {
 
 /// `value[index]` for arrays and tuples.
 pub fn getitem(value: TypeId, index: TypeId) -> Option<TypeId> {
+    if let Type::NumpyFlat(arr) = value.get() {
+        return (index.unliteral().is_integer()).then(|| array_parts(arr).map(|(d, ..)| d))?;
+    }
     if value.is_array() {
         return index_array(value, index).map(|(t, _)| t);
     }
@@ -599,6 +635,15 @@ pub fn getitem(value: TypeId, index: TypeId) -> Option<TypeId> {
 /// Whether `target[index] = value` types (Numba's `SetItemBuffer`): a scalar into an
 /// element or broadcast over a selection, or an array of a convertible dtype.
 pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
+    if let Type::NumpyFlat(arr) = target.get() {
+        return match array_parts(arr) {
+            Some((d, _, _, false)) => {
+                index.unliteral().is_integer()
+                    && crate::conv::can_convert(value.unliteral(), d).is_some()
+            }
+            _ => false,
+        };
+    }
     let Some((dtype, _, _, readonly)) = array_parts(target) else {
         return false;
     };
@@ -621,7 +666,9 @@ pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
 pub fn getiter(value: TypeId) -> Option<TypeId> {
     match value.get() {
         Type::RangeState64 => Some(RANGE_ITER64),
-        Type::Array { .. } => Some(intern(Type::ArrayIter(value))),
+        Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) => {
+            Some(intern(Type::ArrayIter(value)))
+        }
         Type::Enumerate(_) | Type::Zip(_) | Type::RangeIter64 | Type::ArrayIter(_) => Some(value),
         Type::UniTuple(..) => Some(intern(Type::ArrayIter(value))),
         _ => None,
@@ -634,6 +681,11 @@ pub fn iter_yield(it: TypeId) -> Option<TypeId> {
         Type::RangeIter64 => Some(INT64),
         Type::ArrayIter(a) => match a.get() {
             Type::UniTuple(e, _) => Some(e),
+            Type::NumpyFlat(arr) => array_parts(arr).map(|(d, ..)| d),
+            Type::NdEnumerate(arr) => {
+                let (d, n, ..) = array_parts(arr)?;
+                Some(tuple_of(&[intern(Type::UniTuple(INTP, n)), d]))
+            }
             _ => getitem(a, INTP),
         },
         Type::Enumerate(inner) => Some(tuple_of(&[INTP, iter_yield(inner)?])),
@@ -1104,7 +1156,7 @@ impl BaseContext {
                 )),
             );
         }
-        for name in ["sum", "prod", "mean", "min", "max"] {
+        for name in ["sum", "prod", "mean", "min", "max", "argmin", "argmax"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             let method: &'static str = Box::leak(format!("array.{name}").into_boxed_str());
             self.register(
@@ -1125,12 +1177,27 @@ impl BaseContext {
                 )),
             );
         }
+        self.register(
+            "numpy.ndenumerate",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] if x.is_array() => Some(sig(
+                        "numpy.ndenumerate",
+                        intern(Type::NdEnumerate(*x)),
+                        vec![*x],
+                    )),
+                    _ => None,
+                },
+                "(array,)",
+            )),
+        );
         // Builtins over iterables.
         self.register(
             "len",
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
                     [x] if x.is_array()
+                        || matches!(x.get(), Type::NumpyFlat(_))
                         || tuple_items(*x).is_some()
                         || *x == RANGE_STATE64
                         || x.unliteral() == UNICODE =>

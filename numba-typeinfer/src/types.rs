@@ -90,6 +90,10 @@ pub enum Type {
     SliceLiteral(Option<i64>, Option<i64>, Option<i64>),
     /// `iter(array(float64, 1d, C))`.
     ArrayIter(TypeId),
+    /// `array.flat(array(float64, 2d, C))`: the array's elements in C order (`a.flat`).
+    NumpyFlat(TypeId),
+    /// `ndenumerate(array(float64, 2d, C))`: `np.ndenumerate(a)`.
+    NdEnumerate(TypeId),
     /// `enumerate(range_iter64)`: over the iterator of the given type.
     Enumerate(TypeId),
     /// `zip(range_iter64, iter(array(...)))`.
@@ -330,6 +334,14 @@ impl TypeId {
     pub fn is_array(self) -> bool {
         matches!(self.get(), Type::Array { .. })
     }
+
+    /// `a.flat` / `np.ndenumerate(a)`: an array walked element by element in C order.
+    pub fn flat_array(self) -> Option<TypeId> {
+        match self.get() {
+            Type::NumpyFlat(a) | Type::NdEnumerate(a) => Some(a),
+            _ => None,
+        }
+    }
 }
 
 /// `types.Array(dtype, ndim, layout)`, interned.
@@ -492,6 +504,8 @@ impl fmt::Display for Type {
             Type::Slice(2) => f.write_str("slice<a:b>"),
             Type::Slice(_) => f.write_str("slice<a:b:c>"),
             Type::ArrayIter(a) => write!(f, "iter({a})"),
+            Type::NumpyFlat(a) => write!(f, "array.flat({a})"),
+            Type::NdEnumerate(a) => write!(f, "ndenumerate({a})"),
             Type::Enumerate(it) => write!(f, "enumerate({it})"),
             Type::Zip(its) => {
                 let s: Vec<String> = its.iter().map(|t| t.to_string()).collect();

@@ -135,3 +135,34 @@ def test_numpy_constants():
 
     got = njit(f)()
     assert got[:3] == (np.pi, np.e, np.inf) and np.isnan(got[3]) and got[4] == (1, 3)
+
+
+def arg_axis(a):
+    return (a.argmin(axis=0), a.argmax(axis=-1), np.argmin(a, 1), np.argmax(a, axis=0),
+            a.argmin(), np.argmax(a))
+
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_argmin_argmax_along_an_axis(dtype):
+    f = njit(arg_axis)
+    for a in layouts(make(dtype, (5, 4), nan=True)):
+        for g, e in zip(f(a), arg_axis(a)):
+            np.testing.assert_array_equal(g, e)
+            assert np.shape(g) == np.shape(e)
+    b = make(dtype, (2, 3, 4), seed=2)
+    g = njit(lambda a: (a.argmax(axis=1), np.argmin(a, axis=2)))(b)
+    np.testing.assert_array_equal(g[0], b.argmax(axis=1))
+    np.testing.assert_array_equal(g[1], np.argmin(b, axis=2))
+
+
+def test_arg_reductions_stop_at_the_first_nan():
+    a = np.array([1.0, np.nan, -5.0, np.nan])
+    got = njit(lambda a: (a.argmin(), a.argmax()))(a)
+    assert got == (a.argmin(), a.argmax()) == (1, 1)
+
+
+def test_arg_reduction_errors():
+    with pytest.raises(ValueError, match="axis"):
+        njit(lambda a: a.argmin(axis=2))(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="empty sequence"):
+        njit(lambda a: a.argmax(axis=1))(np.ones((2, 0)))

@@ -710,21 +710,26 @@ fn combine<'ctx>(
     lw.cast(next.0, next.1, acc_t)
 }
 
-/// `a.sum(axis)` and friends: the reduction along one axis, into a new C array with that
-/// axis dropped (a scalar for a 1-d array). The axis is a runtime integer; negative values
-/// count from the end and anything outside the array is a ValueError, as in Numba.
-fn reduce_axis<'ctx>(
+/// An array seen as reduced along one axis: the axis's length and byte stride, and the
+/// shape and strides of the other axes in order.
+struct AxisSplit<'ctx> {
+    len: IntValue<'ctx>,
+    step: IntValue<'ctx>,
+    out_shape: Vec<IntValue<'ctx>>,
+    out_strides: Vec<IntValue<'ctx>>,
+}
+
+/// Check a run-time `axis` (negative counts from the end; out of range is Numba's
+/// ValueError) and split the array along it; `None` for a 1-d array (a scalar result).
+fn split_axis<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
-) -> R<BasicValueEnum<'ctx>> {
-    let name = key_name(sig);
-    let t = sig.args[0];
-    let dtype = dtype_of(t);
-    let arr = a[0].into_struct_value();
+    t: TypeId,
+    arr: StructValue<'ctx>,
+    (axis_v, axis_t): (BasicValueEnum<'ctx>, TypeId),
+) -> R<Option<AxisSplit<'ctx>>> {
     let n = ndim(t);
     let i64t = lw.ctx.i64_type();
-    let axis = lw.cast(a[1], sig.args[1], INT64)?.into_int_value();
+    let axis = lw.cast(axis_v, axis_t, INT64)?.into_int_value();
     let nd = i64t.const_int(u64::from(n), false);
     let neg =
         lw.b.build_int_compare(IntPredicate::SLT, axis, i64t.const_zero(), "")
@@ -739,10 +744,8 @@ fn reduce_axis<'ctx>(
         lw.b.build_int_compare(IntPredicate::UGE, axis, nd, "")
             .map_err(llvm_err)?;
     lw.raise_const_if(bad, "ValueError", &["'axis' entry is out of bounds"])?;
-    let mut single = sig.clone();
-    single.args.truncate(1);
     if n == 1 {
-        return reduce(lw, &single, &a[..1]);
+        return Ok(None);
     }
     // The reduced axis's length and stride, and the other axes in order.
     let shape = shape_of(lw, t, arr)?;
@@ -783,6 +786,39 @@ fn reduce_axis<'ctx>(
         out_shape.push(s.into_int_value());
         out_strides.push(st.into_int_value());
     }
+    Ok(Some(AxisSplit {
+        len,
+        step,
+        out_shape,
+        out_strides,
+    }))
+}
+
+/// `a.sum(axis)` and friends: the reduction along one axis, into a new C array with that
+/// axis dropped (a scalar for a 1-d array). The axis is a runtime integer; negative values
+/// count from the end and anything outside the array is a ValueError, as in Numba.
+fn reduce_axis<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let name = key_name(sig);
+    let t = sig.args[0];
+    let dtype = dtype_of(t);
+    let arr = a[0].into_struct_value();
+    let n = ndim(t);
+    let i64t = lw.ctx.i64_type();
+    let mut single = sig.clone();
+    single.args.truncate(1);
+    let Some(AxisSplit {
+        len,
+        step,
+        out_shape,
+        out_strides,
+    }) = split_axis(lw, t, arr, (a[1], sig.args[1]))?
+    else {
+        return reduce(lw, &single, &a[..1]);
+    };
     let acc_t = dtype_of(sig.ret);
     // Checked before allocating, so that raising leaks nothing.
     if let Some(msg) = no_identity(name) {
@@ -972,8 +1008,18 @@ pub(crate) fn register_more(r: &mut Registry) {
             complex_part,
         );
     }
-    for k in ["array.argmin", "array.argmax"] {
+    for k in [
+        "array.argmin",
+        "array.argmax",
+        "numpy.argmin",
+        "numpy.argmax",
+    ] {
         r.register(f(k), Args::Exact(vec![array()]), argminmax);
+        r.register(
+            f(k),
+            Args::Exact(vec![array(), TypePat::Pred(|t| t.is_integer())]),
+            argminmax_axis,
+        );
     }
     for k in ["array.cumsum", "array.cumprod"] {
         r.register(f(k), Args::Exact(vec![array()]), cumulative);
@@ -1456,11 +1502,8 @@ fn argminmax<'ctx>(
     let empty =
         lw.b.build_int_compare(IntPredicate::EQ, n, i64t.const_zero(), "")
             .map_err(llvm_err)?;
-    lw.raise_const_if(
-        empty,
-        "ValueError",
-        &["attempt to get argmin of an empty sequence"],
-    )?;
+    let msg = format!("attempt to get {} of an empty sequence", key_name(sig));
+    lw.raise_const_if(empty, "ValueError", &[&msg])?;
     let best_slot = lw.alloca_in_entry(crate::model::value_type(lw.ctx, dtype)?, "best")?;
     let idx_slot = lw.alloca_in_entry(i64t.into(), "best_index")?;
     let p0 = flat_ptr(lw, t, arr, i64t.const_zero())?;
@@ -1474,9 +1517,7 @@ fn argminmax<'ctx>(
     let best =
         lw.b.build_load(crate::model::value_type(lw.ctx, dtype)?, best_slot, "")
             .map_err(llvm_err)?;
-    let op = if is_min { BinOp::Lt } else { BinOp::Gt };
-    let (better, _) = apply_binop(lw, op, (x, dtype), (best, dtype))?;
-    let better = better.into_int_value();
+    let better = arg_better(lw, is_min, (x, best), dtype)?;
     let nb = lw.b.build_select(better, x, best, "").map_err(llvm_err)?;
     lw.b.build_store(best_slot, nb).map_err(llvm_err)?;
     let old = lw.b.build_load(i64t, idx_slot, "").map_err(llvm_err)?;
@@ -1486,6 +1527,97 @@ fn argminmax<'ctx>(
     lw.b.build_store(idx_slot, ni).map_err(llvm_err)?;
     lp.end(lw)?;
     lw.b.build_load(i64t, idx_slot, "").map_err(llvm_err)
+}
+
+/// Whether `x` replaces `best` in an `argmin`/`argmax` scan: strictly better, or the
+/// first NaN (NumPy's arg-reductions stop at the first NaN).
+fn arg_better<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    is_min: bool,
+    (x, best): (BasicValueEnum<'ctx>, BasicValueEnum<'ctx>),
+    dtype: TypeId,
+) -> R<IntValue<'ctx>> {
+    let op = if is_min { BinOp::Lt } else { BinOp::Gt };
+    let (better, _) = apply_binop(lw, op, (x, dtype), (best, dtype))?;
+    let better = better.into_int_value();
+    if !dtype.is_float() {
+        return Ok(better);
+    }
+    let (xf, bf) = (x.into_float_value(), best.into_float_value());
+    let x_nan =
+        lw.b.build_float_compare(inkwell::FloatPredicate::UNO, xf, xf, "")
+            .map_err(llvm_err)?;
+    let best_num =
+        lw.b.build_float_compare(inkwell::FloatPredicate::ORD, bf, bf, "")
+            .map_err(llvm_err)?;
+    let first_nan = lw.b.build_and(x_nan, best_num, "").map_err(llvm_err)?;
+    lw.b.build_or(better, first_nan, "").map_err(llvm_err)
+}
+
+/// `a.argmin(axis)` / `a.argmax(axis)` (and the `np.` forms): the position of the least or
+/// greatest element along the axis, for each position of the others (int64, C order).
+fn argminmax_axis<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let dtype = dtype_of(t);
+    let arr = a[0].into_struct_value();
+    let is_min = key_name(sig) == "argmin";
+    let Some(AxisSplit {
+        len,
+        step,
+        out_shape,
+        out_strides,
+    }) = split_axis(lw, t, arr, (a[1], sig.args[1]))?
+    else {
+        let mut single = sig.clone();
+        single.args.truncate(1);
+        return argminmax(lw, &single, &a[..1]);
+    };
+    let i64t = lw.ctx.i64_type();
+    let empty =
+        lw.b.build_int_compare(IntPredicate::EQ, len, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    let msg = format!("attempt to get {} of an empty sequence", key_name(sig));
+    lw.raise_const_if(empty, "ValueError", &[&msg])?;
+    let out = allocate(lw, sig.ret, &out_shape)?;
+    let outer_t = array(dtype, ndim(t) - 1, Layout::A);
+    let outer = rebuild(lw, arr, &out_shape, &out_strides)?;
+    let out_n = get_int(lw, out, field::NITEMS)?;
+    let vt = crate::model::value_type(lw.ctx, dtype)?;
+    let best_slot = lw.alloca_in_entry(vt, "best")?;
+    let idx_slot = lw.alloca_in_entry(i64t.into(), "best_index")?;
+    let (outer_loop, o) = Loop::begin(lw, out_n)?;
+    let base = flat_ptr(lw, outer_t, outer, o)?;
+    let first = load_elem(lw, dtype, base)?;
+    lw.b.build_store(best_slot, first).map_err(llvm_err)?;
+    lw.b.build_store(idx_slot, i64t.const_zero())
+        .map_err(llvm_err)?;
+    let (inner, k) = Loop::begin(lw, len)?;
+    let off = lw.b.build_int_mul(k, step, "").map_err(llvm_err)?;
+    // SAFETY (of the generated code): k < len keeps the offset inside the array.
+    let p = unsafe {
+        lw.b.build_gep(lw.ctx.i8_type(), base, &[off], "")
+            .map_err(llvm_err)?
+    };
+    let x = load_elem(lw, dtype, p)?;
+    let best = lw.b.build_load(vt, best_slot, "").map_err(llvm_err)?;
+    let better = arg_better(lw, is_min, (x, best), dtype)?;
+    let nb = lw.b.build_select(better, x, best, "").map_err(llvm_err)?;
+    lw.b.build_store(best_slot, nb).map_err(llvm_err)?;
+    let old = lw.b.build_load(i64t, idx_slot, "").map_err(llvm_err)?;
+    let ni =
+        lw.b.build_select(better, k.into(), old, "")
+            .map_err(llvm_err)?;
+    lw.b.build_store(idx_slot, ni).map_err(llvm_err)?;
+    inner.end(lw)?;
+    let idx = lw.b.build_load(i64t, idx_slot, "").map_err(llvm_err)?;
+    let dst = flat_ptr(lw, sig.ret, out, o)?;
+    store_elem(lw, INT64, dst, idx)?;
+    outer_loop.end(lw)?;
+    Ok(out.into())
 }
 
 /// `cumsum` / `cumprod`: a new 1-d array of running totals in C order.

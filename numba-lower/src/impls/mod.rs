@@ -10,6 +10,7 @@ mod calls;
 mod cmath;
 mod complex;
 mod eh;
+mod flat;
 pub(crate) mod float;
 mod indexing;
 mod int;
@@ -23,6 +24,7 @@ mod optional;
 mod random;
 mod sorting;
 mod tuple;
+mod view;
 
 use numba_typeinfer::ImplKey;
 
@@ -40,6 +42,8 @@ pub(crate) fn register_all(r: &mut Registry) {
     array_from::register(r);
     nan_reductions::register(r);
     nonzero::register(r);
+    flat::register(r);
+    view::register(r);
     sorting::register(r);
     linalg::register(r);
     int::register(r);

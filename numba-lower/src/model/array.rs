@@ -29,6 +29,8 @@ pub mod field {
 pub fn ndim(t: TypeId) -> u32 {
     match t.get() {
         Type::Array { ndim, .. } => ndim,
+        // `a.flat` and `np.ndenumerate(a)` hold the array itself.
+        Type::NumpyFlat(a) | Type::NdEnumerate(a) => ndim(a),
         _ => 0,
     }
 }
@@ -46,6 +48,12 @@ impl DataModel for ArrayModel {
         Ok(array_struct(ctx, ndim(t)).into())
     }
     fn shape(&self, t: TypeId) -> R<Shape> {
+        if t.flat_array().is_some() {
+            return Err(crate::LowerError::Unsupported {
+                message: format!("{t} cannot cross into Python"),
+                line: 0,
+            });
+        }
         Ok(Shape::Array(t))
     }
     fn pack<'ctx>(

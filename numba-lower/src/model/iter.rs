@@ -31,7 +31,12 @@ pub fn iterator_storage(ctx: &Context, t: TypeId) -> R<StructType<'_>> {
                 .collect::<R<Vec<_>>>()?;
             ctx.struct_type(&tys, false)
         }
-        Type::ArrayIter(src) if matches!(src.get(), Type::UniTuple(..) | Type::Array { .. }) => {
+        Type::ArrayIter(src)
+            if matches!(
+                src.get(),
+                Type::UniTuple(..) | Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_)
+            ) =>
+        {
             ctx.struct_type(&[i64t, super::value_type(ctx, src)?], false)
         }
         _ => {

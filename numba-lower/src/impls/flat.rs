@@ -1,0 +1,251 @@
+//! `a.flat` and `np.ndenumerate(a)`: the array itself, walked element by element in C
+//! order whatever its layout. `a.flat[i]` reads and writes element `i` of that order;
+//! iterating `a.flat` yields the elements, `np.ndenumerate(a)` yields `(index, element)`.
+
+use inkwell::values::BasicValueEnum;
+use inkwell::IntPredicate;
+use numba_typeinfer::types::*;
+use numba_typeinfer::{ImplKey, Signature};
+
+use super::array_ops::{dim, dtype_of, flat_ptr, get_int, is_array, load_elem, store_elem};
+use crate::function::FnLower;
+use crate::model::array::{array_struct, field, ndim};
+use crate::model::iterator_storage;
+use crate::registry::{Args, Registry, TypePat};
+use crate::{llvm_err, R};
+
+fn is_flat(t: TypeId) -> bool {
+    matches!(t.get(), Type::NumpyFlat(_))
+}
+
+fn flat_iter(t: TypeId) -> bool {
+    matches!(t.get(), Type::ArrayIter(a) if a.flat_array().is_some())
+}
+
+pub(crate) fn register(r: &mut Registry) {
+    let flat = || TypePat::Pred(is_flat);
+    r.register(
+        ImplKey::GetAttr("flat".into()),
+        Args::Exact(vec![TypePat::Pred(is_array)]),
+        same,
+    );
+    r.register(
+        ImplKey::Function("numpy.ndenumerate".into()),
+        Args::Exact(vec![TypePat::Pred(is_array)]),
+        same,
+    );
+    r.register(
+        ImplKey::GetItem,
+        Args::Exact(vec![flat(), TypePat::Int]),
+        getitem,
+    );
+    r.register(
+        ImplKey::SetItem,
+        Args::Exact(vec![flat(), TypePat::Int, TypePat::Number]),
+        setitem,
+    );
+    r.register(
+        ImplKey::Function("len".into()),
+        Args::Exact(vec![flat()]),
+        len,
+    );
+    r.register(
+        ImplKey::GetIter,
+        Args::Exact(vec![TypePat::Pred(|t| t.flat_array().is_some())]),
+        getiter,
+    );
+    r.register(
+        ImplKey::IterNext,
+        Args::Exact(vec![TypePat::Pred(flat_iter)]),
+        iternext,
+    );
+}
+
+/// The wrapper is the array's own value.
+fn same<'ctx>(
+    _lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    Ok(a[0])
+}
+
+/// The array behind a flat type, and the element at C-order position `i` (wrapped when
+/// negative; out of range is an IndexError, as NumPy's flat indexing always checks).
+fn element_ptr<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<(TypeId, inkwell::values::PointerValue<'ctx>)> {
+    let arr_t = sig.args[0]
+        .flat_array()
+        .ok_or_else(|| lw.unsupported("flat indexing"))?;
+    let arr = a[0].into_struct_value();
+    let n = get_int(lw, arr, field::NITEMS)?;
+    let i = lw.cast(a[1], sig.args[1], INT64)?.into_int_value();
+    let neg =
+        lw.b.build_int_compare(IntPredicate::SLT, i, i.get_type().const_zero(), "")
+            .map_err(llvm_err)?;
+    let wrapped = lw.b.build_int_add(i, n, "").map_err(llvm_err)?;
+    let i =
+        lw.b.build_select(neg, wrapped, i, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let out =
+        lw.b.build_int_compare(IntPredicate::UGE, i, n, "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(out, "IndexError", &["index out of bounds"])?;
+    Ok((arr_t, flat_ptr(lw, arr_t, arr, i)?))
+}
+
+fn getitem<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (arr_t, p) = element_ptr(lw, sig, a)?;
+    load_elem(lw, dtype_of(arr_t), p)
+}
+
+fn setitem<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (arr_t, p) = element_ptr(lw, sig, a)?;
+    let dtype = dtype_of(arr_t);
+    let v = lw.cast(a[2], sig.args[2], dtype)?;
+    store_elem(lw, dtype, p, v)?;
+    Ok(lw.ghost())
+}
+
+fn len<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    Ok(get_int(lw, a[0].into_struct_value(), field::NITEMS)?.into())
+}
+
+fn getiter<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let st = iterator_storage(lw.ctx, sig.ret)?;
+    let storage = lw.alloca_in_entry(st.into(), "flat_iter")?;
+    let pi =
+        lw.b.build_struct_gep(st, storage, 0, "")
+            .map_err(llvm_err)?;
+    lw.b.build_store(pi, lw.ctx.i64_type().const_zero())
+        .map_err(llvm_err)?;
+    let pa =
+        lw.b.build_struct_gep(st, storage, 1, "")
+            .map_err(llvm_err)?;
+    lw.b.build_store(pa, a[0]).map_err(llvm_err)?;
+    Ok(storage.into())
+}
+
+fn iternext<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let Type::ArrayIter(src) = t.get() else {
+        return Err(lw.unsupported("expected a flat iterator"));
+    };
+    let arr_t = src
+        .flat_array()
+        .ok_or_else(|| lw.unsupported("expected a flat iterator"))?;
+    let st = iterator_storage(lw.ctx, t)?;
+    let storage = a[0].into_pointer_value();
+    let i64t = lw.ctx.i64_type();
+    let pi =
+        lw.b.build_struct_gep(st, storage, 0, "")
+            .map_err(llvm_err)?;
+    let pa =
+        lw.b.build_struct_gep(st, storage, 1, "")
+            .map_err(llvm_err)?;
+    let i =
+        lw.b.build_load(i64t, pi, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let arr =
+        lw.b.build_load(array_struct(lw.ctx, ndim(arr_t)), pa, "")
+            .map_err(llvm_err)?
+            .into_struct_value();
+    let n = get_int(lw, arr, field::NITEMS)?;
+    let valid =
+        lw.b.build_int_compare(IntPredicate::SLT, i, n, "")
+            .map_err(llvm_err)?;
+    let next =
+        lw.b.build_int_add(i, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
+    let newi = lw.b.build_select(valid, next, i, "").map_err(llvm_err)?;
+    lw.b.build_store(pi, newi).map_err(llvm_err)?;
+    // An exhausted iterator reads nothing: the load is guarded by the validity.
+    let read = lw.new_block("flat.read");
+    let done = lw.new_block("flat.done");
+    let from =
+        lw.b.get_insert_block()
+            .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+    lw.b.build_conditional_branch(valid, read, done)
+        .map_err(llvm_err)?;
+    lw.b.position_at_end(read);
+    let dtype = dtype_of(arr_t);
+    let p = flat_ptr(lw, arr_t, arr, i)?;
+    let x = load_elem(lw, dtype, p)?;
+    let item = match src.get() {
+        Type::NdEnumerate(_) => {
+            // The C-order position as a multi-index.
+            let nd = ndim(arr_t) as usize;
+            let mut coords = vec![i64t.const_zero(); nd];
+            let mut rest = i;
+            for d in (0..nd).rev() {
+                if d == 0 {
+                    coords[0] = rest;
+                } else {
+                    let len = dim(lw, arr, field::SHAPE, d as u32)?;
+                    coords[d] =
+                        lw.b.build_int_unsigned_rem(rest, len, "")
+                            .map_err(llvm_err)?;
+                    rest =
+                        lw.b.build_int_unsigned_div(rest, len, "")
+                            .map_err(llvm_err)?;
+                }
+            }
+            let members = crate::model::members(sig.ret);
+            let item_t = members[0];
+            let idx_t = crate::model::members(item_t)[0];
+            let vals: Vec<BasicValueEnum<'ctx>> = coords.into_iter().map(Into::into).collect();
+            let idx = lw.make_struct(idx_t, &vals)?;
+            lw.make_struct(item_t, &[idx, x])?
+        }
+        _ => x,
+    };
+    let read_end =
+        lw.b.get_insert_block()
+            .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+    lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
+    lw.b.position_at_end(done);
+    let phi = lw.b.build_phi(item.get_type(), "item").map_err(llvm_err)?;
+    let undef = crate::model::value_type(lw.ctx, crate::model::members(sig.ret)[0])?;
+    let zero = zeroed(undef);
+    phi.add_incoming(&[(&item, read_end), (&zero, from)]);
+    lw.make_struct(sig.ret, &[phi.as_basic_value(), valid.into()])
+}
+
+/// The all-zero value of an LLVM type (what an exhausted iterator yields).
+fn zeroed(t: inkwell::types::BasicTypeEnum<'_>) -> BasicValueEnum<'_> {
+    use inkwell::types::BasicTypeEnum as B;
+    match t {
+        B::IntType(x) => x.const_zero().into(),
+        B::FloatType(x) => x.const_zero().into(),
+        B::StructType(x) => x.const_zero().into(),
+        B::ArrayType(x) => x.const_zero().into(),
+        B::PointerType(x) => x.const_null().into(),
+        B::VectorType(x) => x.const_zero().into(),
+        B::ScalableVectorType(x) => x.const_zero().into(),
+    }
+}

@@ -1,0 +1,84 @@
+"""`a.flat` (iteration, indexing, assignment), `np.ndenumerate` and `a.view(dtype)` in
+jitted code, against NumPy running the same functions on C, F and strided arrays."""
+
+import numpy as np
+import pytest
+
+from numba_rs import njit
+
+
+def layouts(x):
+    return [np.ascontiguousarray(x), np.asfortranarray(x),
+            np.repeat(np.repeat(x, 2, axis=0), 3, axis=-1)[::2, ::3]]
+
+
+def flat_reads(a):
+    s = 0.0
+    k = 0
+    for x in a.flat:
+        s += x * (k + 1)
+        k += 1
+    return s, a.flat[3], a.flat[-1], len(a.flat)
+
+
+def flat_writes(a):
+    for i in range(len(a.flat)):
+        if i % 3 == 0:
+            a.flat[i] = i + 50
+    return a
+
+
+def enumerated(a):
+    s = 0.0
+    last = (0, 0)
+    for idx, x in np.ndenumerate(a):
+        s += (idx[0] * 100 + idx[1]) * (x + 0.0)
+        last = idx
+    return s, last
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.uint8])
+def test_flat_and_ndenumerate_match_numpy(dtype):
+    base = (np.arange(20).reshape(4, 5) % 7).astype(dtype)
+    for a in layouts(base):
+        got, exp = njit(flat_reads)(a), flat_reads(a)
+        assert got == pytest.approx(exp)
+        np.testing.assert_array_equal(njit(flat_writes)(a.copy(order="K")),
+                                      flat_writes(a.copy(order="K")))
+        (gs, gl), (es, el) = njit(enumerated)(a), enumerated(a)
+        assert gs == pytest.approx(es) and gl == el
+    # A strided view written through flat changes its parent.
+    parent = np.zeros((4, 6))
+    njit(flat_writes)(parent[::2, 1::2])
+    expected = np.zeros((4, 6))
+    flat_writes(expected[::2, 1::2])
+    np.testing.assert_array_equal(parent, expected)
+
+
+def test_flat_index_out_of_range_is_index_error():
+    with pytest.raises(IndexError):
+        njit(lambda a: a.flat[6])(np.zeros((2, 3)))
+
+
+def view_as(a, dt):
+    return a.view(dt)
+
+
+@pytest.mark.parametrize("src,dst", [(np.float64, np.int64), (np.int32, np.float32),
+                                     (np.float64, np.uint8), (np.uint8, np.int32),
+                                     (np.complex128, np.float64), (np.int16, np.int16)])
+def test_view_reinterprets_memory(src, dst):
+    a = (np.arange(24) * 37 % 251).astype(src).reshape(2, -1)
+    got = njit(lambda a: a.view(dst))(a)
+    expected = a.view(dst)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+    got[0, 0] = 0
+    assert a.view(dst)[0, 0] == 0  # the same memory
+
+
+def test_view_errors_are_numpys():
+    with pytest.raises(ValueError, match="contiguous"):
+        njit(lambda a: a.view(np.int32))(np.zeros((4, 4))[:, ::2])
+    with pytest.raises(ValueError, match="divisor"):
+        njit(lambda a: a.view(np.int64))(np.zeros(3, dtype=np.int32))
