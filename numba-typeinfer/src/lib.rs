@@ -6,8 +6,8 @@
 //!   names print as Numba prints them;
 //! - conversion kinds and Numba's scalar conversion table, and `unify` ([`conv`]);
 //! - the [`TypingContext`] trait and [`BaseContext`], a registry of function templates
-//!   (operators, builtins, `math`, and NumPy in [`numpy`] and [`np_random`]) that users
-//!   extend with their own ([`FunctionTemplate`]);
+//!   (operators, builtins, `math`, and NumPy in [`numpy`], [`np_random`] and [`numpy_manip`])
+//!   that users extend with their own ([`FunctionTemplate`]);
 //! - the constraint-propagation inference engine ([`infer`](mod@infer)) producing side tables
 //!   ([`TypingResult`]: typemap, calltypes, return type) without mutating the IR;
 //! - explicit signature strings such as `"float64(float64[:], int64)"` ([`parse_signature`]);
@@ -21,6 +21,7 @@ pub mod error;
 pub mod infer;
 pub mod np_random;
 pub mod numpy;
+pub mod numpy_manip;
 pub mod signature;
 pub mod types;
 

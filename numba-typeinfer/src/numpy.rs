@@ -31,7 +31,8 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.identity" => &["n", "dtype"],
         "numpy.eye" => &["N", "M", "k", "dtype"],
         "array.argsort" => &["kind"],
-        _ => return crate::np_random::param_names(key),
+        _ => return crate::np_random::param_names(key)
+            .or_else(|| crate::numpy_manip::param_names(key)),
     })
 }
 
@@ -41,7 +42,8 @@ pub fn param_default(key: &str, param: &str) -> Option<numba_bytecode::Constant>
     match (key, param) {
         ("numpy.eye", "M") => Some(Constant::None),
         ("numpy.eye", "k") => Some(Constant::Int(0)),
-        _ => crate::np_random::param_default(key, param),
+        _ => crate::np_random::param_default(key, param)
+            .or_else(|| crate::numpy_manip::param_default(key, param)),
     }
 }
 
@@ -189,7 +191,7 @@ pub fn nested_shape(t: TypeId) -> Option<(Vec<u32>, Vec<TypeId>)> {
 }
 
 /// A dtype argument: `np.float64`, `np.dtype(...)`-typed values or `float`/`int`/`bool`.
-fn dtype_arg(t: TypeId) -> Option<TypeId> {
+pub(crate) fn dtype_arg(t: TypeId) -> Option<TypeId> {
     match t.get() {
         Type::NumberClass(d) | Type::DType(d) => Some(d),
         // `dtype='int32'`, as Numba accepts a constant string.
@@ -228,7 +230,7 @@ pub const ARRAY_METHODS: &[&str] = &[
 ];
 
 /// Dtypes the sort helpers order (NumPy's order, NaN last).
-fn sortable(d: TypeId) -> bool {
+pub(crate) fn sortable(d: TypeId) -> bool {
     d == BOOLEAN || d.is_integer() || d == FLOAT32 || d == FLOAT64
 }
 
@@ -709,6 +711,7 @@ pub fn is_number_class(t: TypeId) -> bool {
 impl BaseContext {
     /// The `numpy` module's functions and the builtins over iterables.
     pub(crate) fn install_numpy(&mut self) {
+        self.install_numpy_manip();
         for name in ["empty", "zeros", "ones"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             self.register(

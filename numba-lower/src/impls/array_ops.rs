@@ -314,7 +314,7 @@ pub(super) fn store_elem<'ctx>(
     Ok(())
 }
 
-fn apply_binop<'ctx>(
+pub(super) fn apply_binop<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     op: BinOp,
     (x, xt): (BasicValueEnum<'ctx>, TypeId),
@@ -944,7 +944,7 @@ fn reduce_axis<'ctx>(
 }
 
 /// `a.copy()`: a new C-contiguous array with the same elements.
-fn copy<'ctx>(
+pub(super) fn copy<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
@@ -1026,7 +1026,7 @@ pub(crate) fn register_more(r: &mut Registry) {
     }
 }
 
-fn key_name(sig: &Signature) -> &str {
+pub(super) fn key_name(sig: &Signature) -> &str {
     match &sig.key {
         ImplKey::Function(k) => k.rsplit('.').next().unwrap_or(""),
         _ => "",
@@ -1044,7 +1044,7 @@ fn fill_all<'ctx>(
     super::indexing::assign_into(lw, t, arr, vt, v)
 }
 
-fn shape_of<'ctx>(
+pub(super) fn shape_of<'ctx>(
     lw: &FnLower<'ctx, '_>,
     t: TypeId,
     arr: StructValue<'ctx>,
@@ -1238,7 +1238,7 @@ fn arange<'ctx>(
 }
 
 /// A 1-d C copy of every element in C order.
-fn flatten<'ctx>(
+pub(super) fn flatten<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
@@ -1409,7 +1409,7 @@ pub(super) fn rebuild<'ctx>(
 }
 
 /// `a.T` / `a.transpose()`: the axes reversed (a view).
-fn transpose<'ctx>(
+pub(super) fn transpose<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],

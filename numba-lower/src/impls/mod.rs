@@ -16,6 +16,7 @@ mod indexing;
 mod int;
 mod iter;
 mod linalg;
+mod manipulation;
 mod math;
 mod nan_reductions;
 mod nonzero;
@@ -44,6 +45,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     nonzero::register(r);
     flat::register(r);
     view::register(r);
+    manipulation::register(r);
     sorting::register(r);
     linalg::register(r);
     int::register(r);

@@ -42,7 +42,7 @@ pub(crate) fn register(r: &mut Registry) {
     }
 }
 
-fn kind_code(dtype: TypeId) -> Option<SortKind> {
+pub(super) fn kind_code(dtype: TypeId) -> Option<SortKind> {
     Some(match dtype {
         BOOLEAN => SortKind::Bool,
         INT8 => SortKind::I8,
