@@ -72,8 +72,8 @@ pub fn param_default(key: &str, param: &str) -> Option<Constant> {
 }
 
 /// What a `size` argument asks for: `Some(None)` for a scalar (`None`), `Some(Some(ndim))`
-/// for an array (an int, or a non-empty tuple of ints); `None` when it is not a size.
-/// `size=()` (a 0-d array in NumPy) is rejected: numba-rs has no 0-d arrays yet.
+/// for an array (an int, or a tuple of ints; `()` is a 0-d array, as in NumPy); `None`
+/// when it is not a size.
 fn size_rank(t: TypeId) -> Option<Option<u32>> {
     let t = t.unliteral();
     if t == NONE {
@@ -83,7 +83,9 @@ fn size_rank(t: TypeId) -> Option<Option<u32>> {
         return Some(Some(1));
     }
     let items = tuple_items(t)?;
-    (!items.is_empty() && items.iter().all(|i| i.unliteral().is_integer()))
+    items
+        .iter()
+        .all(|i| i.unliteral().is_integer())
         .then_some(Some(items.len() as u32))
 }
 
@@ -125,8 +127,7 @@ impl BaseContext {
             let key = leak(name);
             let describe: &'static str = Box::leak(
                 format!(
-                    "({}size=None); size: None, an int or a non-empty tuple of ints \
-                     (0-d arrays, size=(), are not supported yet)",
+                    "({}size=None); size: None, an int or a tuple of ints",
                     params
                         .iter()
                         .map(|(p, d)| format!("{p}={d:?}, "))

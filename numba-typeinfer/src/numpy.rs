@@ -31,8 +31,10 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.identity" => &["n", "dtype"],
         "numpy.eye" => &["N", "M", "k", "dtype"],
         "array.argsort" => &["kind"],
-        _ => return crate::np_random::param_names(key)
-            .or_else(|| crate::numpy_manip::param_names(key)),
+        _ => {
+            return crate::np_random::param_names(key)
+                .or_else(|| crate::numpy_manip::param_names(key))
+        }
     })
 }
 

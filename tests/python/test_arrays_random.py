@@ -224,11 +224,19 @@ def test_size_forms_raise_numpys_errors():
         j_random_sized(-1)
 
 
-def test_bad_sizes_are_typing_errors():
+def test_empty_tuple_size_gives_a_0d_array():
     @njit
-    def empty_tuple():
-        return np.random.random(())
+    def zero_d(s):
+        np.random.seed(s)
+        return np.random.random(()), np.random.normal(0.0, 1.0, ())
 
+    np.random.seed(7)
+    expected = np.random.random(()), np.random.normal(0.0, 1.0, ())
+    for g, e in zip(zero_d(7), expected):
+        assert isinstance(g, np.ndarray) and g.shape == () and g == e
+
+
+def test_bad_sizes_are_typing_errors():
     @njit
     def float_size():
         return np.random.normal(0.0, 1.0, 2.5)
@@ -241,7 +249,7 @@ def test_bad_sizes_are_typing_errors():
     def float_randint():
         return np.random.randint(0.5, 3, 4)
 
-    for f in (empty_tuple, float_size, float_dims, float_randint):
+    for f in (float_size, float_dims, float_randint):
         with pytest.raises(TypingError):
             f()
 
