@@ -82,3 +82,29 @@ def test_view_errors_are_numpys():
         njit(lambda a: a.view(np.int32))(np.zeros((4, 4))[:, ::2])
     with pytest.raises(ValueError, match="divisor"):
         njit(lambda a: a.view(np.int64))(np.zeros(3, dtype=np.int32))
+
+
+def test_wrappers_of_new_arrays_keep_them_alive():
+    # The arrays here are made inside the function (NRT memory, reference counted), so
+    # the wrappers must hold their own references (Numba's premature-free tests).
+    def enumerate_new(n):
+        x = np.arange(n)
+        res = np.zeros_like(x)
+        for i, v in np.ndenumerate(x):
+            res[i] = v * 2
+        return res
+
+    def flat_new(n):
+        s = 0
+        for v in np.arange(n).reshape(2, -1).flat:
+            s += v
+        return s
+
+    def view_new(n):
+        v = np.zeros(n).view(np.int64)
+        v[0] = 1
+        return v
+
+    np.testing.assert_array_equal(njit(enumerate_new)(6), enumerate_new(6))
+    assert njit(flat_new)(8) == flat_new(8)
+    np.testing.assert_array_equal(njit(view_new)(4), view_new(4))

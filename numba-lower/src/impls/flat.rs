@@ -32,7 +32,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.register(
         ImplKey::Function("numpy.ndenumerate".into()),
         Args::Exact(vec![TypePat::Pred(is_array)]),
-        same,
+        ndenumerate,
     );
     r.register(
         ImplKey::GetItem,
@@ -61,12 +61,23 @@ pub(crate) fn register(r: &mut Registry) {
     );
 }
 
-/// The wrapper is the array's own value.
+/// The wrapper is the array's own value (`a.flat` is an attribute: the variable it is
+/// assigned to takes its own reference).
 fn same<'ctx>(
     _lw: &mut FnLower<'ctx, '_>,
     _sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    Ok(a[0])
+}
+
+/// `np.ndenumerate(a)` is a call, and calls return new references: it takes one on `a`.
+fn ndenumerate<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    lw.incref(sig.ret, a[0])?;
     Ok(a[0])
 }
 

@@ -98,10 +98,12 @@ fn view<'ctx>(
                 .map_err(llvm_err)?
                 .into_struct_value();
     }
-    Ok(lw
-        .b
-        .build_insert_value(out, i64t.const_int(new, false), field::ITEMSIZE, "")
-        .map_err(llvm_err)?
-        .into_struct_value()
-        .into())
+    let out: BasicValueEnum<'ctx> =
+        lw.b.build_insert_value(out, i64t.const_int(new, false), field::ITEMSIZE, "")
+            .map_err(llvm_err)?
+            .into_struct_value()
+            .into();
+    // A call returns a new reference: the view shares the array's.
+    lw.incref(ret, out)?;
+    Ok(out)
 }
