@@ -1,5 +1,7 @@
 //! What a global name refers to, resolved without a Python interpreter.
 
+use std::sync::Arc;
+
 use numba_bytecode::Constant;
 
 /// The kind of object a global name is bound to.
@@ -18,6 +20,12 @@ pub enum GlobalKind {
     Intrinsic(String),
     /// A constant value (ints, floats, bools, strings, tuples of them).
     Const(Constant),
+    /// A NumPy array frozen into the compiled code at compile time, as Numba freezes
+    /// global arrays.
+    Array(ConstArray),
+    /// A tuple holding at least one array (a tuple of plain constants is a `Const`): its
+    /// items, each a `Const`, an `Array` or a `Tuple`.
+    Tuple(Vec<GlobalKind>),
     /// Another jitted function, by the id of its dispatcher.
     Dispatcher { id: u64, name: String },
     /// An `enum.Enum` / `enum.IntEnum` class with integer values: its name, a key for the
@@ -37,8 +45,117 @@ pub enum GlobalKind {
     },
     /// Bound to something numba-rs cannot type; the text says what.
     Opaque { type_name: String },
+    /// Bound to a value of a kind numba-rs knows but cannot compile (an array of an
+    /// unsupported dtype); the message says why.
+    Unsupported { message: String },
     /// Not bound at all.
     Undefined,
+}
+
+/// How a constant array's elements are laid out, as Numba's `map_layout` reads the
+/// array's flags: C-contiguous, else Fortran-contiguous, else any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrayLayout {
+    C,
+    F,
+    A,
+}
+
+/// Why the pieces of a constant array do not fit together.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConstArrayError {
+    #[error("array of shape {shape:?} and itemsize {itemsize} needs {expected} bytes, got {got}")]
+    Size {
+        shape: Vec<i64>,
+        itemsize: usize,
+        expected: usize,
+        got: usize,
+    },
+    #[error("array dimension {0} is negative")]
+    NegativeDim(i64),
+}
+
+/// A NumPy array captured as data: dtype name, shape and the element bytes, contiguous
+/// in Fortran order for an `F` array and in C order otherwise (a non-contiguous array is
+/// captured as a C-ordered copy and keeps layout `A`, as Numba types it).
+#[derive(Clone, PartialEq)]
+pub struct ConstArray {
+    /// The NumPy dtype name: `bool`, `int8` ... `uint64`, `float32`, `complex128`.
+    pub dtype: String,
+    /// Bytes per element.
+    pub itemsize: usize,
+    pub shape: Vec<i64>,
+    pub layout: ArrayLayout,
+    /// The elements' bytes (shared: every load of the global holds the same capture).
+    pub data: Arc<[u8]>,
+}
+
+impl ConstArray {
+    /// A constant array, checking that `data` holds exactly the elements of `shape`.
+    pub fn new(
+        dtype: impl Into<String>,
+        itemsize: usize,
+        shape: Vec<i64>,
+        layout: ArrayLayout,
+        data: Arc<[u8]>,
+    ) -> Result<ConstArray, ConstArrayError> {
+        if let Some(&d) = shape.iter().find(|&&d| d < 0) {
+            return Err(ConstArrayError::NegativeDim(d));
+        }
+        let expected = shape
+            .iter()
+            .try_fold(itemsize, |n, &d| n.checked_mul(d as usize));
+        if expected != Some(data.len()) {
+            return Err(ConstArrayError::Size {
+                shape,
+                itemsize,
+                expected: expected.unwrap_or(usize::MAX),
+                got: data.len(),
+            });
+        }
+        Ok(ConstArray {
+            dtype: dtype.into(),
+            itemsize,
+            shape,
+            layout,
+            data,
+        })
+    }
+
+    /// The number of elements.
+    pub fn nitems(&self) -> i64 {
+        self.shape.iter().product()
+    }
+
+    /// The strides (in bytes) of `data`: Fortran order for layout `F`, C order otherwise.
+    pub fn strides(&self) -> Vec<i64> {
+        let n = self.shape.len();
+        let mut strides = vec![0i64; n];
+        let mut step = self.itemsize as i64;
+        let mut set = |i: usize| {
+            strides[i] = step;
+            step *= self.shape[i].max(1);
+        };
+        if self.layout == ArrayLayout::F {
+            (0..n).for_each(&mut set);
+        } else {
+            (0..n).rev().for_each(&mut set);
+        }
+        strides
+    }
+}
+
+/// Without the element bytes (a capture may be large).
+impl std::fmt::Debug for ConstArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConstArray")
+            .field("dtype", &self.dtype)
+            .field("itemsize", &self.itemsize)
+            .field("shape", &self.shape)
+            .field("layout", &self.layout)
+            .field("bytes", &self.data.len())
+            .finish()
+    }
 }
 
 /// A resolved global: its kind and the text Numba prints for the value
@@ -267,5 +384,54 @@ impl GlobalResolver for std::collections::HashMap<String, Global> {
                 kind: GlobalKind::Undefined,
                 repr: "Undefined".into(),
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn array(shape: Vec<i64>, layout: ArrayLayout) -> ConstArray {
+        let n: i64 = shape.iter().product();
+        let data: Arc<[u8]> = vec![0u8; n as usize * 8].into();
+        ConstArray::new("float64", 8, shape, layout, data).expect("sizes match")
+    }
+
+    #[test]
+    fn strides_follow_the_capture_order() {
+        // NumPy's strides for the same shapes: C, Fortran, and A captured in C order.
+        assert_eq!(array(vec![2, 3, 4], ArrayLayout::C).strides(), [96, 32, 8]);
+        assert_eq!(array(vec![2, 3, 4], ArrayLayout::F).strides(), [8, 16, 48]);
+        assert_eq!(array(vec![2, 3], ArrayLayout::A).strides(), [24, 8]);
+        // A zero-length dimension counts as one, as in NumPy (`np.zeros((0, 3))`).
+        assert_eq!(array(vec![0, 3], ArrayLayout::C).strides(), [24, 8]);
+        let scalar = array(vec![], ArrayLayout::C);
+        assert!(scalar.strides().is_empty());
+        assert_eq!(scalar.nitems(), 1);
+    }
+
+    #[test]
+    fn data_must_hold_the_shape() {
+        let data: Arc<[u8]> = vec![0u8; 20].into();
+        let err = ConstArray::new("int32", 4, vec![2, 3], ArrayLayout::C, data.clone());
+        assert!(matches!(
+            err,
+            Err(ConstArrayError::Size {
+                expected: 24,
+                got: 20,
+                ..
+            })
+        ));
+        assert_eq!(
+            ConstArray::new("int32", 4, vec![-1], ArrayLayout::C, data),
+            Err(ConstArrayError::NegativeDim(-1))
+        );
+    }
+
+    #[test]
+    fn debug_omits_the_bytes() {
+        let text = format!("{:?}", array(vec![1000], ArrayLayout::C));
+        assert!(text.contains("bytes: 8000"), "{text}");
+        assert!(text.len() < 200, "{text}");
     }
 }

@@ -34,6 +34,6 @@ pub mod verify;
 pub use print::center;
 
 pub use error::IrError;
-pub use global::{Global, GlobalKind, GlobalResolver};
+pub use global::{ArrayLayout, ConstArray, ConstArrayError, Global, GlobalKind, GlobalResolver};
 pub use interp::{compile_to_ir, interpret};
 pub use ir::*;

@@ -14,7 +14,7 @@ use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
+use inkwell::values::{BasicValueEnum, FunctionValue, GlobalValue, PointerValue};
 use numba_bytecode::Constant;
 use numba_ir::{Expr, ExprId, FunctionIR, GlobalKind, Label, Stmt, VarId};
 use numba_typeinfer::types::*;
@@ -52,6 +52,11 @@ pub struct FnLower<'ctx, 'a> {
     /// handler).
     pub(crate) try_depth: Option<PointerValue<'ctx>>,
     pub(crate) caught: Option<PointerValue<'ctx>>,
+    /// The constants holding global arrays' elements, by the address of the captured
+    /// bytes (each global array is emitted once however often it is loaded).
+    pub(crate) frozen: HashMap<usize, GlobalValue<'ctx>>,
+    /// Captures too large to freeze into the module, which the code reads in place.
+    pub(crate) frozen_data: Vec<std::sync::Arc<[u8]>>,
 }
 
 impl<'ctx, 'a> FnLower<'ctx, 'a> {
@@ -104,6 +109,8 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             counter: 0,
             try_depth: None,
             caught: None,
+            frozen: HashMap::new(),
+            frozen_data: Vec::new(),
         })
     }
 
@@ -435,6 +442,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Expr::Const(c) => self.constant(c)?,
             Expr::Global { value, .. } | Expr::FreeVar { value, .. } => match &value.kind {
                 GlobalKind::Const(c) => self.constant(c)?,
+                GlobalKind::Array(_) | GlobalKind::Tuple(_) => self.frozen_global(&value.kind)?,
                 _ => (self.ghost(), NONE),
             },
             Expr::Var(v) | Expr::Cast { value: v } | Expr::ExhaustIter { value: v, .. } => {

@@ -25,6 +25,7 @@ pub mod callconv;
 mod cast;
 mod codegen;
 mod exceptions;
+mod frozen;
 mod function;
 mod impls;
 pub mod mangle;
@@ -97,7 +98,29 @@ pub struct CompiledFunction {
     /// Time spent in each pipeline stage (the back end's phases, then prepended by the
     /// driver with the front end's passes).
     pub timings: Vec<(String, Duration)>,
+    /// Captured global arrays the code reads in place (see [`FrozenData`]).
+    pub frozen_data: FrozenData,
 }
+
+/// The bytes of global arrays too large to freeze into the module as LLVM constants
+/// (over [`FREEZE_IN_MODULE_LIMIT`]): the code points at these captures instead, so they
+/// live as long as the compiled function. They are still copies taken at compile time.
+#[derive(Clone, Default)]
+pub struct FrozenData(pub Vec<std::sync::Arc<[u8]>>);
+
+/// Without the bytes.
+impl std::fmt::Debug for FrozenData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|d| d.len()))
+            .finish()
+    }
+}
+
+/// The largest global array (in bytes) frozen into the module as an LLVM constant: Numba's
+/// limit (`make_constant_array`), past which printing and optimising the module would cost
+/// more than the constant is worth.
+pub const FREEZE_IN_MODULE_LIMIT: usize = 1_000_000;
 
 /// Other compiled functions a module calls: native address by dispatcher id and arg types.
 pub trait LinkedFunctions {

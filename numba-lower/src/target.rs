@@ -88,6 +88,7 @@ impl TargetContext for CpuTarget {
             crate::impls::float::apply_fastmath(func, options.fastmath);
         }
         let externals = std::mem::take(&mut lw.externals);
+        let frozen_data = crate::FrozenData(std::mem::take(&mut lw.frozen_data));
         drop(lw);
         let entry_sym = format!("{symbol}.entry");
         build_entry_wrapper(
@@ -140,6 +141,7 @@ impl TargetContext for CpuTarget {
                 ("llvm_optimise".into(), optimised_at - lowered_at),
                 ("llvm_jit".into(), done - optimised_at),
             ],
+            frozen_data,
         })
     }
 }

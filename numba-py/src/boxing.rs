@@ -204,9 +204,20 @@ pub fn decode(
                 return new_array(py, *t, &fields, MemInfoView::owning(meminfo));
             }
             if parent.is_null() {
-                return Err(crate::UnsupportedError::new_err(
-                    "returning this array is not supported by numba-rs yet",
-                ));
+                // A global array frozen into the code (or a view of one): its memory lives
+                // as long as the compiled function, so Python gets a copy, readonly when
+                // the type is (Numba returns a readonly view of the constant).
+                let view = MemInfoView {
+                    meminfo: std::ptr::null_mut(),
+                    interface: None,
+                    owner: None,
+                };
+                let arr = new_array(py, *t, &fields, view)?;
+                let copy = arr.bind(py).call_method1("copy", ("K",))?;
+                if matches!(t.get(), Type::Array { readonly: true, .. }) {
+                    copy.getattr("flags")?.setattr("writeable", false)?;
+                }
+                return Ok(copy.unbind());
             }
             // SAFETY: a non-null parent is an argument array the caller still holds.
             let arr = unsafe { Bound::from_borrowed_ptr(py, parent) };

@@ -54,6 +54,9 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     if let Some(c) = constant_of(value)? {
         return mk(GlobalKind::Const(c));
     }
+    if let Some(kind) = frozen_value(py, value)? {
+        return mk(kind);
+    }
     if value.is_instance_of::<PyModule>() {
         let name: String = value.getattr("__name__")?.extract()?;
         return mk(GlobalKind::Module(name));
@@ -132,6 +135,70 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     }
     let type_name = value.get_type().name()?.to_string();
     mk(GlobalKind::Opaque { type_name })
+}
+
+/// A global NumPy array, captured now as data (Numba freezes global arrays into the code
+/// at compile time), or a tuple holding arrays and constants; `None` for anything else.
+/// An array whose dtype has no plain byte representation (object, datetime, records,
+/// non-native byte order) is `Unsupported`, naming its dtype.
+fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<GlobalKind>> {
+    if value.get_type().is(py.get_type::<PyTuple>()) {
+        let mut items = Vec::new();
+        let mut holds_array = false;
+        for item in value.try_iter()? {
+            let item = item?;
+            let kind = match constant_of(&item)? {
+                Some(c) => GlobalKind::Const(c),
+                None => match frozen_value(py, &item)? {
+                    Some(k @ GlobalKind::Unsupported { .. }) => return Ok(Some(k)),
+                    Some(k) => {
+                        holds_array = true;
+                        k
+                    }
+                    None => return Ok(None),
+                },
+            };
+            items.push(kind);
+        }
+        return Ok(holds_array.then_some(GlobalKind::Tuple(items)));
+    }
+    if value.get_type().name()? != "ndarray" || !value.hasattr("__array_interface__")? {
+        return Ok(None);
+    }
+    let dtype = value.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    let native: bool = dtype.getattr("isnative")?.extract()?;
+    if !native || !["b", "i", "u", "f", "c"].contains(&kind.as_str()) {
+        return Ok(Some(GlobalKind::Unsupported {
+            message: format!("Unsupported array dtype: {}", dtype.str()?),
+        }));
+    }
+    let name: String = dtype.getattr("name")?.extract()?;
+    let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+    let shape: Vec<i64> = value.getattr("shape")?.extract()?;
+    let flags = value.getattr("flags")?;
+    let layout = if flags.getattr("c_contiguous")?.is_truthy()? {
+        numba_ir::ArrayLayout::C
+    } else if flags.getattr("f_contiguous")?.is_truthy()? {
+        numba_ir::ArrayLayout::F
+    } else {
+        numba_ir::ArrayLayout::A
+    };
+    // The elements in the order of the layout (a non-contiguous array as a C-ordered copy).
+    let order = if layout == numba_ir::ArrayLayout::F {
+        "F"
+    } else {
+        "C"
+    };
+    let bytes = value.call_method1("tobytes", (order,))?;
+    let data: std::sync::Arc<[u8]> = bytes
+        .cast::<PyBytes>()
+        .map_err(PyErr::from)?
+        .as_bytes()
+        .into();
+    let array = numba_ir::ConstArray::new(name, itemsize, shape, layout, data)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(Some(GlobalKind::Array(array)))
 }
 
 /// An `enum.Enum` subclass whose members all have int values (what Numba supports).

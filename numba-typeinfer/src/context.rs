@@ -6,7 +6,7 @@
 
 use indexmap::IndexMap;
 use numba_bytecode::Constant;
-use numba_ir::{BinOp, Global, GlobalKind, UnaryOp};
+use numba_ir::{ArrayLayout, BinOp, ConstArray, Global, GlobalKind, UnaryOp};
 
 use crate::conv::{can_convert, unify, Conversion};
 use crate::signature::{ImplKey, Signature};
@@ -84,6 +84,68 @@ pub fn typeof_const(c: &Constant) -> Option<TypeId> {
                 .collect::<Option<_>>()?;
             tuple_of(&tys)
         }
+        _ => return None,
+    })
+}
+
+/// The dtypes a global array may have: those numba-rs compiles arrays of.
+const CONST_ARRAY_DTYPES: &[&str] = &[
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+];
+
+/// The type of a global array: `typeof` of the value (dtype, ndim, the layout its flags
+/// give) made readonly, as Numba's `typeof_global` types it ("a global array in nopython
+/// mode is constant"): writing into it is a typing error.
+pub fn typeof_const_array(a: &ConstArray) -> Result<TypeId, String> {
+    let dtype = CONST_ARRAY_DTYPES
+        .contains(&a.dtype.as_str())
+        .then(|| from_name(&a.dtype))
+        .flatten()
+        .ok_or_else(|| format!("Unsupported array dtype: {}", a.dtype))?;
+    let layout = match a.layout {
+        ArrayLayout::C => Layout::C,
+        ArrayLayout::F => Layout::F,
+        ArrayLayout::A => Layout::A,
+    };
+    Ok(intern(Type::Array {
+        dtype,
+        ndim: a.shape.len() as u32,
+        layout,
+        readonly: true,
+    }))
+}
+
+/// The type of a global bound to a value frozen into the code: a constant, an array or
+/// a tuple of these (its items unliteral and its arrays readonly, as Numba types a global
+/// tuple holding arrays). `None` for the other kinds of global.
+pub fn typeof_global_value(kind: &GlobalKind) -> Option<Result<TypeId, String>> {
+    Some(match kind {
+        GlobalKind::Const(c) => typeof_const(c)
+            .ok_or_else(|| format!("Cannot determine Numba type of constant {}", c.py_repr())),
+        GlobalKind::Array(a) => typeof_const_array(a),
+        GlobalKind::Tuple(items) => items
+            .iter()
+            .map(|k| {
+                typeof_global_value(k)
+                    .unwrap_or_else(|| {
+                        Err("a tuple global holds a value numba-rs cannot freeze".into())
+                    })
+                    .map(TypeId::unliteral)
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|tys| tuple_of(&tys)),
         _ => return None,
     })
 }
@@ -422,7 +484,9 @@ impl TypingContext for BaseContext {
                 }
             }
             GlobalKind::ExceptionClass(n) => Ok(intern(Type::ExceptionClass(n.clone()))),
-            GlobalKind::Const(c) => typeof_const(c).ok_or_else(|| format!("Cannot determine Numba type of constant {}", c.py_repr())),
+            GlobalKind::Const(_) | GlobalKind::Array(_) | GlobalKind::Tuple(_) => {
+                typeof_global_value(&g.kind).unwrap_or_else(|| Err("not a frozen value".into()))
+            }
             GlobalKind::Dispatcher { id, name } => Ok(intern(Type::Dispatcher { id: *id, name: name.clone() })),
                         GlobalKind::EnumClass { name, key, members, int_enum } => Ok(intern(Type::EnumClass {
                 name: name.clone(),
@@ -436,6 +500,7 @@ impl TypingContext for BaseContext {
                 names: fields.clone(),
             })),
             GlobalKind::Opaque { type_name } => Err(format!("Cannot determine Numba type of <class '{type_name}'>")),
+            GlobalKind::Unsupported { message } => Err(message.clone()),
             // Numba's exception-handling intrinsics (`numba.core.unsafe.eh`).
             GlobalKind::Intrinsic(n) => {
                 let key = format!("intrinsic.{n}");
@@ -724,4 +789,81 @@ pub fn unary_signature(op: UnaryOp, value: TypeId) -> Option<Signature> {
         args: vec![arg],
         key: ImplKey::Unary(op),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn global_array(
+        dtype: &str,
+        itemsize: usize,
+        shape: Vec<i64>,
+        layout: ArrayLayout,
+    ) -> GlobalKind {
+        let n: i64 = shape.iter().product();
+        let data: Arc<[u8]> = vec![0u8; n as usize * itemsize].into();
+        GlobalKind::Array(
+            ConstArray::new(dtype, itemsize, shape, layout, data).expect("sizes match"),
+        )
+    }
+
+    #[test]
+    fn global_arrays_are_readonly_with_their_layout() {
+        // Numba's `typeof_global`: typeof of the value, then `copy(readonly=True)`.
+        let ty = |k: &GlobalKind| {
+            typeof_global_value(k)
+                .expect("a frozen value")
+                .expect("typed")
+                .to_string()
+        };
+        assert_eq!(
+            ty(&global_array("float64", 8, vec![2, 3], ArrayLayout::C)),
+            "readonly array(float64, 2d, C)"
+        );
+        assert_eq!(
+            ty(&global_array("int32", 4, vec![2, 3], ArrayLayout::F)),
+            "readonly array(int32, 2d, F)"
+        );
+        assert_eq!(
+            ty(&global_array("uint8", 1, vec![4], ArrayLayout::A)),
+            "readonly array(uint8, 1d, A)"
+        );
+        assert_eq!(
+            ty(&global_array("complex64", 8, vec![], ArrayLayout::C)),
+            "readonly array(complex64, 0d, C)"
+        );
+        assert_eq!(
+            ty(&global_array("bool", 1, vec![3], ArrayLayout::C)),
+            "readonly array(bool, 1d, C)"
+        );
+        // A tuple holding arrays: its items unliteral, its arrays readonly.
+        let pair = GlobalKind::Tuple(vec![
+            global_array("int64", 8, vec![3], ArrayLayout::C),
+            GlobalKind::Const(Constant::Int(2)),
+        ]);
+        assert_eq!(ty(&pair), "Tuple(readonly array(int64, 1d, C), int64)");
+        assert!(typeof_global_value(&GlobalKind::Module("numpy".into())).is_none());
+    }
+
+    #[test]
+    fn unsupported_array_dtypes_are_named() {
+        let half = global_array("float16", 2, vec![3], ArrayLayout::C);
+        assert_eq!(
+            typeof_global_value(&half),
+            Some(Err("Unsupported array dtype: float16".to_string()))
+        );
+        let g = Global {
+            kind: GlobalKind::Unsupported {
+                message: "Unsupported array dtype: object".into(),
+            },
+            repr: "array([1, 'x'], dtype=object)".into(),
+        };
+        assert_eq!(
+            BaseContext::default().resolve_global(&g),
+            Err("Unsupported array dtype: object".to_string())
+        );
+    }
 }

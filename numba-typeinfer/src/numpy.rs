@@ -359,9 +359,15 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
         ("array.mean", []) => Some(with_this(float_result(dtype))),
         ("array.copy", []) => Some(with_this(c_array(dtype, ndim))),
         ("array.flatten", []) => Some(with_this(c_array(dtype, 1))),
-        ("array.ravel", []) => Some(with_this(c_array(dtype, 1))),
+        // A C array's ravel is (in Numba) a view, so it keeps readonly; a copy is writeable.
+        ("array.ravel", []) => Some(with_this(intern(Type::Array {
+            dtype,
+            ndim: 1,
+            layout: Layout::C,
+            readonly: readonly && layout == Layout::C,
+        }))),
         ("array.transpose", []) => array_attr(this, "T").map(with_this),
-        ("array.fill", [v]) if element(*v).is_some() => Some(with_this(NONE)),
+        ("array.fill", [v]) if element(*v).is_some() && !readonly => Some(with_this(NONE)),
         ("array.astype", [d]) => Some(with_this(c_array(dtype_arg(*d)?, ndim))),
         ("array.reshape", shape) if layout != Layout::A || ndim == 1 => {
             let rank = match shape {
@@ -369,7 +375,14 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
                 many if many.iter().all(|t| t.unliteral().is_integer()) => many.len() as u32,
                 _ => return None,
             };
-            Some(with_this(c_array(dtype, rank)))
+            // A view of the array: a readonly array's reshape is readonly (Numba's
+            // `ary.copy(ndim=...)`).
+            Some(with_this(intern(Type::Array {
+                dtype,
+                ndim: rank,
+                layout: Layout::C,
+                readonly,
+            })))
         }
         _ => None,
     }
