@@ -1366,28 +1366,55 @@ fn histogram<'ctx>(
     lp.end(lw)?;
     let hist = allocate(lw, hist_t, &[nbins])?;
     zero_fill(lw, hist)?;
+    // One multiplication per value (NumPy divides): the estimate is corrected against
+    // the edges below either way, so the counts are NumPy's.
+    let ratio = lw.b.build_float_div(nb_f, span, "").map_err(llvm_err)?;
     let one = int_const(lw, 1);
     let last_bin = sub(lw, nbins, one)?;
     let edge = |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>| -> R<FloatValue<'ctx>> {
         let p = flat_ptr(lw, edges_t, edges, i)?;
         Ok(load_elem(lw, FLOAT64, p)?.into_float_value())
     };
+    let i64t = lw.ctx.i64_type();
     for_each_value(lw, values, &mut |lw, v| {
+        // The bin estimate; one branch decides the common case: a bin in range with the
+        // value well inside it (floor, not int -> float: that round trip carries a false
+        // dependency from one value to the next on x86). Anything else (out of range,
+        // NaN, near an edge) takes the slow path, which checks against the edges as
+        // NumPy does, so the counts are NumPy's.
+        let off = lw.b.build_float_sub(v, first, "").map_err(llvm_err)?;
+        let f = lw.b.build_float_mul(off, ratio, "").map_err(llvm_err)?;
+        let fl = lw.float_unary("floor", f)?;
+        let estimate =
+            lw.b.build_float_to_signed_int(fl, i64t, "")
+                .map_err(llvm_err)?;
+        let frac = lw.b.build_float_sub(f, fl, "").map_err(llvm_err)?;
+        let lo_ok = fcmp(lw, FloatPredicate::OGT, frac, f64t.const_float(1e-6))?;
+        let hi_ok = fcmp(lw, FloatPredicate::OLT, frac, f64t.const_float(1.0 - 1e-6))?;
+        let in_bins = icmp(lw, IntPredicate::ULT, estimate, nbins)?;
+        let quick = and(lw, lo_ok, hi_ok)?;
+        let quick = and(lw, quick, in_bins)?;
+        let quick_bb = lw.new_block("hist.quick");
+        let slow_bb = lw.new_block("hist.slow");
+        let check_bb = lw.new_block("hist.check");
+        let bump_bb = lw.new_block("hist.bump");
+        let next = lw.new_block("hist.next");
+        lw.b.build_conditional_branch(quick, quick_bb, slow_bb)
+            .map_err(llvm_err)?;
+        lw.b.position_at_end(quick_bb);
+        lw.b.build_unconditional_branch(bump_bb).map_err(llvm_err)?;
+        lw.b.position_at_end(slow_bb);
         let in_lo = fcmp(lw, FloatPredicate::OGE, v, first)?;
         let in_hi = fcmp(lw, FloatPredicate::OLE, v, last)?;
         let keep = and(lw, in_lo, in_hi)?;
-        let count = lw.new_block("hist.count");
-        let next = lw.new_block("hist.next");
-        lw.b.build_conditional_branch(keep, count, next)
+        lw.b.build_conditional_branch(keep, check_bb, next)
             .map_err(llvm_err)?;
-        lw.b.position_at_end(count);
-        let off = lw.b.build_float_sub(v, first, "").map_err(llvm_err)?;
-        let f = lw.b.build_float_div(off, span, "").map_err(llvm_err)?;
-        let f = lw.b.build_float_mul(f, nb_f, "").map_err(llvm_err)?;
-        let idx =
-            lw.b.build_float_to_signed_int(f, lw.ctx.i64_type(), "")
-                .map_err(llvm_err)?;
-        let at_end = icmp(lw, IntPredicate::EQ, idx, nbins)?;
+        lw.b.position_at_end(check_bb);
+        // In range, so the estimate is within one of the bin (or `nbins` at the end).
+        let zero = int_const(lw, 0);
+        let neg = icmp(lw, IntPredicate::SLT, estimate, zero)?;
+        let idx = select(lw, neg, zero, estimate)?;
+        let at_end = icmp(lw, IntPredicate::SGE, idx, nbins)?;
         let idx = select(lw, at_end, last_bin, idx)?;
         let lower = edge(lw, idx)?;
         let below = fcmp(lw, FloatPredicate::OLT, v, lower)?;
@@ -1399,7 +1426,14 @@ fn histogram<'ctx>(
         let not_last = icmp(lw, IntPredicate::NE, idx, last_bin)?;
         let past = and(lw, past, not_last)?;
         let idx = select(lw, past, up, idx)?;
-        bump(lw, hist, idx)?;
+        let check_end =
+            lw.b.get_insert_block()
+                .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+        lw.b.build_unconditional_branch(bump_bb).map_err(llvm_err)?;
+        lw.b.position_at_end(bump_bb);
+        let phi = lw.b.build_phi(i64t, "bin").map_err(llvm_err)?;
+        phi.add_incoming(&[(&estimate, quick_bb), (&idx, check_end)]);
+        bump(lw, hist, phi.as_basic_value().into_int_value())?;
         lw.b.build_unconditional_branch(next).map_err(llvm_err)?;
         lw.b.position_at_end(next);
         Ok(())
