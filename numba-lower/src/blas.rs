@@ -15,7 +15,7 @@ pub enum GemmKind {
 }
 
 impl GemmKind {
-    fn from_code(code: i32) -> Option<GemmKind> {
+    pub(crate) fn from_code(code: i32) -> Option<GemmKind> {
         [GemmKind::F32, GemmKind::F64, GemmKind::C64, GemmKind::C128]
             .get(usize::try_from(code).ok()?)
             .copied()

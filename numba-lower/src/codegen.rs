@@ -123,6 +123,7 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
         .chain(crate::random::symbols())
         .chain(crate::sort::symbols())
         .chain(crate::blas::symbols())
+        .chain(crate::lapack::symbols())
     {
         if let Some(f) = module.get_function(name) {
             engine.add_global_mapping(&f, addr);

@@ -28,6 +28,7 @@ mod exceptions;
 mod frozen;
 mod function;
 mod impls;
+pub mod lapack;
 pub mod mangle;
 pub mod model;
 pub mod nrt;

@@ -30,10 +30,14 @@ pub fn register_class(cls: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(key)
 }
 
-/// A registered class, or a builtin of that name.
+/// A registered class, a class named by its module (`numpy.linalg.LinAlgError`, which
+/// lowering raises without the class ever being a global), or a builtin of that name.
 pub fn class_by_key<'py>(py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
     if let Some(c) = CLASSES.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
         return Ok(c.bind(py).clone());
+    }
+    if let Some((module, name)) = key.rsplit_once('.') {
+        return py.import(module)?.getattr(name);
     }
     py.import("builtins")?.getattr(key)
 }

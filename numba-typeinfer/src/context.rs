@@ -238,6 +238,7 @@ impl Default for BaseContext {
         ctx.install_operator_module();
         ctx.install_numpy_random();
         ctx.install_numpy();
+        ctx.install_linalg();
         ctx
     }
 }
@@ -516,9 +517,13 @@ impl TypingContext for BaseContext {
 
     fn resolve_getattr(&self, value: TypeId, attr: &str) -> Option<TypeId> {
         match value.get() {
-            Type::Module(m) if m == "numpy" && attr == "random" => {
-                Some(intern(Type::Module("numpy.random".into())))
+            Type::Module(m) if m == "numpy" && (attr == "random" || attr == "linalg") => {
+                Some(intern(Type::Module(format!("numpy.{attr}"))))
             }
+            // Interned on use only: interning at start-up would renumber every later type.
+            Type::Module(m) if m == "numpy.linalg" && attr == "LinAlgError" => Some(intern(
+                Type::ExceptionClass("numpy.linalg.LinAlgError".into()),
+            )),
             Type::Module(m) if m == "numpy" && Self::numpy_dtype(attr).is_some() => {
                 Self::numpy_dtype(attr)
             }

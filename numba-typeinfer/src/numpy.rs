@@ -1,5 +1,6 @@
 //! NumPy typing: arrays (attributes, methods, indexing, iteration, operators with
-//! broadcasting), the `numpy` module's creation functions, ufuncs and `np.dot`.
+//! broadcasting), the `numpy` module's creation functions, ufuncs, `np.dot` and the
+//! linear algebra of `np.linalg` (with `np.vdot`, `np.outer`, `np.trace`).
 //!
 //! Result types follow NumPy's type promotion as Numba applies it (ufunc loops on the
 //! arguments' dtypes; integer inputs to float-only functions give `float64`; reductions of
@@ -21,7 +22,22 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.full_like" => &["a", "fill_value", "dtype"],
         "numpy.arange" => &["start", "stop", "step"],
         "numpy.linspace" => &["start", "stop", "num"],
-        "numpy.dot" => &["a", "b"],
+        "numpy.dot" | "numpy.vdot" | "numpy.outer" | "numpy.linalg.solve" => &["a", "b"],
+        "numpy.linalg.inv"
+        | "numpy.linalg.det"
+        | "numpy.linalg.slogdet"
+        | "numpy.linalg.eig"
+        | "numpy.linalg.eigvals"
+        | "numpy.linalg.eigh"
+        | "numpy.linalg.eigvalsh"
+        | "numpy.linalg.qr"
+        | "numpy.linalg.cholesky" => &["a"],
+        "numpy.linalg.svd" => &["a", "full_matrices"],
+        "numpy.linalg.lstsq" => &["a", "b", "rcond"],
+        "numpy.linalg.norm" => &["x", "ord"],
+        "numpy.linalg.matrix_rank" => &["A", "tol"],
+        "numpy.linalg.pinv" => &["a", "rcond"],
+        "numpy.trace" => &["a", "offset"],
         "numpy.array" => &["object", "dtype"],
         "numpy.sum" | "numpy.prod" | "numpy.mean" | "numpy.min" | "numpy.max" | "numpy.argmin"
         | "numpy.argmax" => &["a", "axis"],
@@ -1331,5 +1347,211 @@ impl BaseContext {
             .iter()
             .find(|(n, _)| *n == attr)
             .map(|&(_, t)| intern(Type::NumberClass(t)))
+    }
+}
+
+/// A 2-d float or complex array's dtype (Numba's `_check_linalg_matrix`).
+fn la_matrix(t: TypeId) -> Option<TypeId> {
+    match array_parts(t)? {
+        (d, 2, ..) if d.is_float() || d.is_complex() => Some(d),
+        _ => None,
+    }
+}
+
+/// A 1-d or 2-d float or complex array's dtype and rank (`_check_linalg_1_or_2d_matrix`).
+fn la_vector_or_matrix(t: TypeId) -> Option<(TypeId, u32)> {
+    match array_parts(t)? {
+        (d, n @ (1 | 2), ..) if d.is_float() || d.is_complex() => Some((d, n)),
+        _ => None,
+    }
+}
+
+/// The real type of a dtype's precision (`underlying_float`).
+fn real_of(d: TypeId) -> TypeId {
+    match d {
+        FLOAT32 | COMPLEX64 => FLOAT32,
+        _ => FLOAT64,
+    }
+}
+
+/// A scalar parameter Numba compares at run time (`ord`, `tol`, `rcond`, ...).
+fn real_param(t: TypeId) -> bool {
+    (t.is_scalar() && !t.is_complex()) || t == BOOLEAN
+}
+
+/// `np.linalg.*` (and `np.vdot`, `np.outer`, `np.trace`) as Numba types them: float and
+/// complex arrays only, results of the input's dtype except where Numba's implementation
+/// widens (determinants and traces are 64-bit; norms are float64 except the 2-norm of a
+/// vector; `lstsq`'s rank is int32). Layouts are those Numba's implementations return.
+fn linalg_signature(name: &str, a: &[TypeId]) -> Option<TypeId> {
+    use Layout::{C, F};
+    let args: Vec<TypeId> = a.iter().map(|t| t.unliteral()).collect();
+    match (name, args.as_slice()) {
+        ("inv" | "pinv", [x, rest @ ..]) if rest.len() <= usize::from(name == "pinv") => {
+            if rest.iter().any(|&t| !real_param(t)) {
+                return None;
+            }
+            Some(array(la_matrix(*x)?, 2, F))
+        }
+        ("cholesky", [x]) => Some(array(la_matrix(*x)?, 2, C)),
+        ("det", [x]) => Some(if la_matrix(*x)?.is_complex() {
+            COMPLEX128
+        } else {
+            FLOAT64
+        }),
+        ("slogdet", [x]) => {
+            let d = la_matrix(*x)?;
+            let sign = if d.is_complex() { COMPLEX128 } else { FLOAT64 };
+            Some(tuple_of(&[sign, FLOAT64]))
+        }
+        ("eig", [x]) => {
+            let d = la_matrix(*x)?;
+            Some(tuple_of(&[array(d, 1, C), array(d, 2, F)]))
+        }
+        ("eigvals", [x]) => Some(array(la_matrix(*x)?, 1, C)),
+        ("eigh", [x]) => {
+            let d = la_matrix(*x)?;
+            Some(tuple_of(&[array(real_of(d), 1, C), array(d, 2, F)]))
+        }
+        ("eigvalsh", [x]) => Some(array(real_of(la_matrix(*x)?), 1, C)),
+        ("svd", [x, rest @ ..]) if rest.len() <= 1 && rest.iter().all(|&t| real_param(t)) => {
+            let d = la_matrix(*x)?;
+            Some(tuple_of(&[
+                array(d, 2, F),
+                array(real_of(d), 1, C),
+                array(d, 2, F),
+            ]))
+        }
+        ("qr", [x]) => {
+            let d = la_matrix(*x)?;
+            Some(tuple_of(&[array(d, 2, F), array(d, 2, F)]))
+        }
+        ("solve", [x, y]) => {
+            let d = la_matrix(*x)?;
+            let (db, nb) = la_vector_or_matrix(*y)?;
+            (d == db).then(|| array(d, nb, if nb == 1 { C } else { F }))
+        }
+        ("lstsq", [x, y, rest @ ..]) if rest.len() <= 1 && rest.iter().all(|&t| real_param(t)) => {
+            let d = la_matrix(*x)?;
+            let (db, nb) = la_vector_or_matrix(*y)?;
+            (d == db).then(|| {
+                let r = array(real_of(d), 1, C);
+                tuple_of(&[array(d, nb, C), r, INT32, r])
+            })
+        }
+        ("norm", [x, rest @ ..]) if rest.len() <= 1 => {
+            let (d, n) = la_vector_or_matrix(*x)?;
+            match rest.first() {
+                None => Some(if n == 1 { real_of(d) } else { FLOAT64 }),
+                Some(&NONE) => Some(if n == 1 { real_of(d) } else { FLOAT64 }),
+                Some(&t) if real_param(t) => Some(FLOAT64),
+                _ => None,
+            }
+        }
+        ("matrix_rank", [x, rest @ ..]) if rest.len() <= 1 => {
+            la_vector_or_matrix(*x)?;
+            rest.iter()
+                .all(|&t| t == NONE || real_param(t))
+                .then_some(INT64)
+        }
+        _ => None,
+    }
+}
+
+impl BaseContext {
+    /// `np.linalg`'s functions, `np.vdot`, `np.outer`, `np.trace`, and
+    /// `np.pi`/`np.e`/`np.inf`/`np.nan` (`np.linalg.LinAlgError` is resolved in
+    /// `resolve_getattr`).
+    pub(crate) fn install_linalg(&mut self) {
+        // NumPy's float constants (`np.linalg.norm(x, np.inf)`).
+        for c in ["pi", "e", "inf", "nan"] {
+            self.register_module_const(format!("numpy.{c}"), FLOAT64);
+        }
+        for name in [
+            "inv",
+            "solve",
+            "det",
+            "slogdet",
+            "eig",
+            "eigvals",
+            "eigh",
+            "eigvalsh",
+            "svd",
+            "qr",
+            "cholesky",
+            "lstsq",
+            "norm",
+            "matrix_rank",
+            "pinv",
+        ] {
+            let key: &'static str = Box::leak(format!("numpy.linalg.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| {
+                        let ret = linalg_signature(name, a)?;
+                        Some(sig(key, ret, a.iter().map(|t| t.unliteral()).collect()))
+                    },
+                    "(array(float or complex, 2d), ...)",
+                )),
+            );
+        }
+        self.register(
+            "numpy.vdot",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, y] => {
+                        let (dx, nx, ..) = array_parts(*x)?;
+                        let (dy, ny, ..) = array_parts(*y)?;
+                        (nx == 1 && ny == 1 && dx == dy && (dx.is_float() || dx.is_complex()))
+                            .then(|| sig("numpy.vdot", dx, vec![*x, *y]))
+                    }
+                    _ => None,
+                },
+                "(array(float or complex, 1d), array(same dtype, 1d))",
+            )),
+        );
+        self.register(
+            "numpy.outer",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, y] => {
+                        let ok = |t: TypeId| match array_parts(t) {
+                            Some((d, n, ..)) => n <= 2 && d.is_scalar(),
+                            None => t.is_scalar(),
+                        };
+                        let (x, y) = (x.unliteral(), y.unliteral());
+                        if !ok(x) || !ok(y) {
+                            return None;
+                        }
+                        let d = ufunc_loop(element(x)?, element(y)?)?;
+                        Some(sig("numpy.outer", array(d, 2, Layout::C), vec![x, y]))
+                    }
+                    _ => None,
+                },
+                "(array (up to 2d) or number, array (up to 2d) or number)",
+            )),
+        );
+        self.register(
+            "numpy.trace",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, rest @ ..] if rest.len() <= 1 => {
+                        let d = la_matrix(*x)?;
+                        if !rest.iter().all(|t| t.unliteral().is_integer()) {
+                            return None;
+                        }
+                        let ret = if d.is_complex() { COMPLEX128 } else { FLOAT64 };
+                        Some(sig(
+                            "numpy.trace",
+                            ret,
+                            a.iter().map(|t| t.unliteral()).collect(),
+                        ))
+                    }
+                    _ => None,
+                },
+                "(array(float or complex, 2d), offset=int)",
+            )),
+        );
     }
 }
