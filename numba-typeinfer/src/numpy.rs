@@ -41,6 +41,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.array" => &["object", "dtype"],
         "numpy.sum" | "numpy.prod" | "numpy.mean" | "numpy.min" | "numpy.max" | "numpy.argmin"
         | "numpy.argmax" => &["a", "axis"],
+        "numpy.amax" | "numpy.amin" | "numpy.cumsum" | "numpy.cumprod" => &["a", "axis"],
         "array.sum" | "array.prod" | "array.mean" | "array.min" | "array.max" | "array.argmin"
         | "array.argmax" => &["axis"],
         "numpy.argsort" => &["a", "kind"],
@@ -213,9 +214,41 @@ pub(crate) fn dtype_arg(t: TypeId) -> Option<TypeId> {
     match t.get() {
         Type::NumberClass(d) | Type::DType(d) => Some(d),
         // `dtype='int32'`, as Numba accepts a constant string.
-        Type::StringLiteral(s) => DTYPE_NAMES.iter().find(|(n, _)| *n == s).map(|(_, d)| *d),
+        // Also NumPy's character codes and short names ('i4', 'f8', 'c16', '?').
+        Type::StringLiteral(s) => DTYPE_NAMES
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, d)| *d)
+            .or_else(|| char_code(&s))
+            .or_else(|| crate::types::from_name(&s).filter(|t| t.is_scalar())),
         _ => None,
     }
+}
+
+/// A NumPy one-character type code (`'d'`, `'l'`, `'?'`, ...) on a 64-bit Linux target.
+fn char_code(s: &str) -> Option<TypeId> {
+    Some(match s {
+        "?" => BOOLEAN,
+        "b" => INT8,
+        "B" => UINT8,
+        "h" => INT16,
+        "H" => UINT16,
+        "i" => INT32,
+        "I" => UINT32,
+        "l" | "q" | "p" => INT64,
+        "L" | "Q" | "P" => UINT64,
+        "f" => FLOAT32,
+        "d" => FLOAT64,
+        "F" => COMPLEX64,
+        "D" => COMPLEX128,
+        _ => return None,
+    })
+}
+
+/// An array's parts, or a scalar seen as a 0-d array (`np.zeros_like(3.0)`).
+fn array_or_scalar_parts(t: TypeId) -> Option<(TypeId, u32, Layout, bool)> {
+    let t = t.unliteral();
+    array_parts(t).or_else(|| t.is_scalar().then_some((t, 0, Layout::C, false)))
 }
 
 /// The array methods typed so far; each is the function key `array.<name>`.
@@ -869,7 +902,7 @@ impl BaseContext {
                             [x, d] => (*x, Some(dtype_arg(*d)?)),
                             _ => return None,
                         };
-                        let (d, n, l, _) = array_parts(arr)?;
+                        let (d, n, l, _) = array_or_scalar_parts(arr)?;
                         let l = if l == Layout::A { Layout::C } else { l };
                         Some(sig(key, array(dtype.unwrap_or(d), n, l), a.to_vec()))
                     },
@@ -886,7 +919,7 @@ impl BaseContext {
                         [x, v, d] => (*x, *v, Some(dtype_arg(*d)?)),
                         _ => return None,
                     };
-                    let (d, n, l, _) = array_parts(arr)?;
+                    let (d, n, l, _) = array_or_scalar_parts(arr)?;
                     element(v)?;
                     let l = if l == Layout::A { Layout::C } else { l };
                     let mut args = a.to_vec();
@@ -1225,6 +1258,43 @@ impl BaseContext {
                 "(array,)",
             )),
         );
+        // Aliases and function forms of array methods: the method's own signature.
+        for (name, method) in [
+            ("amax", "array.max"),
+            ("amin", "array.min"),
+            ("cumsum", "array.cumsum"),
+            ("cumprod", "array.cumprod"),
+        ] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x, rest @ ..] if x.is_array() => array_method(method, *x, rest),
+                        _ => None,
+                    },
+                    "(array, axis=None)",
+                )),
+            );
+        }
+        // `np.shape(a)`, `np.size(a)`, `np.ndim(a)`: the attributes.
+        for name in ["shape", "size", "ndim"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] if x.is_array() => Some(Signature {
+                            ret: array_attr(*x, name)?,
+                            args: vec![*x],
+                            key: ImplKey::GetAttr(name.into()),
+                        }),
+                        _ => None,
+                    },
+                    "(array,)",
+                )),
+            );
+        }
         // Builtins over iterables.
         self.register(
             "len",

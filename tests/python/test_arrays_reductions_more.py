@@ -166,3 +166,54 @@ def test_arg_reduction_errors():
         njit(lambda a: a.argmin(axis=2))(np.ones((2, 2)))
     with pytest.raises(ValueError, match="empty sequence"):
         njit(lambda a: a.argmax(axis=1))(np.ones((2, 0)))
+
+
+def test_min_max_propagate_nan_as_numpy():
+    def f(a):
+        return a.max(), a.min(), np.max(a), np.amin(a), np.maximum(a, 0.0).sum()
+
+    for a in [np.array([5.0, np.nan, -1.5]), np.array([1.0, np.nan]),
+              np.array([np.nan, 2.0]), np.array([3.0, -2.0, 7.5])]:
+        got, expected = njit(f)(a), f(a)
+        np.testing.assert_equal(got, expected)
+    m = np.array([[1.0, np.nan], [3.0, 4.0]])
+    np.testing.assert_equal(njit(lambda m: m.max(axis=0))(m), m.max(axis=0))
+
+
+def aliases(a):
+    return (np.amax(a), np.amin(a), np.amax(a, axis=0), np.amin(a, 1), np.cumsum(a),
+            np.cumprod(a), np.shape(a), np.size(a), np.ndim(a))
+
+
+def test_function_aliases_of_methods():
+    a = make(np.int64, (3, 4), seed=9)
+    for g, e in zip(njit(aliases)(a), aliases(a)):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_like_of_a_scalar_is_0d():
+    def f(x):
+        return np.zeros_like(x), np.ones_like(x), np.full_like(x, 7), np.empty_like(x).shape
+
+    for x in (3.5, 2, True):
+        got, expected = njit(f)(x), f(x)
+        for g, e in zip(got[:3], expected[:3]):
+            assert g.shape == e.shape == () and g.dtype == e.dtype and g[()] == e[()]
+        assert got[3] == expected[3] == ()
+
+
+def test_dtype_strings_as_numpy_spells_them():
+    def f():
+        return (np.zeros(2, 'i4'), np.ones(2, dtype='f4'), np.empty(1, '?'),
+                np.zeros(1, 'c16'), np.zeros(1, 'd'), np.arange(3).astype('u2'))
+
+    for g, e in zip(njit(f)(), f()):
+        assert g.dtype == e.dtype
+
+
+def test_stacking_0d_arrays():
+    a, b = np.array(1.5), np.array(2.5)
+    for fn in (np.hstack, np.vstack, np.dstack):
+        got = njit(lambda a, b: fn((a, b)))(a, b)
+        np.testing.assert_array_equal(got, fn((a, b)))
+        assert got.shape == fn((a, b)).shape

@@ -525,6 +525,25 @@ fn scalar_call<'ctx>(
             return Ok((lw.call_impl(&s, &[x])?, s.ret));
         }
         "square" => return apply_binop(lw, BinOp::Mul, args[0], args[0]),
+        // NumPy's minimum/maximum and min/max reductions propagate NaN (Python's min/max
+        // would keep whichever operand came first).
+        "min" | "max" if args[0].1.is_float() && args[0].1 == args[1].1 => {
+            let (a, t) = args[0];
+            let (b, _) = args[1];
+            let (a, b) = (a.into_float_value(), b.into_float_value());
+            let pred = if key == "min" {
+                inkwell::FloatPredicate::OLT
+            } else {
+                inkwell::FloatPredicate::OGT
+            };
+            let better = lw.b.build_float_compare(pred, b, a, "").map_err(llvm_err)?;
+            let nan =
+                lw.b.build_float_compare(inkwell::FloatPredicate::UNO, b, b, "")
+                    .map_err(llvm_err)?;
+            let take = lw.b.build_or(better, nan, "").map_err(llvm_err)?;
+            let r = lw.b.build_select(take, b, a, "").map_err(llvm_err)?;
+            return Ok((r, t));
+        }
         _ => {}
     }
     let tys: Vec<TypeId> = args.iter().map(|a| a.1).collect();
@@ -1092,7 +1111,12 @@ fn like<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let dims = shape_of(lw, sig.args[0], a[0].into_struct_value())?;
+    // A scalar is a 0-d array here.
+    let dims = if sig.args[0].is_array() {
+        shape_of(lw, sig.args[0], a[0].into_struct_value())?
+    } else {
+        Vec::new()
+    };
     let out = allocate(lw, sig.ret, &dims)?;
     let i64t = lw.ctx.i64_type();
     match key_name(sig) {

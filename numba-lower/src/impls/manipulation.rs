@@ -452,6 +452,24 @@ fn stack<'ctx>(
     Ok(stack_along(lw, &items, axis, sig.ret)?.into())
 }
 
+/// 0-d arrays seen as 1-d arrays of one element (NumPy's `atleast_1d`, which the stacking
+/// functions apply first); views, so nothing is allocated.
+fn at_least_1d<'ctx>(lw: &mut FnLower<'ctx, '_>, items: Vec<Arr<'ctx>>) -> R<Vec<Arr<'ctx>>> {
+    items
+        .into_iter()
+        .map(|(t, v)| {
+            if ndim(t) > 0 {
+                return Ok((t, v));
+            }
+            let one = int_const(lw, 1);
+            let size = get_int(lw, v, field::ITEMSIZE)?;
+            let data = data_ptr(lw, v)?;
+            let view = view_with(lw, v, data, &[one], &[size])?;
+            Ok((any_layout(dtype_of(t), 1), view))
+        })
+        .collect()
+}
+
 /// `np.hstack`: 1-d arrays join end to end, others along their second axis.
 fn hstack<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
@@ -459,6 +477,7 @@ fn hstack<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let items = tuple_arrays(lw, sig.args[0], a[0])?;
+    let items = at_least_1d(lw, items)?;
     let axis = int_const(lw, i64::from(ndim(items[0].0) > 1));
     Ok(join(lw, &items, axis, sig.ret)?.into())
 }
@@ -470,6 +489,7 @@ fn vstack<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let items = tuple_arrays(lw, sig.args[0], a[0])?;
+    let items = at_least_1d(lw, items)?;
     let axis = int_const(lw, 0);
     Ok(if ndim(items[0].0) == 1 {
         stack_along(lw, &items, axis, sig.ret)?
@@ -487,6 +507,7 @@ fn dstack<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let items = tuple_arrays(lw, sig.args[0], a[0])?;
+    let items = at_least_1d(lw, items)?;
     let nd = ndim(items[0].0);
     if nd == 1 {
         // Stacked as columns `(n, k)`, then seen as `(1, n, k)` (the view takes over the
