@@ -344,10 +344,9 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
                 },
             ))
         }
-        // Complex numbers have no order (NumPy's lexicographic one is not Numba's).
-        ("array.min" | "array.max" | "array.argmin" | "array.argmax", _) if dtype.is_complex() => {
-            None
-        }
+        // Complex arrays reduce to their min/max in lexicographic order (real part, then
+        // imaginary), as Numba's `npy_min`/`npy_max`; the arg-reductions have no order.
+        ("array.argmin" | "array.argmax", _) if dtype.is_complex() => None,
         ("array.min" | "array.max", []) => Some(with_this(dtype)),
         ("array.item", []) => Some(with_this(dtype)),
         // A view as another dtype: same axes; a different item size rescales the last
@@ -394,7 +393,7 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
             let ret = if ndim == 1 { r } else { c_array(r, ndim - 1) };
             Some(sig(key, ret, vec![this, axis.unliteral()]))
         }
-        ("array.var" | "array.std", []) if !dtype.is_complex() => Some(with_this(FLOAT64)),
+        ("array.var" | "array.std", []) => Some(with_this(FLOAT64)),
         ("array.all" | "array.any", []) => Some(with_this(BOOLEAN)),
         ("array.argmin" | "array.argmax", []) => Some(with_this(INTP)),
         ("array.argmin" | "array.argmax", [axis]) if axis.unliteral().is_integer() => {

@@ -217,3 +217,21 @@ def test_stacking_0d_arrays():
         got = njit(lambda a, b: fn((a, b)))(a, b)
         np.testing.assert_array_equal(got, fn((a, b)))
         assert got.shape == fn((a, b)).shape
+
+
+def complex_reductions(a):
+    return a.max(), a.min(), np.max(a), np.amin(a), a.var(), a.std(), np.var(a)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_min_max_var_std(dtype):
+    rng = np.random.default_rng(4)
+    x = (rng.integers(-3, 3, 12) + 1j * rng.integers(-3, 3, 12)).astype(dtype)
+    for a in layouts(x.reshape(3, 4)):
+        got, expected = njit(complex_reductions)(a), complex_reductions(a)
+        for g, e in zip(got[:4], expected[:4]):
+            assert g == e  # lexicographic: real part, then imaginary
+        for g, e in zip(got[4:], expected[4:]):
+            assert g == pytest.approx(e, rel=1e-6)
+    m = x.reshape(3, 4)
+    np.testing.assert_array_equal(njit(lambda m: m.max(axis=1))(m), m.max(axis=1))

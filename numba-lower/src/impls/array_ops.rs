@@ -525,6 +525,41 @@ fn scalar_call<'ctx>(
             return Ok((lw.call_impl(&s, &[x])?, s.ret));
         }
         "square" => return apply_binop(lw, BinOp::Mul, args[0], args[0]),
+        // Complex min/max in lexicographic order, as Numba's reductions compare them.
+        "min" | "max" if args[0].1.is_complex() && args[0].1 == args[1].1 => {
+            let (a, t) = args[0];
+            let (b, _) = args[1];
+            let part = |lw: &FnLower<'ctx, '_>, v: BasicValueEnum<'ctx>, k| -> R<_> {
+                Ok(lw
+                    .b
+                    .build_extract_value(v.into_struct_value(), k, "")
+                    .map_err(llvm_err)?
+                    .into_float_value())
+            };
+            let (ar, ai, br, bi) = (
+                part(lw, a, 0)?,
+                part(lw, a, 1)?,
+                part(lw, b, 0)?,
+                part(lw, b, 1)?,
+            );
+            let pred = if key == "min" {
+                inkwell::FloatPredicate::OLT
+            } else {
+                inkwell::FloatPredicate::OGT
+            };
+            let cmp = |lw: &FnLower<'ctx, '_>, p, x, y| {
+                lw.b.build_float_compare(p, x, y, "").map_err(llvm_err)
+            };
+            let real_better = cmp(lw, pred, br, ar)?;
+            let real_same = cmp(lw, inkwell::FloatPredicate::OEQ, br, ar)?;
+            let imag_better = cmp(lw, pred, bi, ai)?;
+            let tie =
+                lw.b.build_and(real_same, imag_better, "")
+                    .map_err(llvm_err)?;
+            let take = lw.b.build_or(real_better, tie, "").map_err(llvm_err)?;
+            let r = lw.b.build_select(take, b, a, "").map_err(llvm_err)?;
+            return Ok((r, t));
+        }
         // NumPy's minimum/maximum and min/max reductions propagate NaN (Python's min/max
         // would keep whichever operand came first).
         "min" | "max" if args[0].1.is_float() && args[0].1 == args[1].1 => {
@@ -1857,48 +1892,76 @@ fn variance<'ctx>(
     let arr = a[0].into_struct_value();
     let n = get_int(lw, arr, field::NITEMS)?;
     let f64t = lw.ctx.f64_type();
-    let slot = lw.alloca_in_entry(f64t.into(), "acc")?;
+    // A complex element contributes |x - mean|^2 (Numba's `real(v * conj(v))`): its parts
+    // are accumulated apart; a real element has one part.
+    let parts = if dtype.is_complex() { 2 } else { 1 };
+    let element = |lw: &mut FnLower<'ctx, '_>, i| -> R<Vec<inkwell::values::FloatValue<'ctx>>> {
+        let p = flat_ptr(lw, t, arr, i)?;
+        let x = load_elem(lw, dtype, p)?;
+        if parts == 1 {
+            return Ok(vec![lw.cast(x, dtype, FLOAT64)?.into_float_value()]);
+        }
+        let x = lw.cast(x, dtype, COMPLEX128)?.into_struct_value();
+        (0..2)
+            .map(|k| {
+                Ok(lw
+                    .b
+                    .build_extract_value(x, k, "")
+                    .map_err(llvm_err)?
+                    .into_float_value())
+            })
+            .collect()
+    };
+    let slots = (0..parts)
+        .map(|_| lw.alloca_in_entry(f64t.into(), "acc"))
+        .collect::<R<Vec<_>>>()?;
     let count =
         lw.b.build_signed_int_to_float(n, f64t, "")
             .map_err(llvm_err)?;
     // Two passes: the mean, then the squared deviations from it.
-    lw.b.build_store(slot, f64t.const_zero())
-        .map_err(llvm_err)?;
+    for &s in &slots {
+        lw.b.build_store(s, f64t.const_zero()).map_err(llvm_err)?;
+    }
     let (lp, i) = Loop::begin(lw, n)?;
-    let p = flat_ptr(lw, t, arr, i)?;
-    let x = load_elem(lw, dtype, p)?;
-    let x = lw.cast(x, dtype, FLOAT64)?.into_float_value();
-    let acc =
-        lw.b.build_load(f64t, slot, "")
-            .map_err(llvm_err)?
-            .into_float_value();
-    let s = lw.b.build_float_add(acc, x, "").map_err(llvm_err)?;
-    lw.b.build_store(slot, s).map_err(llvm_err)?;
+    let xs = element(lw, i)?;
+    for (&s, x) in slots.iter().zip(xs) {
+        let acc =
+            lw.b.build_load(f64t, s, "")
+                .map_err(llvm_err)?
+                .into_float_value();
+        let sum = lw.b.build_float_add(acc, x, "").map_err(llvm_err)?;
+        lw.b.build_store(s, sum).map_err(llvm_err)?;
+    }
     lp.end(lw)?;
-    let total =
-        lw.b.build_load(f64t, slot, "")
-            .map_err(llvm_err)?
-            .into_float_value();
-    let mean =
-        lw.b.build_float_div(total, count, "mean")
-            .map_err(llvm_err)?;
-    lw.b.build_store(slot, f64t.const_zero())
+    let mut means = Vec::new();
+    for &s in &slots {
+        let total =
+            lw.b.build_load(f64t, s, "")
+                .map_err(llvm_err)?
+                .into_float_value();
+        means.push(
+            lw.b.build_float_div(total, count, "mean")
+                .map_err(llvm_err)?,
+        );
+    }
+    let ss_slot = slots[0];
+    lw.b.build_store(ss_slot, f64t.const_zero())
         .map_err(llvm_err)?;
     let (lp, i) = Loop::begin(lw, n)?;
-    let p = flat_ptr(lw, t, arr, i)?;
-    let x = load_elem(lw, dtype, p)?;
-    let x = lw.cast(x, dtype, FLOAT64)?.into_float_value();
-    let d = lw.b.build_float_sub(x, mean, "").map_err(llvm_err)?;
-    let d2 = lw.b.build_float_mul(d, d, "").map_err(llvm_err)?;
-    let acc =
-        lw.b.build_load(f64t, slot, "")
+    let xs = element(lw, i)?;
+    let mut acc =
+        lw.b.build_load(f64t, ss_slot, "")
             .map_err(llvm_err)?
             .into_float_value();
-    let s = lw.b.build_float_add(acc, d2, "").map_err(llvm_err)?;
-    lw.b.build_store(slot, s).map_err(llvm_err)?;
+    for (x, m) in xs.into_iter().zip(&means) {
+        let d = lw.b.build_float_sub(x, *m, "").map_err(llvm_err)?;
+        let d2 = lw.b.build_float_mul(d, d, "").map_err(llvm_err)?;
+        acc = lw.b.build_float_add(acc, d2, "").map_err(llvm_err)?;
+    }
+    lw.b.build_store(ss_slot, acc).map_err(llvm_err)?;
     lp.end(lw)?;
     let ss =
-        lw.b.build_load(f64t, slot, "")
+        lw.b.build_load(f64t, ss_slot, "")
             .map_err(llvm_err)?
             .into_float_value();
     let var = lw.b.build_float_div(ss, count, "var").map_err(llvm_err)?;
