@@ -97,6 +97,25 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             }
         }
         Shape::Enum(_) => out.push(v.getattr("value")?.extract::<i64>()? as u64),
+        Shape::Slice => {
+            let bound = |name: &str| -> PyResult<Option<i64>> {
+                let x = v.getattr(name)?;
+                if x.is_none() {
+                    Ok(None)
+                } else {
+                    x.extract::<i64>().map(Some)
+                }
+            };
+            let step = bound("step")?.unwrap_or(1);
+            if step == 0 {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "slice step cannot be zero",
+                ));
+            }
+            let start = bound("start")?.unwrap_or(if step > 0 { 0 } else { i64::MAX });
+            let stop = bound("stop")?.unwrap_or(if step > 0 { i64::MAX } else { i64::MIN });
+            out.extend([start as u64, stop as u64, step as u64]);
+        }
         Shape::Array(_) => {
             // Numba's array struct of a borrowed argument: no MemInfo (the caller keeps
             // the array alive), the array itself as parent.
@@ -166,6 +185,19 @@ pub fn decode(
             let re = f64::from_bits(next()?);
             let im = f64::from_bits(next()?);
             PyComplex::from_doubles(py, re, im).into_any().unbind()
+        }
+        Shape::Slice => {
+            let (start, stop, step) = (next()? as i64, next()? as i64, next()? as i64);
+            // Numba's defaults come back as None, as its slice boxing does.
+            let start =
+                (!(start == 0 && step > 0 || start == i64::MAX && step < 0)).then_some(start);
+            let stop =
+                (!(stop == i64::MAX && step > 0 || stop == i64::MIN && step < 0)).then_some(stop);
+            let step = (step != 1).then_some(step);
+            py.import("builtins")?
+                .getattr("slice")?
+                .call1((start, stop, step))?
+                .unbind()
         }
         Shape::Tuple(items) => {
             let vals = items

@@ -492,6 +492,10 @@ fn typeof_arg(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
             id: d.core.id,
             name: d.core.name.clone(),
         }))
+    } else if v.is_instance_of::<pyo3::types::PySlice>() {
+        // Numba's slice2_type / slice3_type: whether a step was given.
+        let n = if v.getattr("step")?.is_none() { 2 } else { 3 };
+        Ok(types::intern(types::Type::Slice(n)))
     } else if let Ok(t) = v.cast::<PyTuple>() {
         let items = t
             .iter()

@@ -307,3 +307,19 @@ def test_boundscheck_raises_index_error():
     with pytest.raises(IndexError):
         njit(boundscheck=True)(f)(np.zeros((3, 4)), 3)
     assert njit(f)(np.zeros((3, 4)), -1).shape == (2,)
+
+
+def test_slices_cross_the_boundary():
+    def index_with(a, s):
+        return a[s]
+
+    def make_slice(a, b):
+        return slice(a, b), slice(None, b, -1), slice(a, None)
+
+    a = np.arange(10.0)
+    for s in (slice(1, 7), slice(None, None, -2), slice(-3, None), slice(2, 9, 3),
+              slice(None, 4)):
+        np.testing.assert_array_equal(njit(index_with)(a, s), a[s])
+    assert njit(make_slice)(1, 5) == make_slice(1, 5)
+    with pytest.raises(ValueError):
+        njit(index_with)(a, slice(1, 5, 0))

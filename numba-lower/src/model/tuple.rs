@@ -87,6 +87,7 @@ impl DataModel for TupleModel {
             .collect::<R<Vec<_>>>()?;
         Ok(match t.get() {
             Type::UniTuple(..) | Type::Tuple(_) => Shape::Tuple(items),
+            Type::Slice(_) => Shape::Slice,
             Type::NamedTuple { class, .. } | Type::NamedUniTuple { class, .. } => {
                 Shape::Named { class, items }
             }
