@@ -1302,16 +1302,39 @@ fn histogram<'ctx>(
         }
         None => {
             // The data's range (0..1 when there is none), which must be finite.
-            let lo_slot = lw.alloca_in_entry(f64t.into(), "hist.min")?;
-            let hi_slot = lw.alloca_in_entry(f64t.into(), "hist.max")?;
-            let nan_slot = lw.alloca_in_entry(lw.ctx.bool_type().into(), "hist.nan")?;
-            lw.b.build_store(lo_slot, f64t.const_float(f64::INFINITY))
+            // Two running (min, max) pairs over the even and odd elements: one pair's
+            // compare-and-select chain would bound the loop by its latency.
+            let bool_t = lw.ctx.bool_type();
+            let slots: Vec<_> = (0..4)
+                .map(|k| {
+                    lw.alloca_in_entry(
+                        f64t.into(),
+                        if k % 2 == 0 { "hist.min" } else { "hist.max" },
+                    )
+                })
+                .collect::<R<_>>()?;
+            let nan_slot = lw.alloca_in_entry(bool_t.into(), "hist.nan")?;
+            for (k, &slot) in slots.iter().enumerate() {
+                let init = if k % 2 == 0 {
+                    f64::INFINITY
+                } else {
+                    f64::NEG_INFINITY
+                };
+                lw.b.build_store(slot, f64t.const_float(init))
+                    .map_err(llvm_err)?;
+            }
+            lw.b.build_store(nan_slot, bool_t.const_zero())
                 .map_err(llvm_err)?;
-            lw.b.build_store(hi_slot, f64t.const_float(f64::NEG_INFINITY))
-                .map_err(llvm_err)?;
-            lw.b.build_store(nan_slot, lw.ctx.bool_type().const_zero())
-                .map_err(llvm_err)?;
-            for_each_value(lw, values, &mut |lw, v| {
+            let (vt, varr) = values;
+            let dtype = dtype_of(vt);
+            let n = get_int(lw, varr, field::NITEMS)?;
+            let value_at = |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>| -> R<FloatValue<'ctx>> {
+                let p = flat_ptr(lw, vt, varr, i)?;
+                let x = load_elem(lw, dtype, p)?;
+                Ok(lw.cast(x, dtype, FLOAT64)?.into_float_value())
+            };
+            let update = |lw: &mut FnLower<'ctx, '_>, pair: usize, v: FloatValue<'ctx>| -> R<()> {
+                let (lo_slot, hi_slot) = (slots[2 * pair], slots[2 * pair + 1]);
                 let lo = lw.b.build_load(f64t, lo_slot, "").map_err(llvm_err)?;
                 let hi = lw.b.build_load(f64t, hi_slot, "").map_err(llvm_err)?;
                 let (lo, hi) = (lo.into_float_value(), hi.into_float_value());
@@ -1323,13 +1346,54 @@ fn histogram<'ctx>(
                 lw.b.build_store(hi_slot, hi).map_err(llvm_err)?;
                 let nan = fcmp(lw, FloatPredicate::UNO, v, v)?;
                 let seen =
-                    lw.b.build_load(lw.ctx.bool_type(), nan_slot, "")
+                    lw.b.build_load(bool_t, nan_slot, "")
                         .map_err(llvm_err)?
                         .into_int_value();
                 let seen = or(lw, seen, nan)?;
                 lw.b.build_store(nan_slot, seen).map_err(llvm_err)?;
                 Ok(())
-            })?;
+            };
+            let half =
+                lw.b.build_int_unsigned_div(n, int_const(lw, 2), "")
+                    .map_err(llvm_err)?;
+            let (lp, k) = Loop::begin(lw, half)?;
+            let i0 =
+                lw.b.build_int_mul(k, int_const(lw, 2), "")
+                    .map_err(llvm_err)?;
+            let i1 = add(lw, i0, int_const(lw, 1))?;
+            let v0 = value_at(lw, i0)?;
+            let v1 = value_at(lw, i1)?;
+            update(lw, 0, v0)?;
+            update(lw, 1, v1)?;
+            lp.end(lw)?;
+            // An odd count leaves the last element.
+            let odd =
+                lw.b.build_int_unsigned_rem(n, int_const(lw, 2), "")
+                    .map_err(llvm_err)?;
+            let (tail, _) = Loop::begin(lw, odd)?;
+            let last_i = sub(lw, n, int_const(lw, 1))?;
+            let v = value_at(lw, last_i)?;
+            update(lw, 0, v)?;
+            tail.end(lw)?;
+            for (a, b) in [(0, 2), (1, 3)] {
+                let x =
+                    lw.b.build_load(f64t, slots[a], "")
+                        .map_err(llvm_err)?
+                        .into_float_value();
+                let y =
+                    lw.b.build_load(f64t, slots[b], "")
+                        .map_err(llvm_err)?
+                        .into_float_value();
+                let pred = if a == 0 {
+                    FloatPredicate::OLT
+                } else {
+                    FloatPredicate::OGT
+                };
+                let take = fcmp(lw, pred, y, x)?;
+                let r = fselect(lw, take, y, x)?;
+                lw.b.build_store(slots[a], r).map_err(llvm_err)?;
+            }
+            let (lo_slot, hi_slot) = (slots[0], slots[1]);
             let n = get_int(lw, values.1, field::NITEMS)?;
             let empty = icmp(lw, IntPredicate::EQ, n, zero)?;
             let lo = lw.b.build_load(f64t, lo_slot, "").map_err(llvm_err)?;
