@@ -1,8 +1,9 @@
 //! The matrix-product helper generated code calls for `np.dot` and `@`: one general matrix
-//! multiply `C = A·B` over strided operands, done by the `matrixmultiply` crate's blocked
-//! kernels (no hand-written loops here). Strides arrive in bytes, as arrays hold them.
+//! multiply `C = A·B` over strided operands, done by the `gemm` crate's blocked kernels
+//! (the ones faer uses; SIMD chosen at run time, threads through rayon for products big
+//! enough to pay for them). Strides arrive in bytes, as arrays hold them.
 
-use matrixmultiply::CGemmOption;
+use gemm::{c32, c64, Parallelism};
 
 /// Element kinds, as the lowering passes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,23 +61,49 @@ pub unsafe extern "C" fn numba_rs_gemm(
     let (m, k, n) = (m.max(0) as usize, k.max(0) as usize, n.max(0) as usize);
     let el = |s: i64| s as isize / size;
     let (rsa, csa, rsb, csb, rsc, csc) = (el(rsa), el(csa), el(rsb), el(csb), el(rsc), el(csc));
-    // The four kernels differ only in element type, the complex ones in two leading
-    // options; the operand list is the same.
+    if m == 0 || n == 0 {
+        return;
+    }
+    // Threads only pay for themselves on larger products.
+    let par = if m.saturating_mul(n).saturating_mul(k) >= 48 * 48 * 48 {
+        Parallelism::Rayon(0)
+    } else {
+        Parallelism::None
+    };
+    // C = 0·C + 1·(A·B), C not read; the four kinds differ only in element type.
     macro_rules! gemm {
-        ($f:path, $one:expr, $zero:expr $(, $opt:expr)*) => {
-            // SAFETY: guaranteed by the caller.
+        ($t:ty, $zero:expr, $one:expr) => {
+            // SAFETY: guaranteed by the caller (strides in elements of $t).
             unsafe {
-                $f($($opt,)* m, k, n, $one, a.cast(), rsa, csa, b.cast(), rsb, csb, $zero,
-                   c.cast(), rsc, csc)
+                gemm::gemm::<$t>(
+                    m,
+                    n,
+                    k,
+                    c.cast(),
+                    csc,
+                    rsc,
+                    false,
+                    a.cast(),
+                    csa,
+                    rsa,
+                    b.cast(),
+                    csb,
+                    rsb,
+                    $zero,
+                    $one,
+                    false,
+                    false,
+                    false,
+                    par,
+                )
             }
         };
     }
-    let std = CGemmOption::Standard;
     match kind {
-        GemmKind::F32 => gemm!(matrixmultiply::sgemm, 1.0, 0.0),
-        GemmKind::F64 => gemm!(matrixmultiply::dgemm, 1.0, 0.0),
-        GemmKind::C64 => gemm!(matrixmultiply::cgemm, [1.0, 0.0], [0.0, 0.0], std, std),
-        GemmKind::C128 => gemm!(matrixmultiply::zgemm, [1.0, 0.0], [0.0, 0.0], std, std),
+        GemmKind::F32 => gemm!(f32, 0.0, 1.0),
+        GemmKind::F64 => gemm!(f64, 0.0, 1.0),
+        GemmKind::C64 => gemm!(c32, c32::new(0.0, 0.0), c32::new(1.0, 0.0)),
+        GemmKind::C128 => gemm!(c64, c64::new(0.0, 0.0), c64::new(1.0, 0.0)),
     }
 }
 
