@@ -278,6 +278,7 @@ pub const ARRAY_METHODS: &[&str] = &[
     "item",
     "nonzero",
     "view",
+    "dot",
 ];
 
 /// Dtypes the sort helpers order (NumPy's order, NaN last).
@@ -370,6 +371,8 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
                 vec![this, *dt],
             ))
         }
+        // `a.dot(b)` is `np.dot(a, b)` (the same key, so the same lowering).
+        ("array.dot", [b]) => matmul(this, *b, "numpy.dot"),
         ("array.nonzero", []) => Some(with_this(intern(Type::UniTuple(
             c_array(INTP, 1),
             ndim.max(1),

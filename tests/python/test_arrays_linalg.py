@@ -493,3 +493,14 @@ def test_linalg_as_a_module_global():
 def test_unsupported_linalg_operands_are_typing_errors(f, args):
     with pytest.raises(TypingError):
         njit(f)(*args)
+
+
+def test_dot_method_is_np_dot():
+    def f(a, b):
+        return a.dot(b), b.dot(b)
+
+    rng = np.random.default_rng(3)
+    a, b = rng.uniform(-1, 1, (4, 3)), rng.uniform(-1, 1, 3)
+    got, expected = njit(f)(a, b), f(a, b)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-12)
+    assert got[1] == pytest.approx(expected[1], rel=1e-12)

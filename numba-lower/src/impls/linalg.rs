@@ -30,6 +30,7 @@ use crate::{llvm_err, LowerError, R};
 pub(crate) fn register(r: &mut Registry) {
     let two = || Args::Exact(vec![TypePat::Pred(is_array), TypePat::Pred(is_array)]);
     r.register(ImplKey::Function("numpy.dot".into()), two(), dot);
+    r.register(ImplKey::Function("array.dot".into()), two(), dot);
     r.register(ImplKey::BinOp(BinOp::MatMul), two(), dot);
     r.register(ImplKey::Function("numpy.vdot".into()), two(), vdot);
     r.register(
