@@ -42,6 +42,8 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.sum" | "numpy.prod" | "numpy.mean" | "numpy.min" | "numpy.max" | "numpy.argmin"
         | "numpy.argmax" => &["a", "axis"],
         "numpy.amax" | "numpy.amin" | "numpy.cumsum" | "numpy.cumprod" => &["a", "axis"],
+        "numpy.round" | "numpy.around" | "numpy.round_" => &["a", "decimals"],
+        "array.round" => &["decimals"],
         "array.sum" | "array.prod" | "array.mean" | "array.min" | "array.max" | "array.argmin"
         | "array.argmax" => &["axis"],
         "numpy.argsort" => &["a", "kind"],
@@ -251,6 +253,58 @@ fn array_or_scalar_parts(t: TypeId) -> Option<(TypeId, u32, Layout, bool)> {
     array_parts(t).or_else(|| t.is_scalar().then_some((t, 0, Layout::C, false)))
 }
 
+/// A new C array of `dtype` and `ndim` axes.
+fn this_c(dtype: TypeId, ndim: u32) -> TypeId {
+    array(dtype, ndim, Layout::C)
+}
+
+/// `np.round(x, decimals=0)` and its spellings, on numbers and arrays (same dtype).
+fn round_sig(key: &'static str, a: &[TypeId]) -> Option<Signature> {
+    let (x, rest) = a.split_first()?;
+    let x = x.unliteral();
+    if !(x.is_array() || x.is_scalar()) || rest.len() > 1 {
+        return None;
+    }
+    let mut args = vec![x];
+    if let Some(d) = rest.first() {
+        if !d.unliteral().is_integer() {
+            return None;
+        }
+        args.push(d.unliteral());
+    }
+    let ret = match array_parts(x) {
+        Some((d, n, ..)) => array(d, n, Layout::C),
+        None if x == BOOLEAN => return None,
+        None => x,
+    };
+    Some(sig(key, ret, args))
+}
+
+/// `np.clip(a, a_min, a_max)` / `a.clip(a_min, a_max)`.
+fn clip_sig(a: &[TypeId]) -> Option<Signature> {
+    match a {
+        [x, lo, hi] if x.is_array() => {
+            let d = element(*x)?;
+            // A bound may be None (that side is not clipped), a scalar or an
+            // array broadcast against `x`.
+            let bound = |t: TypeId| -> Option<TypeId> {
+                if t.unliteral() == NONE {
+                    Some(d)
+                } else {
+                    element(t)
+                }
+            };
+            if [d, bound(*lo)?, bound(*hi)?].iter().any(|t| t.is_complex()) {
+                return None;
+            }
+            let args: Vec<TypeId> = a.iter().map(|t| t.unliteral()).collect();
+            let shaped: Vec<TypeId> = args.iter().copied().filter(|&t| t != NONE).collect();
+            Some(sig("numpy.clip", broadcast(&shaped, d), args))
+        }
+        _ => None,
+    }
+}
+
 /// The array methods typed so far; each is the function key `array.<name>`.
 pub const ARRAY_METHODS: &[&str] = &[
     "sum",
@@ -279,6 +333,8 @@ pub const ARRAY_METHODS: &[&str] = &[
     "nonzero",
     "view",
     "dot",
+    "clip",
+    "round",
 ];
 
 /// Dtypes the sort helpers order (NumPy's order, NaN last).
@@ -373,6 +429,11 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
         }
         // `a.dot(b)` is `np.dot(a, b)` (the same key, so the same lowering).
         ("array.dot", [b]) => matmul(this, *b, "numpy.dot"),
+        ("array.clip", [lo, hi]) => clip_sig(&[this, *lo, *hi]),
+        ("array.round", []) => Some(with_this(this_c(dtype, ndim))),
+        ("array.round", [d]) if d.unliteral().is_integer() => {
+            Some(sig(key, this_c(dtype, ndim), vec![this, d.unliteral()]))
+        }
         ("array.nonzero", []) => Some(with_this(intern(Type::UniTuple(
             c_array(INTP, 1),
             ndim.max(1),
@@ -1106,23 +1167,7 @@ impl BaseContext {
         );
         self.register(
             "numpy.clip",
-            Box::new(FnTemplate(
-                |a: &[TypeId]| match a {
-                    [x, lo, hi] if x.is_array() => {
-                        let d = element(*x)?;
-                        if [d, element(*lo)?, element(*hi)?]
-                            .iter()
-                            .any(|t| t.is_complex())
-                        {
-                            return None;
-                        }
-                        let args: Vec<TypeId> = a.iter().map(|t| t.unliteral()).collect();
-                        Some(sig("numpy.clip", broadcast(&args, d), args.clone()))
-                    }
-                    _ => None,
-                },
-                "(array, min, max)",
-            )),
+            Box::new(FnTemplate(clip_sig, "(array, min or None, max or None)")),
         );
         self.register(
             "numpy.linspace",
@@ -1260,6 +1305,16 @@ impl BaseContext {
                 "(array,)",
             )),
         );
+        for name in ["round", "around", "round_"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| round_sig(key, a),
+                    "(number or array, decimals=0)",
+                )),
+            );
+        }
         // Aliases and function forms of array methods: the method's own signature.
         for (name, method) in [
             ("amax", "array.max"),

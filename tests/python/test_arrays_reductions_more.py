@@ -235,3 +235,39 @@ def test_complex_min_max_var_std(dtype):
             assert g == pytest.approx(e, rel=1e-6)
     m = x.reshape(3, 4)
     np.testing.assert_array_equal(njit(lambda m: m.max(axis=1))(m), m.max(axis=1))
+
+
+def clips(a, lo, hi):
+    return (np.clip(a, lo, None), np.clip(a, None, hi), np.clip(a, lo, hi), a.clip(lo, hi),
+            np.clip(a, np.zeros(a.shape[-1]), hi))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_clip_with_none_and_array_bounds(dtype):
+    for a in layouts(make(dtype, (4, 5), nan=True)):
+        for g, e in zip(njit(clips)(a, -5, 7), clips(a, -5, 7)):
+            np.testing.assert_array_equal(g, e)
+            # Numba's clip keeps the array's dtype (NumPy promotes with the bounds').
+            assert g.dtype == a.dtype
+    with pytest.raises(ValueError, match="must set either max or min"):
+        njit(lambda a: np.clip(a, None, None))(np.ones(3))
+
+
+def rounds(a):
+    return np.round(a), np.around(a, 1), np.round(a, -1), a.round(2)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.float64, np.complex128])
+def test_round_as_numpy(dtype):
+    rng = np.random.default_rng(5)
+    x = (rng.uniform(-100, 100, 12) * 1.0).astype(dtype) if dtype != np.int64 else \
+        rng.integers(-1000, 1000, 12)
+    if dtype == np.complex128:
+        x = x + 1j * rng.uniform(-10, 10, 12)
+    x = np.concatenate([x, np.array([0.5, 1.5, 2.5, -0.5, 12.25], dtype=x.dtype)]) \
+        if dtype != np.int64 else x
+    for a in layouts(x.reshape(1, -1)):
+        for g, e in zip(njit(rounds)(a), rounds(a)):
+            np.testing.assert_allclose(g, e, rtol=1e-6 if dtype == np.float32 else 1e-12)
+            assert g.dtype == e.dtype
+    assert njit(lambda x: np.round(x, 1))(2.25) == np.round(2.25, 1)

@@ -1725,6 +1725,10 @@ pub(crate) fn register_predicates(r: &mut Registry) {
     }
     r.register(f("numpy.where"), Args::Exact(vec![TypePat::Any; 3]), where_);
     r.register(f("numpy.clip"), Args::Exact(vec![TypePat::Any; 3]), clip);
+    r.register(f("array.clip"), Args::Exact(vec![TypePat::Any; 3]), clip);
+    for k in ["numpy.round", "numpy.around", "numpy.round_", "array.round"] {
+        r.register(f(k), Args::Variadic(TypePat::Any), round_half_even);
+    }
     r.register(
         f("numpy.linspace"),
         Args::Variadic(TypePat::Number),
@@ -1813,14 +1817,41 @@ fn clip<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let out = dtype_of(sig.ret);
-    let operands: Vec<(TypeId, BasicValueEnum<'ctx>)> =
-        sig.args.iter().copied().zip(a.iter().copied()).collect();
+    let (has_lo, has_hi) = (sig.args[1] != NONE, sig.args[2] != NONE);
+    if !has_lo && !has_hi {
+        // Numba's run-time error (NumPy raises the same at its call).
+        lw.raise_const("ValueError", &["array_clip: must set either max or min"])?;
+        let next = lw.new_block("clip.unreachable");
+        if lw
+            .b
+            .get_insert_block()
+            .is_some_and(|bb| bb.get_terminator().is_none())
+        {
+            lw.b.build_unconditional_branch(next).map_err(llvm_err)?;
+        }
+        lw.b.position_at_end(next);
+    }
+    // None bounds are left out of the element loop.
+    let operands: Vec<(TypeId, BasicValueEnum<'ctx>)> = sig
+        .args
+        .iter()
+        .copied()
+        .zip(a.iter().copied())
+        .filter(|(t, _)| *t != NONE)
+        .collect();
     map_elements(lw, sig.ret, &operands, &mut |lw, e| {
-        let x = (lw.cast(e[0].0, e[0].1, out)?, out);
-        let lo = (lw.cast(e[1].0, e[1].1, out)?, out);
-        let hi = (lw.cast(e[2].0, e[2].1, out)?, out);
-        let (m, _) = scalar_call(lw, "max", &[x, lo])?;
-        scalar_call(lw, "min", &[(m, out), hi])
+        let mut v = (lw.cast(e[0].0, e[0].1, out)?, out);
+        let mut k = 1;
+        if has_lo {
+            let lo = (lw.cast(e[k].0, e[k].1, out)?, out);
+            v = scalar_call(lw, "max", &[v, lo])?;
+            k += 1;
+        }
+        if has_hi {
+            let hi = (lw.cast(e[k].0, e[k].1, out)?, out);
+            v = scalar_call(lw, "min", &[(v.0, out), hi])?;
+        }
+        Ok(v)
     })
 }
 
@@ -1969,6 +2000,85 @@ fn variance<'ctx>(
         lw.float_unary("sqrt", var)?.into()
     } else {
         var.into()
+    })
+}
+
+/// `np.round(x, decimals=0)` (and `around`, `round_`, `a.round`), NumPy's algorithm:
+/// scale by `10**decimals`, round half to even, scale back; integers stay integers.
+fn round_half_even<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let decimals = match (sig.args.get(1), a.get(1)) {
+        (Some(&t), Some(&v)) => lw.cast(v, t, INT64)?.into_int_value(),
+        _ => lw.ctx.i64_type().const_zero(),
+    };
+    let f64t = lw.ctx.f64_type();
+    let d =
+        lw.b.build_signed_int_to_float(decimals, f64t, "")
+            .map_err(llvm_err)?;
+    let ten = f64t.const_float(10.0);
+    let powi = lw.intrinsic("llvm.pow", &[f64t.into()])?;
+    let neg =
+        lw.b.build_float_compare(inkwell::FloatPredicate::OLT, d, f64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    let abs_d = lw.b.build_float_neg(d, "").map_err(llvm_err)?;
+    let abs_d =
+        lw.b.build_select(neg, abs_d, d, "")
+            .map_err(llvm_err)?
+            .into_float_value();
+    let scale = lw
+        .call_value(powi, &[ten.into(), abs_d.into()])?
+        .into_float_value();
+    // One part: x * s (or x / s for negative decimals), rint, back.
+    let part = |lw: &mut FnLower<'ctx, '_>, x: inkwell::values::FloatValue<'ctx>| {
+        let up = lw.b.build_float_mul(x, scale, "").map_err(llvm_err)?;
+        let down = lw.b.build_float_div(x, scale, "").map_err(llvm_err)?;
+        let y =
+            lw.b.build_select(neg, down, up, "")
+                .map_err(llvm_err)?
+                .into_float_value();
+        let r = lw.float_unary("roundeven", y)?;
+        let back_up = lw.b.build_float_div(r, scale, "").map_err(llvm_err)?;
+        let back_down = lw.b.build_float_mul(r, scale, "").map_err(llvm_err)?;
+        Ok::<_, LowerError>(
+            lw.b.build_select(neg, back_down, back_up, "")
+                .map_err(llvm_err)?
+                .into_float_value(),
+        )
+    };
+    let one = |lw: &mut FnLower<'ctx, '_>,
+               x: BasicValueEnum<'ctx>,
+               t: TypeId|
+     -> R<BasicValueEnum<'ctx>> {
+        if t.is_complex() {
+            let wide = lw.cast(x, t, COMPLEX128)?.into_struct_value();
+            let mut out = wide;
+            for k in 0..2 {
+                let p =
+                    lw.b.build_extract_value(wide, k, "")
+                        .map_err(llvm_err)?
+                        .into_float_value();
+                let r = part(lw, p)?;
+                out =
+                    lw.b.build_insert_value(out, r, k, "")
+                        .map_err(llvm_err)?
+                        .into_struct_value();
+            }
+            return lw.cast(out.into(), COMPLEX128, t);
+        }
+        let wide = lw.cast(x, t, FLOAT64)?.into_float_value();
+        let r = part(lw, wide)?;
+        lw.cast(r.into(), FLOAT64, t)
+    };
+    let t = sig.args[0];
+    if !t.is_array() {
+        return one(lw, a[0], t);
+    }
+    let dt = dtype_of(t);
+    map_elements(lw, sig.ret, &[(t, a[0])], &mut |lw, e| {
+        Ok((one(lw, e[0].0, dt)?, dt))
     })
 }
 
