@@ -22,6 +22,7 @@ pub mod infer;
 pub mod np_random;
 pub mod numpy;
 pub mod numpy_manip;
+pub mod numpy_misc;
 pub mod signature;
 pub mod types;
 

@@ -335,6 +335,9 @@ pub const ARRAY_METHODS: &[&str] = &[
     "dot",
     "clip",
     "round",
+    "take",
+    "conj",
+    "conjugate",
 ];
 
 /// Dtypes the sort helpers order (NumPy's order, NaN last).
@@ -430,6 +433,8 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
         // `a.dot(b)` is `np.dot(a, b)` (the same key, so the same lowering).
         ("array.dot", [b]) => matmul(this, *b, "numpy.dot"),
         ("array.clip", [lo, hi]) => clip_sig(&[this, *lo, *hi]),
+        ("array.take", [i]) => crate::numpy_misc::take(key, this, *i),
+        ("array.conj" | "array.conjugate", []) => crate::numpy_misc::conj(key, this),
         ("array.round", []) => Some(with_this(this_c(dtype, ndim))),
         ("array.round", [d]) if d.unliteral().is_integer() => {
             Some(sig(key, this_c(dtype, ndim), vec![this, d.unliteral()]))
@@ -839,6 +844,7 @@ impl BaseContext {
     /// The `numpy` module's functions and the builtins over iterables.
     pub(crate) fn install_numpy(&mut self) {
         self.install_numpy_manip();
+        self.install_numpy_misc();
         for name in ["empty", "zeros", "ones"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             self.register(

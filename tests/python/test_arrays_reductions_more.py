@@ -271,3 +271,51 @@ def test_round_as_numpy(dtype):
             np.testing.assert_allclose(g, e, rtol=1e-6 if dtype == np.float32 else 1e-12)
             assert g.dtype == e.dtype
     assert njit(lambda x: np.round(x, 1))(2.25) == np.round(2.25, 1)
+
+
+def small_functions(a, idx):
+    return (np.ptp(a), np.take(a, idx), a.take(3), np.take(a, -1),
+            np.ascontiguousarray(a), np.asfortranarray(a), np.flatnonzero(a),
+            np.atleast_1d(a), np.atleast_2d(a), np.atleast_3d(a), np.conj(a), a.conj())
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.complex128])
+def test_small_numpy_functions(dtype):
+    f = njit(small_functions)
+    for a in layouts(make(dtype, (3, 4))):
+        if np.dtype(dtype).kind == "c":
+            a = a + 1j
+        idx = np.array([[0, -1], [5, 2]])
+        if dtype == np.complex128:
+            with pytest.raises(TypingError):
+                f(a, idx)  # np.ptp orders values, as Numba
+            continue
+        for g, e in zip(f(a, idx), small_functions(a, idx)):
+            np.testing.assert_array_equal(g, e)
+            assert np.shape(g) == np.shape(e)
+        got = f(a, idx)
+        assert got[4].flags.c_contiguous and got[5].flags.f_contiguous
+    with pytest.raises(IndexError):
+        njit(lambda a: np.take(a, 12))(np.zeros((3, 4)))
+
+
+def test_real_imag_conj_of_complex_arrays():
+    def f(a):
+        return np.real(a), np.imag(a), np.conj(a), a.conjugate()
+
+    a = np.array([[1 + 2j, 3 - 4j], [-5 + 0.5j, 0j]])
+    for g, e in zip(njit(f)(a), f(a)):
+        np.testing.assert_array_equal(g, e)
+    # The parts are views of a new array made inside the function: they keep it alive.
+    got = njit(lambda n: np.imag(np.ones(n) * 1j))(3)
+    np.testing.assert_array_equal(got, np.ones(3))
+
+
+def test_atleast_and_layout_of_0d_and_new_arrays():
+    def f(x):
+        z = np.zeros(3)
+        return np.atleast_2d(z), np.atleast_3d(np.array(x)), np.ascontiguousarray(np.array(x))
+
+    for g, e in zip(njit(f)(2.0), f(2.0)):
+        np.testing.assert_array_equal(g, e)
+        assert g.shape == e.shape

@@ -1515,7 +1515,7 @@ fn item<'ctx>(
 /// `a.real` / `a.imag` of a complex array: a view of one part of each element (same
 /// shape and byte strides, half the item size, the imaginary part one float further on).
 /// Borrowed, like every attribute.
-fn complex_part<'ctx>(
+pub(super) fn complex_part<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],

@@ -21,6 +21,7 @@ mod math;
 mod nan_reductions;
 mod nonzero;
 mod numpy;
+mod numpy_misc;
 mod optional;
 mod random;
 mod sorting;
@@ -45,6 +46,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     nonzero::register(r);
     flat::register(r);
     view::register(r);
+    numpy_misc::register(r);
     manipulation::register(r);
     sorting::register(r);
     linalg::register(r);

@@ -1,0 +1,158 @@
+//! NumPy typing of small array functions: `ptp`, `take` (function and method),
+//! `ascontiguousarray`, `asfortranarray`, `real`/`imag` (functions), `conj`/`conjugate`
+//! (function and method), `flatnonzero`, `atleast_1d`/`2d`/`3d` (one array).
+//!
+//! Result types are Numba's: `ptp` keeps the dtype; `take` gives the dtype for an integer
+//! index and a C array shaped like the indices for an index array; the layout functions
+//! give C or F arrays of at least one axis; `atleast_Nd` gives views of layout `A`.
+
+use crate::context::{BaseContext, FnTemplate};
+use crate::numpy::array_parts;
+use crate::signature::{ImplKey, Signature};
+use crate::types::*;
+
+fn sig(key: &str, ret: TypeId, args: Vec<TypeId>) -> Signature {
+    Signature {
+        ret,
+        args,
+        key: ImplKey::Function(key.to_string()),
+    }
+}
+
+/// `np.take(a, indices)` / `a.take(indices)` (flat positions).
+pub fn take(key: &str, a: TypeId, idx: TypeId) -> Option<Signature> {
+    let (d, ..) = array_parts(a)?;
+    let idx = idx.unliteral();
+    let ret = if idx.is_integer() {
+        d
+    } else {
+        let (id, n, ..) = array_parts(idx)?;
+        if !id.is_integer() {
+            return None;
+        }
+        array(d, n, Layout::C)
+    };
+    Some(sig(key, ret, vec![a, idx]))
+}
+
+/// `a.conj()` / `np.conj(a)`: a new C array (complex conjugated; real dtypes copied).
+pub fn conj(key: &str, a: TypeId) -> Option<Signature> {
+    let (d, n, ..) = array_parts(a)?;
+    Some(sig(key, array(d, n, Layout::C), vec![a]))
+}
+
+impl BaseContext {
+    pub(crate) fn install_numpy_misc(&mut self) {
+        self.register(
+            "numpy.ptp",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] => {
+                        let (d, ..) = array_parts(*x)?;
+                        (!d.is_complex() && d != BOOLEAN).then(|| sig("numpy.ptp", d, vec![*x]))
+                    }
+                    _ => None,
+                },
+                "(array(int or float),)",
+            )),
+        );
+        self.register(
+            "numpy.take",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, i] => take("numpy.take", *x, *i),
+                    _ => None,
+                },
+                "(array, int or array of ints)",
+            )),
+        );
+        for (name, layout) in [
+            ("ascontiguousarray", Layout::C),
+            ("asfortranarray", Layout::F),
+        ] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] => {
+                            let (d, n, ..) = array_parts(*x)?;
+                            Some(sig(key, array(d, n.max(1), layout), vec![*x]))
+                        }
+                        _ => None,
+                    },
+                    "(array,)",
+                )),
+            );
+        }
+        for name in ["real", "imag"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] if array_parts(*x).is_some_and(|p| p.0.is_complex()) => {
+                            let ret = crate::numpy::array_attr(*x, name)?;
+                            Some(sig(key, ret, vec![*x]))
+                        }
+                        _ => None,
+                    },
+                    "(array(complex),)",
+                )),
+            );
+        }
+        for name in ["conj", "conjugate"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] => conj(key, *x),
+                        _ => None,
+                    },
+                    "(array,)",
+                )),
+            );
+        }
+        self.register(
+            "numpy.flatnonzero",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] if x.is_array() => Some(sig(
+                        "numpy.flatnonzero",
+                        array(INTP, 1, Layout::C),
+                        vec![*x],
+                    )),
+                    _ => None,
+                },
+                "(array,)",
+            )),
+        );
+        for (name, n) in [("atleast_1d", 1), ("atleast_2d", 2), ("atleast_3d", 3)] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] => {
+                            let (d, nd, layout, ro) = array_parts(*x)?;
+                            let ret = if nd >= n {
+                                *x
+                            } else {
+                                intern(Type::Array {
+                                    dtype: d,
+                                    ndim: n,
+                                    layout: if nd == 0 { layout } else { Layout::A },
+                                    readonly: ro,
+                                })
+                            };
+                            Some(sig(key, ret, vec![*x]))
+                        }
+                        _ => None,
+                    },
+                    "(array,)",
+                )),
+            );
+        }
+    }
+}
