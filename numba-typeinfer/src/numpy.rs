@@ -1242,7 +1242,9 @@ impl BaseContext {
                     move |a: &[TypeId]| match a {
                         [x] => {
                             let (d, ..) = array_parts(*x)?;
-                            if d.is_complex() {
+                            // Complex arrays: the NaN-skipping sums, means, orderings and
+                            // spreads (a complex is NaN when either part is); no medians.
+                            if d.is_complex() && matches!(name, "median" | "nanmedian") {
                                 return None;
                             }
                             let ret = match name {

@@ -77,9 +77,10 @@ def test_median_of_odd_even_and_nan():
     assert np.isnan(f(np.zeros(0)))
 
 
-def test_complex_nan_reductions_are_typing_errors():
+def test_complex_medians_are_typing_errors():
+    # Numba has no median of complex arrays (the nan* sums and orderings are tested below).
     with pytest.raises(TypingError):
-        njit(lambda a: np.nanmin(a))(np.ones(2, dtype=np.complex128))
+        njit(lambda a: np.median(a))(np.ones(2, dtype=np.complex128))
 
 
 def nonzeros(a):
@@ -319,3 +320,22 @@ def test_atleast_and_layout_of_0d_and_new_arrays():
     for g, e in zip(njit(f)(2.0), f(2.0)):
         np.testing.assert_array_equal(g, e)
         assert g.shape == e.shape
+
+
+def complex_nans(a):
+    return (np.nansum(a), np.nanprod(a), np.nanmean(a), np.nanmin(a), np.nanmax(a),
+            np.nanvar(a), np.nanstd(a))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_nan_reductions(dtype):
+    rng = np.random.default_rng(6)
+    x = (rng.integers(-3, 3, 10) + 1j * rng.integers(-3, 3, 10)).astype(dtype) / 2
+    x[2] = complex(np.nan, 1)
+    x[7] = complex(1, np.nan)
+    for a in layouts(x.reshape(2, 5)):
+        got, expected = njit(complex_nans)(a), complex_nans(a)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, rtol=1e-5)
+    with pytest.raises(TypingError):
+        njit(lambda a: np.nanmedian(a))(x)

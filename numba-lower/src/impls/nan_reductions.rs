@@ -138,6 +138,9 @@ fn nan_reduce<'ctx>(
         f64t.const_float(1.0),
         f64t.const_float(f64::NAN),
     );
+    if dtype.is_complex() {
+        return complex_nan_reduce(lw, &name, sig, arr);
+    }
     // Integer sums and products stay exact in their own 64-bit accumulator.
     if matches!(name.as_str(), "nansum" | "nanprod") && !dtype.is_float() {
         let plain = Signature {
@@ -276,4 +279,183 @@ fn median<'ctx>(
     let free = lw.runtime_fn("NRT_Free", lw.ctx.void_type().fn_type(&[ptr.into()], false));
     lw.b.build_call(free, &[buf.into()], "").map_err(llvm_err)?;
     Ok(m.into_float_value())
+}
+
+/// The NaN-skipping reductions of a complex array (an element is NaN when either part
+/// is): sums, products and means in complex128, orderings lexicographic as Numba's, and
+/// spreads as the mean of |x - mean|^2.
+fn complex_nan_reduce<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    name: &str,
+    sig: &Signature,
+    arr: StructValue<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let dtype = dtype_of(t);
+    let f64t = lw.ctx.f64_type();
+    let n = get_int(lw, arr, field::NITEMS)?;
+    // (re, im, valid) of element i.
+    let parts = |lw: &mut FnLower<'ctx, '_>,
+                 i: IntValue<'ctx>|
+     -> R<(FloatValue<'ctx>, FloatValue<'ctx>, IntValue<'ctx>)> {
+        let p = flat_ptr(lw, t, arr, i)?;
+        let x = load_elem(lw, dtype, p)?;
+        let x = lw.cast(x, dtype, COMPLEX128)?.into_struct_value();
+        let re =
+            lw.b.build_extract_value(x, 0, "")
+                .map_err(llvm_err)?
+                .into_float_value();
+        let im =
+            lw.b.build_extract_value(x, 1, "")
+                .map_err(llvm_err)?
+                .into_float_value();
+        let ok_re =
+            lw.b.build_float_compare(FloatPredicate::OEQ, re, re, "")
+                .map_err(llvm_err)?;
+        let ok_im =
+            lw.b.build_float_compare(FloatPredicate::OEQ, im, im, "")
+                .map_err(llvm_err)?;
+        let ok = lw.b.build_and(ok_re, ok_im, "").map_err(llvm_err)?;
+        Ok((re, im, ok))
+    };
+    let slots = (0..3)
+        .map(|_| lw.alloca_in_entry(f64t.into(), "acc"))
+        .collect::<R<Vec<_>>>()?;
+    let init = |lw: &FnLower<'ctx, '_>, vals: [f64; 3]| -> R<()> {
+        for (s, v) in slots.iter().zip(vals) {
+            lw.b.build_store(*s, f64t.const_float(v))
+                .map_err(llvm_err)?;
+        }
+        Ok(())
+    };
+    let load = |lw: &FnLower<'ctx, '_>, k: usize| -> R<FloatValue<'ctx>> {
+        Ok(lw
+            .b
+            .build_load(f64t, slots[k], "")
+            .map_err(llvm_err)?
+            .into_float_value())
+    };
+    let store_if =
+        |lw: &FnLower<'ctx, '_>, k: usize, ok: IntValue<'ctx>, v: FloatValue<'ctx>| -> R<()> {
+            let old =
+                lw.b.build_load(f64t, slots[k], "")
+                    .map_err(llvm_err)?
+                    .into_float_value();
+            let v = select(lw, ok, v, old)?;
+            lw.b.build_store(slots[k], v).map_err(llvm_err)?;
+            Ok(())
+        };
+    let complex = |lw: &mut FnLower<'ctx, '_>,
+                   re: FloatValue<'ctx>,
+                   im: FloatValue<'ctx>|
+     -> R<BasicValueEnum<'ctx>> {
+        let v = lw.make_struct(COMPLEX128, &[re.into(), im.into()])?;
+        lw.cast(v, COMPLEX128, sig.ret)
+    };
+    match name {
+        "nansum" | "nanmean" | "nanvar" | "nanstd" => {
+            // Slots: sum re, sum im, count.
+            init(lw, [0.0, 0.0, 0.0])?;
+            let (lp, i) = Loop::begin(lw, n)?;
+            let (re, im, ok) = parts(lw, i)?;
+            let (a, b, c) = (load(lw, 0)?, load(lw, 1)?, load(lw, 2)?);
+            let a2 = lw.b.build_float_add(a, re, "").map_err(llvm_err)?;
+            let b2 = lw.b.build_float_add(b, im, "").map_err(llvm_err)?;
+            let c2 =
+                lw.b.build_float_add(c, f64t.const_float(1.0), "")
+                    .map_err(llvm_err)?;
+            store_if(lw, 0, ok, a2)?;
+            store_if(lw, 1, ok, b2)?;
+            store_if(lw, 2, ok, c2)?;
+            lp.end(lw)?;
+            let (sr, si, cnt) = (load(lw, 0)?, load(lw, 1)?, load(lw, 2)?);
+            if name == "nansum" {
+                return complex(lw, sr, si);
+            }
+            let mr = lw.b.build_float_div(sr, cnt, "").map_err(llvm_err)?;
+            let mi = lw.b.build_float_div(si, cnt, "").map_err(llvm_err)?;
+            if name == "nanmean" {
+                return complex(lw, mr, mi);
+            }
+            init(lw, [0.0, 0.0, 0.0])?;
+            let (lp, i) = Loop::begin(lw, n)?;
+            let (re, im, ok) = parts(lw, i)?;
+            let dr = lw.b.build_float_sub(re, mr, "").map_err(llvm_err)?;
+            let di = lw.b.build_float_sub(im, mi, "").map_err(llvm_err)?;
+            let dr2 = lw.b.build_float_mul(dr, dr, "").map_err(llvm_err)?;
+            let di2 = lw.b.build_float_mul(di, di, "").map_err(llvm_err)?;
+            let d2 = lw.b.build_float_add(dr2, di2, "").map_err(llvm_err)?;
+            let acc = load(lw, 0)?;
+            let s = lw.b.build_float_add(acc, d2, "").map_err(llvm_err)?;
+            store_if(lw, 0, ok, s)?;
+            lp.end(lw)?;
+            let ss = load(lw, 0)?;
+            let var = lw.b.build_float_div(ss, cnt, "").map_err(llvm_err)?;
+            let r = if name == "nanstd" {
+                lw.float_unary("sqrt", var)?
+            } else {
+                var
+            };
+            lw.cast(r.into(), FLOAT64, sig.ret)
+        }
+        "nanprod" => {
+            init(lw, [1.0, 0.0, 0.0])?;
+            let (lp, i) = Loop::begin(lw, n)?;
+            let (re, im, ok) = parts(lw, i)?;
+            let (a, b) = (load(lw, 0)?, load(lw, 1)?);
+            // (a + bi)(re + im i)
+            let ar = lw.b.build_float_mul(a, re, "").map_err(llvm_err)?;
+            let bi = lw.b.build_float_mul(b, im, "").map_err(llvm_err)?;
+            let ai = lw.b.build_float_mul(a, im, "").map_err(llvm_err)?;
+            let br = lw.b.build_float_mul(b, re, "").map_err(llvm_err)?;
+            let nr = lw.b.build_float_sub(ar, bi, "").map_err(llvm_err)?;
+            let ni = lw.b.build_float_add(ai, br, "").map_err(llvm_err)?;
+            store_if(lw, 0, ok, nr)?;
+            store_if(lw, 1, ok, ni)?;
+            lp.end(lw)?;
+            let (pr, pi) = (load(lw, 0)?, load(lw, 1)?);
+            complex(lw, pr, pi)
+        }
+        "nanmin" | "nanmax" => {
+            let empty =
+                lw.b.build_int_compare(IntPredicate::EQ, n, n.get_type().const_zero(), "")
+                    .map_err(llvm_err)?;
+            let op = if name == "nanmin" { "fmin" } else { "fmax" };
+            let msg = format!("zero-size array to reduction operation {op} which has no identity");
+            lw.raise_const_if(empty, "ValueError", &[&msg])?;
+            let better = if name == "nanmin" {
+                FloatPredicate::OLT
+            } else {
+                FloatPredicate::OGT
+            };
+            // Slots: best re, best im, whether one was seen (NaN + NaN j when none).
+            init(lw, [f64::NAN, f64::NAN, 0.0])?;
+            let (lp, i) = Loop::begin(lw, n)?;
+            let (re, im, ok) = parts(lw, i)?;
+            let (br, bi, seen) = (load(lw, 0)?, load(lw, 1)?, load(lw, 2)?);
+            let unset =
+                lw.b.build_float_compare(FloatPredicate::OEQ, seen, f64t.const_zero(), "")
+                    .map_err(llvm_err)?;
+            let re_better =
+                lw.b.build_float_compare(better, re, br, "")
+                    .map_err(llvm_err)?;
+            let re_same =
+                lw.b.build_float_compare(FloatPredicate::OEQ, re, br, "")
+                    .map_err(llvm_err)?;
+            let im_better =
+                lw.b.build_float_compare(better, im, bi, "")
+                    .map_err(llvm_err)?;
+            let tie = lw.b.build_and(re_same, im_better, "").map_err(llvm_err)?;
+            let wins = lw.b.build_or(re_better, tie, "").map_err(llvm_err)?;
+            let take = lw.b.build_or(unset, wins, "").map_err(llvm_err)?;
+            let take = lw.b.build_and(take, ok, "").map_err(llvm_err)?;
+            store_if(lw, 0, take, re)?;
+            store_if(lw, 1, take, im)?;
+            store_if(lw, 2, ok, f64t.const_float(1.0))?;
+            lp.end(lw)?;
+            let (br, bi) = (load(lw, 0)?, load(lw, 1)?);
+            complex(lw, br, bi)
+        }
+        _ => Err(lw.unsupported(format!("np.{name} of a complex array"))),
+    }
 }
