@@ -548,6 +548,12 @@ impl TypingContext for BaseContext {
                 }))
             }
             Type::Integer { .. } | Type::Float { .. } if attr == "imag" => Some(value),
+            // A slice's bounds (Numba's defaults filled in) and `s.indices(n)`.
+            Type::Slice(_) if matches!(attr, "start" | "stop" | "step") => Some(INT64),
+            Type::Slice(_) if attr == "indices" => Some(intern(Type::BoundFunction {
+                key: "slice.indices".into(),
+                this: value,
+            })),
             Type::EnumClass {
                 name,
                 class,
@@ -591,6 +597,16 @@ impl TypingContext for BaseContext {
             ));
         }
         if let Type::BoundFunction { key, this } = func.get() {
+            if key == "slice.indices" {
+                return match args {
+                    [n] if n.unliteral().is_integer() => Some(sig(
+                        "slice.indices",
+                        intern(Type::UniTuple(INT64, 3)),
+                        vec![this, INT64],
+                    )),
+                    _ => None,
+                };
+            }
             if key == "number.conjugate" {
                 return args
                     .is_empty()

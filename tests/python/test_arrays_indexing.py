@@ -323,3 +323,19 @@ def test_slices_cross_the_boundary():
     assert njit(make_slice)(1, 5) == make_slice(1, 5)
     with pytest.raises(ValueError):
         njit(index_with)(a, slice(1, 5, 0))
+
+
+def test_slice_attributes_and_indices():
+    def parts(s):
+        return s.start, s.stop, s.step
+
+    def indices(s, n):
+        return s.indices(n)
+
+    assert njit(parts)(slice(1, 7, 2)) == (1, 7, 2)
+    for s in (slice(1, 7), slice(None, None, -1), slice(-100, 2, -1), slice(10, 20),
+              slice(-3, None), slice(None, -2, 3)):
+        for n in (0, 1, 5, 12):
+            assert njit(indices)(s, n) == s.indices(n), (s, n)
+    with pytest.raises(ValueError, match="negative"):
+        njit(indices)(slice(1, 2), -1)

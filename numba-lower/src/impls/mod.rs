@@ -24,6 +24,7 @@ mod numpy;
 mod numpy_misc;
 mod optional;
 mod random;
+mod slices;
 mod sorting;
 mod tuple;
 mod view;
@@ -47,6 +48,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     flat::register(r);
     view::register(r);
     numpy_misc::register(r);
+    slices::register(r);
     manipulation::register(r);
     sorting::register(r);
     linalg::register(r);
