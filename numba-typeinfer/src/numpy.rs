@@ -1342,6 +1342,28 @@ impl BaseContext {
                 )),
             );
         }
+        // NaN-skipping running totals: cumsum/cumprod's types, their own keys.
+        for name in ["nancumsum", "nancumprod"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let method = if name == "nancumsum" {
+                "array.cumsum"
+            } else {
+                "array.cumprod"
+            };
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] if x.is_array() => {
+                            let s = array_method(method, *x, &[])?;
+                            Some(sig(key, s.ret, vec![*x]))
+                        }
+                        _ => None,
+                    },
+                    "(array,)",
+                )),
+            );
+        }
         // `np.shape(a)`, `np.size(a)`, `np.ndim(a)`: the attributes.
         for name in ["shape", "size", "ndim"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());

@@ -339,3 +339,14 @@ def test_complex_nan_reductions(dtype):
             np.testing.assert_allclose(g, e, rtol=1e-5)
     with pytest.raises(TypingError):
         njit(lambda a: np.nanmedian(a))(x)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64, np.complex128])
+def test_nancumsum_nancumprod(dtype):
+    def f(a):
+        return np.nancumsum(a), np.nancumprod(a)
+
+    for a in layouts(make(dtype, (3, 4), nan=True) / 4):
+        for g, e in zip(njit(f)(a), f(a)):
+            np.testing.assert_allclose(g, e, rtol=1e-5)
+            assert g.dtype == e.dtype

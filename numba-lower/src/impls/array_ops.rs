@@ -1075,7 +1075,12 @@ pub(crate) fn register_more(r: &mut Registry) {
             argminmax_axis,
         );
     }
-    for k in ["array.cumsum", "array.cumprod"] {
+    for k in [
+        "array.cumsum",
+        "array.cumprod",
+        "numpy.nancumsum",
+        "numpy.nancumprod",
+    ] {
         r.register(f(k), Args::Exact(vec![array()]), cumulative);
     }
 }
@@ -1691,7 +1696,10 @@ fn cumulative<'ctx>(
     let out = allocate(lw, sig.ret, &[n])?;
     let acc_t = dtype_of(sig.ret);
     let i64t = lw.ctx.i64_type();
-    let is_sum = key_name(sig) == "cumsum";
+    let name = key_name(sig);
+    let is_sum = name.ends_with("cumsum");
+    // nancumsum/nancumprod count a NaN as the operation's identity.
+    let skip_nan = name.starts_with("nan") && dtype_of(t).is_float();
     let slot = lw.alloca_in_entry(crate::model::value_type(lw.ctx, acc_t)?, "running")?;
     let init = lw.cast(
         i64t.const_int(u64::from(!is_sum), false).into(),
@@ -1703,6 +1711,16 @@ fn cumulative<'ctx>(
     let p = flat_ptr(lw, t, arr, i)?;
     let x = load_elem(lw, dtype_of(t), p)?;
     let x = lw.cast(x, dtype_of(t), acc_t)?;
+    let x = if skip_nan {
+        let xf = x.into_float_value();
+        let nan =
+            lw.b.build_float_compare(inkwell::FloatPredicate::UNO, xf, xf, "")
+                .map_err(llvm_err)?;
+        let identity = xf.get_type().const_float(if is_sum { 0.0 } else { 1.0 });
+        lw.b.build_select(nan, identity, xf, "").map_err(llvm_err)?
+    } else {
+        x
+    };
     let acc =
         lw.b.build_load(crate::model::value_type(lw.ctx, acc_t)?, slot, "")
             .map_err(llvm_err)?;
