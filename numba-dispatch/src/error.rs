@@ -11,6 +11,9 @@ pub enum ErrorKind {
     Unsupported,
     /// A bug or an environment problem.
     Internal,
+    /// No compiled signature accepts the arguments, or several tie, when compiling is
+    /// disabled: Python's `TypeError`, as Numba's dispatcher raises.
+    Dispatch,
 }
 
 /// A failure anywhere in the pipeline.

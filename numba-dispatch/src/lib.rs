@@ -9,19 +9,25 @@
 //! from a marshal blob), then [`Dispatcher::resolve`] argument types to a compiled
 //! specialisation, compiling on a miss. Calls between jitted functions resolve through the
 //! same registry, and recursion is detected with a per-thread in-progress set.
+//!
+//! Choosing among compiled specialisations is [`selection`] (Numba's ranking of implicit
+//! conversions). Compile-on-miss is safe from several threads: the first thread to miss a
+//! signature compiles it while the others wait on that signature's [`Pending`] entry (no
+//! lock is held while compiling), and all of them get the same specialisation.
 
 mod error;
 mod pipeline;
+pub mod selection;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Condvar, LazyLock, Mutex};
 
 use numba_bytecode::CodeObject;
 use numba_ir::GlobalResolver;
 use numba_lower::CompiledFunction;
-use numba_typeinfer::{Conversion, TypeId};
+use numba_typeinfer::TypeId;
 
 pub use error::{CompileError, ErrorKind};
 pub use pipeline::{compile_function, CompileOptions, Target};
@@ -73,6 +79,34 @@ pub struct Dispatcher {
     /// code that reads them lives as long as the process.
     slots: Mutex<HashMap<Vec<TypeId>, &'static AtomicUsize>>,
     parameters: std::sync::OnceLock<Option<(Vec<String>, Vec<numba_bytecode::Constant>)>>,
+    /// Signatures being compiled right now, by argument types: threads that miss one wait
+    /// for its result instead of compiling it again.
+    pending: Mutex<HashMap<Vec<TypeId>, Arc<Pending>>>,
+}
+
+/// A compilation in progress on some thread; waiters block on `ready` until `result` is
+/// set.
+struct Pending {
+    owner: std::thread::ThreadId,
+    result: Mutex<Option<Result<Arc<CompiledFunction>, CompileError>>>,
+    ready: Condvar,
+}
+
+impl Pending {
+    fn wait(&self) -> Result<Arc<CompiledFunction>, CompileError> {
+        let mut r = self.result.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(res) = r.as_ref() {
+                return res.clone();
+            }
+            r = self.ready.wait(r).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn finish(&self, res: Result<Arc<CompiledFunction>, CompileError>) {
+        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(res);
+        self.ready.notify_all();
+    }
 }
 
 impl std::fmt::Debug for Dispatcher {
@@ -121,6 +155,7 @@ pub fn register_with(
         can_compile: AtomicBool::new(true),
         slots: Mutex::new(HashMap::new()),
         parameters: std::sync::OnceLock::new(),
+        pending: Mutex::new(HashMap::new()),
     });
     REGISTRY
         .lock()
@@ -242,52 +277,121 @@ impl Dispatcher {
         Ok(c)
     }
 
-    /// The specialisation to call for these argument types: an exact match, else a new
-    /// compilation, else (when compiling is disabled) the best convertible signature.
+    /// The specialisation to call for these argument types, chosen as Numba's dispatcher
+    /// chooses ([`selection`]): an exact match; else, while compiling is allowed, a new
+    /// compilation; else (explicit signatures disabled compiling) the unique best
+    /// convertible signature, unsafe conversions included. No match or a tie is an
+    /// [`ErrorKind::Dispatch`] error with Numba's message.
     pub fn resolve(&self, args: &[TypeId]) -> Result<Arc<CompiledFunction>, CompileError> {
         if let Some(c) = self.lookup(args) {
             return Ok(c);
         }
-        if self.can_compile.load(Ordering::Relaxed) {
+        let can_compile = self.can_compile.load(Ordering::Relaxed);
+        if can_compile {
+            // Exact matches only (Numba's `exact_match_required`): the lookup above was
+            // that selection, so a miss or a tie compiles.
             return self.compile(args);
         }
         let overloads = self.overloads();
-        let mut best: Option<(Conversion, usize)> = None;
-        for (i, o) in overloads.iter().enumerate() {
-            if o.arg_types.len() != args.len() {
-                continue;
-            }
-            let worst = args
-                .iter()
-                .zip(&o.arg_types)
-                .map(|(&a, &p)| numba_typeinfer::conv::can_convert(a, p))
-                .try_fold(Conversion::Exact, |acc, c| c.map(|c| acc.max(c)));
-            if let Some(w) = worst {
-                if best.is_none_or(|(b, _)| w < b) {
-                    best = Some((w, i));
-                }
-            }
-        }
-        match best {
-            Some((_, i)) => Ok(overloads[i].clone()),
-            None => {
-                let a: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+        let policy = selection::Policy::for_dispatcher(can_compile);
+        let candidates = overloads.iter().map(|o| o.arg_types.as_slice());
+        match selection::select(args, candidates, policy) {
+            selection::Selection::Unique(i) => Ok(overloads[i].clone()),
+            selection::Selection::NoMatch => Err(CompileError::new(
+                ErrorKind::Dispatch,
+                selection::no_match_message(args),
+            )),
+            selection::Selection::Ambiguous(tied) => {
+                let sigs: Vec<(&[TypeId], TypeId)> = tied
+                    .iter()
+                    .map(|&i| (overloads[i].arg_types.as_slice(), overloads[i].return_type))
+                    .collect();
                 Err(CompileError::new(
-                    ErrorKind::Typing,
-                    format!(
-                        "No matching definition for argument type(s) {}",
-                        a.join(", ")
-                    ),
+                    ErrorKind::Dispatch,
+                    selection::ambiguous_message(&self.name, args, &sigs),
                 ))
             }
         }
     }
 
-    /// Compile a new specialisation for these argument types.
+    /// Compile a new specialisation for these argument types (or return the existing one).
+    ///
+    /// Thread-safe: the first thread to ask for a signature compiles it; others asking
+    /// meanwhile wait for that result, so a signature is compiled once. A thread that is
+    /// itself inside another compilation does not wait (two threads each compiling a
+    /// function the other needs would deadlock): it compiles its own copy, and the first
+    /// one stored is the one everybody gets.
     pub fn compile(&self, args: &[TypeId]) -> Result<Arc<CompiledFunction>, CompileError> {
         if let Some(c) = self.lookup(args) {
             return Ok(c);
         }
+        let me = std::thread::current().id();
+        let nested = IN_PROGRESS.with(|s| !s.borrow().is_empty());
+        let claim = {
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            // Checked again under the lock: the owner stores the result before it removes
+            // its entry.
+            if let Some(c) = self.lookup(args) {
+                return Ok(c);
+            }
+            match pending.get(args) {
+                Some(p) if p.owner != me && !nested => Err(p.clone()),
+                Some(_) => Ok(None),
+                None => {
+                    let p = Arc::new(Pending {
+                        owner: me,
+                        result: Mutex::new(None),
+                        ready: Condvar::new(),
+                    });
+                    pending.insert(args.to_vec(), p.clone());
+                    Ok(Some(p))
+                }
+            }
+        };
+        let claim = match claim {
+            Err(p) => return p.wait(),
+            Ok(c) => c,
+        };
+        // Finishes the claim however compilation ends (a panic included, which numba-py
+        // catches): waiters wake and the signature can be tried again.
+        struct Release<'a> {
+            d: &'a Dispatcher,
+            args: &'a [TypeId],
+            claim: Option<Arc<Pending>>,
+            result: Option<Result<Arc<CompiledFunction>, CompileError>>,
+        }
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                if let Some(p) = self.claim.take() {
+                    p.finish(self.result.take().unwrap_or_else(|| {
+                        Err(CompileError::new(
+                            ErrorKind::Internal,
+                            format!("compiling {} failed on another thread", self.d.name),
+                        ))
+                    }));
+                    self.d
+                        .pending
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(self.args);
+                }
+            }
+        }
+        let mut release = Release {
+            d: self,
+            args,
+            claim,
+            result: None,
+        };
+        let result = self.compile_now(args);
+        release.result = Some(result.clone());
+        drop(release);
+        result
+    }
+
+    /// Run the pipeline for these argument types and store the specialisation (unless one
+    /// was stored meanwhile, which is returned instead).
+    fn compile_now(&self, args: &[TypeId]) -> Result<Arc<CompiledFunction>, CompileError> {
         let key = (self.id, args.to_vec());
         IN_PROGRESS.with(|s| s.borrow_mut().insert(key.clone()));
         let result = (|| {

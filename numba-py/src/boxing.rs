@@ -60,9 +60,18 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
                 .map_err(|_| PyOverflowError::new_err("int too big to convert"))?,
         ),
         Shape::Leaf(Leaf::Int { .. }, _) => {
-            let i: i64 = v
-                .extract()
-                .map_err(|_| PyOverflowError::new_err("int too big to convert"))?;
+            // A float (or another number) converted to an integer parameter, as an
+            // explicit signature allows: truncated by `int()` as Numba's unboxing does.
+            let i: i64 = match v.extract() {
+                Ok(i) => i,
+                Err(_) if !v.is_instance_of::<pyo3::types::PyInt>() => v
+                    .py()
+                    .get_type::<pyo3::types::PyInt>()
+                    .call1((v,))?
+                    .extract()
+                    .map_err(|_| PyOverflowError::new_err("int too big to convert"))?,
+                Err(_) => return Err(PyOverflowError::new_err("int too big to convert")),
+            };
             out.push(i as u64);
         }
         Shape::Leaf(Leaf::Float, _) => out.push(v.extract::<f64>()?.to_bits()),
@@ -76,6 +85,20 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             out.push(im.to_bits());
         }
         Shape::Tuple(items) | Shape::Named { items, .. } => {
+            // A tuple (or namedtuple): its items borrowed, no per-item lookups.
+            if let Ok(t) = v.cast::<PyTuple>() {
+                if t.len() != items.len() {
+                    return Err(PyTypeError::new_err(format!(
+                        "expected a tuple of {} items, got {}",
+                        items.len(),
+                        t.len()
+                    )));
+                }
+                for (item, s) in t.iter_borrowed().zip(items) {
+                    encode(&item, s, out)?;
+                }
+                return Ok(());
+            }
             let n: usize = v.len()?;
             if n != items.len() {
                 return Err(PyTypeError::new_err(format!(

@@ -11,6 +11,7 @@
 //! counters behind `numba_rs.runtime.rtsys.get_allocation_stats()`.
 
 mod boxing;
+mod fingerprint;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock};
@@ -406,6 +407,7 @@ fn to_py_err(e: CompileError) -> PyErr {
         ErrorKind::Typing => TypingError::new_err(text),
         ErrorKind::Unsupported => UnsupportedError::new_err(text),
         ErrorKind::Internal => PySystemError::new_err(text),
+        ErrorKind::Dispatch => PyTypeError::new_err(text),
     }
 }
 
@@ -453,8 +455,15 @@ fn typeof_numpy_scalar(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
     Ok(types::from_name(&name).filter(|t| t.is_scalar()))
 }
 
-/// The numba-rs type of an argument value, or a TypingError.
+/// The numba-rs type of an argument value, or a TypingError: exact-type fast paths, then
+/// the fingerprint cache, then [`typeof_slow`] ([`fingerprint`]).
 fn typeof_arg(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
+    fingerprint::typeof_arg(v, typeof_slow)
+}
+
+/// The numba-rs type of an argument value from its Python attributes (every kind of
+/// value; the fast paths and the fingerprint cache give the same answers sooner).
+fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
     // Exact int first: the hot path, and an IntEnum member (an int subclass) is typed as
     // its enum below.
     if v.is_exact_instance_of::<PyInt>() {
@@ -597,12 +606,17 @@ fn signature_key(py: Python<'_>, tys: &[TypeId]) -> PyResult<Py<PyTuple>> {
 }
 
 impl Dispatcher {
-    fn compiled_for(&self, tys: &[TypeId]) -> PyResult<Arc<CompiledFunction>> {
+    fn compiled_for(&self, py: Python<'_>, tys: &[TypeId]) -> PyResult<Arc<CompiledFunction>> {
         if let Some(c) = self.core.lookup(tys) {
             return Ok(c);
         }
         let core = self.core.clone();
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| core.resolve(tys)));
+        // The GIL is released while resolving: compiling reattaches only to read the
+        // function's code and globals, and threads that wait for another thread's
+        // compilation of the same signature must not hold it.
+        let r = py.detach(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| core.resolve(tys)))
+        });
         match r {
             Ok(res) => res.map_err(to_py_err),
             Err(p) => {
@@ -706,7 +720,7 @@ impl Dispatcher {
         for a in args.iter() {
             tys.push(typeof_arg(&a)?);
         }
-        let c = self.compiled_for(&tys)?;
+        let c = self.compiled_for(py, &tys)?;
         let mut slots = boxing::Slots::new();
         for (i, a) in args.iter().enumerate() {
             let shape = c
@@ -923,5 +937,6 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;
     m.add_function(wrap_pyfunction!(typeof_value, m)?)?;
     m.add_function(wrap_pyfunction!(dis_text, m)?)?;
+    m.add_function(wrap_pyfunction!(fingerprint::compute_fingerprint, m)?)?;
     Ok(())
 }
