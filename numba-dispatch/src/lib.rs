@@ -15,6 +15,7 @@
 //! signature compiles it while the others wait on that signature's [`Pending`] entry (no
 //! lock is held while compiling), and all of them get the same specialisation.
 
+mod api;
 mod error;
 mod pipeline;
 pub mod selection;

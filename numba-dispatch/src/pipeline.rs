@@ -406,6 +406,13 @@ pub fn compile_function(
         })?;
     times.append(&mut compiled.timings);
     compiled.timings = times;
+    // The annotated IR for `inspect_types`, made when asked for (the IR and types kept).
+    let annotated = std::sync::Arc::new((ir, typing));
+    compiled.type_annotation = numba_lower::LazyText::new(move || {
+        let (ir, typing) = &*annotated;
+        let source = std::fs::read_to_string(&ir.filename).ok();
+        numba_typeinfer::annotate::annotate(ir, typing, source.as_deref())
+    });
     if env_flag("NUMBA_DUMP_LLVM") {
         println!(
             "{}",

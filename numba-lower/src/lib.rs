@@ -101,6 +101,51 @@ pub struct CompiledFunction {
     pub timings: Vec<(String, Duration)>,
     /// Captured global arrays the code reads in place (see [`FrozenData`]).
     pub frozen_data: FrozenData,
+    /// The typed IR annotated by source line (`NUMBA_DUMP_ANNOTATION`'s text), computed
+    /// on demand: the compiler driver fills it in (`Dispatcher.inspect_types`).
+    pub type_annotation: LazyText,
+}
+
+/// Text computed when first asked for (an annotation of the typed IR, say), so that a
+/// compilation does not pay for a dump nobody reads.
+#[derive(Clone, Default)]
+pub struct LazyText(Option<std::sync::Arc<dyn Fn() -> String + Send + Sync>>);
+
+impl LazyText {
+    /// Text that `make` computes when asked for.
+    pub fn new(make: impl Fn() -> String + Send + Sync + 'static) -> Self {
+        LazyText(Some(std::sync::Arc::new(make)))
+    }
+
+    /// The text, or `None` when nothing was recorded.
+    pub fn get(&self) -> Option<String> {
+        self.0.as_ref().map(|f| f())
+    }
+}
+
+/// Without the text.
+impl std::fmt::Debug for LazyText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "LazyText(..)"
+        } else {
+            "LazyText(None)"
+        })
+    }
+}
+
+/// The host assembly of a specialisation, from its optimised module's text
+/// ([`CompiledFunction::optimized_ir`]): parsed into a fresh context and run through the
+/// host code generator, as `NUMBA_DUMP_ASSEMBLY` does at compile time.
+pub fn assembly_of(optimized_ir: &str) -> R<String> {
+    let ctx = inkwell::context::Context::create();
+    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
+        optimized_ir.as_bytes(),
+        "optimized",
+    );
+    let module = ctx.create_module_from_ir(buf).map_err(llvm_err)?;
+    let machine = codegen::host_machine()?;
+    codegen::assembly(&module, &machine)
 }
 
 /// The bytes of global arrays too large to freeze into the module as LLVM constants

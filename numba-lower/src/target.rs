@@ -142,6 +142,7 @@ impl TargetContext for CpuTarget {
                 ("llvm_jit".into(), done - optimised_at),
             ],
             frozen_data,
+            type_annotation: crate::LazyText::default(),
         })
     }
 }

@@ -6,8 +6,9 @@
 //! native slots and boxing results, and turning compile errors and native exceptions into
 //! Python exceptions. No compiler logic lives here.
 //!
-//! Entry points (Python): `numba_rs._numba_rs.Dispatcher(py_func, signatures)` (wrapped by
-//! `numba_rs.njit` / `numba_rs.jit`), `numba_rs._numba_rs.typeof_name(value)`, and the NRT
+//! Entry points (Python): `numba_rs._numba_rs.Dispatcher(py_func, signatures)` (subclassed
+//! in Python by `numba_rs.dispatcher.CPUDispatcher`, which `numba_rs.njit` / `numba_rs.jit`
+//! return), `numba_rs._numba_rs.typeof_name(value)`, and the NRT
 //! counters behind `numba_rs.runtime.rtsys.get_allocation_stats()`.
 
 mod boxing;
@@ -403,6 +404,11 @@ pyo3::import_exception!(numba_rs.errors, UnsupportedError);
 
 fn to_py_err(e: CompileError) -> PyErr {
     let text = e.to_string();
+    // No compiled signature accepts the arguments and compiling is disabled: Numba's
+    // dispatcher raises TypeError.
+    if e.function.is_none() && e.message.starts_with("No matching definition") {
+        return PyTypeError::new_err(text);
+    }
     match e.kind {
         ErrorKind::Typing => TypingError::new_err(text),
         ErrorKind::Unsupported => UnsupportedError::new_err(text),
@@ -586,7 +592,7 @@ fn raise_native(py: Python<'_>, exc: *const ExcInfo) -> PyErr {
 }
 
 /// The dispatcher object behind `@njit`: compiles per argument-type tuple and calls.
-#[pyclass(module = "numba_rs", frozen)]
+#[pyclass(module = "numba_rs", frozen, subclass)]
 struct Dispatcher {
     core: Arc<numba_dispatch::Dispatcher>,
     py_func: Py<PyAny>,
@@ -606,6 +612,37 @@ fn signature_key(py: Python<'_>, tys: &[TypeId]) -> PyResult<Py<PyTuple>> {
 }
 
 impl Dispatcher {
+    /// The specialisation compiled for exactly the argument types of `signature` (a tuple
+    /// of types), or KeyError.
+    fn overload(&self, signature: &Bound<'_, PyAny>) -> PyResult<Arc<CompiledFunction>> {
+        let mut tys = Vec::new();
+        for t in signature.try_iter()? {
+            tys.push(TypeId(t?.cast::<Type>().map_err(PyErr::from)?.get().code));
+        }
+        self.core
+            .lookup(&tys)
+            .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err((signature.clone().unbind(),)))
+    }
+
+    /// `text(o)` for every specialisation as a dict keyed by argument types, or for the one
+    /// `signature` names.
+    fn per_overload(
+        &self,
+        py: Python<'_>,
+        signature: Option<&Bound<'_, PyAny>>,
+        text: impl Fn(&CompiledFunction) -> PyResult<String>,
+    ) -> PyResult<Py<PyAny>> {
+        if let Some(sig) = signature {
+            let o = self.overload(sig)?;
+            return Ok(PyString::new(py, &text(&o)?).into_any().unbind());
+        }
+        let d = PyDict::new(py);
+        for o in self.core.overloads() {
+            d.set_item(signature_key(py, &o.arg_types)?, text(&o)?)?;
+        }
+        Ok(d.into_any().unbind())
+    }
+
     fn compiled_for(&self, py: Python<'_>, tys: &[TypeId]) -> PyResult<Arc<CompiledFunction>> {
         if let Some(c) = self.core.lookup(tys) {
             return Ok(c);
@@ -814,18 +851,172 @@ impl Dispatcher {
         self.py_func.clone_ref(py)
     }
 
-    /// The unoptimised LLVM IR of each specialisation, keyed by argument types.
-    fn inspect_llvm(&self, py: Python<'_>) -> PyResult<Py<PyDict>> {
-        let d = PyDict::new(py);
-        for o in self.core.overloads() {
-            d.set_item(signature_key(py, &o.arg_types)?, o.llvm_ir.clone())?;
+    /// The unoptimised LLVM IR of each specialisation, keyed by argument types, or of the
+    /// one `signature` (a tuple of argument types) names.
+    #[pyo3(signature = (signature=None))]
+    fn inspect_llvm(
+        &self,
+        py: Python<'_>,
+        signature: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.per_overload(py, signature, |o| Ok(o.llvm_ir.clone()))
+    }
+
+    /// The host assembly of each specialisation (or of the one `signature` names),
+    /// generated on demand from its optimised module.
+    #[pyo3(signature = (signature=None))]
+    fn inspect_asm(
+        &self,
+        py: Python<'_>,
+        signature: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.per_overload(py, signature, |o| {
+            numba_lower::assembly_of(&o.optimized_ir)
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+        })
+    }
+
+    /// The annotated typed IR of one specialisation (the text between
+    /// `NUMBA_DUMP_ANNOTATION`'s header and closing rule), for `inspect_types`.
+    fn _type_annotation(&self, signature: &Bound<'_, PyAny>) -> PyResult<String> {
+        let o = self.overload(signature)?;
+        let text = o.type_annotation.get().unwrap_or_default();
+        let mut lines: Vec<&str> = text.lines().collect();
+        if lines.first().is_some_and(|l| l.contains("ANNOTATION")) {
+            lines.remove(0);
         }
-        Ok(d.unbind())
+        if lines
+            .last()
+            .is_some_and(|l| !l.is_empty() && l.chars().all(|c| c == '='))
+        {
+            lines.pop();
+        }
+        Ok(lines.join("\n"))
+    }
+
+    /// The return type of one specialisation.
+    fn _return_type(&self, signature: &Bound<'_, PyAny>) -> PyResult<Type> {
+        Ok(Type {
+            code: self.overload(signature)?.return_type.0,
+        })
+    }
+
+    /// Run one specialisation directly, without dispatch (an overload's `entry_point`).
+    /// Each argument must be of, or convert to, the specialisation's argument type.
+    #[pyo3(signature = (signature, *args))]
+    fn _run_overload(
+        &self,
+        py: Python<'_>,
+        signature: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+    ) -> PyResult<Py<PyAny>> {
+        let c = self.overload(signature)?;
+        if args.len() != c.arg_types.len() {
+            return Err(PyTypeError::new_err(format!(
+                "{}() takes {} positional arguments but {} were given",
+                self.core.name,
+                c.arg_types.len(),
+                args.len()
+            )));
+        }
+        for (a, &want) in args.iter().zip(&c.arg_types) {
+            let got = typeof_arg(&a)?;
+            if got != want && numba_typeinfer::conv::can_convert(got, want).is_none() {
+                return Err(PyTypeError::new_err(format!(
+                    "{}: an argument of type {got} cannot be passed as {want}",
+                    self.core.name
+                )));
+            }
+        }
+        run_compiled(py, &self.core.name, &c, args, self.nogil)
+    }
+
+    /// Whether a call with new argument types may compile (Numba's `_can_compile`).
+    #[getter]
+    fn _can_compile(&self) -> bool {
+        self.core.can_compile()
+    }
+
+    /// Numba's `disable_compile(val=True)`: afterwards a call with argument types not
+    /// compiled yet converts to a compiled signature or raises TypeError.
+    #[pyo3(signature = (val=true))]
+    fn disable_compile(&self, val: bool) {
+        self.core.disable_compile(val);
+    }
+
+    /// Numba's `recompile()`: every existing signature compiled again, reading the
+    /// globals afresh.
+    fn recompile(&self) -> PyResult<()> {
+        self.core.recompile().map_err(to_py_err)
+    }
+
+    /// Compile one signature given as text (`"f8(f8)"`, `"(int64,)"`) now, leaving whether
+    /// later calls may compile unchanged; returns its argument types.
+    fn _compile_text(&self, py: Python<'_>, text: &str) -> PyResult<Py<PyTuple>> {
+        let (ret, args) = numba_typeinfer::parse_signature(text).map_err(TypingError::new_err)?;
+        let c = self.core.compile_signature(ret, &args).map_err(to_py_err)?;
+        signature_key(py, &c.arg_types)
     }
 
     fn __repr__(&self) -> String {
         format!("CPUDispatcher(<function {}>)", self.core.name)
     }
+}
+
+/// Call a compiled specialisation with Python arguments already checked against its
+/// argument types: encode them by their shapes, run the entry wrapper, decode the result
+/// or raise the exception the native code stored.
+fn run_compiled(
+    py: Python<'_>,
+    name: &str,
+    c: &CompiledFunction,
+    args: &Bound<'_, PyTuple>,
+    nogil: bool,
+) -> PyResult<Py<PyAny>> {
+    let mut slots = boxing::Slots::new();
+    for (i, a) in args.iter().enumerate() {
+        let shape = c
+            .arg_shapes
+            .get(i)
+            .and_then(Option::as_ref)
+            .ok_or_else(|| {
+                UnsupportedError::new_err(format!(
+                    "{name}: an argument of type {} cannot be passed from Python by numba-rs yet",
+                    c.arg_types.get(i).copied().unwrap_or(types::NONE)
+                ))
+            })?;
+        boxing::encode(&a, shape, &mut slots)?;
+    }
+    let ret_shape = c.ret_shape.as_ref().ok_or_else(|| {
+        UnsupportedError::new_err(format!(
+            "{name}: returning a value of type {} to Python is not supported by numba-rs yet",
+            c.return_type
+        ))
+    })?;
+    let mut ret: SmallVec<[u64; 4]> = SmallVec::from_elem(0, ret_shape.slots().max(1));
+    let mut exc: *const ExcInfo = std::ptr::null();
+    let entry = c.entry;
+    let (ret_ptr, exc_ptr, args_ptr) = (
+        ret.as_mut_ptr() as usize,
+        &mut exc as *mut *const ExcInfo as usize,
+        slots.as_ptr() as usize,
+    );
+    // SAFETY: entry was compiled for c.arg_types and the caller checked the arguments
+    // against them; slots holds their encoded values and ret has room for the result's
+    // slots. The pointers stay valid during the call.
+    let run = move || unsafe {
+        entry(
+            ret_ptr as *mut u64,
+            exc_ptr as *mut *const ExcInfo,
+            args_ptr as *const u64,
+        )
+    };
+    let status = if nogil { py.detach(run) } else { run() };
+    if status != STATUS_OK {
+        return Err(raise_native(py, exc));
+    }
+    let mut pos = 0;
+    boxing::decode(py, &ret, &mut pos, ret_shape)
 }
 
 /// `(alloc, free, mi_alloc, mi_free)` of the NRT.

@@ -7,7 +7,7 @@ and the function is compiled without them. Nothing is silently ignored.
 
 import warnings
 
-from ._numba_rs import Dispatcher
+from .dispatcher import CPUDispatcher as Dispatcher
 from .errors import NumbaWarning
 
 _FASTMATH_FLAGS = {

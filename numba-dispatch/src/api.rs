@@ -1,0 +1,58 @@
+//! The dispatcher's user-facing controls behind Numba's `Dispatcher` methods:
+//! `disable_compile`, `compile` with an explicit signature, and `recompile`.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use numba_lower::CompiledFunction;
+use numba_typeinfer::TypeId;
+
+use crate::{CompileError, Dispatcher};
+
+/// Specialisations replaced by `recompile`. Code compiled earlier may still call them
+/// (their native code is never freed), so the data they own (frozen global arrays) must
+/// stay alive as long as the process.
+static RETIRED: Mutex<Vec<Arc<CompiledFunction>>> = Mutex::new(Vec::new());
+
+impl Dispatcher {
+    /// Whether a call with new argument types may compile a new specialisation.
+    pub fn can_compile(&self) -> bool {
+        self.can_compile.load(Ordering::Relaxed)
+    }
+
+    /// Numba's `disable_compile(val)`: with `true`, calls only use (or convert to) the
+    /// specialisations compiled so far.
+    pub fn disable_compile(&self, disable: bool) {
+        self.can_compile.store(!disable, Ordering::Relaxed);
+    }
+
+    /// Compile for an explicit signature now (Numba's `Dispatcher.compile(sig)`), without
+    /// changing whether later calls may compile.
+    pub fn compile_signature(
+        &self,
+        ret: Option<TypeId>,
+        args: &[TypeId],
+    ) -> Result<Arc<CompiledFunction>, CompileError> {
+        let could = self.can_compile();
+        let r = self.compile_explicit(ret, args);
+        self.disable_compile(!could);
+        r
+    }
+
+    /// Numba's `recompile()`: compile every existing signature again (the globals are read
+    /// afresh). On an error the previous specialisations are kept and the error returned.
+    pub fn recompile(&self) -> Result<(), CompileError> {
+        let old = std::mem::take(&mut *self.overloads.lock().unwrap_or_else(|e| e.into_inner()));
+        for o in &old {
+            if let Err(e) = self.compile(&o.arg_types) {
+                *self.overloads.lock().unwrap_or_else(|e| e.into_inner()) = old;
+                return Err(e);
+            }
+        }
+        RETIRED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(old);
+        Ok(())
+    }
+}

@@ -1,0 +1,254 @@
+"""The dispatcher object ``@njit`` returns, with Numba's ``Dispatcher`` API.
+
+The compiling and calling core is the Rust ``_numba_rs.Dispatcher``; this subclass adds
+what is simplest in Python: the function attributes (``functools.update_wrapper``),
+binding as a method (``__get__``), ``overloads`` and their ``entry_point``s,
+``inspect_types`` and pickling (``__reduce__``: by reference when the function is
+importable by its qualified name, else by value).
+"""
+
+import builtins
+import functools
+import importlib
+import marshal
+import sys
+import types as pytypes
+import uuid
+import weakref
+
+from ._numba_rs import Dispatcher as _Dispatcher
+
+
+class CompileResult:
+    """One specialisation (Numba's ``CompileResult``): ``signature``, ``entry_point`` (a
+    callable running this specialisation directly, without dispatch), ``argtypes`` and
+    ``return_type``."""
+
+    def __init__(self, dispatcher, argtypes):
+        from .types import Signature
+
+        self.argtypes = tuple(argtypes)
+        self.return_type = dispatcher._return_type(self.argtypes)
+        self.signature = Signature(self.return_type, self.argtypes)
+        self.entry_point = functools.partial(dispatcher._run_overload, self.argtypes)
+        self.py_func = dispatcher.py_func
+
+    def __repr__(self):
+        return f"CompileResult({self.py_func.__qualname__}, {self.signature})"
+
+
+class CPUDispatcher(_Dispatcher):
+    """A jitted function: compiles one specialisation per argument-type tuple."""
+
+    def __init__(self, py_func, signatures=None, **options):
+        functools.update_wrapper(self, py_func)
+        # The decorator's options, to rebuild after pickling.
+        self._options = dict(options)
+        # Identifies this dispatcher across pickling: unpickling it twice in one process
+        # gives one dispatcher (Numba's `_uuid` memo).
+        self._uuid = None
+
+    # -- the function-like protocol -------------------------------------------------
+
+    def __get__(self, obj, objtype=None):
+        """Bind as a method: ``A().f`` passes the instance first (as Numba does, a
+        ``types.MethodType`` over the dispatcher)."""
+        if obj is None:
+            return self
+        return pytypes.MethodType(self, obj)
+
+    def disable_compile(self, val=True):
+        """Disable the compilation of new signatures at call time (Numba asserts that
+        something was compiled first)."""
+        assert (not val) or len(self.signatures) > 0
+        super().disable_compile(val)
+
+    # -- specialisations ------------------------------------------------------------
+
+    @property
+    def overloads(self):
+        """Argument-type tuple -> :class:`CompileResult`, in compilation order."""
+        return {sig: CompileResult(self, sig) for sig in self.signatures}
+
+    @property
+    def nopython_signatures(self):
+        """The signatures (``return_type(args)``) of every specialisation."""
+        return [res.signature for res in self.overloads.values()]
+
+    def compile(self, sig):
+        """Compile one signature now (``"f8(f8)"``, ``float64(float64)``, or a tuple of
+        argument types); later calls may still compile others. Returns the entry point."""
+        from .decorators import _signature_text
+
+        argtypes = self._compile_text(_signature_text(sig))
+        return self.overloads[argtypes].entry_point
+
+    def inspect_types(self, file=None, signature=None, pretty=False, style="default", **kwargs):
+        """Print the typed IR annotated by source line for each specialisation (or the one
+        ``signature`` names), as Numba prints it: a ``name signature`` header, a rule, the
+        annotation, a closing rule."""
+        if pretty:
+            raise NotImplementedError("inspect_types(pretty=True) is not supported by numba-rs")
+        if file is None:
+            file = sys.stdout
+        sigs = [tuple(signature)] if signature is not None else self.signatures
+        for sig in sigs:
+            text = self._type_annotation(sig)
+            print(f"{self.py_func.__name__} {_sig_str(sig)}", file=file)
+            print("-" * 80, file=file)
+            print(text, file=file)
+            print("=" * 80, file=file)
+
+    # -- pickling ---------------------------------------------------------------------
+
+    def __reduce__(self):
+        ref = _importable(self)
+        if ref is not None:
+            return (_rebuild_by_reference, ref)
+        from .decorators import _signature_text
+
+        state = _reduce_function(self.py_func, self)
+        can_compile = self._can_compile
+        # As Numba: the signatures travel only when they are all the function accepts.
+        sigs = [] if can_compile else [_signature_text(s) for s in self.nopython_signatures]
+        return (_rebuild_by_value, (self._get_uuid(), state, self._options, sigs, can_compile))
+
+    def _get_uuid(self):
+        if self._uuid is None:
+            self._uuid = str(uuid.uuid4())
+            _MEMO[self._uuid] = self
+        return self._uuid
+
+
+def _sig_str(sig):
+    items = ", ".join(str(t) for t in sig)
+    return f"({items},)" if len(sig) == 1 else f"({items})"
+
+
+def _importable(disp):
+    """``(module, qualname)`` when importing the module and following the qualified name
+    finds this very dispatcher, else None."""
+    module = getattr(disp, "__module__", None)
+    qualname = getattr(disp, "__qualname__", "")
+    if not module or module == "__main__" or "<locals>" in qualname:
+        return None
+    try:
+        obj = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except Exception:
+        return None
+    return (module, qualname) if obj is disp else None
+
+
+def _rebuild_by_reference(module, qualname):
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+class _ModuleRef:
+    """A module captured by a pickled function: re-imported on rebuild."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __reduce__(self):
+        return (importlib.import_module, (self.name,))
+
+
+def _portable(value):
+    """A global or cell value as it pickles: modules by name, the rest as they are."""
+    if isinstance(value, pytypes.ModuleType):
+        return _ModuleRef(value.__name__)
+    return value
+
+
+def _names(code):
+    """Every global name a code object and its nested code objects read."""
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, pytypes.CodeType):
+            names |= _names(c)
+    return names
+
+
+def _reduce_function(func, disp):
+    """A function by value: its marshalled code, the globals it reads, its closure cells'
+    contents, defaults and names. A global naming the dispatcher itself (a recursive
+    function) is recorded by name and bound to the rebuilt dispatcher."""
+    globs = {}
+    self_names = []
+    for name in _names(func.__code__):
+        if name in func.__globals__:
+            value = func.__globals__[name]
+            if value is disp:
+                self_names.append(name)
+            else:
+                globs[name] = _portable(value)
+    cells = None
+    if func.__closure__ is not None:
+        cells = []
+        for cell in func.__closure__:
+            try:
+                cells.append((True, _portable(cell.cell_contents)))
+            except ValueError:  # an empty cell
+                cells.append((False, None))
+    return {
+        "code": marshal.dumps(func.__code__),
+        "globals": globs,
+        "module": func.__module__,
+        "name": func.__name__,
+        "qualname": func.__qualname__,
+        "doc": func.__doc__,
+        "defaults": func.__defaults__,
+        "kwdefaults": func.__kwdefaults__,
+        "cells": cells,
+        "self_names": self_names,
+    }
+
+
+def _make_cell(full, value):
+    if not full:
+        return pytypes.CellType()
+    return pytypes.CellType(value)
+
+
+def _rebuild_function(state):
+    code = marshal.loads(state["code"])
+    globs = dict(state["globals"])
+    globs["__builtins__"] = builtins
+    globs.setdefault("__name__", state["module"])
+    closure = None
+    if state["cells"] is not None:
+        closure = tuple(_make_cell(full, v) for full, v in state["cells"])
+    func = pytypes.FunctionType(code, globs, state["name"], state["defaults"], closure)
+    func.__qualname__ = state["qualname"]
+    func.__module__ = state["module"]
+    func.__doc__ = state["doc"]
+    func.__kwdefaults__ = state["kwdefaults"]
+    return func
+
+
+_MEMO = weakref.WeakValueDictionary()
+
+
+def _rebuild_by_value(uid, state, options, sigs, can_compile):
+    """The dispatcher this process already rebuilt (or pickled) under ``uid``, else a new
+    dispatcher over the rebuilt function, compiling on first call; when compiling was
+    disabled, its signatures are compiled now and compiling disabled again."""
+    disp = _MEMO.get(uid)
+    if disp is not None:
+        return disp
+    func = _rebuild_function(state)
+    disp = CPUDispatcher(func, None, **options)
+    disp._uuid = uid
+    _MEMO[uid] = disp
+    for name in state["self_names"]:
+        func.__globals__[name] = disp
+    for sig in sigs:
+        disp.compile(sig)
+    if not can_compile:
+        disp.disable_compile()
+    return disp
