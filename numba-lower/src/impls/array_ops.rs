@@ -1472,6 +1472,31 @@ pub(super) fn rebuild<'ctx>(
         .into_struct_value())
 }
 
+/// An array struct over `data` with these dimensions (and their element count), owned
+/// by `base`'s MemInfo and parent: every view is one of these.
+pub(super) fn view_with<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    base: StructValue<'ctx>,
+    data: PointerValue<'ctx>,
+    shape: &[IntValue<'ctx>],
+    strides: &[IntValue<'ctx>],
+) -> R<StructValue<'ctx>> {
+    let out = rebuild(lw, base, shape, strides)?;
+    let mut n = lw.ctx.i64_type().const_int(1, false);
+    for &d in shape {
+        n = lw.b.build_int_mul(n, d, "").map_err(llvm_err)?;
+    }
+    let out =
+        lw.b.build_insert_value(out, n, field::NITEMS, "")
+            .map_err(llvm_err)?
+            .into_struct_value();
+    Ok(lw
+        .b
+        .build_insert_value(out, data, field::DATA, "")
+        .map_err(llvm_err)?
+        .into_struct_value())
+}
+
 /// `a.T` / `a.transpose()`: the axes reversed (a view).
 pub(super) fn transpose<'ctx>(
     lw: &mut FnLower<'ctx, '_>,

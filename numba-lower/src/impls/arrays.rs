@@ -331,7 +331,7 @@ fn len<'ctx>(
     Ok(dim(lw, a[0].into_struct_value(), field::SHAPE, 0)?.into())
 }
 
-fn getiter<'ctx>(
+pub(super) fn getiter<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
@@ -396,7 +396,7 @@ fn iternext<'ctx>(
 }
 
 /// The size in bytes of one element of `dtype` in memory.
-fn itemsize(dtype: TypeId) -> u64 {
+pub(super) fn itemsize(dtype: TypeId) -> u64 {
     match dtype.get() {
         Type::Boolean => 1,
         _ => u64::from(dtype.bitwidth().max(8)) / 8,

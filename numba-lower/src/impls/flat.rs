@@ -8,6 +8,7 @@ use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
 use super::array_ops::{dim, dtype_of, flat_ptr, get_int, is_array, load_elem, store_elem};
+use super::indexing::checked_index;
 use crate::function::FnLower;
 use crate::model::array::{array_struct, field, ndim};
 use crate::model::iterator_storage;
@@ -49,10 +50,11 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![flat()]),
         len,
     );
+    // The iterator's state is the array's: the array iterator's constructor serves.
     r.register(
         ImplKey::GetIter,
         Args::Exact(vec![TypePat::Pred(|t| t.flat_array().is_some())]),
-        getiter,
+        super::arrays::getiter,
     );
     r.register(
         ImplKey::IterNext,
@@ -94,18 +96,7 @@ fn element_ptr<'ctx>(
     let arr = a[0].into_struct_value();
     let n = get_int(lw, arr, field::NITEMS)?;
     let i = lw.cast(a[1], sig.args[1], INT64)?.into_int_value();
-    let neg =
-        lw.b.build_int_compare(IntPredicate::SLT, i, i.get_type().const_zero(), "")
-            .map_err(llvm_err)?;
-    let wrapped = lw.b.build_int_add(i, n, "").map_err(llvm_err)?;
-    let i =
-        lw.b.build_select(neg, wrapped, i, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let out =
-        lw.b.build_int_compare(IntPredicate::UGE, i, n, "")
-            .map_err(llvm_err)?;
-    lw.raise_const_if(out, "IndexError", &["index out of bounds"])?;
+    let i = checked_index(lw, i, n, "index out of bounds")?;
     Ok((arr_t, flat_ptr(lw, arr_t, arr, i)?))
 }
 
@@ -136,25 +127,6 @@ fn len<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     Ok(get_int(lw, a[0].into_struct_value(), field::NITEMS)?.into())
-}
-
-fn getiter<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
-) -> R<BasicValueEnum<'ctx>> {
-    let st = iterator_storage(lw.ctx, sig.ret)?;
-    let storage = lw.alloca_in_entry(st.into(), "flat_iter")?;
-    let pi =
-        lw.b.build_struct_gep(st, storage, 0, "")
-            .map_err(llvm_err)?;
-    lw.b.build_store(pi, lw.ctx.i64_type().const_zero())
-        .map_err(llvm_err)?;
-    let pa =
-        lw.b.build_struct_gep(st, storage, 1, "")
-            .map_err(llvm_err)?;
-    lw.b.build_store(pa, a[0]).map_err(llvm_err)?;
-    Ok(storage.into())
 }
 
 fn iternext<'ctx>(
@@ -241,22 +213,8 @@ fn iternext<'ctx>(
     lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
     lw.b.position_at_end(done);
     let phi = lw.b.build_phi(item.get_type(), "item").map_err(llvm_err)?;
-    let undef = crate::model::value_type(lw.ctx, crate::model::members(sig.ret)[0])?;
-    let zero = zeroed(undef);
+    // What an exhausted iterator yields: zeros.
+    let zero = crate::model::value_type(lw.ctx, crate::model::members(sig.ret)[0])?.const_zero();
     phi.add_incoming(&[(&item, read_end), (&zero, from)]);
     lw.make_struct(sig.ret, &[phi.as_basic_value(), valid.into()])
-}
-
-/// The all-zero value of an LLVM type (what an exhausted iterator yields).
-fn zeroed(t: inkwell::types::BasicTypeEnum<'_>) -> BasicValueEnum<'_> {
-    use inkwell::types::BasicTypeEnum as B;
-    match t {
-        B::IntType(x) => x.const_zero().into(),
-        B::FloatType(x) => x.const_zero().into(),
-        B::StructType(x) => x.const_zero().into(),
-        B::ArrayType(x) => x.const_zero().into(),
-        B::PointerType(x) => x.const_null().into(),
-        B::VectorType(x) => x.const_zero().into(),
-        B::ScalableVectorType(x) => x.const_zero().into(),
-    }
 }

@@ -14,11 +14,13 @@ use numba_typeinfer::{ImplKey, Signature};
 
 use super::array_ops::{
     broadcast_ptr, data_ptr, dim, dtype_of, flat_ptr, get_int, load_elem, map_elements, rebuild,
-    store_elem, Loop,
+    store_elem, view_with, Loop,
 };
 use super::arrays::allocate;
+use super::nonzero::count_true;
+use super::slices::slice_bounds;
 use crate::function::FnLower;
-use crate::model::array::{array_struct, field, ndim};
+use crate::model::array::{field, ndim};
 use crate::registry::{Args, Registry, TypePat};
 use crate::{llvm_err, LowerError, R};
 
@@ -217,8 +219,25 @@ fn select<'ctx>(
     Ok(sel)
 }
 
+/// A negative index counts from the end; anything still outside `0..len` is an
+/// IndexError with `message` (checks NumPy always makes: `a.flat[i]`, `np.take`).
+pub(super) fn checked_index<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    i: IntValue<'ctx>,
+    len: IntValue<'ctx>,
+    message: &str,
+) -> R<IntValue<'ctx>> {
+    let i = wrap_index(lw, i, len)?;
+    // Unsigned: a still-negative index is out of range too.
+    let out =
+        lw.b.build_int_compare(IntPredicate::UGE, i, len, "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(out, "IndexError", &[message])?;
+    Ok(i)
+}
+
 /// A negative index counts from the end.
-fn wrap_index<'ctx>(
+pub(super) fn wrap_index<'ctx>(
     lw: &FnLower<'ctx, '_>,
     i: IntValue<'ctx>,
     len: IntValue<'ctx>,
@@ -232,134 +251,6 @@ fn wrap_index<'ctx>(
         .build_select(neg, wrapped, i, "")
         .map_err(llvm_err)?
         .into_int_value())
-}
-
-/// Python's `slice.indices(n)` on Numba's slice struct: (start, length, step).
-pub(super) fn slice_bounds<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    s: StructValue<'ctx>,
-    n: IntValue<'ctx>,
-) -> R<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
-    let i64t = lw.ctx.i64_type();
-    let zero = i64t.const_zero();
-    let one = i64t.const_int(1, false);
-    let get = |lw: &FnLower<'ctx, '_>, k| -> R<IntValue<'ctx>> {
-        Ok(lw
-            .b
-            .build_extract_value(s, k, "")
-            .map_err(llvm_err)?
-            .into_int_value())
-    };
-    let (start, stop, step) = (get(lw, 0)?, get(lw, 1)?, get(lw, 2)?);
-    let bad =
-        lw.b.build_int_compare(IntPredicate::EQ, step, zero, "")
-            .map_err(llvm_err)?;
-    lw.raise_const_if(bad, "ValueError", &["slice step cannot be zero"])?;
-    let b = &lw.b;
-    let up = b
-        .build_int_compare(IntPredicate::SGT, step, zero, "")
-        .map_err(llvm_err)?;
-    let minus_one = i64t.const_all_ones();
-    let n_minus_1 = b.build_int_sub(n, one, "").map_err(llvm_err)?;
-    // Clamp a bound: negative counts from the end; then into [0, n] going up or
-    // [-1, n - 1] going down.
-    let clamp = |x: IntValue<'ctx>| -> R<IntValue<'ctx>> {
-        let neg = b
-            .build_int_compare(IntPredicate::SLT, x, zero, "")
-            .map_err(llvm_err)?;
-        let plus_n = b.build_int_add(x, n, "").map_err(llvm_err)?;
-        let x = b
-            .build_select(neg, plus_n, x, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-        let lo = b
-            .build_select(up, zero, minus_one, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-        let hi = b
-            .build_select(up, n, n_minus_1, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-        let below = b
-            .build_int_compare(IntPredicate::SLT, x, lo, "")
-            .map_err(llvm_err)?;
-        let x = b
-            .build_select(below, lo, x, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-        let above = b
-            .build_int_compare(IntPredicate::SGT, x, hi, "")
-            .map_err(llvm_err)?;
-        Ok(b.build_select(above, hi, x, "")
-            .map_err(llvm_err)?
-            .into_int_value())
-    };
-    let start = clamp(start)?;
-    let stop = clamp(stop)?;
-    // len = max(0, (stop - start + step -/+ 1) / step)
-    let span = b.build_int_sub(stop, start, "").map_err(llvm_err)?;
-    let adj = b
-        .build_select(up, minus_one, one, "")
-        .map_err(llvm_err)?
-        .into_int_value();
-    let num = b.build_int_add(span, step, "").map_err(llvm_err)?;
-    let num = b.build_int_add(num, adj, "").map_err(llvm_err)?;
-    let len = b.build_int_signed_div(num, step, "").map_err(llvm_err)?;
-    let pos = b
-        .build_int_compare(IntPredicate::SGT, len, zero, "")
-        .map_err(llvm_err)?;
-    let len = b
-        .build_select(pos, len, zero, "")
-        .map_err(llvm_err)?
-        .into_int_value();
-    Ok((start, len, step))
-}
-
-/// The view of `arr` a selection describes (same owner and parent).
-fn view_of<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    arr: StructValue<'ctx>,
-    sel: &Selection<'ctx>,
-) -> R<StructValue<'ctx>> {
-    let i64t = lw.ctx.i64_type();
-    let k = sel.shape.len() as u32;
-    let mut nitems = i64t.const_int(1, false);
-    for &s in &sel.shape {
-        nitems = lw.b.build_int_mul(nitems, s, "").map_err(llvm_err)?;
-    }
-    let mut out = array_struct(lw.ctx, k).get_undef();
-    for f in [field::MEMINFO, field::PARENT, field::ITEMSIZE] {
-        let x = lw.b.build_extract_value(arr, f, "").map_err(llvm_err)?;
-        out =
-            lw.b.build_insert_value(out, x, f, "")
-                .map_err(llvm_err)?
-                .into_struct_value();
-    }
-    let mut shape_a = i64t.array_type(k).get_undef();
-    let mut strides_a = i64t.array_type(k).get_undef();
-    for d in 0..k as usize {
-        shape_a =
-            lw.b.build_insert_value(shape_a, sel.shape[d], d as u32, "")
-                .map_err(llvm_err)?
-                .into_array_value();
-        strides_a =
-            lw.b.build_insert_value(strides_a, sel.strides[d], d as u32, "")
-                .map_err(llvm_err)?
-                .into_array_value();
-    }
-    let fields: [(u32, BasicValueEnum<'ctx>); 4] = [
-        (field::NITEMS, nitems.into()),
-        (field::DATA, sel.data.into()),
-        (field::SHAPE, shape_a.into()),
-        (field::STRIDES, strides_a.into()),
-    ];
-    for (f, x) in fields {
-        out =
-            lw.b.build_insert_value(out, x, f, "")
-                .map_err(llvm_err)?
-                .into_struct_value();
-    }
-    Ok(out)
 }
 
 /// `a[i, j:k, ::2, None, ...]`: a view, or the element when every axis is indexed.
@@ -378,7 +269,7 @@ fn getitem_basic<'ctx>(
     if ndim(sig.ret) as usize != sel.shape.len() {
         return Err(lw.unsupported("index does not match the array's dimensions"));
     }
-    Ok(view_of(lw, arr, &sel)?.into())
+    Ok(view_with(lw, arr, sel.data, &sel.shape, &sel.strides)?.into())
 }
 
 /// `a[index] = x` for a basic index: one element, or every element of the selection
@@ -411,7 +302,7 @@ pub(super) fn setitem_basic<'ctx>(
         store_elem(lw, dtype, sel.data, v)?;
         return Ok(lw.ghost());
     }
-    let dst = view_of(lw, arr, &sel)?;
+    let dst = view_with(lw, arr, sel.data, &sel.shape, &sel.strides)?;
     let view_t = intern(Type::Array {
         dtype,
         ndim: sel.shape.len() as u32,
@@ -728,7 +619,6 @@ fn fancy<'ctx>(
     let idx = it.value.into_struct_value();
     let idx_t = it.ty;
     let mask = matches!(it.kind, IndexItem::BoolArray { .. });
-    let i64t = lw.ctx.i64_type();
     let len = sel.shape[axis];
     let n = dim(lw, idx, field::SHAPE, 0)?;
     let count = if mask {
@@ -740,22 +630,7 @@ fn fancy<'ctx>(
             "IndexError",
             &["boolean index did not match indexed array"],
         )?;
-        let acc = lw.alloca_in_entry(i64t.into(), "count")?;
-        lw.b.build_store(acc, i64t.const_zero()).map_err(llvm_err)?;
-        let (lp, j) = Loop::begin(lw, n)?;
-        let p = flat_ptr(lw, idx_t, idx, j)?;
-        let m = load_elem(lw, BOOLEAN, p)?.into_int_value();
-        let m = lw.b.build_int_z_extend(m, i64t, "").map_err(llvm_err)?;
-        let c =
-            lw.b.build_load(i64t, acc, "")
-                .map_err(llvm_err)?
-                .into_int_value();
-        let c = lw.b.build_int_add(c, m, "").map_err(llvm_err)?;
-        lw.b.build_store(acc, c).map_err(llvm_err)?;
-        lp.end(lw)?;
-        lw.b.build_load(i64t, acc, "")
-            .map_err(llvm_err)?
-            .into_int_value()
+        count_true(lw, idx_t, idx)?
     } else {
         // Every position must be in range (NumPy always checks fancy indices).
         let (lp, j) = Loop::begin(lw, n)?;
@@ -890,16 +765,13 @@ fn result_dims<'ctx>(f: &Fancy<'ctx>) -> Vec<IntValue<'ctx>> {
     dims
 }
 
-/// `a[mask]` with a mask of the array's own shape (more than one axis): the elements
-/// where it is true, in C order, as a 1-d array.
-fn whole_mask<'ctx>(
+/// NumPy's IndexError when a whole-array mask's shape is not the array's.
+fn check_mask_shape<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
+    t: TypeId,
     arr: StructValue<'ctx>,
     mask: StructValue<'ctx>,
-) -> R<BasicValueEnum<'ctx>> {
-    let (t, mt) = (sig.args[0], sig.args[1]);
-    let i64t = lw.ctx.i64_type();
+) -> R<()> {
     let mut differ = lw.ctx.bool_type().const_zero();
     for d in 0..ndim(t) {
         let x = dim(lw, arr, field::SHAPE, d)?;
@@ -913,26 +785,24 @@ fn whole_mask<'ctx>(
         differ,
         "IndexError",
         &["boolean index did not match indexed array"],
-    )?;
+    )
+}
+
+/// `a[mask]` with a mask of the array's own shape (more than one axis): the elements
+/// where it is true, in C order, as a 1-d array.
+fn whole_mask<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    arr: StructValue<'ctx>,
+    mask: StructValue<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    let (t, mt) = (sig.args[0], sig.args[1]);
+    let i64t = lw.ctx.i64_type();
+    check_mask_shape(lw, t, arr, mask)?;
     let n = get_int(lw, arr, field::NITEMS)?;
-    let acc = lw.alloca_in_entry(i64t.into(), "count")?;
-    lw.b.build_store(acc, i64t.const_zero()).map_err(llvm_err)?;
-    let (lp, i) = Loop::begin(lw, n)?;
-    let p = flat_ptr(lw, mt, mask, i)?;
-    let m = load_elem(lw, BOOLEAN, p)?.into_int_value();
-    let m = lw.b.build_int_z_extend(m, i64t, "").map_err(llvm_err)?;
-    let c =
-        lw.b.build_load(i64t, acc, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let c = lw.b.build_int_add(c, m, "").map_err(llvm_err)?;
-    lw.b.build_store(acc, c).map_err(llvm_err)?;
-    lp.end(lw)?;
-    let count =
-        lw.b.build_load(i64t, acc, "")
-            .map_err(llvm_err)?
-            .into_int_value();
+    let count = count_true(lw, mt, mask)?;
     let out = allocate(lw, sig.ret, &[count])?;
+    let acc = lw.alloca_in_entry(i64t.into(), "out.pos")?;
     let dtype = dtype_of(t);
     lw.b.build_store(acc, i64t.const_zero()).map_err(llvm_err)?;
     let (lp, i) = Loop::begin(lw, n)?;
@@ -962,11 +832,7 @@ fn whole_mask<'ctx>(
 }
 
 fn whole_mask_index(t: TypeId, index_t: TypeId) -> bool {
-    matches!(items_of(index_t).as_deref(), Some([IndexItem::BoolArray { ndim }]) if *ndim > 1 && *ndim == ndim_of(t))
-}
-
-fn ndim_of(t: TypeId) -> u32 {
-    ndim(t)
+    matches!(items_of(index_t).as_deref(), Some([IndexItem::BoolArray { ndim: k }]) if *k > 1 && *k == ndim(t))
 }
 
 /// `a[idx]`, `a[mask]`, `a[1:, idx]`: a new C array of the selected elements.
@@ -1081,20 +947,7 @@ fn setitem_whole_mask<'ctx>(
     let (t, mt) = (sig.args[0], sig.args[1]);
     let dtype = dtype_of(t);
     let i64t = lw.ctx.i64_type();
-    let mut differ = lw.ctx.bool_type().const_zero();
-    for d in 0..ndim(t) {
-        let x = dim(lw, arr, field::SHAPE, d)?;
-        let y = dim(lw, mask, field::SHAPE, d)?;
-        let ne =
-            lw.b.build_int_compare(IntPredicate::NE, x, y, "")
-                .map_err(llvm_err)?;
-        differ = lw.b.build_or(differ, ne, "").map_err(llvm_err)?;
-    }
-    lw.raise_const_if(
-        differ,
-        "IndexError",
-        &["boolean index did not match indexed array"],
-    )?;
+    check_mask_shape(lw, t, arr, mask)?;
     let n = get_int(lw, arr, field::NITEMS)?;
     let scalar = if src_t.is_array() {
         if ndim(src_t) > 1 {

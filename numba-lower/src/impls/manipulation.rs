@@ -18,7 +18,7 @@ use numba_typeinfer::Signature;
 
 use super::array_ops::{
     apply_binop, copy, data_ptr, dim, dtype_of, flat_ptr, flatten, get_int, key_name, load_elem,
-    rebuild, shape_of, store_elem, strides_of, transpose, Loop,
+    rebuild, shape_of, store_elem, strides_of, transpose, view_with, Loop,
 };
 use super::arrays::allocate;
 use crate::function::FnLower;
@@ -181,27 +181,6 @@ fn product<'ctx>(lw: &FnLower<'ctx, '_>, dims: &[IntValue<'ctx>]) -> R<IntValue<
         n = mul(lw, n, d)?;
     }
     Ok(n)
-}
-
-/// An array struct over `data` with these dimensions, owned by `base`'s MemInfo.
-fn view_with<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    base: StructValue<'ctx>,
-    data: PointerValue<'ctx>,
-    shape: &[IntValue<'ctx>],
-    strides: &[IntValue<'ctx>],
-) -> R<StructValue<'ctx>> {
-    let out = rebuild(lw, base, shape, strides)?;
-    let n = product(lw, shape)?;
-    let out =
-        lw.b.build_insert_value(out, n, field::NITEMS, "")
-            .map_err(llvm_err)?
-            .into_struct_value();
-    Ok(lw
-        .b
-        .build_insert_value(out, data, field::DATA, "")
-        .map_err(llvm_err)?
-        .into_struct_value())
 }
 
 /// The `INT64` value of an optional integer argument, or its default.

@@ -22,6 +22,37 @@ pub(crate) fn register(r: &mut Registry) {
     }
 }
 
+/// How many elements of `arr` (of type `t`) are true (non-zero), over all of them.
+pub(super) fn count_true<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: inkwell::values::StructValue<'ctx>,
+) -> R<IntValue<'ctx>> {
+    let dtype = dtype_of(t);
+    let i64t = lw.ctx.i64_type();
+    let n = get_int(lw, arr, field::NITEMS)?;
+    let count = lw.alloca_in_entry(i64t.into(), "count")?;
+    lw.b.build_store(count, i64t.const_zero())
+        .map_err(llvm_err)?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    let x = load_elem(lw, dtype, p)?;
+    let nz = lw.truth(x, dtype)?;
+    let nz = lw.b.build_int_z_extend(nz, i64t, "").map_err(llvm_err)?;
+    let c =
+        lw.b.build_load(i64t, count, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let c = lw.b.build_int_add(c, nz, "").map_err(llvm_err)?;
+    lw.b.build_store(count, c).map_err(llvm_err)?;
+    lp.end(lw)?;
+    Ok(lw
+        .b
+        .build_load(i64t, count, "")
+        .map_err(llvm_err)?
+        .into_int_value())
+}
+
 fn nonzero<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
@@ -40,23 +71,8 @@ fn nonzero<'ctx>(
         lw.truth(x, dtype)
     };
     // First pass: how many.
+    let total = count_true(lw, t, arr)?;
     let count = lw.alloca_in_entry(i64t.into(), "count")?;
-    lw.b.build_store(count, i64t.const_zero())
-        .map_err(llvm_err)?;
-    let (lp, i) = Loop::begin(lw, n)?;
-    let nz = truth(lw, i)?;
-    let nz = lw.b.build_int_z_extend(nz, i64t, "").map_err(llvm_err)?;
-    let c =
-        lw.b.build_load(i64t, count, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let c = lw.b.build_int_add(c, nz, "").map_err(llvm_err)?;
-    lw.b.build_store(count, c).map_err(llvm_err)?;
-    lp.end(lw)?;
-    let total =
-        lw.b.build_load(i64t, count, "")
-            .map_err(llvm_err)?
-            .into_int_value();
     let out_t = intern(Type::Array {
         dtype: INTP,
         ndim: 1,

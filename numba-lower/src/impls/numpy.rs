@@ -1,6 +1,7 @@
-//! NumPy: typed (numba-typeinfer's `numpy` templates) but not lowered until the arrays
-//! issue lands. Every such key has an explicit entry here, so using one raises an
-//! `UnsupportedError` naming it rather than failing somewhere unexpected.
+//! NumPy's fallbacks: every key numba-typeinfer's `numpy` templates type gets an explicit
+//! "not lowered yet" entry here, registered first so that the implementations registered
+//! after it win; arguments no implementation takes then raise an `UnsupportedError`
+//! naming the operation rather than failing somewhere unexpected.
 
 use numba_ir::{BinOp, UnaryOp};
 use numba_typeinfer::numpy::ARRAY_METHODS;

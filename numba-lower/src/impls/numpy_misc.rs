@@ -5,7 +5,6 @@
 //! Calls return new references: results that share the argument's memory take one.
 
 use inkwell::values::{BasicValueEnum, IntValue};
-use inkwell::IntPredicate;
 use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
@@ -14,6 +13,8 @@ use super::array_ops::{
     shape_of, store_elem, strides_of, Loop,
 };
 use super::arrays::allocate;
+use super::indexing::{checked_index, wrap_index};
+use super::nonzero::count_true;
 use crate::function::FnLower;
 use crate::model::array::{field, ndim};
 use crate::registry::{Args, Registry, TypePat};
@@ -75,27 +76,6 @@ fn ptp<'ctx>(
     lw.cast(d, op.ret, sig.ret)
 }
 
-/// Position `i` into `0..n`: negative wraps; out of range is NumPy's IndexError.
-fn checked<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    i: IntValue<'ctx>,
-    n: IntValue<'ctx>,
-) -> R<IntValue<'ctx>> {
-    let neg =
-        lw.b.build_int_compare(IntPredicate::SLT, i, i.get_type().const_zero(), "")
-            .map_err(llvm_err)?;
-    let wrapped = lw.b.build_int_add(i, n, "").map_err(llvm_err)?;
-    let i =
-        lw.b.build_select(neg, wrapped, i, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let out =
-        lw.b.build_int_compare(IntPredicate::UGE, i, n, "")
-            .map_err(llvm_err)?;
-    lw.raise_const_if(out, "IndexError", &["Index out of bounds"])?;
-    Ok(i)
-}
-
 fn take<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
@@ -107,7 +87,7 @@ fn take<'ctx>(
     let n = get_int(lw, arr, field::NITEMS)?;
     if !it.is_array() {
         let i = lw.cast(a[1], it, INT64)?.into_int_value();
-        let i = checked(lw, i, n)?;
+        let i = checked_index(lw, i, n, "Index out of bounds")?;
         let p = flat_ptr(lw, t, arr, i)?;
         return load_elem(lw, dtype, p);
     }
@@ -119,7 +99,7 @@ fn take<'ctx>(
     let p = flat_ptr(lw, it, idx, k)?;
     let i = load_elem(lw, idx_d, p)?;
     let i = lw.cast(i, idx_d, INT64)?.into_int_value();
-    checked(lw, i, n)?;
+    checked_index(lw, i, n, "Index out of bounds")?;
     lp.end(lw)?;
     let dims = shape_of(lw, it, idx)?;
     let out = allocate(lw, sig.ret, &dims)?;
@@ -127,14 +107,7 @@ fn take<'ctx>(
     let p = flat_ptr(lw, it, idx, k)?;
     let i = load_elem(lw, idx_d, p)?;
     let i = lw.cast(i, idx_d, INT64)?.into_int_value();
-    let neg =
-        lw.b.build_int_compare(IntPredicate::SLT, i, i.get_type().const_zero(), "")
-            .map_err(llvm_err)?;
-    let wrapped = lw.b.build_int_add(i, n, "").map_err(llvm_err)?;
-    let i =
-        lw.b.build_select(neg, wrapped, i, "")
-            .map_err(llvm_err)?
-            .into_int_value();
+    let i = wrap_index(lw, i, n)?;
     let src = flat_ptr(lw, t, arr, i)?;
     let x = load_elem(lw, dtype, src)?;
     let dst = flat_ptr(lw, sig.ret, out, k)?;
@@ -237,25 +210,8 @@ fn flatnonzero<'ctx>(
     let arr = a[0].into_struct_value();
     let i64t = lw.ctx.i64_type();
     let n = get_int(lw, arr, field::NITEMS)?;
+    let total = count_true(lw, t, arr)?;
     let count = lw.alloca_in_entry(i64t.into(), "count")?;
-    lw.b.build_store(count, i64t.const_zero())
-        .map_err(llvm_err)?;
-    let (lp, i) = Loop::begin(lw, n)?;
-    let p = flat_ptr(lw, t, arr, i)?;
-    let x = load_elem(lw, dtype, p)?;
-    let nz = lw.truth(x, dtype)?;
-    let nz = lw.b.build_int_z_extend(nz, i64t, "").map_err(llvm_err)?;
-    let c =
-        lw.b.build_load(i64t, count, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let c = lw.b.build_int_add(c, nz, "").map_err(llvm_err)?;
-    lw.b.build_store(count, c).map_err(llvm_err)?;
-    lp.end(lw)?;
-    let total =
-        lw.b.build_load(i64t, count, "")
-            .map_err(llvm_err)?
-            .into_int_value();
     let out = allocate(lw, sig.ret, &[total])?;
     lw.b.build_store(count, i64t.const_zero())
         .map_err(llvm_err)?;

@@ -4,10 +4,10 @@
 
 use inkwell::values::{BasicValueEnum, IntValue};
 use inkwell::IntPredicate;
-use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
-use super::array_ops::{dim, dtype_of, is_array, rebuild};
+use super::array_ops::{data_ptr, dim, dtype_of, is_array, rebuild, view_with};
+use super::arrays::itemsize;
 use crate::function::FnLower;
 use crate::model::array::{field, ndim};
 use crate::registry::{Args, Registry, TypePat};
@@ -19,13 +19,6 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![TypePat::Pred(is_array), TypePat::Any]),
         view,
     );
-}
-
-fn itemsize(dtype: TypeId) -> u64 {
-    match dtype.get() {
-        Type::Boolean => 1,
-        _ => u64::from(dtype.bitwidth().max(8)) / 8,
-    }
 }
 
 fn view<'ctx>(
@@ -88,15 +81,8 @@ fn view<'ctx>(
             lw.b.build_int_unsigned_div(bytes, i64t.const_int(new, false), "")
                 .map_err(llvm_err)?;
         strides[last] = i64t.const_int(new, false);
-        out = rebuild(lw, arr, &shape, &strides)?;
-        let mut nitems = i64t.const_int(1, false);
-        for s in &shape {
-            nitems = lw.b.build_int_mul(nitems, *s, "").map_err(llvm_err)?;
-        }
-        out =
-            lw.b.build_insert_value(out, nitems, field::NITEMS, "")
-                .map_err(llvm_err)?
-                .into_struct_value();
+        let data = data_ptr(lw, arr)?;
+        out = view_with(lw, arr, data, &shape, &strides)?;
     }
     let out: BasicValueEnum<'ctx> =
         lw.b.build_insert_value(out, i64t.const_int(new, false), field::ITEMSIZE, "")
