@@ -17,10 +17,19 @@ def add3(a, b, c):
     return a + b + c
 
 
-def run(label, f, args):
-    f(*args)  # compile outside the timing
-    stmt = "f(" + ", ".join(repr(a) for a in args) + ")"
-    best = min(timeit.repeat(stmt, globals={"f": f}, number=200_000, repeat=7))
+def first(a):
+    return a[0]
+
+
+def pair(t):
+    return t[0] + t[1]
+
+
+def run(f, call, values):
+    """ns per call of `call` (source text over f and `values`), compiled beforehand."""
+    g = {"f": f, **values}
+    eval(call, g)  # compile outside the timing
+    best = min(timeit.repeat(call, globals=g, number=200_000, repeat=7))
     return best / 200_000 * 1e9
 
 
@@ -34,15 +43,26 @@ def main():
         impls.append(("numba", numba.njit))
     except ImportError:
         print("Numba is not installed here: no side-by-side figure")
-    cases = [("add(1, 2)", add, (1, 2)), ("add(1.5, 2.5)", add, (1.5, 2.5)),
-             ("add3(1, 2.0, True)", add3, (1, 2.0, True)), ("add((1, 2), (3,))", add, ((1, 2), (3,)))]
-    print(f"{'call':<22}{'plain':>10}" + "".join(f"{n:>22}" for n, _ in impls))
-    for label, py, args in cases:
-        plain = run(label, py, args)
-        row = f"{label:<22}{plain:>8.0f}ns"
+    import numpy as np
+
+    arr = np.arange(10.0)
+    # (label, function, call text, values the call text names)
+    cases = [
+        ("f(1, 2)", add, "f(1, 2)", {}),
+        ("f(1.0, 2.0)", add, "f(1.0, 2.0)", {}),
+        ("f(1, 2.0, True)", add3, "f(1, 2.0, True)", {}),
+        ("f(x=1, y=2)", add, "f(a=1, b=2)", {}),
+        ("f((1, 2.0))", pair, "f(t)", {"t": (1, 2.0)}),
+        ("f((1, 2), (3,))", add, "f(t, u)", {"t": (1, 2), "u": (3,)}),
+        ("f(arr)", first, "f(arr)", {"arr": arr}),
+    ]
+    print(f"{'call':<18}{'plain':>9}" + "".join(f"{n:>21}" for n, _ in impls))
+    for label, py, call, values in cases:
+        plain = run(py, call, values)
+        row = f"{label:<18}{plain:>7.0f}ns"
         for _, jit in impls:
-            t = run(label, jit(py), args)
-            row += f"{t:>12.0f}ns ({t / plain:4.1f}x)"
+            t = run(jit(py), call, values)
+            row += f"{t:>11.0f}ns ({t / plain:4.1f}x)"
         print(row)
 
 

@@ -40,19 +40,35 @@ impl Dispatcher {
     }
 
     /// Numba's `recompile()`: compile every existing signature again (the globals are read
-    /// afresh). On an error the previous specialisations are kept and the error returned.
+    /// afresh). The new specialisations replace the old ones all at once, after every
+    /// one compiled: calls made meanwhile (from other threads) keep using the old ones,
+    /// and on an error nothing changes and the error is returned.
     pub fn recompile(&self) -> Result<(), CompileError> {
-        let old = std::mem::take(&mut *self.overloads.lock().unwrap_or_else(|e| e.into_inner()));
+        let _one_at_a_time = self.recompiling.lock().unwrap_or_else(|e| e.into_inner());
+        let old = self.overloads();
+        let mut new = Vec::with_capacity(old.len());
         for o in &old {
-            if let Err(e) = self.compile(&o.arg_types) {
-                *self.overloads.lock().unwrap_or_else(|e| e.into_inner()) = old;
-                return Err(e);
-            }
+            new.push(Arc::new(self.build(&o.arg_types)?));
+        }
+        let mut overloads = self.overloads.lock().unwrap_or_else(|e| e.into_inner());
+        // Signatures compiled by calls while this ran are kept.
+        let added: Vec<_> = overloads
+            .iter()
+            .filter(|o| !old.iter().any(|x| Arc::ptr_eq(x, o)))
+            .cloned()
+            .collect();
+        new.extend(added);
+        let retired = std::mem::replace(&mut *overloads, new);
+        self.publish(&overloads);
+        let fresh = overloads.clone();
+        drop(overloads);
+        for c in &fresh {
+            self.fill_slot(c);
         }
         RETIRED
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .extend(old);
+            .extend(retired);
         Ok(())
     }
 }

@@ -22,7 +22,7 @@ pub mod selection;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Mutex};
 
 use numba_bytecode::CodeObject;
@@ -70,7 +70,18 @@ pub struct Dispatcher {
     source: Box<dyn FunctionSource>,
     target: Arc<Target>,
     options: JitOptions,
+    /// The specialisations, changed under this lock and then published to `published`.
     overloads: Mutex<Vec<Arc<CompiledFunction>>>,
+    /// An immutable copy of `overloads` that calls read without locking. Each published
+    /// copy is kept in `snapshots` until the dispatcher is dropped, so a reference taken
+    /// from one stays valid while the caller holds the dispatcher.
+    published: AtomicPtr<Vec<Arc<CompiledFunction>>>,
+    // Boxed: `published` points at the Vec itself, which must not move when this list
+    // grows.
+    #[allow(clippy::vec_box)]
+    snapshots: Mutex<Vec<Box<Vec<Arc<CompiledFunction>>>>>,
+    /// Serialises `recompile`.
+    recompiling: Mutex<()>,
     /// Return types fixed by explicit signatures, by argument types.
     explicit_returns: Mutex<HashMap<Vec<TypeId>, TypeId>>,
     /// False once explicit signatures were given: calls then convert instead of compiling.
@@ -152,6 +163,9 @@ pub fn register_with(
         target,
         options,
         overloads: Mutex::new(Vec::new()),
+        published: AtomicPtr::new(std::ptr::null_mut()),
+        snapshots: Mutex::new(Vec::new()),
+        recompiling: Mutex::new(()),
         explicit_returns: Mutex::new(HashMap::new()),
         can_compile: AtomicBool::new(true),
         slots: Mutex::new(HashMap::new()),
@@ -175,11 +189,41 @@ pub fn lookup_dispatcher(id: u64) -> Option<Arc<Dispatcher>> {
 }
 
 impl Dispatcher {
-    /// The specialisation for exactly these argument types, if compiled.
-    pub fn lookup(&self, args: &[TypeId]) -> Option<Arc<CompiledFunction>> {
-        self.overloads
+    /// The compiled specialisations in compilation order, read without a lock (the call
+    /// path's view).
+    pub fn snapshot(&self) -> &[Arc<CompiledFunction>] {
+        let p = self.published.load(Ordering::Acquire);
+        if p.is_null() {
+            return &[];
+        }
+        // SAFETY: every published vector is owned by `snapshots` until `self` drops and
+        // is never mutated after publication.
+        unsafe { &*p }
+    }
+
+    /// Publish the current `overloads` (called with its lock held).
+    fn publish(&self, overloads: &[Arc<CompiledFunction>]) {
+        let copy = Box::new(overloads.to_vec());
+        let p = &*copy as *const Vec<Arc<CompiledFunction>> as *mut _;
+        self.snapshots
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .push(copy);
+        self.published.store(p, Ordering::Release);
+    }
+
+    /// The specialisation for exactly these argument types, if compiled, borrowed from
+    /// the published snapshot: no lock and no reference count touched.
+    pub fn lookup_ref(&self, args: &[TypeId]) -> Option<&CompiledFunction> {
+        self.snapshot()
+            .iter()
+            .find(|o| o.arg_types == args)
+            .map(|o| &**o)
+    }
+
+    /// The specialisation for exactly these argument types, if compiled.
+    pub fn lookup(&self, args: &[TypeId]) -> Option<Arc<CompiledFunction>> {
+        self.snapshot()
             .iter()
             .find(|o| o.arg_types == args)
             .cloned()
@@ -187,9 +231,7 @@ impl Dispatcher {
 
     /// Argument types of every compiled specialisation, in compilation order.
     pub fn signatures(&self) -> Vec<Vec<TypeId>> {
-        self.overloads
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        self.snapshot()
             .iter()
             .map(|o| o.arg_types.clone())
             .collect()
@@ -197,10 +239,7 @@ impl Dispatcher {
 
     /// All specialisations.
     pub fn overloads(&self) -> Vec<Arc<CompiledFunction>> {
-        self.overloads
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.snapshot().to_vec()
     }
 
     /// The word that holds (or will hold) the native address of the specialisation for
@@ -390,9 +429,8 @@ impl Dispatcher {
         result
     }
 
-    /// Run the pipeline for these argument types and store the specialisation (unless one
-    /// was stored meanwhile, which is returned instead).
-    fn compile_now(&self, args: &[TypeId]) -> Result<Arc<CompiledFunction>, CompileError> {
+    /// Run the pipeline for these argument types, without storing the result.
+    fn build(&self, args: &[TypeId]) -> Result<CompiledFunction, CompileError> {
         let key = (self.id, args.to_vec());
         IN_PROGRESS.with(|s| s.borrow_mut().insert(key.clone()));
         let result = (|| {
@@ -406,6 +444,14 @@ impl Dispatcher {
                 .unwrap_or_else(|e| e.into_inner())
                 .get(args)
                 .copied();
+            let defaults = if args
+                .iter()
+                .any(|t| matches!(t.get(), numba_typeinfer::types::Type::Omitted(_)))
+            {
+                self.parameters().map(|(_, d)| d).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
             let options = CompileOptions {
                 dispatcher_id: Some(self.id),
                 return_type: explicit_ret,
@@ -413,25 +459,39 @@ impl Dispatcher {
                 fastmath: self.options.fastmath,
                 error_model: self.options.error_model,
                 boundscheck: self.options.boundscheck,
+                defaults,
             };
             compile_function(code, globals.as_ref(), args, &options, &self.target)
         })();
         IN_PROGRESS.with(|s| s.borrow_mut().remove(&key));
-        let compiled = Arc::new(result?);
+        result
+    }
+
+    /// Run the pipeline for these argument types and store the specialisation (unless one
+    /// was stored meanwhile, which is returned instead).
+    fn compile_now(&self, args: &[TypeId]) -> Result<Arc<CompiledFunction>, CompileError> {
+        let compiled = Arc::new(self.build(args)?);
         let mut overloads = self.overloads.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(existing) = overloads.iter().find(|o| o.arg_types == args) {
             return Ok(existing.clone());
         }
         overloads.push(compiled.clone());
+        self.publish(&overloads);
         drop(overloads);
+        self.fill_slot(&compiled);
+        Ok(compiled)
+    }
+
+    /// Store a specialisation's native address in the word callers compiled before it
+    /// read (mutual recursion).
+    fn fill_slot(&self, compiled: &CompiledFunction) {
         if let Some(slot) = self
             .slots
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(args)
+            .get(&compiled.arg_types)
         {
             slot.store(compiled.native, Ordering::SeqCst);
         }
-        Ok(compiled)
     }
 }

@@ -2,7 +2,9 @@
 //! timed.
 //!
 //! Untyped: `translate_bytecode`, `ir_processing`, `inline_closure_likes`,
-//! `make_function_op_code_to_jit_function`, `rewrite_semantic_constants`,
+//! `make_function_op_code_to_jit_function`, `omitted_arguments` (an argument left to its
+//! default becomes the default's constant; Numba does this while typing and lowering),
+//! `rewrite_semantic_constants`,
 //! `dead_branch_prune`, `generic_rewrites`, `reconstruct_ssa`; typed:
 //! `nopython_type_inference`, `strip_phis`, `nopython_rewrites`, `ir_legalization`;
 //! lowering: `native_lowering`, `llvm_optimise` (reference-count pruning and O3, see
@@ -70,6 +72,9 @@ pub struct CompileOptions {
     pub error_model: ErrorModel,
     /// `boundscheck=`: None leaves it to `NUMBA_BOUNDSCHECK`.
     pub boundscheck: Option<bool>,
+    /// The default values of the trailing parameters: an argument typed
+    /// `omitted(default=...)` is that default, a constant (Numba's `OmittedArg`).
+    pub defaults: Vec<numba_bytecode::Constant>,
 }
 
 struct Registry;
@@ -193,15 +198,61 @@ fn pass_error(e: PassError) -> CompileError {
     }
 }
 
-/// What pruning may assume about each argument.
-fn arg_none(args: &[TypeId]) -> Vec<ArgNone> {
+/// What pruning may assume about each argument (an omitted one is its default).
+fn arg_none(args: &[TypeId], defaults: &[numba_bytecode::Constant]) -> Vec<ArgNone> {
     args.iter()
-        .map(|&t| match t.get() {
-            Type::NoneType | Type::Omitted(_) => ArgNone::IsNone,
+        .enumerate()
+        .map(|(i, &t)| match t.get() {
+            Type::NoneType => ArgNone::IsNone,
+            Type::Omitted(_) => match default_of(i, args.len(), defaults) {
+                Some(numba_bytecode::Constant::None) => ArgNone::IsNone,
+                Some(_) => ArgNone::NotNone,
+                None => ArgNone::Unknown,
+            },
             Type::Optional(_) => ArgNone::Unknown,
             _ => ArgNone::NotNone,
         })
         .collect()
+}
+
+/// The default of parameter `i` of `n` when `defaults` are the trailing ones'.
+fn default_of(
+    i: usize,
+    n: usize,
+    defaults: &[numba_bytecode::Constant],
+) -> Option<&numba_bytecode::Constant> {
+    let first = n.checked_sub(defaults.len())?;
+    i.checked_sub(first).and_then(|j| defaults.get(j))
+}
+
+/// An argument typed `omitted(default=...)` reads as its default: each `arg(i)` of one
+/// becomes that constant, so typing and lowering see the value (Numba types and lowers
+/// `OmittedArg` the same way). The parameter stays in the signature as a ghost.
+fn substitute_omitted(
+    ir: &mut FunctionIR,
+    args: &[TypeId],
+    defaults: &[numba_bytecode::Constant],
+) -> Result<bool, String> {
+    use numba_ir::{Expr, Stmt};
+    let mut found = Vec::new();
+    for inst in ir.blocks.values().flat_map(|b| &b.body) {
+        if let Stmt::Assign { value, .. } = inst.stmt {
+            if let Expr::Arg { index, name } = ir.expr(value) {
+                let i = *index as usize;
+                if let Some(Type::Omitted(_)) = args.get(i).map(|t| t.get()) {
+                    let c = default_of(i, args.len(), defaults).ok_or_else(|| {
+                        format!("argument {name} is omitted but has no default value")
+                    })?;
+                    found.push((value, c.clone()));
+                }
+            }
+        }
+    }
+    let changed = !found.is_empty();
+    for (e, c) in found {
+        ir.exprs[e.0 as usize] = Expr::Const(c);
+    }
+    Ok(changed)
 }
 
 /// Compile a code object for the given argument types, without any Python involved.
@@ -245,10 +296,11 @@ pub fn compile_function(
         })?;
     times.push(("translate_bytecode".into(), start.elapsed()));
     maybe_print(&ir, "translate_bytecode", &wanted);
-    let none_args = arg_none(args);
+    let none_args = arg_none(args, &options.defaults);
     let rewrites = &target.rewrites;
     let trace = env_flag("NUMBA_DUMP_IR");
     let semantic_args = args.to_vec();
+    let omitted_args = args.to_vec();
     let untyped: Vec<Box<dyn FunctionPass + '_>> = vec![
         Box::new(Pass {
             name: "ir_processing",
@@ -272,6 +324,13 @@ pub fn compile_function(
             name: "make_function_op_code_to_jit_function",
             cfg: false,
             run: move |ir: &mut FunctionIR| Ok(make_functions_jitted(ir, options.dispatcher_id)),
+        }),
+        Box::new(Pass {
+            name: "omitted_arguments",
+            cfg: false,
+            run: move |ir: &mut FunctionIR| {
+                substitute_omitted(ir, &omitted_args, &options.defaults)
+            },
         }),
         Box::new(Pass {
             name: "rewrite_semantic_constants",

@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
 use numba_lower::{Leaf, Shape};
+
+use crate::ndarray::new_array;
 use numba_typeinfer::types::{Type, TypeId};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
@@ -139,21 +141,7 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             let stop = bound("stop")?.unwrap_or(if step > 0 { i64::MAX } else { i64::MIN });
             out.extend([start as u64, stop as u64, step as u64]);
         }
-        Shape::Array(_) => {
-            // Numba's array struct of a borrowed argument: no MemInfo (the caller keeps
-            // the array alive), the array itself as parent.
-            let ai = v.getattr("__array_interface__")?;
-            let data: u64 = ai.get_item("data")?.get_item(0)?.extract()?;
-            out.push(0);
-            out.push(v.as_ptr() as u64);
-            out.push(v.getattr("size")?.extract::<u64>()?);
-            out.push(v.getattr("itemsize")?.extract::<u64>()?);
-            out.push(data);
-            let shape: Vec<i64> = v.getattr("shape")?.extract()?;
-            let strides: Vec<i64> = v.getattr("strides")?.extract()?;
-            out.extend(shape.iter().map(|&x| x as u64));
-            out.extend(strides.iter().map(|&x| x as u64));
-        }
+        Shape::Array(t) => crate::ndarray::encode(v, *t, out)?,
         Shape::None | Shape::Literal(_) => {}
     }
     Ok(())
@@ -223,11 +211,21 @@ pub fn decode(
                 .unbind()
         }
         Shape::Tuple(items) => {
-            let vals = items
-                .iter()
-                .map(|s| decode(py, slots, pos, s))
-                .collect::<PyResult<Vec<_>>>()?;
-            PyTuple::new(py, vals)?.into_any().unbind()
+            // SAFETY: a new tuple of `items.len()` slots, each set once below with a new
+            // reference (PyTuple_SET_ITEM steals it); dropped on error.
+            unsafe {
+                let t = pyo3::ffi::PyTuple_New(items.len() as pyo3::ffi::Py_ssize_t);
+                let t = Bound::from_owned_ptr_or_err(py, t)?;
+                for (i, s) in items.iter().enumerate() {
+                    let v = decode(py, slots, pos, s)?;
+                    pyo3::ffi::PyTuple_SET_ITEM(
+                        t.as_ptr(),
+                        i as pyo3::ffi::Py_ssize_t,
+                        v.into_ptr(),
+                    );
+                }
+                t.unbind()
+            }
         }
         Shape::Named { class, items } => {
             let vals = items
@@ -254,24 +252,21 @@ pub fn decode(
         }
         Shape::Array(t) => {
             let n = numba_lower::model::array::ndim(*t) as usize;
-            let fields: Vec<u64> = (0..5 + 2 * n).map(|_| next()).collect::<PyResult<_>>()?;
+            let fields: SmallVec<[u64; 16]> =
+                (0..5 + 2 * n).map(|_| next()).collect::<PyResult<_>>()?;
             let parent = fields[1] as *mut pyo3::ffi::PyObject;
             let meminfo = fields[0] as *mut numba_nrt::MemInfo;
             if !meminfo.is_null() {
                 // An NRT array: a NumPy array over its data whose base owns the reference
                 // the native code handed over.
-                return new_array(py, *t, &fields, MemInfoView::owning(meminfo));
+                let base = Py::new(py, MemInfoView::owning(meminfo))?;
+                return new_array(py, *t, &fields, base.into_ptr());
             }
             if parent.is_null() {
                 // A global array frozen into the code (or a view of one): its memory lives
                 // as long as the compiled function, so Python gets a copy, readonly when
                 // the type is (Numba returns a readonly view of the constant).
-                let view = MemInfoView {
-                    meminfo: std::ptr::null_mut(),
-                    interface: None,
-                    owner: None,
-                };
-                let arr = new_array(py, *t, &fields, view)?;
+                let arr = new_array(py, *t, &fields, std::ptr::null_mut())?;
                 let copy = arr.bind(py).call_method1("copy", ("K",))?;
                 if matches!(t.get(), Type::Array { readonly: true, .. }) {
                     copy.getattr("flags")?.setattr("writeable", false)?;
@@ -280,50 +275,21 @@ pub fn decode(
             }
             // SAFETY: a non-null parent is an argument array the caller still holds.
             let arr = unsafe { Bound::from_borrowed_ptr(py, parent) };
-            let ai = arr.getattr("__array_interface__")?;
-            let data: u64 = ai.get_item("data")?.get_item(0)?.extract()?;
-            let shape: Vec<i64> = arr.getattr("shape")?.extract()?;
-            let strides: Vec<i64> = arr.getattr("strides")?.extract()?;
-            // The same dtype too: `a.view(other)` keeps data, shape and strides.
-            let dtype: String = arr.getattr("dtype")?.getattr("name")?.extract()?;
-            let same_dtype = match t.get() {
-                Type::Array { dtype: d, .. } => d.to_string() == dtype,
-                _ => false,
-            };
-            let same = same_dtype
-                && data == fields[4]
-                && shape
-                    .iter()
-                    .map(|&x| x as u64)
-                    .eq(fields[5..5 + n].iter().copied())
-                && strides
-                    .iter()
-                    .map(|&x| x as u64)
-                    .eq(fields[5 + n..].iter().copied());
-            if same {
+            if crate::ndarray::raw(&arr).is_some_and(|a| crate::ndarray::same_array(a, *t, &fields))
+            {
                 return Ok(arr.unbind());
             }
             // A view of an argument array: its base keeps the argument alive.
-            let view = MemInfoView {
-                meminfo: std::ptr::null_mut(),
-                interface: None,
-                owner: Some(arr.unbind()),
-            };
-            new_array(py, *t, &fields, view)?
+            new_array(py, *t, &fields, arr.into_ptr())?
         }
     })
 }
 
 /// The base of a NumPy array over NRT memory: it owns one reference to the MemInfo and
-/// drops it when NumPy releases the array. Exposes `__array_interface__` (for NumPy to
-/// build the array) and the MemInfo's `refcount`.
+/// drops it when NumPy releases the array. Exposes the MemInfo's `refcount`.
 #[pyclass(module = "numba_rs.runtime", name = "MemInfo")]
 pub struct MemInfoView {
-    /// Null for a view of memory Python owns (an argument array's).
     meminfo: *mut numba_nrt::MemInfo,
-    interface: Option<Py<PyAny>>,
-    /// The object whose memory this is, when Python owns it.
-    owner: Option<Py<PyAny>>,
 }
 
 // SAFETY: a MemInfo's reference count is atomic and its memory is not tied to a thread,
@@ -333,11 +299,7 @@ unsafe impl Sync for MemInfoView {}
 
 impl MemInfoView {
     fn owning(meminfo: *mut numba_nrt::MemInfo) -> MemInfoView {
-        MemInfoView {
-            meminfo,
-            interface: None,
-            owner: None,
-        }
+        MemInfoView { meminfo }
     }
 }
 
@@ -356,23 +318,6 @@ impl MemInfoView {
                 .load(std::sync::atomic::Ordering::SeqCst)
         }
     }
-
-    /// The object that owns the memory when Python does (an argument array), else None.
-    #[getter]
-    fn owner(&self, py: Python<'_>) -> Py<PyAny> {
-        self.owner
-            .as_ref()
-            .map(|o| o.clone_ref(py))
-            .unwrap_or_else(|| py.None())
-    }
-
-    #[getter]
-    fn __array_interface__(&self, py: Python<'_>) -> Py<PyAny> {
-        self.interface
-            .as_ref()
-            .map(|i| i.clone_ref(py))
-            .unwrap_or_else(|| py.None())
-    }
 }
 
 impl Drop for MemInfoView {
@@ -380,44 +325,4 @@ impl Drop for MemInfoView {
         // SAFETY: the view owns one reference (NRT_decref ignores null).
         unsafe { numba_nrt::NRT_decref(self.meminfo) };
     }
-}
-
-/// The NumPy typestr of an array type's dtype (`<f8`).
-fn typestr(t: TypeId) -> String {
-    let dtype = match t.get() {
-        Type::Array { dtype, .. } => dtype,
-        _ => t,
-    };
-    let (kind, size) = match dtype.get() {
-        Type::Boolean => ('b', 1),
-        Type::Integer { bits, signed } => (if signed { 'i' } else { 'u' }, bits / 8),
-        Type::Float { bits } => ('f', bits / 8),
-        Type::Complex { bits } => ('c', bits / 8),
-        _ => ('V', 8),
-    };
-    format!("<{kind}{size}")
-}
-
-/// A NumPy array over the array struct `fields` (see `numba_lower::model::array`), whose
-/// `.base` is `view`.
-fn new_array(
-    py: Python<'_>,
-    t: TypeId,
-    fields: &[u64],
-    mut view: MemInfoView,
-) -> PyResult<Py<PyAny>> {
-    let n = numba_lower::model::array::ndim(t) as usize;
-    let readonly = matches!(t.get(), Type::Array { readonly: true, .. });
-    let iface = pyo3::types::PyDict::new(py);
-    let shape: Vec<i64> = fields[5..5 + n].iter().map(|&x| x as i64).collect();
-    let strides: Vec<i64> = fields[5 + n..5 + 2 * n].iter().map(|&x| x as i64).collect();
-    iface.set_item("shape", PyTuple::new(py, shape)?)?;
-    iface.set_item("strides", PyTuple::new(py, strides)?)?;
-    iface.set_item("typestr", typestr(t))?;
-    iface.set_item("data", (fields[4], readonly))?;
-    iface.set_item("version", 3)?;
-    view.interface = Some(iface.into_any().unbind());
-    let view = Py::new(py, view)?;
-    let arr = py.import("numpy")?.call_method1("asarray", (view,))?;
-    Ok(arr.unbind())
 }

@@ -20,13 +20,14 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{LazyLock, Mutex, RwLock};
 
 use numba_typeinfer::types::{self, Layout, TypeId};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple};
 use smallvec::SmallVec;
 
 /// A fingerprint; short ones stay on the stack.
@@ -70,9 +71,13 @@ static FINGERPRINTS: LazyLock<RwLock<FingerprintMap>> =
 /// type objects of its fingerprint table for the same reason).
 static PINNED: Mutex<Vec<Py<PyAny>>> = Mutex::new(Vec::new());
 
-/// Array types by (typenum, ndim, layout, writeable), packed into a word.
-static ARRAY_TYPES: LazyLock<RwLock<HashMap<u64, TypeId>>> =
-    LazyLock::new(|| RwLock::new(HashMap::new()));
+/// Array types by (ndim, layout, writeable, typenum) for 1 to [`ARRAY_NDIM`]
+/// dimensions, 0 until first seen: read without a lock (Numba's `cached_arycode`).
+static ARRAY_TYPES: [AtomicU32; ARRAY_NDIM * 3 * 2 * TYPENUMS] =
+    [const { AtomicU32::new(0) }; ARRAY_NDIM * 3 * 2 * TYPENUMS];
+
+/// Arrays of more dimensions are interned on every call.
+const ARRAY_NDIM: usize = 8;
 
 /// NumPy's typenums below this are the basic dtypes (`NPY_OBJECT`); `NPY_HALF` is 23.
 const TYPENUMS: usize = 24;
@@ -94,9 +99,16 @@ fn numpy(py: Python<'_>) -> Option<&'static NumpyTypes> {
     if let Some(n) = NUMPY.get(py) {
         return Some(n);
     }
-    let modules = py.import("sys").ok()?.getattr("modules").ok()?;
-    let modules = modules.cast::<PyDict>().ok()?;
-    let np = modules.get_item("numpy").ok()??;
+    // `sys.modules` read through the C API: this runs on every call that misses the
+    // fast paths until NumPy is imported.
+    let name = pyo3::intern!(py, "numpy");
+    // SAFETY: with the GIL held, the modules dict is a borrowed reference and
+    // PyDict_GetItem returns a borrowed reference (or null) without raising.
+    let np = unsafe {
+        let modules = ffi::PyImport_GetModuleDict();
+        let m = ffi::PyDict_GetItem(modules, name.as_ptr());
+        Borrowed::from_ptr_or_opt(py, m)?.to_owned()
+    };
     NUMPY.get_or_try_init(py, || load_numpy(&np)).ok()
 }
 
@@ -135,34 +147,9 @@ struct ArrayInfo {
     writeable: bool,
 }
 
-/// `PyArrayObject_fields` and `PyArray_Descr` (NumPy 1.x and 2.x agree on these
-/// leading fields).
-#[repr(C)]
-struct RawArray {
-    ob_base: ffi::PyObject,
-    data: *mut u8,
-    nd: i32,
-    dimensions: *mut isize,
-    strides: *mut isize,
-    base: *mut ffi::PyObject,
-    descr: *mut RawDescr,
-    flags: i32,
-}
-
-#[repr(C)]
-struct RawDescr {
-    ob_base: ffi::PyObject,
-    typeobj: *mut ffi::PyTypeObject,
-    kind: u8,
-    type_: u8,
-    byteorder: u8,
-    former_flags: u8,
-    type_num: i32,
-}
-
-const NPY_ARRAY_C_CONTIGUOUS: i32 = 0x1;
-const NPY_ARRAY_F_CONTIGUOUS: i32 = 0x2;
-const NPY_ARRAY_WRITEABLE: i32 = 0x400;
+use crate::ndarray::{
+    RawArray, NPY_ARRAY_C_CONTIGUOUS, NPY_ARRAY_F_CONTIGUOUS, NPY_ARRAY_WRITEABLE,
+};
 
 /// The fields of an exact `ndarray` of a basic, native-order dtype; None for others.
 fn array_info(np: &NumpyTypes, v: &Bound<'_, PyAny>) -> Option<ArrayInfo> {
@@ -207,16 +194,18 @@ fn layout_char(l: Layout) -> u8 {
 
 /// The type of an array the fast path read, through [`ARRAY_TYPES`].
 fn array_type(np: &NumpyTypes, a: &ArrayInfo) -> Option<TypeId> {
-    let key = u64::from(a.typenum)
-        | u64::from(a.ndim) << 8
-        | u64::from(layout_char(a.layout)) << 40
-        | u64::from(a.writeable) << 48;
-    if let Some(&t) = ARRAY_TYPES
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&key)
-    {
-        return Some(t);
+    let layout = match a.layout {
+        Layout::C => 0,
+        Layout::F => 1,
+        Layout::A => 2,
+    };
+    let slot = (a.ndim as usize)
+        .checked_sub(1)
+        .filter(|&d| d < ARRAY_NDIM)
+        .map(|d| ((d * 3 + layout) * 2 + usize::from(a.writeable)) * TYPENUMS + a.typenum as usize)
+        .map(|i| &ARRAY_TYPES[i]);
+    if let Some(code) = slot.map(|s| s.load(Ordering::Relaxed)).filter(|&c| c != 0) {
+        return Some(TypeId(code));
     }
     let t = types::intern(types::Type::Array {
         dtype: np.dtypes[a.typenum as usize]?,
@@ -224,10 +213,9 @@ fn array_type(np: &NumpyTypes, a: &ArrayInfo) -> Option<TypeId> {
         layout: a.layout,
         readonly: !a.writeable,
     });
-    ARRAY_TYPES
-        .write()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, t);
+    if let Some(s) = slot {
+        s.store(t.0, Ordering::Relaxed);
+    }
     Some(t)
 }
 
@@ -265,10 +253,10 @@ pub fn fast_type(v: &Bound<'_, PyAny>) -> Option<TypeId> {
         return Some(types::NONE);
     }
     let np = NUMPY.get(py)?;
-    if let Some((_, t)) = numpy_scalar(np, v) {
-        return Some(t);
+    if ty as usize == np.ndarray {
+        return array_info(np, v).and_then(|a| array_type(np, &a));
     }
-    array_info(np, v).and_then(|a| array_type(np, &a))
+    numpy_scalar(np, v).map(|(_, t)| t)
 }
 
 /// Append `v`'s fingerprint to `out`; false when `v` has none (then `out` holds junk).
@@ -314,7 +302,14 @@ pub fn fingerprint(v: &Bound<'_, PyAny>, out: &mut Fingerprint) -> bool {
             }
         }
         out.push(b')');
-    } else if let Some(np) = NUMPY.get(py) {
+    } else if ty == std::ptr::addr_of_mut!(ffi::PyBytes_Type) {
+        out.push(b'b');
+    } else if ty == std::ptr::addr_of_mut!(ffi::PyByteArray_Type) {
+        out.push(b'a');
+    } else if let Some(np) = NUMPY
+        .get(py)
+        .filter(|np| numpy_scalar(np, v).is_some() || array_info(np, v).is_some())
+    {
         if let Some((num, _)) = numpy_scalar(np, v) {
             out.push(b'S');
             out.push(num);
@@ -324,21 +319,92 @@ pub fn fingerprint(v: &Bound<'_, PyAny>, out: &mut Fingerprint) -> bool {
             out.push(layout_char(a.layout));
             out.push(if a.writeable { b'W' } else { b'R' });
             out.push(a.typenum);
-        } else {
-            return false;
         }
-    } else {
+    } else if NUMPY.get(py).is_some() && crate::ndarray::raw(v).is_some() {
+        // Arrays of other dtypes or byte orders: typed (and rejected) by the slow path.
+        return false;
+    } else if let Ok(l) = v.cast::<PyList>() {
+        // A list is typed by its first item (an empty one has no fingerprint).
+        out.push(b'[');
+        let Ok(first) = l.get_item(0) else {
+            return false;
+        };
+        return fingerprint(&first, out);
+    } else if ty == std::ptr::addr_of_mut!(ffi::PySet_Type) {
+        out.push(b'{');
+        let Some(Ok(item)) = v.try_iter().ok().and_then(|mut it| it.next()) else {
+            return false;
+        };
+        return fingerprint(&item, out);
+    } else if let Some(num) = dtype_typenum(v) {
+        out.push(b'D');
+        out.push(num);
+    } else if !buffer_fingerprint(v, out) {
         return false;
     }
     true
 }
 
-/// Keep alive the tuple subclasses whose addresses `v`'s fingerprint holds.
-fn pin_classes(v: &Bound<'_, PyAny>, pinned: &mut Vec<Py<PyAny>>) {
-    if let Ok(t) = v.cast::<PyTuple>() {
-        if !v.is_exact_instance_of::<PyTuple>() {
-            pinned.push(v.get_type().into_any().unbind());
+/// The typenum of a NumPy dtype object of a basic, native-order dtype.
+fn dtype_typenum(v: &Bound<'_, PyAny>) -> Option<u8> {
+    let np = NUMPY.get(v.py())?;
+    // SAFETY: NumPy is imported (its tables are loaded); a dtype object is a
+    // PyArray_Descr.
+    unsafe {
+        let t = numpy::npyffi::get_type_object(v.py(), numpy::npyffi::NpyTypes::PyArrayDescr_Type);
+        if ffi::PyObject_TypeCheck(v.as_ptr(), t) == 0 {
+            return None;
         }
+        let d = &*(v.as_ptr() as *const crate::ndarray::RawDescr);
+        if d.byteorder == b'>' || !(0..TYPENUMS as i32).contains(&d.type_num) {
+            return None;
+        }
+        np.dtypes[d.type_num as usize]?;
+        Some(d.type_num as u8)
+    }
+}
+
+/// Numba's fingerprint of an object exporting the buffer protocol (`memoryview`,
+/// `array.array`, ...): `B`, ndim, contiguity, `R`/`W`, the format and the class.
+fn buffer_fingerprint(v: &Bound<'_, PyAny>, out: &mut Fingerprint) -> bool {
+    let p = v.as_ptr();
+    // SAFETY: `p` is live; a buffer obtained here is released before returning.
+    unsafe {
+        if ffi::PyObject_CheckBuffer(p) == 0 {
+            return false;
+        }
+        let mut view = std::mem::MaybeUninit::<ffi::Py_buffer>::zeroed();
+        if ffi::PyObject_GetBuffer(p, view.as_mut_ptr(), ffi::PyBUF_FULL_RO) != 0 {
+            ffi::PyErr_Clear();
+            return false;
+        }
+        let view = view.assume_init_mut();
+        let contig = if ffi::PyBuffer_IsContiguous(view, b'C' as std::os::raw::c_char) != 0 {
+            b'C'
+        } else if ffi::PyBuffer_IsContiguous(view, b'F' as std::os::raw::c_char) != 0 {
+            b'F'
+        } else {
+            b'A'
+        };
+        out.push(b'B');
+        out.extend_from_slice(&view.ndim.to_le_bytes());
+        out.push(contig);
+        out.push(if view.readonly != 0 { b'R' } else { b'W' });
+        if !view.format.is_null() {
+            out.extend_from_slice(std::ffi::CStr::from_ptr(view.format).to_bytes());
+        }
+        out.push(0);
+        out.extend_from_slice(&(ffi::Py_TYPE(p) as usize).to_le_bytes());
+        ffi::PyBuffer_Release(view);
+    }
+    true
+}
+
+/// Keep alive the classes whose addresses `v`'s fingerprint may hold (tuple subclasses
+/// and buffer exporters, at any depth).
+fn pin_classes(v: &Bound<'_, PyAny>, pinned: &mut Vec<Py<PyAny>>) {
+    pinned.push(v.get_type().into_any().unbind());
+    if let Ok(t) = v.cast::<PyTuple>() {
         for item in t.iter_borrowed() {
             pin_classes(&item, pinned);
         }

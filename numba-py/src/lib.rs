@@ -12,7 +12,9 @@
 //! counters behind `numba_rs.runtime.rtsys.get_allocation_stats()`.
 
 mod boxing;
+mod call;
 mod fingerprint;
+mod ndarray;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock};
@@ -20,14 +22,13 @@ use std::sync::{Arc, LazyLock};
 use numba_bytecode::{CodeObject, Constant};
 use numba_dispatch::{CompileError, ErrorKind, FunctionSource, JitOptions, Target};
 use numba_ir::{Global, GlobalKind, GlobalResolver};
-use numba_lower::{CompiledFunction, ExcInfo, STATUS_OK};
+use numba_lower::{CompiledFunction, ExcInfo};
 use numba_typeinfer::types::{self, TypeId};
 use pyo3::exceptions::{PyRuntimeError, PySystemError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyBytes, PyComplex, PyDict, PyFloat, PyInt, PyModule, PyString, PyTuple,
 };
-use smallvec::SmallVec;
 
 /// A function's source: the Python function object, read under the GIL when compiling.
 struct PySource {
@@ -594,12 +595,25 @@ fn raise_native(py: Python<'_>, exc: *const ExcInfo) -> PyErr {
 /// The dispatcher object behind `@njit`: compiles per argument-type tuple and calls.
 #[pyclass(module = "numba_rs", frozen, subclass)]
 struct Dispatcher {
+    /// The vectorcall entry ([`call::vectorcall`]), at the offset the class's
+    /// `tp_vectorcall_offset` names.
+    vectorcall: pyo3::ffi::vectorcallfunc,
     core: Arc<numba_dispatch::Dispatcher>,
     py_func: Py<PyAny>,
-    /// Positional parameters, to see cheaply when a call needs defaults filled in.
-    argcount: usize,
+    /// Parameter names and defaults, for binding keyword and omitted arguments.
+    params: call::Params,
     /// Release the GIL while native code runs.
     nogil: bool,
+}
+
+/// The Python error for a panic caught at the boundary.
+fn internal_error(p: &Box<dyn std::any::Any + Send>) -> PyErr {
+    let msg = p
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    UnsupportedError::new_err(format!("internal compiler error in numba-rs: {msg}"))
 }
 
 /// The target every dispatcher of this module compiles for (its typing context, rewrites
@@ -656,16 +670,7 @@ impl Dispatcher {
         });
         match r {
             Ok(res) => res.map_err(to_py_err),
-            Err(p) => {
-                let msg = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                Err(UnsupportedError::new_err(format!(
-                    "internal compiler error in numba-rs: {msg}"
-                )))
-            }
+            Err(p) => Err(internal_error(&p)),
         }
     }
 }
@@ -711,15 +716,12 @@ impl Dispatcher {
             },
         );
         let _ = this.set((core.id, short));
-        let argcount: usize = py_func
-            .bind(py)
-            .getattr("__code__")?
-            .getattr("co_argcount")?
-            .extract()?;
+        let params = call::Params::read(py_func.bind(py))?;
         let d = Dispatcher {
+            vectorcall: call::vectorcall,
             core,
             py_func,
-            argcount,
+            params,
             nogil,
         };
         for s in signatures.unwrap_or_default() {
@@ -736,72 +738,13 @@ impl Dispatcher {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        // Keywords and defaults are bound as Python binds them (`inspect.signature`), off
-        // the fast path: a call with every argument positional skips this.
-        let bound;
-        // A wrong argument count raises Python's TypeError from `bind`, as Numba's
-        // dispatcher raises TypeError.
-        let args = if kwargs.is_some_and(|k| !k.is_empty()) || args.len() != self.argcount {
-            let sig = py
-                .import("inspect")?
-                .call_method1("signature", (self.py_func.bind(py),))?;
-            let b = sig.call_method("bind", args, kwargs)?;
-            b.call_method0("apply_defaults")?;
-            bound = b.getattr("args")?.cast_into::<PyTuple>()?;
-            &bound
-        } else {
-            args
-        };
-        // Small argument lists stay on the stack: no allocation per call.
-        let mut tys: SmallVec<[TypeId; 8]> = SmallVec::new();
-        for a in args.iter() {
-            tys.push(typeof_arg(&a)?);
-        }
-        let c = self.compiled_for(py, &tys)?;
-        let mut slots = boxing::Slots::new();
-        for (i, a) in args.iter().enumerate() {
-            let shape = c
-                .arg_shapes
-                .get(i)
-                .and_then(Option::as_ref)
-                .ok_or_else(|| {
-                    UnsupportedError::new_err(format!(
-                        "{}: an argument of type {} cannot be passed from Python by numba-rs yet",
-                        self.core.name,
-                        c.arg_types.get(i).copied().unwrap_or(types::NONE)
-                    ))
-                })?;
-            boxing::encode(&a, shape, &mut slots)?;
-        }
-        let ret_shape = c.ret_shape.as_ref().ok_or_else(|| {
-            UnsupportedError::new_err(format!(
-                "{}: returning a value of type {} to Python is not supported by numba-rs yet",
-                self.core.name, c.return_type
-            ))
-        })?;
-        let mut ret: SmallVec<[u64; 4]> = SmallVec::from_elem(0, ret_shape.slots().max(1));
-        let mut exc: *const ExcInfo = std::ptr::null();
-        let entry = c.entry;
-        let (ret_ptr, exc_ptr, args_ptr) = (
-            ret.as_mut_ptr() as usize,
-            &mut exc as *mut *const ExcInfo as usize,
-            slots.as_ptr() as usize,
-        );
-        // SAFETY: entry was compiled for c.arg_types; slots holds their encoded values and
-        // ret has room for the result's slots. The pointers stay valid during the call.
-        let run = move || unsafe {
-            entry(
-                ret_ptr as *mut u64,
-                exc_ptr as *mut *const ExcInfo,
-                args_ptr as *const u64,
-            )
-        };
-        let status = if self.nogil { py.detach(run) } else { run() };
-        if status != STATUS_OK {
-            return Err(raise_native(py, exc));
-        }
-        let mut pos = 0;
-        boxing::decode(py, &ret, &mut pos, ret_shape)
+        call::call_tuple(self, py, args, kwargs)
+    }
+
+    /// Install the vectorcall entry on this object's class (idempotent; the Python
+    /// subclass calls it from `__init__`).
+    fn _enable_vectorcall(slf: &Bound<'_, Self>) {
+        call::enable_vectorcall(slf);
     }
 
     /// Compile-time metadata per specialisation, as Numba's `get_metadata`: a dict keyed
@@ -851,15 +794,16 @@ impl Dispatcher {
         self.py_func.clone_ref(py)
     }
 
-    /// The unoptimised LLVM IR of each specialisation, keyed by argument types, or of the
-    /// one `signature` (a tuple of argument types) names.
+    /// The final (optimised) LLVM IR of each specialisation, keyed by argument types, or
+    /// of the one `signature` (a tuple of argument types) names, as Numba's
+    /// `inspect_llvm` gives its library's final module.
     #[pyo3(signature = (signature=None))]
     fn inspect_llvm(
         &self,
         py: Python<'_>,
         signature: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        self.per_overload(py, signature, |o| Ok(o.llvm_ir.clone()))
+        self.per_overload(py, signature, |o| Ok(o.optimized_ir.clone()))
     }
 
     /// The host assembly of each specialisation (or of the one `signature` names),
@@ -928,7 +872,21 @@ impl Dispatcher {
                 )));
             }
         }
-        run_compiled(py, &self.core.name, &c, args, self.nogil)
+        let mut slots = boxing::Slots::new();
+        for (i, a) in args.iter().enumerate() {
+            let shape = c
+                .arg_shapes
+                .get(i)
+                .and_then(Option::as_ref)
+                .ok_or_else(|| {
+                    UnsupportedError::new_err(format!(
+                        "{}: an argument of type {} cannot be passed from Python by numba-rs yet",
+                        self.core.name, c.arg_types[i]
+                    ))
+                })?;
+            boxing::encode(&a, shape, &mut slots)?;
+        }
+        call::run_entry(py, &self.core.name, &c, &slots, self.nogil)
     }
 
     /// Whether a call with new argument types may compile (Numba's `_can_compile`).
@@ -961,62 +919,6 @@ impl Dispatcher {
     fn __repr__(&self) -> String {
         format!("CPUDispatcher(<function {}>)", self.core.name)
     }
-}
-
-/// Call a compiled specialisation with Python arguments already checked against its
-/// argument types: encode them by their shapes, run the entry wrapper, decode the result
-/// or raise the exception the native code stored.
-fn run_compiled(
-    py: Python<'_>,
-    name: &str,
-    c: &CompiledFunction,
-    args: &Bound<'_, PyTuple>,
-    nogil: bool,
-) -> PyResult<Py<PyAny>> {
-    let mut slots = boxing::Slots::new();
-    for (i, a) in args.iter().enumerate() {
-        let shape = c
-            .arg_shapes
-            .get(i)
-            .and_then(Option::as_ref)
-            .ok_or_else(|| {
-                UnsupportedError::new_err(format!(
-                    "{name}: an argument of type {} cannot be passed from Python by numba-rs yet",
-                    c.arg_types.get(i).copied().unwrap_or(types::NONE)
-                ))
-            })?;
-        boxing::encode(&a, shape, &mut slots)?;
-    }
-    let ret_shape = c.ret_shape.as_ref().ok_or_else(|| {
-        UnsupportedError::new_err(format!(
-            "{name}: returning a value of type {} to Python is not supported by numba-rs yet",
-            c.return_type
-        ))
-    })?;
-    let mut ret: SmallVec<[u64; 4]> = SmallVec::from_elem(0, ret_shape.slots().max(1));
-    let mut exc: *const ExcInfo = std::ptr::null();
-    let entry = c.entry;
-    let (ret_ptr, exc_ptr, args_ptr) = (
-        ret.as_mut_ptr() as usize,
-        &mut exc as *mut *const ExcInfo as usize,
-        slots.as_ptr() as usize,
-    );
-    // SAFETY: entry was compiled for c.arg_types and the caller checked the arguments
-    // against them; slots holds their encoded values and ret has room for the result's
-    // slots. The pointers stay valid during the call.
-    let run = move || unsafe {
-        entry(
-            ret_ptr as *mut u64,
-            exc_ptr as *mut *const ExcInfo,
-            args_ptr as *const u64,
-        )
-    };
-    let status = if nogil { py.detach(run) } else { run() };
-    if status != STATUS_OK {
-        return Err(raise_native(py, exc));
-    }
-    let mut pos = 0;
-    boxing::decode(py, &ret, &mut pos, ret_shape)
 }
 
 /// `(alloc, free, mi_alloc, mi_free)` of the NRT.

@@ -166,3 +166,32 @@ fn ties_and_misses_are_type_errors_with_numbas_messages() {
         "No matching definition for argument type(s) int64"
     );
 }
+
+#[test]
+fn recompile_swaps_all_specialisations_at_once() {
+    let (d, loads) = counted("add");
+    let old = d.resolve(&[INT64, INT64]).expect("compiles");
+    d.resolve(&[FLOAT64, FLOAT64]).expect("compiles");
+    assert_eq!(loads.load(Ordering::SeqCst), 2);
+    let worker = {
+        let d = d.clone();
+        std::thread::spawn(move || d.recompile())
+    };
+    // While recompiling (each load lingers), calls still find a specialisation: the old
+    // one until the new set is published, never a miss that would compile again.
+    while !worker.is_finished() {
+        assert!(d.lookup_ref(&[INT64, INT64]).is_some(), "never missing");
+    }
+    worker.join().expect("no panic").expect("recompiles");
+    let new = d.lookup(&[INT64, INT64]).expect("present");
+    assert!(
+        !Arc::ptr_eq(&old, &new),
+        "recompile built a new specialisation"
+    );
+    assert_eq!(
+        d.signatures(),
+        vec![vec![INT64, INT64], vec![FLOAT64, FLOAT64]]
+    );
+    // Two loads for the two signatures; none from the lookups made meanwhile.
+    assert_eq!(loads.load(Ordering::SeqCst), 4);
+}

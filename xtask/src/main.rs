@@ -182,17 +182,27 @@ fn ensure_venv(root: &Path) -> TaskResult {
     run_step(&mut cmd)
 }
 
-/// Installs maturin, numpy and pytest into the venv unless already present.
+/// Installs maturin, numpy, pytest and distributed (Dask's process cluster, for the
+/// test that ships jitted functions to worker processes) into the venv unless present.
 fn ensure_python_packages(root: &Path) -> TaskResult {
     let venv = Venv::new(root);
     let mut probe = venv.command(&venv.python);
-    probe.args(["-c", "import numpy, pytest"]);
+    probe.args(["-c", "import numpy, pytest, distributed"]);
     if venv.maturin.exists() && succeeds(&mut probe) {
-        println!("==> venv: maturin, numpy and pytest present, skipping install");
+        println!("==> venv: maturin, numpy, pytest and distributed present, skipping install");
         return Ok(());
     }
     let mut install = venv.command(&venv.python);
-    install.args(["-m", "pip", "install", "-q", "maturin", "numpy", "pytest"]);
+    install.args([
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "maturin",
+        "numpy",
+        "pytest",
+        "distributed",
+    ]);
     run_step(&mut install)
 }
 

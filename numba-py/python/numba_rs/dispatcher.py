@@ -42,6 +42,9 @@ class CPUDispatcher(_Dispatcher):
 
     def __init__(self, py_func, signatures=None, **options):
         functools.update_wrapper(self, py_func)
+        # Calls from Python go through the vectorcall protocol (CPython 3.11 does not let
+        # a Python subclass inherit it by itself).
+        self._enable_vectorcall()
         # The decorator's options, to rebuild after pickling.
         self._options = dict(options)
         # Identifies this dispatcher across pickling: unpickling it twice in one process

@@ -1,0 +1,229 @@
+//! NumPy arrays across the boundary without reading a Python attribute: an argument's
+//! fields come from its C struct (`PyArrayObject_fields`), a result is made with NumPy's
+//! C API (`PyArray_NewFromDescr`) over the native memory, with a base object that keeps
+//! that memory alive (a [`MemInfoView`](crate::boxing::MemInfoView) owning an NRT
+//! reference, or the argument array a view was taken from).
+
+use std::os::raw::{c_int, c_long};
+
+use numba_typeinfer::types::{Type, TypeId};
+use numpy::npyffi::{get_type_object, NpyTypes, PyArrayObject, PY_ARRAY_API};
+use pyo3::exceptions::PyTypeError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+/// `PyArrayObject_fields` (NumPy 1.x and 2.x agree on these leading fields).
+#[repr(C)]
+pub struct RawArray {
+    ob_base: ffi::PyObject,
+    pub data: *mut u8,
+    pub nd: i32,
+    pub dimensions: *mut isize,
+    pub strides: *mut isize,
+    pub base: *mut ffi::PyObject,
+    pub descr: *mut RawDescr,
+    pub flags: i32,
+}
+
+/// The leading fields of `PyArray_Descr`, the same in NumPy 1.x and 2.x (the element
+/// size is not among them: it moved in 2.0, so it is taken from the type).
+#[repr(C)]
+pub struct RawDescr {
+    ob_base: ffi::PyObject,
+    pub typeobj: *mut ffi::PyTypeObject,
+    pub kind: u8,
+    pub type_: u8,
+    pub byteorder: u8,
+    pub former_flags: u8,
+    pub type_num: i32,
+}
+
+pub const NPY_ARRAY_C_CONTIGUOUS: i32 = 0x1;
+pub const NPY_ARRAY_F_CONTIGUOUS: i32 = 0x2;
+pub const NPY_ARRAY_WRITEABLE: i32 = 0x400;
+
+impl RawArray {
+    pub fn shape(&self) -> &[isize] {
+        let n = self.nd.max(0) as usize;
+        if n == 0 {
+            return &[];
+        }
+        // SAFETY: a live array has `nd` dimensions.
+        unsafe { std::slice::from_raw_parts(self.dimensions, n) }
+    }
+
+    pub fn strides(&self) -> &[isize] {
+        let n = self.nd.max(0) as usize;
+        if n == 0 {
+            return &[];
+        }
+        // SAFETY: a live array has `nd` strides.
+        unsafe { std::slice::from_raw_parts(self.strides, n) }
+    }
+
+    pub fn type_num(&self) -> i32 {
+        // SAFETY: a live array's descr is a live PyArray_Descr.
+        unsafe { (*self.descr).type_num }
+    }
+}
+
+/// `v` as an array struct when it is an `ndarray` or a subclass of it.
+pub fn raw<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a RawArray> {
+    let py = v.py();
+    // SAFETY: NumPy's API table (imported on first use) holds its type objects; an object
+    // of an ndarray type is a PyArrayObject.
+    unsafe {
+        let t = get_type_object(py, NpyTypes::PyArray_Type);
+        (ffi::PyObject_TypeCheck(v.as_ptr(), t) != 0).then(|| &*(v.as_ptr() as *const RawArray))
+    }
+}
+
+/// The element type of an array type.
+fn dtype(t: TypeId) -> TypeId {
+    match t.get() {
+        Type::Array { dtype, .. } => dtype,
+        _ => t,
+    }
+}
+
+/// Bytes per element of an array type's dtype.
+pub fn itemsize(t: TypeId) -> u64 {
+    match dtype(t).get() {
+        Type::Integer { bits, .. } | Type::Float { bits } | Type::Complex { bits } => {
+            u64::from(bits / 8)
+        }
+        _ => 1,
+    }
+}
+
+/// NumPy's typenum for an array type's dtype (`NPY_LONG` for int64 where C's long has
+/// 64 bits, as `np.dtype('int64').num` is there).
+fn typenum(t: TypeId) -> PyResult<c_int> {
+    let long64 = std::mem::size_of::<c_long>() == 8;
+    Ok(match dtype(t).get() {
+        Type::Boolean => 0,
+        Type::Integer { bits: 8, signed } => 1 + c_int::from(!signed),
+        Type::Integer { bits: 16, signed } => 3 + c_int::from(!signed),
+        Type::Integer { bits: 32, signed } => 5 + c_int::from(!signed),
+        Type::Integer { bits: 64, signed } => (if long64 { 7 } else { 9 }) + c_int::from(!signed),
+        Type::Float { bits: 16 } => 23,
+        Type::Float { bits: 32 } => 11,
+        Type::Float { bits: 64 } => 12,
+        Type::Complex { bits: 64 } => 14,
+        Type::Complex { bits: 128 } => 15,
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "an array of {} cannot be returned to Python",
+                dtype(t)
+            )))
+        }
+    })
+}
+
+/// Append the array struct of argument `v` (typed `t`): no MemInfo (the caller keeps the
+/// array alive), the array itself as parent.
+pub fn encode(v: &Bound<'_, PyAny>, t: TypeId, out: &mut crate::boxing::Slots) -> PyResult<()> {
+    let a = raw(v).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "expected a NumPy array for {t}, got {}",
+            v.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })?;
+    let shape = a.shape();
+    out.push(0);
+    out.push(v.as_ptr() as u64);
+    out.push(shape.iter().product::<isize>() as u64);
+    out.push(itemsize(t));
+    out.push(a.data as u64);
+    out.extend(shape.iter().map(|&x| x as u64));
+    out.extend(a.strides().iter().map(|&x| x as u64));
+    Ok(())
+}
+
+/// A NumPy array of type `t` over the array struct `fields`
+/// (`numba_lower::model::array`), whose base is `base` (an owned reference, stolen; null
+/// for none).
+pub fn new_array(
+    py: Python<'_>,
+    t: TypeId,
+    fields: &[u64],
+    base: *mut ffi::PyObject,
+) -> PyResult<Py<PyAny>> {
+    // Frees `base` on every early return.
+    struct Owned(*mut ffi::PyObject);
+    impl Drop for Owned {
+        fn drop(&mut self) {
+            // SAFETY: an owned reference (or null).
+            unsafe { ffi::Py_XDECREF(self.0) }
+        }
+    }
+    let mut base = Owned(base);
+    let n = numba_lower::model::array::ndim(t) as usize;
+    let readonly = matches!(t.get(), Type::Array { readonly: true, .. });
+    let mut dims: smallvec::SmallVec<[isize; 4]> =
+        fields[5..5 + n].iter().map(|&x| x as isize).collect();
+    let mut strides: smallvec::SmallVec<[isize; 4]> = fields[5 + n..5 + 2 * n]
+        .iter()
+        .map(|&x| x as isize)
+        .collect();
+    let num = typenum(t)?;
+    // SAFETY: NumPy's C API with the GIL held; the descr reference is stolen by
+    // NewFromDescr, the base reference by SetBaseObject; data, dims and strides describe
+    // memory the base keeps alive.
+    unsafe {
+        let descr = PY_ARRAY_API.PyArray_DescrFromType(py, num);
+        if descr.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        let arr = PY_ARRAY_API.PyArray_NewFromDescr(
+            py,
+            get_type_object(py, NpyTypes::PyArray_Type),
+            descr,
+            n as c_int,
+            dims.as_mut_ptr(),
+            strides.as_mut_ptr(),
+            fields[4] as *mut std::ffi::c_void,
+            if readonly { 0 } else { NPY_ARRAY_WRITEABLE },
+            std::ptr::null_mut(),
+        );
+        if arr.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        let arr = Bound::from_owned_ptr(py, arr);
+        let b = std::mem::replace(&mut base.0, std::ptr::null_mut());
+        if !b.is_null()
+            && PY_ARRAY_API.PyArray_SetBaseObject(py, arr.as_ptr() as *mut PyArrayObject, b) < 0
+        {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(arr.unbind())
+    }
+}
+
+/// One typenum per dtype: `NPY_LONGLONG` is `NPY_LONG` where both have 64 bits.
+fn canonical(num: c_int) -> c_int {
+    if std::mem::size_of::<c_long>() == 8 && matches!(num, 9 | 10) {
+        num - 2
+    } else {
+        num
+    }
+}
+
+/// Whether the array struct `fields` (of type `t`) describes exactly the argument array
+/// `a`: same data, shape, strides and dtype.
+pub fn same_array(a: &RawArray, t: TypeId, fields: &[u64]) -> bool {
+    let n = numba_lower::model::array::ndim(t) as usize;
+    a.data as u64 == fields[4]
+        && typenum(t).is_ok_and(|num| canonical(num) == canonical(a.type_num()))
+        && a.shape()
+            .iter()
+            .map(|&x| x as u64)
+            .eq(fields[5..5 + n].iter().copied())
+        && a.strides()
+            .iter()
+            .map(|&x| x as u64)
+            .eq(fields[5 + n..5 + 2 * n].iter().copied())
+}
