@@ -82,6 +82,9 @@ pub struct Dispatcher {
     snapshots: Mutex<Vec<Box<Vec<Arc<CompiledFunction>>>>>,
     /// Serialises `recompile`.
     recompiling: Mutex<()>,
+    /// How the function prints in messages (`<function add at 0x...>`), when the host
+    /// knows; else `<function NAME>`.
+    display: std::sync::OnceLock<String>,
     /// Return types fixed by explicit signatures, by argument types.
     explicit_returns: Mutex<HashMap<Vec<TypeId>, TypeId>>,
     /// False once explicit signatures were given: calls then convert instead of compiling.
@@ -166,6 +169,7 @@ pub fn register_with(
         published: AtomicPtr::new(std::ptr::null_mut()),
         snapshots: Mutex::new(Vec::new()),
         recompiling: Mutex::new(()),
+        display: std::sync::OnceLock::new(),
         explicit_returns: Mutex::new(HashMap::new()),
         can_compile: AtomicBool::new(true),
         slots: Mutex::new(HashMap::new()),
@@ -210,6 +214,19 @@ impl Dispatcher {
             .unwrap_or_else(|e| e.into_inner())
             .push(copy);
         self.published.store(p, Ordering::Release);
+    }
+
+    /// Set how the function prints in error messages (Python's `repr` of it); once.
+    pub fn set_display(&self, text: String) {
+        let _ = self.display.set(text);
+    }
+
+    /// How the function prints in error messages.
+    pub fn display(&self) -> String {
+        self.display
+            .get()
+            .cloned()
+            .unwrap_or_else(|| format!("<function {}>", self.name))
     }
 
     /// The specialisation for exactly these argument types, if compiled, borrowed from
@@ -348,7 +365,7 @@ impl Dispatcher {
                     .collect();
                 Err(CompileError::new(
                     ErrorKind::Dispatch,
-                    selection::ambiguous_message(&self.name, args, &sigs),
+                    selection::ambiguous_message(&self.display(), args, &sigs),
                 ))
             }
         }

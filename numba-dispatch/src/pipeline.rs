@@ -97,7 +97,21 @@ impl CalleeResolver for Registry {
                 None => CallOutcome::InProgress,
             });
         }
-        let c = d.resolve(args).map_err(|e| e.to_string())?;
+        let c = d.resolve(args).map_err(|e| {
+            if e.kind == ErrorKind::Dispatch {
+                // Numba's wording for a jitted callee that accepts none of the argument
+                // types (compiling disabled by explicit signatures), then the reason.
+                let params: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+                format!(
+                    "Invalid use of type(CPUDispatcher({})) with parameters ({})\n{}",
+                    d.display(),
+                    params.join(", "),
+                    e.message
+                )
+            } else {
+                e.to_string()
+            }
+        })?;
         Ok(CallOutcome::Resolved(c.return_type))
     }
 
@@ -199,12 +213,12 @@ fn pass_error(e: PassError) -> CompileError {
 }
 
 /// What pruning may assume about each argument (an omitted one is its default).
-fn arg_none(args: &[TypeId], defaults: &[numba_bytecode::Constant]) -> Vec<ArgNone> {
+fn arg_none(args: &[TypeId], npos: usize, defaults: &[numba_bytecode::Constant]) -> Vec<ArgNone> {
     args.iter()
         .enumerate()
         .map(|(i, &t)| match t.get() {
             Type::NoneType => ArgNone::IsNone,
-            Type::Omitted(_) => match default_of(i, args.len(), defaults) {
+            Type::Omitted(_) => match default_of(i, npos, defaults) {
                 Some(numba_bytecode::Constant::None) => ArgNone::IsNone,
                 Some(_) => ArgNone::NotNone,
                 None => ArgNone::Unknown,
@@ -215,7 +229,8 @@ fn arg_none(args: &[TypeId], defaults: &[numba_bytecode::Constant]) -> Vec<ArgNo
         .collect()
 }
 
-/// The default of parameter `i` of `n` when `defaults` are the trailing ones'.
+/// The default of parameter `i` of the `n` positional ones when `defaults` are the
+/// trailing ones'.
 fn default_of(
     i: usize,
     n: usize,
@@ -231,6 +246,7 @@ fn default_of(
 fn substitute_omitted(
     ir: &mut FunctionIR,
     args: &[TypeId],
+    npos: usize,
     defaults: &[numba_bytecode::Constant],
 ) -> Result<bool, String> {
     use numba_ir::{Expr, Stmt};
@@ -240,7 +256,7 @@ fn substitute_omitted(
             if let Expr::Arg { index, name } = ir.expr(value) {
                 let i = *index as usize;
                 if let Some(Type::Omitted(_)) = args.get(i).map(|t| t.get()) {
-                    let c = default_of(i, args.len(), defaults).ok_or_else(|| {
+                    let c = default_of(i, npos, defaults).ok_or_else(|| {
                         format!("argument {name} is omitted but has no default value")
                     })?;
                     found.push((value, c.clone()));
@@ -264,6 +280,8 @@ pub fn compile_function(
     target: &Target,
 ) -> Result<CompiledFunction, CompileError> {
     let qualname = code.qualname.clone();
+    // Defaults belong to the positional parameters (a `*args` tuple follows them).
+    let npos = code.argcount as usize;
     let filename = code.filename.clone();
     let firstline = code.firstlineno;
     let here = |e: CompileError| {
@@ -296,7 +314,7 @@ pub fn compile_function(
         })?;
     times.push(("translate_bytecode".into(), start.elapsed()));
     maybe_print(&ir, "translate_bytecode", &wanted);
-    let none_args = arg_none(args, &options.defaults);
+    let none_args = arg_none(args, npos, &options.defaults);
     let rewrites = &target.rewrites;
     let trace = env_flag("NUMBA_DUMP_IR");
     let semantic_args = args.to_vec();
@@ -329,7 +347,7 @@ pub fn compile_function(
             name: "omitted_arguments",
             cfg: false,
             run: move |ir: &mut FunctionIR| {
-                substitute_omitted(ir, &omitted_args, &options.defaults)
+                substitute_omitted(ir, &omitted_args, npos, &options.defaults)
             },
         }),
         Box::new(Pass {

@@ -153,11 +153,10 @@ pub fn tuple_text(types: &[TypeId]) -> String {
 
 /// Numba's message for a tie: `Ambiguous overloading for <function> (<args>):` followed by
 /// one line per tied signature (`(int32, int32) -> int32`).
+///
+/// `function` is how the function prints (Python's `repr`, `<function add at 0x...>`).
 pub fn ambiguous_message(function: &str, args: &[TypeId], tied: &[(&[TypeId], TypeId)]) -> String {
-    let mut msg = format!(
-        "Ambiguous overloading for <function {function}> {}:",
-        tuple_text(args)
-    );
+    let mut msg = format!("Ambiguous overloading for {function} {}:", tuple_text(args));
     for (params, ret) in tied {
         msg.push('\n');
         msg.push_str(&format!("{} -> {ret}", tuple_text(params)));
@@ -281,7 +280,7 @@ mod tests {
             Selection::Ambiguous(vec![0, 1])
         );
         let msg = ambiguous_message(
-            "f",
+            "<function f>",
             &[numba_typeinfer::types::INT16, numba_typeinfer::types::INT16],
             &[
                 (

@@ -60,7 +60,10 @@ pub(crate) struct Params {
     names: Vec<Py<PyString>>,
     /// Defaults of the trailing parameters.
     defaults: Vec<DefaultArg>,
-    /// `*args`, `**kwargs` or keyword-only parameters: bound through `inspect`.
+    /// A `*args` parameter after the positional ones: extra positional arguments are
+    /// passed as one tuple, as Numba's dispatcher packs them.
+    star: bool,
+    /// `**kwargs` or keyword-only parameters: bound through `inspect`.
     general: bool,
 }
 
@@ -106,8 +109,15 @@ impl Params {
         Ok(Params {
             names,
             defaults,
-            general: kwonly > 0 || flags & (CO_VARARGS | CO_VARKEYWORDS) != 0,
+            star: flags & CO_VARARGS != 0,
+            general: kwonly > 0 || flags & CO_VARKEYWORDS != 0,
         })
+    }
+
+    /// How many argument types a signature for this function has (the star tuple
+    /// counts as one).
+    pub(crate) fn count(&self) -> usize {
+        self.names.len() + usize::from(self.star)
     }
 
     fn default(&self, i: usize) -> Option<&DefaultArg> {
@@ -125,33 +135,41 @@ impl Params {
 
     /// Positional and keyword arguments in parameter order into `out`, with Numba's
     /// TypeErrors (`find_named_args`). A parameter left to a constant default is a null
-    /// pointer (an omitted argument).
-    fn bind(
+    /// pointer (an omitted argument). With a `*args` parameter the extra positional
+    /// arguments become one tuple, held in `star` for the call.
+    fn bind<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         args: &[*mut ffi::PyObject],
         nargs: usize,
-        kwnames: Option<&Bound<'_, PyTuple>>,
+        kwnames: Option<&Bound<'py, PyTuple>>,
         out: &mut SmallVec<[*mut ffi::PyObject; MAX_FAST]>,
+        star: &mut Option<Bound<'py, PyTuple>>,
     ) -> PyResult<()> {
         let n = self.names.len();
+        let func_args = self.count();
         let nkw = kwnames.map_or(0, |k| k.len());
         let total = nargs + nkw;
         let minargs = n - self.defaults.len().min(n);
-        if total > n {
+        if !self.star && total > n {
             return Err(PyTypeError::new_err(format!(
                 "too many arguments: expected {n}, got {total}"
             )));
         }
         if total < minargs {
-            let at_least = if minargs == n { "" } else { "at least " };
+            let at_least = if minargs == func_args {
+                ""
+            } else {
+                "at least "
+            };
             return Err(PyTypeError::new_err(format!(
                 "not enough arguments: expected {at_least}{minargs}, got {total}"
             )));
         }
-        out.extend_from_slice(&args[..nargs]);
+        let given = nargs.min(n);
+        out.extend_from_slice(&args[..given]);
         let mut used = 0;
-        for i in nargs..n {
+        for i in given..n {
             let name = self.names[i].bind(py);
             let found = kwnames.and_then(|k| {
                 k.iter_borrowed()
@@ -171,6 +189,15 @@ impl Params {
         }
         if used != nkw {
             return Err(PyTypeError::new_err("some keyword arguments unexpected"));
+        }
+        if self.star {
+            // SAFETY: borrowed arguments the caller holds.
+            let extra = args[given..nargs]
+                .iter()
+                .map(|&p| unsafe { Borrowed::from_ptr(py, p) });
+            let t = PyTuple::new(py, extra)?;
+            out.push(t.as_ptr());
+            *star = Some(t);
         }
         Ok(())
     }
@@ -288,11 +315,14 @@ impl Dispatcher {
         if self.params.general {
             return self.call_general(py, args, nargs, kwnames);
         }
-        if kwnames.is_none() && nargs == self.params.names.len() {
+        if kwnames.is_none() && nargs == self.params.names.len() && !self.params.star {
             return self.call_bound(py, args);
         }
         let mut bound = SmallVec::new();
-        self.params.bind(py, args, nargs, kwnames, &mut bound)?;
+        let mut star = None;
+        self.params
+            .bind(py, args, nargs, kwnames, &mut bound, &mut star)?;
+        // `star` holds the packed tuple for the call.
         self.call_bound(py, &bound)
     }
 
@@ -377,8 +407,9 @@ impl Dispatcher {
         })
     }
 
-    /// Functions with `*args`, `**kwargs` or keyword-only parameters: bound by
-    /// `inspect.signature` (off the fast path), then called positionally.
+    /// Functions with `**kwargs` or keyword-only parameters: bound by
+    /// `inspect.signature` (off the fast path), then called with one value per
+    /// parameter.
     fn call_general(
         &self,
         py: Python<'_>,
@@ -400,7 +431,10 @@ impl Dispatcher {
             .call_method1("signature", (self.py_func.bind(py),))?;
         let b = sig.call_method("bind", pos, Some(&kw))?;
         b.call_method0("apply_defaults")?;
-        let bound = b.getattr("args")?.cast_into::<PyTuple>()?;
+        // One value per parameter in order: `*args` as one tuple (Numba's star-argument
+        // tuple), keyword-only parameters after it.
+        let values = b.getattr("arguments")?.call_method0("values")?;
+        let bound = PyTuple::new(py, values.try_iter()?.collect::<PyResult<Vec<_>>>()?)?;
         let ptrs: SmallVec<[*mut ffi::PyObject; MAX_FAST]> =
             bound.iter_borrowed().map(|a| a.as_ptr()).collect();
         // `bound` holds the arguments for the call.

@@ -419,7 +419,7 @@ fn to_py_err(e: CompileError) -> PyErr {
 }
 
 /// A numba-rs type, printing as Numba prints it.
-#[pyclass(module = "numba_rs.types", frozen, eq, hash)]
+#[pyclass(module = "numba_rs.types", frozen)]
 #[derive(PartialEq, Eq, Hash, Clone)]
 struct Type {
     code: u32,
@@ -427,6 +427,44 @@ struct Type {
 
 #[pymethods]
 impl Type {
+    /// Equal to the same numba-rs type, and to a Numba type object that prints the same
+    /// (`numba.core.types.int64`): code written against Numba compares signatures with
+    /// Numba's types.
+    fn __richcmp__(
+        &self,
+        other: &Bound<'_, PyAny>,
+        op: pyo3::basic::CompareOp,
+    ) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        let same = if let Ok(t) = other.cast::<Type>() {
+            Some(t.get().code == self.code)
+        } else {
+            let module: String = other
+                .get_type()
+                .getattr("__module__")
+                .and_then(|m| m.extract())
+                .unwrap_or_default();
+            if module.starts_with("numba.core.types") {
+                Some(other.str()?.to_string() == TypeId(self.code).to_string())
+            } else {
+                None
+            }
+        };
+        Ok(match (same, op) {
+            (Some(s), pyo3::basic::CompareOp::Eq) => {
+                s.into_pyobject(py)?.to_owned().into_any().unbind()
+            }
+            (Some(s), pyo3::basic::CompareOp::Ne) => {
+                (!s).into_pyobject(py)?.to_owned().into_any().unbind()
+            }
+            _ => py.NotImplemented(),
+        })
+    }
+
+    fn __hash__(&self) -> u64 {
+        u64::from(self.code)
+    }
+
     fn __repr__(&self) -> String {
         TypeId(self.code).to_string()
     }
@@ -626,6 +664,17 @@ fn signature_key(py: Python<'_>, tys: &[TypeId]) -> PyResult<Py<PyTuple>> {
 }
 
 impl Dispatcher {
+    /// Numba's TypeError for an explicit signature with the wrong number of arguments.
+    fn check_signature_length(&self, given: usize) -> PyResult<()> {
+        let takes = self.params.count();
+        if given == takes {
+            return Ok(());
+        }
+        Err(PyTypeError::new_err(format!(
+            "Signature mismatch: {given} argument types given, but function takes {takes} arguments"
+        )))
+    }
+
     /// The specialisation compiled for exactly the argument types of `signature` (a tuple
     /// of types), or KeyError.
     fn overload(&self, signature: &Bound<'_, PyAny>) -> PyResult<Arc<CompiledFunction>> {
@@ -716,6 +765,7 @@ impl Dispatcher {
             },
         );
         let _ = this.set((core.id, short));
+        core.set_display(py_func.bind(py).repr()?.to_string());
         let params = call::Params::read(py_func.bind(py))?;
         let d = Dispatcher {
             vectorcall: call::vectorcall,
@@ -726,6 +776,7 @@ impl Dispatcher {
         };
         for s in signatures.unwrap_or_default() {
             let (ret, args) = numba_typeinfer::parse_signature(&s).map_err(TypingError::new_err)?;
+            d.check_signature_length(args.len())?;
             d.core.compile_explicit(ret, &args).map_err(to_py_err)?;
         }
         Ok(d)
@@ -912,6 +963,7 @@ impl Dispatcher {
     /// later calls may compile unchanged; returns its argument types.
     fn _compile_text(&self, py: Python<'_>, text: &str) -> PyResult<Py<PyTuple>> {
         let (ret, args) = numba_typeinfer::parse_signature(text).map_err(TypingError::new_err)?;
+        self.check_signature_length(args.len())?;
         let c = self.core.compile_signature(ret, &args).map_err(to_py_err)?;
         signature_key(py, &c.arg_types)
     }

@@ -559,17 +559,18 @@ impl fmt::Display for Type {
 /// Parse a scalar type name (`int64`, `float64`, `bool`, `boolean`, `intp`, ...).
 pub fn from_name(name: &str) -> Option<TypeId> {
     Some(match name {
-        "bool" | "boolean" | "b1" => BOOLEAN,
-        "int8" | "i1" => INT8,
-        "int16" | "i2" => INT16,
-        "int32" | "i4" => INT32,
-        "int64" | "i8" | "intp" | "int_" => INT64,
-        "uint8" | "u1" => UINT8,
-        "uint16" | "u2" => UINT16,
-        "uint32" | "u4" => UINT32,
-        "uint64" | "u8" | "uintp" => UINT64,
+        // Numba's C names too (`numba.types.intc`, `size_t`, ... on an LP64 host).
+        "bool" | "boolean" | "b1" | "bool_" => BOOLEAN,
+        "int8" | "i1" | "char" => INT8,
+        "int16" | "i2" | "short" => INT16,
+        "int32" | "i4" | "intc" => INT32,
+        "int64" | "i8" | "intp" | "int_" | "long_" | "longlong" | "ssize_t" => INT64,
+        "uint8" | "u1" | "byte" | "uchar" => UINT8,
+        "uint16" | "u2" | "ushort" => UINT16,
+        "uint32" | "u4" | "uintc" => UINT32,
+        "uint64" | "u8" | "uintp" | "uint" | "ulong" | "ulonglong" | "size_t" => UINT64,
         "float16" | "f2" => FLOAT16,
-        "float32" | "f4" => FLOAT32,
+        "float32" | "f4" | "float_" => FLOAT32,
         "float64" | "f8" | "double" => FLOAT64,
         "complex64" | "c8" => COMPLEX64,
         "complex128" | "c16" => COMPLEX128,

@@ -290,3 +290,139 @@ def test_recompile_while_calling_from_threads():
         t.join()
     assert errors == []
     assert len(g.signatures) == 1
+
+
+# --- Numba's dispatcher behaviours around compiling ------------------------------------
+
+
+def test_compile_when_disabled_is_a_runtime_error():
+    from numba_rs import jit
+
+    @jit(["(float32,)", "(int32,)"])
+    def foo(a):
+        return a
+
+    with pytest.raises(RuntimeError, match="^compilation disabled$"):
+        foo.compile("(complex64,)")
+    assert len(foo.signatures) == 2
+
+
+def test_signature_length_must_match_the_function():
+    def add(x, y):
+        return x + y
+
+    for sig, n in (("()", 0), ("(intc,)", 1), ("(intc,intc,intc)", 3)):
+        with pytest.raises(TypeError) as e:
+            njit(sig)(add)
+        assert f"Signature mismatch: {n} argument types given, but function takes 2 arguments" in str(e.value)
+    # Numba's C type names
+    f = njit("(intc, uintc)")(add)
+    assert [str(t) for t in f.signatures[0]] == ["int32", "uint32"]
+    assert f(2, 3) == 5
+
+
+def test_decorating_what_is_not_a_function():
+    @njit
+    def foo(x):
+        return x
+
+    with pytest.raises(TypeError) as e:
+        njit(foo)
+    assert "A jit decorator was called on an already jitted function" in str(e.value)
+    assert ".py_func" in str(e.value)
+
+    class Thing:
+        pass
+
+    with pytest.raises(TypeError, match="The decorated object is not a function"):
+        njit(Thing)
+
+
+def test_entry_point_is_placed_like_the_function():
+    @njit
+    def foo(x):
+        return x * 3
+
+    foo(2)
+    (cr,) = foo.overloads.values()
+    assert cr.entry_point.__module__ == foo.py_func.__module__
+    assert cr.entry_point(4) == 12
+
+
+def test_ambiguous_message_names_the_function_as_python_prints_it():
+    def add(x, y):
+        return x + y
+
+    f = njit(["(float32, float64)", "(float64, float32)"])(add)
+    with pytest.raises(TypeError) as e:
+        f(1.0, 2.0)
+    assert str(e.value).startswith(f"Ambiguous overloading for {add!r} (float64, float64):\n")
+
+
+def test_jitted_callee_without_a_matching_signature_inside_jitted_code():
+    @njit(["(intp,)"])
+    def foo(a):
+        return a
+
+    @njit
+    def bar():
+        foo(1)
+        foo(np.ones(1))
+
+    with pytest.raises(Exception) as e:
+        bar()
+    assert type(e.value).__name__ == "TypingError"
+    assert "Invalid use of type(CPUDispatcher(" in str(e.value)
+    assert "with parameters (array(float64, 1d, C))" in str(e.value)
+
+
+def star_defaults(x, y=2, *z):
+    return x, y, z
+
+
+def test_star_arguments_are_packed_as_numba_packs_them():
+    f = njit(star_defaults)
+    for args, kwargs in [((4,), {}), ((4, 5), {}), ((4, 5, 6), {}), ((4, 5, 6, 7.5), {}),
+                         ((), {"x": 4}), ((), {"x": 4, "y": 5}), ((4,), {"y": 5})]:
+        assert f(*args, **kwargs) == star_defaults(*args, **kwargs)
+    for args, kwargs in [((4, 5), {"y": 6}), ((4, 5), {"z": 6}), ((4,), {"x": 6})]:
+        with pytest.raises(TypeError, match="some keyword arguments unexpected"):
+            f(*args, **kwargs)
+
+
+def test_annotation_info_per_signature_and_together():
+    @njit
+    def foo(a):
+        return a + 1
+
+    foo(1)
+    foo(1.3)
+    together = foo.get_annotation_info()
+    assert len(together) == 2
+    merged = {}
+    for sig in foo.signatures:
+        merged.update(foo.get_annotation_info(sig))
+    assert merged == together
+    for (where, sig), data in together.items():
+        assert where.startswith(__file__)
+        lines = dict(data["python_lines"])
+        assert any("return a + 1" in text for text in lines.values())
+        assert any(":: " + str(sig[0]) in ir for irs in data["ir_lines"].values() for ir in irs)
+    (cr, _) = foo.overloads.values()
+    assert str(cr.type_annotation).startswith("# File: ")
+
+
+def test_types_compare_equal_to_numbas_types():
+    numba_types = pytest.importorskip("numba.core.types")
+    import numba_rs
+
+    assert numba_rs.int64 == numba_types.int64
+    assert numba_rs.float32 != numba_types.float64
+    assert numba_rs.int64 != "int64"
+
+    @njit
+    def ident(x):
+        return x
+
+    ident(np.int32(3))
+    assert ident.signatures == [(numba_types.int32,)]

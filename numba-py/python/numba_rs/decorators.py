@@ -7,6 +7,10 @@ and the function is compiled without them. Nothing is silently ignored.
 
 import warnings
 
+import inspect
+
+from ._numba_rs import Dispatcher as _BaseDispatcher
+from ._numba_rs import Type as _Type
 from .dispatcher import CPUDispatcher as Dispatcher
 from .errors import NumbaWarning
 
@@ -107,17 +111,30 @@ def njit(*args, **options):
         "nogil": bool(options.get("nogil", False)),
         "boundscheck": options.get("boundscheck"),
     }
-    # A type object is callable too (it builds signatures): only functions compile.
+    # A type object is callable too (it builds signatures), so it is a signature here.
+    if len(args) == 1 and isinstance(args[0], _Type):
+        return njit(str(args[0]), **options)
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], (str, list, tuple)):
-        if not hasattr(args[0], "__code__"):
-            return njit(str(args[0]), **options)
-        return Dispatcher(args[0], None, **kw)
+        return Dispatcher(_decorated(args[0]), None, **kw)
     sigs = _signatures(args[0]) if args else None
 
     def wrapper(func):
-        return Dispatcher(func, sigs, **kw)
+        return Dispatcher(_decorated(func), sigs, **kw)
 
     return wrapper
+
+
+def _decorated(func):
+    """The function a decorator compiles, or Numba's TypeError for anything else."""
+    if isinstance(func, _BaseDispatcher):
+        raise TypeError(
+            "A jit decorator was called on an already jitted function "
+            f"{func}.  If trying to access the original python "
+            f"function, use the {func}.py_func attribute."
+        )
+    if not inspect.isfunction(func):
+        raise TypeError(f"The decorated object is not a function (got type {type(func)}).")
+    return func
 
 
 def jit(*args, **options):

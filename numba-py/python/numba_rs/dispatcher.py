@@ -30,11 +30,67 @@ class CompileResult:
         self.argtypes = tuple(argtypes)
         self.return_type = dispatcher._return_type(self.argtypes)
         self.signature = Signature(self.return_type, self.argtypes)
-        self.entry_point = functools.partial(dispatcher._run_overload, self.argtypes)
         self.py_func = dispatcher.py_func
+        run, argtypes = dispatcher._run_overload, self.argtypes
+
+        def entry_point(*args):
+            return run(argtypes, *args)
+
+        # Named and placed like the Python function (Numba's entry points are).
+        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+            setattr(entry_point, attr, getattr(self.py_func, attr, None))
+        self.entry_point = entry_point
+        self._dispatcher = dispatcher
+
+    @property
+    def type_annotation(self):
+        """The annotated typed IR (:class:`TypeAnnotation`)."""
+        return TypeAnnotation(self._dispatcher, self.argtypes)
 
     def __repr__(self):
         return f"CompileResult({self.py_func.__qualname__}, {self.signature})"
+
+
+class TypeAnnotation:
+    """The typed IR of one specialisation annotated by source line (Numba's
+    ``TypeAnnotation``): ``str()`` is the text ``inspect_types`` prints for it,
+    ``annotate_raw()`` the same per source line."""
+
+    def __init__(self, dispatcher, argtypes):
+        self._text = dispatcher._type_annotation(argtypes)
+        self.signature = argtypes
+        code = dispatcher.py_func.__code__
+        self.filename = code.co_filename
+        self.firstlineno = code.co_firstlineno
+        self.funcname = dispatcher.py_func.__qualname__
+
+    def __str__(self):
+        return self._text
+
+    def annotate_raw(self):
+        """``{(file:line, signature): {...}}`` as Numba's: the function's source lines
+        with, per line, the typed IR lines printed under it."""
+        # The text is Numba's layout: `# --- LINE n --- ` heads a line's block, its IR
+        # lines are comments under it, then the source line itself.
+        python_lines, ir_lines, current = [], {}, None
+        for line in self._text.splitlines():
+            text = line.strip()
+            if text.startswith("# --- LINE "):
+                current = int(text.split()[3])
+                ir_lines[current] = []
+            elif current is None or not text or text.startswith("# File:"):
+                continue
+            elif text.startswith("#"):
+                ir_lines[current].append(text[1:].strip())
+            else:
+                python_lines.append((current, line))
+        data = {
+            "filename": self.filename,
+            "funcname": self.funcname,
+            "python_lines": python_lines,
+            "ir_lines": ir_lines,
+        }
+        return {(f"{self.filename}:{self.firstlineno + 1}", self.signature): data}
 
 
 class CPUDispatcher(_Dispatcher):
@@ -83,8 +139,19 @@ class CPUDispatcher(_Dispatcher):
         argument types); later calls may still compile others. Returns the entry point."""
         from .decorators import _signature_text
 
+        if not self._can_compile:
+            raise RuntimeError("compilation disabled")
         argtypes = self._compile_text(_signature_text(sig))
         return self.overloads[argtypes].entry_point
+
+    def get_annotation_info(self, signature=None):
+        """Per source line, the typed IR of every specialisation (or of the one
+        ``signature`` names), as Numba's ``get_annotation_info``."""
+        sigs = [tuple(signature)] if signature is not None else self.signatures
+        info = {}
+        for sig in sigs:
+            info.update(TypeAnnotation(self, sig).annotate_raw())
+        return info
 
     def inspect_types(self, file=None, signature=None, pretty=False, style="default", **kwargs):
         """Print the typed IR annotated by source line for each specialisation (or the one
@@ -96,7 +163,7 @@ class CPUDispatcher(_Dispatcher):
             file = sys.stdout
         sigs = [tuple(signature)] if signature is not None else self.signatures
         for sig in sigs:
-            text = self._type_annotation(sig)
+            text = str(TypeAnnotation(self, sig))
             print(f"{self.py_func.__name__} {_sig_str(sig)}", file=file)
             print("-" * 80, file=file)
             print(text, file=file)
