@@ -171,9 +171,12 @@ impl Params {
         let mut used = 0;
         for i in given..n {
             let name = self.names[i].bind(py);
+            // Keyword names are usually the interned strings of the code object: compare
+            // pointers first and strings only when none is the same object.
             let found = kwnames.and_then(|k| {
                 k.iter_borrowed()
-                    .position(|kn| kn.as_ptr() == name.as_ptr() || kn.eq(name).unwrap_or(false))
+                    .position(|kn| kn.as_ptr() == name.as_ptr())
+                    .or_else(|| k.iter_borrowed().position(|kn| kn.eq(name).unwrap_or(false)))
             });
             if let Some(j) = found {
                 out.push(args[nargs + j]);
