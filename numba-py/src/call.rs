@@ -176,7 +176,10 @@ impl Params {
             let found = kwnames.and_then(|k| {
                 k.iter_borrowed()
                     .position(|kn| kn.as_ptr() == name.as_ptr())
-                    .or_else(|| k.iter_borrowed().position(|kn| kn.eq(name).unwrap_or(false)))
+                    .or_else(|| {
+                        k.iter_borrowed()
+                            .position(|kn| kn.eq(name).unwrap_or(false))
+                    })
             });
             if let Some(j) = found {
                 out.push(args[nargs + j]);

@@ -20,8 +20,8 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{LazyLock, Mutex, RwLock};
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use std::sync::Mutex;
 
 use numba_typeinfer::types::{self, Layout, TypeId};
 use pyo3::ffi;
@@ -63,9 +63,31 @@ impl Hasher for FingerprintHasher {
 
 type FingerprintMap = HashMap<Fingerprint, TypeId, BuildHasherDefault<FingerprintHasher>>;
 
-/// Fingerprint → typecode, filled by the slow typeof once per fingerprint.
-static FINGERPRINTS: LazyLock<RwLock<FingerprintMap>> =
-    LazyLock::new(|| RwLock::new(FingerprintMap::default()));
+/// Fingerprint → typecode, filled by the slow typeof once per fingerprint. Calls read the
+/// published map without a lock; a miss copies it with the new entry under `WRITER` and
+/// publishes the copy. Readers and the writer all hold the GIL (they hold a `Bound`) and
+/// a reader drops its reference before it could release the GIL, so the map replaced
+/// can be freed at once: only the current map is kept (in `WRITER`).
+static FINGERPRINTS: AtomicPtr<FingerprintMap> = AtomicPtr::new(std::ptr::null_mut());
+static WRITER: Mutex<Option<Box<FingerprintMap>>> = Mutex::new(None);
+
+/// The published fingerprint map, borrowed while `_py` holds the GIL.
+fn fingerprints<'py>(_py: Python<'py>) -> Option<&'py FingerprintMap> {
+    let p = FINGERPRINTS.load(Ordering::Acquire);
+    // SAFETY: the map is owned by WRITER and is replaced (and freed) only by a thread
+    // holding the GIL, which this caller holds for as long as the reference lives.
+    (!p.is_null()).then(|| unsafe { &*p })
+}
+
+/// Publish a map with `fp -> t` added (with the GIL held, as `py` shows).
+fn insert_fingerprint(py: Python<'_>, fp: Fingerprint, t: TypeId) {
+    let mut current = WRITER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut next = Box::new(fingerprints(py).cloned().unwrap_or_default());
+    next.insert(fp, t);
+    let p = &*next as *const FingerprintMap as *mut FingerprintMap;
+    FINGERPRINTS.store(p, Ordering::Release);
+    *current = Some(next);
+}
 
 /// Classes whose address is part of a cached fingerprint, kept alive (Numba leaks the
 /// type objects of its fingerprint table for the same reason).
@@ -425,11 +447,7 @@ pub fn typeof_arg(
     if !fingerprint(v, &mut fp) {
         return slow(v);
     }
-    if let Some(&t) = FINGERPRINTS
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&fp[..])
-    {
+    if let Some(&t) = fingerprints(v.py()).and_then(|m| m.get(&fp[..])) {
         return Ok(t);
     }
     let t = slow(v)?;
@@ -439,10 +457,7 @@ pub fn typeof_arg(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .extend(pinned);
-    FINGERPRINTS
-        .write()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(fp, t);
+    insert_fingerprint(v.py(), fp, t);
     Ok(t)
 }
 
