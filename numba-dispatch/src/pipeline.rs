@@ -431,7 +431,7 @@ pub fn compile_function(
     run_passes(&mut ir, typed, &mut times, &wanted).map_err(|e| here(pass_error(e)))?;
     let start = Instant::now();
     rewrites
-        .apply(Phase::AfterInference, &mut ir, Some(&typing), trace)
+        .apply(Phase::AfterInference, &mut ir, Some(&mut typing), trace)
         .map_err(|e| here(CompileError::new(ErrorKind::Internal, e.to_string())))?;
     times.push(("nopython_rewrites".into(), start.elapsed()));
     maybe_print(&ir, "nopython_rewrites", &wanted);

@@ -5,11 +5,63 @@
 //! fixpoint, with an iteration cap that fails naming the rewrite. Users register their own
 //! rewrites; numba-rs's own (constant raises, array expressions) register here as they land.
 //!
-//! A rewrite sees the function IR and, in the after-inference phase, the typing side tables.
+//! A rewrite sees the function IR and, in the after-inference phase, the typing side
+//! tables. Its `apply` gets a [`RewriteCx`], through which it adds variables (with their
+//! types once typed), expressions (with their call signatures) and new block labels, so a
+//! typed rewrite can introduce temporaries that lowering sees fully typed.
 
-use numba_ir::{Block, FunctionIR, Label};
-use numba_typeinfer::TypingResult;
+use numba_ir::{Block, Expr, ExprId, FunctionIR, Label, Loc, VarId};
+use numba_typeinfer::{Signature, TypeId, TypingResult};
 use thiserror::Error;
+
+/// What a rewrite's `apply` may change: the function IR's arenas and, in the typed phase,
+/// the typing side tables kept in step with them.
+pub struct RewriteCx<'a> {
+    pub ir: &'a mut FunctionIR,
+    /// The typemap and calltypes (after inference only).
+    pub typing: Option<&'a mut TypingResult>,
+}
+
+impl RewriteCx<'_> {
+    /// A new variable named after `prefix` (made unique), typed `ty` in the typed phase.
+    pub fn new_var(&mut self, prefix: &str, loc: Loc, ty: Option<TypeId>) -> VarId {
+        let mut name = prefix.to_string();
+        let mut n = 0;
+        while self.ir.var_by_name(&name).is_some() {
+            n += 1;
+            name = format!("{prefix}.{n}");
+        }
+        let v = self.ir.add_var(name, loc);
+        if let (Some(t), Some(ty)) = (self.typing.as_deref_mut(), ty) {
+            let i = v.0 as usize;
+            if t.typemap.len() <= i {
+                t.typemap.resize(i + 1, numba_typeinfer::types::NONE);
+            }
+            t.typemap[i] = ty;
+        }
+        v
+    }
+
+    /// A new expression; `sig` is its resolved signature (for calls and operators) in the
+    /// typed phase.
+    pub fn new_expr(&mut self, e: Expr, sig: Option<Signature>) -> ExprId {
+        let id = self.ir.add_expr(e);
+        if let (Some(t), Some(sig)) = (self.typing.as_deref_mut(), sig) {
+            t.calltypes.insert(id, sig);
+        }
+        id
+    }
+
+    /// A label no block has, for a block the rewrite adds.
+    pub fn new_label(&self) -> Label {
+        self.ir.blocks.keys().next_back().map_or(0, |l| l + 1)
+    }
+
+    /// The type of `v` in the typed phase.
+    pub fn type_of(&self, v: VarId) -> Option<TypeId> {
+        self.typing.as_deref().map(|t| t.type_of(v))
+    }
+}
 
 /// When a rewrite runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,9 +79,10 @@ pub trait Rewrite {
     /// Whether this rewrite applies to `label`'s block; should be quick. A rewrite may
     /// remember what it found for `apply`.
     fn matches(&mut self, ir: &FunctionIR, label: Label, typing: Option<&TypingResult>) -> bool;
-    /// The replacement block for the block last matched. May add variables and expressions
-    /// to `ir`'s arenas.
-    fn apply(&mut self, ir: &mut FunctionIR) -> Block;
+    /// The replacement block for the block last matched. New variables, expressions and
+    /// blocks go through `cx` (typed when the phase is); added blocks may be inserted
+    /// into `cx.ir.blocks` directly under labels from [`RewriteCx::new_label`].
+    fn apply(&mut self, cx: &mut RewriteCx<'_>) -> Block;
 }
 
 /// A rewrite failed to reach a fixpoint.
@@ -83,7 +136,7 @@ impl RewriteRegistry {
         &self,
         phase: Phase,
         ir: &mut FunctionIR,
-        typing: Option<&TypingResult>,
+        mut typing: Option<&mut TypingResult>,
         trace: bool,
     ) -> Result<usize, RewriteError> {
         let factories = match phase {
@@ -96,7 +149,7 @@ impl RewriteRegistry {
             let labels: Vec<Label> = ir.blocks.keys().copied().collect();
             for label in labels {
                 let mut count = 0;
-                while rw.matches(ir, label, typing) {
+                while rw.matches(ir, label, typing.as_deref()) {
                     count += 1;
                     if count > ITERATION_LIMIT {
                         return Err(RewriteError::NoFixpoint {
@@ -110,7 +163,10 @@ impl RewriteRegistry {
                     } else {
                         None
                     };
-                    let new = rw.apply(ir);
+                    let new = rw.apply(&mut RewriteCx {
+                        ir,
+                        typing: typing.as_deref_mut(),
+                    });
                     ir.blocks.insert(label, new);
                     applied += 1;
                     if let Some(before) = before {
@@ -158,7 +214,8 @@ mod tests {
                 matches!(i.stmt, Stmt::Assign { value, .. } if ir.expr(value) == &Expr::Const(Constant::Int(1)))
             })
         }
-        fn apply(&mut self, ir: &mut FunctionIR) -> Block {
+        fn apply(&mut self, cx: &mut RewriteCx<'_>) -> Block {
+            let ir = &mut *cx.ir;
             let (label, block) = ir
                 .blocks
                 .iter()
@@ -190,8 +247,8 @@ mod tests {
         fn matches(&mut self, _: &FunctionIR, _: Label, _: Option<&TypingResult>) -> bool {
             true
         }
-        fn apply(&mut self, ir: &mut FunctionIR) -> Block {
-            ir.blocks[&0].clone()
+        fn apply(&mut self, cx: &mut RewriteCx<'_>) -> Block {
+            cx.ir.blocks[&0].clone()
         }
     }
 
@@ -235,6 +292,68 @@ mod tests {
             reg.apply(Phase::AfterInference, &mut ir, None, false),
             Ok(0)
         );
+    }
+
+    /// Typed phase: splits `return a` into `t = a; return t` with `t` a new typed
+    /// temporary, once.
+    struct Spill {
+        done: bool,
+    }
+
+    impl Rewrite for Spill {
+        fn name(&self) -> &str {
+            "Spill"
+        }
+        fn matches(&mut self, _: &FunctionIR, _: Label, typing: Option<&TypingResult>) -> bool {
+            typing.is_some() && !self.done
+        }
+        fn apply(&mut self, cx: &mut RewriteCx<'_>) -> Block {
+            self.done = true;
+            let loc = Loc { line: 1 };
+            let a = cx.ir.var_by_name("a").expect("a");
+            let ty = cx.type_of(a);
+            let t = cx.new_var("$spill", loc, ty);
+            let e = cx.new_expr(Expr::Var(a), None);
+            let mut block = cx.ir.blocks[&0].clone();
+            let ret = block.body.pop().expect("return");
+            block.body.push(Inst {
+                stmt: Stmt::Assign {
+                    target: t,
+                    value: e,
+                },
+                loc,
+            });
+            block.body.push(Inst {
+                stmt: Stmt::Return { value: t },
+                loc: ret.loc,
+            });
+            // A label for a block the rewrite could add.
+            assert_eq!(cx.new_label(), 1);
+            block
+        }
+    }
+
+    #[test]
+    fn typed_rewrites_add_typed_temporaries() {
+        let mut reg = RewriteRegistry::default();
+        reg.register(Phase::AfterInference, || Box::new(Spill { done: false }));
+        let mut ir = sample();
+        let int64 = numba_typeinfer::types::INT64;
+        let mut typing = TypingResult {
+            typemap: vec![int64; ir.vars.len()],
+            calltypes: Default::default(),
+            return_type: int64,
+            arg_types: vec![],
+            call_args: Default::default(),
+        };
+        assert_eq!(
+            reg.apply(Phase::AfterInference, &mut ir, Some(&mut typing), false),
+            Ok(1)
+        );
+        let t = ir.var_by_name("$spill").expect("the temporary exists");
+        assert_eq!(typing.type_of(t), int64);
+        assert!(ir.dump().contains("$spill = a"), "{}", ir.dump());
+        assert!(ir.dump().contains("return $spill"));
     }
 
     #[test]
