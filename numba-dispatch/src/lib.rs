@@ -231,19 +231,13 @@ impl Dispatcher {
 
     /// The specialisation for exactly these argument types, if compiled, borrowed from
     /// the published snapshot: no lock and no reference count touched.
-    pub fn lookup_ref(&self, args: &[TypeId]) -> Option<&CompiledFunction> {
-        self.snapshot()
-            .iter()
-            .find(|o| o.arg_types == args)
-            .map(|o| &**o)
+    pub fn lookup_ref(&self, args: &[TypeId]) -> Option<&Arc<CompiledFunction>> {
+        self.snapshot().iter().find(|o| o.arg_types == args)
     }
 
     /// The specialisation for exactly these argument types, if compiled.
     pub fn lookup(&self, args: &[TypeId]) -> Option<Arc<CompiledFunction>> {
-        self.snapshot()
-            .iter()
-            .find(|o| o.arg_types == args)
-            .cloned()
+        self.lookup_ref(args).cloned()
     }
 
     /// Argument types of every compiled specialisation, in compilation order.

@@ -259,14 +259,14 @@ pub fn decode(
             if !meminfo.is_null() {
                 // An NRT array: a NumPy array over its data whose base owns the reference
                 // the native code handed over.
-                let base = Py::new(py, MemInfoView::owning(meminfo))?;
-                return new_array(py, *t, &fields, base.into_ptr());
+                let base = Bound::new(py, MemInfoView::owning(meminfo))?;
+                return new_array(py, *t, &fields, Some(base.into_any()));
             }
             if parent.is_null() {
                 // A global array frozen into the code (or a view of one): its memory lives
                 // as long as the compiled function, so Python gets a copy, readonly when
                 // the type is (Numba returns a readonly view of the constant).
-                let arr = new_array(py, *t, &fields, std::ptr::null_mut())?;
+                let arr = new_array(py, *t, &fields, None)?;
                 let copy = arr.bind(py).call_method1("copy", ("K",))?;
                 if matches!(t.get(), Type::Array { readonly: true, .. }) {
                     copy.getattr("flags")?.setattr("writeable", false)?;
@@ -280,7 +280,7 @@ pub fn decode(
                 return Ok(arr.unbind());
             }
             // A view of an argument array: its base keeps the argument alive.
-            new_array(py, *t, &fields, arr.into_ptr())?
+            new_array(py, *t, &fields, Some(arr))?
         }
     })
 }

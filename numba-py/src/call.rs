@@ -24,26 +24,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use smallvec::SmallVec;
 
+use crate::fingerprint::scalar_typecode;
 use crate::{boxing, Dispatcher};
 
 /// Calls with at most this many arguments, all positional, take the warm path.
 const MAX_FAST: usize = 8;
-
-/// The typecode of an exact `int`, `float` or `bool` (seed 003's first fast paths).
-#[inline]
-fn scalar_typecode(p: *mut ffi::PyObject) -> Option<TypeId> {
-    // SAFETY: `p` is a live object; taking the address of a static type is safe.
-    let t = unsafe { ffi::Py_TYPE(p) };
-    if t == std::ptr::addr_of_mut!(ffi::PyLong_Type) {
-        Some(types::INT64)
-    } else if t == std::ptr::addr_of_mut!(ffi::PyFloat_Type) {
-        Some(types::FLOAT64)
-    } else if t == std::ptr::addr_of_mut!(ffi::PyBool_Type) {
-        Some(types::BOOLEAN)
-    } else {
-        None
-    }
-}
 
 /// What a parameter left out of a call passes.
 pub(crate) enum DefaultArg {
@@ -72,7 +57,6 @@ const CO_VARKEYWORDS: u32 = 0x8;
 
 impl Params {
     pub(crate) fn read(func: &Bound<'_, PyAny>) -> PyResult<Params> {
-        let py = func.py();
         let code = func.getattr("__code__")?;
         let argcount: usize = code.getattr("co_argcount")?.extract()?;
         let kwonly: usize = code.getattr("co_kwonlyargcount")?.extract()?;
@@ -105,7 +89,6 @@ impl Params {
                 DefaultArg::Value(v.unbind())
             });
         }
-        let _ = py;
         Ok(Params {
             names,
             defaults,
@@ -345,10 +328,13 @@ impl Dispatcher {
             heap.resize(args.len(), types::NONE);
             &mut heap
         };
+        // Arguments typed by their builtin class (bit i): encoded without a conversion.
+        let mut builtin = 0u64;
         for (i, (t, &p)) in tys.iter_mut().zip(args).enumerate() {
             *t = if p.is_null() {
                 self.params.omitted_type(i)
             } else if let Some(t) = scalar_typecode(p) {
+                builtin |= 1u64.checked_shl(i as u32).unwrap_or(0);
                 t
             } else {
                 // SAFETY: a borrowed argument the caller holds for the call.
@@ -365,14 +351,28 @@ impl Dispatcher {
             }
         };
         let mut slots = boxing::Slots::new();
+        self.encode_args(py, c, args, tys, builtin, &mut slots)?;
+        run_entry(py, &self.core.name, c, &slots, self.nogil)
+    }
+
+    /// Encode `args` (null for an omitted one) for `c`. An argument whose bit is set in
+    /// `builtin` is exactly the builtin class its typecode in `tys` names (NumPy scalars
+    /// share the typecodes but not the encoding).
+    pub(crate) fn encode_args(
+        &self,
+        py: Python<'_>,
+        c: &CompiledFunction,
+        args: &[*mut ffi::PyObject],
+        tys: &[TypeId],
+        builtin: u64,
+        slots: &mut boxing::Slots,
+    ) -> PyResult<()> {
         for (i, &p) in args.iter().enumerate() {
             if p.is_null() {
                 continue; // an omitted argument is a ghost: no slots
             }
-            // SAFETY: `p` is a live argument of exactly the builtin class its typecode
-            // names (NumPy scalars share the typecodes but not the encoding), and the
-            // specialisation takes exactly that type.
-            if c.arg_types[i] == tys[i] && scalar_typecode(p) == Some(tys[i]) {
+            if builtin >> i & 1 == 1 && c.arg_types[i] == tys[i] {
+                // SAFETY: `p` is a live object of exactly the class its typecode names.
                 match tys[i] {
                     types::INT64 => {
                         let mut overflow = 0;
@@ -398,9 +398,9 @@ impl Dispatcher {
             }
             let shape = self.arg_shape(c, i)?;
             // SAFETY: a borrowed argument the caller holds.
-            boxing::encode(&*unsafe { Borrowed::from_ptr(py, p) }, shape, &mut slots)?;
+            boxing::encode(&*unsafe { Borrowed::from_ptr(py, p) }, shape, slots)?;
         }
-        run_entry(py, &self.core.name, c, &slots, self.nogil)
+        Ok(())
     }
 
     fn arg_shape<'c>(&self, c: &'c CompiledFunction, i: usize) -> PyResult<&'c numba_lower::Shape> {

@@ -250,21 +250,31 @@ fn numpy_scalar(np: &NumpyTypes, v: &Bound<'_, PyAny>) -> Option<(u8, TypeId)> {
         .map(|&(_, num, ty)| (num, ty))
 }
 
+/// The typecode of an exact `int`, `float` or `bool` (seed 003's first fast paths).
+#[inline]
+pub fn scalar_typecode(p: *mut ffi::PyObject) -> Option<TypeId> {
+    // SAFETY: `p` is a live object; taking the address of a static type is safe.
+    let t = unsafe { ffi::Py_TYPE(p) };
+    if t == std::ptr::addr_of_mut!(ffi::PyLong_Type) {
+        Some(types::INT64)
+    } else if t == std::ptr::addr_of_mut!(ffi::PyFloat_Type) {
+        Some(types::FLOAT64)
+    } else if t == std::ptr::addr_of_mut!(ffi::PyBool_Type) {
+        Some(types::BOOLEAN)
+    } else {
+        None
+    }
+}
+
 /// Step 1: the type of `v` from its exact type alone, without any cache.
 pub fn fast_type(v: &Bound<'_, PyAny>) -> Option<TypeId> {
+    if let Some(t) = scalar_typecode(v.as_ptr()) {
+        return Some(t);
+    }
     let py = v.py();
     // SAFETY: `v` is a live object.
     let ty = unsafe { ffi::Py_TYPE(v.as_ptr()) };
     // Taking the address of an extern static is safe.
-    if ty == std::ptr::addr_of_mut!(ffi::PyLong_Type) {
-        return Some(types::INT64);
-    }
-    if ty == std::ptr::addr_of_mut!(ffi::PyFloat_Type) {
-        return Some(types::FLOAT64);
-    }
-    if ty == std::ptr::addr_of_mut!(ffi::PyBool_Type) {
-        return Some(types::BOOLEAN);
-    }
     if ty == std::ptr::addr_of_mut!(ffi::PyComplex_Type) {
         return Some(types::COMPLEX128);
     }

@@ -706,10 +706,9 @@ impl Dispatcher {
         Ok(d.into_any().unbind())
     }
 
+    /// The specialisation for `tys` through `resolve` (which looks up first), compiling
+    /// or converting on a miss.
     fn compiled_for(&self, py: Python<'_>, tys: &[TypeId]) -> PyResult<Arc<CompiledFunction>> {
-        if let Some(c) = self.core.lookup(tys) {
-            return Ok(c);
-        }
         let core = self.core.clone();
         // The GIL is released while resolving: compiling reattaches only to read the
         // function's code and globals, and threads that wait for another thread's
@@ -923,20 +922,10 @@ impl Dispatcher {
                 )));
             }
         }
+        let ptrs: Vec<*mut pyo3::ffi::PyObject> = args.iter().map(|a| a.as_ptr()).collect();
         let mut slots = boxing::Slots::new();
-        for (i, a) in args.iter().enumerate() {
-            let shape = c
-                .arg_shapes
-                .get(i)
-                .and_then(Option::as_ref)
-                .ok_or_else(|| {
-                    UnsupportedError::new_err(format!(
-                        "{}: an argument of type {} cannot be passed from Python by numba-rs yet",
-                        self.core.name, c.arg_types[i]
-                    ))
-                })?;
-            boxing::encode(&a, shape, &mut slots)?;
-        }
+        // No argument is marked builtin: each converts through its shape.
+        self.encode_args(py, &c, &ptrs, &c.arg_types, 0, &mut slots)?;
         call::run_entry(py, &self.core.name, &c, &slots, self.nogil)
     }
 

@@ -144,23 +144,14 @@ pub fn encode(v: &Bound<'_, PyAny>, t: TypeId, out: &mut crate::boxing::Slots) -
 }
 
 /// A NumPy array of type `t` over the array struct `fields`
-/// (`numba_lower::model::array`), whose base is `base` (an owned reference, stolen; null
-/// for none).
+/// (`numba_lower::model::array`), whose base is `base` (the object keeping the memory
+/// alive; none for memory that outlives the array).
 pub fn new_array(
     py: Python<'_>,
     t: TypeId,
     fields: &[u64],
-    base: *mut ffi::PyObject,
+    base: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    // Frees `base` on every early return.
-    struct Owned(*mut ffi::PyObject);
-    impl Drop for Owned {
-        fn drop(&mut self) {
-            // SAFETY: an owned reference (or null).
-            unsafe { ffi::Py_XDECREF(self.0) }
-        }
-    }
-    let mut base = Owned(base);
     let n = numba_lower::model::array::ndim(t) as usize;
     let readonly = matches!(t.get(), Type::Array { readonly: true, .. });
     let mut dims: smallvec::SmallVec<[isize; 4]> =
@@ -189,15 +180,16 @@ pub fn new_array(
             if readonly { 0 } else { NPY_ARRAY_WRITEABLE },
             std::ptr::null_mut(),
         );
-        if arr.is_null() {
-            return Err(PyErr::fetch(py));
-        }
-        let arr = Bound::from_owned_ptr(py, arr);
-        let b = std::mem::replace(&mut base.0, std::ptr::null_mut());
-        if !b.is_null()
-            && PY_ARRAY_API.PyArray_SetBaseObject(py, arr.as_ptr() as *mut PyArrayObject, b) < 0
-        {
-            return Err(PyErr::fetch(py));
+        let arr = Bound::from_owned_ptr_or_err(py, arr)?;
+        if let Some(b) = base {
+            if PY_ARRAY_API.PyArray_SetBaseObject(
+                py,
+                arr.as_ptr() as *mut PyArrayObject,
+                b.into_ptr(),
+            ) < 0
+            {
+                return Err(PyErr::fetch(py));
+            }
         }
         Ok(arr.unbind())
     }

@@ -359,8 +359,30 @@ fn iternext<'ctx>(
     let Type::ArrayIter(arr_t) = t.get() else {
         return Err(lw.unsupported("expected an array iterator"));
     };
-    let st = iterator_storage(lw.ctx, t)?;
-    let storage = a[0].into_pointer_value();
+    let (i, valid, arr) = step_cursor(lw, t, a[0], arr_t, |lw, arr| dim(lw, arr, field::SHAPE, 0))?;
+    let i64t = lw.ctx.i64_type();
+    // An exhausted iterator still reads inside the array (its first item, when any).
+    let safe =
+        lw.b.build_select(valid, i, i64t.const_zero(), "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let members = crate::model::members(sig.ret);
+    let v = at(lw, arr_t, arr, &[safe], members[0])?;
+    lw.make_struct(sig.ret, &[v, valid.into()])
+}
+
+/// One step of an iterator whose state is `[index, array]` (arrays, `a.flat`,
+/// `np.ndenumerate`): loads the index `i` and the array, and stores `i + 1` back when
+/// `i < bound(array)`. Returns `(i, i < bound, array)`.
+pub(super) fn step_cursor<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    iter_t: TypeId,
+    state: BasicValueEnum<'ctx>,
+    arr_t: TypeId,
+    bound: impl Fn(&mut FnLower<'ctx, '_>, StructValue<'ctx>) -> R<IntValue<'ctx>>,
+) -> R<(IntValue<'ctx>, IntValue<'ctx>, StructValue<'ctx>)> {
+    let st = iterator_storage(lw.ctx, iter_t)?;
+    let storage = state.into_pointer_value();
     let i64t = lw.ctx.i64_type();
     let pi =
         lw.b.build_struct_gep(st, storage, 0, "")
@@ -376,7 +398,7 @@ fn iternext<'ctx>(
         lw.b.build_load(array_struct(lw.ctx, ndim(arr_t)), pa, "")
             .map_err(llvm_err)?
             .into_struct_value();
-    let n = dim(lw, arr, field::SHAPE, 0)?;
+    let n = bound(lw, arr)?;
     let valid =
         lw.b.build_int_compare(IntPredicate::SLT, i, n, "")
             .map_err(llvm_err)?;
@@ -385,14 +407,7 @@ fn iternext<'ctx>(
             .map_err(llvm_err)?;
     let newi = lw.b.build_select(valid, next, i, "").map_err(llvm_err)?;
     lw.b.build_store(pi, newi).map_err(llvm_err)?;
-    // An exhausted iterator still reads inside the array (its first item, when any).
-    let safe =
-        lw.b.build_select(valid, i, i64t.const_zero(), "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let members = crate::model::members(sig.ret);
-    let v = at(lw, arr_t, arr, &[safe], members[0])?;
-    lw.make_struct(sig.ret, &[v, valid.into()])
+    Ok((i, valid, arr))
 }
 
 /// The size in bytes of one element of `dtype` in memory.

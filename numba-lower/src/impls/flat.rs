@@ -3,15 +3,13 @@
 //! iterating `a.flat` yields the elements, `np.ndenumerate(a)` yields `(index, element)`.
 
 use inkwell::values::BasicValueEnum;
-use inkwell::IntPredicate;
 use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
 use super::array_ops::{dim, dtype_of, flat_ptr, get_int, is_array, load_elem, store_elem};
 use super::indexing::checked_index;
 use crate::function::FnLower;
-use crate::model::array::{array_struct, field, ndim};
-use crate::model::iterator_storage;
+use crate::model::array::{field, ndim};
 use crate::registry::{Args, Registry, TypePat};
 use crate::{llvm_err, R};
 
@@ -141,32 +139,10 @@ fn iternext<'ctx>(
     let arr_t = src
         .flat_array()
         .ok_or_else(|| lw.unsupported("expected a flat iterator"))?;
-    let st = iterator_storage(lw.ctx, t)?;
-    let storage = a[0].into_pointer_value();
+    let (i, valid, arr) = super::arrays::step_cursor(lw, t, a[0], arr_t, |lw, arr| {
+        get_int(lw, arr, field::NITEMS)
+    })?;
     let i64t = lw.ctx.i64_type();
-    let pi =
-        lw.b.build_struct_gep(st, storage, 0, "")
-            .map_err(llvm_err)?;
-    let pa =
-        lw.b.build_struct_gep(st, storage, 1, "")
-            .map_err(llvm_err)?;
-    let i =
-        lw.b.build_load(i64t, pi, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let arr =
-        lw.b.build_load(array_struct(lw.ctx, ndim(arr_t)), pa, "")
-            .map_err(llvm_err)?
-            .into_struct_value();
-    let n = get_int(lw, arr, field::NITEMS)?;
-    let valid =
-        lw.b.build_int_compare(IntPredicate::SLT, i, n, "")
-            .map_err(llvm_err)?;
-    let next =
-        lw.b.build_int_add(i, i64t.const_int(1, false), "")
-            .map_err(llvm_err)?;
-    let newi = lw.b.build_select(valid, next, i, "").map_err(llvm_err)?;
-    lw.b.build_store(pi, newi).map_err(llvm_err)?;
     // An exhausted iterator reads nothing: the load is guarded by the validity.
     let read = lw.new_block("flat.read");
     let done = lw.new_block("flat.done");

@@ -785,19 +785,13 @@ fn norm<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let (_, kind, da) = first(lw, sig, a)?;
-    let inputs = flag_args(lw, sig, a)?;
-    let called = call_lapack(
+    flagged_scalar(
         lw,
+        sig,
+        a,
         "numba_rs_linalg_norm",
-        kind,
-        &[da],
-        &inputs,
         &[Status::NormOrder, Status::NonFinite, Status::NoConvergence],
-        &[],
-    )?;
-    let v = called.scalar(lw, 3)?;
-    lw.cast(v.into(), FLOAT64, sig.ret)
+    )
 }
 
 /// `np.linalg.matrix_rank(A, tol=None)`.
@@ -806,17 +800,27 @@ fn matrix_rank<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    flagged_scalar(
+        lw,
+        sig,
+        a,
+        "numba_rs_linalg_matrix_rank",
+        &[Status::Empty, Status::NonFinite, Status::NoConvergence],
+    )
+}
+
+/// A helper over the first argument with `flag_args`' optional scalar, returning the
+/// scalar it stores in slot 3 (as the result type).
+fn flagged_scalar<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+    helper: &str,
+    statuses: &[Status],
+) -> R<BasicValueEnum<'ctx>> {
     let (_, kind, da) = first(lw, sig, a)?;
     let inputs = flag_args(lw, sig, a)?;
-    let called = call_lapack(
-        lw,
-        "numba_rs_linalg_matrix_rank",
-        kind,
-        &[da],
-        &inputs,
-        &[Status::Empty, Status::NonFinite, Status::NoConvergence],
-        &[],
-    )?;
+    let called = call_lapack(lw, helper, kind, &[da], &inputs, statuses, &[])?;
     let v = called.scalar(lw, 3)?;
     lw.cast(v.into(), FLOAT64, sig.ret)
 }
