@@ -471,6 +471,7 @@ impl Dispatcher {
                 error_model: self.options.error_model,
                 boundscheck: self.options.boundscheck,
                 defaults,
+                rewrite_trace: false,
             };
             compile_function(code, globals.as_ref(), args, &options, &self.target)
         })();

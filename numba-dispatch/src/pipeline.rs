@@ -44,7 +44,7 @@ impl Default for Target {
     fn default() -> Self {
         Target {
             typing: BaseContext::default(),
-            rewrites: RewriteRegistry::default(),
+            rewrites: RewriteRegistry::with_builtins(),
             cpu: CpuTarget::new(),
         }
     }
@@ -75,6 +75,9 @@ pub struct CompileOptions {
     /// The default values of the trailing parameters: an argument typed
     /// `omitted(default=...)` is that default, a constant (Numba's `OmittedArg`).
     pub defaults: Vec<numba_bytecode::Constant>,
+    /// Keep the `REWRITING` trace (what `NUMBA_DUMP_IR` prints of the rewrites) in
+    /// [`CompiledFunction::rewrite_trace`].
+    pub rewrite_trace: bool,
 }
 
 struct Registry;
@@ -316,7 +319,25 @@ pub fn compile_function(
     maybe_print(&ir, "translate_bytecode", &wanted);
     let none_args = arg_none(args, npos, &options.defaults);
     let rewrites = &target.rewrites;
-    let trace = env_flag("NUMBA_DUMP_IR");
+    let dump_ir = env_flag("NUMBA_DUMP_IR");
+    // The rewrites' trace: printed as it is made under NUMBA_DUMP_IR (between the other
+    // dumps), kept when asked for.
+    let collect = dump_ir || options.rewrite_trace;
+    let trace_text = std::cell::RefCell::new(String::new());
+    let run_rewrites = |phase: Phase,
+                        ir: &mut FunctionIR,
+                        typing: Option<&mut numba_typeinfer::TypingResult>|
+     -> Result<usize, numba_rewrite::RewriteError> {
+        let mut text = String::new();
+        let n = rewrites.apply(phase, ir, typing, collect.then_some(&mut text))?;
+        if dump_ir {
+            print!("{text}");
+        }
+        if options.rewrite_trace {
+            trace_text.borrow_mut().push_str(&text);
+        }
+        Ok(n)
+    };
     let semantic_args = args.to_vec();
     let omitted_args = args.to_vec();
     let untyped: Vec<Box<dyn FunctionPass + '_>> = vec![
@@ -364,8 +385,7 @@ pub fn compile_function(
             name: "generic_rewrites",
             cfg: false,
             run: move |ir: &mut FunctionIR| {
-                rewrites
-                    .apply(Phase::BeforeInference, ir, None, trace)
+                run_rewrites(Phase::BeforeInference, ir, None)
                     .map(|n| n > 0)
                     .map_err(|e| e.to_string())
             },
@@ -430,8 +450,7 @@ pub fn compile_function(
     })];
     run_passes(&mut ir, typed, &mut times, &wanted).map_err(|e| here(pass_error(e)))?;
     let start = Instant::now();
-    rewrites
-        .apply(Phase::AfterInference, &mut ir, Some(&mut typing), trace)
+    run_rewrites(Phase::AfterInference, &mut ir, Some(&mut typing))
         .map_err(|e| here(CompileError::new(ErrorKind::Internal, e.to_string())))?;
     times.push(("nopython_rewrites".into(), start.elapsed()));
     maybe_print(&ir, "nopython_rewrites", &wanted);
@@ -482,6 +501,7 @@ pub fn compile_function(
             here(err)
         })?;
     times.append(&mut compiled.timings);
+    compiled.rewrite_trace = trace_text.take();
     compiled.timings = times;
     // The annotated IR for `inspect_types`, made when asked for (the IR and types kept).
     let annotated = std::sync::Arc::new((ir, typing));

@@ -296,12 +296,8 @@ pub enum Expr {
     /// `undef()`: an explicitly undefined value.
     Undef,
     /// A node a user or a later crate defines (Numba's IR extensions: parfors, array
-    /// expressions). `kind` names it; it reads `operands`; `attrs` are printed after them.
-    Extension {
-        kind: String,
-        operands: Vec<VarId>,
-        attrs: Vec<(String, String)>,
-    },
+    /// expressions); see [`ExtensionNode`].
+    Extension(Box<ExtensionNode>),
     /// `LIST_TO_TUPLE` of the list in register `list`: a placeholder the interpreter's
     /// list-to-tuple peephole replaces with tuple arithmetic.
     ListToTuple {
@@ -312,6 +308,55 @@ pub enum Expr {
         value: VarId,
         index: Option<u32>,
     },
+}
+
+/// How an extension node prints itself in IR dumps (its owner's format; Numba's
+/// `arrayexpr(expr=..., ty=...)` for array expressions).
+pub type ExtensionPrinter = fn(&ExtensionNode, &FunctionIR) -> String;
+
+/// A node a user or a later crate defines, as an expression or a statement (Numba's IR
+/// extensions: `arrayexpr`, `parfor`). numba-ir knows only its shape:
+///
+/// - `operands` are the variables of the enclosing function it reads: the only ones generic
+///   passes (liveness, dels, renaming) see;
+/// - `blocks` are nested statements local to the node (an array expression's element-wise
+///   statements, a parfor's loop body). Their variables live in the function's arenas
+///   but are defined and used only inside the node; they may read `operands`;
+/// - `attrs` are printed after the operands by the default printer; `printer` replaces it.
+///
+/// Whatever lowers the node is registered for its `kind` by the crate that owns it.
+#[derive(Debug, Clone)]
+pub struct ExtensionNode {
+    pub kind: String,
+    pub operands: Vec<VarId>,
+    pub attrs: Vec<(String, String)>,
+    pub blocks: BTreeMap<Label, Block>,
+    pub printer: Option<ExtensionPrinter>,
+}
+
+impl ExtensionNode {
+    /// A node with operands and printed attributes, no nested statements.
+    pub fn new(kind: impl Into<String>, operands: Vec<VarId>) -> Self {
+        ExtensionNode {
+            kind: kind.into(),
+            operands,
+            attrs: Vec::new(),
+            blocks: BTreeMap::new(),
+            printer: None,
+        }
+    }
+}
+
+// Printers are compared by what they print, not by address (function addresses are not
+// stable across codegen units).
+impl PartialEq for ExtensionNode {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+            && self.operands == other.operands
+            && self.attrs == other.attrs
+            && self.blocks == other.blocks
+            && self.printer.is_some() == other.printer.is_some()
+    }
 }
 
 /// Statements. The last statement of every block is a terminator.
@@ -423,12 +468,8 @@ pub enum Stmt {
         args: Vec<VarId>,
         vararg: Option<VarId>,
     },
-    /// A statement a user or a later crate defines (see [`Expr::Extension`]).
-    Extension {
-        kind: String,
-        operands: Vec<VarId>,
-        attrs: Vec<(String, String)>,
-    },
+    /// A statement a user or a later crate defines (see [`ExtensionNode`]).
+    Extension(Box<ExtensionNode>),
     /// Entering a `with` block on `contextmanager`; the body spans `begin..end` (offsets).
     EnterWith {
         contextmanager: VarId,
@@ -539,6 +580,10 @@ pub struct FunctionIR {
     pub is_generator: bool,
     /// Yield points and saved state, computed by post-processing for generators.
     pub generator_info: Option<crate::postproc::GeneratorInfo>,
+    /// Binary operators whose right operand is a known constant (Numba's `static_rhs`,
+    /// set by the `DetectStaticBinops` rewrite): lowering may specialise on the value
+    /// (`x ** 2` as a multiplication).
+    pub static_rhs: BTreeMap<ExprId, numba_bytecode::Constant>,
 }
 
 impl FunctionIR {
@@ -639,7 +684,7 @@ impl FunctionIR {
             Expr::Yield { value, .. } | Expr::ListToTuple { list: value } => vec![*value],
             Expr::TypedGetItem { value, index, .. } => vec![*value, *index],
             Expr::Null | Expr::Undef => vec![],
-            Expr::Extension { operands, .. } => operands.clone(),
+            Expr::Extension(node) => node.operands.clone(),
         }
     }
 
@@ -679,7 +724,7 @@ impl FunctionIR {
                 })
                 .collect(),
             Stmt::Print { args, vararg } => args.iter().chain(vararg).copied().collect(),
-            Stmt::Extension { operands, .. } => operands.clone(),
+            Stmt::Extension(node) => node.operands.clone(),
             Stmt::EnterWith { contextmanager, .. } => vec![*contextmanager],
             Stmt::Return { value } => vec![*value],
             Stmt::Jump { .. } => vec![],

@@ -41,6 +41,20 @@ impl FunctionIR {
         )
     }
 
+    /// An extension node: its owner's printer, or `kind(operands..., k=v...)`.
+    pub fn extension_to_string(&self, node: &ExtensionNode) -> String {
+        if let Some(p) = node.printer {
+            return p(node, self);
+        }
+        let mut parts: Vec<String> = node
+            .operands
+            .iter()
+            .map(|v| self.var_name(*v).to_string())
+            .collect();
+        parts.extend(node.attrs.iter().map(|(k, v)| format!("{k}={v}")));
+        format!("{}({})", node.kind, parts.join(", "))
+    }
+
     /// An expression as Numba prints it.
     pub fn expr_to_string(&self, e: &Expr) -> String {
         let n = |v: &VarId| self.var_name(*v).to_string();
@@ -195,15 +209,7 @@ impl FunctionIR {
             } => format!("typed_getitem(value={}, dtype={dtype}, index={})", n(value), n(index)),
             Expr::Null => "null()".into(),
             Expr::Undef => "undef()".into(),
-            Expr::Extension {
-                kind,
-                operands,
-                attrs,
-            } => {
-                let mut parts: Vec<String> = operands.iter().map(n).collect();
-                parts.extend(attrs.iter().map(|(k, v)| format!("{k}={v}")));
-                format!("{kind}({})", parts.join(", "))
-            }
+            Expr::Extension(node) => self.extension_to_string(node),
             Expr::ListToTuple { list } => format!("list_to_tuple(info=('{}',))", n(list)),
             Expr::Phi { incoming } => {
                 let vals: Vec<String> = incoming
@@ -298,15 +304,7 @@ impl FunctionIR {
                 }
                 format!("print({})", parts.join(", "))
             }
-            Stmt::Extension {
-                kind,
-                operands,
-                attrs,
-            } => {
-                let mut parts: Vec<String> = operands.iter().map(n).collect();
-                parts.extend(attrs.iter().map(|(k, v)| format!("{k}={v}")));
-                format!("{kind}({})", parts.join(", "))
-            }
+            Stmt::Extension(node) => self.extension_to_string(node),
             Stmt::PopBlock => "pop_block".into(),
             Stmt::TryRaise { exception } => match exception {
                 Some(e) => format!("try_raise {}", n(e)),
@@ -335,28 +333,36 @@ impl FunctionIR {
         let mut out = String::new();
         for (label, block) in &self.blocks {
             let _ = writeln!(out, "label {label}:");
-            for inst in &block.body {
-                // Numba's `Del` holds a name, not a variable: it lists no variables.
-                let vars = match inst.stmt {
-                    Stmt::Del { .. } => Vec::new(),
-                    ref s => self.stmt_vars(s),
-                };
-                let mut names: Vec<String> =
-                    vars.iter().map(|v| self.var_name(*v).to_string()).collect();
-                names.sort();
-                let list: Vec<String> = names
-                    .iter()
-                    .map(|s| numba_bytecode::Constant::Str(s.clone()).py_repr())
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "    {:<40} [{}]",
-                    self.stmt_to_string(&inst.stmt),
-                    list.join(", ")
-                );
-            }
+            out.push_str(&self.block_dump(block));
         }
         out.push('\n');
+        out
+    }
+
+    /// One block as Numba's `Block.dump` prints it: each statement padded to 40 columns,
+    /// then the sorted names of the variables it mentions.
+    pub fn block_dump(&self, block: &Block) -> String {
+        let mut out = String::new();
+        for inst in &block.body {
+            // Numba's `Del` holds a name, not a variable: it lists no variables.
+            let vars = match inst.stmt {
+                Stmt::Del { .. } => Vec::new(),
+                ref s => self.stmt_vars(s),
+            };
+            let mut names: Vec<String> =
+                vars.iter().map(|v| self.var_name(*v).to_string()).collect();
+            names.sort();
+            let list: Vec<String> = names
+                .iter()
+                .map(|s| numba_bytecode::Constant::Str(s.clone()).py_repr())
+                .collect();
+            let _ = writeln!(
+                out,
+                "    {:<40} [{}]",
+                self.stmt_to_string(&inst.stmt),
+                list.join(", ")
+            );
+        }
         out
     }
 

@@ -69,7 +69,7 @@ impl Expr {
                 f(index);
             }
             Expr::Null | Expr::Undef => {}
-            Expr::Extension { operands, .. } => operands.iter_mut().for_each(f),
+            Expr::Extension(node) => node.operands.iter_mut().for_each(f),
             Expr::Call {
                 func,
                 args,
@@ -160,7 +160,7 @@ impl Stmt {
                 args.iter_mut().for_each(&mut f);
                 vararg.iter_mut().for_each(f);
             }
-            Stmt::Extension { operands, .. } => operands.iter_mut().for_each(f),
+            Stmt::Extension(node) => node.operands.iter_mut().for_each(f),
             Stmt::SetItem {
                 target,
                 index,

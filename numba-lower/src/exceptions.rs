@@ -8,7 +8,7 @@ use inkwell::module::Linkage;
 use inkwell::values::{BasicValueEnum, GlobalValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
 use numba_bytecode::Constant;
-use numba_ir::{Expr, VarId};
+use numba_ir::{Expr, RaiseArg, VarId};
 use numba_typeinfer::types::*;
 
 use crate::callconv::{boundary_shape, excinfo_type};
@@ -273,11 +273,11 @@ impl<'ctx> FnLower<'ctx, '_> {
         &mut self,
         exc_class: Option<&str>,
         args: Option<&[Constant]>,
+        in_try: bool,
     ) -> R<()> {
         let Some(class) = exc_class else {
-            return Err(
-                self.unsupported("a bare `raise` (re-raise) is not supported by numba-rs yet")
-            );
+            // A bare `raise`: the exception being handled again.
+            return self.raise_var(None, in_try);
         };
         // What the interpreter emits for CPython's RERAISE after an unmatched `except`:
         // raise the exception being handled again.
@@ -299,15 +299,58 @@ impl<'ctx> FnLower<'ctx, '_> {
         }
         let mut out = Vec::new();
         for c in args.unwrap_or_default() {
-            match literal_of(c) {
-                Some(t) => out.push(ExcArg::Literal(t)),
-                None => {
-                    let (v, t) = self.constant(c)?;
-                    out.push(ExcArg::Value(v, t));
-                }
-            }
+            out.push(self.const_arg(c)?);
         }
-        self.raise_with(class_key(class), out, false)
+        self.raise_with(class_key(class), out, in_try)
+    }
+
+    fn const_arg(&mut self, c: &Constant) -> R<ExcArg<'ctx>> {
+        Ok(match literal_of(c) {
+            Some(t) => ExcArg::Literal(t),
+            None => {
+                let (v, t) = self.constant(c)?;
+                ExcArg::Value(v, t)
+            }
+        })
+    }
+
+    /// An exception argument held by a variable: its literal value when typing knows
+    /// it, else its run-time value.
+    fn var_arg(&mut self, a: VarId) -> R<ExcArg<'ctx>> {
+        let raw = self.typing.type_of(a);
+        if matches!(
+            raw.get(),
+            Type::StringLiteral(_) | Type::IntegerLiteral(_) | Type::BooleanLiteral(_)
+        ) {
+            return Ok(ExcArg::Literal(raw));
+        }
+        let t = lowered(raw);
+        boundary_shape(t).map_err(|_| {
+            self.unsupported(format!(
+                "an exception argument of type {t} is not supported by numba-rs yet"
+            ))
+        })?;
+        Ok(ExcArg::Value(self.load(a)?, t))
+    }
+
+    /// `DynamicRaise`: a class and arguments some of which are only known at run time.
+    pub(crate) fn dynamic_raise(
+        &mut self,
+        exc_class: Option<&str>,
+        args: &[RaiseArg],
+        in_try: bool,
+    ) -> R<()> {
+        let Some(class) = exc_class else {
+            return self.raise_var(None, in_try);
+        };
+        let mut out = Vec::with_capacity(args.len());
+        for a in args {
+            out.push(match a {
+                RaiseArg::Const(c) => self.const_arg(c)?,
+                RaiseArg::Var(v) => self.var_arg(*v)?,
+            });
+        }
+        self.raise_with(class_key(class), out, in_try)
     }
 
     /// `raise <var>`: the variable holds an exception class or an instance built by a
@@ -347,21 +390,7 @@ impl<'ctx> FnLower<'ctx, '_> {
         };
         let mut out = Vec::new();
         for &a in args {
-            let raw = self.typing.type_of(a);
-            if matches!(
-                raw.get(),
-                Type::StringLiteral(_) | Type::IntegerLiteral(_) | Type::BooleanLiteral(_)
-            ) {
-                out.push(ExcArg::Literal(raw));
-            } else {
-                let t = lowered(raw);
-                boundary_shape(t).map_err(|_| {
-                    self.unsupported(format!(
-                        "an exception argument of type {t} is not supported by numba-rs yet"
-                    ))
-                })?;
-                out.push(ExcArg::Value(self.load(a)?, t));
-            }
+            out.push(self.var_arg(a)?);
         }
         self.raise_with(&class, out, in_try)
     }

@@ -44,6 +44,10 @@ pub struct FnLower<'ctx, 'a> {
     pub externals: Vec<(String, usize)>,
     retptr: PointerValue<'ctx>,
     slots: Vec<PointerValue<'ctx>>,
+    /// Reference-counted variables assigned more than once (loop-carried values after
+    /// phis are stripped): a store releases the value it overwrites and a `del` clears
+    /// the slot, as Numba's `storevar`/`delvar` do. Their slots start zeroed.
+    reassigned: Vec<bool>,
     blocks: HashMap<Label, BasicBlock<'ctx>>,
     entry: BasicBlock<'ctx>,
     pub(crate) counter: usize,
@@ -104,6 +108,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             externals: Vec::new(),
             retptr,
             slots: Vec::new(),
+            reassigned: Vec::new(),
             blocks: HashMap::new(),
             entry,
             counter: 0,
@@ -225,6 +230,23 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             let slot = self.b.build_alloca(lt, &var.name).map_err(llvm_err)?;
             self.slots.push(slot);
         }
+        let mut assigned = vec![0u32; self.ir.vars.len()];
+        for inst in self.ir.blocks.values().flat_map(|b| &b.body) {
+            if let Stmt::Assign { target, .. } = inst.stmt {
+                assigned[target.0 as usize] += 1;
+            }
+        }
+        self.reassigned = (0..self.ir.vars.len())
+            .map(|i| assigned[i] > 1 && crate::nrt::is_refcounted(lowered(self.typing.typemap[i])))
+            .collect();
+        for (i, &r) in self.reassigned.iter().enumerate() {
+            if r {
+                let t = value_type(self.ctx, lowered(self.typing.typemap[i]))?;
+                self.b
+                    .build_store(self.slots[i], t.const_zero())
+                    .map_err(llvm_err)?;
+            }
+        }
         let has_try = self.ir.exprs.iter().any(|e| {
             matches!(e, Expr::Global { value, .. }
                 if matches!(&value.kind, GlobalKind::Intrinsic(n) if n == "mark_try_block"))
@@ -286,6 +308,15 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
     fn lower_stmt(&mut self, stmt: &Stmt) -> R<()> {
         match stmt {
             Stmt::Assign { target, value } => {
+                // An extension node's lowering is registered for its kind; its value is a
+                // new reference of the target's type.
+                if let Expr::Extension(node) = self.ir.expr(*value) {
+                    let f = self.registry.extension(&node.kind)?;
+                    let v = f(self, node, Some(*target))?.ok_or_else(|| {
+                        self.unsupported(format!("the {} node gave no value", node.kind))
+                    })?;
+                    return self.store_var(*target, v);
+                }
                 let (v, from) = self.lower_expr(*value)?;
                 let v = self.cast(v, from, self.ty(*target))?;
                 // A variable owns one reference: structural expressions borrow theirs
@@ -306,9 +337,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 if borrowed && crate::nrt::is_refcounted(self.ty(*target)) {
                     self.incref(self.ty(*target), v)?;
                 }
-                self.b
-                    .build_store(self.slots[target.0 as usize], v)
-                    .map_err(llvm_err)?;
+                self.store_var(*target, v)?;
             }
             Stmt::Return { value } => {
                 let ret = lowered(self.typing.return_type);
@@ -337,12 +366,41 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             // handler (the block ends with `end_try_block` and a jump to it).
             Stmt::TryRaise { exception } => self.raise_var(*exception, true)?,
             Stmt::StaticRaise { exc_class, args } => {
-                self.static_raise(exc_class.as_deref(), args.as_deref())?
+                self.static_raise(exc_class.as_deref(), args.as_deref(), false)?
+            }
+            Stmt::StaticTryRaise { exc_class, args } => {
+                self.static_raise(exc_class.as_deref(), args.as_deref(), true)?
+            }
+            Stmt::DynamicRaise { exc_class, args } => {
+                self.dynamic_raise(exc_class.as_deref(), args, false)?
+            }
+            Stmt::DynamicTryRaise { exc_class, args } => {
+                self.dynamic_raise(exc_class.as_deref(), args, true)?
+            }
+            Stmt::Print { args, vararg: None } => {
+                // `print` takes its arguments as they are: literal strings keep their value.
+                let sig = Signature {
+                    ret: NONE,
+                    args: args.iter().map(|&a| self.ty(a)).collect(),
+                    key: ImplKey::Function("print".into()),
+                };
+                let vals = args.iter().map(|&a| self.load(a)).collect::<R<Vec<_>>>()?;
+                self.call_impl(&sig, &vals)?;
+            }
+            Stmt::Extension(node) => {
+                let f = self.registry.extension(&node.kind)?;
+                f(self, node, None)?;
             }
             Stmt::Del { var } => {
                 if crate::nrt::is_refcounted(self.ty(*var)) {
                     let v = self.load(*var)?;
                     self.decref(self.ty(*var), v)?;
+                    if self.reassigned[var.0 as usize] {
+                        let zero = v.get_type().const_zero();
+                        self.b
+                            .build_store(self.slots[var.0 as usize], zero)
+                            .map_err(llvm_err)?;
+                    }
                 }
             }
             Stmt::SetItem {
@@ -367,6 +425,19 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// Store a new reference into `target`'s slot, releasing the value it overwrites when
+    /// the variable is assigned more than once.
+    fn store_var(&mut self, target: VarId, v: BasicValueEnum<'ctx>) -> R<()> {
+        let slot = self.slots[target.0 as usize];
+        if !self.reassigned[target.0 as usize] {
+            self.b.build_store(slot, v).map_err(llvm_err)?;
+            return Ok(());
+        }
+        let old = self.load(target)?;
+        self.b.build_store(slot, v).map_err(llvm_err)?;
+        self.decref(self.ty(target), old)
     }
 
     /// Store `v` (of type `t`, the return type) through `retptr` and return OK.
@@ -451,6 +522,12 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Expr::BinOp { lhs, rhs, .. } | Expr::InplaceBinOp { lhs, rhs, .. } => {
                 let sig = self.sig(id)?;
                 let vals = self.operands(&[*lhs, *rhs], &sig)?;
+                if let Expr::BinOp { op, .. } = e {
+                    let base = (vals[0], lowered(sig.args[0]));
+                    if let Some((v, t)) = crate::impls::static_pow_for(self, id, *op, base)? {
+                        return Ok((self.cast(v, t, lowered(sig.ret))?, lowered(sig.ret)));
+                    }
+                }
                 (self.call_impl(&sig, &vals)?, lowered(sig.ret))
             }
             Expr::Unary { value, .. } | Expr::GetIter { value } | Expr::IterNext { value } => {
@@ -459,6 +536,17 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 (self.call_impl(&sig, &vals)?, lowered(sig.ret))
             }
             Expr::GetItem { value, index } => {
+                let sig = self.sig(id)?;
+                let vals = self.operands(&[*value, *index], &sig)?;
+                (self.call_impl(&sig, &vals)?, lowered(sig.ret))
+            }
+            // A constant index that typing resolved as an ordinary getitem (an array
+            // item): lowered through the variable that held the index.
+            Expr::StaticGetItem {
+                value,
+                index_var: Some(index),
+                ..
+            } if self.sig(id).is_ok_and(|s| s.key == ImplKey::GetItem) => {
                 let sig = self.sig(id)?;
                 let vals = self.operands(&[*value, *index], &sig)?;
                 (self.call_impl(&sig, &vals)?, lowered(sig.ret))

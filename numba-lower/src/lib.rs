@@ -52,7 +52,7 @@ pub use callconv::{
 };
 pub use function::FnLower;
 pub use refprune::{PruneStats, RefPruneFlags};
-pub use registry::{Args, LowerFn, Lowering, Registry, TypePat};
+pub use registry::{Args, ExtensionLowerFn, LowerFn, Lowering, Registry, TypePat};
 pub use target::CpuTarget;
 
 pub(crate) type R<T> = Result<T, LowerError>;
@@ -104,6 +104,8 @@ pub struct CompiledFunction {
     /// The typed IR annotated by source line (`NUMBA_DUMP_ANNOTATION`'s text), computed
     /// on demand: the compiler driver fills it in (`Dispatcher.inspect_types`).
     pub type_annotation: LazyText,
+    /// The rewrites' `REWRITING` trace, when the driver was asked to keep it.
+    pub rewrite_trace: String,
 }
 
 /// Text computed when first asked for (an annotation of the typed IR, say), so that a

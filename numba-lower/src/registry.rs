@@ -23,6 +23,16 @@ pub type LowerFn = for<'ctx, 'a> fn(
     &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>>;
 
+/// The lowering of an IR extension node (`arrayexpr`, a parfor, a user's node), by kind.
+/// `target` is the variable an expression node assigns (its type is the node's result
+/// type); statement nodes get `None` and return `None`. An expression's value is a new
+/// reference.
+pub type ExtensionLowerFn = for<'ctx, 'a> fn(
+    &mut FnLower<'ctx, 'a>,
+    &numba_ir::ExtensionNode,
+    Option<numba_ir::VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>>;
+
 /// A pattern over one argument type.
 #[derive(Debug, Clone, Copy)]
 pub enum TypePat {
@@ -122,10 +132,11 @@ struct Entry {
     lowering: Lowering,
 }
 
-/// Lowering entries by key.
+/// Lowering entries by key, and extension-node lowerings by kind.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     entries: HashMap<ImplKey, Vec<Entry>>,
+    extensions: HashMap<String, ExtensionLowerFn>,
 }
 
 /// Keys that carry an identity (a dispatcher id, an exception class) share one entry list.
@@ -147,6 +158,22 @@ impl Registry {
     /// arguments (so a user can override a built-in).
     pub fn register(&mut self, key: ImplKey, args: Args, f: LowerFn) {
         self.push(key, args, Lowering::Impl(f));
+    }
+
+    /// Lower extension nodes of `kind` with `f` (replacing any earlier entry).
+    pub fn register_extension(&mut self, kind: &str, f: ExtensionLowerFn) {
+        self.extensions.insert(kind.to_string(), f);
+    }
+
+    /// The lowering of extension nodes of `kind`, or an `Unsupported` error naming it.
+    pub fn extension(&self, kind: &str) -> R<ExtensionLowerFn> {
+        self.extensions
+            .get(kind)
+            .copied()
+            .ok_or_else(|| LowerError::Unsupported {
+                message: format!("no lowering registered for IR extension node '{kind}'"),
+                line: 0,
+            })
     }
 
     /// Record that `key` is typed but not lowered yet.

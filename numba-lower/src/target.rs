@@ -143,6 +143,7 @@ impl TargetContext for CpuTarget {
             ],
             frozen_data,
             type_annotation: crate::LazyText::default(),
+            rewrite_trace: String::new(),
         })
     }
 }

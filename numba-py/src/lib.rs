@@ -618,6 +618,14 @@ fn raise_native(py: Python<'_>, exc: *const ExcInfo) -> PyErr {
         let mut args = Vec::with_capacity(raised.arg_types.len());
         let mut pos = 0usize;
         for &t in &raised.arg_types {
+            // Constant arguments travel as literal types, with no slots.
+            if matches!(
+                t.get(),
+                types::Type::IntegerLiteral(_) | types::Type::BooleanLiteral(_)
+            ) {
+                args.push(boxing::literal_value(py, t)?);
+                continue;
+            }
             let v = match numba_lower::boundary_shape(t) {
                 Ok(shape) => boxing::decode(py, &raised.slots, &mut pos, &shape)?,
                 Err(_) => py.None(),

@@ -3,12 +3,25 @@
 //! IR rewrites (seed 002): the [`Rewrite`] trait with `matches`/`apply` over one block, and
 //! the [`RewriteRegistry`] that runs the registered rewrites of one [`Phase`] to a per-block
 //! fixpoint, with an iteration cap that fails naming the rewrite. Users register their own
-//! rewrites; numba-rs's own (constant raises, array expressions) register here as they land.
+//! rewrites next to numba-rs's built-ins ([`BUILTINS`], [`RewriteRegistry::with_builtins`]):
+//!
+//! - before inference ([`builtins`]): constant raises to `<static> raise`, dynamic raises,
+//!   constant-index getitems to `static_getitem`, constant `**` exponents recorded as
+//!   static operands, `print` calls to print statements;
+//! - after inference ([`arrayexpr`]): trees of element-wise array operations fused into one
+//!   `arrayexpr` node (an IR extension node holding the fused statements), and
+//!   `out[...] = expr` into an in-place `arrayexpr_setitem`.
 //!
 //! A rewrite sees the function IR and, in the after-inference phase, the typing side
 //! tables. Its `apply` gets a [`RewriteCx`], through which it adds variables (with their
 //! types once typed), expressions (with their call signatures) and new block labels, so a
 //! typed rewrite can introduce temporaries that lowering sees fully typed.
+//!
+//! This crate knows no LLVM: numba-lower lowers the extension nodes made here.
+
+pub mod arrayexpr;
+pub mod builtins;
+pub mod consts;
 
 use numba_ir::{Block, Expr, ExprId, FunctionIR, Label, Loc, VarId};
 use numba_typeinfer::{Signature, TypeId, TypingResult};
@@ -114,10 +127,44 @@ impl std::fmt::Debug for RewriteRegistry {
     }
 }
 
+/// A built-in rewrite: its phase, its name and how to make one.
+pub type BuiltinRewrite = (Phase, &'static str, fn() -> Box<dyn Rewrite>);
+
+/// numba-rs's own rewrites, in the order they run (Numba's registration order).
+pub const BUILTINS: &[BuiltinRewrite] = &[
+    (Phase::BeforeInference, "RewriteConstGetitems", || {
+        Box::<builtins::RewriteConstGetitems>::default()
+    }),
+    (Phase::BeforeInference, "RewriteConstRaises", || {
+        Box::<builtins::RewriteConstRaises>::default()
+    }),
+    (Phase::BeforeInference, "DetectStaticBinops", || {
+        Box::<builtins::DetectStaticBinops>::default()
+    }),
+    (Phase::BeforeInference, "RewritePrintCalls", || {
+        Box::<builtins::RewritePrintCalls>::default()
+    }),
+    (Phase::BeforeInference, "RewriteDynamicRaises", || {
+        Box::<builtins::RewriteDynamicRaises>::default()
+    }),
+    (Phase::AfterInference, "RewriteArrayExprs", || {
+        Box::<arrayexpr::RewriteArrayExprs>::default()
+    }),
+];
+
 /// Applications of one rewrite to one block before giving up.
 pub const ITERATION_LIMIT: usize = 1000;
 
 impl RewriteRegistry {
+    /// A registry holding numba-rs's built-in rewrites ([`BUILTINS`]).
+    pub fn with_builtins() -> Self {
+        let mut r = RewriteRegistry::default();
+        for &(phase, _, make) in BUILTINS {
+            r.register(phase, make);
+        }
+        r
+    }
+
     /// Register a rewrite; `factory` makes a fresh instance per function.
     pub fn register(
         &mut self,
@@ -131,13 +178,14 @@ impl RewriteRegistry {
     }
 
     /// Run every rewrite of `phase` on every block until none matches; returns how many
-    /// rewrites were applied. With `trace`, prints Numba's `REWRITING (Name):` before/after.
+    /// rewrites were applied. With `trace`, appends Numba's `REWRITING (Name):` record of
+    /// each application (the block before, a rule, the block after) to it.
     pub fn apply(
         &self,
         phase: Phase,
         ir: &mut FunctionIR,
         mut typing: Option<&mut TypingResult>,
-        trace: bool,
+        mut trace: Option<&mut String>,
     ) -> Result<usize, RewriteError> {
         let factories = match phase {
             Phase::BeforeInference => &self.before,
@@ -158,24 +206,22 @@ impl RewriteRegistry {
                             limit: ITERATION_LIMIT,
                         });
                     }
-                    let before = if trace {
-                        Some(block_text(ir, label))
-                    } else {
-                        None
-                    };
+                    let before = trace.is_some().then(|| block_text(ir, label));
                     let new = rw.apply(&mut RewriteCx {
                         ir,
                         typing: typing.as_deref_mut(),
                     });
                     ir.blocks.insert(label, new);
                     applied += 1;
-                    if let Some(before) = before {
-                        println!("{}", "_".repeat(70));
-                        println!("REWRITING ({}):", rw.name());
-                        print!("{before}");
-                        println!("{}", "_".repeat(60));
-                        print!("{}", block_text(ir, label));
-                        println!("{}", "_".repeat(70));
+                    if let (Some(out), Some(before)) = (trace.as_deref_mut(), before) {
+                        out.push_str(&"_".repeat(70));
+                        out.push_str(&format!("\nREWRITING ({}):\n", rw.name()));
+                        out.push_str(&before);
+                        out.push_str(&"_".repeat(60));
+                        out.push('\n');
+                        out.push_str(&block_text(ir, label));
+                        out.push_str(&"_".repeat(70));
+                        out.push('\n');
                     }
                 }
             }
@@ -185,15 +231,9 @@ impl RewriteRegistry {
 }
 
 fn block_text(ir: &FunctionIR, label: Label) -> String {
-    let mut s = String::new();
-    if let Some(b) = ir.blocks.get(&label) {
-        for inst in &b.body {
-            s.push_str("    ");
-            s.push_str(&ir.stmt_to_string(&inst.stmt));
-            s.push('\n');
-        }
-    }
-    s
+    ir.blocks
+        .get(&label)
+        .map_or_else(String::new, |b| ir.block_dump(b))
 }
 
 #[cfg(test)]
@@ -282,16 +322,13 @@ mod tests {
         reg.register(Phase::BeforeInference, || Box::new(OneToTwo));
         let mut ir = sample();
         assert_eq!(
-            reg.apply(Phase::BeforeInference, &mut ir, None, false),
+            reg.apply(Phase::BeforeInference, &mut ir, None, None),
             Ok(2)
         );
         assert!(ir.dump().contains("a = const(int, 2)"));
         assert!(ir.dump().contains("b = const(int, 2)"));
         // The other phase has nothing registered.
-        assert_eq!(
-            reg.apply(Phase::AfterInference, &mut ir, None, false),
-            Ok(0)
-        );
+        assert_eq!(reg.apply(Phase::AfterInference, &mut ir, None, None), Ok(0));
     }
 
     /// Typed phase: splits `return a` into `t = a; return t` with `t` a new typed
@@ -347,7 +384,7 @@ mod tests {
             call_args: Default::default(),
         };
         assert_eq!(
-            reg.apply(Phase::AfterInference, &mut ir, Some(&mut typing), false),
+            reg.apply(Phase::AfterInference, &mut ir, Some(&mut typing), None),
             Ok(1)
         );
         let t = ir.var_by_name("$spill").expect("the temporary exists");
@@ -362,7 +399,7 @@ mod tests {
         reg.register(Phase::BeforeInference, || Box::new(Forever));
         let mut ir = sample();
         let err = reg
-            .apply(Phase::BeforeInference, &mut ir, None, false)
+            .apply(Phase::BeforeInference, &mut ir, None, None)
             .unwrap_err();
         assert!(err.to_string().contains("Forever"));
     }

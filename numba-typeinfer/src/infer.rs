@@ -333,13 +333,23 @@ impl Engine<'_> {
                             });
                         }
                     }
-                    Stmt::StaticSetItem { .. }
-                    | Stmt::StoreMap { .. }
-                    | Stmt::DynamicRaise { .. }
+                    Stmt::Print {
+                        vararg: Some(_), ..
+                    } => {
+                        if report {
+                            return Err(TypingError::Unsupported {
+                                message: "print(*args) is not supported by numba-rs yet".into(),
+                                line,
+                            });
+                        }
+                    }
+                    // Their variables are typed where they are assigned; lowering checks
+                    // that exception arguments and printed values can be carried.
+                    Stmt::DynamicRaise { .. }
                     | Stmt::StaticTryRaise { .. }
                     | Stmt::DynamicTryRaise { .. }
-                    | Stmt::Print { .. }
-                    | Stmt::Extension { .. } => {
+                    | Stmt::Print { .. } => {}
+                    Stmt::StaticSetItem { .. } | Stmt::StoreMap { .. } | Stmt::Extension { .. } => {
                         if report {
                             return Err(TypingError::Unsupported {
                                 message: "this statement is not supported by numba-rs's typing yet"
@@ -445,6 +455,49 @@ impl Engine<'_> {
     }
 
     /// The type an expression produces, `None` if not known yet.
+    /// `value[index]` (also a `static_getitem` whose constant index is not a tuple
+    /// position: typed through the variable that held the index, as Numba falls back).
+    fn type_getitem(
+        &mut self,
+        id: ExprId,
+        value: &VarId,
+        index: &VarId,
+        line: u32,
+    ) -> Result<Option<TypeId>, TypingError> {
+        // The index keeps a literal type: a tuple is indexed by a constant.
+        let (Some(v), Some(i)) = (self.ty(*value), self.raw_ty(*index)) else {
+            return Ok(None);
+        };
+        // A tuple sliced by a `slice(...)` of constants is sliced at compile time
+        // (Numba's static_getitem of a constant slice).
+        let i = match (crate::conv::tuple_items(v), i.get()) {
+            (Some(_), Type::Slice(_)) => self.const_slice(*index).unwrap_or(i),
+            _ => i,
+        };
+        // A constant index keeps its literal type in the signature (a tuple's
+        // element is chosen at compile time); a runtime index is unliteraled.
+        let index_t = if i.is_literal() && !v.is_array() && v.flat_array().is_none() {
+            i
+        } else {
+            i.unliteral()
+        };
+        match crate::numpy::getitem(v, i) {
+            Some(t) => Ok(Some(self.record(
+                id,
+                Signature {
+                    ret: t,
+                    args: vec![v, index_t],
+                    key: if index_t.is_literal() {
+                        ImplKey::StaticGetItem
+                    } else {
+                        ImplKey::GetItem
+                    },
+                },
+            ))),
+            None => Err(self.no_impl("getitem", &[v, i.unliteral()], line, "")),
+        }
+    }
+
     fn type_expr(&mut self, id: ExprId, line: u32) -> Result<Option<TypeId>, TypingError> {
         let ir = self.ir;
         Ok(Some(match ir.expr(id) {
@@ -781,39 +834,13 @@ impl Engine<'_> {
                     }
                 }
             }
-            Expr::GetItem { value, index } => {
-                // The index keeps a literal type: a tuple is indexed by a constant.
-                let (Some(v), Some(i)) = (self.ty(*value), self.raw_ty(*index)) else {
-                    return Ok(None);
-                };
-                // A tuple sliced by a `slice(...)` of constants is sliced at compile time
-                // (Numba's static_getitem of a constant slice).
-                let i = match (crate::conv::tuple_items(v), i.get()) {
-                    (Some(_), Type::Slice(_)) => self.const_slice(*index).unwrap_or(i),
-                    _ => i,
-                };
-                // A constant index keeps its literal type in the signature (a tuple's
-                // element is chosen at compile time); a runtime index is unliteraled.
-                let index_t = if i.is_literal() && !v.is_array() && v.flat_array().is_none() {
-                    i
-                } else {
-                    i.unliteral()
-                };
-                match crate::numpy::getitem(v, i) {
-                    Some(t) => self.record(
-                        id,
-                        Signature {
-                            ret: t,
-                            args: vec![v, index_t],
-                            key: if index_t.is_literal() {
-                                ImplKey::StaticGetItem
-                            } else {
-                                ImplKey::GetItem
-                            },
-                        },
-                    ),
-                    None => return Err(self.no_impl("getitem", &[v, i.unliteral()], line, "")),
-                }
+            Expr::GetItem { value, index } => return self.type_getitem(id, value, index, line),
+            Expr::StaticGetItem {
+                value,
+                index_var: Some(iv),
+                ..
+            } if self.ty(*value).is_some_and(|v| crate::conv::tuple_items(v).is_none()) => {
+                return self.type_getitem(id, value, iv, line)
             }
             Expr::StaticGetItem { value, index, .. } => {
                 let Some(v) = self.ty(*value) else {

@@ -110,6 +110,44 @@ pub fn array_parts(t: TypeId) -> Option<(TypeId, u32, Layout, bool)> {
     }
 }
 
+/// Unary ufuncs whose integer inputs give float64 (NumPy's float-only loops).
+pub const FLOAT_UFUNCS: &[&str] = &[
+    "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
+    "sinh", "cosh", "tanh", "expm1", "log1p",
+];
+
+/// Unary ufuncs that keep their input's kind.
+pub const SAME_KIND_UFUNCS: &[&str] = &[
+    "abs", "absolute", "negative", "square", "floor", "ceil", "trunc",
+];
+
+/// Binary ufuncs, with broadcasting.
+pub const BINARY_UFUNCS: &[&str] = &[
+    "add",
+    "subtract",
+    "multiply",
+    "power",
+    "minimum",
+    "maximum",
+    "arctan2",
+    "divide",
+    "true_divide",
+    "hypot",
+];
+
+/// The number of inputs of the NumPy ufunc a typing key (`numpy.sqrt`) names, if it is
+/// one numba-rs types element-wise.
+pub fn ufunc_nin(key: &str) -> Option<usize> {
+    let name = key.strip_prefix("numpy.")?;
+    if FLOAT_UFUNCS.contains(&name) || SAME_KIND_UFUNCS.contains(&name) {
+        Some(1)
+    } else if BINARY_UFUNCS.contains(&name) {
+        Some(2)
+    } else {
+        None
+    }
+}
+
 /// The element type a value contributes to a ufunc: an array's dtype or the scalar itself.
 fn element(t: TypeId) -> Option<TypeId> {
     let t = t.unliteral();
@@ -1023,10 +1061,7 @@ impl BaseContext {
             )),
         );
         // Unary ufuncs: float-only ones give float64 for integers.
-        for name in [
-            "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos",
-            "arctan", "sinh", "cosh", "tanh", "expm1", "log1p",
-        ] {
+        for &name in FLOAT_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             self.register(
                 key,
@@ -1042,9 +1077,7 @@ impl BaseContext {
                 )),
             );
         }
-        for name in [
-            "abs", "absolute", "negative", "square", "floor", "ceil", "trunc",
-        ] {
+        for &name in SAME_KIND_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             self.register(
                 key,
@@ -1072,18 +1105,7 @@ impl BaseContext {
             );
         }
         // Binary ufuncs with broadcasting.
-        for name in [
-            "add",
-            "subtract",
-            "multiply",
-            "power",
-            "minimum",
-            "maximum",
-            "arctan2",
-            "divide",
-            "true_divide",
-            "hypot",
-        ] {
+        for &name in BINARY_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             self.register(
                 key,

@@ -328,10 +328,10 @@ pub(super) fn apply_binop<'ctx>(
 }
 
 /// A value with its type.
-type Typed<'ctx> = (BasicValueEnum<'ctx>, TypeId);
+pub(super) type Typed<'ctx> = (BasicValueEnum<'ctx>, TypeId);
 
 /// The operation applied to the elements at one position.
-type ElementOp<'f, 'ctx, 'a> =
+pub(super) type ElementOp<'f, 'ctx, 'a> =
     &'f mut dyn FnMut(&mut FnLower<'ctx, 'a>, &[Typed<'ctx>]) -> R<Typed<'ctx>>;
 
 /// A new array of type `ret` whose element `i` is `f(element i of each operand)`.
@@ -341,11 +341,23 @@ pub(super) fn map_elements<'ctx, 'a>(
     operands: &[(TypeId, BasicValueEnum<'ctx>)],
     f: ElementOp<'_, 'ctx, 'a>,
 ) -> R<BasicValueEnum<'ctx>> {
+    let (dims, all_same) = broadcast_shape(lw, ndim(ret), operands)?;
+    let out = allocate(lw, ret, &dims)?;
+    fill_elements(lw, (ret, out), &dims, all_same, operands, f)?;
+    Ok(out.into())
+}
+
+/// NumPy broadcasting of the array operands to `nd` axes (shapes aligned on the right; an
+/// axis of length 1 stretches): the shape, raising Numba's ValueError when the operands
+/// do not broadcast, and whether every array operand has exactly that shape.
+pub(super) fn broadcast_shape<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    nd: u32,
+    operands: &[(TypeId, BasicValueEnum<'ctx>)],
+) -> R<(Vec<IntValue<'ctx>>, IntValue<'ctx>)> {
     if !operands.iter().any(|(t, _)| t.is_array()) {
         return Err(lw.unsupported("an element-wise operation needs an array"));
     }
-    // NumPy broadcasting: shapes aligned on the right; an axis of length 1 stretches.
-    let nd = ndim(ret);
     let i64t = lw.ctx.i64_type();
     let one = i64t.const_int(1, false);
     let mut dims = vec![one; nd as usize];
@@ -388,10 +400,23 @@ pub(super) fn map_elements<'ctx, 'a>(
         "ValueError",
         &["operands could not be broadcast together"],
     )?;
-    let out = allocate(lw, ret, &dims)?;
-    let n = get_int(lw, out, field::NITEMS)?;
-    let dtype = dtype_of(ret);
-    // Same shapes everywhere: a flat loop (vectorisable); otherwise broadcast indexing.
+    Ok((dims, all_same))
+}
+
+/// Store `f(elements of the operands at position i)` into every element `i` (C order) of
+/// `dst`, whose shape is `dims`; every array operand broadcasts to `dims`. When
+/// `all_same` holds (every array operand has the shape `dims`), a flat loop LLVM can
+/// vectorise; otherwise broadcast indexing.
+pub(super) fn fill_elements<'ctx, 'a>(
+    lw: &mut FnLower<'ctx, 'a>,
+    (dst_t, dst): (TypeId, StructValue<'ctx>),
+    dims: &[IntValue<'ctx>],
+    all_same: IntValue<'ctx>,
+    operands: &[(TypeId, BasicValueEnum<'ctx>)],
+    f: ElementOp<'_, 'ctx, 'a>,
+) -> R<()> {
+    let n = get_int(lw, dst, field::NITEMS)?;
+    let dtype = dtype_of(dst_t);
     let fast = lw.new_block("bcast.same");
     let general = lw.new_block("bcast.general");
     let join = lw.new_block("bcast.done");
@@ -406,7 +431,7 @@ pub(super) fn map_elements<'ctx, 'a>(
                 let p = if same_shapes {
                     flat_ptr(lw, t, v.into_struct_value(), i)?
                 } else {
-                    broadcast_ptr(lw, t, v.into_struct_value(), &dims, i)?
+                    broadcast_ptr(lw, t, v.into_struct_value(), dims, i)?
                 };
                 elems.push((load_elem(lw, dtype_of(t), p)?, dtype_of(t)));
             } else {
@@ -415,13 +440,13 @@ pub(super) fn map_elements<'ctx, 'a>(
         }
         let (r, rt) = f(lw, &elems)?;
         let r = lw.cast(r, rt, dtype)?;
-        let p = flat_ptr(lw, ret, out, i)?;
+        let p = flat_ptr(lw, dst_t, dst, i)?;
         store_elem(lw, dtype, p, r)?;
         lp.end(lw)?;
         lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
     }
     lw.b.position_at_end(join);
-    Ok(out.into())
+    Ok(())
 }
 
 /// The address of the element of `arr` (of type `t`) that position `i` of a C-ordered
@@ -500,7 +525,7 @@ fn elementwise_neg<'ctx>(
 }
 
 /// The scalar function of a ufunc on one element.
-fn scalar_call<'ctx>(
+pub(super) fn scalar_call<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     key: &str,
     args: &[(BasicValueEnum<'ctx>, TypeId)],
@@ -591,6 +616,24 @@ fn scalar_call<'ctx>(
         vals.push(lw.cast(v, t, to)?);
     }
     Ok((lw.call_impl(&sig, &vals)?, sig.ret))
+}
+
+/// NumPy's ufunc `name` (`sqrt`, `add`) applied to one element of each input.
+pub(super) fn ufunc_element<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    name: &str,
+    args: &[Typed<'ctx>],
+) -> R<Typed<'ctx>> {
+    let table = if args.len() == 1 {
+        UNARY_UFUNCS
+    } else {
+        BINARY_UFUNCS
+    };
+    let (_, key) = table
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| lw.unsupported(format!("numpy.{name} element-wise")))?;
+    scalar_call(lw, key, args)
 }
 
 fn ufunc_name(sig: &Signature) -> &str {

@@ -389,6 +389,51 @@ fn unaliased_source<'ctx>(
     src: StructValue<'ctx>,
 ) -> R<(TypeId, StructValue<'ctx>, PointerValue<'ctx>)> {
     let overlap = may_overlap(lw, dst, (src_t, src))?;
+    copy_if(lw, overlap, src_t, src)
+}
+
+/// An operand of an element-wise loop writing `dst`: itself, or a C copy when its memory
+/// overlaps `dst` other than element for element (the same memory with the same shape
+/// and strides is safe: each position is read before it is written). The MemInfo to
+/// release afterwards is null when nothing was copied.
+pub(super) fn unaliased_operand<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    (dt, dst): (TypeId, StructValue<'ctx>),
+    src_t: TypeId,
+    src: StructValue<'ctx>,
+) -> R<(TypeId, StructValue<'ctx>, PointerValue<'ctx>)> {
+    let overlap = may_overlap(lw, (dt, dst), (src_t, src))?;
+    let cond = if ndim(dt) == ndim(src_t) {
+        let a = data_ptr(lw, dst)?;
+        let b = data_ptr(lw, src)?;
+        let mut same =
+            lw.b.build_int_compare(IntPredicate::EQ, a, b, "")
+                .map_err(llvm_err)?;
+        for d in 0..ndim(dt) {
+            for f in [field::SHAPE, field::STRIDES] {
+                let x = dim(lw, dst, f, d)?;
+                let y = dim(lw, src, f, d)?;
+                let eq =
+                    lw.b.build_int_compare(IntPredicate::EQ, x, y, "")
+                        .map_err(llvm_err)?;
+                same = lw.b.build_and(same, eq, "").map_err(llvm_err)?;
+            }
+        }
+        let differ = lw.b.build_not(same, "").map_err(llvm_err)?;
+        lw.b.build_and(overlap, differ, "").map_err(llvm_err)?
+    } else {
+        overlap
+    };
+    copy_if(lw, cond, src_t, src)
+}
+
+/// `src`, or a C copy of it when `cond` holds, with the copy's MemInfo (or null).
+fn copy_if<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    overlap: IntValue<'ctx>,
+    src_t: TypeId,
+    src: StructValue<'ctx>,
+) -> R<(TypeId, StructValue<'ctx>, PointerValue<'ctx>)> {
     let copy_t = intern(Type::Array {
         dtype: dtype_of(src_t),
         ndim: ndim(src_t),
@@ -445,7 +490,7 @@ fn unaliased_source<'ctx>(
     ))
 }
 
-fn release<'ctx>(lw: &mut FnLower<'ctx, '_>, mi: PointerValue<'ctx>) -> R<()> {
+pub(super) fn release<'ctx>(lw: &mut FnLower<'ctx, '_>, mi: PointerValue<'ctx>) -> R<()> {
     let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
     let f = lw.runtime_fn(
         "NRT_decref",
@@ -456,7 +501,7 @@ fn release<'ctx>(lw: &mut FnLower<'ctx, '_>, mi: PointerValue<'ctx>) -> R<()> {
 }
 
 /// The error NumPy/Numba raise when a source cannot be broadcast to the selection.
-const SHAPE_MISMATCH: &str = "cannot assign slice from input of different size";
+pub(super) const SHAPE_MISMATCH: &str = "cannot assign slice from input of different size";
 
 /// Check that `src` (right-aligned) broadcasts to `dims`; leading extra axes of the
 /// source must have length 1. Returns the source seen with `dims.len()` axes at most.

@@ -4,6 +4,7 @@
 
 mod array_from;
 mod array_ops;
+mod arrayexpr;
 mod arrays;
 mod builtins;
 mod calls;
@@ -23,6 +24,8 @@ mod nonzero;
 mod numpy;
 mod numpy_misc;
 mod optional;
+mod power;
+pub(crate) use power::static_pow_for;
 mod random;
 mod slices;
 mod sorting;
@@ -36,6 +39,7 @@ use crate::registry::Registry;
 /// Register every built-in implementation. "Not lowered yet" entries go first, so that
 /// the implementations registered after them take precedence.
 pub(crate) fn register_all(r: &mut Registry) {
+    arrayexpr::register(r);
     numpy::register(r);
     arrays::register(r);
     array_ops::register(r);

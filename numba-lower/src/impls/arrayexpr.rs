@@ -1,0 +1,242 @@
+//! Lowering of numba-rewrite's array-expression nodes: `arrayexpr` allocates its result
+//! and fills it in one loop that evaluates the node's fused statements on one element of
+//! each operand at a time (no temporaries); `arrayexpr_setitem` runs the same loop over a
+//! basic-indexed view of an existing array, allocating nothing unless an operand overlaps
+//! the destination.
+//!
+//! Every fused statement is evaluated as the stand-alone element-wise operation would
+//! evaluate one element (the same scalar implementations, the same intermediate dtypes),
+//! so fusing never changes a result.
+
+use std::collections::HashMap;
+
+use inkwell::values::BasicValueEnum;
+use numba_ir::{Expr, ExprId, ExtensionNode, Stmt, UnaryOp, VarId};
+use numba_rewrite::arrayexpr::{ARRAYEXPR, ARRAYEXPR_SETITEM};
+use numba_typeinfer::types::*;
+use numba_typeinfer::{ImplKey, Signature};
+
+use super::array_ops::{
+    apply_binop, broadcast_shape, dim, dtype_of, fill_elements, map_elements, ufunc_element, Typed,
+};
+use super::indexing::{release, unaliased_operand, SHAPE_MISMATCH};
+use crate::function::FnLower;
+use crate::model::array::{field, ndim};
+use crate::model::lowered;
+use crate::registry::Registry;
+use crate::{llvm_err, R};
+
+pub(crate) fn register(r: &mut Registry) {
+    r.register_extension(ARRAYEXPR, lower_arrayexpr);
+    r.register_extension(ARRAYEXPR_SETITEM, lower_setitem);
+}
+
+/// The node's fused statements.
+fn body(node: &ExtensionNode) -> &[numba_ir::Inst] {
+    node.blocks
+        .values()
+        .next()
+        .map(|b| b.body.as_slice())
+        .unwrap_or_default()
+}
+
+/// The operands as the loop reads them: arrays by type, scalars loaded once.
+fn load_operands<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    vars: &[VarId],
+) -> R<Vec<(TypeId, BasicValueEnum<'ctx>)>> {
+    vars.iter()
+        .map(|&v| Ok((lowered(lw.ty(v)), lw.load(v)?)))
+        .collect()
+}
+
+/// `target = arrayexpr(...)`: a new C array of the target's type.
+fn lower_arrayexpr<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target.ok_or_else(|| lw.unsupported("an arrayexpr node must be assigned"))?;
+    let ret = lowered(lw.ty(target));
+    let operands = load_operands(lw, &node.operands)?;
+    let v = map_elements(lw, ret, &operands, &mut |lw, elems| {
+        eval(lw, node, &node.operands, elems)
+    })?;
+    Ok(Some(v))
+}
+
+/// `out[index] = arrayexpr(...)`: the loop writes the view `out[index]` directly.
+fn lower_setitem<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    _: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let [out, index, leaves @ ..] = node.operands.as_slice() else {
+        return Err(lw.unsupported("malformed arrayexpr_setitem node"));
+    };
+    let out_t = lowered(lw.ty(*out));
+    let idx_t = lowered(lw.ty(*index));
+    let view_t = numba_typeinfer::numpy::getitem(out_t, idx_t)
+        .filter(|t| t.is_array())
+        .ok_or_else(|| lw.unsupported(format!("indexing {out_t} with {idx_t}")))?;
+    let gsig = Signature {
+        ret: view_t,
+        args: vec![out_t, idx_t],
+        key: ImplKey::GetItem,
+    };
+    let arr = lw.load(*out)?;
+    let idx = lw.load(*index)?;
+    let view = lw.call_impl(&gsig, &[arr, idx])?.into_struct_value();
+    let nd = ndim(view_t);
+    let view_dims: Vec<_> = (0..nd)
+        .map(|d| dim(lw, view, field::SHAPE, d))
+        .collect::<R<_>>()?;
+    let operands = load_operands(lw, leaves)?;
+    // The expression's own shape first (its operands must broadcast together), then
+    // that shape into the selection, as evaluating and then assigning would check.
+    let ret_nd = body(node)
+        .iter()
+        .find_map(|i| match i.stmt {
+            Stmt::Return { value } => Some(ndim(lowered(lw.ty(value)))),
+            _ => None,
+        })
+        .unwrap_or(nd);
+    let (edims, _) = broadcast_shape(lw, ret_nd, &operands)?;
+    let i64t = lw.ctx.i64_type();
+    let one = i64t.const_int(1, false);
+    let mut bad = lw.ctx.bool_type().const_zero();
+    for (k, &e) in edims.iter().enumerate() {
+        let want = view_dims[nd as usize - edims.len() + k];
+        let eq =
+            lw.b.build_int_compare(inkwell::IntPredicate::EQ, e, want, "")
+                .map_err(llvm_err)?;
+        let is_one =
+            lw.b.build_int_compare(inkwell::IntPredicate::EQ, e, one, "")
+                .map_err(llvm_err)?;
+        let ok = lw.b.build_or(eq, is_one, "").map_err(llvm_err)?;
+        let not_ok = lw.b.build_not(ok, "").map_err(llvm_err)?;
+        bad = lw.b.build_or(bad, not_ok, "").map_err(llvm_err)?;
+    }
+    lw.raise_const_if(bad, "ValueError", &[SHAPE_MISMATCH])?;
+    // Operands overlapping the destination are read from copies; the flat loop needs
+    // every array operand to have the selection's shape.
+    let mut reads = Vec::with_capacity(operands.len());
+    let mut owned = Vec::new();
+    let mut same = lw.ctx.bool_type().const_int(1, false);
+    for (t, v) in operands {
+        if !t.is_array() {
+            reads.push((t, v));
+            continue;
+        }
+        let (t2, v2, mi) = unaliased_operand(lw, (view_t, view), t, v.into_struct_value())?;
+        owned.push(mi);
+        if ndim(t2) != nd {
+            same = lw.ctx.bool_type().const_zero();
+        } else {
+            for (d, &want) in view_dims.iter().enumerate() {
+                let got = dim(lw, v2, field::SHAPE, d as u32)?;
+                let eq =
+                    lw.b.build_int_compare(inkwell::IntPredicate::EQ, got, want, "")
+                        .map_err(llvm_err)?;
+                same = lw.b.build_and(same, eq, "").map_err(llvm_err)?;
+            }
+        }
+        reads.push((t2, v2.into()));
+    }
+    fill_elements(
+        lw,
+        (view_t, view),
+        &view_dims,
+        same,
+        &reads,
+        &mut |lw, elems| eval(lw, node, leaves, elems),
+    )?;
+    for mi in owned {
+        // A null MemInfo (nothing copied) is ignored by NRT_decref.
+        release(lw, mi)?;
+    }
+    Ok(None)
+}
+
+/// Evaluate the fused statements on one element of each operand (`elems`, in the order of
+/// `operands`): the value of the node's result at this position.
+fn eval<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    operands: &[VarId],
+    elems: &[Typed<'ctx>],
+) -> R<Typed<'ctx>> {
+    let mut env: HashMap<VarId, Typed<'ctx>> = operands
+        .iter()
+        .copied()
+        .zip(elems.iter().copied())
+        .collect();
+    for inst in body(node) {
+        match inst.stmt {
+            Stmt::Assign { target, value } => {
+                let (v, t) = element_op(lw, value, &env)?;
+                // Each intermediate is rounded to its array's dtype, as unfused.
+                let dt = dtype_of(lowered(lw.ty(target)));
+                env.insert(target, (lw.cast(v, t, dt)?, dt));
+            }
+            Stmt::Return { value } => {
+                return env
+                    .get(&value)
+                    .copied()
+                    .ok_or_else(|| lw.unsupported("arrayexpr result not computed"))
+            }
+            _ => return Err(lw.unsupported("unexpected statement in an arrayexpr node")),
+        }
+    }
+    Err(lw.unsupported("arrayexpr node without a result"))
+}
+
+/// One fused operation on elements.
+fn element_op<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    id: ExprId,
+    env: &HashMap<VarId, Typed<'ctx>>,
+) -> R<Typed<'ctx>> {
+    let get = |lw: &FnLower<'ctx, '_>, v: &VarId| {
+        env.get(v)
+            .copied()
+            .ok_or_else(|| lw.unsupported("arrayexpr operand not available"))
+    };
+    let ir = lw.ir;
+    match ir.expr(id) {
+        Expr::Var(src) => get(lw, src),
+        Expr::BinOp { op, lhs, rhs } => {
+            let x = get(lw, lhs)?;
+            let y = get(lw, rhs)?;
+            if let Some(r) = super::power::static_pow_for(lw, id, *op, x)? {
+                return Ok(r);
+            }
+            apply_binop(lw, *op, x, y)
+        }
+        Expr::Unary { op, value } => {
+            let (x, xt) = get(lw, value)?;
+            // NumPy's `~` on booleans is logical not.
+            if *op == UnaryOp::Invert && xt == BOOLEAN {
+                let v = lw.b.build_not(x.into_int_value(), "").map_err(llvm_err)?;
+                return Ok((v.into(), BOOLEAN));
+            }
+            let s = numba_typeinfer::context::unary_signature(*op, xt)
+                .ok_or_else(|| lw.unsupported(format!("no unary {op:?} on {xt}")))?;
+            let x = lw.cast(x, xt, s.args[0])?;
+            Ok((lw.call_impl(&s, &[x])?, s.ret))
+        }
+        Expr::Call { args, .. } => {
+            let key = match lw.typing.calltypes.get(&id).map(|s| &s.key) {
+                Some(ImplKey::Function(k)) => k.clone(),
+                _ => return Err(lw.unsupported("untyped call in an arrayexpr node")),
+            };
+            let name = key.strip_prefix("numpy.").unwrap_or(&key).to_string();
+            let vals = args.iter().map(|a| get(lw, a)).collect::<R<Vec<_>>>()?;
+            ufunc_element(lw, &name, &vals)
+        }
+        other => Err(lw.unsupported(format!(
+            "`{}` in an arrayexpr node",
+            ir.expr_to_string(other)
+        ))),
+    }
+}
