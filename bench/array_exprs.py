@@ -107,7 +107,7 @@ def main():
             expected = f(*args)
             got = g(*args)
             if expected is not None:
-                np.testing.assert_allclose(got, expected, rtol=1e-12)
+                np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
             figures.append(r)
             ours = ours or r
             row.append(f"{r * 1e3:.2f}")

@@ -26,9 +26,39 @@ const REFPRUNE_PREP: &str = "function(sroa,early-cse,simplifycfg)";
 
 fn init_native() -> R<()> {
     static INIT: OnceLock<Result<(), String>> = OnceLock::new();
-    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
-        .clone()
-        .map_err(LowerError::Llvm)
+    INIT.get_or_init(|| {
+        Target::initialize_native(&InitializationConfig::default())?;
+        use_vector_math_library();
+        Ok(())
+    })
+    .clone()
+    .map_err(LowerError::Llvm)
+}
+
+/// Let the loop vectoriser call glibc's vector math library (libmvec: `exp`, `log`,
+/// `sin`, ... on 2/4/8 lanes), as Numba lets it call Intel's SVML when installed, so a
+/// fused `np.exp(x) * y` loop is vectorised. Only when the library loads into the
+/// process, so that the JIT can resolve what the vectoriser emits; elsewhere loops keep
+/// scalar libm calls.
+fn use_vector_math_library() {
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        return;
+    }
+    if inkwell::support::load_library_permanently(std::path::Path::new("libmvec.so.1")).is_err() {
+        return;
+    }
+    let args = [
+        c"numba-rs".as_ptr(),
+        c"-vector-library=LIBMVEC-X86".as_ptr(),
+    ];
+    // SAFETY: two valid NUL-terminated strings; called once, before any compilation.
+    unsafe {
+        inkwell::llvm_sys::support::LLVMParseCommandLineOptions(
+            args.len() as i32,
+            args.as_ptr(),
+            std::ptr::null(),
+        );
+    }
 }
 
 /// A target machine for the host CPU.

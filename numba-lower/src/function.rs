@@ -48,6 +48,9 @@ pub struct FnLower<'ctx, 'a> {
     /// phis are stripped): a store releases the value it overwrites and a `del` clears
     /// the slot, as Numba's `storevar`/`delvar` do. Their slots start zeroed.
     reassigned: Vec<bool>,
+    /// Set while lowering the element operation of a whole-array loop: NumPy's
+    /// semantics (division by zero gives inf, nan or 0), not Python's exceptions.
+    pub(crate) error_model_override: Option<crate::ErrorModel>,
     blocks: HashMap<Label, BasicBlock<'ctx>>,
     entry: BasicBlock<'ctx>,
     pub(crate) counter: usize,
@@ -109,6 +112,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             retptr,
             slots: Vec::new(),
             reassigned: Vec::new(),
+            error_model_override: None,
             blocks: HashMap::new(),
             entry,
             counter: 0,
@@ -117,6 +121,13 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             frozen: HashMap::new(),
             frozen_data: Vec::new(),
         })
+    }
+
+    /// The error model in force: the function's, or NumPy's inside element-wise array
+    /// operations (as Numba's ufunc kernels have it).
+    pub fn error_model(&self) -> crate::ErrorModel {
+        self.error_model_override
+            .unwrap_or(self.options.error_model)
     }
 
     /// An `Unsupported` error at the current line.

@@ -406,3 +406,29 @@ def test_rewriting_trace_under_dump_ir(tmp_path):
         "arrayexpr(expr=(<built-in function add>, [(<built-in function mul>, "
         "[Var(a, m.py:3), Var(x, m.py:3)]), Var(y, m.py:3)]), ty=array(float64, 1d, C))"
     ) in out
+
+
+def divisions(a, b):
+    return a / b, a // b, a % b
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_array_division_by_zero_follows_numpy(dtype):
+    # Element-wise operations have NumPy's semantics (inf, nan or 0), not Python's
+    # ZeroDivisionError, fused or not.
+    a = np.array([1, -2, 0, 3], dtype=dtype)
+    b = np.array([0, 0, 0, 2], dtype=dtype)
+    with np.errstate(all="ignore"):
+        expected = divisions(a, b)
+    got = njit(divisions)(a, b)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+    fused = njit(lambda a, b: (a + 0) / b * 2)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(fused(a, b), (a + 0) / b * 2)
+
+
+def test_scalar_division_by_zero_still_raises():
+    with pytest.raises(ZeroDivisionError):
+        njit(lambda x, y: x / y)(1.0, 0.0)

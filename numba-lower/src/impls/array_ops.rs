@@ -438,7 +438,11 @@ pub(super) fn fill_elements<'ctx, 'a>(
                 elems.push((v, t));
             }
         }
-        let (r, rt) = f(lw, &elems)?;
+        // Element operations follow NumPy: `x / 0` is inf, not a ZeroDivisionError.
+        let saved = lw.error_model_override.replace(crate::ErrorModel::Numpy);
+        let r = f(lw, &elems);
+        lw.error_model_override = saved;
+        let (r, rt) = r?;
         let r = lw.cast(r, rt, dtype)?;
         let p = flat_ptr(lw, dst_t, dst, i)?;
         store_elem(lw, dtype, p, r)?;

@@ -140,7 +140,7 @@ fn divide<'ctx>(
     let zero = ft.const_zero();
     let abs_br = lw.float_unary("fabs", b.0)?;
     let abs_bi = lw.float_unary("fabs", b.1)?;
-    if lw.options.error_model == ErrorModel::Python {
+    if lw.error_model() == ErrorModel::Python {
         let bd = &lw.b;
         let z1 = bd
             .build_float_compare(FloatPredicate::OEQ, b.0, zero, "")

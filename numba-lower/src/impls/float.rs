@@ -198,7 +198,7 @@ fn float_binop<'ctx>(
         BinOp::Eq => cmp(FloatPredicate::OEQ)?,
         BinOp::Ne => cmp(FloatPredicate::UNE)?,
         BinOp::TrueDiv | BinOp::FloorDiv | BinOp::Mod => {
-            if lw.options.error_model == ErrorModel::Python {
+            if lw.error_model() == ErrorModel::Python {
                 let zero = b
                     .build_float_compare(FloatPredicate::OEQ, bv, ft.const_zero(), "")
                     .map_err(llvm_err)?;
@@ -282,6 +282,14 @@ fn float_divmod<'ctx>(
         .map_err(llvm_err)?;
     let quot = b.build_float_div(a, bv, "").map_err(llvm_err)?;
     let signed_zero = lw.float_binary("copysign", ft.const_zero(), quot)?;
-    lw.b.build_select(div_zero, signed_zero, q, "")
+    let r =
+        lw.b.build_select(div_zero, signed_zero, q, "")
+            .map_err(llvm_err)?;
+    // A zero divisor (NumPy's error model; Python's raised above): `a / b`, so inf, -inf
+    // or nan, as NumPy's `npy_floor_divide`.
+    let b_zero =
+        lw.b.build_float_compare(FloatPredicate::OEQ, bv, ft.const_zero(), "")
+            .map_err(llvm_err)?;
+    lw.b.build_select(b_zero, quot.into(), r, "")
         .map_err(llvm_err)
 }

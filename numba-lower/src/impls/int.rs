@@ -142,7 +142,7 @@ fn floordiv_mod<'ctx>(
     let is_zero =
         lw.b.build_int_compare(IntPredicate::EQ, bv, zero, "")
             .map_err(llvm_err)?;
-    if lw.options.error_model == ErrorModel::Python {
+    if lw.error_model() == ErrorModel::Python {
         let msg = if op == BinOp::Mod {
             "integer modulo by zero"
         } else {
