@@ -619,10 +619,7 @@ fn raise_native(py: Python<'_>, exc: *const ExcInfo) -> PyErr {
         let mut pos = 0usize;
         for &t in &raised.arg_types {
             // Constant arguments travel as literal types, with no slots.
-            if matches!(
-                t.get(),
-                types::Type::IntegerLiteral(_) | types::Type::BooleanLiteral(_)
-            ) {
+            if t.is_literal() {
                 args.push(boxing::literal_value(py, t)?);
                 continue;
             }

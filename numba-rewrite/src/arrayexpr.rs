@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use numba_ir::{
-    BinOp, Block, Expr, ExprId, ExtensionNode, FunctionIR, Inst, Label, Loc, Stmt, UnaryOp, VarId,
+    Block, Expr, ExprId, ExtensionNode, FunctionIR, Inst, Label, Loc, Stmt, UnaryOp, VarId,
 };
 use numba_typeinfer::types::{Type, TypeId};
 use numba_typeinfer::{ImplKey, TypingResult};
@@ -27,26 +27,6 @@ use crate::{Rewrite, RewriteCx};
 pub const ARRAYEXPR: &str = "arrayexpr";
 /// The kind of the in-place store of a fused expression (`out[idx] = expr`).
 pub const ARRAYEXPR_SETITEM: &str = "arrayexpr_setitem";
-
-/// Binary operators fused element-wise (NumPy's `supported_array_operators`).
-const BINOPS: &[BinOp] = &[
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::TrueDiv,
-    BinOp::FloorDiv,
-    BinOp::Mod,
-    BinOp::Pow,
-    BinOp::Lt,
-    BinOp::Le,
-    BinOp::Eq,
-    BinOp::Ne,
-    BinOp::Gt,
-    BinOp::Ge,
-    BinOp::And,
-    BinOp::Or,
-    BinOp::Xor,
-];
 
 fn element_type(t: TypeId) -> bool {
     let t = t.unliteral();
@@ -73,7 +53,10 @@ pub fn elementwise_operands(
         return None;
     }
     let ops = match e {
-        Expr::BinOp { op, lhs, rhs } if BINOPS.contains(op) && sig.key == ImplKey::BinOp(*op) => {
+        Expr::BinOp { op, lhs, rhs }
+            if numba_typeinfer::numpy::ELEMENTWISE_BINOPS.contains(op)
+                && sig.key == ImplKey::BinOp(*op) =>
+        {
             vec![*lhs, *rhs]
         }
         Expr::Unary { op, value }
@@ -151,8 +134,12 @@ impl Facts {
 
     /// Blocks reachable from `from`'s successors without entering `stop`.
     fn reach(&self, from: Label, stop: Label) -> BTreeSet<Label> {
+        self.walk(self.succs.get(&from).cloned().unwrap_or_default(), stop)
+    }
+
+    /// Blocks reachable from `start` (included) without entering `stop`.
+    fn walk(&self, mut work: Vec<Label>, stop: Label) -> BTreeSet<Label> {
         let mut seen = BTreeSet::new();
-        let mut work: Vec<Label> = self.succs.get(&from).cloned().unwrap_or_default();
         while let Some(l) = work.pop() {
             if l == stop || !seen.insert(l) {
                 continue;
@@ -167,12 +154,8 @@ impl Facts {
     /// (no loop runs the use more often than the definition); `None` otherwise.
     fn between(&self, def: Label, usel: Label) -> Option<BTreeSet<Label>> {
         // `def` dominates `usel`.
-        if def != self.entry {
-            let mut from_entry = self.reach_from_entry_avoiding(def);
-            from_entry.insert(self.entry);
-            if from_entry.contains(&usel) {
-                return None;
-            }
+        if def != self.entry && self.walk(vec![self.entry], def).contains(&usel) {
+            return None;
         }
         let fwd = self.reach(def, usel);
         if fwd.contains(&def) {
@@ -188,18 +171,6 @@ impl Facts {
             .filter(|&l| self.reach(l, def).contains(&usel))
             .collect();
         Some(mid)
-    }
-
-    fn reach_from_entry_avoiding(&self, avoid: Label) -> BTreeSet<Label> {
-        let mut seen = BTreeSet::new();
-        let mut work = vec![self.entry];
-        while let Some(l) = work.pop() {
-            if l == avoid || !seen.insert(l) {
-                continue;
-            }
-            work.extend(self.succs.get(&l).into_iter().flatten().copied());
-        }
-        seen
     }
 }
 
@@ -397,6 +368,9 @@ pub struct RewriteArrayExprs {
     /// Statement indices of fusion roots in the block: element-wise assignments not fused
     /// into a user, and in-place stores.
     roots: Vec<usize>,
+    /// The function facts `matches` computed, reused by `apply` (the IR is unchanged
+    /// between them).
+    facts: Option<Facts>,
 }
 
 impl Rewrite for RewriteArrayExprs {
@@ -407,6 +381,7 @@ impl Rewrite for RewriteArrayExprs {
     fn matches(&mut self, ir: &FunctionIR, label: Label, typing: Option<&TypingResult>) -> bool {
         self.label = label;
         self.roots.clear();
+        self.facts = None;
         let Some(typing) = typing else {
             return false;
         };
@@ -445,78 +420,76 @@ impl Rewrite for RewriteArrayExprs {
                 _ => {}
             }
         }
-        !self.roots.is_empty()
+        if self.roots.is_empty() {
+            return false;
+        }
+        self.facts = Some(p.facts);
+        true
     }
 
     fn apply(&mut self, cx: &mut RewriteCx<'_>) -> Block {
         let label = self.label;
         let roots = std::mem::take(&mut self.roots);
+        let Some(facts) = self.facts.take() else {
+            return cx.ir.blocks[&label].clone();
+        };
+        // Each assignment root computes into a new kernel variable of its type.
+        let rets: Vec<Option<VarId>> = roots
+            .iter()
+            .map(|&i| {
+                let inst = &cx.ir.blocks[&label].body[i];
+                let loc = inst.loc;
+                match inst.stmt {
+                    Stmt::Assign { target, .. } => {
+                        let ty = cx.type_of(target);
+                        Some(cx.new_var("$arrayexpr", loc, ty))
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
         let Some(typing) = cx.typing.as_deref() else {
             return cx.ir.blocks[&label].clone();
         };
-        // Plan on the IR as it is, then edit.
-        let plans: Vec<(usize, Kernel)> = {
+        // Plan on the IR as matched, then edit.
+        let plans: Vec<Kernel> = {
             let p = Planner {
                 ir: cx.ir,
                 typing,
-                facts: Facts::new(cx.ir),
+                facts,
             };
             roots
                 .iter()
-                .map(|&i| {
+                .zip(&rets)
+                .map(|(&i, ret)| {
+                    let inst = &cx.ir.blocks[&label].body[i];
                     let mut k = Kernel::default();
-                    match &cx.ir.blocks[&label].body[i].stmt {
-                        Stmt::Assign { value, .. } => k.root_expr(&p, *value),
-                        Stmt::SetItem { value, .. } => k.absorb(&p, *value),
+                    match (&inst.stmt, ret) {
+                        (Stmt::Assign { value, .. }, Some(ret)) => {
+                            k.emit(&p, *value, *ret, inst.loc)
+                        }
+                        (Stmt::SetItem { value, .. }, _) => k.absorb(&p, *value),
                         _ => {}
                     }
-                    (i, k)
+                    k
                 })
                 .collect()
         };
         // Statements moved into kernels leave their blocks (possibly other blocks).
         let mut removed: BTreeMap<Label, BTreeSet<usize>> = BTreeMap::new();
-        for (_, k) in &plans {
-            for &site in &k.moved {
-                removed.entry(site.0).or_default().insert(site.1);
+        for k in &plans {
+            for &(l, i) in &k.moved {
+                removed.entry(l).or_default().insert(i);
             }
         }
         let mut block = cx.ir.blocks[&label].clone();
-        for (i, k) in plans {
+        for ((i, k), ret) in roots.into_iter().zip(plans).zip(rets) {
             let loc = block.body[i].loc;
             match block.body[i].stmt.clone() {
-                Stmt::Assign { target, value } => {
+                Stmt::Assign { target, .. } => {
+                    let ret = ret.unwrap_or(target);
                     let ty = cx.type_of(target);
-                    let ret = cx.new_var("$arrayexpr", loc, ty);
-                    let mut stmts = k.stmts;
-                    // The root's own operation, into the kernel's result.
-                    let root = match cx.ir.expr(value) {
-                        Expr::Extension(node) => {
-                            // An existing node: its statements, then its result.
-                            let inner = node.blocks.values().next().cloned().unwrap_or_default();
-                            let mut out = None;
-                            for inst in inner.body {
-                                match inst.stmt {
-                                    Stmt::Return { value } => out = Some(value),
-                                    _ => stmts.push(inst),
-                                }
-                            }
-                            let e = cx.new_expr(Expr::Var(out.unwrap_or(ret)), None);
-                            Inst {
-                                stmt: Stmt::Assign {
-                                    target: ret,
-                                    value: e,
-                                },
-                                loc,
-                            }
-                        }
-                        _ => Inst {
-                            stmt: Stmt::Assign { target: ret, value },
-                            loc,
-                        },
-                    };
-                    stmts.push(root);
-                    let node = make_node(cx, ARRAYEXPR, stmts, ret, loc, Vec::new(), ty);
+                    let node = make_node(cx, ARRAYEXPR, k, ret, loc, Vec::new(), ty);
                     let e = cx.new_expr(Expr::Extension(Box::new(node)), None);
                     block.body[i].stmt = Stmt::Assign { target, value: e };
                 }
@@ -529,7 +502,7 @@ impl Rewrite for RewriteArrayExprs {
                     let node = make_node(
                         cx,
                         ARRAYEXPR_SETITEM,
-                        k.stmts,
+                        k,
                         value,
                         loc,
                         vec![target, index],
@@ -541,116 +514,105 @@ impl Rewrite for RewriteArrayExprs {
             }
         }
         for (l, idx) in removed {
-            if l == label {
-                let mut n = 0;
-                block.body.retain(|_| {
-                    n += 1;
-                    !idx.contains(&(n - 1))
-                });
-            } else if let Some(b) = cx.ir.blocks.get_mut(&l) {
-                let mut n = 0;
-                b.body.retain(|_| {
-                    n += 1;
-                    !idx.contains(&(n - 1))
-                });
-            }
+            let body = if l == label {
+                &mut block.body
+            } else {
+                match cx.ir.blocks.get_mut(&l) {
+                    Some(b) => &mut b.body,
+                    None => continue,
+                }
+            };
+            let mut n = 0;
+            body.retain(|_| {
+                n += 1;
+                !idx.contains(&(n - 1))
+            });
         }
         block
     }
 }
 
+/// One step of a fused tree: a moved statement, or a copy between kernel variables (an
+/// absorbed node's result into the variable that held it), made into a statement once
+/// expressions can be added.
+enum Piece {
+    Inst(Inst),
+    Copy { target: VarId, src: VarId, loc: Loc },
+}
+
 /// The statements of one fused tree, in evaluation order, and where they came from.
 #[derive(Default)]
 struct Kernel {
-    stmts: Vec<Inst>,
+    pieces: Vec<Piece>,
     moved: Vec<Site>,
 }
 
 impl Kernel {
-    /// The fusible operands of the root expression `id`.
-    fn root_expr(&mut self, p: &Planner<'_>, id: ExprId) {
+    /// The computation of expression `id` into `into`: its fusible operands first, then
+    /// the operation itself (an existing node's statements and a copy of its result).
+    fn emit(&mut self, p: &Planner<'_>, id: ExprId, into: VarId, loc: Loc) {
         for o in p.operands(id).unwrap_or_default() {
             if p.fusible(o) {
                 self.absorb(p, o);
             }
         }
+        match p.ir.expr(id) {
+            Expr::Extension(node) => {
+                for inst in node.blocks.values().flat_map(|b| b.body.iter().cloned()) {
+                    match inst.stmt {
+                        Stmt::Return { value } => self.pieces.push(Piece::Copy {
+                            target: into,
+                            src: value,
+                            loc,
+                        }),
+                        _ => self.pieces.push(Piece::Inst(inst)),
+                    }
+                }
+            }
+            _ => self.pieces.push(Piece::Inst(Inst {
+                stmt: Stmt::Assign {
+                    target: into,
+                    value: id,
+                },
+                loc,
+            })),
+        }
     }
 
-    /// Move the computation of `v` (fusible) into the kernel, its own fusible operands
-    /// first.
+    /// Move the computation of `v` (fusible) into the kernel.
     fn absorb(&mut self, p: &Planner<'_>, v: VarId) {
         let Some(&(site, id)) = p.facts.defs.get(&v) else {
             return;
         };
-        self.root_expr(p, id);
         let loc = p.ir.blocks[&site.0].body[site.1].loc;
-        match p.ir.expr(id) {
-            Expr::Extension(node) => {
-                let inner = node.blocks.values().next().cloned().unwrap_or_default();
-                for inst in inner.body {
-                    match inst.stmt {
-                        Stmt::Return { value } => {
-                            // `v = <node result>` inside the kernel: a copy the kernel
-                            // evaluates for free. The expression is made in `apply`.
-                            self.stmts.push(Inst {
-                                stmt: Stmt::Return { value },
-                                loc,
-                            });
-                            self.stmts.push(Inst {
-                                stmt: Stmt::Del { var: v },
-                                loc,
-                            });
-                        }
-                        _ => self.stmts.push(inst),
-                    }
-                }
-            }
-            _ => self.stmts.push(Inst {
-                stmt: Stmt::Assign {
-                    target: v,
-                    value: id,
-                },
-                loc,
-            }),
-        }
+        self.emit(p, id, v, loc);
         self.moved.push(site);
     }
 }
 
-/// Build the node: `stmts` then `return ret`; operands are the outer variables the
-/// statements read (`extra` first), callees excepted.
+/// Build the node: the kernel's statements then `return ret`; operands are the outer
+/// variables the statements read (`extra` first), callees excepted.
 fn make_node(
     cx: &mut RewriteCx<'_>,
     kind: &str,
-    stmts: Vec<Inst>,
+    kernel: Kernel,
     ret: VarId,
     loc: Loc,
     extra: Vec<VarId>,
     ty: Option<TypeId>,
 ) -> ExtensionNode {
-    // Inlined nodes leave `return r; del v` pairs: turn them into `v = r`.
-    let mut body = Vec::with_capacity(stmts.len() + 1);
-    let mut it = stmts.into_iter().peekable();
-    while let Some(inst) = it.next() {
-        if let Stmt::Return { value } = inst.stmt {
-            if let Some(Inst {
-                stmt: Stmt::Del { var },
-                ..
-            }) = it.peek().cloned()
-            {
-                it.next();
-                let e = cx.new_expr(Expr::Var(value), None);
-                body.push(Inst {
-                    stmt: Stmt::Assign {
-                        target: var,
-                        value: e,
-                    },
-                    loc: inst.loc,
-                });
-                continue;
-            }
-        }
-        body.push(inst);
+    let mut body: Vec<Inst> = Vec::with_capacity(kernel.pieces.len() + 1);
+    for piece in kernel.pieces {
+        body.push(match piece {
+            Piece::Inst(inst) => inst,
+            Piece::Copy { target, src, loc } => Inst {
+                stmt: Stmt::Assign {
+                    target,
+                    value: cx.new_expr(Expr::Var(src), None),
+                },
+                loc,
+            },
+        });
     }
     let defined: BTreeSet<VarId> = body
         .iter()

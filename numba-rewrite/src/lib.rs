@@ -127,27 +127,27 @@ impl std::fmt::Debug for RewriteRegistry {
     }
 }
 
-/// A built-in rewrite: its phase, its name and how to make one.
-pub type BuiltinRewrite = (Phase, &'static str, fn() -> Box<dyn Rewrite>);
+/// A built-in rewrite: its phase and how to make one (its name is [`Rewrite::name`]).
+pub type BuiltinRewrite = (Phase, fn() -> Box<dyn Rewrite>);
 
 /// numba-rs's own rewrites, in the order they run (Numba's registration order).
 pub const BUILTINS: &[BuiltinRewrite] = &[
-    (Phase::BeforeInference, "RewriteConstGetitems", || {
+    (Phase::BeforeInference, || {
         Box::<builtins::RewriteConstGetitems>::default()
     }),
-    (Phase::BeforeInference, "RewriteConstRaises", || {
+    (Phase::BeforeInference, || {
         Box::<builtins::RewriteConstRaises>::default()
     }),
-    (Phase::BeforeInference, "DetectStaticBinops", || {
+    (Phase::BeforeInference, || {
         Box::<builtins::DetectStaticBinops>::default()
     }),
-    (Phase::BeforeInference, "RewritePrintCalls", || {
+    (Phase::BeforeInference, || {
         Box::<builtins::RewritePrintCalls>::default()
     }),
-    (Phase::BeforeInference, "RewriteDynamicRaises", || {
+    (Phase::BeforeInference, || {
         Box::<builtins::RewriteDynamicRaises>::default()
     }),
-    (Phase::AfterInference, "RewriteArrayExprs", || {
+    (Phase::AfterInference, || {
         Box::<arrayexpr::RewriteArrayExprs>::default()
     }),
 ];
@@ -159,7 +159,7 @@ impl RewriteRegistry {
     /// A registry holding numba-rs's built-in rewrites ([`BUILTINS`]).
     pub fn with_builtins() -> Self {
         let mut r = RewriteRegistry::default();
-        for &(phase, _, make) in BUILTINS {
+        for &(phase, make) in BUILTINS {
             r.register(phase, make);
         }
         r

@@ -543,6 +543,30 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
     }
 }
 
+/// The binary operators applied element-wise to arrays (NumPy's ufunc operators, Numba's
+/// `supported_array_operators`): what [`array_binop`] types, numba-lower lowers
+/// element-wise and numba-rewrite fuses.
+pub const ELEMENTWISE_BINOPS: &[BinOp] = &[
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::TrueDiv,
+    BinOp::FloorDiv,
+    BinOp::Mod,
+    BinOp::Pow,
+    BinOp::Lt,
+    BinOp::Le,
+    BinOp::Eq,
+    BinOp::Ne,
+    BinOp::Gt,
+    BinOp::Ge,
+    BinOp::And,
+    BinOp::Or,
+    BinOp::Xor,
+    BinOp::LShift,
+    BinOp::RShift,
+];
+
 /// `array op x` / `x op array` with broadcasting; `None` when neither side is an array.
 pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
     if !lhs.is_array() && !rhs.is_array() {

@@ -432,3 +432,13 @@ def test_array_division_by_zero_follows_numpy(dtype):
 def test_scalar_division_by_zero_still_raises():
     with pytest.raises(ZeroDivisionError):
         njit(lambda x, y: x / y)(1.0, 0.0)
+
+
+def shifts(a, b):
+    return (a << b) + (a >> 1)
+
+
+def test_array_shifts():
+    a = data((8,), np.int64)
+    b = data((8,), np.int64)
+    np.testing.assert_array_equal(njit(shifts)(a, b), shifts(a, b))

@@ -96,31 +96,16 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![array()]),
         copy,
     );
-    for op in [
-        BinOp::Add,
-        BinOp::Sub,
-        BinOp::Mul,
-        BinOp::TrueDiv,
-        BinOp::FloorDiv,
-        BinOp::Mod,
-        BinOp::Pow,
-        BinOp::Lt,
-        BinOp::Le,
-        BinOp::Eq,
-        BinOp::Ne,
-        BinOp::Gt,
-        BinOp::Ge,
-        BinOp::And,
-        BinOp::Or,
-        BinOp::Xor,
-    ] {
+    for &op in numba_typeinfer::numpy::ELEMENTWISE_BINOPS {
         r.register(ImplKey::BinOp(op), Args::AnyArg(array()), elementwise_binop);
     }
-    r.register(
-        ImplKey::Unary(UnaryOp::Neg),
-        Args::Exact(vec![array()]),
-        elementwise_neg,
-    );
+    for op in [UnaryOp::Neg, UnaryOp::Pos, UnaryOp::Invert] {
+        r.register(
+            ImplKey::Unary(op),
+            Args::Exact(vec![array()]),
+            elementwise_unary,
+        );
+    }
     for (name, _) in UNARY_UFUNCS {
         r.register(
             ImplKey::Function(format!("numpy.{name}")),
@@ -514,18 +499,34 @@ fn elementwise_binop<'ctx>(
     )
 }
 
-fn elementwise_neg<'ctx>(
+fn elementwise_unary<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    let op = match sig.key {
+        ImplKey::Unary(op) => op,
+        _ => return Err(lw.unsupported("array unary operator")),
+    };
     map_elements(lw, sig.ret, &[(sig.args[0], a[0])], &mut |lw, e| {
-        let (x, xt) = e[0];
-        let s = numba_typeinfer::context::unary_signature(UnaryOp::Neg, xt)
-            .ok_or_else(|| lw.unsupported(format!("cannot negate {xt}")))?;
-        let x = lw.cast(x, xt, s.args[0])?;
-        Ok((lw.call_impl(&s, &[x])?, s.ret))
+        apply_unary(lw, op, e[0])
     })
+}
+
+/// A unary operator on one element, as NumPy applies it (`~` on a boolean is `not`).
+pub(super) fn apply_unary<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    op: UnaryOp,
+    (x, xt): Typed<'ctx>,
+) -> R<Typed<'ctx>> {
+    if op == UnaryOp::Invert && xt == BOOLEAN {
+        let v = lw.b.build_not(x.into_int_value(), "").map_err(llvm_err)?;
+        return Ok((v.into(), BOOLEAN));
+    }
+    let s = numba_typeinfer::context::unary_signature(op, xt)
+        .ok_or_else(|| lw.unsupported(format!("no unary {} on {xt}", op.operator_name())))?;
+    let x = lw.cast(x, xt, s.args[0])?;
+    Ok((lw.call_impl(&s, &[x])?, s.ret))
 }
 
 /// The scalar function of a ufunc on one element.
@@ -546,13 +547,7 @@ pub(super) fn scalar_call<'ctx>(
         return apply_binop(lw, op, args[0], args[1]);
     }
     match key {
-        "neg" => {
-            let (x, xt) = args[0];
-            let s = numba_typeinfer::context::unary_signature(UnaryOp::Neg, xt)
-                .ok_or_else(|| lw.unsupported(format!("cannot negate {xt}")))?;
-            let x = lw.cast(x, xt, s.args[0])?;
-            return Ok((lw.call_impl(&s, &[x])?, s.ret));
-        }
+        "neg" => return apply_unary(lw, UnaryOp::Neg, args[0]),
         "square" => return apply_binop(lw, BinOp::Mul, args[0], args[0]),
         // Complex min/max in lexicographic order, as Numba's reductions compare them.
         "min" | "max" if args[0].1.is_complex() && args[0].1 == args[1].1 => {

@@ -11,13 +11,14 @@
 use std::collections::HashMap;
 
 use inkwell::values::BasicValueEnum;
-use numba_ir::{Expr, ExprId, ExtensionNode, Stmt, UnaryOp, VarId};
+use numba_ir::{Expr, ExprId, ExtensionNode, Stmt, VarId};
 use numba_rewrite::arrayexpr::{ARRAYEXPR, ARRAYEXPR_SETITEM};
 use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
 use super::array_ops::{
-    apply_binop, broadcast_shape, dim, dtype_of, fill_elements, map_elements, ufunc_element, Typed,
+    apply_binop, apply_unary, broadcast_shape, dim, dtype_of, fill_elements, map_elements,
+    ufunc_element, Typed,
 };
 use super::indexing::{release, unaliased_operand, SHAPE_MISMATCH};
 use crate::function::FnLower;
@@ -214,16 +215,8 @@ fn element_op<'ctx>(
             apply_binop(lw, *op, x, y)
         }
         Expr::Unary { op, value } => {
-            let (x, xt) = get(lw, value)?;
-            // NumPy's `~` on booleans is logical not.
-            if *op == UnaryOp::Invert && xt == BOOLEAN {
-                let v = lw.b.build_not(x.into_int_value(), "").map_err(llvm_err)?;
-                return Ok((v.into(), BOOLEAN));
-            }
-            let s = numba_typeinfer::context::unary_signature(*op, xt)
-                .ok_or_else(|| lw.unsupported(format!("no unary {op:?} on {xt}")))?;
-            let x = lw.cast(x, xt, s.args[0])?;
-            Ok((lw.call_impl(&s, &[x])?, s.ret))
+            let x = get(lw, value)?;
+            apply_unary(lw, *op, x)
         }
         Expr::Call { args, .. } => {
             let key = match lw.typing.calltypes.get(&id).map(|s| &s.key) {
