@@ -132,6 +132,14 @@ impl LinkedFunctions for Registry {
         crate::lookup_dispatcher(id)?.lookup(args).map(|c| c.native)
     }
 
+    fn library(&self, id: u64, args: &[TypeId]) -> Option<numba_lower::Library> {
+        let c = crate::lookup_dispatcher(id)?.lookup(args)?;
+        Some(numba_lower::Library {
+            symbol: c.symbol.clone(),
+            ir: c.optimized_ir.as_str().into(),
+        })
+    }
+
     fn native_slot(&self, id: u64, args: &[TypeId]) -> Option<usize> {
         let d = crate::lookup_dispatcher(id)?;
         d.in_progress(args)
@@ -395,6 +403,10 @@ pub fn compile_function(
             cfg: false,
             run: |ir: &mut FunctionIR| {
                 numba_ir::ssa::reconstruct_ssa(ir).map_err(|e| e.to_string())?;
+                // A generator's state is named by the variables typing will see.
+                if ir.is_generator {
+                    numba_ir::postproc::compute_generator_info(ir);
+                }
                 Ok(true)
             },
         }),
@@ -456,6 +468,11 @@ pub fn compile_function(
     maybe_print(&ir, "nopython_rewrites", &wanted);
     let start = Instant::now();
     legalize(&ir).map_err(|m| here(CompileError::new(ErrorKind::Internal, m)))?;
+    // The variables a generator saves at each yield, on the IR lowering sees (phis
+    // stripped, rewrites applied); computed without dels, which it strips.
+    if ir.is_generator {
+        numba_ir::postproc::compute_generator_info(&mut ir);
+    }
     // Numba's IRLegalization inserts the final dels: lowering drops NRT references there.
     numba_ir::postproc::insert_dels(&mut ir);
     times.push(("ir_legalization".into(), start.elapsed()));

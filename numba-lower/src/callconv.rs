@@ -158,6 +158,8 @@ pub enum Shape {
     /// A NumPy array of this type: Numba's array struct, one slot per field
     /// (`5 + 2 * ndim`).
     Array(TypeId),
+    /// A generator object: one slot holding its address (see `model::generator`).
+    Generator(TypeId),
     /// A `slice`: start, stop, step with Numba's defaults for the missing bounds (start
     /// 0 or `i64::MAX`, stop `i64::MAX` or `i64::MIN` by the step's sign; step 1).
     Slice,
@@ -167,7 +169,7 @@ impl Shape {
     /// Number of slots.
     pub fn slots(&self) -> usize {
         match self {
-            Shape::Leaf(..) | Shape::Enum(_) => 1,
+            Shape::Leaf(..) | Shape::Enum(_) | Shape::Generator(_) => 1,
             Shape::Array(t) => 5 + 2 * crate::model::array::ndim(*t) as usize,
             Shape::Complex(_) => 2,
             Shape::Slice => 3,

@@ -164,5 +164,23 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
             engine.add_global_mapping(&f, *addr);
         }
     }
+    // Calls to other compiled functions name their address
+    // (`numba_rs.callee.<id>.<hex address>`); modules linked in from another function's
+    // library bring such declarations with them.
+    for f in module.get_functions() {
+        if f.count_basic_blocks() > 0 {
+            continue;
+        }
+        let name = f.get_name().to_string_lossy();
+        if let Some(rest) = name.strip_prefix("numba_rs.callee.") {
+            if let Some(addr) = rest
+                .rsplit('.')
+                .next()
+                .and_then(|h| usize::from_str_radix(h, 16).ok())
+            {
+                engine.add_global_mapping(&f, addr);
+            }
+        }
+    }
     Ok(engine)
 }

@@ -24,6 +24,17 @@ use crate::model::{lowered, members, model_of, value_type};
 use crate::registry::Registry;
 use crate::{llvm_err, LinkedFunctions, LowerError, LowerOptions, R};
 
+/// Whether values of `t` hold references to generator objects.
+fn holds_generator(t: TypeId) -> bool {
+    match t.get() {
+        Type::Generator { .. } => true,
+        Type::Enumerate(inner) => holds_generator(inner),
+        Type::Zip(inners) => inners.into_iter().any(holds_generator),
+        Type::BoundFunction { this, .. } => holds_generator(this),
+        _ => false,
+    }
+}
+
 /// The state of lowering one function; implementations receive it to emit code.
 pub struct FnLower<'ctx, 'a> {
     pub ctx: &'ctx Context,
@@ -48,6 +59,10 @@ pub struct FnLower<'ctx, 'a> {
     /// phis are stripped): a store releases the value it overwrites and a `del` clears
     /// the slot, as Numba's `storevar`/`delvar` do. Their slots start zeroed.
     reassigned: Vec<bool>,
+    /// Variables holding generator objects: their slots start zeroed and are zeroed at
+    /// their `del`, so that an exception leaving the function releases the generators
+    /// its frame still holds (`release_on_error`).
+    holds_gen: Vec<bool>,
     /// Set while lowering the element operation of a whole-array loop: NumPy's
     /// semantics (division by zero gives inf, nan or 0), not Python's exceptions.
     pub(crate) error_model_override: Option<crate::ErrorModel>,
@@ -64,6 +79,10 @@ pub struct FnLower<'ctx, 'a> {
     pub(crate) frozen: HashMap<usize, GlobalValue<'ctx>>,
     /// Captures too large to freeze into the module, which the code reads in place.
     pub(crate) frozen_data: Vec<std::sync::Arc<[u8]>>,
+    /// Set while lowering a generator's `next` function (`crate::generator`).
+    pub(crate) gen: Option<crate::generator::NextState<'ctx>>,
+    /// Generator libraries already linked into this module, by their init symbol.
+    pub(crate) linked_libraries: std::collections::HashSet<String>,
 }
 
 impl<'ctx, 'a> FnLower<'ctx, 'a> {
@@ -81,7 +100,13 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         let entry = ctx.append_basic_block(func, "entry");
         let b = ctx.create_builder();
         b.position_at_end(entry);
+        // Helpers without the native signature (a generator's close and finalize) get
+        // null for the parameters they lack.
         let param = |i: u32, name: &str| -> R<PointerValue<'ctx>> {
+            let null = ctx.ptr_type(inkwell::AddressSpace::default()).const_null();
+            if func.count_params() < 2 {
+                return Ok(null);
+            }
             let p = func
                 .get_nth_param(i)
                 .ok_or_else(|| LowerError::Llvm(format!("missing {name}")))?
@@ -91,9 +116,11 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         };
         let retptr = param(0, "retptr")?;
         let excinfo = param(1, "excinfo")?;
-        for (i, name) in ir.arg_names.iter().enumerate() {
-            if let Some(p) = func.get_nth_param(i as u32 + 2) {
-                p.set_name(&format!("arg.{name}"));
+        if func.count_params() as usize == ir.arg_names.len() + 2 {
+            for (i, name) in ir.arg_names.iter().enumerate() {
+                if let Some(p) = func.get_nth_param(i as u32 + 2) {
+                    p.set_name(&format!("arg.{name}"));
+                }
             }
         }
         Ok(FnLower {
@@ -112,6 +139,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             retptr,
             slots: Vec::new(),
             reassigned: Vec::new(),
+            holds_gen: Vec::new(),
             error_model_override: None,
             blocks: HashMap::new(),
             entry,
@@ -120,8 +148,22 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             caught: None,
             frozen: HashMap::new(),
             frozen_data: Vec::new(),
+            gen: None,
+            linked_libraries: std::collections::HashSet::new(),
         })
     }
+
+    /// The `excinfo**` and return slot parameters (for generator lowering, which builds
+    /// its functions around the same walk).
+    pub(crate) fn retptr(&self) -> PointerValue<'ctx> {
+        self.retptr
+    }
+
+    /// The stack slot of a variable.
+    pub(crate) fn slot(&self, v: VarId) -> PointerValue<'ctx> {
+        self.slots[v.0 as usize]
+    }
+
 
     /// The error model in force: the function's, or NumPy's inside element-wise array
     /// operations (as Numba's ufunc kernels have it).
@@ -250,8 +292,11 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         self.reassigned = (0..self.ir.vars.len())
             .map(|i| assigned[i] > 1 && crate::nrt::is_refcounted(lowered(self.typing.typemap[i])))
             .collect();
+        self.holds_gen = (0..self.ir.vars.len())
+            .map(|i| holds_generator(lowered(self.typing.typemap[i])))
+            .collect();
         for (i, &r) in self.reassigned.iter().enumerate() {
-            if r {
+            if r || self.holds_gen[i] {
                 let t = value_type(self.ctx, lowered(self.typing.typemap[i]))?;
                 self.b
                     .build_store(self.slots[i], t.const_zero())
@@ -286,9 +331,17 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             .keys()
             .next()
             .ok_or_else(|| self.unsupported("empty function"))?;
-        self.b
-            .build_unconditional_branch(self.blocks[&first])
-            .map_err(llvm_err)?;
+        // A generator's `next` enters through its resume switch instead.
+        let prologue = if self.gen.is_some() {
+            let p = self.new_block("generator_prologue");
+            self.b.build_unconditional_branch(p).map_err(llvm_err)?;
+            Some(p)
+        } else {
+            self.b
+                .build_unconditional_branch(self.blocks[&first])
+                .map_err(llvm_err)?;
+            None
+        };
         let ir = self.ir;
         for (&label, block) in &ir.blocks {
             self.b.position_at_end(self.blocks[&label]);
@@ -306,6 +359,82 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 self.b.build_unreachable().map_err(llvm_err)?;
             }
         }
+        if let Some(p) = prologue {
+            self.finish_generator_prologue(p, self.blocks[&first])?;
+        }
+        self.release_on_error()
+    }
+
+    /// Route every exit with an error status through one block that releases the
+    /// generator objects the frame still holds (other values follow Numba: an exception
+    /// leaves them to leak).
+    fn release_on_error(&mut self) -> R<()> {
+        let vars: Vec<VarId> = (0..self.ir.vars.len())
+            .filter(|&i| self.holds_gen[i])
+            .map(|i| VarId(i as u32))
+            .collect();
+        if vars.is_empty() {
+            return Ok(());
+        }
+        let mut exits = Vec::new();
+        for bb in self.func.get_basic_blocks() {
+            let Some(term) = bb.get_terminator() else {
+                continue;
+            };
+            if term.get_opcode() != inkwell::values::InstructionOpcode::Return {
+                continue;
+            }
+            let Some(inkwell::values::Operand::Value(status)) = term.get_operand(0) else {
+                continue;
+            };
+            let status = status.into_int_value();
+            if let Some(c) = status.get_sign_extended_constant() {
+                if c == i64::from(crate::STATUS_OK) || c == i64::from(crate::STATUS_STOPIT) {
+                    continue;
+                }
+            }
+            exits.push((bb, term, status));
+        }
+        if exits.is_empty() {
+            return Ok(());
+        }
+        let cleanup = self.new_block("release_on_error");
+        self.b.position_at_end(cleanup);
+        let phi = self
+            .b
+            .build_phi(self.ctx.i32_type(), "status")
+            .map_err(llvm_err)?;
+        for (bb, term, status) in &exits {
+            term.erase_from_basic_block();
+            self.b.position_at_end(*bb);
+            self.b.build_unconditional_branch(cleanup).map_err(llvm_err)?;
+            phi.add_incoming(&[(status, *bb)]);
+        }
+        self.b.position_at_end(cleanup);
+        for v in vars {
+            let t = self.ty(v);
+            let x = self.load(v)?;
+            if x.is_pointer_value() {
+                let some = self
+                    .b
+                    .build_is_not_null(x.into_pointer_value(), "")
+                    .map_err(llvm_err)?;
+                let then = self.new_block("release");
+                let done = self.new_block("released");
+                self.b
+                    .build_conditional_branch(some, then, done)
+                    .map_err(llvm_err)?;
+                self.b.position_at_end(then);
+                self.decref(t, x)?;
+                self.b.build_unconditional_branch(done).map_err(llvm_err)?;
+                self.b.position_at_end(done);
+            } else {
+                self.decref(t, x)?;
+            }
+        }
+        self.b
+            .build_return(Some(&phi.as_basic_value()))
+            .map_err(llvm_err)?;
         Ok(())
     }
 
@@ -321,6 +450,9 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Stmt::Assign { target, value } => {
                 // An extension node's lowering is registered for its kind; its value is a
                 // new reference of the target's type.
+                if let Expr::Yield { value: y, index } = self.ir.expr(*value) {
+                    return self.lower_yield(*target, *y, index.unwrap_or(0));
+                }
                 if let Expr::Extension(node) = self.ir.expr(*value) {
                     let f = self.registry.extension(&node.kind)?;
                     let v = f(self, node, Some(*target))?.ok_or_else(|| {
@@ -337,6 +469,10 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     | Expr::BinOp { .. }
                     | Expr::InplaceBinOp { .. }
                     | Expr::Unary { .. } => false,
+                    // A generator hands out a new reference with each value.
+                    Expr::IterNext { value: it } => {
+                        !matches!(self.ty(*it).get(), Type::Generator { .. })
+                    }
                     // An advanced index makes a new array.
                     Expr::GetItem { .. } => !self.sig(*value).is_ok_and(|s| {
                         s.args.len() == 2
@@ -350,6 +486,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 }
                 self.store_var(*target, v)?;
             }
+            Stmt::Return { value } if self.gen.is_some() => self.generator_return(*value)?,
             Stmt::Return { value } => {
                 let ret = lowered(self.typing.return_type);
                 let v = self.load(*value)?;
@@ -406,7 +543,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 if crate::nrt::is_refcounted(self.ty(*var)) {
                     let v = self.load(*var)?;
                     self.decref(self.ty(*var), v)?;
-                    if self.reassigned[var.0 as usize] {
+                    if self.reassigned[var.0 as usize] || self.holds_gen[var.0 as usize] {
                         let zero = v.get_type().const_zero();
                         self.b
                             .build_store(self.slots[var.0 as usize], zero)
@@ -440,7 +577,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
 
     /// Store a new reference into `target`'s slot, releasing the value it overwrites when
     /// the variable is assigned more than once.
-    fn store_var(&mut self, target: VarId, v: BasicValueEnum<'ctx>) -> R<()> {
+    pub(crate) fn store_var(&mut self, target: VarId, v: BasicValueEnum<'ctx>) -> R<()> {
         let slot = self.slots[target.0 as usize];
         if !self.reassigned[target.0 as usize] {
             self.b.build_store(slot, v).map_err(llvm_err)?;
@@ -513,6 +650,10 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         let ir = self.ir;
         let e = ir.expr(id);
         Ok(match e {
+            Expr::Arg { index, .. } if self.gen.is_some() => {
+                let t = lowered(self.typing.arg_types[*index as usize]);
+                (self.generator_arg(*index as usize)?, t)
+            }
             Expr::Arg { index, .. } => {
                 let t = lowered(self.typing.arg_types[*index as usize]);
                 let p = self

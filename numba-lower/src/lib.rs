@@ -27,6 +27,7 @@ mod codegen;
 mod exceptions;
 mod frozen;
 mod function;
+mod generator;
 mod impls;
 pub mod lapack;
 pub mod mangle;
@@ -51,6 +52,8 @@ pub use callconv::{
     STATUS_OK, STATUS_STOPIT, STATUS_USER_EXC,
 };
 pub use function::FnLower;
+pub use generator::GeneratorSymbols;
+pub use model::generator::RESUME_INDEX_OFFSET;
 pub use refprune::{PruneStats, RefPruneFlags};
 pub use registry::{Args, ExtensionLowerFn, LowerFn, Lowering, Registry, TypePat};
 pub use target::CpuTarget;
@@ -170,8 +173,22 @@ impl std::fmt::Debug for FrozenData {
 /// more than the constant is worth.
 pub const FREEZE_IN_MODULE_LIMIT: usize = 1_000_000;
 
+/// A compiled function's optimised module, for callers that link it in to inline it
+/// (a generator's functions into the code that consumes it).
+#[derive(Debug, Clone)]
+pub struct Library {
+    /// The function's symbol (a generator's init symbol; see `generator::GeneratorSymbols`).
+    pub symbol: String,
+    /// The optimised module's text ([`CompiledFunction::optimized_ir`]).
+    pub ir: std::sync::Arc<str>,
+}
+
 /// Other compiled functions a module calls: native address by dispatcher id and arg types.
 pub trait LinkedFunctions {
+    /// The optimised module of a compiled function, to link into the caller's.
+    fn library(&self, _dispatcher_id: u64, _args: &[TypeId]) -> Option<Library> {
+        None
+    }
     fn native_address(&self, dispatcher_id: u64, args: &[TypeId]) -> Option<usize>;
     /// For a function still being compiled (mutual recursion): the address of a word that
     /// will hold its native address once it is compiled; the call goes through it.

@@ -22,6 +22,11 @@ pub fn is_refcounted(t: TypeId) -> bool {
         Type::ArrayIter(a) => a.is_array() || a.flat_array().is_some(),
         // A bound method is its receiver (`a.sum` holds `a`).
         Type::BoundFunction { this, .. } => is_refcounted(this),
+        // A generator object counts its own references (`model::generator`).
+        Type::Generator { .. } => true,
+        // `enumerate`/`zip` hold references to the iterators they wrap.
+        Type::Enumerate(inner) => is_refcounted(inner),
+        Type::Zip(inners) => inners.into_iter().any(is_refcounted),
         Type::UniTuple(..)
         | Type::Tuple(_)
         | Type::NamedTuple { .. }
@@ -45,6 +50,35 @@ impl<'ctx> FnLower<'ctx, '_> {
                 self.b.build_call(f, &[mi.into()], "").map_err(llvm_err)?;
             }
             Type::BoundFunction { this, .. } => self.nrt_call(name, this, v)?,
+            Type::Generator { .. } => {
+                let p = v.into_pointer_value();
+                if name == "NRT_incref" {
+                    crate::impls::generators::incref(self, t, p)?
+                } else {
+                    crate::impls::generators::decref(self, t, p)?
+                }
+            }
+            Type::Enumerate(_) | Type::Zip(_) => {
+                let st = crate::model::iterator_storage(self.ctx, t)?;
+                let inners = match t.get() {
+                    Type::Enumerate(inner) => vec![(1, inner)],
+                    Type::Zip(inners) => inners.into_iter().enumerate().map(|(i, x)| (i as u32, x)).collect(),
+                    _ => vec![],
+                };
+                for (i, it) in inners {
+                    if is_refcounted(it) {
+                        let p = self
+                            .b
+                            .build_struct_gep(st, v.into_pointer_value(), i, "")
+                            .map_err(llvm_err)?;
+                        let x = self
+                            .b
+                            .build_load(crate::model::value_type(self.ctx, it)?, p, "")
+                            .map_err(llvm_err)?;
+                        self.nrt_call(name, it, x)?;
+                    }
+                }
+            }
             Type::ArrayIter(arr) => {
                 let st = crate::model::iterator_storage(self.ctx, t)?;
                 let p = self

@@ -79,7 +79,11 @@ impl TypePat {
             TypePat::Module(m) => matches!(t.get(), Type::Module(n) if n == m),
             TypePat::Iterator => matches!(
                 t.get(),
-                Type::RangeIter64 | Type::Enumerate(_) | Type::Zip(_) | Type::ArrayIter(_)
+                Type::RangeIter64
+                    | Type::Enumerate(_)
+                    | Type::Zip(_)
+                    | Type::ArrayIter(_)
+                    | Type::Generator { .. }
             ),
             TypePat::Pred(f) => f(t),
         }

@@ -71,25 +71,51 @@ impl TargetContext for CpuTarget {
             &typing.arg_types,
         );
         let module = codegen::new_module(ctx, &symbol, &machine);
-        let fnty = native_fn_type(ctx, &typing.arg_types)?;
-        let func = module.add_function(&symbol, fnty, None);
-        let mut lw = FnLower::new(
-            ctx,
-            &module,
-            func,
-            ir,
-            typing,
-            &self.registry,
-            options,
-            linked,
-        )?;
-        lw.lower_body()?;
-        if options.fastmath != 0 {
-            crate::impls::float::apply_fastmath(func, options.fastmath);
-        }
-        let externals = std::mem::take(&mut lw.externals);
-        let frozen_data = crate::FrozenData(std::mem::take(&mut lw.frozen_data));
-        drop(lw);
+        // A generator function (not a function returning a generator).
+        let is_generator = ir.is_generator
+            && matches!(
+                typing.return_type.get(),
+                numba_typeinfer::Type::Generator { .. }
+            );
+        let (func, externals, frozen_data) = if is_generator {
+            let g = crate::generator::lower_generator(
+                ctx,
+                &module,
+                &symbol,
+                ir,
+                typing,
+                &self.registry,
+                options,
+                linked,
+            )?;
+            if options.fastmath != 0 {
+                if let Some(next) = module.get_function(&format!("{symbol}.next")) {
+                    crate::impls::float::apply_fastmath(next, options.fastmath);
+                }
+            }
+            (g.init, g.externals, crate::FrozenData(g.frozen_data))
+        } else {
+            let fnty = native_fn_type(ctx, &typing.arg_types)?;
+            let func = module.add_function(&symbol, fnty, None);
+            let mut lw = FnLower::new(
+                ctx,
+                &module,
+                func,
+                ir,
+                typing,
+                &self.registry,
+                options,
+                linked,
+            )?;
+            lw.lower_body()?;
+            if options.fastmath != 0 {
+                crate::impls::float::apply_fastmath(func, options.fastmath);
+            }
+            let externals = std::mem::take(&mut lw.externals);
+            let frozen_data = crate::FrozenData(std::mem::take(&mut lw.frozen_data));
+            drop(lw);
+            (func, externals, frozen_data)
+        };
         let entry_sym = format!("{symbol}.entry");
         build_entry_wrapper(
             ctx,

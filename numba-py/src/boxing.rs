@@ -142,6 +142,20 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             out.extend([start as u64, stop as u64, step as u64]);
         }
         Shape::Array(t) => crate::ndarray::encode(v, *t, out)?,
+        // A generator passed back into jitted code is borrowed from its Python object.
+        Shape::Generator(t) => {
+            let g = v
+                .cast::<crate::generator::NativeGenerator>()
+                .map_err(|_| PyTypeError::new_err(format!("expected a generator of type {t}")))?;
+            let g = g.borrow();
+            if g.gen_type() != *t {
+                return Err(PyTypeError::new_err(format!(
+                    "expected a generator of type {t}, got {}",
+                    g.gen_type()
+                )));
+            }
+            out.push(g.address() as u64);
+        }
         Shape::None | Shape::Literal(_) => {}
     }
     Ok(())
@@ -245,6 +259,12 @@ pub fn decode(
             }
         }
         Shape::None => py.None(),
+        Shape::Generator(t) => {
+            let obj = next()? as usize;
+            // SAFETY: the slot holds a new reference to a generator object of type t.
+            let g = unsafe { crate::generator::NativeGenerator::adopt(obj, *t) };
+            Py::new(py, g)?.into_any()
+        }
         Shape::Literal(t) => literal_value(py, *t)?,
         Shape::Enum(class) => {
             let v = next()? as i64;

@@ -352,7 +352,11 @@ impl Dispatcher {
         };
         let mut slots = boxing::Slots::new();
         self.encode_args(py, c, args, tys, builtin, &mut slots)?;
-        run_entry(py, &self.core.name, c, &slots, self.nogil)
+        let out = run_entry(py, &self.core.name, c, &slots, self.nogil)?;
+        if matches!(c.ret_shape, Some(numba_lower::Shape::Generator(_))) {
+            crate::generator::keep_args_alive(py, &out, args)?;
+        }
+        Ok(out)
     }
 
     /// Encode `args` (null for an omitted one) for `c`. An argument whose bit is set in

@@ -14,6 +14,7 @@
 mod boxing;
 mod call;
 mod fingerprint;
+mod generator;
 mod ndarray;
 
 use std::collections::{HashMap, HashSet};
@@ -546,6 +547,8 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
             id: d.core.id,
             name: d.core.name.clone(),
         }))
+    } else if let Ok(g) = v.cast::<generator::NativeGenerator>() {
+        Ok(g.borrow().gen_type())
     } else if v.is_instance_of::<pyo3::types::PySlice>() {
         // Numba's slice2_type / slice3_type: whether a step was given.
         let n = if v.getattr("step")?.is_none() { 2 } else { 3 };
@@ -610,7 +613,7 @@ fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
 }
 
 /// The Python exception a native function raised (its `ExcInfo`).
-fn raise_native(py: Python<'_>, exc: *const ExcInfo) -> PyErr {
+pub(crate) fn raise_native(py: Python<'_>, exc: *const ExcInfo) -> PyErr {
     // SAFETY: a non-OK status from generated code leaves a record (or null) not read yet.
     let raised = unsafe { ExcInfo::take(exc) };
     let build = || -> PyResult<PyErr> {
@@ -931,7 +934,9 @@ impl Dispatcher {
         let mut slots = boxing::Slots::new();
         // No argument is marked builtin: each converts through its shape.
         self.encode_args(py, &c, &ptrs, &c.arg_types, 0, &mut slots)?;
-        call::run_entry(py, &self.core.name, &c, &slots, self.nogil)
+        let out = call::run_entry(py, &self.core.name, &c, &slots, self.nogil)?;
+        generator::keep_args_alive(py, &out, &ptrs)?;
+        Ok(out)
     }
 
     /// Whether a call with new argument types may compile (Numba's `_can_compile`).
@@ -1072,6 +1077,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Dispatcher>()?;
     m.add_class::<Type>()?;
     m.add_class::<boxing::MemInfoView>()?;
+    m.add_class::<generator::NativeGenerator>()?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;
     m.add_function(wrap_pyfunction!(typeof_value, m)?)?;

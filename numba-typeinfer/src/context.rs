@@ -239,6 +239,7 @@ impl Default for BaseContext {
         ctx.install_numpy_random();
         ctx.install_numpy();
         ctx.install_linalg();
+        ctx.install_iterables();
         ctx
     }
 }
@@ -248,6 +249,11 @@ impl BaseContext {
     /// `name` for builtins and `module.name` for module functions.
     pub fn register(&mut self, key: impl Into<String>, template: Box<dyn FunctionTemplate>) {
         self.functions.insert(key.into(), template);
+    }
+
+    /// Remove and return the template of a key (to wrap it in another).
+    pub fn take_template(&mut self, key: &str) -> Option<Box<dyn FunctionTemplate>> {
+        self.functions.shift_remove(key)
     }
 
     /// Register a numeric constant attribute of a module (`math.pi`).
@@ -573,6 +579,7 @@ impl TypingContext for BaseContext {
                 Some(fields[i])
             }
             Type::Integer { .. } | Type::Float { .. } if attr == "real" => Some(value),
+            Type::Generator { .. } => crate::generators::getattr(value, attr),
             _ => None,
         }
     }
@@ -597,6 +604,9 @@ impl TypingContext for BaseContext {
             ));
         }
         if let Type::BoundFunction { key, this } = func.get() {
+            if let Some(sig) = crate::generators::method(&key, this, args) {
+                return Some(sig);
+            }
             if key == "slice.indices" {
                 return match args {
                     [n] if n.unliteral().is_integer() => Some(sig(

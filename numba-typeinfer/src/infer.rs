@@ -61,6 +61,25 @@ struct Engine<'a> {
     changed: bool,
     /// The variable the expression being typed is assigned to (for error messages).
     target: Option<VarId>,
+    /// In a generator: the unified type of the yielded values so far.
+    yield_ty: Option<TypeId>,
+    /// Whether the generator reads the value of a `yield` expression (what `send`
+    /// passes in); when it does not, a yield evaluates to `none` as in Numba.
+    yield_used: bool,
+}
+
+/// Whether any `yield` expression's value is read by the function (beyond its `del`).
+fn yield_value_used(ir: &FunctionIR) -> bool {
+    let du = numba_ir::utils::DefUse::compute(ir);
+    ir.blocks.values().flat_map(|b| &b.body).any(|inst| match &inst.stmt {
+        Stmt::Assign { target, value } if matches!(ir.expr(*value), Expr::Yield { .. }) => du
+            .uses
+            .get(target)
+            .into_iter()
+            .flatten()
+            .any(|&(l, i)| !matches!(ir.blocks[&l].body[i].stmt, Stmt::Del { .. })),
+        _ => false,
+    })
 }
 
 /// Infer the types of `ir` for the given argument types.
@@ -99,6 +118,8 @@ pub fn infer(
         ret: None,
         changed: true,
         target: None,
+        yield_ty: None,
+        yield_used: ir.is_generator && yield_value_used(ir),
     };
     let mut passes = 0;
     while e.changed {
@@ -116,14 +137,71 @@ pub fn infer(
     e.pass(true)?;
     // Variables only assigned on paths inference never reaches (or only from untyped
     // temporaries such as NULL phis) carry no data: type them `none`.
-    let typemap = e.typemap.iter().map(|t| t.unwrap_or(NONE)).collect();
+    let typemap: Vec<TypeId> = e.typemap.iter().map(|t| t.unwrap_or(NONE)).collect();
+    let return_type = if ir.is_generator {
+        generator_type(ir, arg_types, &typemap, e.yield_ty, e.yield_used, self_id)?
+    } else {
+        e.ret.unwrap_or(NONE)
+    };
     Ok(TypingResult {
         typemap,
         calltypes: e.calltypes,
-        return_type: e.ret.unwrap_or(NONE),
+        return_type,
         arg_types: arg_types.to_vec(),
         call_args: e.call_args,
     })
+}
+
+/// A generator function's result type (Numba's `get_generator_type`): the unified yield
+/// type, which may not be optional, the argument types and the state variables' types.
+fn generator_type(
+    ir: &FunctionIR,
+    arg_types: &[TypeId],
+    typemap: &[TypeId],
+    yield_ty: Option<TypeId>,
+    yield_used: bool,
+    self_id: Option<u64>,
+) -> Result<TypeId, TypingError> {
+    let Some(y) = yield_ty else {
+        return Err(TypingError::Typing {
+            message: "Cannot type generator: it does not yield any value".into(),
+            line: ir.firstlineno,
+        });
+    };
+    if let Type::Optional(inner) = y.get() {
+        return Err(TypingError::Typing {
+            message: format!(
+                "Can't unify yield type from the following types: {}, none",
+                inner
+            ),
+            line: ir.firstlineno,
+        });
+    }
+    let state_types = ir
+        .generator_info
+        .as_ref()
+        .map(|gi| gi.state_vars.iter().map(|v| typemap[v.0 as usize]).collect())
+        .unwrap_or_default();
+    Ok(intern(Type::Generator {
+        func: ir.qualname.clone(),
+        id: self_id.unwrap_or(0),
+        yield_type: y,
+        args: arg_types.to_vec(),
+        state_types,
+        send_type: send_type(y, yield_used),
+        has_finalizer: true,
+    }))
+}
+
+/// What a `yield` expression evaluates to: `none` when the generator never reads it;
+/// otherwise the value `send` passed, as an optional of the yield type (`next()` sends
+/// None).
+fn send_type(yield_ty: TypeId, used: bool) -> TypeId {
+    if !used || yield_ty == NONE {
+        NONE
+    } else {
+        intern(Type::Optional(yield_ty))
+    }
 }
 
 /// Bind a call to a jitted function's parameters as Python does: positional arguments,
@@ -255,6 +333,9 @@ impl Engine<'_> {
                             }
                         }
                     }
+                    // A generator's `return` ends the iteration; its value is dropped, as
+                    // in Numba.
+                    Stmt::Return { .. } if self.ir.is_generator => {}
                     Stmt::Return { value } => {
                         if let Some(t) = self.ty(*value) {
                             let new = match self.ret {
@@ -898,11 +979,29 @@ impl Engine<'_> {
                         .into(),
                 line,
             }),
-            Expr::Yield { .. } => {
-                return Err(TypingError::Unsupported {
-                    message: "generators are not supported by numba-rs yet".into(),
-                    line,
-                })
+            Expr::Yield { value, .. } => {
+                let Some(t) = self.ty(*value) else {
+                    return Ok(None);
+                };
+                let new = match self.yield_ty {
+                    None => t,
+                    Some(old) => self.ctx.unify(old, t).ok_or_else(|| TypingError::Typing {
+                        message: format!(
+                            "Can't unify yield type from the following types: {}",
+                            {
+                                let mut v = [old.to_string(), t.to_string()];
+                                v.sort();
+                                v.join(", ")
+                            }
+                        ),
+                        line,
+                    })?,
+                };
+                if self.yield_ty != Some(new) {
+                    self.yield_ty = Some(new);
+                    self.changed = true;
+                }
+                send_type(new, self.yield_used)
             }
             Expr::BuildList { .. }
             | Expr::BuildSet { .. }

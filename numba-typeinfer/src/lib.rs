@@ -18,6 +18,7 @@ pub mod builtins;
 pub mod context;
 pub mod conv;
 pub mod error;
+pub mod generators;
 pub mod infer;
 pub mod np_random;
 pub mod numpy;

@@ -865,7 +865,11 @@ pub fn getiter(value: TypeId) -> Option<TypeId> {
         Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) => {
             Some(intern(Type::ArrayIter(value)))
         }
-        Type::Enumerate(_) | Type::Zip(_) | Type::RangeIter64 | Type::ArrayIter(_) => Some(value),
+        Type::Enumerate(_)
+        | Type::Zip(_)
+        | Type::RangeIter64
+        | Type::ArrayIter(_)
+        | Type::Generator { .. } => Some(value),
         Type::UniTuple(..) => Some(intern(Type::ArrayIter(value))),
         _ => None,
     }
@@ -889,8 +893,21 @@ pub fn iter_yield(it: TypeId) -> Option<TypeId> {
             let items: Option<Vec<TypeId>> = inners.iter().map(|&i| iter_yield(i)).collect();
             Some(tuple_of(&items?))
         }
+        Type::Generator { yield_type, .. } => Some(yield_type),
         _ => None,
     }
+}
+
+/// Whether `t` is an iterator (what `getiter` returns and `next()` takes).
+pub fn is_iterator(t: TypeId) -> bool {
+    matches!(
+        t.get(),
+        Type::RangeIter64
+            | Type::ArrayIter(_)
+            | Type::Enumerate(_)
+            | Type::Zip(_)
+            | Type::Generator { .. }
+    )
 }
 
 /// `int`, `float`, `bool`, `complex` and NumPy scalar classes, as `isinstance` takes them.

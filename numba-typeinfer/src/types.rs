@@ -125,11 +125,18 @@ pub enum Type {
         class: String,
         names: Vec<String>,
     },
-    /// A generator function's generator object.
+    /// A generator function's generator object (Numba's `types.Generator`): what it
+    /// yields, the types of its arguments and of its state variables (in
+    /// `GeneratorInfo::state_vars` order), and the type a yield expression evaluates to
+    /// (`none` unless the generator uses the value of a `yield`, see numba-typeinfer's
+    /// `infer`). `id` is the generator function's dispatcher, `func` its qualified name.
     Generator {
         func: String,
+        id: u64,
         yield_type: TypeId,
         args: Vec<TypeId>,
+        state_types: Vec<TypeId>,
+        send_type: TypeId,
         has_finalizer: bool,
     },
 }
@@ -548,7 +555,7 @@ impl fmt::Display for Type {
                 };
                 write!(
                     f,
-                    "generator(func={func}, args={args}, has_finalizer={})",
+                    "generator(func=<function {func}>, args={args}, has_finalizer={})",
                     if *has_finalizer { "True" } else { "False" }
                 )
             }

@@ -298,7 +298,9 @@ fn enumerate<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let (inner, _) = iterator_of(lw, sig.args[0], a[0])?;
+    let (inner, inner_t) = iterator_of(lw, sig.args[0], a[0])?;
+    // The new enumerate holds a reference to what it iterates (a new reference result).
+    lw.incref(inner_t, inner)?;
     let st = iterator_storage(lw.ctx, sig.ret)?;
     let storage = lw.alloca_in_entry(st.into(), "enumerate")?;
     let count =
@@ -324,7 +326,8 @@ fn zip<'ctx>(
     let st = iterator_storage(lw.ctx, sig.ret)?;
     let storage = lw.alloca_in_entry(st.into(), "zip")?;
     for (i, (&v, &t)) in a.iter().zip(&sig.args).enumerate() {
-        let (inner, _) = iterator_of(lw, t, v)?;
+        let (inner, inner_t) = iterator_of(lw, t, v)?;
+        lw.incref(inner_t, inner)?;
         let p =
             lw.b.build_struct_gep(st, storage, i as u32, "")
                 .map_err(llvm_err)?;

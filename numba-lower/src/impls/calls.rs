@@ -27,6 +27,43 @@ pub(crate) fn register(r: &mut Registry) {
     );
 }
 
+impl<'ctx> FnLower<'ctx, '_> {
+    /// In a block reached when a callee failed with `status` (its excinfo filled): inside
+    /// a `try` the exception stays pending for the next `exception_check` and control
+    /// goes on to `cont`; outside, the status is returned.
+    pub(crate) fn propagate_status(
+        &mut self,
+        status: inkwell::values::IntValue<'ctx>,
+        cont: inkwell::basic_block::BasicBlock<'ctx>,
+    ) -> R<()> {
+        match self.try_depth {
+            Some(depth) => {
+                let i32t = self.ctx.i32_type();
+                let d = self
+                    .b
+                    .build_load(i32t, depth, "")
+                    .map_err(llvm_err)?
+                    .into_int_value();
+                let inside = self
+                    .b
+                    .build_int_compare(IntPredicate::SGT, d, i32t.const_zero(), "")
+                    .map_err(llvm_err)?;
+                let leave = self.new_block("call.return");
+                self.b
+                    .build_conditional_branch(inside, cont, leave)
+                    .map_err(llvm_err)?;
+                self.b.position_at_end(leave);
+                self.release_caught()?;
+                self.b.build_return(Some(&status)).map_err(llvm_err)?;
+            }
+            None => {
+                self.b.build_return(Some(&status)).map_err(llvm_err)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 fn call_dispatcher<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
@@ -59,7 +96,18 @@ fn call_dispatcher<'ctx>(
                 .into_pointer_value(),
         )
     };
-    let callee = if indirect.is_some()
+    // A generator function's init comes with its library, linked in for inlining.
+    let linked_init = if indirect.is_none()
+        && matches!(sig.ret.get(), numba_typeinfer::Type::Generator { .. })
+    {
+        lw.link_library(id, &sig.args)?
+            .and_then(|s| lw.module.get_function(&s))
+    } else {
+        None
+    };
+    let callee = if let Some(f) = linked_init {
+        f
+    } else if indirect.is_some()
         || (lw.options.self_id == Some(id) && sig.args == lw.typing.arg_types)
     {
         // (Unused when indirect.)
@@ -102,29 +150,7 @@ fn call_dispatcher<'ctx>(
     lw.b.build_conditional_branch(failed, fail_bb, ok_bb)
         .map_err(llvm_err)?;
     lw.b.position_at_end(fail_bb);
-    match lw.try_depth {
-        // Inside a `try` the callee's exception stays pending for the next
-        // `exception_check`; outside, the status propagates.
-        Some(depth) => {
-            let i32t = lw.ctx.i32_type();
-            let d =
-                lw.b.build_load(i32t, depth, "")
-                    .map_err(llvm_err)?
-                    .into_int_value();
-            let inside =
-                lw.b.build_int_compare(IntPredicate::SGT, d, i32t.const_zero(), "")
-                    .map_err(llvm_err)?;
-            let leave = lw.new_block("call.return");
-            lw.b.build_conditional_branch(inside, ok_bb, leave)
-                .map_err(llvm_err)?;
-            lw.b.position_at_end(leave);
-            lw.release_caught()?;
-            lw.b.build_return(Some(&status)).map_err(llvm_err)?;
-        }
-        None => {
-            lw.b.build_return(Some(&status)).map_err(llvm_err)?;
-        }
-    }
+    lw.propagate_status(status, ok_bb)?;
     lw.b.position_at_end(ok_bb);
     let v =
         lw.b.build_load(memory_type(lw.ctx, ret)?, slot, "")

@@ -120,7 +120,7 @@ fn range_next<'ctx>(
 }
 
 /// `next(inner)` through the registry: the inner iterator's pair.
-fn next_of<'ctx>(
+pub(crate) fn next_of<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     it_t: TypeId,
     it: BasicValueEnum<'ctx>,

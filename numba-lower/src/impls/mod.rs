@@ -12,10 +12,11 @@ mod cmath;
 mod complex;
 mod eh;
 mod flat;
+pub(crate) mod generators;
 pub(crate) mod float;
 mod indexing;
 mod int;
-mod iter;
+pub(crate) mod iter;
 mod linalg;
 mod manipulation;
 mod math;
@@ -68,6 +69,8 @@ pub(crate) fn register_all(r: &mut Registry) {
     calls::register(r);
     eh::register(r);
     random::register(r);
+    // Last: its iterable forms of `sum`/`min`/`max` exclude what earlier entries take.
+    generators::register(r);
 }
 
 /// The operator of a `BinOp` key (the registry only calls an implementation with the keys

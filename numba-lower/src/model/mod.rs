@@ -9,6 +9,7 @@ pub mod array;
 mod bound;
 mod complex;
 mod enums;
+pub mod generator;
 mod ghost;
 mod iter;
 mod optional;
@@ -134,6 +135,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         Type::RangeIter64 | Type::Enumerate(_) | Type::Zip(_) | Type::ArrayIter(_) => {
             &iter::IterModel
         }
+        Type::Generator { .. } => &generator::GeneratorModel,
         Type::NoneType
         | Type::Ellipsis
         | Type::Module(_)
