@@ -127,6 +127,16 @@ pub fn optimise(
     if !refprune.is_empty() {
         stats += refprune::prune(module, refprune);
     }
+    // Generators inlined where they are consumed: their objects move to the stack and
+    // a second run keeps them in registers.
+    if crate::heap2stack::promote(module) > 0 {
+        module
+            .run_passes("default<O3>", machine, PassBuilderOptions::create())
+            .map_err(llvm_err)?;
+        if !refprune.is_empty() {
+            stats += refprune::prune(module, refprune);
+        }
+    }
     Ok(stats)
 }
 

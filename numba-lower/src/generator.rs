@@ -524,7 +524,6 @@ pub(crate) fn lower_generator<'ctx>(
     {
         let mut lw = FnLower::new(ctx, module, init, ir, typing, registry, options, linked)?;
         let alloc = lw.runtime_fn("NRT_Allocate", ptr.fn_type(&[ctx.i64_type().into()], false));
-        mark_allocator(ctx, alloc);
         let size = obj_t
             .size_of()
             .ok_or_else(|| LowerError::Llvm("generator object size".into()))?;
@@ -583,6 +582,7 @@ pub(crate) fn lower_generator<'ctx>(
             .build_return(Some(&ctx.i32_type().const_int(STATUS_OK as u64, true)))
             .map_err(llvm_err)?;
     }
+    mark_allocator_fns(ctx, module);
     Ok(LoweredGenerator {
         init,
         externals,
@@ -590,14 +590,29 @@ pub(crate) fn lower_generator<'ctx>(
     })
 }
 
-/// `NRT_Allocate` returns fresh memory: saying so lets LLVM keep a generator consumed
-/// where it was made in registers.
-pub(crate) fn mark_allocator(ctx: &Context, f: FunctionValue<'_>) {
-    let noalias = inkwell::attributes::Attribute::get_named_enum_kind_id("noalias");
-    f.add_attribute(
-        inkwell::attributes::AttributeLoc::Return,
-        ctx.create_enum_attribute(noalias, 0),
-    );
+/// Tell LLVM that `NRT_Allocate` and `NRT_Free` are an allocator pair (as it knows
+/// `malloc`/`free`): a generator consumed where it was made then lives in registers, its
+/// object's allocation and stores removed, as Numba's stack-allocated generators are.
+pub(crate) fn mark_allocator_fns<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    let kind = |name: &str| Attribute::get_named_enum_kind_id(name);
+    let family = ctx.create_string_attribute("alloc-family", "nrt");
+    if let Some(f) = module.get_function("NRT_Allocate") {
+        f.add_attribute(AttributeLoc::Return, ctx.create_enum_attribute(kind("noalias"), 0));
+        // allockind("alloc,uninitialized"); allocsize(0) (no element-count argument).
+        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(kind("allockind"), 1 | 8));
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_enum_attribute(kind("allocsize"), 0xFFFF_FFFF),
+        );
+        f.add_attribute(AttributeLoc::Function, family);
+    }
+    if let Some(f) = module.get_function("NRT_Free") {
+        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(kind("allockind"), 4));
+        f.add_attribute(AttributeLoc::Param(0), ctx.create_enum_attribute(kind("allocptr"), 0));
+        f.add_attribute(AttributeLoc::Param(0), ctx.create_enum_attribute(kind("nocapture"), 0));
+        f.add_attribute(AttributeLoc::Function, family);
+    }
 }
 
 /// Any return from `next` that is neither a yield (OK) nor the end (STOPIT) is an

@@ -28,6 +28,7 @@ mod exceptions;
 mod frozen;
 mod function;
 mod generator;
+mod heap2stack;
 mod impls;
 pub mod lapack;
 pub mod mangle;

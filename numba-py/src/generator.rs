@@ -111,17 +111,27 @@ impl NativeGenerator {
                 self.gen_t
             )));
         };
-        let mut ret = vec![0u64; shape.slots().max(1)];
+        let mut ret: smallvec::SmallVec<[u64; 8]> =
+            smallvec::SmallVec::from_elem(0, shape.slots().max(1));
         let mut exc: *const ExcInfo = std::ptr::null();
         let sent_ptr = sent.map_or(std::ptr::null(), |s| s.as_ptr());
         // SAFETY: the entry was generated for this object's type; ret has room for the
         // yielded value's slots and sent (when given) holds the send type's slots.
         let status = unsafe { entry(ret.as_mut_ptr(), &mut exc, self.obj, sent_ptr) };
         match status {
-            STATUS_OK => {
-                let mut pos = 0;
-                boxing::decode(py, &ret, &mut pos, shape)
-            }
+            STATUS_OK => match shape {
+                // The common scalars without the general decoder.
+                Shape::Leaf(numba_lower::Leaf::Int { bits: 64, signed: true }, _) => {
+                    Ok((ret[0] as i64).into_pyobject(py)?.into_any().unbind())
+                }
+                Shape::Leaf(numba_lower::Leaf::Float, _) => {
+                    Ok(f64::from_bits(ret[0]).into_pyobject(py)?.into_any().unbind())
+                }
+                _ => {
+                    let mut pos = 0;
+                    boxing::decode(py, &ret, &mut pos, shape)
+                }
+            },
             STATUS_STOPIT => Err(PyStopIteration::new_err(())),
             _ => Err(crate::raise_native(py, exc)),
         }

@@ -545,6 +545,7 @@ impl fmt::Display for Type {
                 func,
                 args,
                 has_finalizer,
+                yield_type,
                 ..
             } => {
                 let s: Vec<String> = args.iter().map(|t| t.to_string()).collect();
@@ -555,7 +556,7 @@ impl fmt::Display for Type {
                 };
                 write!(
                     f,
-                    "generator(func=<function {func}>, args={args}, has_finalizer={})",
+                    "{yield_type} generator(func=<function {func}>, args={args}, has_finalizer={})",
                     if *has_finalizer { "True" } else { "False" }
                 )
             }

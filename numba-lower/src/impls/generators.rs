@@ -170,24 +170,21 @@ impl<'ctx> FnLower<'ctx, '_> {
             &lib.symbol,
         );
         let m = self.ctx.create_module_from_ir(buf).map_err(llvm_err)?;
-        // Everything the library defines becomes private to this module: a second copy
-        // (linked through another library) is renamed rather than clashing.
-        for f in m.get_functions() {
-            if f.count_basic_blocks() > 0 {
+        // Everything the library defines becomes internal to this module once linked
+        // (the linker only brings in what is external), so that a second copy, linked
+        // through another library, is renamed rather than clashing.
+        let defined: Vec<String> = m
+            .get_functions()
+            .filter(|f| f.count_basic_blocks() > 0 && f.get_linkage() == inkwell::module::Linkage::External)
+            .map(|f| f.get_name().to_string_lossy().into_owned())
+            .collect();
+        self.module.link_in_module(m).map_err(llvm_err)?;
+        for name in &defined {
+            if let Some(f) = self.module.get_function(name) {
                 f.set_linkage(inkwell::module::Linkage::Internal);
             }
         }
-        let mut g = m.get_first_global();
-        while let Some(gv) = g {
-            if gv.get_initializer().is_some() {
-                gv.set_linkage(inkwell::module::Linkage::Internal);
-            }
-            g = gv.get_next_global();
-        }
-        self.module.link_in_module(m).map_err(llvm_err)?;
-        if let Some(alloc) = self.module.get_function("NRT_Allocate") {
-            crate::generator::mark_allocator(self.ctx, alloc);
-        }
+        crate::generator::mark_allocator_fns(self.ctx, self.module);
         self.linked_libraries.insert(lib.symbol.clone());
         Ok(Some(lib.symbol))
     }
