@@ -164,7 +164,6 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         self.slots[v.0 as usize]
     }
 
-
     /// The error model in force: the function's, or NumPy's inside element-wise array
     /// operations (as Numba's ufunc kernels have it).
     pub fn error_model(&self) -> crate::ErrorModel {
@@ -407,7 +406,9 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         for (bb, term, status) in &exits {
             term.erase_from_basic_block();
             self.b.position_at_end(*bb);
-            self.b.build_unconditional_branch(cleanup).map_err(llvm_err)?;
+            self.b
+                .build_unconditional_branch(cleanup)
+                .map_err(llvm_err)?;
             phi.add_incoming(&[(status, *bb)]);
         }
         self.b.position_at_end(cleanup);

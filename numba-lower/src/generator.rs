@@ -190,9 +190,10 @@ impl<'ctx> FnLower<'ctx, '_> {
             let x = self.state_save(self.ty(v), x)?;
             let st = self.obj_field(field::STATE)?;
             let g = self.next_state()?;
-            let state_t = g.obj_t.get_field_type_at_index(field::STATE).ok_or_else(|| {
-                LowerError::Llvm("generator object without state".into())
-            })?;
+            let state_t = g
+                .obj_t
+                .get_field_type_at_index(field::STATE)
+                .ok_or_else(|| LowerError::Llvm("generator object without state".into()))?;
             let slot = self
                 .b
                 .build_struct_gep(state_t.into_struct_type(), st, k, "")
@@ -375,20 +376,17 @@ pub(crate) fn lower_generator<'ctx>(
             .get_field_type_at_index(field::ARGS)
             .ok_or_else(|| LowerError::Llvm("generator object without args".into()))?
             .into_struct_type();
-        let args_p = lw
-            .b
-            .build_struct_gep(obj_t, obj, field::ARGS, "gen.args")
-            .map_err(llvm_err)?;
+        let args_p =
+            lw.b.build_struct_gep(obj_t, obj, field::ARGS, "gen.args")
+                .map_err(llvm_err)?;
         for (i, &a) in typing.arg_types.iter().enumerate() {
             let a = lowered(a);
-            let ap = lw
-                .b
-                .build_struct_gep(args_t, args_p, i as u32, "")
-                .map_err(llvm_err)?;
-            let m = lw
-                .b
-                .build_load(memory_type(ctx, a)?, ap, "")
-                .map_err(llvm_err)?;
+            let ap =
+                lw.b.build_struct_gep(args_t, args_p, i as u32, "")
+                    .map_err(llvm_err)?;
+            let m =
+                lw.b.build_load(memory_type(ctx, a)?, ap, "")
+                    .map_err(llvm_err)?;
             args.push(model_of(a)?.load_memory(ctx, &lw.b, a, m)?);
         }
         lw.gen = Some(NextState {
@@ -406,7 +404,10 @@ pub(crate) fn lower_generator<'ctx>(
     exhaust_on_error(ctx, next, obj_t)?;
     next.add_attribute(
         inkwell::attributes::AttributeLoc::Function,
-        ctx.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("inlinehint"), 0),
+        ctx.create_enum_attribute(
+            inkwell::attributes::Attribute::get_named_enum_kind_id("inlinehint"),
+            0,
+        ),
     );
 
     // close: release what the current yield point saved; mark exhausted.
@@ -417,21 +418,18 @@ pub(crate) fn lower_generator<'ctx>(
             .ok_or_else(|| LowerError::Llvm("close without its generator".into()))?
             .into_pointer_value();
         let i32t = ctx.i32_type();
-        let ip = lw
-            .b
-            .build_struct_gep(obj_t, obj, field::RESUME_INDEX, "")
-            .map_err(llvm_err)?;
-        let idx = lw
-            .b
-            .build_load(i32t, ip, "resume_index")
-            .map_err(llvm_err)?
-            .into_int_value();
+        let ip =
+            lw.b.build_struct_gep(obj_t, obj, field::RESUME_INDEX, "")
+                .map_err(llvm_err)?;
+        let idx =
+            lw.b.build_load(i32t, ip, "resume_index")
+                .map_err(llvm_err)?
+                .into_int_value();
         let done = lw.new_block("closed");
         let mut cases = Vec::new();
-        let here = lw
-            .b
-            .get_insert_block()
-            .ok_or_else(|| LowerError::Llvm("no block".into()))?;
+        let here =
+            lw.b.get_insert_block()
+                .ok_or_else(|| LowerError::Llvm("no block".into()))?;
         let state_t = obj_t
             .get_field_type_at_index(field::STATE)
             .ok_or_else(|| LowerError::Llvm("generator object without state".into()))?
@@ -439,28 +437,28 @@ pub(crate) fn lower_generator<'ctx>(
         let mut points: Vec<(&u32, &Vec<(VarId, u32)>)> = saved.iter().collect();
         points.sort();
         for (&i, vars) in points {
-            if !vars.iter().any(|(v, _)| crate::nrt::is_refcounted(lw.ty(*v))) {
+            if !vars
+                .iter()
+                .any(|(v, _)| crate::nrt::is_refcounted(lw.ty(*v)))
+            {
                 continue;
             }
             let bb = lw.new_block(&format!("release{i}"));
             lw.b.position_at_end(bb);
-            let sp = lw
-                .b
-                .build_struct_gep(obj_t, obj, field::STATE, "")
-                .map_err(llvm_err)?;
+            let sp =
+                lw.b.build_struct_gep(obj_t, obj, field::STATE, "")
+                    .map_err(llvm_err)?;
             for &(v, k) in vars {
                 let t = lw.ty(v);
                 if !crate::nrt::is_refcounted(t) {
                     continue;
                 }
-                let slot = lw
-                    .b
-                    .build_struct_gep(state_t, sp, k, "")
-                    .map_err(llvm_err)?;
-                let m = lw
-                    .b
-                    .build_load(state_llvm[k as usize], slot, "")
-                    .map_err(llvm_err)?;
+                let slot =
+                    lw.b.build_struct_gep(state_t, sp, k, "")
+                        .map_err(llvm_err)?;
+                let m =
+                    lw.b.build_load(state_llvm[k as usize], slot, "")
+                        .map_err(llvm_err)?;
                 let x = lw.state_restore(t, m)?;
                 lw.decref(t, x)?;
             }
@@ -470,8 +468,7 @@ pub(crate) fn lower_generator<'ctx>(
         lw.b.position_at_end(here);
         lw.b.build_switch(idx, done, &cases).map_err(llvm_err)?;
         lw.b.position_at_end(done);
-        lw.b
-            .build_store(ip, i32t.const_int(u64::MAX, true))
+        lw.b.build_store(ip, i32t.const_int(u64::MAX, true))
             .map_err(llvm_err)?;
         lw.b.build_return(None).map_err(llvm_err)?;
     }
@@ -483,28 +480,26 @@ pub(crate) fn lower_generator<'ctx>(
             .get_nth_param(0)
             .ok_or_else(|| LowerError::Llvm("finalize without its generator".into()))?
             .into_pointer_value();
-        lw.b.build_call(close, &[obj.into()], "").map_err(llvm_err)?;
+        lw.b.build_call(close, &[obj.into()], "")
+            .map_err(llvm_err)?;
         let args_t = obj_t
             .get_field_type_at_index(field::ARGS)
             .ok_or_else(|| LowerError::Llvm("generator object without args".into()))?
             .into_struct_type();
-        let args_p = lw
-            .b
-            .build_struct_gep(obj_t, obj, field::ARGS, "")
-            .map_err(llvm_err)?;
+        let args_p =
+            lw.b.build_struct_gep(obj_t, obj, field::ARGS, "")
+                .map_err(llvm_err)?;
         for (i, &a) in typing.arg_types.iter().enumerate() {
             let a = lowered(a);
             if !crate::nrt::is_refcounted(a) {
                 continue;
             }
-            let ap = lw
-                .b
-                .build_struct_gep(args_t, args_p, i as u32, "")
-                .map_err(llvm_err)?;
-            let m = lw
-                .b
-                .build_load(memory_type(ctx, a)?, ap, "")
-                .map_err(llvm_err)?;
+            let ap =
+                lw.b.build_struct_gep(args_t, args_p, i as u32, "")
+                    .map_err(llvm_err)?;
+            let m =
+                lw.b.build_load(memory_type(ctx, a)?, ap, "")
+                    .map_err(llvm_err)?;
             let v = model_of(a)?.load_memory(ctx, &lw.b, a, m)?;
             lw.decref(a, v)?;
         }
@@ -527,9 +522,7 @@ pub(crate) fn lower_generator<'ctx>(
         let size = obj_t
             .size_of()
             .ok_or_else(|| LowerError::Llvm("generator object size".into()))?;
-        let obj = lw
-            .call_value(alloc, &[size.into()])?
-            .into_pointer_value();
+        let obj = lw.call_value(alloc, &[size.into()])?.into_pointer_value();
         let field_p = |lw: &FnLower<'ctx, '_>, i: u32| {
             lw.b.build_struct_gep(obj_t, obj, i, "").map_err(llvm_err)
         };
@@ -538,10 +531,26 @@ pub(crate) fn lower_generator<'ctx>(
             lw.b.build_store(p, v).map_err(llvm_err)?;
             Ok(())
         };
-        st(&lw, field::REFCOUNT, ctx.i64_type().const_int(1, false).into())?;
-        st(&lw, field::NEXT, next.as_global_value().as_pointer_value().into())?;
-        st(&lw, field::FINALIZE, finalize.as_global_value().as_pointer_value().into())?;
-        st(&lw, field::CLOSE, close.as_global_value().as_pointer_value().into())?;
+        st(
+            &lw,
+            field::REFCOUNT,
+            ctx.i64_type().const_int(1, false).into(),
+        )?;
+        st(
+            &lw,
+            field::NEXT,
+            next.as_global_value().as_pointer_value().into(),
+        )?;
+        st(
+            &lw,
+            field::FINALIZE,
+            finalize.as_global_value().as_pointer_value().into(),
+        )?;
+        st(
+            &lw,
+            field::CLOSE,
+            close.as_global_value().as_pointer_value().into(),
+        )?;
         let re = if entry_ok {
             resume_entry.as_global_value().as_pointer_value()
         } else {
@@ -570,16 +579,14 @@ pub(crate) fn lower_generator<'ctx>(
             // The object keeps its own reference to every argument.
             lw.incref(a, v)?;
             let m = model_of(a)?.store_memory(ctx, &lw.b, a, v)?;
-            let ap = lw
-                .b
-                .build_struct_gep(args_t, args_p, i as u32, "")
-                .map_err(llvm_err)?;
+            let ap =
+                lw.b.build_struct_gep(args_t, args_p, i as u32, "")
+                    .map_err(llvm_err)?;
             lw.b.build_store(ap, m).map_err(llvm_err)?;
         }
         let ret = lw.retptr();
         lw.b.build_store(ret, obj).map_err(llvm_err)?;
-        lw.b
-            .build_return(Some(&ctx.i32_type().const_int(STATUS_OK as u64, true)))
+        lw.b.build_return(Some(&ctx.i32_type().const_int(STATUS_OK as u64, true)))
             .map_err(llvm_err)?;
     }
     mark_allocator_fns(ctx, module);
@@ -598,9 +605,15 @@ pub(crate) fn mark_allocator_fns<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>
     let kind = |name: &str| Attribute::get_named_enum_kind_id(name);
     let family = ctx.create_string_attribute("alloc-family", "nrt");
     if let Some(f) = module.get_function("NRT_Allocate") {
-        f.add_attribute(AttributeLoc::Return, ctx.create_enum_attribute(kind("noalias"), 0));
+        f.add_attribute(
+            AttributeLoc::Return,
+            ctx.create_enum_attribute(kind("noalias"), 0),
+        );
         // allockind("alloc,uninitialized"); allocsize(0) (no element-count argument).
-        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(kind("allockind"), 1 | 8));
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_enum_attribute(kind("allockind"), 1 | 8),
+        );
         f.add_attribute(
             AttributeLoc::Function,
             ctx.create_enum_attribute(kind("allocsize"), 0xFFFF_FFFF),
@@ -608,9 +621,18 @@ pub(crate) fn mark_allocator_fns<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>
         f.add_attribute(AttributeLoc::Function, family);
     }
     if let Some(f) = module.get_function("NRT_Free") {
-        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(kind("allockind"), 4));
-        f.add_attribute(AttributeLoc::Param(0), ctx.create_enum_attribute(kind("allocptr"), 0));
-        f.add_attribute(AttributeLoc::Param(0), ctx.create_enum_attribute(kind("nocapture"), 0));
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_enum_attribute(kind("allockind"), 4),
+        );
+        f.add_attribute(
+            AttributeLoc::Param(0),
+            ctx.create_enum_attribute(kind("allocptr"), 0),
+        );
+        f.add_attribute(
+            AttributeLoc::Param(0),
+            ctx.create_enum_attribute(kind("nocapture"), 0),
+        );
         f.add_attribute(AttributeLoc::Function, family);
     }
 }
@@ -634,12 +656,10 @@ fn exhaust_on_error<'ctx>(
         if term.get_opcode() != inkwell::values::InstructionOpcode::Return {
             continue;
         }
-        let status = term
-            .get_operand(0)
-            .and_then(|o| match o {
-                inkwell::values::Operand::Value(v) => Some(v.into_int_value()),
-                inkwell::values::Operand::Block(_) => None,
-            });
+        let status = term.get_operand(0).and_then(|o| match o {
+            inkwell::values::Operand::Value(v) => Some(v.into_int_value()),
+            inkwell::values::Operand::Block(_) => None,
+        });
         let Some(status) = status else { continue };
         if let Some(c) = status.get_sign_extended_constant() {
             if c == i64::from(STATUS_OK) || c == i64::from(STATUS_STOPIT) {

@@ -62,7 +62,11 @@ impl<'ctx> FnLower<'ctx, '_> {
                 let st = crate::model::iterator_storage(self.ctx, t)?;
                 let inners = match t.get() {
                     Type::Enumerate(inner) => vec![(1, inner)],
-                    Type::Zip(inners) => inners.into_iter().enumerate().map(|(i, x)| (i as u32, x)).collect(),
+                    Type::Zip(inners) => inners
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, x)| (i as u32, x))
+                        .collect(),
                     _ => vec![],
                 };
                 for (i, it) in inners {

@@ -24,9 +24,11 @@ struct Header {
     resume_index: i32,
 }
 
-type ResumeEntry = unsafe extern "C" fn(*mut u64, *mut *const ExcInfo, *mut Header, *const u64) -> i32;
+type ResumeEntry =
+    unsafe extern "C" fn(*mut u64, *mut *const ExcInfo, *mut Header, *const u64) -> i32;
 
-const _: () = assert!(std::mem::offset_of!(Header, resume_index) == numba_lower::RESUME_INDEX_OFFSET);
+const _: () =
+    assert!(std::mem::offset_of!(Header, resume_index) == numba_lower::RESUME_INDEX_OFFSET);
 
 /// A generator made by jitted code.
 #[pyclass(module = "numba_rs", name = "generator", unsendable)]
@@ -121,12 +123,17 @@ impl NativeGenerator {
         match status {
             STATUS_OK => match shape {
                 // The common scalars without the general decoder.
-                Shape::Leaf(numba_lower::Leaf::Int { bits: 64, signed: true }, _) => {
-                    Ok((ret[0] as i64).into_pyobject(py)?.into_any().unbind())
-                }
-                Shape::Leaf(numba_lower::Leaf::Float, _) => {
-                    Ok(f64::from_bits(ret[0]).into_pyobject(py)?.into_any().unbind())
-                }
+                Shape::Leaf(
+                    numba_lower::Leaf::Int {
+                        bits: 64,
+                        signed: true,
+                    },
+                    _,
+                ) => Ok((ret[0] as i64).into_pyobject(py)?.into_any().unbind()),
+                Shape::Leaf(numba_lower::Leaf::Float, _) => Ok(f64::from_bits(ret[0])
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind()),
                 _ => {
                     let mut pos = 0;
                     boxing::decode(py, &ret, &mut pos, shape)
@@ -169,7 +176,11 @@ impl NativeGenerator {
                 boxing::encode(value, shape, &mut slots).map_err(|e| {
                     PyTypeError::new_err(format!(
                         "cannot send {} to {}: {e}",
-                        value.get_type().name().map(|n| n.to_string()).unwrap_or_default(),
+                        value
+                            .get_type()
+                            .name()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default(),
                         self.gen_t
                     ))
                 })?;
@@ -187,7 +198,10 @@ impl NativeGenerator {
     }
 
     fn __repr__(&self) -> String {
-        format!("<generator object {} at {:#x}>", self.name, self.obj as usize)
+        format!(
+            "<generator object {} at {:#x}>",
+            self.name, self.obj as usize
+        )
     }
 
     /// The generator's numba-rs type.

@@ -48,7 +48,8 @@ pub fn method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
             let ok = send_type == NONE
                 || v == NONE
                 || crate::conv::can_convert(v, yield_type).is_some_and(|c| {
-                    c != crate::conv::Conversion::Unsafe || (v.is_integer() && yield_type.is_integer())
+                    c != crate::conv::Conversion::Unsafe
+                        || (v.is_integer() && yield_type.is_integer())
                 });
             ok.then(|| sig("generator.send", yield_type, vec![this, v]))
         }
@@ -114,9 +115,11 @@ impl BaseContext {
             "next",
             Box::new(crate::context::FnTemplate(
                 |a: &[TypeId]| match a {
-                    [it] if is_iterator(it.unliteral()) => {
-                        Some(sig("next", iter_yield(it.unliteral())?, vec![it.unliteral()]))
-                    }
+                    [it] if is_iterator(it.unliteral()) => Some(sig(
+                        "next",
+                        iter_yield(it.unliteral())?,
+                        vec![it.unliteral()],
+                    )),
                     [it, d] if is_iterator(it.unliteral()) => {
                         let y = iter_yield(it.unliteral())?;
                         let r = crate::conv::unify(y, d.unliteral())?;

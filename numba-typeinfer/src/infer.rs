@@ -61,8 +61,10 @@ struct Engine<'a> {
     changed: bool,
     /// The variable the expression being typed is assigned to (for error messages).
     target: Option<VarId>,
-    /// In a generator: the unified type of the yielded values so far.
+    /// In a generator: the unified type of the yielded values so far, and every type
+    /// yielded.
     yield_ty: Option<TypeId>,
+    yield_seen: Vec<TypeId>,
     /// Whether the generator reads the value of a `yield` expression (what `send`
     /// passes in); when it does not, a yield evaluates to `none` as in Numba.
     yield_used: bool,
@@ -71,15 +73,18 @@ struct Engine<'a> {
 /// Whether any `yield` expression's value is read by the function (beyond its `del`).
 fn yield_value_used(ir: &FunctionIR) -> bool {
     let du = numba_ir::utils::DefUse::compute(ir);
-    ir.blocks.values().flat_map(|b| &b.body).any(|inst| match &inst.stmt {
-        Stmt::Assign { target, value } if matches!(ir.expr(*value), Expr::Yield { .. }) => du
-            .uses
-            .get(target)
-            .into_iter()
-            .flatten()
-            .any(|&(l, i)| !matches!(ir.blocks[&l].body[i].stmt, Stmt::Del { .. })),
-        _ => false,
-    })
+    ir.blocks
+        .values()
+        .flat_map(|b| &b.body)
+        .any(|inst| match &inst.stmt {
+            Stmt::Assign { target, value } if matches!(ir.expr(*value), Expr::Yield { .. }) => du
+                .uses
+                .get(target)
+                .into_iter()
+                .flatten()
+                .any(|&(l, i)| !matches!(ir.blocks[&l].body[i].stmt, Stmt::Del { .. })),
+            _ => false,
+        })
 }
 
 /// Infer the types of `ir` for the given argument types.
@@ -119,6 +124,7 @@ pub fn infer(
         changed: true,
         target: None,
         yield_ty: None,
+        yield_seen: Vec::new(),
         yield_used: ir.is_generator && yield_value_used(ir),
     };
     let mut passes = 0;
@@ -139,7 +145,15 @@ pub fn infer(
     // temporaries such as NULL phis) carry no data: type them `none`.
     let typemap: Vec<TypeId> = e.typemap.iter().map(|t| t.unwrap_or(NONE)).collect();
     let return_type = if ir.is_generator {
-        generator_type(ir, arg_types, &typemap, e.yield_ty, e.yield_used, self_id)?
+        generator_type(
+            ir,
+            arg_types,
+            &typemap,
+            e.yield_ty,
+            &e.yield_seen,
+            e.yield_used,
+            self_id,
+        )?
     } else {
         e.ret.unwrap_or(NONE)
     };
@@ -159,6 +173,7 @@ fn generator_type(
     arg_types: &[TypeId],
     typemap: &[TypeId],
     yield_ty: Option<TypeId>,
+    yield_seen: &[TypeId],
     yield_used: bool,
     self_id: Option<u64>,
 ) -> Result<TypeId, TypingError> {
@@ -168,11 +183,31 @@ fn generator_type(
             line: ir.firstlineno,
         });
     };
-    if let Type::Optional(inner) = y.get() {
+    let unified = yield_seen
+        .iter()
+        .try_fold(None::<TypeId>, |acc, &t| match acc {
+            None => Some(Some(t)),
+            Some(a) => crate::conv::unify(a, t).map(Some),
+        })
+        .flatten();
+    if !matches!(unified, Some(u) if !matches!(u.get(), Type::Optional(_))) {
+        let mut names: Vec<String> = Vec::new();
+        for &t in yield_seen {
+            let parts = match t.get() {
+                Type::Optional(inner) => vec![inner.to_string(), "none".to_string()],
+                _ => vec![t.to_string()],
+            };
+            for p in parts {
+                if !names.contains(&p) {
+                    names.push(p);
+                }
+            }
+        }
+        names.sort();
         return Err(TypingError::Typing {
             message: format!(
-                "Can't unify yield type from the following types: {}, none",
-                inner
+                "Can't unify yield type from the following types: {}",
+                names.join(", ")
             ),
             line: ir.firstlineno,
         });
@@ -180,7 +215,12 @@ fn generator_type(
     let state_types = ir
         .generator_info
         .as_ref()
-        .map(|gi| gi.state_vars.iter().map(|v| typemap[v.0 as usize]).collect())
+        .map(|gi| {
+            gi.state_vars
+                .iter()
+                .map(|v| typemap[v.0 as usize])
+                .collect()
+        })
         .unwrap_or_default();
     Ok(intern(Type::Generator {
         func: ir.qualname.clone(),
@@ -199,6 +239,8 @@ fn generator_type(
 fn send_type(yield_ty: TypeId, used: bool) -> TypeId {
     if !used || yield_ty == NONE {
         NONE
+    } else if matches!(yield_ty.get(), Type::Optional(_)) {
+        yield_ty
     } else {
         intern(Type::Optional(yield_ty))
     }
@@ -983,19 +1025,15 @@ impl Engine<'_> {
                 let Some(t) = self.ty(*value) else {
                     return Ok(None);
                 };
+                if !self.yield_seen.contains(&t) {
+                    self.yield_seen.push(t);
+                    self.changed = true;
+                }
+                // Types that do not unify are reported once inference is done, with
+                // every type yielded (Numba's message).
                 let new = match self.yield_ty {
                     None => t,
-                    Some(old) => self.ctx.unify(old, t).ok_or_else(|| TypingError::Typing {
-                        message: format!(
-                            "Can't unify yield type from the following types: {}",
-                            {
-                                let mut v = [old.to_string(), t.to_string()];
-                                v.sort();
-                                v.join(", ")
-                            }
-                        ),
-                        line,
-                    })?,
+                    Some(old) => self.ctx.unify(old, t).unwrap_or(old),
                 };
                 if self.yield_ty != Some(new) {
                     self.yield_ty = Some(new);

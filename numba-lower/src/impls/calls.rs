@@ -97,14 +97,13 @@ fn call_dispatcher<'ctx>(
         )
     };
     // A generator function's init comes with its library, linked in for inlining.
-    let linked_init = if indirect.is_none()
-        && matches!(sig.ret.get(), numba_typeinfer::Type::Generator { .. })
-    {
-        lw.link_library(id, &sig.args)?
-            .and_then(|s| lw.module.get_function(&s))
-    } else {
-        None
-    };
+    let linked_init =
+        if indirect.is_none() && matches!(sig.ret.get(), numba_typeinfer::Type::Generator { .. }) {
+            lw.link_library(id, &sig.args)?
+                .and_then(|s| lw.module.get_function(&s))
+        } else {
+            None
+        };
     let callee = if let Some(f) = linked_init {
         f
     } else if indirect.is_some()

@@ -43,7 +43,11 @@ pub(crate) fn register(r: &mut Registry) {
             lw.make_struct(sig.ret, &[v, ok.into()])
         },
     );
-    r.register(key("next"), Args::Exact(vec![TypePat::Iterator]), builtin_next);
+    r.register(
+        key("next"),
+        Args::Exact(vec![TypePat::Iterator]),
+        builtin_next,
+    );
     r.register(
         key("next"),
         Args::Exact(vec![TypePat::Iterator, TypePat::Any]),
@@ -143,11 +147,10 @@ fn gen_function<'ctx>(
     };
     let pt = prefix_type(lw.ctx, gen_t)?;
     let fp = lw.b.build_struct_gep(pt, obj, idx, "").map_err(llvm_err)?;
-    let f = lw
-        .b
-        .build_load(ptr, fp, "genfn")
-        .map_err(llvm_err)?
-        .into_pointer_value();
+    let f =
+        lw.b.build_load(ptr, fp, "genfn")
+            .map_err(llvm_err)?
+            .into_pointer_value();
     Ok(Callee::Indirect(f, fnty))
 }
 
@@ -162,7 +165,12 @@ impl<'ctx> FnLower<'ctx, '_> {
         let Some(lib) = self.linked.library(id, args) else {
             return Ok(None);
         };
-        if self.linked_libraries.contains(&lib.symbol) || self.module.get_function(&lib.symbol).is_some_and(|f| f.count_basic_blocks() > 0) {
+        if self.linked_libraries.contains(&lib.symbol)
+            || self
+                .module
+                .get_function(&lib.symbol)
+                .is_some_and(|f| f.count_basic_blocks() > 0)
+        {
             return Ok(Some(lib.symbol));
         }
         let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
@@ -175,7 +183,9 @@ impl<'ctx> FnLower<'ctx, '_> {
         // through another library, is renamed rather than clashing.
         let defined: Vec<String> = m
             .get_functions()
-            .filter(|f| f.count_basic_blocks() > 0 && f.get_linkage() == inkwell::module::Linkage::External)
+            .filter(|f| {
+                f.count_basic_blocks() > 0 && f.get_linkage() == inkwell::module::Linkage::External
+            })
             .map(|f| f.get_name().to_string_lossy().into_owned())
             .collect();
         self.module.link_in_module(m).map_err(llvm_err)?;
@@ -196,8 +206,7 @@ fn refcount_ptr<'ctx>(
     obj: PointerValue<'ctx>,
 ) -> R<PointerValue<'ctx>> {
     let pt = prefix_type(lw.ctx, gen_t)?;
-    lw.b
-        .build_struct_gep(pt, obj, field::REFCOUNT, "")
+    lw.b.build_struct_gep(pt, obj, field::REFCOUNT, "")
         .map_err(llvm_err)
 }
 
@@ -228,11 +237,13 @@ pub(crate) fn incref<'ctx>(
     if_not_null(lw, obj, |lw| {
         let p = refcount_ptr(lw, gen_t, obj)?;
         let i64t = lw.ctx.i64_type();
-        let n = lw.b.build_load(i64t, p, "").map_err(llvm_err)?.into_int_value();
-        let n = lw
-            .b
-            .build_int_add(n, i64t.const_int(1, false), "")
-            .map_err(llvm_err)?;
+        let n =
+            lw.b.build_load(i64t, p, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        let n =
+            lw.b.build_int_add(n, i64t.const_int(1, false), "")
+                .map_err(llvm_err)?;
         lw.b.build_store(p, n).map_err(llvm_err)?;
         Ok(())
     })
@@ -247,16 +258,17 @@ pub(crate) fn decref<'ctx>(
     if_not_null(lw, obj, |lw| {
         let p = refcount_ptr(lw, gen_t, obj)?;
         let i64t = lw.ctx.i64_type();
-        let n = lw.b.build_load(i64t, p, "").map_err(llvm_err)?.into_int_value();
-        let n = lw
-            .b
-            .build_int_sub(n, i64t.const_int(1, false), "")
-            .map_err(llvm_err)?;
+        let n =
+            lw.b.build_load(i64t, p, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        let n =
+            lw.b.build_int_sub(n, i64t.const_int(1, false), "")
+                .map_err(llvm_err)?;
         lw.b.build_store(p, n).map_err(llvm_err)?;
-        let last = lw
-            .b
-            .build_int_compare(IntPredicate::EQ, n, i64t.const_zero(), "")
-            .map_err(llvm_err)?;
+        let last =
+            lw.b.build_int_compare(IntPredicate::EQ, n, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
         let fin = lw.new_block("gen.finalize");
         let done = lw.new_block("gen.alive");
         lw.b.build_conditional_branch(last, fin, done)
@@ -289,9 +301,8 @@ fn gen_next<'ctx>(
     let ok =
         lw.b.build_int_compare(IntPredicate::EQ, status, i32t.const_zero(), "")
             .map_err(llvm_err)?;
-    let stop = lw
-        .b
-        .build_int_compare(
+    let stop =
+        lw.b.build_int_compare(
             IntPredicate::EQ,
             status,
             i32t.const_int(STATUS_STOPIT as u64, true),
@@ -310,10 +321,9 @@ fn gen_next<'ctx>(
     let valid = lw.b.build_and(ok, normal, "valid").map_err(llvm_err)?;
     let v = lw.b.build_load(ym, slot, "").map_err(llvm_err)?;
     let zero: BasicTypeEnum = ym;
-    let v = lw
-        .b
-        .build_select(valid, v, zero.const_zero(), "")
-        .map_err(llvm_err)?;
+    let v =
+        lw.b.build_select(valid, v, zero.const_zero(), "")
+            .map_err(llvm_err)?;
     let v = model_of(y)?.load_memory(lw.ctx, &lw.b, y, v)?;
     Ok((v, valid))
 }
@@ -444,7 +454,9 @@ fn fold_loop<'ctx>(
     lw.b.build_conditional_branch(ok, body, done)
         .map_err(llvm_err)?;
     lw.b.position_at_end(body);
-    let a = lw.b.build_load(init.get_type(), acc, "").map_err(llvm_err)?;
+    let a =
+        lw.b.build_load(init.get_type(), acc, "")
+            .map_err(llvm_err)?;
     let first =
         lw.b.build_load(lw.ctx.bool_type(), seen, "")
             .map_err(llvm_err)?
@@ -456,7 +468,9 @@ fn fold_loop<'ctx>(
         .map_err(llvm_err)?;
     lw.b.build_unconditional_branch(head).map_err(llvm_err)?;
     lw.b.position_at_end(done);
-    let a = lw.b.build_load(init.get_type(), acc, "").map_err(llvm_err)?;
+    let a =
+        lw.b.build_load(init.get_type(), acc, "")
+            .map_err(llvm_err)?;
     let s =
         lw.b.build_load(lw.ctx.bool_type(), seen, "")
             .map_err(llvm_err)?

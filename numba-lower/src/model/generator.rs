@@ -61,10 +61,9 @@ impl DataModel for GeneratorModel {
         v: BasicValueEnum<'ctx>,
         idx: &mut u32,
     ) -> R<()> {
-        let x = c
-            .b
-            .build_ptr_to_int(v.into_pointer_value(), c.ctx.i64_type(), "")
-            .map_err(llvm_err)?;
+        let x =
+            c.b.build_ptr_to_int(v.into_pointer_value(), c.ctx.i64_type(), "")
+                .map_err(llvm_err)?;
         c.b.build_store(c.slot(*idx)?, x).map_err(llvm_err)?;
         *idx += 1;
         Ok(())
@@ -75,11 +74,10 @@ impl DataModel for GeneratorModel {
         _t: TypeId,
         idx: &mut u32,
     ) -> R<BasicValueEnum<'ctx>> {
-        let x = c
-            .b
-            .build_load(c.ctx.i64_type(), c.slot(*idx)?, "")
-            .map_err(llvm_err)?
-            .into_int_value();
+        let x =
+            c.b.build_load(c.ctx.i64_type(), c.slot(*idx)?, "")
+                .map_err(llvm_err)?
+                .into_int_value();
         *idx += 1;
         Ok(c.b
             .build_int_to_ptr(x, c.ctx.ptr_type(AddressSpace::default()), "gen")
