@@ -13,6 +13,10 @@
 //!   codes, the [`ExcInfo`] protocol and the uniform entry wrapper;
 //! - casts (`cast`), raising exceptions (`exceptions`), symbol mangling (`mangle`) and host
 //!   codegen (`codegen`: O3, MCJIT, assembly);
+//! - generators (`generator`): a generator function becomes init, `next`, `close` and
+//!   finalize functions over a heap object ([`model::generator`]); consumers link the
+//!   generator's module in to inline it, and `heap2stack` moves objects that do not
+//!   escape to the stack;
 //! - reference-count pruning ([`refprune`]): removes the `NRT_incref`/`NRT_decref` pairs
 //!   the naive lowering ([`nrt`]) emits that cancel out, in Numba's four shapes (per
 //!   block, diamond, fanout, fanout with raise), before and after O3.

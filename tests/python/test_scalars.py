@@ -371,7 +371,7 @@ def test_assert_raises_assertion_error_like_cpython():
         assert ours.value.args == theirs.value.args
 
 
-def test_generators_and_escaping_closures_are_unsupported_errors():
+def test_generators_compile_and_escaping_closures_are_unsupported_errors():
     def gen(n):
         for i in range(n):
             yield i
@@ -388,8 +388,8 @@ def test_generators_and_escaping_closures_are_unsupported_errors():
 
         return inner
 
-    with pytest.raises(numba_rs.errors.UnsupportedError, match="generators"):
-        njit(gen)(3)
+    # Generators compile since issue 15 (tests/python/test_generators.py).
+    assert list(njit(gen)(3)) == list(gen(3))
     # A closure called where it is made is inlined, as Numba does.
     assert njit(closure)(3) == closure(3)
     # One that escapes is not supported yet.
