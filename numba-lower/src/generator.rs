@@ -303,6 +303,34 @@ pub(crate) struct LoweredGenerator<'ctx> {
     pub frozen_data: Vec<std::sync::Arc<[u8]>>,
 }
 
+/// The generator's arguments, loaded from the object `obj` (of layout `obj_t`).
+fn load_args<'ctx>(
+    lw: &FnLower<'ctx, '_>,
+    obj_t: StructType<'ctx>,
+    obj: PointerValue<'ctx>,
+    arg_types: &[TypeId],
+) -> R<Vec<BasicValueEnum<'ctx>>> {
+    let args_t = obj_t
+        .get_field_type_at_index(field::ARGS)
+        .ok_or_else(|| LowerError::Llvm("generator object without args".into()))?
+        .into_struct_type();
+    let args_p =
+        lw.b.build_struct_gep(obj_t, obj, field::ARGS, "gen.args")
+            .map_err(llvm_err)?;
+    let mut out = Vec::with_capacity(arg_types.len());
+    for (i, &a) in arg_types.iter().enumerate() {
+        let a = lowered(a);
+        let ap =
+            lw.b.build_struct_gep(args_t, args_p, i as u32, "")
+                .map_err(llvm_err)?;
+        let m =
+            lw.b.build_load(memory_type(lw.ctx, a)?, ap, "")
+                .map_err(llvm_err)?;
+        out.push(model_of(a)?.load_memory(lw.ctx, &lw.b, a, m)?);
+    }
+    Ok(out)
+}
+
 /// Lower the generator function `ir` into `module` under `symbol` (see the module docs).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lower_generator<'ctx>(
@@ -371,24 +399,7 @@ pub(crate) fn lower_generator<'ctx>(
             .ok_or_else(|| LowerError::Llvm("next without its generator".into()))?
             .into_pointer_value();
         obj.set_name("gen");
-        let mut args = Vec::new();
-        let args_t = obj_t
-            .get_field_type_at_index(field::ARGS)
-            .ok_or_else(|| LowerError::Llvm("generator object without args".into()))?
-            .into_struct_type();
-        let args_p =
-            lw.b.build_struct_gep(obj_t, obj, field::ARGS, "gen.args")
-                .map_err(llvm_err)?;
-        for (i, &a) in typing.arg_types.iter().enumerate() {
-            let a = lowered(a);
-            let ap =
-                lw.b.build_struct_gep(args_t, args_p, i as u32, "")
-                    .map_err(llvm_err)?;
-            let m =
-                lw.b.build_load(memory_type(ctx, a)?, ap, "")
-                    .map_err(llvm_err)?;
-            args.push(model_of(a)?.load_memory(ctx, &lw.b, a, m)?);
-        }
+        let args = load_args(&lw, obj_t, obj, &typing.arg_types)?;
         lw.gen = Some(NextState {
             obj,
             obj_t,
@@ -482,26 +493,9 @@ pub(crate) fn lower_generator<'ctx>(
             .into_pointer_value();
         lw.b.build_call(close, &[obj.into()], "")
             .map_err(llvm_err)?;
-        let args_t = obj_t
-            .get_field_type_at_index(field::ARGS)
-            .ok_or_else(|| LowerError::Llvm("generator object without args".into()))?
-            .into_struct_type();
-        let args_p =
-            lw.b.build_struct_gep(obj_t, obj, field::ARGS, "")
-                .map_err(llvm_err)?;
-        for (i, &a) in typing.arg_types.iter().enumerate() {
-            let a = lowered(a);
-            if !crate::nrt::is_refcounted(a) {
-                continue;
-            }
-            let ap =
-                lw.b.build_struct_gep(args_t, args_p, i as u32, "")
-                    .map_err(llvm_err)?;
-            let m =
-                lw.b.build_load(memory_type(ctx, a)?, ap, "")
-                    .map_err(llvm_err)?;
-            let v = model_of(a)?.load_memory(ctx, &lw.b, a, m)?;
-            lw.decref(a, v)?;
+        let args = load_args(&lw, obj_t, obj, &typing.arg_types)?;
+        for (&a, v) in typing.arg_types.iter().zip(args) {
+            lw.decref(lowered(a), v)?;
         }
         let free = lw.runtime_fn("NRT_Free", void_obj);
         lw.b.build_call(free, &[obj.into()], "").map_err(llvm_err)?;

@@ -39,7 +39,7 @@ pub(crate) fn register(r: &mut Registry) {
         ImplKey::IterNext,
         Args::Exact(vec![TypePat::Pred(is_generator)]),
         |lw, sig, a| {
-            let (v, ok) = gen_next(lw, sig.args[0], a[0].into_pointer_value(), true)?;
+            let (v, ok) = gen_next(lw, sig.args[0], a[0].into_pointer_value())?;
             lw.make_struct(sig.ret, &[v, ok.into()])
         },
     );
@@ -228,25 +228,33 @@ fn if_not_null<'ctx>(
     Ok(())
 }
 
+/// Add `delta` to a generator object's reference count; the new count.
+fn bump<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    gen_t: TypeId,
+    obj: PointerValue<'ctx>,
+    delta: i64,
+) -> R<IntValue<'ctx>> {
+    let p = refcount_ptr(lw, gen_t, obj)?;
+    let i64t = lw.ctx.i64_type();
+    let n =
+        lw.b.build_load(i64t, p, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let n =
+        lw.b.build_int_add(n, i64t.const_int(delta as u64, true), "")
+            .map_err(llvm_err)?;
+    lw.b.build_store(p, n).map_err(llvm_err)?;
+    Ok(n)
+}
+
 /// Take a reference to a generator object.
 pub(crate) fn incref<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     gen_t: TypeId,
     obj: PointerValue<'ctx>,
 ) -> R<()> {
-    if_not_null(lw, obj, |lw| {
-        let p = refcount_ptr(lw, gen_t, obj)?;
-        let i64t = lw.ctx.i64_type();
-        let n =
-            lw.b.build_load(i64t, p, "")
-                .map_err(llvm_err)?
-                .into_int_value();
-        let n =
-            lw.b.build_int_add(n, i64t.const_int(1, false), "")
-                .map_err(llvm_err)?;
-        lw.b.build_store(p, n).map_err(llvm_err)?;
-        Ok(())
-    })
+    if_not_null(lw, obj, |lw| bump(lw, gen_t, obj, 1).map(|_| ()))
 }
 
 /// Drop a reference to a generator object; the last one finalizes it.
@@ -256,18 +264,9 @@ pub(crate) fn decref<'ctx>(
     obj: PointerValue<'ctx>,
 ) -> R<()> {
     if_not_null(lw, obj, |lw| {
-        let p = refcount_ptr(lw, gen_t, obj)?;
-        let i64t = lw.ctx.i64_type();
-        let n =
-            lw.b.build_load(i64t, p, "")
-                .map_err(llvm_err)?
-                .into_int_value();
-        let n =
-            lw.b.build_int_sub(n, i64t.const_int(1, false), "")
-                .map_err(llvm_err)?;
-        lw.b.build_store(p, n).map_err(llvm_err)?;
+        let n = bump(lw, gen_t, obj, -1)?;
         let last =
-            lw.b.build_int_compare(IntPredicate::EQ, n, i64t.const_zero(), "")
+            lw.b.build_int_compare(IntPredicate::EQ, n, n.get_type().const_zero(), "")
                 .map_err(llvm_err)?;
         let fin = lw.new_block("gen.finalize");
         let done = lw.new_block("gen.alive");
@@ -288,7 +287,6 @@ fn gen_next<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     gen_t: TypeId,
     obj: PointerValue<'ctx>,
-    _iternext: bool,
 ) -> R<(BasicValueEnum<'ctx>, IntValue<'ctx>)> {
     let y = lowered(parts(gen_t)?.yield_type);
     let ym = memory_type(lw.ctx, y)?;
@@ -338,7 +336,7 @@ fn next_pair<'ctx>(
         .map(lowered)
         .ok_or_else(|| lw.unsupported(format!("cannot iterate over {it_t}")))?;
     if is_generator(it_t) {
-        let (v, ok) = gen_next(lw, it_t, it.into_pointer_value(), false)?;
+        let (v, ok) = gen_next(lw, it_t, it.into_pointer_value())?;
         return Ok((v, ok, y));
     }
     let (v, ok) = crate::impls::iter::next_of(lw, it_t, it)?;
@@ -418,7 +416,7 @@ fn send<'ctx>(
                 .map_err(llvm_err)?;
         lw.b.build_store(sp, m).map_err(llvm_err)?;
     }
-    let (v, ok) = gen_next(lw, gen_t, obj, false)?;
+    let (v, ok) = gen_next(lw, gen_t, obj)?;
     let stop = lw.b.build_not(ok, "").map_err(llvm_err)?;
     lw.raise_const_if(stop, "StopIteration", &[])?;
     lw.cast(v, lowered(p.yield_type), lowered(sig.ret))
