@@ -61,6 +61,8 @@ pub struct JitOptions {
     pub error_model: numba_lower::ErrorModel,
     /// `boundscheck=`: None leaves it to `NUMBA_BOUNDSCHECK` (off by default).
     pub boundscheck: Option<bool>,
+    /// `parallel=True` (or a dict of options): None compiles serially.
+    pub parallel: Option<numba_parfor::ParforOptions>,
 }
 
 /// One jitted function and its specialisations.
@@ -472,6 +474,7 @@ impl Dispatcher {
                 boundscheck: self.options.boundscheck,
                 defaults,
                 rewrite_trace: false,
+                parallel: self.options.parallel,
             };
             compile_function(code, globals.as_ref(), args, &options, &self.target)
         })();

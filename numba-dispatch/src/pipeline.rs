@@ -78,6 +78,8 @@ pub struct CompileOptions {
     /// Keep the `REWRITING` trace (what `NUMBA_DUMP_IR` prints of the rewrites) in
     /// [`CompiledFunction::rewrite_trace`].
     pub rewrite_trace: bool,
+    /// `parallel=True` (or a dict of options): run the parfor stages.
+    pub parallel: Option<numba_parfor::ParforOptions>,
 }
 
 struct Registry;
@@ -466,6 +468,35 @@ pub fn compile_function(
         .map_err(|e| here(CompileError::new(ErrorKind::Internal, e.to_string())))?;
     times.push(("nopython_rewrites".into(), start.elapsed()));
     maybe_print(&ir, "nopython_rewrites", &wanted);
+    // parallel=True: the parfor stages (Numba's ParforPass, fusion and pre-lowering).
+    let mut parfor_report = numba_parfor::ParforReport::default();
+    if let Some(popts) = &options.parallel {
+        let start = Instant::now();
+        parfor_report = numba_parfor::run(&mut ir, &mut typing, popts).map_err(|e| {
+            let (kind, line) = match &e {
+                numba_parfor::ParforError::Unsupported { line, .. } => {
+                    (ErrorKind::Unsupported, Some(*line).filter(|&l| l > 0))
+                }
+                numba_parfor::ParforError::Failed { .. } => (ErrorKind::Internal, None),
+            };
+            let mut err = CompileError::new(kind, e.to_string());
+            err.line = line;
+            here(err)
+        })?;
+        times.push(("parfor_pass".into(), start.elapsed()));
+        if env_flag("NUMBA_DEBUG_ARRAY_OPT") {
+            println!(
+                "{}",
+                numba_ir::center(&format!("IR after parfor pass: {}", ir.name), 80, '-')
+            );
+            print!("{}", ir.dump());
+            println!("{}", "-".repeat(40));
+        }
+        if env_flag("NUMBA_DEBUG_ARRAY_OPT_STATS") {
+            print!("{}", parfor_report.stats_text(&ir.name));
+        }
+        maybe_print(&ir, "parfor_pass", &wanted);
+    }
     let start = Instant::now();
     legalize(&ir).map_err(|m| here(CompileError::new(ErrorKind::Internal, m)))?;
     // The variables a generator saves at each yield, on the IR lowering sees (phis
@@ -518,6 +549,20 @@ pub fn compile_function(
             here(err)
         })?;
     times.append(&mut compiled.timings);
+    compiled.warnings = parfor_report
+        .warnings
+        .iter()
+        .map(|w| numba_lower::CompileWarning {
+            category: w.category.to_string(),
+            message: w.message.clone(),
+            line: w.line,
+        })
+        .collect();
+    compiled.parallel_loops = parfor_report
+        .produced
+        .iter()
+        .map(|(id, pattern, _, line)| (*id, *line, pattern.clone()))
+        .collect();
     compiled.rewrite_trace = trace_text.take();
     compiled.timings = times;
     // The annotated IR for `inspect_types`, made when asked for (the IR and types kept).

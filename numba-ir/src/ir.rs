@@ -332,6 +332,10 @@ pub struct ExtensionNode {
     pub attrs: Vec<(String, String)>,
     pub blocks: BTreeMap<Label, Block>,
     pub printer: Option<ExtensionPrinter>,
+    /// How a block dump shows the statement, when not as one padded line with its
+    /// variables (Numba's `inst.dump()`: a parfor prints its loop nests and nested
+    /// blocks). The text is written as it is, each line ending in a newline.
+    pub dumper: Option<ExtensionPrinter>,
 }
 
 impl ExtensionNode {
@@ -343,6 +347,7 @@ impl ExtensionNode {
             attrs: Vec::new(),
             blocks: BTreeMap::new(),
             printer: None,
+            dumper: None,
         }
     }
 }

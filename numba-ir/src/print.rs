@@ -344,6 +344,12 @@ impl FunctionIR {
     pub fn block_dump(&self, block: &Block) -> String {
         let mut out = String::new();
         for inst in &block.body {
+            if let Stmt::Extension(node) = &inst.stmt {
+                if let Some(d) = node.dumper {
+                    out.push_str(&d(node, self));
+                    continue;
+                }
+            }
             // Numba's `Del` holds a name, not a variable: it lists no variables.
             let vars = match inst.stmt {
                 Stmt::Del { .. } => Vec::new(),

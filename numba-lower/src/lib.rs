@@ -38,6 +38,7 @@ pub mod lapack;
 pub mod mangle;
 pub mod model;
 pub mod nrt;
+mod parallel;
 pub mod random;
 pub mod refprune;
 pub mod registry;
@@ -114,6 +115,19 @@ pub struct CompiledFunction {
     pub type_annotation: LazyText,
     /// The rewrites' `REWRITING` trace, when the driver was asked to keep it.
     pub rewrite_trace: String,
+    /// Warnings the compilation raised (category as Numba names it, message, line), for
+    /// the embedder to issue.
+    pub warnings: Vec<CompileWarning>,
+    /// The parallel loops made (`parallel=True`): id, source line, pattern.
+    pub parallel_loops: Vec<(usize, u32, String)>,
+}
+
+/// A warning raised while compiling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileWarning {
+    pub category: String,
+    pub message: String,
+    pub line: u32,
 }
 
 /// Text computed when first asked for (an annotation of the typed IR, say), so that a

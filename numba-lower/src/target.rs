@@ -170,6 +170,8 @@ impl TargetContext for CpuTarget {
             frozen_data,
             type_annotation: crate::LazyText::default(),
             rewrite_trace: String::new(),
+            warnings: Vec::new(),
+            parallel_loops: Vec::new(),
         })
     }
 }

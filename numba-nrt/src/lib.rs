@@ -23,14 +23,17 @@
 //!   [`NRT_EXTERNAL_H`], [`include_dir`]).
 //! - [`nrt_unresolved_abort`], the target of symbols left unresolved in JIT code.
 //! - [`runtime_symbols`], the (name, address) table numba-lower maps into the JIT.
+//! - [`parallel`]: the thread pool that runs parfor bodies (`parallel=True`), with
+//!   Numba's thread-count, thread-id and chunk-size API.
 //!
 //! Plain Rust with `extern "C"` entry points so lowered code and C can call them; a leaf
 //! crate. Not here: refcount pruning (numba-lower), CPython adapters (numba-py), resizable
-//! (`varsize`) buffers, a replaceable system allocator, and the parallel thread pool.
+//! (`varsize`) buffers, a replaceable system allocator.
 
 mod alloc;
 mod api;
 mod meminfo;
+pub mod parallel;
 
 use std::io::Write;
 
@@ -48,6 +51,10 @@ pub use meminfo::{
     NRT_MemInfo_alloc_safe_aligned_external, NRT_MemInfo_call_dtor, NRT_MemInfo_data,
     NRT_MemInfo_external_allocator, NRT_MemInfo_new, NRT_MemInfo_refcount, NRT_MemInfo_release,
     NRT_MemInfo_size, NRT_decref, NRT_incref, DEFAULT_ALIGN,
+};
+pub use parallel::{
+    numba_rs_get_num_threads, numba_rs_get_thread_id, numba_rs_parallel_for,
+    numba_rs_parfor_divisions, numba_rs_parfor_scratch, numba_rs_parfor_scratch_free,
 };
 
 /// Report a broken runtime invariant on stderr and abort the process.
@@ -102,5 +109,11 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         NRT_MemInfo_external_allocator,
         NRT_get_api,
         nrt_unresolved_abort,
+        numba_rs_parfor_divisions,
+        numba_rs_parallel_for,
+        numba_rs_get_num_threads,
+        numba_rs_get_thread_id,
+        numba_rs_parfor_scratch,
+        numba_rs_parfor_scratch_free,
     ]
 }

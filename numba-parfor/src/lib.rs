@@ -1,18 +1,35 @@
 //! # numba-parfor
 //!
-//! Automatic parallelisation (`parallel=True`, seed 001 stage 5): converting array
-//! expressions, reductions, `prange` loops and array-creating calls into `parfor` nodes,
-//! fusing them, and preparing them for the parallel target in numba-lower.
+//! Automatic parallelisation (`parallel=True`, seed 001 stage 5), on typed IR and without
+//! LLVM: loops and array operations become `parfor` statements ([`node::Parfor`], an
+//! extension node of numba-ir that dumps itself as Numba's `---begin parfor N---`), and
+//! each parfor's body becomes a kernel function of its own ([`kernel::build_kernel`]),
+//! typed IR that a back end lowers and runs on a thread pool (numba-lower's parallel
+//! target, numba-nrt's pool).
 //!
-//! Status: only the stage interface exists. No stage is implemented yet, and nothing in
-//! numba-rs runs this crate: `parallel=True` is not accepted by numba-py until it is.
+//! Implemented: `prange` loops to parfors ([`prange`]), with reductions over scalars
+//! (`+ - * /` and their in-place forms, `min`/`max`; Numba's error for floor division),
+//! race detection with Numba's `NumbaParallelSafetyWarning`, nested `prange` run serially
+//! inside the outer parfor, the `parallel={...}` options ([`ParforOptions`]), Numba's
+//! `NUMBA_DEBUG_ARRAY_OPT_STATS` lines ([`ParforReport`]).
 //!
-//! The stages, in Numba's order, are the variants of [`ParforStage`]; each implementation
-//! will be a [`ParforPass`] operating on typed IR and its side tables.
+//! Not yet: array analysis (equivalence classes and asserts), the conversion of array
+//! expressions, NumPy calls, reductions and `setitem` to parfors, fusion, array
+//! reductions, stencils. [`ParforStage`] names every stage of seed 001; [`ParforPass`] is
+//! the interface each implements.
+
+pub mod kernel;
+pub mod node;
+pub mod prange;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use numba_ir::FunctionIR;
 use numba_typeinfer::TypingResult;
 use thiserror::Error;
+
+pub use kernel::{build_kernel, Kernel};
+pub use node::{Bound, LoopNest, Parfor, RedOp, Reduction, PARFOR};
 
 /// The nine sub-stages of Numba's parfor conversion, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,10 +59,160 @@ pub enum ParforStage {
 pub enum ParforError {
     #[error("parfor stage {stage:?} failed: {message}")]
     Failed { stage: ParforStage, message: String },
+    /// A construct `parallel=True` rejects, as Numba does (a floor-division reduction).
+    #[error("{message}")]
+    Unsupported { message: String, line: u32 },
 }
 
 /// One parfor stage over typed IR.
 pub trait ParforPass {
     fn stage(&self) -> ParforStage;
     fn run(&mut self, ir: &mut FunctionIR, typing: &mut TypingResult) -> Result<(), ParforError>;
+}
+
+/// Numba's `parallel=` options: `True` turns every transformation on; a dict switches
+/// them one by one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParforOptions {
+    pub comprehension: bool,
+    pub prange: bool,
+    pub numpy: bool,
+    pub reduction: bool,
+    pub setitem: bool,
+    pub stencil: bool,
+    pub fusion: bool,
+}
+
+impl ParforOptions {
+    /// `parallel=True`.
+    pub const ALL: ParforOptions = ParforOptions {
+        comprehension: true,
+        prange: true,
+        numpy: true,
+        reduction: true,
+        setitem: true,
+        stencil: true,
+        fusion: true,
+    };
+
+    /// The names a `parallel={...}` dict may use.
+    pub const NAMES: [&'static str; 7] = [
+        "comprehension",
+        "prange",
+        "numpy",
+        "reduction",
+        "setitem",
+        "stencil",
+        "fusion",
+    ];
+
+    /// From `(name, enabled)` pairs (Numba's `ParallelOptions` from a dict: a missing
+    /// name defaults to on); an unknown name is an error naming it.
+    pub fn from_pairs<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, bool)>,
+    ) -> Result<ParforOptions, String> {
+        let mut o = ParforOptions::ALL;
+        for (k, on) in pairs {
+            let slot = match k {
+                "comprehension" => &mut o.comprehension,
+                "prange" => &mut o.prange,
+                "numpy" => &mut o.numpy,
+                "reduction" => &mut o.reduction,
+                "setitem" => &mut o.setitem,
+                "stencil" => &mut o.stencil,
+                "fusion" => &mut o.fusion,
+                other => return Err(format!("Unrecognized parallel option: {other}")),
+            };
+            *slot = on;
+        }
+        Ok(o)
+    }
+}
+
+/// A warning the parfor stages raise (category as Numba names it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParforWarning {
+    pub category: &'static str,
+    pub message: String,
+    pub line: u32,
+}
+
+/// What the stages did, for `NUMBA_DEBUG_ARRAY_OPT_STATS` and `parallel_diagnostics`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParforReport {
+    /// `(id, pattern, file, line)` of each parfor produced.
+    pub produced: Vec<(usize, String, String, u32)>,
+    /// Loops that looked parallel but were left serial, and why.
+    pub notes: Vec<String>,
+    pub warnings: Vec<ParforWarning>,
+}
+
+impl ParforReport {
+    fn produced(&mut self, id: usize, pattern: &str, file: &str, line: u32) {
+        self.produced
+            .push((id, pattern.to_string(), file.to_string(), line));
+    }
+
+    fn note(&mut self, s: String) {
+        self.notes.push(s);
+    }
+
+    fn warn(&mut self, category: &'static str, message: String, line: u32) {
+        self.warnings.push(ParforWarning {
+            category,
+            message,
+            line,
+        });
+    }
+
+    /// Numba's `NUMBA_DEBUG_ARRAY_OPT_STATS` lines for function `name`.
+    pub fn stats_text(&self, name: &str) -> String {
+        let mut out = String::new();
+        for (id, pattern, file, line) in &self.produced {
+            out.push_str(&format!(
+                "Parallel for-loop #{id} is produced from pattern '{pattern}' at {file} ({line})\n"
+            ));
+        }
+        let ids: Vec<String> = self.produced.iter().map(|p| p.0.to_string()).collect();
+        if ids.is_empty() {
+            out.push_str(&format!("Function {name} has no Parfor.\n"));
+        } else {
+            out.push_str(&format!(
+                "After fusion, function {name} has {} parallel for-loop(s) #{{{}}}.\n",
+                ids.len(),
+                ids.join(", ")
+            ));
+        }
+        out
+    }
+}
+
+static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
+
+/// Parfor ids are unique in the process, as Numba's class counter makes them.
+pub(crate) fn next_parfor_id() -> usize {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Run the implemented parfor stages on typed IR (phis stripped, rewrites applied).
+pub fn run(
+    ir: &mut FunctionIR,
+    typing: &mut TypingResult,
+    options: &ParforOptions,
+) -> Result<ParforReport, ParforError> {
+    let mut report = ParforReport::default();
+    if ir.is_generator {
+        return Ok(report);
+    }
+    if options.prange {
+        prange::convert(ir, typing, &mut report, options.reduction)?;
+    }
+    if report.produced.is_empty() {
+        report.warn(
+            "NumbaPerformanceWarning",
+            "\nThe keyword argument 'parallel=True' was specified but no transformation for parallel execution was possible.\n\nTo find out why, try turning on parallel diagnostics, see https://numba.readthedocs.io/en/stable/user/parallel.html#diagnostics for help.".into(),
+            ir.firstlineno,
+        );
+    }
+    Ok(report)
 }

@@ -16,6 +16,7 @@ mod call;
 mod fingerprint;
 mod generator;
 mod ndarray;
+mod parallel;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock};
@@ -122,6 +123,18 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             };
             if m == "math" || m == "cmath" || m == "random" || m == "operator" {
                 return mk(GlobalKind::ModuleFunction { module: m, name });
+            }
+            // `prange` and the threading queries jitted code may call.
+            if m == "numba_rs.parallel"
+                && matches!(
+                    name.as_str(),
+                    "prange" | "get_num_threads" | "get_thread_id"
+                )
+            {
+                return mk(GlobalKind::ModuleFunction {
+                    module: "numba_rs".into(),
+                    name,
+                });
             }
         }
         // A NumPy function or dtype class bound to a name (`pyfunc = np.empty`): the
@@ -724,10 +737,14 @@ impl Dispatcher {
         let r = py.detach(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| core.resolve(tys)))
         });
-        match r {
-            Ok(res) => res.map_err(to_py_err),
-            Err(p) => Err(internal_error(&p)),
+        let c = match r {
+            Ok(res) => res.map_err(to_py_err)?,
+            Err(p) => return Err(internal_error(&p)),
+        };
+        if !c.warnings.is_empty() {
+            issue_warnings(py, &c)?;
         }
+        Ok(c)
     }
 }
 
@@ -736,7 +753,8 @@ impl Dispatcher {
     /// `fastmath` is the flag bits (`numba_lower::fastmath`), `error_model` `'python'` or
     /// `'numpy'`; the Python decorators validate and translate the user's options.
     #[new]
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         py_func: Py<PyAny>,
@@ -745,7 +763,15 @@ impl Dispatcher {
         error_model: &str,
         nogil: bool,
         boundscheck: Option<bool>,
+        parallel: Option<Vec<(String, bool)>>,
     ) -> PyResult<Self> {
+        // `parallel=True` or a dict, as (option, enabled) pairs the decorator checked.
+        let parallel = parallel
+            .map(|pairs| {
+                numba_parfor::ParforOptions::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), *v)))
+            })
+            .transpose()
+            .map_err(PyValueError::new_err)?;
         let name: String = py_func.bind(py).getattr("__qualname__")?.extract()?;
         let short: String = py_func.bind(py).getattr("__name__")?.extract()?;
         let this = Arc::new(std::sync::OnceLock::new());
@@ -769,6 +795,7 @@ impl Dispatcher {
                 fastmath,
                 error_model,
                 boundscheck,
+                parallel,
             },
         );
         let _ = this.set((core.id, short));
@@ -832,6 +859,15 @@ impl Dispatcher {
                 .map(|m| m.unbind())
                 .ok_or_else(|| PyTypeError::new_err("no specialisation for that signature")),
         }
+    }
+
+    /// The parallel loops of every specialisation: (loop id, source line, pattern).
+    fn _parallel_loops(&self) -> Vec<(usize, u32, String)> {
+        self.core
+            .overloads()
+            .iter()
+            .flat_map(|o| o.parallel_loops.clone())
+            .collect()
     }
 
     /// Argument types of every compiled specialisation.
@@ -1070,6 +1106,29 @@ unsafe extern "C" fn exc_match_hook(
     })
 }
 
+/// Issue a specialisation's compile warnings once (as Python warnings of Numba's
+/// categories, from `numba_rs.errors`).
+fn issue_warnings(py: Python<'_>, c: &Arc<CompiledFunction>) -> PyResult<()> {
+    static ISSUED: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+    let key = Arc::as_ptr(c) as usize;
+    {
+        let mut done = ISSUED.lock().unwrap_or_else(|e| e.into_inner());
+        if done.contains(&key) {
+            return Ok(());
+        }
+        done.push(key);
+    }
+    let errors = py.import("numba_rs.errors")?;
+    let warnings = py.import("warnings")?;
+    for w in &c.warnings {
+        let cat = errors
+            .getattr(w.category.as_str())
+            .or_else(|_| errors.getattr("NumbaWarning"))?;
+        warnings.call_method1("warn", (w.message.as_str(), cat, 3))?;
+    }
+    Ok(())
+}
+
 #[pymodule]
 fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_lower::runtime::set_print_hook(print_hook);
@@ -1078,6 +1137,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Type>()?;
     m.add_class::<boxing::MemInfoView>()?;
     m.add_class::<generator::NativeGenerator>()?;
+    parallel::register(m)?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;
     m.add_function(wrap_pyfunction!(typeof_value, m)?)?;

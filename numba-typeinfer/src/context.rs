@@ -389,17 +389,31 @@ impl BaseContext {
                 )),
             );
         }
-        self.register(
-            "range",
-            Box::new(FnTemplate(
-                |a: &[TypeId]| {
-                    let ok = (1..=3).contains(&a.len())
-                        && a.iter().all(|t| t.is_integer() || *t == BOOLEAN);
-                    ok.then(|| sig("range", RANGE_STATE64, vec![INT64; a.len()]))
-                },
-                "(int64,), (int64, int64), (int64, int64, int64)",
-            )),
-        );
+        // `prange` is `range` to typing and to serial lowering; the parfor pass finds
+        // its loops by the callee's key.
+        for key in ["range", "numba_rs.prange"] {
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    |a: &[TypeId]| {
+                        let ok = (1..=3).contains(&a.len())
+                            && a.iter().all(|t| t.is_integer() || *t == BOOLEAN);
+                        ok.then(|| sig("range", RANGE_STATE64, vec![INT64; a.len()]))
+                    },
+                    "(int64,), (int64, int64), (int64, int64, int64)",
+                )),
+            );
+        }
+        // The threading layer's queries, callable from jitted code (as in Numba).
+        for key in ["numba_rs.get_num_threads", "numba_rs.get_thread_id"] {
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| a.is_empty().then(|| sig(key, INT64, vec![])),
+                    "()",
+                )),
+            );
+        }
         for key in ["min", "max"] {
             self.register(
                 key,

@@ -69,6 +69,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     calls::register(r);
     eh::register(r);
     random::register(r);
+    crate::parallel::register(r);
     // Last: its iterable forms of `sum`/`min`/`max` exclude what earlier entries take.
     generators::register(r);
 }

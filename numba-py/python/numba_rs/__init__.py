@@ -3,9 +3,20 @@
 from . import config, errors, types
 from ._numba_rs import Dispatcher, typeof
 from .decorators import jit, njit
+from .parallel import (
+    get_num_threads,
+    get_parallel_chunksize,
+    get_thread_id,
+    prange,
+    set_num_threads,
+    set_parallel_chunksize,
+    threading_layer,
+)
 from .types import *  # noqa: F401,F403  (type objects at top level, as in numba)
 
-__all__ = ["jit", "njit", "errors", "types", "typeof", "config", "Dispatcher"] + list(
+__all__ = ["jit", "njit", "errors", "types", "typeof", "config", "Dispatcher", "prange", "set_num_threads", "get_num_threads",
+           "get_thread_id", "set_parallel_chunksize", "get_parallel_chunksize",
+           "threading_layer"] + list(
     types.__all__
 )
 __version__ = "0.1.0"

@@ -30,7 +30,6 @@ _ACCEPTED = {"nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"}
 # Options understood but not implemented yet: a NumbaWarning names them.
 _NOT_YET = {
     "cache": "caching compiled code to disk",
-    "parallel": "parallel=True (parfors)",
     "inline": "inlining into jitted callers",
     "locals": "declared types of local variables",
     "debug": "debug info",
@@ -39,7 +38,38 @@ _NOT_YET = {
     "target_backend": "other targets",
     "signature_or_function": None,
 }
-_KNOWN = _ACCEPTED | set(_NOT_YET) | {"fastmath", "error_model", "nogil", "boundscheck"}
+_KNOWN = _ACCEPTED | set(_NOT_YET) | {
+    "fastmath",
+    "error_model",
+    "nogil",
+    "boundscheck",
+    "parallel",
+}
+_PARALLEL_NAMES = (
+    "comprehension",
+    "reduction",
+    "inplace_binop",
+    "setitem",
+    "numpy",
+    "stencil",
+    "fusion",
+    "prange",
+)
+
+
+def _parallel_pairs(value):
+    """``parallel=`` as Numba's ``ParallelOptions`` reads it: a bool, or a dict of the
+    known names (missing ones on). None when off."""
+    if isinstance(value, bool):
+        return [(k, True) for k in _PARALLEL_NAMES if k != "inplace_binop"] if value else None
+    if isinstance(value, dict):
+        unknown = set(value) - set(_PARALLEL_NAMES)
+        if unknown:
+            raise NameError(f"Unrecognized parallel options: {unknown}")
+        return [
+            (k, bool(value.get(k, True))) for k in _PARALLEL_NAMES if k != "inplace_binop"
+        ]
+    raise ValueError("Expect parallel option to be either a bool or a dict")
 
 
 def _fastmath_bits(value):
@@ -110,6 +140,7 @@ def njit(*args, **options):
         "error_model": options.get("error_model", "python"),
         "nogil": bool(options.get("nogil", False)),
         "boundscheck": options.get("boundscheck"),
+        "parallel": _parallel_pairs(options.get("parallel", False)),
     }
     # A type object is callable too (it builds signatures), so it is a signature here.
     if len(args) == 1 and isinstance(args[0], _Type):

