@@ -141,12 +141,40 @@ pub(crate) fn convert(
             continue;
         }
         let args = args.clone();
-        let body: BTreeSet<Label> = lp
+        let mut body: BTreeSet<Label> = lp
             .body
             .iter()
             .copied()
             .filter(|&l| l != lp.header)
             .collect();
+        // Blocks that only raise, entered from the body, belong to it (a raise in the
+        // body ends the kernel with the exception).
+        let raising: Vec<Label> = body
+            .iter()
+            .flat_map(|l| {
+                ir.blocks[l]
+                    .terminator()
+                    .map(|t| t.successors())
+                    .unwrap_or_default()
+            })
+            .filter(|s| !body.contains(s) && *s != lp.header)
+            .filter(|s| {
+                ir.blocks.get(s).is_some_and(|b| {
+                    matches!(
+                        b.terminator(),
+                        Some(
+                            Stmt::Raise { .. }
+                                | Stmt::StaticRaise { .. }
+                                | Stmt::DynamicRaise { .. }
+                        )
+                    )
+                }) && cfg
+                    .preds
+                    .get(s)
+                    .is_some_and(|p| p.iter().all(|p| body.contains(p)))
+            })
+            .collect();
+        body.extend(raising);
         if !body.contains(&h.body_entry) || body.contains(&h.exit) {
             continue;
         }
@@ -354,6 +382,12 @@ fn build(
             loc.line,
         );
     }
+    // The kernel computes the index from the start and step.
+    for b in [start, step] {
+        if let Bound::Var(v) = b {
+            params.push(v);
+        }
+    }
     params.sort();
     params.dedup();
     Ok(Parfor {
@@ -393,79 +427,66 @@ fn reduction_of(
             }
         }
     }
-    // The variables that hold the accumulator's value at the start of an iteration.
-    let mut found: Option<(numba_ir::ExprId, u8)> = None;
+    // The accumulator's copies: every variable reached backwards from `v` through plain
+    // copies (across inner loops, strip_phis leaves chains of them). The expressions
+    // that define the chain's other ends are the candidate reduce nodes.
+    let mut copies: BTreeSet<VarId> = BTreeSet::new();
+    let mut exprs: Vec<numba_ir::ExprId> = Vec::new();
     let mut stack = vec![v];
-    let mut seen = BTreeSet::new();
-    // Variables that are the accumulator or copies of it (accumulator operands).
-    let is_acc = |x: VarId, defs: &HashMap<VarId, Vec<numba_ir::ExprId>>| {
-        let mut cur = x;
-        for _ in 0..16 {
-            if cur == v {
-                return true;
-            }
-            match defs.get(&cur).map(|d| d.as_slice()) {
-                Some([e]) => match ir.expr(*e) {
-                    Expr::Var(src) => cur = *src,
-                    _ => return false,
-                },
-                _ => return false,
-            }
-        }
-        false
-    };
     while let Some(x) = stack.pop() {
-        if !seen.insert(x) {
+        if !copies.insert(x) {
             continue;
         }
         for &e in defs.get(&x).map(|d| d.as_slice()).unwrap_or_default() {
             match ir.expr(e) {
-                Expr::Var(src) if *src == v => {}
                 Expr::Var(src) => stack.push(*src),
-                Expr::BinOp { op, lhs, rhs } | Expr::InplaceBinOp { op, lhs, rhs } => {
-                    let acc = if is_acc(*lhs, &defs) {
-                        0
-                    } else if is_acc(*rhs, &defs) && matches!(op, BinOp::Add | BinOp::Mul) {
-                        1
-                    } else {
-                        return Ok(None);
-                    };
-                    if *op == BinOp::FloorDiv {
-                        return Err(ParforError::Unsupported {
-                            message: "Parallel floordiv reductions are not supported. If all divisors are integers then a floordiv reduction can in some cases be parallelized as a multiply reduction followed by a floordiv of the resulting product.".into(),
-                            line: 0,
-                        });
-                    }
-                    if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::TrueDiv) {
-                        return Ok(None);
-                    }
-                    if found.is_some_and(|(f, _)| f != e) {
-                        return Ok(None);
-                    }
-                    found = Some((e, acc));
-                }
-                Expr::Call {
-                    func, args, kws, ..
-                } if args.len() == 2
-                    && kws.is_empty()
-                    && matches!(typing.type_of(*func).get(),
-                        Type::Function(k) if k == "min" || k == "max") =>
-                {
-                    let acc = if is_acc(args[0], &defs) {
-                        0
-                    } else if is_acc(args[1], &defs) {
-                        1
-                    } else {
-                        return Ok(None);
-                    };
-                    if found.is_some_and(|(f, _)| f != e) {
-                        return Ok(None);
-                    }
-                    found = Some((e, acc));
-                }
-                _ => return Ok(None),
+                _ => exprs.push(e),
             }
         }
+    }
+    let mut found: Option<(numba_ir::ExprId, u8)> = None;
+    for e in exprs {
+        let acc = match ir.expr(e) {
+            Expr::BinOp { op, lhs, rhs } | Expr::InplaceBinOp { op, lhs, rhs } => {
+                if *op == BinOp::FloorDiv && (copies.contains(lhs) || copies.contains(rhs)) {
+                    return Err(ParforError::Unsupported {
+                        message: "Parallel floordiv reductions are not supported. If all divisors are integers then a floordiv reduction can in some cases be parallelized as a multiply reduction followed by a floordiv of the resulting product.".into(),
+                        line: 0,
+                    });
+                }
+                if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::TrueDiv) {
+                    return Ok(None);
+                }
+                if copies.contains(lhs) && !copies.contains(rhs) {
+                    0
+                } else if copies.contains(rhs)
+                    && !copies.contains(lhs)
+                    && matches!(op, BinOp::Add | BinOp::Mul)
+                {
+                    1
+                } else {
+                    return Ok(None);
+                }
+            }
+            Expr::Call {
+                func, args, kws, ..
+            } if args.len() == 2
+                && kws.is_empty()
+                && matches!(typing.type_of(*func).get(),
+                    Type::Function(k) if k == "min" || k == "max") =>
+            {
+                match (copies.contains(&args[0]), copies.contains(&args[1])) {
+                    (true, false) => 0,
+                    (false, true) => 1,
+                    _ => return Ok(None),
+                }
+            }
+            _ => return Ok(None),
+        };
+        if found.is_some_and(|(f, _)| f != e) {
+            return Ok(None);
+        }
+        found = Some((e, acc));
     }
     let Some((expr, acc)) = found else {
         return Ok(None);

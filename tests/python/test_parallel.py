@@ -1,0 +1,542 @@
+"""parallel=True: prange loops run as parfors on numba-rs's thread pool, checked against
+the same function run by CPython (the oracle) on random inputs, with 1, 2 and
+NUMBA_NUM_THREADS threads. Integer reductions are exact; float ones within tolerance
+(the partial sums add in another order). The autouse fixture checks NRT balance."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import numba_rs
+from numba_rs import njit, prange
+from numba_rs.errors import NumbaParallelSafetyWarning, NumbaPerformanceWarning
+
+RNG = np.random.default_rng(2024)
+THREADS = sorted({1, 2, numba_rs.config.NUMBA_NUM_THREADS})
+
+
+@pytest.fixture(params=THREADS)
+def nthreads(request):
+    old = numba_rs.get_num_threads()
+    numba_rs.set_num_threads(request.param)
+    yield request.param
+    numba_rs.set_num_threads(old)
+
+
+def both(f):
+    """The parallel compilation of `f` and `f` itself (run by CPython: prange is range)."""
+    return njit(parallel=True)(f), f
+
+
+# ----------------------------------------------------------------- reductions
+
+
+def sum_sq(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i] * a[i]
+    return s
+
+
+def int_sum(a):
+    s = 0
+    for i in prange(len(a)):
+        s += a[i]
+    return s
+
+
+def sub_red(a):
+    s = 100
+    for i in prange(len(a)):
+        s -= a[i]
+    return s
+
+
+def prod_red(a):
+    p = 1.0
+    for i in prange(len(a)):
+        p *= a[i]
+    return p
+
+
+def div_red(a):
+    p = 1.0
+    for i in prange(len(a)):
+        p /= a[i]
+    return p
+
+
+def binop_red(a):
+    s = 0.0
+    for i in prange(len(a)):
+        s = s + 2.0 * a[i]
+    return s
+
+
+def min_red(a):
+    m = a[0]
+    for i in prange(len(a)):
+        m = min(m, a[i])
+    return m
+
+
+def max_red(a):
+    m = a[0]
+    for i in prange(len(a)):
+        m = max(a[i], m)
+    return m
+
+
+def cond_count(a, t):
+    c = 0
+    for i in prange(len(a)):
+        if a[i] > t:
+            c += 1
+    return c
+
+
+def two_reductions(a):
+    s = 0.0
+    n = 0
+    for i in prange(a.size):
+        if a[i] > 0.5:
+            s += a[i]
+            n += 1
+    return s, n
+
+
+@pytest.mark.parametrize("size", [0, 1, 7, 1000, 300_001])
+def test_float_sum(nthreads, size):
+    a = RNG.random(size)
+    f, p = both(sum_sq)
+    assert f(a) == pytest.approx(p(a), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("size", [0, 3, 100_003])
+def test_integer_reductions_are_exact(nthreads, size):
+    a = RNG.integers(-1000, 1000, size)
+    for fn in (int_sum, sub_red):
+        f, p = both(fn)
+        assert f(a) == p(a)
+    f, p = both(cond_count)
+    b = RNG.random(size)
+    assert f(b, 0.3) == p(b, 0.3)
+
+
+def test_product_division_and_binop_reductions(nthreads):
+    a = RNG.uniform(0.9, 1.1, 50_000)
+    for fn in (prod_red, div_red, binop_red):
+        f, p = both(fn)
+        assert f(a) == pytest.approx(p(a), rel=1e-9)
+
+
+@pytest.mark.parametrize("fn", [min_red, max_red])
+def test_min_max_reductions(nthreads, fn):
+    a = RNG.standard_normal(123_457)
+    f, p = both(fn)
+    assert f(a) == p(a)
+    ints = RNG.integers(-(10**9), 10**9, 99_999)
+    assert f(ints) == p(ints)
+
+
+def test_several_reductions_in_one_loop(nthreads):
+    a = RNG.random(200_000)
+    f, p = both(two_reductions)
+    s, n = f(a)
+    s0, n0 = p(a)
+    assert n == n0
+    assert s == pytest.approx(s0, rel=1e-12)
+
+
+def floordiv_red(a):
+    s = 1000
+    for i in prange(len(a)):
+        s //= a[i]
+    return s
+
+
+def test_floordiv_reduction_is_rejected():
+    f = njit(parallel=True)(floordiv_red)
+    with pytest.raises(Exception, match="Parallel floordiv reductions are not supported"):
+        f(np.arange(1, 5))
+
+
+# ----------------------------------------------------------------- loops writing arrays
+
+
+def rows(a, out):
+    n, m = a.shape
+    for i in prange(n):
+        acc = 0.0
+        for j in range(m):
+            acc += a[i, j] * (j + 1)
+        out[i] = acc
+    return out
+
+
+def pairwise(x):
+    n = x.shape[0]
+    d = np.empty((n, n))
+    for i in prange(n):
+        for j in range(n):
+            s = 0.0
+            for k in range(x.shape[1]):
+                t = x[i, k] - x[j, k]
+                s += t * t
+            d[i, j] = np.sqrt(s)
+    return d
+
+
+def mandel(h, w, it):
+    out = np.zeros((h, w), dtype=np.int64)
+    for y in prange(h):
+        for x in range(w):
+            c = complex(-2.0 + 3.0 * x / w, -1.5 + 3.0 * y / h)
+            z = 0j
+            k = 0
+            while k < it and abs(z) <= 2.0:
+                z = z * z + c
+                k += 1
+            out[y, x] = k
+    return out
+
+
+def test_row_loop(nthreads):
+    a = RNG.random((301, 17))
+    f, p = both(rows)
+    np.testing.assert_allclose(f(a, np.zeros(301)), p(a, np.zeros(301)), rtol=1e-13)
+
+
+def test_pairwise_distances(nthreads):
+    x = RNG.random((97, 3))
+    f, p = both(pairwise)
+    np.testing.assert_allclose(f(x), p(x), rtol=1e-13)
+
+
+def test_mandelbrot(nthreads):
+    f, p = both(mandel)
+    np.testing.assert_array_equal(f(40, 50, 60), p(40, 50, 60))
+
+
+def ranged(a, lo, hi, step):
+    s = 0
+    for i in prange(lo, hi, step):
+        s += a[i] * (i + 1)
+    return s
+
+
+def two_args(a, lo, hi):
+    out = np.zeros_like(a)
+    for i in prange(lo, hi):
+        out[i] = a[i] * 2
+    return out
+
+
+@pytest.mark.parametrize(
+    "lo,hi,step", [(0, 1000, 1), (3, 997, 7), (999, -1, -1), (900, 10, -13), (5, 5, 1), (10, 2, 1)]
+)
+def test_prange_start_stop_step(nthreads, lo, hi, step):
+    a = RNG.integers(0, 100, 1000)
+    f, p = both(ranged)
+    assert f(a, lo, hi, step) == p(a, lo, hi, step)
+    g, q = both(two_args)
+    if step == 1:
+        np.testing.assert_array_equal(g(a, lo, hi), q(a, lo, hi))
+
+
+def nested(a):
+    n, m = a.shape
+    s = 0.0
+    for i in prange(n):
+        for j in prange(m):
+            s += a[i, j] * i
+    return s
+
+
+def test_nested_prange_inner_runs_serially(nthreads):
+    a = RNG.random((64, 33))
+    f, p = both(nested)
+    assert f(a) == pytest.approx(p(a), rel=1e-12)
+
+
+def uses_globals_and_calls(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += np.cos(a[i]) + abs(a[i] - 0.5)
+    return s
+
+
+def test_math_and_numpy_calls_in_body(nthreads):
+    a = RNG.random(100_000)
+    f, p = both(uses_globals_and_calls)
+    assert f(a) == pytest.approx(p(a), rel=1e-11)
+
+
+def monte_carlo(n):
+    inside = 0
+    for i in prange(n):
+        x = np.random.random()
+        y = np.random.random()
+        if x * x + y * y <= 1.0:
+            inside += 1
+    return 4.0 * inside / n
+
+
+def test_monte_carlo_uses_per_thread_generators(nthreads):
+    f = njit(parallel=True)(monte_carlo)
+    assert abs(f(400_000) - np.pi) < 0.02
+
+
+def temporaries(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        row = a[i, :] * 2.0
+        s += row.sum()
+    return s
+
+
+def test_array_temporaries_in_body_are_released(nthreads):
+    a = RNG.random((500, 40))
+    f, p = both(temporaries)
+    assert f(a) == pytest.approx(p(a), rel=1e-12)
+
+
+# ----------------------------------------------------------------- errors, races, options
+
+
+def raises_in_body(a):
+    s = 0.0
+    for i in prange(len(a)):
+        if a[i] < 0:
+            raise ValueError("negative item")
+        s += a[i]
+    return s
+
+
+def test_exception_in_body_propagates(nthreads):
+    f = njit(parallel=True)(raises_in_body)
+    a = RNG.random(100_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the loop is parallel: no performance warning
+        assert f(a) == pytest.approx(a.sum())
+    a[77_777] = -1.0
+    with pytest.raises(ValueError, match="negative item"):
+        f(a)
+
+
+def last_value(a):
+    x = 0.0
+    for i in prange(len(a)):
+        x = a[i] * 2
+    return x
+
+
+def test_race_warns_and_keeps_the_last_iteration():
+    a = RNG.random(10_000)
+    with pytest.warns(NumbaParallelSafetyWarning, match="may be written to simultaneously"):
+        f = njit(parallel=True)(last_value)
+        r = f(a)
+    assert r == last_value(a)
+
+
+def test_parallel_options_dict():
+    with pytest.warns(NumbaPerformanceWarning, match="no transformation for parallel"):
+        f = njit(parallel={"prange": False})(sum_sq)
+        a = RNG.random(1000)
+        assert f(a) == pytest.approx(sum_sq(a))
+    with pytest.raises(NameError, match="Unrecognized parallel options"):
+        njit(parallel={"bogus": True})(sum_sq)
+    with pytest.raises(ValueError, match="bool or a dict"):
+        njit(parallel="yes")(sum_sq)
+
+
+def test_prange_serial_and_in_python():
+    a = RNG.random(1000)
+    assert list(prange(3)) == [0, 1, 2]
+    assert njit(sum_sq)(a) == pytest.approx(sum_sq(a), rel=1e-12)
+
+
+# ----------------------------------------------------------------- threading API
+
+
+def test_thread_count_api():
+    n = numba_rs.config.NUMBA_NUM_THREADS
+    assert n >= 1
+    old = numba_rs.get_num_threads()
+    numba_rs.set_num_threads(1)
+    assert numba_rs.get_num_threads() == 1
+    numba_rs.set_num_threads(old)
+    with pytest.raises(ValueError, match="between 1 and"):
+        numba_rs.set_num_threads(0)
+    with pytest.raises(ValueError, match="between 1 and"):
+        numba_rs.set_num_threads(n + 1)
+    with pytest.raises(TypeError):
+        numba_rs.set_num_threads(1.5)
+    assert numba_rs.get_thread_id() == 0
+    prev = numba_rs.set_parallel_chunksize(1000)
+    assert numba_rs.get_parallel_chunksize() == 1000
+    numba_rs.set_parallel_chunksize(prev)
+    assert numba_rs.config.THREADING_LAYER == os.environ.get("NUMBA_THREADING_LAYER", "default")
+
+
+def thread_ids(n):
+    out = np.zeros(n, dtype=np.int64)
+    for i in prange(n):
+        out[i] = numba_rs.get_thread_id()
+    return out, numba_rs.get_num_threads()
+
+
+def test_thread_ids_from_jitted_code(nthreads):
+    f = njit(parallel=True)(thread_ids)
+    ids, n = f(200_000)
+    assert n == nthreads
+    assert ids.min() >= 0 and ids.max() < numba_rs.config.NUMBA_NUM_THREADS
+    if nthreads == 1:
+        assert ids.max() == 0
+
+
+def test_chunksize_schedule_gives_the_same_result():
+    a = RNG.random(100_000)
+    f, p = both(sum_sq)
+    prev = numba_rs.set_parallel_chunksize(777)
+    try:
+        assert f(a) == pytest.approx(p(a), rel=1e-12)
+    finally:
+        numba_rs.set_parallel_chunksize(prev)
+    assert numba_rs.threading_layer() == "numba_rs"
+
+
+def test_concurrent_calls_from_python_threads():
+    f = njit(parallel=True)(int_sum)
+    a = RNG.integers(0, 1000, 200_000)
+    want = int(a.sum())
+    f(a)
+    results = []
+
+    def work():
+        results.append(all(f(a) == want for _ in range(30)))
+
+    ts = [threading.Thread(target=work) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert results == [True] * 4
+
+
+def calls_parallel(a):
+    s = 0
+    for i in prange(4):
+        s += inner_parallel(a)
+    return s
+
+
+inner_parallel = njit(parallel=True)(int_sum)
+
+
+def test_parallel_function_called_from_a_parallel_loop():
+    f = njit(parallel=True)(calls_parallel)
+    a = RNG.integers(0, 10, 100_000)
+    assert f(a) == 4 * int(a.sum())
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_pool_works_after_fork():
+    code = textwrap.dedent(
+        """
+        import os, sys, numpy as np
+        from numba_rs import njit, prange
+        @njit(parallel=True)
+        def f(a):
+            s = 0
+            for i in prange(len(a)):
+                s += a[i]
+            return s
+        a = np.arange(1_000_000)
+        assert f(a) == a.sum()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if f(a) == a.sum() else 1)
+        _, status = os.waitpid(pid, 0)
+        sys.exit(os.waitstatus_to_exitcode(status))
+        """
+    )
+    r = subprocess.run([sys.executable, "-c", code], timeout=120)
+    assert r.returncode == 0
+
+
+def test_gil_is_released_while_the_pool_works():
+    # Another Python thread makes progress while a long parallel call runs.
+    f = njit(parallel=True)(pairwise)
+    x = RNG.random((700, 3))
+    f(x[:10])
+    ticks = []
+    stop = threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(1)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    try:
+        before = len(ticks)
+        for _ in range(3):
+            f(x)
+        during = len(ticks) - before
+    finally:
+        stop.set()
+        t.join()
+    assert during > 0
+
+
+# ----------------------------------------------------------------- dumps
+
+
+def test_debug_array_opt_dumps(capfd, monkeypatch):
+    monkeypatch.setenv("NUMBA_DEBUG_ARRAY_OPT_STATS", "1")
+    monkeypatch.setenv("NUMBA_DEBUG_ARRAY_OPT", "1")
+
+    def dumped(a):
+        s = 0.0
+        for i in prange(a.shape[0]):
+            s += a[i]
+        return s
+
+    f = njit(parallel=True)(dumped)
+    f(np.ones(10))
+    out = capfd.readouterr().out
+    assert "Parallel for-loop #" in out
+    assert "is produced from pattern '('prange', 'user', '')'" in out
+    assert "After fusion, function dumped has 1 parallel for-loop(s)" in out
+    import re
+
+    assert re.search(r"^-+begin parfor \d+-+$", out, re.M)
+    assert re.search(r"^-+end parfor \d+-+$", out, re.M)
+    assert "index_var =  parfor_index" in out
+    assert "races =  set()" in out
+    assert "LoopNest(index_variable = parfor_index" in out
+
+
+def test_parallel_diagnostics(capsys):
+    f = njit(parallel=True)(sum_sq)
+    f(np.ones(10))
+    f.parallel_diagnostics(level=4)
+    out = capsys.readouterr().out
+    assert "Parallel Accelerator Optimizing:  Function sum_sq" in out
+    assert "for i in prange(a.shape[0]):" in out and "| #" in out
+    with pytest.raises(ValueError):
+        f.parallel_diagnostics(level=5)
+
+
+def test_warning_free_compile_of_a_plain_prange():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = njit(parallel=True)(sum_sq)
+        f(np.ones(100))
