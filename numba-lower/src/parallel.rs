@@ -239,6 +239,23 @@ fn lower_parfor<'ctx>(
         let p = |i: u32| worker.get_nth_param(i).expect("worker parameters");
         let env = p(0).into_pointer_value();
         let (lo, hi, slot) = (p(1), p(2), p(3).into_int_value());
+        // A division's slice is 0 <= lo <= hi: told to LLVM, indices computed from it
+        // need no wraparound checks and the body vectorises as the serial loop does.
+        if let Some(assume) = inkwell::intrinsics::Intrinsic::find("llvm.assume")
+            .and_then(|i| i.get_declaration(lw.module, &[]))
+        {
+            let (l, h) = (lo.into_int_value(), hi.into_int_value());
+            let nonneg = b
+                .build_int_compare(IntPredicate::SGE, l, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
+            let ordered = b
+                .build_int_compare(IntPredicate::SLE, l, h, "")
+                .map_err(llvm_err)?;
+            b.build_call(assume, &[nonneg.into()], "")
+                .map_err(llvm_err)?;
+            b.build_call(assume, &[ordered.into()], "")
+                .map_err(llvm_err)?;
+        }
         let field = |i: u32| -> R<_> { b.build_struct_gep(env_t, env, i, "").map_err(llvm_err) };
         let load_ptr = |i: u32| -> R<inkwell::values::PointerValue> {
             Ok(b.build_load(ptr, field(i)?, "")

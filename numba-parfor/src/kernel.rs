@@ -211,12 +211,16 @@ pub fn build_kernel(
         let mut ib = Vec::new();
         if d == 0 {
             b.binop(&mut hb, cond, BinOp::Lt, k, hi)?;
-            // index = start + k * step
-            let start = b.bound(&mut ib, nest.start);
-            let step = b.bound(&mut ib, nest.step);
-            let t = b.var("$parfor_offset", INT64);
-            b.binop(&mut ib, t, BinOp::Mul, k, step)?;
-            b.binop(&mut ib, nest.index, BinOp::Add, start, t)?;
+            // index = start + k * step (k itself for the usual range(n)).
+            if (nest.start, nest.step) == (Bound::Const(0), Bound::Const(1)) {
+                b.assign(&mut ib, nest.index, Expr::Var(k));
+            } else {
+                let start = b.bound(&mut ib, nest.start);
+                let step = b.bound(&mut ib, nest.step);
+                let t = b.var("$parfor_offset", INT64);
+                b.binop(&mut ib, t, BinOp::Mul, k, step)?;
+                b.binop(&mut ib, nest.index, BinOp::Add, start, t)?;
+            }
         } else {
             let stop = b.bound(&mut hb, nest.stop);
             b.binop(&mut hb, cond, BinOp::Lt, nest.index, stop)?;

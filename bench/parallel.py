@@ -1,0 +1,186 @@
+"""parallel=True beside serial, and beside Numba's parallel=True (when importable), in one
+run on this machine.
+
+    python bench/parallel.py [scale]
+
+For every kernel: numba-rs serial (`njit`), numba-rs `parallel=True`, Numba serial and
+Numba `parallel=True`; the speed-up of each parallel build over its own serial build,
+and the geometric mean of the speed-ups. Each figure is the best of 7 calls after a
+warm-up call. `launch` is a tiny loop: it shows the cost of a parallel region the
+runtime decides to run inline (it must stay near 1.0x).
+
+Kernels (each uses `prange`, which is `range` when serial):
+- `psum`: a float reduction over 10^7 items;
+- `reductions`: sum, min and max of one array in one loop;
+- `rows`: a weighted sum of each row of a 2000 x 2000 matrix into an output array;
+- `arrexpr`: the element-wise `a * b + sqrt(c)` of 10^7 items, written as a prange loop;
+- `montecarlo`: pi from 4*10^6 random points (per-thread generators);
+- `mandelbrot`: 300 x 400 pixels, 200 iterations;
+- `pairwise`: Euclidean distances of 1500 points in 3-D;
+- `launch`: a 100-item reduction (measures the inline path).
+"""
+import math
+import sys
+import time
+
+import numpy as np
+
+
+def psum(a):
+    s = 0.0
+    for i in PR(a.shape[0]):
+        s += a[i] * 1.5
+    return s
+
+
+def reductions(a):
+    s = 0.0
+    lo = a[0]
+    hi = a[0]
+    for i in PR(a.shape[0]):
+        s += a[i]
+        lo = min(lo, a[i])
+        hi = max(hi, a[i])
+    return s, lo, hi
+
+
+def rows(m, out):
+    n, k = m.shape
+    for i in PR(n):
+        acc = 0.0
+        for j in range(k):
+            acc += m[i, j] * (j % 7)
+        out[i] = acc
+    return out
+
+
+def arrexpr(a, b, c, out):
+    for i in PR(a.shape[0]):
+        out[i] = a[i] * b[i] + np.sqrt(c[i])
+    return out
+
+
+def montecarlo(n):
+    inside = 0
+    for i in PR(n):
+        x = np.random.random()
+        y = np.random.random()
+        if x * x + y * y <= 1.0:
+            inside += 1
+    return 4.0 * inside / n
+
+
+def mandelbrot(h, w, it):
+    out = np.zeros((h, w), dtype=np.int64)
+    for y in PR(h):
+        for x in range(w):
+            cr = -2.0 + 3.0 * x / w
+            ci = -1.5 + 3.0 * y / h
+            zr = 0.0
+            zi = 0.0
+            k = 0
+            while k < it and zr * zr + zi * zi <= 4.0:
+                zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+                k += 1
+            out[y, x] = k
+    return out
+
+
+def pairwise(x):
+    n = x.shape[0]
+    d = np.empty((n, n))
+    for i in PR(n):
+        for j in range(n):
+            s = 0.0
+            for k in range(x.shape[1]):
+                t = x[i, k] - x[j, k]
+                s += t * t
+            d[i, j] = math.sqrt(s)
+    return d
+
+
+def launch(a):
+    s = 0.0
+    for i in PR(a.shape[0]):
+        s += a[i]
+    return s
+
+
+KERNELS = [psum, reductions, rows, arrexpr, montecarlo, mandelbrot, pairwise, launch]
+
+
+def inputs(scale):
+    rng = np.random.default_rng(0)
+    n = int(10_000_000 * scale)
+    a, b, c = rng.random(n), rng.random(n), rng.random(n)
+    m = rng.random((int(2000 * scale**0.5), 2000))
+    return {
+        "psum": (a,),
+        "reductions": (a,),
+        "rows": (m, np.zeros(m.shape[0])),
+        "arrexpr": (a, b, c, np.empty(n)),
+        "montecarlo": (int(4_000_000 * scale),),
+        "mandelbrot": (300, 400, 200),
+        "pairwise": (rng.random((int(1500 * scale**0.5), 3)),),
+        "launch": (a[:100],),
+    }
+
+
+def best(f, args, reps=7):
+    f(*args)
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f(*args)
+        ts.append(time.perf_counter() - t0)
+    return min(ts)
+
+
+def build(module, kernel):
+    """The kernel compiled by `module` (numba_rs or numba), serial and parallel, with
+    `PR` bound to that module's prange."""
+    import types
+
+    g = dict(kernel.__globals__)
+    g["PR"] = module.prange
+    fn = types.FunctionType(kernel.__code__, g, kernel.__name__)
+    return module.njit(fn), module.njit(parallel=True)(fn)
+
+
+def main():
+    scale = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
+    import numba_rs
+
+    impls = [("numba-rs", numba_rs)]
+    try:
+        import numba
+
+        impls.append((f"Numba {numba.__version__}", numba))
+    except ImportError:
+        pass
+    data = inputs(scale)
+    print(f"threads: numba-rs {numba_rs.get_num_threads()}", end="")
+    if len(impls) > 1:
+        print(f", Numba {impls[1][1].get_num_threads()}", end="")
+    print()
+    speedups = {name: [] for name, _ in impls}
+    header = f"{'kernel':<12}" + "".join(
+        f"{name + ' serial':>22}{name + ' parallel':>24}{'speed-up':>10}" for name, _ in impls
+    )
+    print(header)
+    for k in KERNELS:
+        line = f"{k.__name__:<12}"
+        for name, mod in impls:
+            ser, par = build(mod, k)
+            ts = best(ser, data[k.__name__])
+            tp = best(par, data[k.__name__])
+            speedups[name].append(ts / tp)
+            line += f"{ts * 1e3:>19.3f} ms{tp * 1e3:>21.3f} ms{ts / tp:>9.2f}x"
+        print(line)
+    for name, s in speedups.items():
+        g = math.exp(sum(math.log(x) for x in s) / len(s))
+        print(f"geomean speed-up {name}: {g:.2f}x (min {min(s):.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
