@@ -643,10 +643,34 @@ fn runtime_symbols_cover_every_entry_point() {
             "nrt_unresolved_abort",
             nrt_unresolved_abort as *const () as usize,
         ),
+        (
+            "numba_rs_parfor_divisions",
+            numba_nrt::numba_rs_parfor_divisions as *const () as usize,
+        ),
+        (
+            "numba_rs_parallel_for",
+            numba_nrt::numba_rs_parallel_for as *const () as usize,
+        ),
+        (
+            "numba_rs_get_num_threads",
+            numba_nrt::numba_rs_get_num_threads as *const () as usize,
+        ),
+        (
+            "numba_rs_get_thread_id",
+            numba_nrt::numba_rs_get_thread_id as *const () as usize,
+        ),
+        (
+            "numba_rs_parfor_scratch",
+            numba_nrt::numba_rs_parfor_scratch as *const () as usize,
+        ),
+        (
+            "numba_rs_parfor_scratch_free",
+            numba_nrt::numba_rs_parfor_scratch_free as *const () as usize,
+        ),
     ] {
         assert_eq!(find(name), addr, "{name}");
     }
-    assert_eq!(syms.len(), 20);
+    assert_eq!(syms.len(), 26);
 }
 
 #[test]
