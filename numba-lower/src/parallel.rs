@@ -28,6 +28,7 @@ use numba_typeinfer::ImplKey;
 
 use crate::callconv::native_fn_type;
 use crate::function::FnLower;
+use crate::impls::Loop;
 use crate::model::{lowered, memory_type, model_of, value_type};
 use crate::registry::{Args, Registry};
 use crate::{llvm_err, ErrorModel, LowerError, R};
@@ -59,53 +60,6 @@ fn bound<'ctx>(lw: &mut FnLower<'ctx, '_>, b: Bound) -> R<IntValue<'ctx>> {
             lw.cast(x, lw.ty(v), INT64)?.into_int_value()
         }
     })
-}
-
-/// `len(range(start, stop, step))`, 0 for a zero step (the `prange` call before the
-/// loop has already raised for it).
-fn range_len<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    start: IntValue<'ctx>,
-    stop: IntValue<'ctx>,
-    step: IntValue<'ctx>,
-) -> R<IntValue<'ctx>> {
-    let b = &lw.b;
-    let i64t = lw.ctx.i64_type();
-    let zero = i64t.const_zero();
-    let one = i64t.const_int(1, false);
-    let e = llvm_err;
-    let pos = b
-        .build_int_compare(IntPredicate::SGT, step, zero, "")
-        .map_err(e)?;
-    let is_zero = b
-        .build_int_compare(IntPredicate::EQ, step, zero, "")
-        .map_err(e)?;
-    let safe_step = b
-        .build_select(is_zero, one, step, "")
-        .map_err(e)?
-        .into_int_value();
-    let neg_step = b.build_int_neg(safe_step, "").map_err(e)?;
-    // step > 0: (stop - start + step - 1) / step; step < 0: (start - stop - step - 1) / -step
-    let span_p = b.build_int_sub(stop, start, "").map_err(e)?;
-    let span_n = b.build_int_sub(start, stop, "").map_err(e)?;
-    let span = b
-        .build_select(pos, span_p, span_n, "")
-        .map_err(e)?
-        .into_int_value();
-    let mag = b
-        .build_select(pos, safe_step, neg_step, "")
-        .map_err(e)?
-        .into_int_value();
-    let t = b.build_int_add(span, mag, "").map_err(e)?;
-    let t = b.build_int_sub(t, one, "").map_err(e)?;
-    let n = b.build_int_signed_div(t, mag, "").map_err(e)?;
-    let nonempty = b
-        .build_int_compare(IntPredicate::SGT, span, zero, "")
-        .map_err(e)?;
-    let ok = b
-        .build_and(nonempty, b.build_not(is_zero, "").map_err(e)?, "")
-        .map_err(e)?;
-    Ok(b.build_select(ok, n, zero, "").map_err(e)?.into_int_value())
 }
 
 /// The value a division's copy of a reduction variable starts from.
@@ -296,7 +250,15 @@ fn lower_parfor<'ctx>(
     let start = bound(lw, nest.start)?;
     let stop = bound(lw, nest.stop)?;
     let step = bound(lw, nest.step)?;
-    let count = range_len(lw, start, stop, step)?;
+    // The range's length by `len(range)`'s own lowering (a zero step has already
+    // raised where the `prange` call was lowered).
+    let range = lw.make_struct(RANGE_STATE64, &[start.into(), stop.into(), step.into()])?;
+    let len_sig = numba_typeinfer::Signature {
+        ret: INT64,
+        args: vec![RANGE_STATE64],
+        key: ImplKey::Function("len".into()),
+    };
+    let count = lw.call_impl(&len_sig, &[range])?.into_int_value();
     let divs_f = lw.runtime_fn(
         "numba_rs_parfor_divisions",
         i64t.fn_type(&[i64t.into(), i64t.into()], false),
@@ -425,21 +387,7 @@ fn lower_parfor<'ctx>(
     };
 
     // The first failed division's exception, in division order.
-    let idx = lw.alloca_in_entry(i64t.into(), "parfor_i")?;
-    let check = lw.new_block("parfor.check");
-    let test = lw.new_block("parfor.test");
-    let failed = lw.new_block("parfor.failed");
-    let next = lw.new_block("parfor.next");
-    let ok = lw.new_block("parfor.ok");
-    lw.b.build_store(idx, i64t.const_zero()).map_err(e)?;
-    lw.b.build_unconditional_branch(check).map_err(e)?;
-    lw.b.position_at_end(check);
-    let i = lw.b.build_load(i64t, idx, "").map_err(e)?.into_int_value();
-    let more =
-        lw.b.build_int_compare(IntPredicate::SLT, i, ndiv, "")
-            .map_err(e)?;
-    lw.b.build_conditional_branch(more, test, ok).map_err(e)?;
-    lw.b.position_at_end(test);
+    let (lp, i) = Loop::begin(lw, ndiv)?;
     let stp = unsafe {
         lw.b.build_in_bounds_gep(i32t, statuses.into_pointer_value(), &[i], "")
     }
@@ -448,14 +396,15 @@ fn lower_parfor<'ctx>(
     let bad =
         lw.b.build_int_compare(IntPredicate::NE, st, i32t.const_zero(), "")
             .map_err(e)?;
+    let failed = lw.new_block("parfor.failed");
+    let next = lw.new_block("parfor.next");
     lw.b.build_conditional_branch(bad, failed, next)
         .map_err(e)?;
     lw.b.position_at_end(next);
-    let i1 =
-        lw.b.build_int_add(i, i64t.const_int(1, false), "")
-            .map_err(e)?;
-    lw.b.build_store(idx, i1).map_err(e)?;
-    lw.b.build_unconditional_branch(check).map_err(e)?;
+    lp.end(lw)?;
+    let ok =
+        lw.b.get_insert_block()
+            .ok_or_else(|| LowerError::Llvm("no block".into()))?;
     lw.b.position_at_end(failed);
     let ep = unsafe {
         lw.b.build_in_bounds_gep(ptr, excs.into_pointer_value(), &[i], "")
@@ -472,82 +421,46 @@ fn lower_parfor<'ctx>(
     // Reductions and races from the division results.
     lw.b.position_at_end(ok);
     let nred = pf.reductions.len();
-    if !kernel.outputs.is_empty() {
-        let load_part =
-            |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>, k: usize| -> R<BasicValueEnum<'ctx>> {
-                let rp = unsafe {
-                    lw.b.build_in_bounds_gep(ret_mem, results.into_pointer_value(), &[i], "")
-                }
-                .map_err(llvm_err)?;
-                let m = lw.b.build_load(ret_mem, rp, "").map_err(llvm_err)?;
-                let tup = model_of(ret_t)?.load_memory(lw.ctx, &lw.b, ret_t, m)?;
-                lw.b.build_extract_value(tup.into_struct_value(), k as u32, "")
-                    .map_err(llvm_err)
-            };
-        for (k, r) in pf.reductions.iter().enumerate() {
-            let t = lw.ty(r.var);
-            let acc = lw.alloca_in_entry(value_type(ctx, t)?, "parfor_acc")?;
-            let v0 = lw.load(r.var)?;
-            lw.b.build_store(acc, v0).map_err(e)?;
-            lw.b.build_store(idx, i64t.const_zero()).map_err(e)?;
-            let head = lw.new_block("parfor.reduce");
-            let bodyb = lw.new_block("parfor.reduce.body");
-            let done = lw.new_block("parfor.reduce.done");
-            lw.b.build_unconditional_branch(head).map_err(e)?;
-            lw.b.position_at_end(head);
-            let i = lw.b.build_load(i64t, idx, "").map_err(e)?.into_int_value();
-            let more =
-                lw.b.build_int_compare(IntPredicate::SLT, i, ndiv, "")
-                    .map_err(e)?;
-            lw.b.build_conditional_branch(more, bodyb, done)
-                .map_err(e)?;
-            lw.b.position_at_end(bodyb);
-            let part = load_part(lw, i, k)?;
-            let a = lw.b.build_load(value_type(ctx, t)?, acc, "").map_err(e)?;
-            let c = combine(lw, r, a, part)?;
-            lw.b.build_store(acc, c).map_err(e)?;
-            let i1 =
-                lw.b.build_int_add(i, i64t.const_int(1, false), "")
-                    .map_err(e)?;
-            lw.b.build_store(idx, i1).map_err(e)?;
-            lw.b.build_unconditional_branch(head).map_err(e)?;
-            lw.b.position_at_end(done);
-            let v = lw.b.build_load(value_type(ctx, t)?, acc, "").map_err(e)?;
-            lw.store_var(r.var, v)?;
-        }
-        // Races: the last division's values; the others' references are released.
-        let last =
-            lw.b.build_int_sub(ndiv, i64t.const_int(1, false), "")
-                .map_err(e)?;
-        for (j, &v) in pf.races.iter().enumerate() {
-            let k = nred + j;
-            let t = lw.ty(v);
-            if crate::nrt::is_refcounted(t) {
-                lw.b.build_store(idx, i64t.const_zero()).map_err(e)?;
-                let head = lw.new_block("parfor.race");
-                let bodyb = lw.new_block("parfor.race.body");
-                let done = lw.new_block("parfor.race.done");
-                lw.b.build_unconditional_branch(head).map_err(e)?;
-                lw.b.position_at_end(head);
-                let i = lw.b.build_load(i64t, idx, "").map_err(e)?.into_int_value();
-                let more =
-                    lw.b.build_int_compare(IntPredicate::SLT, i, last, "")
-                        .map_err(e)?;
-                lw.b.build_conditional_branch(more, bodyb, done)
-                    .map_err(e)?;
-                lw.b.position_at_end(bodyb);
-                let part = load_part(lw, i, k)?;
-                lw.decref(t, part)?;
-                let i1 =
-                    lw.b.build_int_add(i, i64t.const_int(1, false), "")
-                        .map_err(e)?;
-                lw.b.build_store(idx, i1).map_err(e)?;
-                lw.b.build_unconditional_branch(head).map_err(e)?;
-                lw.b.position_at_end(done);
+    let load_part =
+        |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>, k: usize| -> R<BasicValueEnum<'ctx>> {
+            let rp = unsafe {
+                lw.b.build_in_bounds_gep(ret_mem, results.into_pointer_value(), &[i], "")
             }
-            let val = load_part(lw, last, k)?;
-            lw.store_var(v, val)?;
+            .map_err(llvm_err)?;
+            let m = lw.b.build_load(ret_mem, rp, "").map_err(llvm_err)?;
+            let tup = model_of(ret_t)?.load_memory(lw.ctx, &lw.b, ret_t, m)?;
+            lw.b.build_extract_value(tup.into_struct_value(), k as u32, "")
+                .map_err(llvm_err)
+        };
+    for (k, r) in pf.reductions.iter().enumerate() {
+        let t = value_type(ctx, lw.ty(r.var))?;
+        let acc = lw.alloca_in_entry(t, "parfor_acc")?;
+        let v0 = lw.load(r.var)?;
+        lw.b.build_store(acc, v0).map_err(e)?;
+        let (lp, i) = Loop::begin(lw, ndiv)?;
+        let part = load_part(lw, i, k)?;
+        let a = lw.b.build_load(t, acc, "").map_err(e)?;
+        let c = combine(lw, r, a, part)?;
+        lw.b.build_store(acc, c).map_err(e)?;
+        lp.end(lw)?;
+        let v = lw.b.build_load(t, acc, "").map_err(e)?;
+        lw.store_var(r.var, v)?;
+    }
+    // Races: the last division's values; the others' references are released.
+    let last =
+        lw.b.build_int_sub(ndiv, i64t.const_int(1, false), "")
+            .map_err(e)?;
+    for (j, &v) in pf.races.iter().enumerate() {
+        let k = nred + j;
+        let t = lw.ty(v);
+        if crate::nrt::is_refcounted(t) {
+            let (lp, i) = Loop::begin(lw, last)?;
+            let part = load_part(lw, i, k)?;
+            lw.decref(t, part)?;
+            lp.end(lw)?;
         }
+        let val = load_part(lw, last, k)?;
+        lw.store_var(v, val)?;
     }
     free_all(lw)?;
     lw.b.build_unconditional_branch(end).map_err(e)?;

@@ -22,18 +22,21 @@
 
 use std::cell::Cell;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// A parfor body over iterations `[lo, hi)`, writing its results to division `slot`.
 pub type ParforWorker = unsafe extern "C" fn(env: *mut u8, lo: i64, hi: i64, slot: i64);
 
 /// Work below which a region runs inline, in the units of [`numba_rs_parfor_divisions`]'s
-/// `cost` (about one nanosecond each: one IR statement of a body). Measured with
-/// `bench/parallel.py`'s `launch` kernel on the 2-core machine: waking the pool and
-/// joining it costs about 10 µs, and two threads only win once the work exceeds twice the
-/// launch cost; 4× leaves margin for noisy estimates.
-pub const INLINE_WORK: i64 = 40_000;
+/// `cost` (one IR statement of a body per iteration; calls count more). Measured on the
+/// 2-core machine (2026-11-24, median of 3000 calls of `out[i] = i` over `prange(n)`,
+/// five statements an iteration): a region on the pool costs about 2 µs more than the
+/// same loop inline, and that cheapest, vectorised body runs at about 0.03 ns per unit.
+/// Two threads win once the work passes twice the launch cost; with a 2× margin that is
+/// about 8 µs, 300,000 units of the cheapest bodies (heavier bodies, at 0.1-1 ns per
+/// unit, are parallel from well below that).
+pub const INLINE_WORK: i64 = 300_000;
 
 thread_local! {
     /// `set_num_threads` of this thread (0: not set, the pool size).
@@ -164,7 +167,8 @@ struct Pool {
     /// Tickets queued (read without the lock by spinning workers).
     queued: AtomicUsize,
     cv: Condvar,
-    workers: usize,
+    /// Workers actually started (a failed spawn leaves fewer).
+    workers: AtomicUsize,
 }
 
 /// How long an idle worker spins before sleeping: back-to-back regions (a parfor in a
@@ -178,7 +182,7 @@ impl Pool {
             queue: Mutex::new(VecDeque::new()),
             queued: AtomicUsize::new(0),
             cv: Condvar::new(),
-            workers,
+            workers: AtomicUsize::new(0),
         });
         for k in 0..workers {
             let p = Arc::clone(&pool);
@@ -190,6 +194,7 @@ impl Pool {
                 // divisions nobody takes.
                 break;
             }
+            pool.workers.fetch_add(1, Ordering::Relaxed);
         }
         pool
     }
@@ -233,7 +238,6 @@ impl Pool {
 }
 
 static POOL: Mutex<Option<Arc<Pool>>> = Mutex::new(None);
-static EVER_STARTED: AtomicBool = AtomicBool::new(false);
 
 /// The pool of this process, started on first use (and again in a forked child).
 fn pool() -> Arc<Pool> {
@@ -248,7 +252,6 @@ fn pool() -> Arc<Pool> {
                 std::mem::forget(old);
             }
             let p = Pool::start(config_num_threads().saturating_sub(1));
-            EVER_STARTED.store(true, Ordering::Relaxed);
             *g = Some(Arc::clone(&p));
             p
         }
@@ -257,7 +260,7 @@ fn pool() -> Arc<Pool> {
 
 /// Whether the pool has been started in this process (Numba's "threads launched").
 pub fn threads_launched() -> bool {
-    EVER_STARTED.load(Ordering::Relaxed)
+    POOL.lock().unwrap_or_else(|e| e.into_inner()).is_some()
 }
 
 /// How many divisions a region of `count` iterations of about `cost` units each gets on
@@ -314,7 +317,12 @@ pub unsafe extern "C" fn numba_rs_parallel_for(
     }
     let pool = pool();
     let threads = get_num_threads().min(ndiv as usize);
-    pool.submit(&region, threads.saturating_sub(1).min(pool.workers));
+    pool.submit(
+        &region,
+        threads
+            .saturating_sub(1)
+            .min(pool.workers.load(Ordering::Relaxed)),
+    );
     let gil = GIL_HOOKS.get().copied();
     // SAFETY: the hooks were installed by the embedder for exactly this use.
     let token = gil.map(|h| unsafe { (h.save)() });

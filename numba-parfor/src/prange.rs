@@ -23,7 +23,7 @@ fn is_prange(typing: &TypingResult, f: VarId) -> bool {
     matches!(typing.type_of(f).get(), Type::Function(k) if PRANGE_KEYS.contains(&k.as_str()))
 }
 
-/// The single definition of `v` among `blocks`, following plain copies.
+/// Every variable's defining expressions.
 fn defs_of(ir: &FunctionIR) -> HashMap<VarId, Vec<numba_ir::ExprId>> {
     let mut m: HashMap<VarId, Vec<numba_ir::ExprId>> = HashMap::new();
     for b in ir.blocks.values() {
@@ -36,6 +36,7 @@ fn defs_of(ir: &FunctionIR) -> HashMap<VarId, Vec<numba_ir::ExprId>> {
     m
 }
 
+/// The single definition of `v`, following plain copies.
 fn single_def<'a>(
     ir: &'a FunctionIR,
     defs: &HashMap<VarId, Vec<numba_ir::ExprId>>,

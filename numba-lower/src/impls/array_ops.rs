@@ -175,7 +175,7 @@ pub(super) fn strides_of<'ctx>(
 }
 
 /// A counted loop `for i in 0..n`, built in two halves around its body.
-pub(super) struct Loop<'ctx> {
+pub(crate) struct Loop<'ctx> {
     phi: PhiValue<'ctx>,
     head: BasicBlock<'ctx>,
     done: BasicBlock<'ctx>,
@@ -183,7 +183,7 @@ pub(super) struct Loop<'ctx> {
 
 impl<'ctx> Loop<'ctx> {
     /// Start the loop; the builder is left in the body, and the index is returned.
-    pub(super) fn begin(
+    pub(crate) fn begin(
         lw: &mut FnLower<'ctx, '_>,
         n: IntValue<'ctx>,
     ) -> R<(Loop<'ctx>, IntValue<'ctx>)> {
@@ -209,7 +209,7 @@ impl<'ctx> Loop<'ctx> {
     }
 
     /// Close the loop; the builder is left after it.
-    pub(super) fn end(self, lw: &mut FnLower<'ctx, '_>) -> R<()> {
+    pub(crate) fn end(self, lw: &mut FnLower<'ctx, '_>) -> R<()> {
         let i64t = lw.ctx.i64_type();
         let i = self.phi.as_basic_value().into_int_value();
         let next =

@@ -4,6 +4,7 @@
 
 mod array_from;
 mod array_ops;
+pub(crate) use array_ops::Loop;
 mod arrayexpr;
 mod arrays;
 mod builtins;
