@@ -13,13 +13,18 @@
 //! inside the outer parfor, the `parallel={...}` options ([`ParforOptions`]), Numba's
 //! `NUMBA_DEBUG_ARRAY_OPT_STATS` lines ([`ParforReport`]).
 //!
-//! Not yet: array analysis (equivalence classes and asserts), the conversion of array
-//! expressions, NumPy calls, reductions and `setitem` to parfors, fusion, array
-//! reductions, stencils. [`ParforStage`] names every stage of seed 001; [`ParforPass`] is
+//! Array expressions and whole-array `sum`/`prod`/`mean` become parfors ([`numpy`]), and
+//! adjacent ones over equal shapes fuse (`fusion`, with the shape classes it needs).
+//!
+//! Not yet: the full array analysis (classes through slicing and reshaping, Numba's
+//! asserts), NumPy creation and random calls, `setitem` conversion, fusion of `prange`
+//! loops, array reductions, stencils. [`ParforStage`] names every stage of seed 001; [`ParforPass`] is
 //! the interface each implements.
 
+mod fusion;
 pub mod kernel;
 pub mod node;
+pub mod numpy;
 pub mod prange;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -145,6 +150,8 @@ pub struct ParforReport {
     /// Loops that looked parallel but were left serial, and why.
     pub notes: Vec<String>,
     pub warnings: Vec<ParforWarning>,
+    /// `(fused, into)`: parfor `fused` became part of parfor `into`.
+    pub fused: Vec<(usize, usize)>,
 }
 
 impl ParforReport {
@@ -173,7 +180,18 @@ impl ParforReport {
                 "Parallel for-loop #{id} is produced from pattern '{pattern}' at {file} ({line})\n"
             ));
         }
-        let ids: Vec<String> = self.produced.iter().map(|p| p.0.to_string()).collect();
+        for (from, into) in &self.fused {
+            out.push_str(&format!(
+                "Parallel for-loop #{from} is fused into for-loop #{into}.\n"
+            ));
+        }
+        let ids: Vec<String> = self
+            .produced
+            .iter()
+            .map(|p| p.0)
+            .filter(|id| !self.fused.iter().any(|f| f.0 == *id))
+            .map(|id| id.to_string())
+            .collect();
         if ids.is_empty() {
             out.push_str(&format!("Function {name} has no Parfor.\n"));
         } else {
@@ -206,6 +224,13 @@ pub fn run(
     }
     if options.prange {
         prange::convert(ir, typing, &mut report, options.reduction)?;
+    }
+    let mut gen = numpy::Generated::default();
+    if options.numpy {
+        numpy::convert(ir, typing, &mut report, &mut gen)?;
+    }
+    if options.fusion {
+        fusion::fuse(ir, typing, &gen, &mut report);
     }
     if report.produced.is_empty() {
         report.warn(

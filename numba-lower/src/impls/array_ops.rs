@@ -730,7 +730,7 @@ fn reduce<'ctx>(
 
 /// `total / count` in the accumulator's type (float or complex), with IEEE division as
 /// NumPy has it: the mean of nothing is nan, not a ZeroDivisionError.
-fn mean_of<'ctx>(
+pub(super) fn mean_of<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     total: BasicValueEnum<'ctx>,
     acc_t: TypeId,

@@ -161,7 +161,7 @@ fn lower_setitem<'ctx>(
 
 /// Evaluate the fused statements on one element of each operand (`elems`, in the order of
 /// `operands`): the value of the node's result at this position.
-fn eval<'ctx>(
+pub(super) fn eval<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     node: &ExtensionNode,
     operands: &[VarId],

@@ -26,6 +26,7 @@ mod nonzero;
 mod numpy;
 mod numpy_misc;
 mod optional;
+mod parfor_elems;
 mod power;
 pub(crate) use power::static_pow_for;
 mod random;
@@ -71,6 +72,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     eh::register(r);
     random::register(r);
     crate::parallel::register(r);
+    parfor_elems::register(r);
     // Last: its iterable forms of `sum`/`min`/`max` exclude what earlier entries take.
     generators::register(r);
 }

@@ -1,0 +1,194 @@
+//! The element-level nodes numba-parfor's NumPy conversion builds parfor bodies from
+//! (see `numba_parfor::numpy`): the result's allocation, an array expression evaluated
+//! at one flat position, flat loads and stores, and a mean from its sum.
+//!
+//! They reuse the serial implementations' pieces (broadcast shapes, flat and broadcast
+//! addressing, the fused-tree evaluator), so a parallel result equals the serial one
+//! element for element.
+
+use inkwell::values::{BasicValueEnum, IntValue, StructValue};
+use inkwell::IntPredicate;
+use numba_ir::{ExtensionNode, VarId};
+use numba_parfor::numpy::{ARRAYEXPR_AT, GETFLAT, MEAN, PARFOR_ALLOC, SETFLAT};
+use numba_typeinfer::types::*;
+
+use super::array_ops::{
+    broadcast_ptr, broadcast_shape, dim, dtype_of, flat_ptr, load_elem, mean_of, store_elem, Typed,
+};
+use crate::function::FnLower;
+use crate::model::array::{field, ndim};
+use crate::model::{lowered, value_type};
+use crate::registry::Registry;
+use crate::{llvm_err, R};
+
+pub(crate) fn register(r: &mut Registry) {
+    r.register_extension(PARFOR_ALLOC, lower_alloc);
+    r.register_extension(ARRAYEXPR_AT, lower_at);
+    r.register_extension(GETFLAT, lower_getflat);
+    r.register_extension(SETFLAT, lower_setflat);
+    r.register_extension(MEAN, lower_mean);
+}
+
+fn target_of(lw: &FnLower<'_, '_>, node: &ExtensionNode, t: Option<VarId>) -> R<VarId> {
+    t.ok_or_else(|| lw.unsupported(format!("a {} node must be assigned", node.kind)))
+}
+
+fn operand<'ctx>(lw: &FnLower<'ctx, '_>, node: &ExtensionNode, k: usize) -> R<VarId> {
+    node.operands
+        .get(k)
+        .copied()
+        .ok_or_else(|| lw.unsupported(format!("malformed {} node", node.kind)))
+}
+
+fn load_index<'ctx>(lw: &mut FnLower<'ctx, '_>, v: VarId) -> R<IntValue<'ctx>> {
+    let x = lw.load(v)?;
+    Ok(lw.cast(x, lw.ty(v), INT64)?.into_int_value())
+}
+
+/// `out = parfor_alloc(leaves...)`.
+fn lower_alloc<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let ret = lowered(lw.ty(target));
+    let ops = node
+        .operands
+        .iter()
+        .map(|&v| Ok((lowered(lw.ty(v)), lw.load(v)?)))
+        .collect::<R<Vec<_>>>()?;
+    let (dims, _) = broadcast_shape(lw, ndim(ret), &ops)?;
+    Ok(Some(super::arrays::allocate(lw, ret, &dims)?.into()))
+}
+
+/// `x = arrayexpr_at(out, i, leaves...)`.
+fn lower_at<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let out_v = operand(lw, node, 0)?;
+    let out_t = lowered(lw.ty(out_v));
+    let out = lw.load(out_v)?.into_struct_value();
+    let i = load_index(lw, operand(lw, node, 1)?)?;
+    let leaves = &node.operands[2..];
+    let nd = ndim(out_t);
+    let dims: Vec<IntValue<'ctx>> = (0..nd)
+        .map(|d| dim(lw, out, field::SHAPE, d))
+        .collect::<R<_>>()?;
+    let mut arrays: Vec<(usize, TypeId, StructValue<'ctx>)> = Vec::new();
+    let mut elems: Vec<Typed<'ctx>> = Vec::with_capacity(leaves.len());
+    for (k, &v) in leaves.iter().enumerate() {
+        let t = lowered(lw.ty(v));
+        let x = lw.load(v)?;
+        if t.is_array() {
+            arrays.push((k, t, x.into_struct_value()));
+            elems.push((x, t));
+        } else {
+            elems.push((x, t));
+        }
+    }
+    // Every array leaf of the result's shape: position i is the leaf's flat position i
+    // (the common case, one branch LLVM hoists out of the loop); otherwise broadcast.
+    let mut same = lw.ctx.bool_type().const_int(1, false);
+    for &(_, t, a) in &arrays {
+        if ndim(t) != nd {
+            same = lw.ctx.bool_type().const_zero();
+            continue;
+        }
+        for (d, &want) in dims.iter().enumerate() {
+            let got = dim(lw, a, field::SHAPE, d as u32)?;
+            let eq =
+                lw.b.build_int_compare(IntPredicate::EQ, got, want, "")
+                    .map_err(llvm_err)?;
+            same = lw.b.build_and(same, eq, "").map_err(llvm_err)?;
+        }
+    }
+    let fast = lw.new_block("at.same");
+    let general = lw.new_block("at.bcast");
+    let join = lw.new_block("at.done");
+    lw.b.build_conditional_branch(same, fast, general)
+        .map_err(llvm_err)?;
+    let mut incoming = Vec::new();
+    for (block, flat) in [(fast, true), (general, false)] {
+        lw.b.position_at_end(block);
+        let mut vals = Vec::with_capacity(arrays.len());
+        for &(_, t, a) in &arrays {
+            let p = if flat {
+                flat_ptr(lw, t, a, i)?
+            } else {
+                broadcast_ptr(lw, t, a, &dims, i)?
+            };
+            vals.push(load_elem(lw, dtype_of(t), p)?);
+        }
+        lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
+        let end =
+            lw.b.get_insert_block()
+                .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+        incoming.push((vals, end));
+    }
+    lw.b.position_at_end(join);
+    for (j, &(k, t, _)) in arrays.iter().enumerate() {
+        let dt = dtype_of(t);
+        let phi =
+            lw.b.build_phi(value_type(lw.ctx, dt)?, "")
+                .map_err(llvm_err)?;
+        for (vals, bb) in &incoming {
+            phi.add_incoming(&[(&vals[j], *bb)]);
+        }
+        elems[k] = (phi.as_basic_value(), dt);
+    }
+    let (v, t) = super::arrayexpr::eval(lw, node, leaves, &elems)?;
+    Ok(Some(lw.cast(v, t, lw.ty(target))?))
+}
+
+/// `x = parfor_getflat(a, i)`.
+fn lower_getflat<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let a = operand(lw, node, 0)?;
+    let t = lowered(lw.ty(a));
+    let arr = lw.load(a)?.into_struct_value();
+    let i = load_index(lw, operand(lw, node, 1)?)?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    let x = load_elem(lw, dtype_of(t), p)?;
+    Ok(Some(lw.cast(x, dtype_of(t), lw.ty(target))?))
+}
+
+/// `parfor_setflat(a, i, x)`.
+fn lower_setflat<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    _: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let a = operand(lw, node, 0)?;
+    let x = operand(lw, node, 2)?;
+    let t = lowered(lw.ty(a));
+    let arr = lw.load(a)?.into_struct_value();
+    let i = load_index(lw, operand(lw, node, 1)?)?;
+    let v = lw.load(x)?;
+    let v = lw.cast(v, lw.ty(x), dtype_of(t))?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    store_elem(lw, dtype_of(t), p, v)?;
+    Ok(None)
+}
+
+/// `m = parfor_mean(total, n)`.
+fn lower_mean<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let total_v = operand(lw, node, 0)?;
+    let acc_t = lowered(lw.ty(total_v));
+    let total = lw.load(total_v)?;
+    let n = load_index(lw, operand(lw, node, 1)?)?;
+    let m = mean_of(lw, total, acc_t, n)?;
+    Ok(Some(lw.cast(m, acc_t, lw.ty(target))?))
+}

@@ -1,0 +1,380 @@
+//! Array analysis (the part fusion needs) and parfor fusion (Numba's
+//! `ParforPass.fuse_parfors` / `try_fuse`).
+//!
+//! **Shape classes.** Arrays whose shapes are known equal share a class: a copy has its
+//! source's class; a parfor result (`parfor_alloc`) has its leaves' class when every
+//! array leaf has the result's rank and one class (otherwise broadcasting may stretch one
+//! and the result gets a class of its own). A `$size = a.size` variable belongs to the
+//! class of `a`. Unlike Numba, which asserts equal shapes where it broadcasts, numba-rs
+//! broadcasts at run time as NumPy does, so classes are only ever joined where equality
+//! is certain and no assert is inserted.
+//!
+//! **Fusion.** Two NumPy parfors of one block fuse when their sizes are in one class, the
+//! statements between them are set-up statements the conversion generated (moved before
+//! the first) or a mean's division (moved after the second), the second does not read a
+//! result of the first (reduction, mean), and every array the first writes is read by the
+//! second only at the loop's own position (its result's class). The fused body runs the
+//! first body, then the second with its index equal to the first's.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use numba_ir::{Block, Expr, FunctionIR, Inst, Stmt, VarId};
+use numba_typeinfer::types::Type;
+use numba_typeinfer::TypingResult;
+
+use crate::node::{Bound, Parfor, PARFOR};
+use crate::numpy::{Generated, ARRAYEXPR_AT, GETFLAT, PARFOR_ALLOC, SETFLAT};
+use crate::ParforReport;
+
+fn ndim(typing: &TypingResult, v: VarId) -> Option<u32> {
+    match typing.type_of(v).get() {
+        Type::Array { ndim, .. } => Some(ndim),
+        _ => None,
+    }
+}
+
+/// Equivalence classes of array shapes (and of sizes through them).
+#[derive(Debug, Default)]
+pub(crate) struct Shapes {
+    class: HashMap<VarId, u32>,
+    /// Size variables: the class of the array whose size they hold.
+    size: HashMap<VarId, u32>,
+    /// Variables assigned more than once never share a class.
+    multi: BTreeSet<VarId>,
+    next: u32,
+}
+
+impl Shapes {
+    fn fresh(&mut self) -> u32 {
+        self.next += 1;
+        self.next
+    }
+
+    fn of(&mut self, v: VarId) -> u32 {
+        if self.multi.contains(&v) {
+            return self.fresh();
+        }
+        if let Some(&c) = self.class.get(&v) {
+            return c;
+        }
+        let c = self.fresh();
+        self.class.insert(v, c);
+        c
+    }
+
+    pub(crate) fn analyze(ir: &FunctionIR, typing: &TypingResult) -> Shapes {
+        let mut s = Shapes::default();
+        let mut seen = BTreeSet::new();
+        for b in ir.blocks.values() {
+            for i in &b.body {
+                if let Stmt::Assign { target, .. } = i.stmt {
+                    if !seen.insert(target) {
+                        s.multi.insert(target);
+                    }
+                }
+            }
+        }
+        for b in ir.blocks.values() {
+            for i in &b.body {
+                let Stmt::Assign { target, value } = i.stmt else {
+                    continue;
+                };
+                if s.multi.contains(&target) {
+                    continue;
+                }
+                match ir.expr(value) {
+                    Expr::Var(src) if typing.type_of(target).is_array() => {
+                        let c = s.of(*src);
+                        s.class.insert(target, c);
+                    }
+                    Expr::Extension(node) if node.kind == PARFOR_ALLOC => {
+                        let nd = ndim(typing, target);
+                        let arrays: Vec<VarId> = node
+                            .operands
+                            .iter()
+                            .copied()
+                            .filter(|&v| typing.type_of(v).is_array())
+                            .collect();
+                        let classes: BTreeSet<u32> = arrays.iter().map(|&v| s.of(v)).collect();
+                        let same_rank = arrays.iter().all(|&v| ndim(typing, v) == nd);
+                        let c = if same_rank && classes.len() == 1 {
+                            *classes.iter().next().expect("one class")
+                        } else {
+                            s.fresh()
+                        };
+                        s.class.insert(target, c);
+                    }
+                    Expr::GetAttr { value: arr, attr }
+                        if attr == "size" && typing.type_of(*arr).is_array() =>
+                    {
+                        let c = s.of(*arr);
+                        s.size.insert(target, c);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        s
+    }
+
+    fn same_size(&self, a: Bound, b: Bound) -> bool {
+        match (a, b) {
+            (Bound::Const(x), Bound::Const(y)) => x == y,
+            (Bound::Var(x), Bound::Var(y)) => {
+                x == y
+                    || matches!((self.size.get(&x), self.size.get(&y)), (Some(p), Some(q)) if p == q)
+            }
+            _ => false,
+        }
+    }
+
+    fn same_shape(&mut self, a: VarId, b: VarId) -> bool {
+        a == b || (!self.multi.contains(&a) && !self.multi.contains(&b) && self.of(a) == self.of(b))
+    }
+}
+
+/// A statement that reads no array data and has no effect: a constant, a global, a
+/// copy, a function or module attribute. Fusion may run it earlier.
+fn pure(ir: &FunctionIR, typing: &TypingResult, value: numba_ir::ExprId) -> bool {
+    match ir.expr(value) {
+        Expr::Const(_) | Expr::Global { .. } | Expr::FreeVar { .. } | Expr::Var(_) => true,
+        Expr::GetAttr { .. } => typing.calltypes.get(&value).is_some_and(|s| {
+            matches!(
+                s.ret.get(),
+                Type::Module(_) | Type::Function(_) | Type::BoundFunction { .. }
+            )
+        }),
+        _ => false,
+    }
+}
+
+fn parfor_of(inst: &Inst) -> Option<Parfor> {
+    match &inst.stmt {
+        Stmt::Extension(node) if node.kind == PARFOR => Parfor::from_node(node),
+        _ => None,
+    }
+}
+
+fn body_stmts(pf: &Parfor) -> impl Iterator<Item = &Inst> {
+    pf.loop_body.values().flat_map(|b| &b.body)
+}
+
+/// Arrays a NumPy parfor's body writes.
+fn written(pf: &Parfor) -> BTreeSet<VarId> {
+    body_stmts(pf)
+        .filter_map(|i| match &i.stmt {
+            Stmt::Extension(n) if n.kind == SETFLAT => n.operands.first().copied(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether `second` reads every array in `arrays` only at its own loop position.
+fn reads_in_place(
+    ir: &FunctionIR,
+    shapes: &mut Shapes,
+    second: &Parfor,
+    arrays: &BTreeSet<VarId>,
+) -> bool {
+    for inst in body_stmts(second) {
+        let ok = match &inst.stmt {
+            Stmt::Assign { value, .. } => match ir.expr(*value) {
+                Expr::Extension(n) if n.kind == GETFLAT => true,
+                Expr::Extension(n) if n.kind == ARRAYEXPR_AT => {
+                    let out = n.operands[0];
+                    n.operands[2..]
+                        .iter()
+                        .filter(|v| arrays.contains(v))
+                        .all(|&v| shapes.same_shape(v, out))
+                }
+                e => ir.expr_uses(e).iter().all(|v| !arrays.contains(v)),
+            },
+            Stmt::Extension(n) if n.kind == SETFLAT => !arrays.contains(&n.operands[2]),
+            s => ir.stmt_vars(s).iter().all(|v| !arrays.contains(v)),
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// Fuse the NumPy parfors of every block: each with the earliest parfor it can join,
+/// moving it over the statements and independent parfors between them (Numba reorders
+/// to the same end before fusing).
+pub(crate) fn fuse(
+    ir: &mut FunctionIR,
+    typing: &TypingResult,
+    gen: &Generated,
+    report: &mut ParforReport,
+) {
+    let mut shapes = Shapes::analyze(ir, typing);
+    let labels: Vec<_> = ir.blocks.keys().copied().collect();
+    for l in labels {
+        let body = std::mem::take(&mut ir.blocks.get_mut(&l).expect("block").body);
+        let mut out: Vec<Inst> = Vec::with_capacity(body.len());
+        for inst in body {
+            let Some(p2) = parfor_of(&inst) else {
+                out.push(inst);
+                continue;
+            };
+            let mut merged = false;
+            // Candidates from the nearest back; stop at the first obstacle.
+            let mut k = out.len();
+            while k > 0 {
+                k -= 1;
+                let Some(p1) = parfor_of(&out[k]) else {
+                    continue;
+                };
+                match try_fuse(ir, typing, &mut shapes, gen, &p1, &p2, &out[k + 1..]) {
+                    Attempt::Fused(fused, ups, stay) => {
+                        report.fused.push((p2.id, p1.id));
+                        let loc = out[k].loc;
+                        out.truncate(k);
+                        out.extend(ups);
+                        out.push(Inst {
+                            stmt: Stmt::Extension(Box::new(fused.to_node())),
+                            loc,
+                        });
+                        out.extend(stay);
+                        merged = true;
+                        break;
+                    }
+                    Attempt::Skip => continue,
+                    Attempt::Blocked => break,
+                }
+            }
+            if !merged {
+                out.push(inst);
+            }
+        }
+        ir.blocks.get_mut(&l).expect("block").body = out;
+    }
+}
+
+enum Attempt {
+    /// The fused parfor, the statements moved before it, those left after it.
+    Fused(Box<Parfor>, Vec<Inst>, Vec<Inst>),
+    /// Not with this parfor, but the second may move above it.
+    Skip,
+    /// The second cannot move above this parfor.
+    Blocked,
+}
+
+/// The variables a parfor defines for the code after it, and the arrays it writes.
+fn effects(pf: &Parfor) -> (BTreeSet<VarId>, BTreeSet<VarId>) {
+    let mut results: BTreeSet<VarId> = pf.reductions.iter().map(|r| r.var).collect();
+    results.extend(pf.races.iter().copied());
+    (results, written(pf))
+}
+
+fn try_fuse(
+    ir: &mut FunctionIR,
+    typing: &TypingResult,
+    shapes: &mut Shapes,
+    gen: &Generated,
+    p1: &Parfor,
+    p2: &Parfor,
+    between: &[Inst],
+) -> Attempt {
+    let (mut results, w1) = effects(p1);
+    let (r2, w2) = effects(p2);
+    // The second may move above the first at all only if they are independent.
+    let independent = !p2
+        .params
+        .iter()
+        .any(|v| results.contains(v) || w1.contains(v))
+        && !p1.params.iter().any(|v| r2.contains(v) || w2.contains(v));
+    let mut ups = Vec::new();
+    let mut stay = Vec::new();
+    // What the statements a moved statement passes over read (it must not redefine it).
+    let mut read_before: BTreeSet<VarId> = p1.params.iter().copied().collect();
+    for inst in between {
+        let reads = ir.stmt_vars(&inst.stmt);
+        if let Some(mid) = parfor_of(inst) {
+            read_before.extend(mid.params.iter().copied());
+            let (r, w) = effects(&mid);
+            if p2.params.iter().any(|v| r.contains(v) || w.contains(v))
+                || mid.params.iter().any(|v| r2.contains(v) || w2.contains(v))
+            {
+                return Attempt::Blocked;
+            }
+            results.extend(r);
+            stay.push(inst.clone());
+            continue;
+        }
+        let Stmt::Assign { target, value } = inst.stmt else {
+            return Attempt::Blocked;
+        };
+        let uses = ir.expr_uses(ir.expr(value));
+        if gen.inits.contains(&value) || pure(ir, typing, value) {
+            if uses.iter().any(|u| results.contains(u)) || read_before.contains(&target) {
+                return Attempt::Blocked;
+            }
+            ups.push(inst.clone());
+        } else if gen.posts.contains(&value) {
+            results.insert(target);
+            read_before.extend(reads);
+            stay.push(inst.clone());
+        } else {
+            return Attempt::Blocked;
+        }
+    }
+    if p2.params.iter().any(|v| results.contains(v)) {
+        return Attempt::Blocked;
+    }
+    if !gen.elementwise.contains(&p1.id) || !gen.elementwise.contains(&p2.id) {
+        return if independent {
+            Attempt::Skip
+        } else {
+            Attempt::Blocked
+        };
+    }
+    let ([n1], [n2]) = (p1.loop_nests.as_slice(), p2.loop_nests.as_slice()) else {
+        return Attempt::Blocked;
+    };
+    let same_space =
+        n1.start == n2.start && n1.step == n2.step && shapes.same_size(n1.stop, n2.stop);
+    // The first must not read what the second writes, and the second reads what the
+    // first writes only at its own position.
+    if !same_space
+        || p1.params.iter().any(|v| w2.contains(v))
+        || !reads_in_place(ir, shapes, p2, &w1)
+    {
+        return if independent {
+            Attempt::Skip
+        } else {
+            Attempt::Blocked
+        };
+    }
+    let mut body: Vec<Inst> = body_stmts(p1).cloned().collect();
+    let copy = ir.add_expr(Expr::Var(n1.index));
+    body.push(Inst {
+        stmt: Stmt::Assign {
+            target: n2.index,
+            value: copy,
+        },
+        loc: p2.loc,
+    });
+    body.extend(body_stmts(p2).cloned());
+    let Some(&label) = p1.loop_body.keys().next() else {
+        return Attempt::Blocked;
+    };
+    let mut params = p1.params.clone();
+    params.extend(&p2.params);
+    params.sort();
+    params.dedup();
+    let mut reductions = p1.reductions.clone();
+    reductions.extend(&p2.reductions);
+    let mut patterns = p1.patterns.clone();
+    patterns.extend(p2.patterns.iter().cloned());
+    let fused = Parfor {
+        loop_body: BTreeMap::from([(label, Block { body })]),
+        params,
+        reductions,
+        patterns,
+        cost: p1.cost + p2.cost,
+        ..p1.clone()
+    };
+    Attempt::Fused(Box::new(fused), ups, stay)
+}

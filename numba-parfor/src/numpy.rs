@@ -1,0 +1,488 @@
+//! NumPy operations to parfors (Numba's `ConvertNumpyPass` for array expressions and the
+//! internal parallel versions `PreParforPass` swaps in for `np.sum`-style reductions).
+//!
+//! - `r = arrayexpr(...)` (numba-rewrite's fused element-wise tree) becomes
+//!   `r = parfor_alloc(leaves)` (the result, shaped by broadcasting the leaves),
+//!   `$size = r.size`, and a parfor over `range($size)` whose body evaluates the tree at
+//!   one position (`arrayexpr_at`) and stores it (`parfor_setflat`).
+//! - `s = np.sum(a)` / `a.sum()` (also `prod`, `mean`) becomes `s = 0` and a parfor over
+//!   `range(a.size)` with `s` as an `+` (or `*`) reduction of `parfor_getflat(a, i)`;
+//!   `mean` divides the sum by the size after the loop (`parfor_mean`).
+//!
+//! The loops run over flat (C-order) positions whatever the rank, so the schedule
+//! divides the work evenly and the positions are what fusion compares. The node kinds
+//! below are lowered by the back end (numba-lower's `parfor_elems`).
+
+use std::collections::{HashMap, HashSet};
+
+use numba_bytecode::Constant;
+use numba_ir::{Block, Expr, ExprId, ExtensionNode, FunctionIR, Inst, Label, Loc, Stmt, VarId};
+use numba_typeinfer::types::{Type, INT64};
+use numba_typeinfer::{ImplKey, Signature, TypeId, TypingResult};
+
+use crate::node::{Bound, LoopNest, Parfor, RedOp, Reduction};
+use crate::{ParforError, ParforReport};
+
+/// `out = parfor_alloc(leaves...)`: a new C array of `out`'s type, shaped by broadcasting
+/// the array leaves (NumPy's ValueError when they do not broadcast).
+pub const PARFOR_ALLOC: &str = "parfor_alloc";
+/// `x = arrayexpr_at(out, i, leaves...)`: the fused tree (the node's nested block, as in
+/// an `arrayexpr` node) evaluated at flat position `i` of `out`'s shape, each leaf read
+/// at the position broadcasting gives it.
+pub const ARRAYEXPR_AT: &str = "arrayexpr_at";
+/// `x = parfor_getflat(a, i)`: the element at flat (C-order) position `i` of `a`.
+pub const GETFLAT: &str = "parfor_getflat";
+/// `parfor_setflat(a, i, x)`: store `x` at flat position `i` of `a`.
+pub const SETFLAT: &str = "parfor_setflat";
+/// `m = parfor_mean(total, n)`: NumPy's mean from a sum and a count (nan for none).
+pub const MEAN: &str = "parfor_mean";
+
+/// What the conversion generated, for fusion: statements it may move across a parfor.
+#[derive(Debug, Default)]
+pub(crate) struct Generated {
+    /// Allocation, size and accumulator set-up statements (values), which read no array
+    /// data and can run before an earlier parfor.
+    pub inits: HashSet<ExprId>,
+    /// Statements after a parfor that only read its results (a mean's division).
+    pub posts: HashSet<ExprId>,
+    /// Parfors whose bodies read arrays only at the loop's own flat position.
+    pub elementwise: HashSet<usize>,
+}
+
+struct Cx<'a> {
+    ir: &'a mut FunctionIR,
+    typing: &'a mut TypingResult,
+    next_label: Label,
+    gen: &'a mut Generated,
+}
+
+impl Cx<'_> {
+    fn var(&mut self, base: &str, t: TypeId, loc: Loc) -> VarId {
+        let name = numba_ir::utils::fresh_name(self.ir, base);
+        let v = self.ir.add_var(name, loc);
+        self.typing.typemap.push(t);
+        v
+    }
+
+    fn assign(&mut self, target: VarId, e: Expr, loc: Loc) -> (Inst, ExprId) {
+        let value = self.ir.add_expr(e);
+        (
+            Inst {
+                stmt: Stmt::Assign { target, value },
+                loc,
+            },
+            value,
+        )
+    }
+
+    /// `$size = arr.size`, an init statement.
+    fn size_of(&mut self, arr: VarId, loc: Loc, out: &mut Vec<Inst>) -> VarId {
+        let n = self.var("$parfor_size", INT64, loc);
+        let (inst, e) = self.assign(
+            n,
+            Expr::GetAttr {
+                value: arr,
+                attr: "size".into(),
+            },
+            loc,
+        );
+        self.typing.calltypes.insert(
+            e,
+            Signature {
+                ret: INT64,
+                args: vec![self.typing.type_of(arr)],
+                key: ImplKey::GetAttr("size".into()),
+            },
+        );
+        self.gen.inits.insert(e);
+        out.push(inst);
+        n
+    }
+
+    fn index_var(&mut self, loc: Loc) -> VarId {
+        let name = (1..)
+            .map(|k| format!("parfor_index.{k}"))
+            .find(|n| !self.ir.vars.iter().any(|v| &v.name == n))
+            .expect("a free name");
+        let v = self.ir.add_var(name, loc);
+        self.typing.typemap.push(INT64);
+        v
+    }
+
+    fn label(&mut self) -> Label {
+        self.next_label += 1;
+        self.next_label
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn parfor(
+        &mut self,
+        index: VarId,
+        size: VarId,
+        body: Vec<Inst>,
+        params: Vec<VarId>,
+        reductions: Vec<Reduction>,
+        pattern: String,
+        cost: i64,
+        loc: Loc,
+    ) -> Parfor {
+        let mut params = params;
+        params.sort();
+        params.dedup();
+        let label = self.label();
+        let pf = Parfor {
+            id: crate::next_parfor_id(),
+            loop_nests: vec![LoopNest {
+                index,
+                start: Bound::Const(0),
+                stop: Bound::Var(size),
+                step: Bound::Const(1),
+            }],
+            init_block: Block::default(),
+            loop_body: [(label, Block { body })].into_iter().collect(),
+            index_var: index,
+            params,
+            races: Vec::new(),
+            reductions,
+            patterns: vec![pattern],
+            cost: cost.max(1),
+            loc,
+        };
+        self.gen.elementwise.insert(pf.id);
+        pf
+    }
+}
+
+fn elem_type(t: TypeId) -> Option<TypeId> {
+    match t.unliteral().get() {
+        Type::Array { dtype, .. } if dtype.is_scalar() => Some(dtype),
+        _ => None,
+    }
+}
+
+/// Convert the array expressions and whole-array reductions of `ir`'s blocks (not those
+/// already inside a parfor: a `prange` body runs them serially).
+pub(crate) fn convert(
+    ir: &mut FunctionIR,
+    typing: &mut TypingResult,
+    report: &mut ParforReport,
+    gen: &mut Generated,
+) -> Result<(), ParforError> {
+    let defs: HashMap<VarId, Vec<ExprId>> = {
+        let mut m: HashMap<VarId, Vec<ExprId>> = HashMap::new();
+        for b in ir.blocks.values() {
+            for i in &b.body {
+                if let Stmt::Assign { target, value } = i.stmt {
+                    m.entry(target).or_default().push(value);
+                }
+            }
+        }
+        m
+    };
+    let next_label = ir.blocks.keys().max().copied().unwrap_or(0) + 1000;
+    let mut cx = Cx {
+        ir,
+        typing,
+        next_label,
+        gen,
+    };
+    let labels: Vec<Label> = cx.ir.blocks.keys().copied().collect();
+    for l in labels {
+        let old = std::mem::take(&mut cx.ir.blocks.get_mut(&l).expect("block").body);
+        let mut new = Vec::with_capacity(old.len());
+        for inst in old {
+            let Stmt::Assign { target, value } = inst.stmt else {
+                new.push(inst);
+                continue;
+            };
+            let done = match cx.ir.expr(value) {
+                Expr::Extension(node) if node.kind == "arrayexpr" => {
+                    let node = (**node).clone();
+                    arrayexpr(&mut cx, target, &node, inst.loc, &mut new, report)
+                }
+                Expr::Call { .. } => {
+                    reduction(&mut cx, &defs, target, value, inst.loc, &mut new, report)
+                }
+                _ => false,
+            };
+            if !done {
+                new.push(inst);
+            }
+        }
+        cx.ir.blocks.get_mut(&l).expect("block").body = new;
+    }
+    Ok(())
+}
+
+/// Numba's `repr_arrayexpr`: `((a mul b) add (sin(c)))`.
+fn repr_tree(ir: &FunctionIR, typing: &TypingResult, node: &ExtensionNode) -> String {
+    let mut text: HashMap<VarId, String> = HashMap::new();
+    let leaf = |v: VarId| {
+        let n = ir.var_name(v);
+        if n.starts_with('$') {
+            format!("'{n}' (temporary variable)")
+        } else {
+            n.to_string()
+        }
+    };
+    let get =
+        |text: &HashMap<VarId, String>, v: VarId| text.get(&v).cloned().unwrap_or_else(|| leaf(v));
+    let stmts = node.blocks.values().flat_map(|b| &b.body);
+    let mut last = String::from("_");
+    for inst in stmts {
+        match inst.stmt {
+            Stmt::Assign { target, value } => {
+                let s = match ir.expr(value) {
+                    Expr::BinOp { op, lhs, rhs } => format!(
+                        "({} {} {})",
+                        get(&text, *lhs),
+                        op.operator_name(),
+                        get(&text, *rhs)
+                    ),
+                    Expr::Unary { op, value } => {
+                        format!("({}({}))", op.operator_name(), get(&text, *value))
+                    }
+                    Expr::Call { args, .. } => {
+                        let name = match typing.calltypes.get(&value).map(|s| &s.key) {
+                            Some(ImplKey::Function(k)) => {
+                                k.rsplit('.').next().unwrap_or(k).to_string()
+                            }
+                            _ => "_".into(),
+                        };
+                        let parts: Vec<String> = args.iter().map(|a| get(&text, *a)).collect();
+                        if parts.len() == 1 {
+                            format!("({name}({}))", parts[0])
+                        } else {
+                            format!("({})", parts.join(&format!(" {name} ")))
+                        }
+                    }
+                    Expr::Var(v) => get(&text, *v),
+                    _ => "_".into(),
+                };
+                text.insert(target, s);
+            }
+            Stmt::Return { value } => last = get(&text, value),
+            _ => {}
+        }
+    }
+    last
+}
+
+/// `target = arrayexpr(...)` to an allocation and a parfor.
+fn arrayexpr(
+    cx: &mut Cx<'_>,
+    target: VarId,
+    node: &ExtensionNode,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let out_t = cx.typing.type_of(target);
+    let Some(dtype) = elem_type(out_t) else {
+        return false;
+    };
+    if !matches!(
+        out_t.get(),
+        Type::Array {
+            layout: numba_typeinfer::types::Layout::C,
+            ..
+        }
+    ) {
+        return false;
+    }
+    let leaves = node.operands.clone();
+    if !leaves.iter().any(|&v| cx.typing.type_of(v).is_array()) {
+        return false;
+    }
+    let pattern = format!("array expression {}", repr_tree(cx.ir, cx.typing, node));
+    let (inst, e) = cx.assign(
+        target,
+        Expr::Extension(Box::new(ExtensionNode::new(PARFOR_ALLOC, leaves.clone()))),
+        loc,
+    );
+    cx.gen.inits.insert(e);
+    out.push(inst);
+    let size = cx.size_of(target, loc, out);
+    let index = cx.index_var(loc);
+    let elem = cx.var("$expr_out_var", dtype, loc);
+    let mut at_ops = vec![target, index];
+    at_ops.extend(&leaves);
+    let mut at = ExtensionNode::new(ARRAYEXPR_AT, at_ops);
+    at.blocks = node.blocks.clone();
+    let (get, _) = cx.assign(elem, Expr::Extension(Box::new(at)), loc);
+    let set = Inst {
+        stmt: Stmt::Extension(Box::new(ExtensionNode::new(
+            SETFLAT,
+            vec![target, index, elem],
+        ))),
+        loc,
+    };
+    // Work per position: a load per leaf, the fused operations (calls cost more), a store.
+    let mut cost = 1 + leaves.len() as i64;
+    for inst in node.blocks.values().flat_map(|b| &b.body) {
+        if let Stmt::Assign { value, .. } = inst.stmt {
+            cost += if matches!(cx.ir.expr(value), Expr::Call { .. }) {
+                9
+            } else {
+                1
+            };
+        }
+    }
+    let mut params = vec![target];
+    params.extend(&leaves);
+    let pf = cx.parfor(
+        index,
+        size,
+        vec![get, set],
+        params,
+        Vec::new(),
+        pattern.clone(),
+        cost,
+        loc,
+    );
+    report.produced(pf.id, &pattern, &cx.ir.filename, loc.line);
+    out.push(Inst {
+        stmt: Stmt::Extension(Box::new(pf.to_node())),
+        loc,
+    });
+    true
+}
+
+/// `s = np.sum(a)`-style whole-array reductions to a reduction parfor.
+fn reduction(
+    cx: &mut Cx<'_>,
+    defs: &HashMap<VarId, Vec<ExprId>>,
+    target: VarId,
+    value: ExprId,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let Some(sig) = cx.typing.calltypes.get(&value).cloned() else {
+        return false;
+    };
+    let ImplKey::Function(key) = &sig.key else {
+        return false;
+    };
+    let Expr::Call {
+        func,
+        args,
+        kws,
+        vararg: None,
+        varkwarg: None,
+        ..
+    } = cx.ir.expr(value).clone()
+    else {
+        return false;
+    };
+    if !kws.is_empty() || cx.typing.call_args.contains_key(&value) || sig.args.len() != 1 {
+        return false;
+    }
+    let (module, name) = match key.split_once('.') {
+        Some((m @ ("numpy" | "array"), n @ ("sum" | "prod" | "mean"))) => (m, n),
+        _ => return false,
+    };
+    let arr = if module == "numpy" {
+        match args.as_slice() {
+            [a] => *a,
+            _ => return false,
+        }
+    } else {
+        // `a.sum()`: the receiver of the bound method.
+        if !args.is_empty() {
+            return false;
+        }
+        match defs.get(&func).map(|d| d.as_slice()) {
+            Some([d]) => match cx.ir.expr(*d) {
+                Expr::GetAttr { value, .. } => *value,
+                _ => return false,
+            },
+            _ => return false,
+        }
+    };
+    let arr_t = cx.typing.type_of(arr);
+    let Some(dtype) = elem_type(arr_t) else {
+        return false;
+    };
+    let ret = sig.ret.unliteral();
+    if !ret.is_scalar() || ret != cx.typing.type_of(target).unliteral() {
+        return false;
+    }
+    let op = if name == "prod" {
+        numba_ir::BinOp::Mul
+    } else {
+        numba_ir::BinOp::Add
+    };
+    let Some(step_sig) = numba_typeinfer::context::binop_signature(op, ret, dtype) else {
+        return false;
+    };
+    if step_sig.ret.unliteral() != ret {
+        return false;
+    }
+    let size = cx.size_of(arr, loc, out);
+    let acc = if name == "mean" {
+        cx.var("$mean_acc", ret, loc)
+    } else {
+        target
+    };
+    let start = i64::from(name == "prod");
+    let (inst, e) = cx.assign(acc, Expr::Const(Constant::Int(start)), loc);
+    cx.gen.inits.insert(e);
+    out.push(inst);
+    let index = cx.index_var(loc);
+    let elem = cx.var("$parfor_elem", dtype, loc);
+    let (get, _) = cx.assign(
+        elem,
+        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
+        loc,
+    );
+    let (step, step_e) = cx.assign(
+        acc,
+        Expr::BinOp {
+            op,
+            lhs: acc,
+            rhs: elem,
+        },
+        loc,
+    );
+    cx.typing.calltypes.insert(step_e, step_sig);
+    let red = Reduction {
+        var: acc,
+        op: if op == numba_ir::BinOp::Mul {
+            RedOp::Mul
+        } else {
+            RedOp::Add
+        },
+        expr: step_e,
+        acc_operand: 0,
+    };
+    let pattern = format!(
+        "('prange', 'internal', (('{name}', 'numpy'), Loc(filename={}, line={}, col=None)))",
+        cx.ir.filename, loc.line
+    );
+    let pf = cx.parfor(
+        index,
+        size,
+        vec![get, step],
+        vec![arr, acc],
+        vec![red],
+        pattern.clone(),
+        3,
+        loc,
+    );
+    report.produced(pf.id, &pattern, &cx.ir.filename, loc.line);
+    out.push(Inst {
+        stmt: Stmt::Extension(Box::new(pf.to_node())),
+        loc,
+    });
+    if name == "mean" {
+        let (inst, e) = cx.assign(
+            target,
+            Expr::Extension(Box::new(ExtensionNode::new(MEAN, vec![acc, size]))),
+            loc,
+        );
+        cx.gen.posts.insert(e);
+        out.push(inst);
+    }
+    true
+}

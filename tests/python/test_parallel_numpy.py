@@ -1,0 +1,373 @@
+"""parallel=True on NumPy code: array expressions and whole-array sum/prod/mean become
+parfors (and fuse), checked against the same function run by CPython with NumPy (the
+oracle) on random inputs, with 1, 2 and NUMBA_NUM_THREADS threads. Integer results are
+exact; float reductions within tolerance (partial sums add in another order). The
+autouse fixture in conftest.py checks NRT balance."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import numba_rs
+from numba_rs import njit, prange
+from numba_rs.errors import NumbaPerformanceWarning
+
+RNG = np.random.default_rng(7)
+THREADS = sorted({1, 2, numba_rs.config.NUMBA_NUM_THREADS})
+# Large enough that the runtime splits the loop over the pool, and small ones that run
+# inline.
+SIZES = [0, 1, 7, 1000, 400_000]
+
+
+@pytest.fixture(params=THREADS)
+def nthreads(request):
+    old = numba_rs.get_num_threads()
+    numba_rs.set_num_threads(request.param)
+    yield request.param
+    numba_rs.set_num_threads(old)
+
+
+def par(f):
+    return njit(parallel=True)(f)
+
+
+def stats(capfd, f, *args):
+    """Compile and run `f` in parallel with NUMBA_DEBUG_ARRAY_OPT_STATS; its output."""
+    import os
+
+    os.environ["NUMBA_DEBUG_ARRAY_OPT_STATS"] = "1"
+    try:
+        g = par(f)
+        r = g(*args)
+    finally:
+        del os.environ["NUMBA_DEBUG_ARRAY_OPT_STATS"]
+    return r, capfd.readouterr().out
+
+
+# ------------------------------------------------------------ array expressions
+
+
+def axpy(a, x, y):
+    return a * x + y
+
+
+def trig(x, y):
+    return np.sin(x) * np.cos(y) + np.sqrt(np.abs(x - y))
+
+
+def cmp_expr(x, y):
+    return (x > y) & (x > 0.5)
+
+
+def int_expr(a, b):
+    return (a * 3 + b) // 2 - (a % 5)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_axpy_matches_numpy(nthreads, n):
+    x, y = RNG.random(n), RNG.random(n)
+    np.testing.assert_allclose(par(axpy)(2.5, x, y), axpy(2.5, x, y), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("n", [5, 300_000])
+def test_ufunc_tree(nthreads, n):
+    x, y = RNG.random(n), RNG.random(n)
+    np.testing.assert_allclose(par(trig)(x, y), trig(x, y), rtol=1e-15)
+
+
+@pytest.mark.parametrize("n", [5, 300_000])
+def test_boolean_result(nthreads, n):
+    x, y = RNG.random(n), RNG.random(n)
+    r = par(cmp_expr)(x, y)
+    assert r.dtype == np.bool_
+    np.testing.assert_array_equal(r, cmp_expr(x, y))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+def test_integer_expression_exact(nthreads, dtype):
+    a = RNG.integers(0, 100, 200_001).astype(dtype)
+    b = RNG.integers(0, 100, 200_001).astype(dtype)
+    r = par(int_expr)(a, b)
+    # Numba types the literal as int64 (unlike NumPy 2's weak scalars): the serial
+    # compilation gives the dtype, NumPy in int64 the values.
+    assert r.dtype == njit(int_expr)(a, b).dtype
+    np.testing.assert_array_equal(r, int_expr(a.astype(np.int64), b.astype(np.int64)))
+
+
+def test_two_dimensional_and_broadcasting(nthreads):
+    m = RNG.random((700, 600))
+    row = RNG.random(600)
+    col = RNG.random((700, 1))
+    f = par(axpy)
+    np.testing.assert_array_equal(f(2.0, m, m), axpy(2.0, m, m))
+    np.testing.assert_array_equal(f(2.0, m, row), axpy(2.0, m, row))
+    np.testing.assert_array_equal(f(2.0, m, col), axpy(2.0, m, col))
+    # A stretched axis of length 1 in the first operand, as NumPy broadcasts.
+    np.testing.assert_array_equal(f(2.0, col, row), axpy(2.0, col, row))
+
+
+def test_non_contiguous_operands(nthreads):
+    m = RNG.random((500, 400))
+    t = m.T  # F order
+    s = m[::2, ::3]
+    f = par(axpy)
+    np.testing.assert_array_equal(f(1.5, t, t), axpy(1.5, t, t))
+    np.testing.assert_array_equal(f(1.5, s, s), axpy(1.5, s, s))
+
+
+def test_complex_expression(nthreads):
+    z = RNG.random(100_000) + 1j * RNG.random(100_000)
+    w = RNG.random(100_000) + 1j * RNG.random(100_000)
+    np.testing.assert_allclose(par(axpy)(2 - 1j, z, w), axpy(2 - 1j, z, w), rtol=1e-15)
+
+
+def test_broadcast_error_is_numpy_valueerror():
+    f = par(axpy)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        f(1.0, np.ones(3), np.ones(4))
+
+
+def test_division_follows_numpy(nthreads):
+    def div(a, b):
+        return a / b
+
+    a = np.array([1.0, -1.0, 0.0, 2.0] * 50_000)
+    b = np.array([0.0, 0.0, 0.0, 4.0] * 50_000)
+    with np.errstate(all="ignore"):
+        e = div(a, b)
+    np.testing.assert_array_equal(par(div)(a, b), e)
+
+
+def test_expression_parfor_is_reported(capfd):
+    x = RNG.random(10)
+    _, out = stats(capfd, axpy, 2.0, x, x)
+    assert re.search(
+        r"Parallel for-loop #\d+ is produced from pattern "
+        r"'array expression \(\(a mul x\) add y\)' at .*test_parallel_numpy.py \(\d+\)",
+        out,
+    ), out
+
+
+# ------------------------------------------------------------ reductions
+
+
+def np_sum(a):
+    return np.sum(a)
+
+
+def m_sum(a):
+    return a.sum()
+
+
+def np_prod(a):
+    return np.prod(a)
+
+
+def m_prod(a):
+    return a.prod()
+
+
+def np_mean(a):
+    return np.mean(a)
+
+
+def m_mean(a):
+    return a.mean()
+
+
+@pytest.mark.parametrize("f", [np_sum, m_sum, np_mean, m_mean])
+@pytest.mark.parametrize("n", SIZES[1:])
+def test_float_reductions(nthreads, f, n):
+    a = RNG.random(n)
+    assert par(f)(a) == pytest.approx(f(a), rel=1e-12)
+
+
+@pytest.mark.parametrize("f", [np_sum, m_sum])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8, np.uint32, np.bool_])
+def test_integer_sums_exact(nthreads, f, dtype):
+    a = RNG.integers(0, 100, 300_001).astype(dtype)
+    r = par(f)(a)
+    e = f(a)
+    assert r == e
+    assert type(r) is type(njit(f)(a))  # boxed as the serial compilation boxes it
+
+
+@pytest.mark.parametrize("f", [np_prod, m_prod])
+def test_products(nthreads, f):
+    a = 1.0 + RNG.random(200_000) * 1e-5
+    assert par(f)(a) == pytest.approx(f(a), rel=1e-12)
+    k = RNG.integers(-3, 4, 300_000)
+    assert par(f)(k) == f(k)  # integer product: exact (wrapping, as NumPy)
+
+
+def test_reductions_of_two_dimensional_and_strided(nthreads):
+    m = RNG.random((600, 500))
+    for a in (m, m.T, m[::3, 1::2]):
+        assert par(m_sum)(a) == pytest.approx(a.sum(), rel=1e-12)
+        assert par(np_mean)(a) == pytest.approx(a.mean(), rel=1e-12)
+
+
+def test_empty_reductions():
+    e = np.zeros(0)
+    assert par(np_sum)(e) == 0.0
+    assert par(np_prod)(e) == 1.0
+    assert np.isnan(par(m_mean)(e))
+
+
+def test_complex_and_float32_sums(nthreads):
+    z = RNG.random(100_000) + 1j * RNG.random(100_000)
+    assert par(m_sum)(z) == pytest.approx(z.sum(), rel=1e-12)
+    f32 = RNG.random(100_000).astype(np.float32)
+    r = par(m_sum)(f32)
+    assert float(np.float32(r)) == r  # accumulated in float32, as NumPy does
+    assert r == pytest.approx(f32.sum(), rel=1e-4)
+
+
+def test_reduction_with_axis_stays_serial_and_correct():
+    def by_axis(a):
+        return a.sum(axis=0)
+
+    m = RNG.random((50, 40))
+    with pytest.warns(NumbaPerformanceWarning):
+        f = par(by_axis)
+        np.testing.assert_allclose(f(m), by_axis(m))
+
+
+# ------------------------------------------------------------ fusion
+
+
+def pipeline(a, b, c):
+    d = a * b + np.sin(c)
+    s = np.sum(d)
+    t = a.sum()
+    m = d.mean()
+    return d, s + t + m
+
+
+def test_fusion_of_expression_and_reductions_over_its_result(capfd, nthreads):
+    a, b, c = (RNG.random(300_000) for _ in range(3))
+    (d, total), out = stats(capfd, pipeline, a, b, c)
+    ed, etotal = pipeline(a, b, c)
+    np.testing.assert_allclose(d, ed, rtol=1e-15)
+    assert total == pytest.approx(etotal, rel=1e-12)
+    ids = [int(x) for x in re.findall(r"Parallel for-loop #(\d+) is produced", out)]
+    assert len(ids) == 4
+    fused = re.findall(r"Parallel for-loop #(\d+) is fused into for-loop #(\d+)\.", out)
+    # np.sum(d) and d.mean() loop over d: fused into d's loop; a.sum() loops over `a`,
+    # whose shape may differ from d's (a broadcasts), so it stays apart.
+    assert sorted(fused) == sorted([(str(ids[1]), str(ids[0])), (str(ids[3]), str(ids[0]))])
+    assert re.search(r"After fusion, function pipeline has 2 parallel for-loop\(s\)", out)
+
+
+def chain(a):
+    b = a * 2.0
+    c = b + 1.0
+    return b, c, c.sum()
+
+
+def test_fusion_of_a_chain_through_a_kept_intermediate(capfd, nthreads):
+    a = RNG.random((400, 300))
+    (b, c, s), out = stats(capfd, chain, a)
+    eb, ec, es = chain(a)
+    np.testing.assert_array_equal(b, eb)
+    np.testing.assert_array_equal(c, ec)
+    assert s == pytest.approx(es, rel=1e-12)
+    assert len(re.findall(r"is fused into", out)) == 2
+    assert re.search(r"has 1 parallel for-loop\(s\)", out)
+
+
+def normalise(a):
+    s = a.sum()
+    return a / s
+
+
+def test_no_fusion_across_a_reduction_the_next_loop_reads(capfd, nthreads):
+    a = RNG.random(200_000)
+    r, out = stats(capfd, normalise, a)
+    np.testing.assert_allclose(r, normalise(a), rtol=1e-12)
+    assert "is fused into" not in out
+
+
+def shifted(a):
+    b = a + 1.0
+    c = b[1:] + b[:-1]
+    return c.sum()
+
+
+def test_no_fusion_when_a_loop_reads_other_positions(capfd, nthreads):
+    a = RNG.random(100_001)
+    r, out = stats(capfd, shifted, a)
+    assert r == pytest.approx(shifted(a), rel=1e-12)
+    # c's loop reads views of b, not b at its own position.
+    fused = re.findall(r"Parallel for-loop #(\d+) is fused into for-loop #(\d+)", out)
+    assert len(fused) <= 1  # only c.sum() into c's loop
+    assert par(shifted)(a) == pytest.approx(shifted(a), rel=1e-12)
+
+
+def broadcast_then_sum(a, b):
+    d = a + b
+    return d.sum() + a.sum()
+
+
+def test_broadcast_result_not_fused_with_operand_loop(capfd):
+    a = RNG.random((300, 1))
+    b = RNG.random(200)
+    r, out = stats(capfd, broadcast_then_sum, a, b)
+    assert r == pytest.approx(broadcast_then_sum(a, b), rel=1e-12)
+
+
+# ------------------------------------------------------------ mixed and options
+
+
+def mixed(a):
+    b = np.sqrt(a) + 1.0
+    s = 0.0
+    for i in prange(b.shape[0]):
+        s += b[i] * i
+    return s + b.mean()
+
+
+def test_prange_and_numpy_parfors_together(nthreads):
+    a = RNG.random(300_000)
+    assert par(mixed)(a) == pytest.approx(mixed(a), rel=1e-12)
+
+
+def test_numpy_option_off_keeps_serial():
+    x = RNG.random(100)
+    with pytest.warns(NumbaPerformanceWarning, match="no transformation for parallel"):
+        f = njit(parallel={"numpy": False})(axpy)
+        np.testing.assert_array_equal(f(2.0, x, x), axpy(2.0, x, x))
+
+
+def test_fusion_option_off(capfd):
+    import os
+
+    os.environ["NUMBA_DEBUG_ARRAY_OPT_STATS"] = "1"
+    try:
+        f = njit(parallel={"fusion": False})(chain)
+        a = RNG.random(100)
+        b, c, s = f(a)
+    finally:
+        del os.environ["NUMBA_DEBUG_ARRAY_OPT_STATS"]
+    out = capfd.readouterr().out
+    assert "is fused into" not in out
+    assert re.search(r"has 3 parallel for-loop\(s\)", out)
+    assert s == pytest.approx(chain(a)[2])
+
+
+def test_no_warning_when_numpy_code_parallelises():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        par(axpy)(1.0, np.ones(10), np.ones(10))
+
+
+def test_parallel_loops_listed_in_diagnostics(capsys):
+    f = par(pipeline)
+    a = RNG.random(10)
+    f(a, a, a)
+    f.parallel_diagnostics(level=1)
+    out = capsys.readouterr().out
+    assert re.search(r"d = a \* b \+ np\.sin\(c\)-+\| #\d+", out), out
+    assert re.search(r"t = a\.sum\(\)-+\| #\d+", out), out
