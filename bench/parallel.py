@@ -9,11 +9,14 @@ and the geometric mean of the speed-ups. Each figure is the best of 7 calls afte
 warm-up call. `launch` is a tiny loop: it shows the cost of a parallel region the
 runtime decides to run inline (it must stay near 1.0x).
 
-Kernels (each uses `prange`, which is `range` when serial):
+Kernels (the loops use `prange`, which is `range` when serial):
 - `psum`: a float reduction over 10^7 items;
 - `reductions`: sum, min and max of one array in one loop;
 - `rows`: a weighted sum of each row of a 2000 x 2000 matrix into an output array;
 - `arrexpr`: the element-wise `a * b + sqrt(c)` of 10^7 items, written as a prange loop;
+- `npexpr`: the same expression in NumPy form (`a * b + np.sqrt(c)`, a new array);
+- `npnorm`: `d = a * b; sqrt(sum(d * d)) + d.mean()` (array expressions and reductions
+  that fuse);
 - `montecarlo`: pi from 4*10^6 random points (per-thread generators);
 - `mandelbrot`: 300 x 400 pixels, 200 iterations;
 - `pairwise`: Euclidean distances of 1500 points in 3-D;
@@ -58,6 +61,15 @@ def arrexpr(a, b, c, out):
     for i in PR(a.shape[0]):
         out[i] = a[i] * b[i] + np.sqrt(c[i])
     return out
+
+
+def npexpr(a, b, c):
+    return a * b + np.sqrt(c)
+
+
+def npnorm(a, b):
+    d = a * b
+    return np.sqrt(np.sum(d * d)) + d.mean()
 
 
 def montecarlo(n):
@@ -106,7 +118,7 @@ def launch(a):
     return s
 
 
-KERNELS = [psum, reductions, rows, arrexpr, montecarlo, mandelbrot, pairwise, launch]
+KERNELS = [psum, reductions, rows, arrexpr, npexpr, npnorm, montecarlo, mandelbrot, pairwise, launch]
 
 
 def inputs(scale):
@@ -119,6 +131,8 @@ def inputs(scale):
         "reductions": (a,),
         "rows": (m, np.zeros(m.shape[0])),
         "arrexpr": (a, b, c, np.empty(n)),
+        "npexpr": (a, b, c),
+        "npnorm": (a, b),
         "montecarlo": (int(4_000_000 * scale),),
         "mandelbrot": (300, 400, 200),
         "pairwise": (rng.random((int(1500 * scale**0.5), 3)),),

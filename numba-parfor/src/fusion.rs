@@ -148,6 +148,24 @@ fn pure(ir: &FunctionIR, typing: &TypingResult, value: numba_ir::ExprId) -> bool
     }
 }
 
+/// A statement computing a number from numbers (and functions): it touches no array, so
+/// a parfor may run before it (unless the parfor reads its result).
+fn scalar_only(
+    ir: &FunctionIR,
+    typing: &TypingResult,
+    target: VarId,
+    value: numba_ir::ExprId,
+) -> bool {
+    let number = |v: VarId| {
+        let t = typing.type_of(v).unliteral();
+        t.is_scalar()
+    };
+    number(target)
+        && ir.expr_uses(ir.expr(value)).iter().all(|&u| {
+            number(u) || matches!(typing.type_of(u).get(), Type::Function(_) | Type::Module(_))
+        })
+}
+
 fn parfor_of(inst: &Inst) -> Option<Parfor> {
     match &inst.stmt {
         Stmt::Extension(node) if node.kind == PARFOR => Parfor::from_node(node),
@@ -312,7 +330,7 @@ fn try_fuse(
                 return Attempt::Blocked;
             }
             ups.push(inst.clone());
-        } else if gen.posts.contains(&value) {
+        } else if gen.posts.contains(&value) || scalar_only(ir, typing, target, value) {
             results.insert(target);
             read_before.extend(reads);
             stay.push(inst.clone());

@@ -21,6 +21,7 @@
 //! loops, array reductions, stencils. [`ParforStage`] names every stage of seed 001; [`ParforPass`] is
 //! the interface each implements.
 
+mod dead;
 mod fusion;
 pub mod kernel;
 pub mod node;
@@ -231,6 +232,9 @@ pub fn run(
     }
     if options.fusion {
         fusion::fuse(ir, typing, &gen, &mut report);
+    }
+    if options.numpy {
+        dead::remove_dead_arrays(ir);
     }
     if report.produced.is_empty() {
         report.warn(

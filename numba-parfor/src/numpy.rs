@@ -26,6 +26,9 @@ use crate::{ParforError, ParforReport};
 /// `out = parfor_alloc(leaves...)`: a new C array of `out`'s type, shaped by broadcasting
 /// the array leaves (NumPy's ValueError when they do not broadcast).
 pub const PARFOR_ALLOC: &str = "parfor_alloc";
+/// `out = parfor_shape(leaves...)`: as `parfor_alloc`, but without storage: the array of
+/// a parfor whose temporary result was removed (only its shape is read).
+pub const PARFOR_SHAPE: &str = "parfor_shape";
 /// `x = arrayexpr_at(out, i, leaves...)`: the fused tree (the node's nested block, as in
 /// an `arrayexpr` node) evaluated at flat position `i` of `out`'s shape, each leaf read
 /// at the position broadcasting gives it.

@@ -371,3 +371,37 @@ def test_parallel_loops_listed_in_diagnostics(capsys):
     out = capsys.readouterr().out
     assert re.search(r"d = a \* b \+ np\.sin\(c\)-+\| #\d+", out), out
     assert re.search(r"t = a\.sum\(\)-+\| #\d+", out), out
+
+
+# ------------------------------------------------------------ temporaries
+
+
+def norm_of(a, b):
+    d = a * b
+    return np.sqrt(np.sum(d * d)) + d.mean()
+
+
+def sum_of_sum(a, b):
+    return np.sum(a + b)
+
+
+@pytest.mark.parametrize("n", [0, 3, 250_000])
+def test_temporaries_removed_after_fusion_keep_results(nthreads, n):
+    a, b = RNG.random(n), RNG.random(n)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's mean of nothing
+        e = norm_of(a, b)
+    r = par(norm_of)(a, b)
+    if n == 0:
+        assert np.isnan(r) and np.isnan(e)
+    else:
+        assert r == pytest.approx(e, rel=1e-12)
+
+
+def test_removed_temporary_still_checks_broadcasting():
+    f = par(sum_of_sum)
+    m = RNG.random((300, 200))
+    assert f(m, m[0]) == pytest.approx(sum_of_sum(m, m[0]), rel=1e-12)
+    assert f(m, m[:, :1]) == pytest.approx(sum_of_sum(m, m[:, :1]), rel=1e-12)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        f(np.ones(3), np.ones(4))

@@ -77,6 +77,13 @@ fn normalise(text: &str) -> String {
         } else {
             line.to_string()
         };
+        // The dump centres `begin parfor <id>` in dashes: centred as for a one-digit id.
+        let core = l.trim_matches('-');
+        let l = if l.starts_with('-') && (core == "begin parfor N" || core == "end parfor N") {
+            numba_ir::center(&core.replace(" N", " 0"), 20, '-').replace(" 0", " N")
+        } else {
+            l
+        };
         out.push_str(&l);
         out.push('\n');
     }
@@ -190,4 +197,109 @@ fn parallel_reductions_compute_the_serial_result() {
             assert_eq!(run_int("nested_loops_break_continue", n, threads), want);
         }
     }
+}
+
+/// The typed IR of a rewrites fixture (NumPy code) after the parfor pass, with the
+/// pipeline's rewrites (array expressions) applied as compile_function applies them.
+fn numpy_parallel_ir(
+    name: &str,
+    args: &[TypeId],
+    options: &ParforOptions,
+) -> (numba_ir::FunctionIR, ParforReport) {
+    let mut g = HashMap::new();
+    g.insert(
+        "np".to_string(),
+        Global {
+            kind: GlobalKind::Module("numpy".into()),
+            repr: "<module 'numpy'>".into(),
+        },
+    );
+    let path = format!(
+        "{}/fixtures/blobs/rewrites.{name}.marshal",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let code = numba_bytecode::marshal::read_code(&bytes).expect("a code object");
+    let bc = numba_bytecode::ByteCode::decode(code).expect("decodes");
+    let df = numba_bytecode::flow::analyze(&bc).expect("flow");
+    let mut ir = numba_ir::interpret(&bc, &df, &g as &dyn GlobalResolver).expect("IR");
+    numba_ir::postproc::run(&mut ir, false);
+    let rewrites = numba_dispatch::Target::default().rewrites;
+    rewrites
+        .apply(numba_rewrite::Phase::BeforeInference, &mut ir, None, None)
+        .expect("untyped rewrites");
+    numba_ir::ssa::reconstruct_ssa(&mut ir).expect("SSA");
+    let mut typing = numba_typeinfer::infer(&ir, args, &BaseContext::default(), &NoCallees, None)
+        .expect("types");
+    numba_ir::prune::strip_phis(&mut ir);
+    rewrites
+        .apply(
+            numba_rewrite::Phase::AfterInference,
+            &mut ir,
+            Some(&mut typing),
+            None,
+        )
+        .expect("typed rewrites");
+    let report = numba_parfor::run(&mut ir, &mut typing, options).expect("parfor pass");
+    (ir, report)
+}
+
+fn f64_vec() -> TypeId {
+    numba_typeinfer::types::array(
+        numba_typeinfer::types::FLOAT64,
+        1,
+        numba_typeinfer::types::Layout::C,
+    )
+}
+
+#[test]
+fn numpy_code_becomes_fused_parfors_without_temporaries() {
+    // d = a * b; np.sqrt(np.sum(d * d)) + d.mean(): three array loops and two
+    // reductions, all over d's shape.
+    let a = f64_vec();
+    let (ir, report) = numpy_parallel_ir("norm_of", &[a, a], &ParforOptions::ALL);
+    let pats: Vec<&str> = report.produced.iter().map(|p| p.1.as_str()).collect();
+    assert_eq!(
+        pats,
+        [
+            "array expression (a mul b)",
+            "array expression (d mul d)",
+            "('prange', 'internal', (('sum', 'numpy'), Loc(filename=tests/fixtures/rewrites.py, line=58, col=None)))",
+            "('prange', 'internal', (('mean', 'numpy'), Loc(filename=tests/fixtures/rewrites.py, line=58, col=None)))",
+        ]
+    );
+    // Everything fuses into the first loop.
+    let first = report.produced[0].0;
+    assert_eq!(report.fused.len(), 3);
+    assert!(report.fused.iter().all(|&(_, into)| into == first));
+    let pfs = parfors(&ir);
+    assert_eq!(pfs.len(), 1);
+    assert_eq!(pfs[0].reductions.len(), 2);
+    assert!(report.stats_text("norm_of").contains(&format!(
+        "After fusion, function norm_of has 1 parallel for-loop(s) #{{{first}}}."
+    )));
+    // `d * d` is written and read back in the same iteration only: no storage.
+    let text = normalise(&ir.dump());
+    assert!(text.contains("= parfor_shape(d)"), "{text}");
+    insta::assert_snapshot!("norm_of_ir", text);
+}
+
+#[test]
+fn numpy_options_switch_conversion_and_fusion() {
+    let a = f64_vec();
+    let no_fusion = ParforOptions {
+        fusion: false,
+        ..ParforOptions::ALL
+    };
+    let (ir, report) = numpy_parallel_ir("norm_of", &[a, a], &no_fusion);
+    assert_eq!(parfors(&ir).len(), 4);
+    assert!(report.fused.is_empty());
+    let no_numpy = ParforOptions {
+        numpy: false,
+        ..ParforOptions::ALL
+    };
+    let (ir, report) = numpy_parallel_ir("norm_of", &[a, a], &no_numpy);
+    assert!(parfors(&ir).is_empty());
+    assert!(report.produced.is_empty());
+    assert_eq!(report.warnings[0].category, "NumbaPerformanceWarning");
 }

@@ -425,6 +425,26 @@ pub(crate) fn allocate<'ctx>(
     t: TypeId,
     dims: &[IntValue<'ctx>],
 ) -> R<StructValue<'ctx>> {
+    build_array(lw, t, dims, true)
+}
+
+/// An array of type `t` and shape `dims` with no storage (null data and MemInfo, which
+/// NRT's decref ignores): what a parfor whose temporary array was removed keeps for the
+/// shape. The same size checks as [`allocate`].
+pub(crate) fn shape_only<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    dims: &[IntValue<'ctx>],
+) -> R<StructValue<'ctx>> {
+    build_array(lw, t, dims, false)
+}
+
+fn build_array<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    dims: &[IntValue<'ctx>],
+    storage: bool,
+) -> R<StructValue<'ctx>> {
     let Type::Array { dtype, layout, .. } = t.get() else {
         return Err(lw.unsupported("allocating a non-array"));
     };
@@ -468,21 +488,25 @@ pub(crate) fn allocate<'ctx>(
         "ValueError",
         &["array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size."],
     )?;
-    let alloc = lw.runtime_fn(
-        "NRT_MemInfo_alloc",
-        ptr.fn_type(&[i64t.into(), i64t.into()], false),
-    );
-    let mi = lw
-        .call_value(alloc, &[nbytes.into(), i64t.const_int(32, false).into()])?
-        .into_pointer_value();
-    let failed = lw.b.build_is_null(mi, "").map_err(llvm_err)?;
-    lw.raise_const_if(
-        failed,
-        "MemoryError",
-        &["Allocation failed (probably too large)."],
-    )?;
-    let data_fn = lw.runtime_fn("NRT_MemInfo_data", ptr.fn_type(&[ptr.into()], false));
-    let data = lw.call_value(data_fn, &[mi.into()])?;
+    let (mi, data) = if storage {
+        let alloc = lw.runtime_fn(
+            "NRT_MemInfo_alloc",
+            ptr.fn_type(&[i64t.into(), i64t.into()], false),
+        );
+        let mi = lw
+            .call_value(alloc, &[nbytes.into(), i64t.const_int(32, false).into()])?
+            .into_pointer_value();
+        let failed = lw.b.build_is_null(mi, "").map_err(llvm_err)?;
+        lw.raise_const_if(
+            failed,
+            "MemoryError",
+            &["Allocation failed (probably too large)."],
+        )?;
+        let data_fn = lw.runtime_fn("NRT_MemInfo_data", ptr.fn_type(&[ptr.into()], false));
+        (mi, lw.call_value(data_fn, &[mi.into()])?)
+    } else {
+        (ptr.const_null(), ptr.const_null().into())
+    };
     // C order (the last axis contiguous) unless the type says F (the first axis).
     let n = dims.len();
     let mut strides = vec![size; n];

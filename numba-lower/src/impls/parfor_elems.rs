@@ -9,7 +9,7 @@
 use inkwell::values::{BasicValueEnum, IntValue, StructValue};
 use inkwell::IntPredicate;
 use numba_ir::{ExtensionNode, VarId};
-use numba_parfor::numpy::{ARRAYEXPR_AT, GETFLAT, MEAN, PARFOR_ALLOC, SETFLAT};
+use numba_parfor::numpy::{ARRAYEXPR_AT, GETFLAT, MEAN, PARFOR_ALLOC, PARFOR_SHAPE, SETFLAT};
 use numba_typeinfer::types::*;
 
 use super::array_ops::{
@@ -22,7 +22,8 @@ use crate::registry::Registry;
 use crate::{llvm_err, R};
 
 pub(crate) fn register(r: &mut Registry) {
-    r.register_extension(PARFOR_ALLOC, lower_alloc);
+    r.register_extension(PARFOR_ALLOC, |lw, node, t| lower_alloc(lw, node, t, true));
+    r.register_extension(PARFOR_SHAPE, |lw, node, t| lower_alloc(lw, node, t, false));
     r.register_extension(ARRAYEXPR_AT, lower_at);
     r.register_extension(GETFLAT, lower_getflat);
     r.register_extension(SETFLAT, lower_setflat);
@@ -45,11 +46,12 @@ fn load_index<'ctx>(lw: &mut FnLower<'ctx, '_>, v: VarId) -> R<IntValue<'ctx>> {
     Ok(lw.cast(x, lw.ty(v), INT64)?.into_int_value())
 }
 
-/// `out = parfor_alloc(leaves...)`.
+/// `out = parfor_alloc(leaves...)`, or `parfor_shape` (no storage).
 fn lower_alloc<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     node: &ExtensionNode,
     target: Option<VarId>,
+    storage: bool,
 ) -> R<Option<BasicValueEnum<'ctx>>> {
     let target = target_of(lw, node, target)?;
     let ret = lowered(lw.ty(target));
@@ -59,7 +61,12 @@ fn lower_alloc<'ctx>(
         .map(|&v| Ok((lowered(lw.ty(v)), lw.load(v)?)))
         .collect::<R<Vec<_>>>()?;
     let (dims, _) = broadcast_shape(lw, ndim(ret), &ops)?;
-    Ok(Some(super::arrays::allocate(lw, ret, &dims)?.into()))
+    let a = if storage {
+        super::arrays::allocate(lw, ret, &dims)?
+    } else {
+        super::arrays::shape_only(lw, ret, &dims)?
+    };
+    Ok(Some(a.into()))
 }
 
 /// `x = arrayexpr_at(out, i, leaves...)`.
