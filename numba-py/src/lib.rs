@@ -124,13 +124,19 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             if m == "math" || m == "cmath" || m == "random" || m == "operator" {
                 return mk(GlobalKind::ModuleFunction { module: m, name });
             }
-            // `prange` and the threading queries jitted code may call.
-            if m == "numba_rs.parallel"
-                && matches!(
-                    name.as_str(),
-                    "prange" | "get_num_threads" | "get_thread_id"
-                )
-            {
+            // `prange` and the threading queries jitted code may call: ours, or Numba's
+            // own objects in code written for Numba (`from numba import prange`).
+            let parallel_name = matches!(
+                name.as_str(),
+                "prange" | "get_num_threads" | "get_thread_id"
+            );
+            let numbas = parallel_name
+                && m.starts_with("numba.")
+                && py
+                    .import("numba")
+                    .and_then(|n| n.getattr(name.as_str()))
+                    .is_ok_and(|v| v.is(value));
+            if parallel_name && (m == "numba_rs.parallel" || numbas) {
                 return mk(GlobalKind::ModuleFunction {
                     module: "numba_rs".into(),
                     name,

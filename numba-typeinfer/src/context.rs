@@ -391,7 +391,8 @@ impl BaseContext {
         }
         // `prange` is `range` to typing and to serial lowering; the parfor pass finds
         // its loops by the callee's key.
-        for key in ["range", "numba_rs.prange"] {
+        // `numba.prange` too: code written for Numba reaches it as `numba.prange`.
+        for key in ["range", "numba_rs.prange", "numba.prange"] {
             self.register(
                 key,
                 Box::new(FnTemplate(
@@ -405,14 +406,21 @@ impl BaseContext {
             );
         }
         // The threading layer's queries, callable from jitted code (as in Numba).
-        for key in ["numba_rs.get_num_threads", "numba_rs.get_thread_id"] {
-            self.register(
-                key,
-                Box::new(FnTemplate(
-                    move |a: &[TypeId]| a.is_empty().then(|| sig(key, INT64, vec![])),
-                    "()",
-                )),
-            );
+        for name in ["get_num_threads", "get_thread_id"] {
+            let key: &'static str = if name == "get_num_threads" {
+                "numba_rs.get_num_threads"
+            } else {
+                "numba_rs.get_thread_id"
+            };
+            for alias in [key.to_string(), format!("numba.{name}")] {
+                self.register(
+                    &alias,
+                    Box::new(FnTemplate(
+                        move |a: &[TypeId]| a.is_empty().then(|| sig(key, INT64, vec![])),
+                        "()",
+                    )),
+                );
+            }
         }
         for key in ["min", "max"] {
             self.register(

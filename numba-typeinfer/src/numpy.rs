@@ -87,6 +87,24 @@ pub const DTYPE_NAMES: &[(&str, TypeId)] = &[
     ("double", FLOAT64),
     ("complex64", COMPLEX64),
     ("complex128", COMPLEX128),
+    // NumPy's C-named aliases (LP64 Linux sizes, as Numba's typeof gives them).
+    ("int_", INT64),
+    ("long", INT64),
+    ("longlong", INT64),
+    ("intc", INT32),
+    ("short", INT16),
+    ("byte", INT8),
+    ("uint", UINT64),
+    ("uintp", UINT64),
+    ("ulong", UINT64),
+    ("ulonglong", UINT64),
+    ("uintc", UINT32),
+    ("ushort", UINT16),
+    ("ubyte", UINT8),
+    ("half", FLOAT16),
+    ("single", FLOAT32),
+    ("csingle", COMPLEX64),
+    ("cdouble", COMPLEX128),
 ];
 
 fn sig(key: &str, ret: TypeId, args: Vec<TypeId>) -> Signature {

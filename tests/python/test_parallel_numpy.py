@@ -405,3 +405,38 @@ def test_removed_temporary_still_checks_broadcasting():
     assert f(m, m[:, :1]) == pytest.approx(sum_of_sum(m, m[:, :1]), rel=1e-12)
     with pytest.raises(ValueError, match="could not be broadcast"):
         f(np.ones(3), np.ones(4))
+
+
+# ------------------------------------------------------------ code written for Numba
+
+
+def test_numba_prange_and_thread_queries_in_code_written_for_numba():
+    numba = pytest.importorskip("numba")  # only where real Numba is installed
+
+    def f(a):
+        s = 0.0
+        for i in numba.prange(a.shape[0]):
+            s += a[i]
+        return s, numba.get_num_threads() >= 1
+
+    from numba import prange as nprange
+
+    def g(a):
+        s = 0.0
+        for i in nprange(a.shape[0]):
+            s += a[i]
+        return s
+
+    a = RNG.random(100_000)
+    s, ok = par(f)(a)
+    assert s == pytest.approx(a.sum(), rel=1e-12) and ok
+    assert par(g)(a) == pytest.approx(a.sum(), rel=1e-12)
+
+
+def test_numpy_c_named_dtype_aliases():
+    def make(n):
+        return np.zeros(n, dtype=np.int_) + np.ones(n, dtype=np.intc), np.empty(0, np.single)
+
+    r, e = par(make)(5), make(5)
+    assert r[0].dtype == e[0].dtype and r[1].dtype == e[1].dtype
+    np.testing.assert_array_equal(r[0], e[0])
