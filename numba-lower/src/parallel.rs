@@ -222,7 +222,12 @@ fn lower_parfor<'ctx>(
         let res =
             unsafe { b.build_in_bounds_gep(ret_mem, results, &[slot], "res") }.map_err(llvm_err)?;
         let exc = unsafe { b.build_in_bounds_gep(ptr, excs, &[slot], "exc") }.map_err(llvm_err)?;
-        args.push(res.into());
+        // The kernel returns into a local copy, stored to the division's slot by one
+        // volatile store: adjacent stores of reduction results would otherwise seed LLVM's
+        // SLP vectoriser, which packs the loop's accumulators into vectors (two min/max
+        // reductions ran 2.5x slower per element that way).
+        let local = b.build_alloca(ret_mem, "res.local").map_err(llvm_err)?;
+        args.push(local.into());
         args.push(exc.into());
         for (i, t) in param_types.iter().enumerate() {
             args.push(
@@ -242,6 +247,11 @@ fn lower_parfor<'ctx>(
         let stp =
             unsafe { b.build_in_bounds_gep(i32t, statuses, &[slot], "") }.map_err(llvm_err)?;
         b.build_store(stp, st).map_err(llvm_err)?;
+        let out = b.build_load(ret_mem, local, "").map_err(llvm_err)?;
+        let store = b.build_store(res, out).map_err(llvm_err)?;
+        store
+            .set_volatile(true)
+            .map_err(|e| LowerError::Llvm(e.to_string()))?;
         b.build_return(None).map_err(llvm_err)?;
     }
 
