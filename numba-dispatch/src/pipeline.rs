@@ -561,7 +561,10 @@ pub fn compile_function(
     compiled.parallel_loops = parfor_report
         .produced
         .iter()
-        .map(|(id, pattern, _, line)| (*id, *line, pattern.clone()))
+        .map(|(id, pattern, _, line)| {
+            let into = parfor_report.fused.iter().find(|f| f.0 == *id).map(|f| f.1);
+            (*id, *line, pattern.clone(), into)
+        })
         .collect();
     compiled.rewrite_trace = trace_text.take();
     compiled.timings = times;

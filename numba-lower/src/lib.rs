@@ -118,8 +118,9 @@ pub struct CompiledFunction {
     /// Warnings the compilation raised (category as Numba names it, message, line), for
     /// the embedder to issue.
     pub warnings: Vec<CompileWarning>,
-    /// The parallel loops made (`parallel=True`): id, source line, pattern.
-    pub parallel_loops: Vec<(usize, u32, String)>,
+    /// The parallel loops made (`parallel=True`): id, source line, pattern, and the id
+    /// of the loop it was fused into (if it was).
+    pub parallel_loops: Vec<(usize, u32, String, Option<usize>)>,
 }
 
 /// A warning raised while compiling.

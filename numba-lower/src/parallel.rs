@@ -71,7 +71,7 @@ fn identity<'ctx>(lw: &mut FnLower<'ctx, '_>, op: RedOp, var: VarId) -> R<BasicV
             let one = lw.ctx.i64_type().const_int(1, false).into();
             lw.cast(one, INT64, t)
         }
-        RedOp::Replay => lw.load(var),
+        RedOp::Replay | RedOp::Min | RedOp::Max => lw.load(var),
     }
 }
 
@@ -94,6 +94,11 @@ fn combine<'ctx>(
                 .registry_sig(op, t, t)
                 .ok_or_else(|| lw.unsupported(format!("a {op:?} reduction of {t}")))?;
             (sig, [acc, part])
+        }
+        RedOp::Min | RedOp::Max => {
+            let key = if r.op == RedOp::Min { "min" } else { "max" };
+            let (v, vt) = crate::impls::scalar_call(lw, key, &[(acc, t), (part, t)])?;
+            return lw.cast(v, vt, t);
         }
         RedOp::Replay => {
             let sig = lw

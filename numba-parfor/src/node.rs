@@ -43,6 +43,11 @@ pub enum RedOp {
     /// `min`, `max`: each thread starts from the variable's value before the loop, and
     /// the partials are combined by the same call.
     Replay,
+    /// NumPy's `min`/`max` of an array: each thread starts from the variable's value
+    /// before the loop (the type's extreme), and partials combine by NumPy's `min`/`max`
+    /// (NaN propagates).
+    Min,
+    Max,
 }
 
 /// A reduction variable of a parfor.
@@ -158,6 +163,8 @@ impl Parfor {
                 RedOp::Add => "add",
                 RedOp::Mul => "mul",
                 RedOp::Replay => "replay",
+                RedOp::Min => "min",
+                RedOp::Max => "max",
             };
             attrs.push((
                 "reduction".into(),
@@ -219,6 +226,8 @@ impl Parfor {
                     "add" => RedOp::Add,
                     "mul" => RedOp::Mul,
                     "replay" => RedOp::Replay,
+                    "min" => RedOp::Min,
+                    "max" => RedOp::Max,
                     _ => return None,
                 },
                 expr: ExprId(e.parse().ok()?),

@@ -7,7 +7,9 @@
 //!   one position (`arrayexpr_at`) and stores it (`parfor_setflat`).
 //! - `s = np.sum(a)` / `a.sum()` (also `prod`, `mean`) becomes `s = 0` and a parfor over
 //!   `range(a.size)` with `s` as an `+` (or `*`) reduction of `parfor_getflat(a, i)`;
-//!   `mean` divides the sum by the size after the loop (`parfor_mean`).
+//!   `mean` divides the sum by the size after the loop (`parfor_mean`); `min`/`max` start
+//!   from the type's extreme and raise NumPy's ValueError after the loop when the array
+//!   is empty (`parfor_extreme`, `parfor_minmax`, `parfor_nonempty`).
 //!
 //! The loops run over flat (C-order) positions whatever the rank, so the schedule
 //! divides the work evenly and the positions are what fusion compares. The node kinds
@@ -39,6 +41,20 @@ pub const GETFLAT: &str = "parfor_getflat";
 pub const SETFLAT: &str = "parfor_setflat";
 /// `m = parfor_mean(total, n)`: NumPy's mean from a sum and a count (nan for none).
 pub const MEAN: &str = "parfor_mean";
+/// `x = parfor_extreme()` (attr `op`: `min` or `max`): the start of a `min` (the type's
+/// largest value, +inf for floats) or `max` reduction.
+pub const EXTREME: &str = "parfor_extreme";
+/// `x = parfor_minmax(acc, e)` (attr `op`): NumPy's `min`/`max` of two elements.
+pub const MINMAX: &str = "parfor_minmax";
+/// `m = parfor_nonempty(acc, n)` (attr `op`): `acc`, or NumPy's ValueError for a `min`/
+/// `max` over nothing (`n == 0`).
+pub const NONEMPTY: &str = "parfor_nonempty";
+
+fn with_op(kind: &str, operands: Vec<VarId>, op: &str) -> ExtensionNode {
+    let mut n = ExtensionNode::new(kind, operands);
+    n.attrs.push(("op".into(), op.into()));
+    n
+}
 
 /// What the conversion generated, for fusion: statements it may move across a parfor.
 #[derive(Debug, Default)]
@@ -382,7 +398,9 @@ fn reduction(
         return false;
     }
     let (module, name) = match key.split_once('.') {
-        Some((m @ ("numpy" | "array"), n @ ("sum" | "prod" | "mean"))) => (m, n),
+        Some((m @ ("numpy" | "array"), n @ ("sum" | "prod" | "mean" | "min" | "max"))) => (m, n),
+        Some(("numpy", "amin")) => ("numpy", "min"),
+        Some(("numpy", "amax")) => ("numpy", "max"),
         _ => return false,
     };
     let arr = if module == "numpy" {
@@ -410,6 +428,12 @@ fn reduction(
     let ret = sig.ret.unliteral();
     if !ret.is_scalar() || ret != cx.typing.type_of(target).unliteral() {
         return false;
+    }
+    if name == "min" || name == "max" {
+        if dtype.is_complex() || ret != dtype {
+            return false;
+        }
+        return extreme(cx, target, arr, dtype, name, loc, out, report);
     }
     let op = if name == "prod" {
         numba_ir::BinOp::Mul
@@ -487,5 +511,78 @@ fn reduction(
         cx.gen.posts.insert(e);
         out.push(inst);
     }
+    true
+}
+
+/// `m = a.min()` / `a.max()` (and `np.min`, `np.amin`, ...): a `min`/`max` reduction
+/// parfor from the type's extreme, then the empty check.
+#[allow(clippy::too_many_arguments)]
+fn extreme(
+    cx: &mut Cx<'_>,
+    target: VarId,
+    arr: VarId,
+    dtype: TypeId,
+    name: &str,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let size = cx.size_of(arr, loc, out);
+    let acc = cx.var("$minmax_acc", dtype, loc);
+    let (inst, e) = cx.assign(
+        acc,
+        Expr::Extension(Box::new(with_op(EXTREME, vec![], name))),
+        loc,
+    );
+    cx.gen.inits.insert(e);
+    out.push(inst);
+    let index = cx.index_var(loc);
+    let elem = cx.var("$parfor_elem", dtype, loc);
+    let (get, _) = cx.assign(
+        elem,
+        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
+        loc,
+    );
+    let (step, step_e) = cx.assign(
+        acc,
+        Expr::Extension(Box::new(with_op(MINMAX, vec![acc, elem], name))),
+        loc,
+    );
+    let red = Reduction {
+        var: acc,
+        op: if name == "min" {
+            RedOp::Min
+        } else {
+            RedOp::Max
+        },
+        expr: step_e,
+        acc_operand: 0,
+    };
+    let pattern = format!(
+        "('prange', 'internal', (('{name}', 'numpy'), Loc(filename={}, line={}, col=None)))",
+        cx.ir.filename, loc.line
+    );
+    let pf = cx.parfor(
+        index,
+        size,
+        vec![get, step],
+        vec![arr, acc],
+        vec![red],
+        pattern.clone(),
+        3,
+        loc,
+    );
+    report.produced(pf.id, &pattern, &cx.ir.filename, loc.line);
+    out.push(Inst {
+        stmt: Stmt::Extension(Box::new(pf.to_node())),
+        loc,
+    });
+    let (inst, e) = cx.assign(
+        target,
+        Expr::Extension(Box::new(with_op(NONEMPTY, vec![acc, size], name))),
+        loc,
+    );
+    cx.gen.posts.insert(e);
+    out.push(inst);
     true
 }

@@ -867,8 +867,9 @@ impl Dispatcher {
         }
     }
 
-    /// The parallel loops of every specialisation: (loop id, source line, pattern).
-    fn _parallel_loops(&self) -> Vec<(usize, u32, String)> {
+    /// The parallel loops of every specialisation: (loop id, source line, pattern, the
+    /// id of the loop it was fused into or None).
+    fn _parallel_loops(&self) -> Vec<(usize, u32, String, Option<usize>)> {
         self.core
             .overloads()
             .iter()

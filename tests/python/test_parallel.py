@@ -3,6 +3,7 @@ the same function run by CPython (the oracle) on random inputs, with 1, 2 and
 NUMBA_NUM_THREADS threads. Integer reductions are exact; float ones within tolerance
 (the partial sums add in another order). The autouse fixture checks NRT balance."""
 
+import math
 import os
 import subprocess
 import sys
@@ -471,29 +472,46 @@ def test_pool_works_after_fork():
     assert r.returncode == 0
 
 
+def heavy(n):
+    s = 0.0
+    for i in prange(n):
+        s += math.sin(i * 1e-3) * 1e-6
+    return s
+
+
 def test_gil_is_released_while_the_pool_works():
-    # Another Python thread makes progress while a long parallel call runs.
-    f = njit(parallel=True)(pairwise)
-    x = RNG.random((700, 3))
-    f(x[:10])
-    ticks = []
+    # Another Python thread runs *during* one long parallel call: its timestamps fall
+    # well inside the call (with the GIL held, none could). Both cores may be busy with
+    # the pool, so the ticker runs only when the OS gives it a slice: the call is made
+    # long enough (about 0.1 s) for that.
+    import time
+
+    f = njit(parallel=True)(heavy)
+    f(1000)
+    stamps = []
     stop = threading.Event()
 
     def ticker():
         while not stop.is_set():
-            ticks.append(1)
+            stamps.append(time.perf_counter())
+            time.sleep(0.0005)
 
     t = threading.Thread(target=ticker)
     t.start()
     try:
-        before = len(ticks)
-        for _ in range(3):
-            f(x)
-        during = len(ticks) - before
+        time.sleep(0.01)
+        inside = 0
+        for _ in range(5):
+            t0 = time.perf_counter()
+            f(20_000_000)
+            t1 = time.perf_counter()
+            inside += sum(1 for x in list(stamps) if t0 + 0.005 < x < t1 - 0.005)
+            if inside:
+                break
     finally:
         stop.set()
         t.join()
-    assert during > 0
+    assert inside > 0
 
 
 # ----------------------------------------------------------------- dumps

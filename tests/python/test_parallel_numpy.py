@@ -371,6 +371,16 @@ def test_parallel_loops_listed_in_diagnostics(capsys):
     out = capsys.readouterr().out
     assert re.search(r"d = a \* b \+ np\.sin\(c\)-+\| #\d+", out), out
     assert re.search(r"t = a\.sum\(\)-+\| #\d+", out), out
+    # After fusion: d's loop took np.sum(d) and d.mean(); a.sum() is a region of its own.
+    ids = [int(x) for x in re.findall(r"\| #(\d+)", out)]
+    first, _s, t, m = ids
+    assert f"+--{first} (parallel, fused with loop(s): {_s}, {m})" in out, out
+    assert f"+--{t} (parallel)" in out
+    assert f"Parallel region 0 (loop #{first}) had 2 loop(s) fused." in out
+    f.parallel_diagnostics(level=3)
+    out = capsys.readouterr().out
+    assert f"+--{first} has the following loops fused into it:" in out
+    assert "there are 2 parallel for-loop(s)" in out
 
 
 # ------------------------------------------------------------ temporaries
@@ -440,3 +450,51 @@ def test_numpy_c_named_dtype_aliases():
     r, e = par(make)(5), make(5)
     assert r[0].dtype == e[0].dtype and r[1].dtype == e[1].dtype
     np.testing.assert_array_equal(r[0], e[0])
+
+
+# ------------------------------------------------------------ min / max
+
+
+def extremes(a):
+    return a.min(), a.max(), np.min(a), np.amax(a)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.uint16, np.bool_])
+def test_min_max_match_numpy(nthreads, dtype):
+    a = (RNG.random(300_001) * 200 - 100).astype(dtype)
+    r = par(extremes)(a)
+    assert r == extremes(a)
+    assert r == njit(extremes)(a)  # and the serial compilation, value and type
+    assert [type(x) for x in r] == [type(x) for x in njit(extremes)(a)]
+
+
+def test_min_max_nan_propagates_like_numpy(nthreads):
+    a = RNG.random(200_000)
+    a[123_457] = np.nan
+    assert all(np.isnan(x) for x in par(extremes)(a))
+
+
+def test_min_max_of_empty_is_numpys_error():
+    def mn(a):
+        return a.min()
+
+    def mx(a):
+        return np.max(a)
+
+    with pytest.raises(ValueError, match="zero-size array to reduction operation minimum"):
+        par(mn)(np.zeros(0))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        par(mx)(np.zeros((3, 0)))
+
+
+def spread(a, b):
+    d = a * b
+    return d.max() - d.min() + d.sum()
+
+
+def test_min_max_fuse_with_the_loop_they_read(capfd, nthreads):
+    a, b = RNG.random((300, 400)), RNG.random((300, 400))
+    r, out = stats(capfd, spread, a, b)
+    assert r == pytest.approx(spread(a, b), rel=1e-12)
+    assert len(re.findall(r"is fused into", out)) == 3
+    assert re.search(r"has 1 parallel for-loop\(s\)", out)

@@ -530,7 +530,7 @@ pub(super) fn apply_unary<'ctx>(
 }
 
 /// The scalar function of a ufunc on one element.
-pub(super) fn scalar_call<'ctx>(
+pub(crate) fn scalar_call<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     key: &str,
     args: &[(BasicValueEnum<'ctx>, TypeId)],
@@ -762,7 +762,7 @@ pub(super) fn mean_of<'ctx>(
 }
 
 /// The error of `min`/`max` over nothing (they have no identity); `None` for the others.
-fn no_identity(name: &str) -> Option<&'static str> {
+pub(super) fn no_identity(name: &str) -> Option<&'static str> {
     match name {
         "min" => Some("zero-size array to reduction operation minimum which has no identity"),
         "max" => Some("zero-size array to reduction operation maximum which has no identity"),

@@ -4,7 +4,7 @@
 
 mod array_from;
 mod array_ops;
-pub(crate) use array_ops::Loop;
+pub(crate) use array_ops::{scalar_call, Loop};
 mod arrayexpr;
 mod arrays;
 mod builtins;

@@ -9,7 +9,9 @@
 use inkwell::values::{BasicValueEnum, IntValue, StructValue};
 use inkwell::IntPredicate;
 use numba_ir::{ExtensionNode, VarId};
-use numba_parfor::numpy::{ARRAYEXPR_AT, GETFLAT, MEAN, PARFOR_ALLOC, PARFOR_SHAPE, SETFLAT};
+use numba_parfor::numpy::{
+    ARRAYEXPR_AT, EXTREME, GETFLAT, MEAN, MINMAX, NONEMPTY, PARFOR_ALLOC, PARFOR_SHAPE, SETFLAT,
+};
 use numba_typeinfer::types::*;
 
 use super::array_ops::{
@@ -28,6 +30,100 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(GETFLAT, lower_getflat);
     r.register_extension(SETFLAT, lower_setflat);
     r.register_extension(MEAN, lower_mean);
+    r.register_extension(EXTREME, lower_extreme);
+    r.register_extension(MINMAX, lower_minmax);
+    r.register_extension(NONEMPTY, lower_nonempty);
+}
+
+/// The node's `op` attribute: `min` or `max`.
+fn op_of<'a>(lw: &FnLower<'_, '_>, node: &'a ExtensionNode) -> R<&'a str> {
+    node.attrs
+        .iter()
+        .find(|(k, _)| k == "op")
+        .map(|(_, v)| v.as_str())
+        .filter(|v| *v == "min" || *v == "max")
+        .ok_or_else(|| lw.unsupported(format!("malformed {} node", node.kind)))
+}
+
+/// `x = parfor_extreme()`: the largest value of `x`'s type for a `min`, the smallest for
+/// a `max` (infinities for floats), so any element replaces it.
+fn lower_extreme<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let is_min = op_of(lw, node)? == "min";
+    let t = lowered(lw.ty(target));
+    let lt = value_type(lw.ctx, t)?;
+    let v: BasicValueEnum<'ctx> = if t.is_float() {
+        let inf = if is_min {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        };
+        lt.into_float_type().const_float(inf).into()
+    } else if t == BOOLEAN {
+        lt.into_int_type()
+            .const_int(u64::from(is_min), false)
+            .into()
+    } else if t.is_integer() {
+        let bits = t.bitwidth();
+        let it = lt.into_int_type();
+        let ones = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let v = match (t.is_signed(), is_min) {
+            (true, true) => ones >> 1,
+            (true, false) => 1u64 << (bits - 1),
+            (false, true) => ones,
+            (false, false) => 0,
+        };
+        it.const_int(v, false).into()
+    } else {
+        return Err(lw.unsupported(format!("a parallel min/max of {t}")));
+    };
+    Ok(Some(v))
+}
+
+/// `x = parfor_minmax(acc, e)`.
+fn lower_minmax<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let op = op_of(lw, node)?;
+    let mut args = Vec::with_capacity(2);
+    for k in 0..2 {
+        let v = operand(lw, node, k)?;
+        let t = lowered(lw.ty(v));
+        args.push((lw.load(v)?, t));
+    }
+    let (v, t) = super::array_ops::scalar_call(lw, op, &args)?;
+    Ok(Some(lw.cast(v, t, lw.ty(target))?))
+}
+
+/// `m = parfor_nonempty(acc, n)`.
+fn lower_nonempty<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let op = op_of(lw, node)?;
+    let n = load_index(lw, operand(lw, node, 1)?)?;
+    let empty =
+        lw.b.build_int_compare(IntPredicate::EQ, n, lw.ctx.i64_type().const_zero(), "")
+            .map_err(llvm_err)?;
+    let msg = super::array_ops::no_identity(op)
+        .ok_or_else(|| lw.unsupported(format!("malformed {} node", node.kind)))?;
+    lw.raise_const_if(empty, "ValueError", &[msg])?;
+    let acc = operand(lw, node, 0)?;
+    let v = lw.load(acc)?;
+    Ok(Some(lw.cast(v, lw.ty(acc), lw.ty(target))?))
 }
 
 fn target_of(lw: &FnLower<'_, '_>, node: &ExtensionNode, t: Option<VarId>) -> R<VarId> {

@@ -173,8 +173,9 @@ class CPUDispatcher(_Dispatcher):
 
     def parallel_diagnostics(self, signature=None, level=1):
         """Print what ``parallel=True`` did, in the layout of Numba's report: the
-        function's source with each parallel loop marked, then (level >= 2) the fusion
-        and hoisting sections. numba-rs does not fuse or hoist yet, and says so."""
+        function's source with each parallel loop marked, the loops before (level >= 2)
+        and after fusion, and (level >= 3) the fusion summary. numba-rs hoists no
+        allocations yet, and says so."""
         if not 1 <= int(level) <= 4:
             raise ValueError("Report level must be between 1 and 4")
         if not self.signatures:
@@ -198,7 +199,7 @@ class CPUDispatcher(_Dispatcher):
             return
         print(f"Parallel loop listing for {name}")
         marks = {}
-        for lid, line, _pattern in loops:
+        for lid, line, _pattern, _into in loops:
             marks.setdefault(line, []).append(lid)
         width = max((len(x.rstrip("\n")) for x in lines), default=0) + 4
         print("-" * width + "|loop #ID")
@@ -210,16 +211,60 @@ class CPUDispatcher(_Dispatcher):
                 print(text.ljust(width, "-") + "| " + tag)
             else:
                 print(text.ljust(width) + "| ")
-        if level >= 2:
+        # Fusion: each loop left is a region; the loops fused into it (transitively).
+        into = {lid: target for lid, _l, _p, target in loops}
+
+        def root(lid):
+            while into.get(lid) is not None:
+                lid = into[lid]
+            return lid
+
+        regions = {}
+        for lid, line, _p, _t in sorted(loops, key=lambda x: (x[1], x[0])):
+            regions.setdefault(root(lid), []).append(lid)
+        order = sorted(regions, key=lambda r: min(l for i, l, _p, _t in loops if i == r))
+        fused = {r: sorted(x for x in regions[r] if x != r) for r in order}
+        if level >= 3 and any(fused.values()):
             print(" Fusing loops ".center(80, "-"))
-            print("Attempting fusion of parallel loops (combines loops with similar properties)...")
+            print("Attempting fusion of parallel loops (combines loops with similar properties)...\n")
+            print("\n \nFused loop summary:\n")
+            for r in order:
+                if fused[r]:
+                    print(f"+--{r} has the following loops fused into it:")
+                    for k in fused[r]:
+                        print(f"   +--{k} (fused)")
+                    print("")
+            print(
+                "\nFollowing the attempted fusion of parallel for-loops there are "
+                f"{len(order)} parallel for-loop(s) (originating from loops labelled: "
+                + ", ".join(f"#{r}" for r in order)
+                + ")."
+            )
+            print("-" * 80)
+            print("")
+        if level >= 2:
             print(" Before Optimisation ".center(80, "-"))
+            for n, r in enumerate(order):
+                print(f"Parallel region {n}:")
+                print("\n".join(f"+--{k} (parallel)" for k in [r] + fused[r]))
+                print("\n")
             print("-" * 80)
-            print(" After Optimisation ".center(80, "-"))
+        print(" After Optimisation ".center(80, "-"))
+        for n, r in enumerate(order):
+            print(f"Parallel region {n}:")
+            extra = f", fused with loop(s): {', '.join(map(str, fused[r]))}" if fused[r] else ""
+            print(f"+--{r} (parallel{extra})")
+            print("\n")
+        if any(fused.values()):
+            for n, r in enumerate(order):
+                print(f"\n \nParallel region {n} (loop #{r}) had {len(fused[r])} loop(s) fused.")
+        else:
             print("Parallel structure is already optimal.")
-            print("-" * 80)
-            print("-" * 80)
-            print(" ")
+        print("-" * 80)
+        print("")
+        print("-" * 80)
+        print("\n ")
+        if level >= 3:
             print("Loop invariant code motion".center(80, "-"))
             print("Allocation hoisting:")
             print("No allocation hoisting found")
