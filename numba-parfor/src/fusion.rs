@@ -9,12 +9,14 @@
 //! broadcasts at run time as NumPy does, so classes are only ever joined where equality
 //! is certain and no assert is inserted.
 //!
-//! **Fusion.** Two NumPy parfors of one block fuse when their sizes are in one class, the
-//! statements between them are set-up statements the conversion generated (moved before
-//! the first) or a mean's division (moved after the second), the second does not read a
-//! result of the first (reduction, mean), and every array the first writes is read by the
-//! second only at the loop's own position (its result's class). The fused body runs the
-//! first body, then the second with its index equal to the first's.
+//! **Fusion.** Two NumPy parfors of one block fuse when their sizes are in one class; the
+//! statements between them are set-up statements, constants and copies (moved before the
+//! first), or scalar computations, a mean's or min/max's final step and other NumPy
+//! parfors independent of the second (left after it); the second does not read a result
+//! of the first (reduction, mean); and every array the first writes is read by the second
+//! only at the loop's own position (its result's class). A `prange` parfor is a barrier:
+//! its writes are not tracked, so nothing moves across it. The fused body runs the first
+//! body, then the second with its index equal to the first's.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -310,6 +312,11 @@ fn try_fuse(
     for inst in between {
         let reads = ir.stmt_vars(&inst.stmt);
         if let Some(mid) = parfor_of(inst) {
+            // A `prange` body may write any array it can reach (its writes are not
+            // tracked): nothing moves across it.
+            if !gen.elementwise.contains(&mid.id) {
+                return Attempt::Blocked;
+            }
             read_before.extend(mid.params.iter().copied());
             let (r, w) = effects(&mid);
             if p2.params.iter().any(|v| r.contains(v) || w.contains(v))
@@ -342,11 +349,7 @@ fn try_fuse(
         return Attempt::Blocked;
     }
     if !gen.elementwise.contains(&p1.id) || !gen.elementwise.contains(&p2.id) {
-        return if independent {
-            Attempt::Skip
-        } else {
-            Attempt::Blocked
-        };
+        return Attempt::Blocked;
     }
     let ([n1], [n2]) = (p1.loop_nests.as_slice(), p2.loop_nests.as_slice()) else {
         return Attempt::Blocked;
