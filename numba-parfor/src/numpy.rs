@@ -133,43 +133,48 @@ impl Cx<'_> {
         self.next_label
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn parfor(
-        &mut self,
-        index: VarId,
-        size: VarId,
-        body: Vec<Inst>,
-        params: Vec<VarId>,
-        reductions: Vec<Reduction>,
-        pattern: String,
-        cost: i64,
-        loc: Loc,
-    ) -> Parfor {
-        let mut params = params;
+    /// Build the parfor of `l`, report it and append it to `out`.
+    fn emit(&mut self, l: FlatLoop, loc: Loc, out: &mut Vec<Inst>, report: &mut ParforReport) {
+        let mut params = l.params;
         params.sort();
         params.dedup();
         let label = self.label();
         let pf = Parfor {
             id: crate::next_parfor_id(),
             loop_nests: vec![LoopNest {
-                index,
+                index: l.index,
                 start: Bound::Const(0),
-                stop: Bound::Var(size),
+                stop: Bound::Var(l.size),
                 step: Bound::Const(1),
             }],
             init_block: Block::default(),
-            loop_body: [(label, Block { body })].into_iter().collect(),
-            index_var: index,
+            loop_body: [(label, Block { body: l.body })].into_iter().collect(),
+            index_var: l.index,
             params,
             races: Vec::new(),
-            reductions,
-            patterns: vec![pattern],
-            cost: cost.max(1),
+            reductions: l.reductions,
+            patterns: vec![l.pattern.clone()],
+            cost: l.cost.max(1),
             loc,
         };
         self.gen.elementwise.insert(pf.id);
-        pf
+        report.produced(pf.id, &l.pattern, &self.ir.filename, loc.line);
+        out.push(Inst {
+            stmt: Stmt::Extension(Box::new(pf.to_node())),
+            loc,
+        });
     }
+}
+
+/// A loop over flat positions `0..size` the conversion makes into a parfor.
+struct FlatLoop {
+    index: VarId,
+    size: VarId,
+    body: Vec<Inst>,
+    params: Vec<VarId>,
+    reductions: Vec<Reduction>,
+    pattern: String,
+    cost: i64,
 }
 
 fn elem_type(t: TypeId) -> Option<TypeId> {
@@ -349,21 +354,20 @@ fn arrayexpr(
     }
     let mut params = vec![target];
     params.extend(&leaves);
-    let pf = cx.parfor(
-        index,
-        size,
-        vec![get, set],
-        params,
-        Vec::new(),
-        pattern.clone(),
-        cost,
+    cx.emit(
+        FlatLoop {
+            index,
+            size,
+            body: vec![get, set],
+            params,
+            reductions: Vec::new(),
+            pattern,
+            cost,
+        },
         loc,
+        out,
+        report,
     );
-    report.produced(pf.id, &pattern, &cx.ir.filename, loc.line);
-    out.push(Inst {
-        stmt: Stmt::Extension(Box::new(pf.to_node())),
-        loc,
-    });
     true
 }
 
@@ -429,31 +433,43 @@ fn reduction(
     if !ret.is_scalar() || ret != cx.typing.type_of(target).unliteral() {
         return false;
     }
-    if name == "min" || name == "max" {
-        if dtype.is_complex() || ret != dtype {
-            return false;
+    // How each reduction starts, steps and finishes.
+    let minmax = name == "min" || name == "max";
+    let (red_op, step_sig) = match name {
+        "min" | "max" => {
+            if dtype.is_complex() || ret != dtype {
+                return false;
+            }
+            let op = if name == "min" {
+                RedOp::Min
+            } else {
+                RedOp::Max
+            };
+            (op, None)
         }
-        return extreme(cx, target, arr, dtype, name, loc, out, report);
-    }
-    let op = if name == "prod" {
-        numba_ir::BinOp::Mul
-    } else {
-        numba_ir::BinOp::Add
+        _ => {
+            let (op, bin) = if name == "prod" {
+                (RedOp::Mul, numba_ir::BinOp::Mul)
+            } else {
+                (RedOp::Add, numba_ir::BinOp::Add)
+            };
+            match numba_typeinfer::context::binop_signature(bin, ret, dtype) {
+                Some(s) if s.ret.unliteral() == ret => (op, Some((bin, s))),
+                _ => return false,
+            }
+        }
     };
-    let Some(step_sig) = numba_typeinfer::context::binop_signature(op, ret, dtype) else {
-        return false;
-    };
-    if step_sig.ret.unliteral() != ret {
-        return false;
-    }
     let size = cx.size_of(arr, loc, out);
-    let acc = if name == "mean" {
-        cx.var("$mean_acc", ret, loc)
-    } else {
-        target
+    let (acc, start) = match name {
+        "min" | "max" => (
+            cx.var("$minmax_acc", dtype, loc),
+            Expr::Extension(Box::new(with_op(EXTREME, vec![], name))),
+        ),
+        "mean" => (cx.var("$mean_acc", ret, loc), Expr::Const(Constant::Int(0))),
+        "prod" => (target, Expr::Const(Constant::Int(1))),
+        _ => (target, Expr::Const(Constant::Int(0))),
     };
-    let start = i64::from(name == "prod");
-    let (inst, e) = cx.assign(acc, Expr::Const(Constant::Int(start)), loc);
+    let (inst, e) = cx.assign(acc, start, loc);
     cx.gen.inits.insert(e);
     out.push(inst);
     let index = cx.index_var(loc);
@@ -463,126 +479,51 @@ fn reduction(
         Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
         loc,
     );
-    let (step, step_e) = cx.assign(
-        acc,
-        Expr::BinOp {
-            op,
+    let step_expr = match &step_sig {
+        Some((op, _)) => Expr::BinOp {
+            op: *op,
             lhs: acc,
             rhs: elem,
         },
-        loc,
-    );
-    cx.typing.calltypes.insert(step_e, step_sig);
-    let red = Reduction {
-        var: acc,
-        op: if op == numba_ir::BinOp::Mul {
-            RedOp::Mul
-        } else {
-            RedOp::Add
-        },
-        expr: step_e,
-        acc_operand: 0,
+        None => Expr::Extension(Box::new(with_op(MINMAX, vec![acc, elem], name))),
     };
+    let (step, step_e) = cx.assign(acc, step_expr, loc);
+    if let Some((_, sig)) = step_sig {
+        cx.typing.calltypes.insert(step_e, sig);
+    }
     let pattern = format!(
         "('prange', 'internal', (('{name}', 'numpy'), Loc(filename={}, line={}, col=None)))",
         cx.ir.filename, loc.line
     );
-    let pf = cx.parfor(
-        index,
-        size,
-        vec![get, step],
-        vec![arr, acc],
-        vec![red],
-        pattern.clone(),
-        3,
+    cx.emit(
+        FlatLoop {
+            index,
+            size,
+            body: vec![get, step],
+            params: vec![arr, acc],
+            reductions: vec![Reduction {
+                var: acc,
+                op: red_op,
+                expr: step_e,
+                acc_operand: 0,
+            }],
+            pattern,
+            cost: 3,
+        },
         loc,
+        out,
+        report,
     );
-    report.produced(pf.id, &pattern, &cx.ir.filename, loc.line);
-    out.push(Inst {
-        stmt: Stmt::Extension(Box::new(pf.to_node())),
-        loc,
-    });
-    if name == "mean" {
-        let (inst, e) = cx.assign(
-            target,
-            Expr::Extension(Box::new(ExtensionNode::new(MEAN, vec![acc, size]))),
-            loc,
-        );
+    // The result from the accumulator: a mean divides, min/max check for emptiness.
+    let finish = match name {
+        "mean" => Some(ExtensionNode::new(MEAN, vec![acc, size])),
+        _ if minmax => Some(with_op(NONEMPTY, vec![acc, size], name)),
+        _ => None,
+    };
+    if let Some(node) = finish {
+        let (inst, e) = cx.assign(target, Expr::Extension(Box::new(node)), loc);
         cx.gen.posts.insert(e);
         out.push(inst);
     }
-    true
-}
-
-/// `m = a.min()` / `a.max()` (and `np.min`, `np.amin`, ...): a `min`/`max` reduction
-/// parfor from the type's extreme, then the empty check.
-#[allow(clippy::too_many_arguments)]
-fn extreme(
-    cx: &mut Cx<'_>,
-    target: VarId,
-    arr: VarId,
-    dtype: TypeId,
-    name: &str,
-    loc: Loc,
-    out: &mut Vec<Inst>,
-    report: &mut ParforReport,
-) -> bool {
-    let size = cx.size_of(arr, loc, out);
-    let acc = cx.var("$minmax_acc", dtype, loc);
-    let (inst, e) = cx.assign(
-        acc,
-        Expr::Extension(Box::new(with_op(EXTREME, vec![], name))),
-        loc,
-    );
-    cx.gen.inits.insert(e);
-    out.push(inst);
-    let index = cx.index_var(loc);
-    let elem = cx.var("$parfor_elem", dtype, loc);
-    let (get, _) = cx.assign(
-        elem,
-        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
-        loc,
-    );
-    let (step, step_e) = cx.assign(
-        acc,
-        Expr::Extension(Box::new(with_op(MINMAX, vec![acc, elem], name))),
-        loc,
-    );
-    let red = Reduction {
-        var: acc,
-        op: if name == "min" {
-            RedOp::Min
-        } else {
-            RedOp::Max
-        },
-        expr: step_e,
-        acc_operand: 0,
-    };
-    let pattern = format!(
-        "('prange', 'internal', (('{name}', 'numpy'), Loc(filename={}, line={}, col=None)))",
-        cx.ir.filename, loc.line
-    );
-    let pf = cx.parfor(
-        index,
-        size,
-        vec![get, step],
-        vec![arr, acc],
-        vec![red],
-        pattern.clone(),
-        3,
-        loc,
-    );
-    report.produced(pf.id, &pattern, &cx.ir.filename, loc.line);
-    out.push(Inst {
-        stmt: Stmt::Extension(Box::new(pf.to_node())),
-        loc,
-    });
-    let (inst, e) = cx.assign(
-        target,
-        Expr::Extension(Box::new(with_op(NONEMPTY, vec![acc, size], name))),
-        loc,
-    );
-    cx.gen.posts.insert(e);
-    out.push(inst);
     true
 }

@@ -406,15 +406,13 @@ impl BaseContext {
             );
         }
         // The threading layer's queries, callable from jitted code (as in Numba).
-        for name in ["get_num_threads", "get_thread_id"] {
-            let key: &'static str = if name == "get_num_threads" {
-                "numba_rs.get_num_threads"
-            } else {
-                "numba_rs.get_thread_id"
-            };
-            for alias in [key.to_string(), format!("numba.{name}")] {
+        for (key, alias) in [
+            ("numba_rs.get_num_threads", "numba.get_num_threads"),
+            ("numba_rs.get_thread_id", "numba.get_thread_id"),
+        ] {
+            for name in [key, alias] {
                 self.register(
-                    &alias,
+                    name,
                     Box::new(FnTemplate(
                         move |a: &[TypeId]| a.is_empty().then(|| sig(key, INT64, vec![])),
                         "()",

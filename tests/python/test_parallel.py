@@ -447,7 +447,7 @@ def test_parallel_function_called_from_a_parallel_loop():
     assert f(a) == 4 * int(a.sum())
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX-only (absent on Windows)")
 def test_pool_works_after_fork():
     code = textwrap.dedent(
         """

@@ -42,7 +42,7 @@ fn body(node: &ExtensionNode) -> &[numba_ir::Inst] {
 }
 
 /// The operands as the loop reads them: arrays by type, scalars loaded once.
-fn load_operands<'ctx>(
+pub(super) fn load_operands<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     vars: &[VarId],
 ) -> R<Vec<(TypeId, BasicValueEnum<'ctx>)>> {

@@ -151,11 +151,7 @@ fn lower_alloc<'ctx>(
 ) -> R<Option<BasicValueEnum<'ctx>>> {
     let target = target_of(lw, node, target)?;
     let ret = lowered(lw.ty(target));
-    let ops = node
-        .operands
-        .iter()
-        .map(|&v| Ok((lowered(lw.ty(v)), lw.load(v)?)))
-        .collect::<R<Vec<_>>>()?;
+    let ops = super::arrayexpr::load_operands(lw, &node.operands)?;
     let (dims, _) = broadcast_shape(lw, ndim(ret), &ops)?;
     let a = if storage {
         super::arrays::allocate(lw, ret, &dims)?
