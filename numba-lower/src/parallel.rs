@@ -10,8 +10,8 @@
 //!    status, exception record and results (reduction partials, race values) in the
 //!    division's slots;
 //! 3. the caller asks the runtime how many divisions the work deserves
-//!    (`numba_rs_parfor_divisions`: 1, inline, when it is too small to pay for a thread
-//!    launch), runs them on numba-nrt's pool (`numba_rs_parallel_for`), re-raises the
+//!    (`do_scheduling_signed`/`_unsigned`, numba-nrt's `numba_rs_parfor_divisions`: 1,
+//!    inline, when it is too small to pay for a thread launch), runs them on numba-nrt's pool (`numba_rs_parallel_for`), re-raises the
 //!    first division's exception, and combines the reduction partials in division order
 //!    (Numba's `reduction_add` / `reduction_mul`, or the recorded `min`/`max` call
 //!    replayed). Races take the value of the last division, as a serial loop would leave
@@ -274,10 +274,13 @@ fn lower_parfor<'ctx>(
         key: ImplKey::Function("len".into()),
     };
     let count = lw.call_impl(&len_sig, &[range])?.into_int_value();
-    let divs_f = lw.runtime_fn(
-        "numba_rs_parfor_divisions",
-        i64t.fn_type(&[i64t.into(), i64t.into()], false),
-    );
+    // Numba's scheduler names: unsigned when the index starts at a known non-negative
+    // constant (its `uintp` parfor index), signed otherwise.
+    let scheduler = match nest.start {
+        Bound::Const(c) if c >= 0 => "do_scheduling_unsigned",
+        _ => "do_scheduling_signed",
+    };
+    let divs_f = lw.runtime_fn(scheduler, i64t.fn_type(&[i64t.into(), i64t.into()], false));
     let ndiv = lw
         .call_value(
             divs_f,

@@ -88,7 +88,16 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
             vec![$((stringify!($f), $f as *const () as usize)),*]
         };
     }
-    symbols![
+    // The scheduler under Numba's names, as its parfor launches call it (and as tests
+    // reading the LLVM look for): `_unsigned` for loops whose index starts at a known
+    // non-negative constant, `_signed` otherwise. Both take a range length, which is
+    // never negative, so one function serves both.
+    let scheduler = numba_rs_parfor_divisions as *const () as usize;
+    let mut table = vec![
+        ("do_scheduling_signed", scheduler),
+        ("do_scheduling_unsigned", scheduler),
+    ];
+    table.extend(symbols![
         NRT_Allocate,
         NRT_Free,
         NRT_MemInfo_alloc,
@@ -115,5 +124,6 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         numba_rs_get_thread_id,
         numba_rs_parfor_scratch,
         numba_rs_parfor_scratch_free,
-    ]
+    ]);
+    table
 }

@@ -43,6 +43,8 @@ pub(crate) struct Shapes {
     size: HashMap<VarId, u32>,
     /// Variables assigned more than once never share a class.
     multi: BTreeSet<VarId>,
+    /// Shape variables arrays were created from: the class of those arrays.
+    shape_class: HashMap<VarId, u32>,
     next: u32,
 }
 
@@ -64,7 +66,7 @@ impl Shapes {
         c
     }
 
-    pub(crate) fn analyze(ir: &FunctionIR, typing: &TypingResult) -> Shapes {
+    pub(crate) fn analyze(ir: &FunctionIR, typing: &TypingResult, gen: &Generated) -> Shapes {
         let mut s = Shapes::default();
         let mut seen = BTreeSet::new();
         for b in ir.blocks.values() {
@@ -105,6 +107,21 @@ impl Shapes {
                             s.fresh()
                         };
                         s.class.insert(target, c);
+                    }
+                    // Arrays created from one (singly assigned) shape variable.
+                    _ if gen.created.contains_key(&target) => {
+                        let shape = gen.created[&target];
+                        if !s.multi.contains(&shape) {
+                            let c = match s.shape_class.get(&shape) {
+                                Some(&c) => c,
+                                None => {
+                                    let c = s.of(target);
+                                    s.shape_class.insert(shape, c);
+                                    c
+                                }
+                            };
+                            s.class.insert(target, c);
+                        }
                     }
                     Expr::GetAttr { value: arr, attr }
                         if attr == "size" && typing.type_of(*arr).is_array() =>
@@ -229,7 +246,7 @@ pub(crate) fn fuse(
     gen: &Generated,
     report: &mut ParforReport,
 ) {
-    let mut shapes = Shapes::analyze(ir, typing);
+    let mut shapes = Shapes::analyze(ir, typing, gen);
     let labels: Vec<_> = ir.blocks.keys().copied().collect();
     for l in labels {
         let body = std::mem::take(&mut ir.blocks.get_mut(&l).expect("block").body);
@@ -298,6 +315,11 @@ fn try_fuse(
     p2: &Parfor,
     between: &[Inst],
 ) -> Attempt {
+    // A random draw stays where it is: fusing it with, or moving it above, another
+    // would change which draw lands in which array.
+    if gen.random.contains(&p2.id) {
+        return Attempt::Blocked;
+    }
     let (mut results, w1) = effects(p1);
     let (r2, w2) = effects(p2);
     // The second may move above the first at all only if they are independent.

@@ -60,8 +60,9 @@ impl Builder<'_> {
         lhs: VarId,
         rhs: VarId,
     ) -> Result<(), ParforError> {
-        let lt = self.typing.type_of(lhs);
-        let rt = self.typing.type_of(rhs);
+        // A bound may be a literal (`prange(1, n)` with the 1 in a variable).
+        let lt = self.typing.type_of(lhs).unliteral();
+        let rt = self.typing.type_of(rhs).unliteral();
         let sig: Signature =
             numba_typeinfer::context::binop_signature(op, lt, rt).ok_or_else(|| {
                 ParforError::Failed {

@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use numba_bytecode::Constant;
 use numba_ir::{Block, Expr, ExprId, ExtensionNode, FunctionIR, Inst, Label, Loc, Stmt, VarId};
-use numba_typeinfer::types::{Type, INT64};
+use numba_typeinfer::types::{Type, INT64, NONE};
 use numba_typeinfer::{ImplKey, Signature, TypeId, TypingResult};
 
 use crate::node::{Bound, LoopNest, Parfor, RedOp, Reduction};
@@ -31,6 +31,10 @@ pub const PARFOR_ALLOC: &str = "parfor_alloc";
 /// `out = parfor_shape(leaves...)`: as `parfor_alloc`, but without storage: the array of
 /// a parfor whose temporary result was removed (only its shape is read).
 pub const PARFOR_SHAPE: &str = "parfor_shape";
+/// `out = parfor_empty(shape...)`: a new C array of `out`'s type, uninitialised, of the
+/// shape an int, a tuple of ints or several ints give (a `numpy.random` draw's `size`, or
+/// `rand`'s dimensions).
+pub const PARFOR_EMPTY: &str = "parfor_empty";
 /// `x = arrayexpr_at(out, i, leaves...)`: the fused tree (the node's nested block, as in
 /// an `arrayexpr` node) evaluated at flat position `i` of `out`'s shape, each leaf read
 /// at the position broadcasting gives it.
@@ -66,6 +70,12 @@ pub(crate) struct Generated {
     pub posts: HashSet<ExprId>,
     /// Parfors whose bodies read arrays only at the loop's own flat position.
     pub elementwise: HashSet<usize>,
+    /// Parfors that draw random numbers: they keep their place (fusing two, or moving
+    /// one over another, would change which draw lands in which array).
+    pub random: HashSet<usize>,
+    /// Arrays created from a shape variable (`np.zeros(n)`): those of one shape variable
+    /// have equal shapes.
+    pub created: HashMap<VarId, VarId>,
 }
 
 struct Cx<'a> {
@@ -134,7 +144,13 @@ impl Cx<'_> {
     }
 
     /// Build the parfor of `l`, report it and append it to `out`.
-    fn emit(&mut self, l: FlatLoop, loc: Loc, out: &mut Vec<Inst>, report: &mut ParforReport) {
+    fn emit(
+        &mut self,
+        l: FlatLoop,
+        loc: Loc,
+        out: &mut Vec<Inst>,
+        report: &mut ParforReport,
+    ) -> usize {
         let mut params = l.params;
         params.sort();
         params.dedup();
@@ -159,10 +175,12 @@ impl Cx<'_> {
         };
         self.gen.elementwise.insert(pf.id);
         report.produced(pf.id, &l.pattern, &self.ir.filename, loc.line);
+        let id = pf.id;
         out.push(Inst {
             stmt: Stmt::Extension(Box::new(pf.to_node())),
             loc,
         });
+        id
     }
 }
 
@@ -226,6 +244,7 @@ pub(crate) fn convert(
                 }
                 Expr::Call { .. } => {
                     reduction(&mut cx, &defs, target, value, inst.loc, &mut new, report)
+                        || creation(&mut cx, target, value, inst.loc, &mut new, report)
                 }
                 _ => false,
             };
@@ -524,6 +543,197 @@ fn reduction(
         let (inst, e) = cx.assign(target, Expr::Extension(Box::new(node)), loc);
         cx.gen.posts.insert(e);
         out.push(inst);
+    }
+    true
+}
+
+/// The `numpy.random` draws that become parfors: a scalar draw per element.
+const RANDOM_DRAWS: &[&str] = &[
+    "random",
+    "random_sample",
+    "sample",
+    "ranf",
+    "standard_normal",
+    "standard_exponential",
+    "normal",
+    "uniform",
+    "exponential",
+    "randint",
+    "rand",
+    "randn",
+];
+
+/// `a = np.zeros(shape, ...)` / `np.ones(...)` (Numba's "NumPy mapping" of `zeros` and
+/// `ones`) and `numpy.random` draws with a size: the array allocated uninitialised and a
+/// parfor storing each element (the constant, or one scalar draw).
+fn creation(
+    cx: &mut Cx<'_>,
+    target: VarId,
+    value: ExprId,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let Some(sig) = cx.typing.calltypes.get(&value).cloned() else {
+        return false;
+    };
+    let ImplKey::Function(key) = &sig.key else {
+        return false;
+    };
+    let Expr::Call {
+        func,
+        args,
+        kws,
+        vararg: None,
+        varkwarg: None,
+        form,
+    } = cx.ir.expr(value).clone()
+    else {
+        return false;
+    };
+    let out_t = cx.typing.type_of(target);
+    let Some(dtype) = elem_type(out_t) else {
+        return false;
+    };
+    if sig.ret.unliteral() != out_t
+        || !matches!(
+            out_t.get(),
+            Type::Array {
+                layout: numba_typeinfer::types::Layout::C,
+                ..
+            }
+        )
+    {
+        return false;
+    }
+    let elem = cx.var("$expr_out_var", dtype, loc);
+    let (pattern, get, cost, random) = match key.as_str() {
+        "numpy.zeros" | "numpy.ones" => {
+            let Some(&shape) = args.first() else {
+                return false;
+            };
+            // The allocation is the same call made as `np.empty`.
+            if let Some(s) = cx.typing.calltypes.get_mut(&value) {
+                s.key = ImplKey::Function("numpy.empty".into());
+            }
+            cx.gen.inits.insert(value);
+            cx.gen.created.insert(target, shape);
+            out.push(Inst {
+                stmt: Stmt::Assign { target, value },
+                loc,
+            });
+            let one = key == "numpy.ones";
+            let (get, _) = cx.assign(elem, Expr::Const(Constant::Int(i64::from(one))), loc);
+            let name = if one { "ones" } else { "zeros" };
+            (
+                format!("('{name} function', 'NumPy mapping')"),
+                get,
+                2,
+                false,
+            )
+        }
+        k => {
+            let Some(name) = k.strip_prefix("numpy.random.") else {
+                return false;
+            };
+            if !RANDOM_DRAWS.contains(&name)
+                || !kws.is_empty()
+                || cx.typing.call_args.contains_key(&value)
+            {
+                return false;
+            }
+            // The shape operands and the scalar call's arguments.
+            let (shape, scalar_args): (Vec<VarId>, Vec<VarId>) =
+                if name == "rand" || name == "randn" {
+                    if args.is_empty() {
+                        return false;
+                    }
+                    (args.clone(), Vec::new())
+                } else {
+                    let Some(params) = numba_typeinfer::np_random::param_names(k) else {
+                        return false;
+                    };
+                    let Some(pos) = params.iter().position(|p| *p == "size") else {
+                        return false;
+                    };
+                    if args.len() != pos + 1 || cx.typing.type_of(args[pos]).unliteral() == NONE {
+                        return false;
+                    }
+                    (vec![args[pos]], args[..pos].to_vec())
+                };
+            let (inst, e) = cx.assign(
+                target,
+                Expr::Extension(Box::new(ExtensionNode::new(PARFOR_EMPTY, shape.clone()))),
+                loc,
+            );
+            cx.gen.inits.insert(e);
+            if let [s] = shape.as_slice() {
+                cx.gen.created.insert(target, *s);
+            }
+            out.push(inst);
+            let (get, e) = cx.assign(
+                elem,
+                Expr::Call {
+                    func,
+                    args: scalar_args.clone(),
+                    kws: Vec::new(),
+                    vararg: None,
+                    varkwarg: None,
+                    form,
+                },
+                loc,
+            );
+            cx.typing.calltypes.insert(
+                e,
+                Signature {
+                    ret: dtype,
+                    args: scalar_args.iter().map(|&a| cx.typing.type_of(a)).collect(),
+                    key: sig.key.clone(),
+                },
+            );
+            (
+                format!("('{name} function', 'NumPy mapping')"),
+                get,
+                20,
+                true,
+            )
+        }
+    };
+    let size = cx.size_of(target, loc, out);
+    let index = cx.index_var(loc);
+    let set = Inst {
+        stmt: Stmt::Extension(Box::new(ExtensionNode::new(
+            SETFLAT,
+            vec![target, index, elem],
+        ))),
+        loc,
+    };
+    let mut params = vec![target];
+    if let Stmt::Assign { value, .. } = get.stmt {
+        params.extend(cx.ir.expr_uses(cx.ir.expr(value)));
+    }
+    params.retain(|&v| {
+        !matches!(
+            cx.typing.type_of(v).get(),
+            Type::Function(_) | Type::Module(_)
+        )
+    });
+    let id = cx.emit(
+        FlatLoop {
+            index,
+            size,
+            body: vec![get, set],
+            params,
+            reductions: Vec::new(),
+            pattern,
+            cost,
+        },
+        loc,
+        out,
+        report,
+    );
+    if random {
+        cx.gen.random.insert(id);
     }
     true
 }

@@ -506,3 +506,120 @@ def test_min_max_fuse_with_the_loop_they_read(capfd, nthreads):
     assert r == pytest.approx(spread(a, b), rel=1e-12)
     assert len(re.findall(r"is fused into", out)) == 3
     assert re.search(r"has 1 parallel for-loop\(s\)", out)
+
+
+# ------------------------------------------------------------ creation and random draws
+
+
+def zeros_ones(n):
+    a = np.zeros(n)
+    b = np.ones((n, 3), np.int32)
+    c = np.ones(n, dtype=np.complex128)
+    d = np.zeros((2, n), np.bool_)
+    return a, b, c, d
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_zeros_and_ones_match_numpy(nthreads, n):
+    got = par(zeros_ones)(n)
+    for g, w in zip(got, zeros_ones(n)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_zeros_and_ones_become_numpy_mapping_parfors(capfd):
+    r, out = stats(capfd, zeros_ones, 10)
+    assert "'('zeros function', 'NumPy mapping')'" in out
+    assert "'('ones function', 'NumPy mapping')'" in out
+    assert len(produced(out)) == 4
+
+
+def created_then_used(n):
+    a = np.ones(n)
+    b = np.zeros(n)
+    return np.sum(a * 2.0 + b)
+
+
+def test_created_arrays_of_one_shape_fuse(capfd, nthreads):
+    r, out = stats(capfd, created_then_used, 1000)
+    assert r == 2000.0
+    ids = produced(out)
+    # ones, zeros, the expression and the sum: one loop.
+    assert len(ids) == 4
+    assert sorted(fusions(out)) == sorted((i, ids[0]) for i in ids[1:])
+
+
+def negative_zeros(n):
+    return np.zeros(n)
+
+
+def test_creation_errors_as_numpy():
+    with pytest.raises(ValueError, match="negative dimensions"):
+        par(negative_zeros)(-1)
+
+
+def draws(n):
+    np.random.seed(42)
+    return (
+        np.random.random(n),
+        np.random.normal(1.0, 2.0, (n, 2)),
+        np.random.randint(0, 10, n),
+        np.random.rand(n, 2),
+        np.random.randn(n),
+        np.random.uniform(-1.0, 1.0, n),
+        np.random.exponential(2.0, n),
+        np.random.standard_normal(n),
+    )
+
+
+def test_random_draws_on_one_thread_equal_the_serial_sequence():
+    # One thread runs every loop inline on the caller, whose generator the seed set:
+    # the draws come in C order, loop after loop, as the serial code draws them.
+    old = numba_rs.get_num_threads()
+    numba_rs.set_num_threads(1)
+    try:
+        got = par(draws)(1000)
+    finally:
+        numba_rs.set_num_threads(old)
+    want = njit(draws)(1000)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_random_draws_in_parallel_have_the_distributions(nthreads):
+    n = 200_000
+    r, nrm, ri, rnd, rn, un, ex, sn = par(draws)(n)
+    assert r.min() >= 0 and r.max() < 1 and abs(r.mean() - 0.5) < 0.01
+    assert nrm.shape == (n, 2) and abs(nrm.mean() - 1.0) < 0.03 and abs(nrm.std() - 2.0) < 0.03
+    assert ri.dtype == np.int64 and ri.min() == 0 and ri.max() == 9
+    assert rnd.shape == (n, 2) and 0 <= rnd.min() and rnd.max() < 1
+    assert abs(rn.mean()) < 0.02 and abs(rn.std() - 1) < 0.02
+    assert -1 <= un.min() and un.max() < 1
+    assert ex.min() >= 0 and abs(ex.mean() - 2.0) < 0.05
+    assert abs(sn.std() - 1) < 0.02
+    # Each thread draws from its own generator: no two positions repeat a sequence.
+    assert len(np.unique(r)) == n
+
+
+def test_random_loops_keep_their_order(capfd):
+    def two(n):
+        np.random.seed(1)
+        a = np.random.random(n)
+        b = np.random.random(n)
+        return a, b
+
+    (a, b), out = stats(capfd, two, 10)
+    assert len(produced(out)) == 2 and fusions(out) == []
+    np.random.seed(1)
+    assert np.array_equal(a, np.random.random(10))
+    assert np.array_equal(b, np.random.random(10))
+
+
+def test_random_draw_fuses_with_the_expression_reading_it(capfd):
+    def scaled(n):
+        return np.random.random(n) * 2.0
+
+    r, out = stats(capfd, scaled, 1000)
+    assert len(fusions(out)) == 1
+    assert r.shape == (1000,) and 0 <= r.min() and r.max() < 2

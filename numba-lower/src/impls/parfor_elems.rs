@@ -10,7 +10,8 @@ use inkwell::values::{BasicValueEnum, IntValue, StructValue};
 use inkwell::IntPredicate;
 use numba_ir::{ExtensionNode, VarId};
 use numba_parfor::numpy::{
-    ARRAYEXPR_AT, EXTREME, GETFLAT, MEAN, MINMAX, NONEMPTY, PARFOR_ALLOC, PARFOR_SHAPE, SETFLAT,
+    ARRAYEXPR_AT, EXTREME, GETFLAT, MEAN, MINMAX, NONEMPTY, PARFOR_ALLOC, PARFOR_EMPTY,
+    PARFOR_SHAPE, SETFLAT,
 };
 use numba_typeinfer::types::*;
 
@@ -26,6 +27,7 @@ use crate::{llvm_err, R};
 pub(crate) fn register(r: &mut Registry) {
     r.register_extension(PARFOR_ALLOC, |lw, node, t| lower_alloc(lw, node, t, true));
     r.register_extension(PARFOR_SHAPE, |lw, node, t| lower_alloc(lw, node, t, false));
+    r.register_extension(PARFOR_EMPTY, lower_empty);
     r.register_extension(ARRAYEXPR_AT, lower_at);
     r.register_extension(GETFLAT, lower_getflat);
     r.register_extension(SETFLAT, lower_setflat);
@@ -159,6 +161,26 @@ fn lower_alloc<'ctx>(
         super::arrays::shape_only(lw, ret, &dims)?
     };
     Ok(Some(a.into()))
+}
+
+/// `out = parfor_empty(shape...)`: the dimensions of each operand (an int or a tuple of
+/// ints) in order.
+fn lower_empty<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let ret = lowered(lw.ty(target));
+    let mut dims = Vec::new();
+    for &v in &node.operands {
+        let x = lw.load(v)?;
+        dims.extend(super::array_ops::dims_of(lw, lowered(lw.ty(v)), x)?);
+    }
+    if dims.len() != ndim(ret) as usize {
+        return Err(lw.unsupported(format!("a {}-d shape for {ret}", dims.len())));
+    }
+    Ok(Some(super::arrays::allocate(lw, ret, &dims)?.into()))
 }
 
 /// `x = arrayexpr_at(out, i, leaves...)`.

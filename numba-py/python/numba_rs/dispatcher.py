@@ -43,12 +43,58 @@ class CompileResult:
         self._dispatcher = dispatcher
 
     @property
+    def library(self):
+        """The compiled code of this specialisation (:class:`CodeLibrary`)."""
+        return CodeLibrary(self._dispatcher, self.argtypes)
+
+    @property
     def type_annotation(self):
         """The annotated typed IR (:class:`TypeAnnotation`)."""
         return TypeAnnotation(self._dispatcher, self.argtypes)
 
     def __repr__(self):
         return f"CompileResult({self.py_func.__qualname__}, {self.signature})"
+
+
+class CodeLibrary:
+    """The code of one specialisation (Numba's ``CodeLibrary``, the part a user reads):
+    ``get_llvm_str()`` the final LLVM module, ``get_asm_str()`` its host assembly."""
+
+    def __init__(self, dispatcher, argtypes):
+        self._dispatcher = dispatcher
+        self._argtypes = argtypes
+
+    def get_llvm_str(self):
+        return self._dispatcher.inspect_llvm(self._argtypes)
+
+    def get_asm_str(self):
+        return self._dispatcher.inspect_asm(self._argtypes)
+
+
+class Overloads(dict):
+    """``dispatcher.overloads``: argument-type tuple -> :class:`CompileResult`. A tuple of
+    Numba's own type objects (``numba.typeof(x)``) finds the same entry, as numba-rs types
+    compare equal to the Numba types that print the same."""
+
+    def __missing__(self, key):
+        if isinstance(key, tuple):
+            for sig, res in self.items():
+                if len(sig) == len(key) and all(a == b for a, b in zip(sig, key)):
+                    return res
+        raise KeyError(key)
+
+    def __contains__(self, key):
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
 
 class TypeAnnotation:
@@ -127,7 +173,7 @@ class CPUDispatcher(_Dispatcher):
     @property
     def overloads(self):
         """Argument-type tuple -> :class:`CompileResult`, in compilation order."""
-        return {sig: CompileResult(self, sig) for sig in self.signatures}
+        return Overloads((sig, CompileResult(self, sig)) for sig in self.signatures)
 
     @property
     def nopython_signatures(self):
