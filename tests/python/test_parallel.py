@@ -558,3 +558,54 @@ def test_warning_free_compile_of_a_plain_prange():
         warnings.simplefilter("error")
         f = njit(parallel=True)(sum_sq)
         f(np.ones(100))
+
+
+def literal_bounds():
+    n = 4
+    a = np.zeros(n - 1)
+    s = 0
+    for i in prange(1, n):
+        a[i - 1] = 2.0 * i
+        s += i
+    return a, s
+
+
+def test_prange_bounds_held_in_literal_variables(nthreads):
+    # `n = 4` types `n` as a literal; the kernel's loop arithmetic takes it as an int.
+    got_a, got_s = njit(parallel=True)(literal_bounds)()
+    want_a, want_s = literal_bounds()
+    np.testing.assert_array_equal(got_a, want_a)
+    assert got_s == want_s
+
+
+def scheduled(a, lo):
+    s = 0.0
+    for i in prange(a.size):
+        s += a[i]
+    for i in prange(lo, a.size):
+        a[i] = 0.0
+    return s
+
+
+def test_launches_call_numbas_scheduler_names():
+    # As in Numba's LLVM: `do_scheduling_unsigned` for a loop from a known non-negative
+    # start, `do_scheduling_signed` when the start is a variable.
+    f = njit(parallel=True)(scheduled)
+    assert f(np.arange(10.0), 3) == 45.0
+    (res,) = f.overloads.values()
+    llvm = res.library.get_llvm_str()
+    assert "@do_scheduling_unsigned(" in llvm and "@do_scheduling_signed(" in llvm
+    assert llvm == f.inspect_llvm(res.argtypes)
+    assert "do_scheduling_unsigned" in res.library.get_asm_str()
+
+
+def test_overloads_found_by_numbas_own_types():
+    numba = pytest.importorskip("numba")
+    f = njit(parallel=True)(scheduled)
+    a = np.arange(4.0)
+    f(a, 1)
+    sig = (numba.typeof(a), numba.typeof(1))
+    assert sig in f.overloads
+    assert f.overloads[sig].entry_point(np.arange(4.0), 0) == 6.0
+    with pytest.raises(KeyError):
+        f.overloads[(numba.typeof(1.0),)]
