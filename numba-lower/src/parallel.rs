@@ -45,6 +45,78 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![]),
         |lw, _, _| runtime_i64(lw, "numba_rs_get_thread_id"),
     );
+    r.register(
+        ImplKey::Function("numba_rs.get_parallel_chunksize".into()),
+        Args::Exact(vec![]),
+        |lw, sig, _| {
+            let v = runtime_i64(lw, "numba_rs_get_parallel_chunksize")?;
+            lw.cast(v, INT64, sig.ret)
+        },
+    );
+    r.register(
+        ImplKey::Function("numba_rs.set_num_threads".into()),
+        Args::Exact(vec![crate::registry::TypePat::Int]),
+        set_num_threads,
+    );
+    r.register(
+        ImplKey::Function("numba_rs.set_parallel_chunksize".into()),
+        Args::Exact(vec![crate::registry::TypePat::Int]),
+        set_parallel_chunksize,
+    );
+}
+
+/// `set_num_threads(n)`: Numba's ValueError outside `1..=NUMBA_NUM_THREADS` (the bound
+/// is this process's, as Numba bakes its configured count into the check).
+fn set_num_threads<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &numba_typeinfer::Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let n = lw.cast(a[0], sig.args[0], INT64)?.into_int_value();
+    let max = numba_nrt::parallel::config_num_threads() as u64;
+    let low =
+        lw.b.build_int_compare(IntPredicate::SLT, n, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
+    let high =
+        lw.b.build_int_compare(IntPredicate::SGT, n, i64t.const_int(max, false), "")
+            .map_err(llvm_err)?;
+    let bad = lw.b.build_or(low, high, "").map_err(llvm_err)?;
+    let msg = format!("The number of threads must be between 1 and {max}");
+    lw.raise_const_if(bad, "ValueError", &[&msg])?;
+    let f = lw.runtime_fn(
+        "numba_rs_set_num_threads",
+        lw.ctx.void_type().fn_type(&[i64t.into()], false),
+    );
+    lw.b.build_call(f, &[n.into()], "").map_err(llvm_err)?;
+    Ok(lw.ghost())
+}
+
+/// `set_parallel_chunksize(n)`: the previous chunk size; Numba's ValueError below zero.
+fn set_parallel_chunksize<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &numba_typeinfer::Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let n = lw.cast(a[0], sig.args[0], INT64)?.into_int_value();
+    let neg = if sig.args[0].is_signed() {
+        lw.b.build_int_compare(IntPredicate::SLT, n, i64t.const_zero(), "")
+            .map_err(llvm_err)?
+    } else {
+        lw.ctx.bool_type().const_zero()
+    };
+    lw.raise_const_if(
+        neg,
+        "ValueError",
+        &["chunksize must be greater than or equal to zero"],
+    )?;
+    let f = lw.runtime_fn(
+        "numba_rs_set_parallel_chunksize",
+        i64t.fn_type(&[i64t.into()], false),
+    );
+    let old = lw.call_value(f, &[n.into()])?;
+    lw.cast(old, INT64, sig.ret)
 }
 
 fn runtime_i64<'ctx>(lw: &mut FnLower<'ctx, '_>, name: &str) -> R<BasicValueEnum<'ctx>> {

@@ -53,8 +53,9 @@ pub use meminfo::{
     NRT_MemInfo_size, NRT_decref, NRT_incref, DEFAULT_ALIGN,
 };
 pub use parallel::{
-    numba_rs_get_num_threads, numba_rs_get_thread_id, numba_rs_parallel_for,
-    numba_rs_parfor_divisions, numba_rs_parfor_scratch, numba_rs_parfor_scratch_free,
+    numba_rs_get_num_threads, numba_rs_get_parallel_chunksize, numba_rs_get_thread_id,
+    numba_rs_parallel_for, numba_rs_parfor_divisions, numba_rs_parfor_scratch,
+    numba_rs_parfor_scratch_free, numba_rs_set_num_threads, numba_rs_set_parallel_chunksize,
 };
 
 /// Report a broken runtime invariant on stderr and abort the process.
@@ -124,6 +125,9 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         numba_rs_get_thread_id,
         numba_rs_parfor_scratch,
         numba_rs_parfor_scratch_free,
+        numba_rs_set_num_threads,
+        numba_rs_set_parallel_chunksize,
+        numba_rs_get_parallel_chunksize,
     ]);
     table
 }

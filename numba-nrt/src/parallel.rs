@@ -356,6 +356,25 @@ pub extern "C" fn numba_rs_get_thread_id() -> i64 {
     get_thread_id() as i64
 }
 
+/// `set_num_threads(n)` from jitted code, which has checked `1 <= n <= NUMBA_NUM_THREADS`
+/// (an out-of-range `n` is ignored here).
+#[no_mangle]
+pub extern "C" fn numba_rs_set_num_threads(n: i64) {
+    let _ = set_num_threads(n);
+}
+
+/// `set_parallel_chunksize(n)` from jitted code (`n >= 0` checked there): the previous
+/// chunk size.
+#[no_mangle]
+pub extern "C" fn numba_rs_set_parallel_chunksize(n: i64) -> i64 {
+    set_parallel_chunksize(n.max(0) as usize) as i64
+}
+
+#[no_mangle]
+pub extern "C" fn numba_rs_get_parallel_chunksize() -> i64 {
+    get_parallel_chunksize() as i64
+}
+
 /// Scratch memory for a region's per-division results (not counted by the NRT's
 /// statistics: it never escapes the region).
 #[no_mangle]

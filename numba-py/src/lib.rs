@@ -128,7 +128,12 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             // own objects in code written for Numba (`from numba import prange`).
             let parallel_name = matches!(
                 name.as_str(),
-                "prange" | "get_num_threads" | "get_thread_id"
+                "prange"
+                    | "get_num_threads"
+                    | "get_thread_id"
+                    | "set_num_threads"
+                    | "set_parallel_chunksize"
+                    | "get_parallel_chunksize"
             );
             let numbas = parallel_name
                 && m.starts_with("numba.")

@@ -405,6 +405,50 @@ impl BaseContext {
                 )),
             );
         }
+        // The threading layer's setters, callable from jitted code (as in Numba, whose
+        // chunk sizes are C `unsigned int`s).
+        for (key, alias, ret) in [
+            (
+                "numba_rs.set_num_threads",
+                "numba.set_num_threads",
+                NONE,
+            ),
+            (
+                "numba_rs.set_parallel_chunksize",
+                "numba.set_parallel_chunksize",
+                UINT32,
+            ),
+        ] {
+            for name in [key, alias] {
+                self.register(
+                    name,
+                    Box::new(FnTemplate(
+                        move |a: &[TypeId]| match a {
+                            [t] if t.unliteral().is_integer() => {
+                                Some(sig(key, ret, vec![t.unliteral()]))
+                            }
+                            _ => None,
+                        },
+                        "(int)",
+                    )),
+                );
+            }
+        }
+        for name in [
+            "numba_rs.get_parallel_chunksize",
+            "numba.get_parallel_chunksize",
+        ] {
+            self.register(
+                name,
+                Box::new(FnTemplate(
+                    |a: &[TypeId]| {
+                        a.is_empty()
+                            .then(|| sig("numba_rs.get_parallel_chunksize", UINT32, vec![]))
+                    },
+                    "()",
+                )),
+            );
+        }
         // The threading layer's queries, callable from jitted code (as in Numba).
         for (key, alias) in [
             ("numba_rs.get_num_threads", "numba.get_num_threads"),

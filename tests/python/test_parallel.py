@@ -609,3 +609,46 @@ def test_overloads_found_by_numbas_own_types():
     assert f.overloads[sig].entry_point(np.arange(4.0), 0) == 6.0
     with pytest.raises(KeyError):
         f.overloads[(numba.typeof(1.0),)]
+
+
+def setters(n, chunk):
+    numba_rs.set_num_threads(n)
+    got = numba_rs.get_num_threads()
+    old = numba_rs.set_parallel_chunksize(chunk)
+    now = numba_rs.get_parallel_chunksize()
+    numba_rs.set_parallel_chunksize(old)
+    return got, old, now
+
+
+def test_thread_setters_from_jitted_code():
+    # Numba's set_num_threads / set_parallel_chunksize / get_parallel_chunksize work in
+    # jitted code, with the same checks as from Python.
+    f = njit(setters)
+    before = numba_rs.get_num_threads()
+    try:
+        assert f(1, 8) == (1, 0, 8)
+        assert numba_rs.get_num_threads() == 1  # for the calling thread, as in Numba
+        assert numba_rs.get_parallel_chunksize() == 0
+        top = numba_rs.config.NUMBA_NUM_THREADS
+        with pytest.raises(ValueError, match=f"between 1 and {top}"):
+            f(top + 1, 0)
+        with pytest.raises(ValueError, match=f"between 1 and {top}"):
+            f(0, 0)
+        with pytest.raises(ValueError, match="chunksize must be greater"):
+            f(1, -1)
+    finally:
+        numba_rs.set_num_threads(before)
+
+
+def test_numbas_own_thread_setters_in_jitted_code():
+    numba = pytest.importorskip("numba")
+
+    def g():
+        numba.set_num_threads(1)
+        return numba.get_num_threads(), numba.get_parallel_chunksize()
+
+    before = numba_rs.get_num_threads()
+    try:
+        assert njit(g)() == (1, 0)
+    finally:
+        numba_rs.set_num_threads(before)
