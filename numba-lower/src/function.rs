@@ -282,11 +282,24 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             let slot = self.b.build_alloca(lt, &var.name).map_err(llvm_err)?;
             self.slots.push(slot);
         }
-        let mut assigned = vec![0u32; self.ir.vars.len()];
-        for inst in self.ir.blocks.values().flat_map(|b| &b.body) {
-            if let Stmt::Assign { target, .. } = inst.stmt {
-                assigned[target.0 as usize] += 1;
+        // Assignments nested in extension statements count too: a parfor stores its
+        // reductions' and races' final values into variables its body assigns.
+        fn count(body: &[numba_ir::Inst], assigned: &mut [u32]) {
+            for inst in body {
+                match &inst.stmt {
+                    Stmt::Assign { target, .. } => assigned[target.0 as usize] += 1,
+                    Stmt::Extension(node) => {
+                        for b in node.blocks.values() {
+                            count(&b.body, assigned);
+                        }
+                    }
+                    _ => {}
+                }
             }
+        }
+        let mut assigned = vec![0u32; self.ir.vars.len()];
+        for b in self.ir.blocks.values() {
+            count(&b.body, &mut assigned);
         }
         self.reassigned = (0..self.ir.vars.len())
             .map(|i| assigned[i] > 1 && crate::nrt::is_refcounted(lowered(self.typing.typemap[i])))

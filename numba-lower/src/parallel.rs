@@ -137,6 +137,10 @@ fn bound<'ctx>(lw: &mut FnLower<'ctx, '_>, b: Bound) -> R<IntValue<'ctx>> {
 /// The value a division's copy of a reduction variable starts from.
 fn identity<'ctx>(lw: &mut FnLower<'ctx, '_>, op: RedOp, var: VarId) -> R<BasicValueEnum<'ctx>> {
     let t = lw.ty(var);
+    // An array reduction's kernel makes its own accumulator from the array's shape.
+    if t.is_array() {
+        return lw.load(var);
+    }
     match op {
         RedOp::Add => Ok(value_type(lw.ctx, t)?.const_zero()),
         RedOp::Mul => {
@@ -195,6 +199,60 @@ fn combine<'ctx>(
     lw.cast(out, lowered(sig.ret), t)
 }
 
+/// Combine the divisions' accumulators of an array reduction into the variable, in
+/// division order: `s op= part` into the array itself when the loop wrote it in place
+/// (`s += x`: the caller's array changes, as serially), else `s = s op part`, a new
+/// array each time, as `s = s + x` makes. Each part is released once read.
+fn combine_array<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    r: &numba_parfor::Reduction,
+    ndiv: IntValue<'ctx>,
+    load_part: &dyn Fn(&mut FnLower<'ctx, '_>, IntValue<'ctx>) -> R<BasicValueEnum<'ctx>>,
+) -> R<()> {
+    let t = lw.ty(r.var);
+    let op = if r.op == RedOp::Add {
+        BinOp::Add
+    } else {
+        BinOp::Mul
+    };
+    let in_place = matches!(lw.ir.expr(r.expr), numba_ir::Expr::InplaceBinOp { .. });
+    let sig = if in_place {
+        let s = lw
+            .registry_sig(op, t, t)
+            .ok_or_else(|| lw.unsupported(format!("a {op:?} reduction of {t}")))?;
+        numba_typeinfer::numpy::inplace_array_binop(op, s, t).map_err(|m| lw.unsupported(m))?
+    } else {
+        lw.registry_sig(op, t, t)
+            .ok_or_else(|| lw.unsupported(format!("a {op:?} reduction of {t}")))?
+    };
+    let vt = value_type(lw.ctx, t)?;
+    let acc = lw.alloca_in_entry(vt, "parfor_acc")?;
+    let v0 = lw.load(r.var)?;
+    // The accumulator owns a reference throughout.
+    lw.incref(t, v0)?;
+    lw.b.build_store(acc, v0).map_err(llvm_err)?;
+    let (lp, i) = Loop::begin(lw, ndiv)?;
+    let part = load_part(lw, i)?;
+    let a = lw.b.build_load(vt, acc, "").map_err(llvm_err)?;
+    let pt = lowered(sig.args[1]);
+    let p = lw.cast(part, t, pt)?;
+    let at = lowered(sig.args[0]);
+    let a2 = lw.cast(a, t, at)?;
+    let out = lw.call_impl(&sig, &[a2, p])?;
+    let out = lw.cast(out, lowered(sig.ret), t)?;
+    lw.decref(t, a)?;
+    lw.decref(t, part)?;
+    lw.b.build_store(acc, out).map_err(llvm_err)?;
+    lp.end(lw)?;
+    let v = lw.b.build_load(vt, acc, "").map_err(llvm_err)?;
+    if in_place {
+        // The same array as before the loop: drop the accumulator's reference.
+        lw.decref(t, v)
+    } else {
+        lw.store_var(r.var, v)
+    }
+}
+
 fn lower_parfor<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     node: &ExtensionNode,
@@ -202,7 +260,8 @@ fn lower_parfor<'ctx>(
 ) -> R<Option<BasicValueEnum<'ctx>>> {
     let pf = Parfor::from_node(node).ok_or_else(|| lw.unsupported("malformed parfor node"))?;
     for r in &pf.reductions {
-        if crate::nrt::is_refcounted(lw.ty(r.var)) {
+        let t = lw.ty(r.var);
+        if crate::nrt::is_refcounted(t) && !t.is_array() {
             return Err(lw.unsupported(format!(
                 "the reduction of array variable '{}' in a parallel loop is not supported by numba-rs yet",
                 lw.ir.var_name(r.var)
@@ -476,6 +535,18 @@ fn lower_parfor<'ctx>(
         Ok(())
     };
 
+    let load_part =
+        |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>, k: usize| -> R<BasicValueEnum<'ctx>> {
+            let rp = unsafe {
+                lw.b.build_in_bounds_gep(ret_mem, results.into_pointer_value(), &[i], "")
+            }
+            .map_err(llvm_err)?;
+            let m = lw.b.build_load(ret_mem, rp, "").map_err(llvm_err)?;
+            let tup = model_of(ret_t)?.load_memory(lw.ctx, &lw.b, ret_t, m)?;
+            lw.b.build_extract_value(tup.into_struct_value(), k as u32, "")
+                .map_err(llvm_err)
+        };
+
     // The first failed division's exception, in division order.
     let (lp, i) = Loop::begin(lw, ndiv)?;
     let stp = unsafe {
@@ -502,6 +573,39 @@ fn lower_parfor<'ctx>(
     .map_err(e)?;
     let rec = lw.b.build_load(ptr, ep, "").map_err(e)?;
     lw.b.build_store(lw.excinfo, rec).map_err(e)?;
+    // The divisions that finished own references in their outputs (array reductions'
+    // accumulators, refcounted race values): release them.
+    let owned: Vec<(usize, TypeId)> = pf
+        .reductions
+        .iter()
+        .map(|r| r.var)
+        .chain(pf.races.iter().copied())
+        .enumerate()
+        .map(|(k, v)| (k, lw.ty(v)))
+        .filter(|(_, t)| crate::nrt::is_refcounted(*t))
+        .collect();
+    if !owned.is_empty() {
+        let (lp, j) = Loop::begin(lw, ndiv)?;
+        let sp = unsafe {
+            lw.b.build_in_bounds_gep(i32t, statuses.into_pointer_value(), &[j], "")
+        }
+        .map_err(e)?;
+        let sj = lw.b.build_load(i32t, sp, "").map_err(e)?.into_int_value();
+        let done =
+            lw.b.build_int_compare(IntPredicate::EQ, sj, i32t.const_zero(), "")
+                .map_err(e)?;
+        let rel = lw.new_block("parfor.release");
+        let skip = lw.new_block("parfor.skip");
+        lw.b.build_conditional_branch(done, rel, skip).map_err(e)?;
+        lw.b.position_at_end(rel);
+        for &(k, t) in &owned {
+            let part = load_part(lw, j, k)?;
+            lw.decref(t, part)?;
+        }
+        lw.b.build_unconditional_branch(skip).map_err(e)?;
+        lw.b.position_at_end(skip);
+        lp.end(lw)?;
+    }
     free_all(lw)?;
     // Inside a `try` the exception stays pending and control goes on past the parfor
     // to the statement's exception check.
@@ -511,18 +615,11 @@ fn lower_parfor<'ctx>(
     // Reductions and races from the division results.
     lw.b.position_at_end(ok);
     let nred = pf.reductions.len();
-    let load_part =
-        |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>, k: usize| -> R<BasicValueEnum<'ctx>> {
-            let rp = unsafe {
-                lw.b.build_in_bounds_gep(ret_mem, results.into_pointer_value(), &[i], "")
-            }
-            .map_err(llvm_err)?;
-            let m = lw.b.build_load(ret_mem, rp, "").map_err(llvm_err)?;
-            let tup = model_of(ret_t)?.load_memory(lw.ctx, &lw.b, ret_t, m)?;
-            lw.b.build_extract_value(tup.into_struct_value(), k as u32, "")
-                .map_err(llvm_err)
-        };
     for (k, r) in pf.reductions.iter().enumerate() {
+        if lw.ty(r.var).is_array() {
+            combine_array(lw, r, ndiv, &|lw, i| load_part(lw, i, k))?;
+            continue;
+        }
         let t = value_type(ctx, lw.ty(r.var))?;
         let acc = lw.alloca_in_entry(t, "parfor_acc")?;
         let v0 = lw.load(r.var)?;

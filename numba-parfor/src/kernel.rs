@@ -6,18 +6,20 @@
 //! the schedule runs. It loops over that slice (inner loop nests in full), runs the body,
 //! and returns the reduction variables' and race variables' final values as a tuple
 //! (`none` when there are none). Reduction variables arrive holding the value each
-//! division starts from (the identity, or for `min`/`max` the value before the loop).
+//! division starts from (the identity, or for `min`/`max` the value before the loop); an
+//! array reduction variable arrives as the array itself and the kernel starts from a new
+//! array of its shape filled with the identity ([`REDINIT`]).
 //! Variables keep their ids, so the enclosing function's typing applies to the body
 //! unchanged; dels are inserted for the kernel on its own.
 
 use std::collections::BTreeMap;
 
 use numba_bytecode::Constant;
-use numba_ir::{BinOp, Block, Expr, FunctionIR, Inst, Label, Loc, Stmt, VarId};
+use numba_ir::{BinOp, Block, Expr, ExtensionNode, FunctionIR, Inst, Label, Loc, Stmt, VarId};
 use numba_typeinfer::types::{tuple_of, BOOLEAN, INT64, NONE};
 use numba_typeinfer::{Signature, TypeId, TypingResult};
 
-use crate::node::{Bound, Parfor};
+use crate::node::{Bound, Parfor, RedOp};
 use crate::{ParforError, ParforStage};
 
 /// A parfor's kernel: its IR and typing, and what its result tuple holds.
@@ -99,6 +101,11 @@ impl Builder<'_> {
     }
 }
 
+/// `acc = parfor_redinit(arr)` (attr `op`: `add` or `mul`): a new C array of `arr`'s
+/// shape and the variable's type, every element the operator's identity (0 or 1): a
+/// division's private accumulator for an array reduction.
+pub const REDINIT: &str = "parfor_redinit";
+
 /// The kernel of `pf`, a parfor of the function `parent` typed by `typing`.
 pub fn build_kernel(
     parent: &FunctionIR,
@@ -170,6 +177,28 @@ pub fn build_kernel(
         );
         arg_types.push(typing.type_of(p));
         arg_names.push(name);
+    }
+    // An array reduction accumulates into the division's own array, of the variable's
+    // shape and filled with the operator's identity; the caller combines them.
+    for r in &pf.reductions {
+        if typing.type_of(r.var).is_array() {
+            let op = match r.op {
+                RedOp::Add => "add",
+                RedOp::Mul => "mul",
+                _ => {
+                    return Err(ParforError::Unsupported {
+                        message: format!(
+                            "the reduction of array variable '{}' in a parallel loop must be by + - * or /",
+                            parent.var_name(r.var)
+                        ),
+                        line: loc.line,
+                    })
+                }
+            };
+            let mut node = ExtensionNode::new(REDINIT, vec![r.var]);
+            node.attrs.push(("op".into(), op.into()));
+            b.assign(&mut entry, r.var, Expr::Extension(Box::new(node)));
+        }
     }
     let n = pf.params.len() as u32;
     let lo = b.var("$parfor_lo", INT64);

@@ -482,6 +482,15 @@ fn reduction_of(
                     _ => return Ok(None),
                 }
             }
+            // `s = s + x` over arrays, fused by the rewrites into an array expression:
+            // a reduction when the tree's root combines the accumulator (used nowhere
+            // else in the tree) with the rest.
+            Expr::Extension(node) if node.kind == "arrayexpr" => {
+                match arrayexpr_root(ir, node, &copies) {
+                    Some(acc) => acc,
+                    None => return Ok(None),
+                }
+            }
             _ => return Ok(None),
         };
         if found.is_some_and(|(f, _)| f != e) {
@@ -492,12 +501,15 @@ fn reduction_of(
     let Some((expr, acc)) = found else {
         return Ok(None);
     };
-    let op = match ir.expr(expr) {
-        Expr::BinOp { op, .. } | Expr::InplaceBinOp { op, .. } => match op {
-            BinOp::Add | BinOp::Sub => RedOp::Add,
-            _ => RedOp::Mul,
-        },
-        _ => RedOp::Replay,
+    let binop = match ir.expr(expr) {
+        Expr::BinOp { op, .. } | Expr::InplaceBinOp { op, .. } => Some(*op),
+        Expr::Extension(node) => root_binop(ir, node).map(|(op, _, _)| op),
+        _ => None,
+    };
+    let op = match binop {
+        Some(BinOp::Add | BinOp::Sub) => RedOp::Add,
+        Some(_) => RedOp::Mul,
+        None => RedOp::Replay,
     };
     Ok(Some(Reduction {
         var: v,
@@ -505,4 +517,56 @@ fn reduction_of(
         expr,
         acc_operand: acc,
     }))
+}
+
+/// The operator and operands of the binary operation an array expression's tree returns.
+fn root_binop(ir: &FunctionIR, node: &numba_ir::ExtensionNode) -> Option<(BinOp, VarId, VarId)> {
+    let stmts: Vec<&numba_ir::Inst> = node.blocks.values().flat_map(|b| &b.body).collect();
+    let ret = stmts.iter().find_map(|i| match i.stmt {
+        Stmt::Return { value } => Some(value),
+        _ => None,
+    })?;
+    stmts.iter().find_map(|i| match i.stmt {
+        Stmt::Assign { target, value } if target == ret => match ir.expr(value) {
+            Expr::BinOp { op, lhs, rhs } => Some((*op, *lhs, *rhs)),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// For an array expression `s op rest` (`op` one of `+ - * /`, `s` an accumulator copy
+/// and used only there): which operand the accumulator is.
+fn arrayexpr_root(
+    ir: &FunctionIR,
+    node: &numba_ir::ExtensionNode,
+    copies: &BTreeSet<VarId>,
+) -> Option<u8> {
+    let (op, lhs, rhs) = root_binop(ir, node)?;
+    if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::TrueDiv) {
+        return None;
+    }
+    let uses: usize = node
+        .blocks
+        .values()
+        .flat_map(|b| &b.body)
+        .map(|i| {
+            ir.stmt_vars(&i.stmt)
+                .iter()
+                .filter(|v| copies.contains(v))
+                .count()
+        })
+        .sum();
+    // The accumulator appears once as the root's operand; the root statement lists it
+    // once, so it is used nowhere else.
+    if uses != 1 {
+        return None;
+    }
+    if copies.contains(&lhs) {
+        Some(0)
+    } else if copies.contains(&rhs) && matches!(op, BinOp::Add | BinOp::Mul) {
+        Some(1)
+    } else {
+        None
+    }
 }

@@ -408,11 +408,7 @@ impl BaseContext {
         // The threading layer's setters, callable from jitted code (as in Numba, whose
         // chunk sizes are C `unsigned int`s).
         for (key, alias, ret) in [
-            (
-                "numba_rs.set_num_threads",
-                "numba.set_num_threads",
-                NONE,
-            ),
+            ("numba_rs.set_num_threads", "numba.set_num_threads", NONE),
             (
                 "numba_rs.set_parallel_chunksize",
                 "numba.set_parallel_chunksize",

@@ -670,6 +670,11 @@ impl Engine<'_> {
                     return Ok(None);
                 };
                 match self.ctx.resolve_binop(*op, l, r) {
+                    Some(sig) if matches!(ir.expr(id), Expr::InplaceBinOp { .. }) => {
+                        let sig = crate::numpy::inplace_array_binop(*op, sig, r)
+                            .map_err(|message| TypingError::Typing { message, line })?;
+                        self.record(id, sig)
+                    }
                     Some(sig) => self.record(id, sig),
                     None => return Err(self.no_impl(op.operator_name(), &[l, r], line, "")),
                 }

@@ -585,6 +585,75 @@ pub const ELEMENTWISE_BINOPS: &[BinOp] = &[
     BinOp::RShift,
 ];
 
+/// NumPy's casting order of kinds for `same_kind`: bool < unsigned < signed < float <
+/// complex; a value may be cast to its own kind or a later one (any width).
+fn kind_rank(t: TypeId) -> u8 {
+    if t == BOOLEAN {
+        0
+    } else if t.is_integer() && !t.is_signed() {
+        1
+    } else if t.is_integer() {
+        2
+    } else if t.is_float() {
+        3
+    } else {
+        4
+    }
+}
+
+/// `array op= x`: NumPy's in-place operator writes the result into the array itself
+/// (`np.add(a, x, out=a)`), so the statement's value is the left array, of its own type.
+/// The result dtype must cast to the array's under `same_kind` (a Python scalar is weak:
+/// an int fits any integer array, as in NumPy 2); otherwise NumPy's UFuncTypeError text.
+/// Signatures whose result is not an array pass through unchanged.
+pub fn inplace_array_binop(op: BinOp, sig: Signature, rhs: TypeId) -> Result<Signature, String> {
+    let lhs = sig.args.first().copied().unwrap_or(sig.ret).unliteral();
+    let (Type::Array { dtype: into, .. }, Type::Array { dtype: out, .. }) =
+        (lhs.get(), sig.ret.get())
+    else {
+        return Ok(sig);
+    };
+    // In-place matrix multiplication stays a new array (NumPy has no `@=` for arrays).
+    if op == BinOp::MatMul {
+        return Ok(sig);
+    }
+    let rank = |t: TypeId| match kind_rank(t) {
+        1 => 2,
+        k => k,
+    };
+    let weak = !rhs.is_array() && rank(rhs.unliteral()) <= rank(into);
+    if !(weak || kind_rank(out) <= kind_rank(into)) {
+        let ufunc = match op {
+            BinOp::Add => "add",
+            BinOp::Sub => "subtract",
+            BinOp::Mul => "multiply",
+            BinOp::TrueDiv => "divide",
+            BinOp::FloorDiv => "floor_divide",
+            BinOp::Mod => "remainder",
+            BinOp::Pow => "power",
+            BinOp::LShift => "left_shift",
+            BinOp::RShift => "right_shift",
+            BinOp::And => "bitwise_and",
+            BinOp::Or => "bitwise_or",
+            BinOp::Xor => "bitwise_xor",
+            other => other.operator_name(),
+        };
+        return Err(format!(
+            "Cannot cast ufunc '{ufunc}' output from dtype('{out}') to dtype('{into}') with casting rule 'same_kind'"
+        ));
+    }
+    Ok(Signature {
+        ret: lhs,
+        key: ImplKey::Function(inplace_key(op)),
+        ..sig
+    })
+}
+
+/// The key of an in-place operator on an array: `operator.iadd`, `operator.iand`, ...
+pub fn inplace_key(op: BinOp) -> String {
+    format!("operator.i{}", op.operator_name().trim_end_matches('_'))
+}
+
 /// `array op x` / `x op array` with broadcasting; `None` when neither side is an array.
 pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
     if !lhs.is_array() && !rhs.is_array() {

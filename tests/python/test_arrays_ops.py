@@ -354,3 +354,99 @@ def test_like_functions_keep_layout_and_index_correctly(order):
     got, expected = njit(like_and_write)(a), like_and_write(a)
     close(got, expected)
     assert got[0].flags.f_contiguous == expected[0].flags.f_contiguous
+
+
+# In-place operators write into the array (NumPy's `np.add(a, x, out=a)`): the caller and
+# every alias see the change, and the statement's value is the same array.
+
+
+def iadd_alias(a, x):
+    b = a
+    a += x
+    return a, b
+
+
+def all_inplace(a, x):
+    a += x
+    a -= 1
+    a *= x
+    a /= 2
+    a **= 1
+    return a
+
+
+def int_inplace(a, k):
+    a += k
+    a *= 3
+    a //= 2
+    a %= 7
+    a <<= 1
+    a >>= 1
+    a &= 5
+    a |= 8
+    a ^= 1
+    return a
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 4)])
+def test_inplace_operators_modify_the_array(shape):
+    f = njit(iadd_alias)
+    a = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    want = a.copy()
+    iadd_alias(want, 2.5)
+    got, alias = f(a, 2.5)
+    assert got is a and alias is a
+    np.testing.assert_array_equal(a, want)
+    x, y = np.random.random(shape), np.random.random(shape) + 1
+    want = all_inplace(x.copy(), y)
+    r = njit(all_inplace)(x, y)
+    assert r is x
+    np.testing.assert_allclose(x, want)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+def test_integer_inplace_operators_keep_the_dtype(dtype):
+    a = np.arange(12, dtype=dtype).reshape(3, 4)
+    want = int_inplace(a.copy(), 3)
+    got = njit(int_inplace)(a, 3)
+    assert got is a and a.dtype == dtype
+    np.testing.assert_array_equal(a, want)
+
+
+def test_inplace_broadcasts_the_operand_and_handles_overlap():
+    f = njit(iadd_alias)
+    a = np.arange(6.0).reshape(2, 3)
+    want = a + np.array([1.0, 2.0, 3.0])
+    f(a, np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(a, want)
+
+    def shift(a):
+        a[1:] += a[:-1]
+        return a
+
+    b = np.arange(6.0)
+    np.testing.assert_array_equal(njit(shift)(b.copy()), shift(b.copy()))
+
+
+def test_inplace_output_shape_must_match_as_in_numpy():
+    f = njit(iadd_alias)
+    for a, x in [(np.zeros((1, 3)), np.ones((2, 3))), (np.zeros(3), np.ones((1, 3)))]:
+        with pytest.raises(ValueError):
+            a.copy().__iadd__(x)  # the oracle: NumPy raises too
+        with pytest.raises(ValueError, match="non-broadcastable output operand"):
+            f(a, x)
+
+
+def test_inplace_cast_follows_same_kind():
+    from numba_rs.errors import TypingError
+
+    f = njit(iadd_alias)
+    with pytest.raises(TypingError, match="Cannot cast ufunc 'add' output from dtype"):
+        f(np.zeros(3, np.int64), np.ones(3))
+    # A float array takes an int operand; an int scalar fits a small int array.
+    a = np.zeros(3)
+    f(a, np.arange(3))
+    np.testing.assert_array_equal(a, [0.0, 1.0, 2.0])
+    u = np.full(3, 250, np.uint8)
+    f(u, 3)
+    np.testing.assert_array_equal(u, np.full(3, 253, np.uint8))

@@ -652,3 +652,78 @@ def test_numbas_own_thread_setters_in_jitted_code():
         assert njit(g)() == (1, 0)
     finally:
         numba_rs.set_num_threads(before)
+
+
+# ------------------------------------------------------------ array reductions
+
+
+def row_sum_inplace(a, s):
+    for i in prange(a.shape[0]):
+        s += a[i]
+    return s
+
+
+def row_sum_rebind(a):
+    s = np.zeros(a.shape[1])
+    for i in prange(a.shape[0]):
+        s = s + a[i]
+    return s
+
+
+def two_array_reductions(a):
+    s = np.zeros(a.shape[1])
+    p = np.ones(a.shape[1])
+    for i in prange(a.shape[0]):
+        s -= a[i] * 2.0
+        p *= 1.0 + a[i] * 1e-3
+    return s, p
+
+
+def int_histogram(idx, nbins):
+    h = np.zeros(nbins, np.int64)
+    for i in prange(idx.shape[0]):
+        row = np.zeros(nbins, np.int64)
+        row[idx[i]] = 1
+        h += row
+    return h
+
+
+# 400_000 rows are enough work for the pool; the small ones run inline.
+@pytest.mark.parametrize("rows", [0, 1, 5, 400_000])
+def test_array_reduction_in_place_updates_the_argument(nthreads, rows):
+    a = RNG.random((rows, 7))
+    s = np.ones(7)
+    want = row_sum_inplace(a, s.copy())
+    got = njit(parallel=True)(row_sum_inplace)(a, s)
+    assert got is s
+    np.testing.assert_allclose(s, want)
+
+
+@pytest.mark.parametrize("rows", [1, 3, 400_000])
+def test_array_reductions_rebinding_and_several(nthreads, rows):
+    a = RNG.random((rows, 4))
+    np.testing.assert_allclose(njit(parallel=True)(row_sum_rebind)(a), row_sum_rebind(a))
+    got = njit(parallel=True)(two_array_reductions)(a)
+    for g, w in zip(got, two_array_reductions(a)):
+        np.testing.assert_allclose(g, w)
+
+
+def test_integer_array_reduction_is_exact(nthreads):
+    idx = RNG.integers(0, 16, 400_000)
+    got = njit(parallel=True)(int_histogram)(idx, 16)
+    np.testing.assert_array_equal(got, np.bincount(idx, minlength=16))
+
+
+def failing_rows(a, s):
+    for i in prange(a.shape[0]):
+        if a[i, 0] < 0:
+            raise ValueError("negative row")
+        s += a[i]
+    return s
+
+
+def test_array_reduction_releases_accumulators_when_a_division_raises(nthreads):
+    a = RNG.random((400_000, 3))
+    a[300_000, 0] = -1.0
+    with pytest.raises(ValueError, match="negative row"):
+        njit(parallel=True)(failing_rows)(a, np.zeros(3))

@@ -16,6 +16,7 @@ mod flat;
 pub(crate) mod float;
 pub(crate) mod generators;
 mod indexing;
+mod inplace;
 mod int;
 pub(crate) mod iter;
 mod linalg;
@@ -49,6 +50,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     array_ops::register_more(r);
     array_ops::register_predicates(r);
     indexing::register(r);
+    inplace::register(r);
     array_from::register(r);
     nan_reductions::register(r);
     nonzero::register(r);

@@ -28,6 +28,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(PARFOR_ALLOC, |lw, node, t| lower_alloc(lw, node, t, true));
     r.register_extension(PARFOR_SHAPE, |lw, node, t| lower_alloc(lw, node, t, false));
     r.register_extension(PARFOR_EMPTY, lower_empty);
+    r.register_extension(numba_parfor::kernel::REDINIT, lower_redinit);
     r.register_extension(ARRAYEXPR_AT, lower_at);
     r.register_extension(GETFLAT, lower_getflat);
     r.register_extension(SETFLAT, lower_setflat);
@@ -181,6 +182,29 @@ fn lower_empty<'ctx>(
         return Err(lw.unsupported(format!("a {}-d shape for {ret}", dims.len())));
     }
     Ok(Some(super::arrays::allocate(lw, ret, &dims)?.into()))
+}
+
+/// `acc = parfor_redinit(arr)`: a division's accumulator for an array reduction.
+fn lower_redinit<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let t = lowered(lw.ty(target));
+    let identity = match node.attrs.iter().find(|(k, _)| k == "op") {
+        Some((_, op)) if op == "add" => 0,
+        Some((_, op)) if op == "mul" => 1,
+        _ => return Err(lw.unsupported("malformed parfor_redinit node")),
+    };
+    let src = lw.load(operand(lw, node, 0)?)?.into_struct_value();
+    let dims: Vec<IntValue<'ctx>> = (0..ndim(t))
+        .map(|d| dim(lw, src, field::SHAPE, d))
+        .collect::<R<_>>()?;
+    let arr = super::arrays::allocate(lw, t, &dims)?;
+    let v = lw.ctx.i64_type().const_int(identity, false);
+    super::indexing::assign_into(lw, t, arr, INT64, v.into())?;
+    Ok(Some(arr.into()))
 }
 
 /// `x = arrayexpr_at(out, i, leaves...)`.
