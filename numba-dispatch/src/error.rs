@@ -9,6 +9,8 @@ pub enum ErrorKind {
     Typing,
     /// `numba_rs.errors.UnsupportedError`.
     Unsupported,
+    /// `numba_rs.errors.NumbaValueError` (a `TypingError` that is also a `ValueError`).
+    Value,
     /// A bug or an environment problem.
     Internal,
     /// No compiled signature accepts the arguments, or several tie, when compiling is

@@ -477,6 +477,9 @@ pub fn compile_function(
                 numba_parfor::ParforError::Unsupported { line, .. } => {
                     (ErrorKind::Unsupported, Some(*line).filter(|&l| l > 0))
                 }
+                numba_parfor::ParforError::Value { line, .. } => {
+                    (ErrorKind::Value, Some(*line).filter(|&l| l > 0))
+                }
                 numba_parfor::ParforError::Failed { .. } => (ErrorKind::Internal, None),
             };
             let mut err = CompileError::new(kind, e.to_string());

@@ -65,9 +65,13 @@ pub enum ParforStage {
 pub enum ParforError {
     #[error("parfor stage {stage:?} failed: {message}")]
     Failed { stage: ParforStage, message: String },
-    /// A construct `parallel=True` rejects, as Numba does (a floor-division reduction).
+    /// A construct `parallel=True` rejects, as Numba does.
     #[error("{message}")]
     Unsupported { message: String, line: u32 },
+    /// A loop Numba rejects with a `ValueError` (`NumbaValueError`): an accumulator used
+    /// by something other than a supported reduction, a floor-division reduction.
+    #[error("{message}")]
+    Value { message: String, line: u32 },
 }
 
 /// One parfor stage over typed IR.

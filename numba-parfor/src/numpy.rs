@@ -595,7 +595,9 @@ fn creation(
     let Some(dtype) = elem_type(out_t) else {
         return false;
     };
+    // A 0-d array holds one element: no loop (as in Numba).
     if sig.ret.unliteral() != out_t
+        || matches!(out_t.get(), Type::Array { ndim: 0, .. })
         || !matches!(
             out_t.get(),
             Type::Array {

@@ -445,18 +445,36 @@ fn reduction_of(
             }
         }
     }
+    // Numba's error for an accumulator read by something that cannot combine partial
+    // results (`acc = cmath.sqrt(acc)`, `acc ^= x`, `acc = acc + acc`).
+    let name = ir.var_name(v);
+    let unsupported = |e: numba_ir::ExprId| -> Result<Option<Reduction>, ParforError> {
+        let line = body
+            .values()
+            .flat_map(|b| &b.body)
+            .find(|i| matches!(i.stmt, Stmt::Assign { value, .. } if value == e))
+            .map_or(0, |i| i.loc.line);
+        Err(ParforError::Value {
+            message: format!(
+                "Use of reduction variable {} in an unsupported reduction function.",
+                name.split('.').next().unwrap_or(name)
+            ),
+            line,
+        })
+    };
     let mut found: Option<(numba_ir::ExprId, u8)> = None;
     for e in exprs {
+        let reads_acc = ir.expr_uses(ir.expr(e)).iter().any(|u| copies.contains(u));
         let acc = match ir.expr(e) {
             Expr::BinOp { op, lhs, rhs } | Expr::InplaceBinOp { op, lhs, rhs } => {
                 if *op == BinOp::FloorDiv && (copies.contains(lhs) || copies.contains(rhs)) {
-                    return Err(ParforError::Unsupported {
+                    return Err(ParforError::Value {
                         message: "Parallel floordiv reductions are not supported. If all divisors are integers then a floordiv reduction can in some cases be parallelized as a multiply reduction followed by a floordiv of the resulting product.".into(),
                         line: 0,
                     });
                 }
                 if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::TrueDiv) {
-                    return Ok(None);
+                    return if reads_acc { unsupported(e) } else { Ok(None) };
                 }
                 if copies.contains(lhs) && !copies.contains(rhs) {
                     0
@@ -465,6 +483,8 @@ fn reduction_of(
                     && matches!(op, BinOp::Add | BinOp::Mul)
                 {
                     1
+                } else if copies.contains(lhs) && copies.contains(rhs) {
+                    return unsupported(e);
                 } else {
                     return Ok(None);
                 }
@@ -479,6 +499,7 @@ fn reduction_of(
                 match (copies.contains(&args[0]), copies.contains(&args[1])) {
                     (true, false) => 0,
                     (false, true) => 1,
+                    (true, true) => return unsupported(e),
                     _ => return Ok(None),
                 }
             }
@@ -488,9 +509,11 @@ fn reduction_of(
             Expr::Extension(node) if node.kind == "arrayexpr" => {
                 match arrayexpr_root(ir, node, &copies) {
                     Some(acc) => acc,
+                    None if reads_acc => return unsupported(e),
                     None => return Ok(None),
                 }
             }
+            _ if reads_acc => return unsupported(e),
             _ => return Ok(None),
         };
         if found.is_some_and(|(f, _)| f != e) {
@@ -501,6 +524,28 @@ fn reduction_of(
     let Some((expr, acc)) = found else {
         return Ok(None);
     };
+    // Nothing else in the body may read the accumulator: a division's copy holds only
+    // its partial result (`acc = acc + acc * x` reads it twice).
+    for inst in body.values().flat_map(|b| &b.body) {
+        let reads: Vec<VarId> = match &inst.stmt {
+            Stmt::Assign { value, .. } if *value == expr => continue,
+            Stmt::Assign { target, value } => match ir.expr(*value) {
+                Expr::Var(_) if copies.contains(target) => continue,
+                e => ir.expr_uses(e),
+            },
+            Stmt::Del { .. } => continue,
+            s => ir.stmt_vars(s),
+        };
+        if reads.iter().any(|r| copies.contains(r)) {
+            return Err(ParforError::Value {
+                message: format!(
+                    "Use of reduction variable {} in an unsupported reduction function.",
+                    name.split('.').next().unwrap_or(name)
+                ),
+                line: inst.loc.line,
+            });
+        }
+    }
     let binop = match ir.expr(expr) {
         Expr::BinOp { op, .. } | Expr::InplaceBinOp { op, .. } => Some(*op),
         Expr::Extension(node) => root_binop(ir, node).map(|(op, _, _)| op),

@@ -427,6 +427,7 @@ impl FunctionSource for PySource {
 
 pyo3::import_exception!(numba_rs.errors, TypingError);
 pyo3::import_exception!(numba_rs.errors, UnsupportedError);
+pyo3::import_exception!(numba_rs.errors, NumbaValueError);
 
 fn to_py_err(e: CompileError) -> PyErr {
     let text = e.to_string();
@@ -438,6 +439,7 @@ fn to_py_err(e: CompileError) -> PyErr {
     match e.kind {
         ErrorKind::Typing => TypingError::new_err(text),
         ErrorKind::Unsupported => UnsupportedError::new_err(text),
+        ErrorKind::Value => NumbaValueError::new_err(text),
         ErrorKind::Internal => PySystemError::new_err(text),
         ErrorKind::Dispatch => PyTypeError::new_err(text),
     }

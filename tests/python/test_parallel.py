@@ -164,7 +164,7 @@ def floordiv_red(a):
 
 def test_floordiv_reduction_is_rejected():
     f = njit(parallel=True)(floordiv_red)
-    with pytest.raises(Exception, match="Parallel floordiv reductions are not supported"):
+    with pytest.raises(numba_rs.errors.NumbaValueError, match="Parallel floordiv reductions"):
         f(np.arange(1, 5))
 
 
@@ -727,3 +727,40 @@ def test_array_reduction_releases_accumulators_when_a_division_raises(nthreads):
     a[300_000, 0] = -1.0
     with pytest.raises(ValueError, match="negative row"):
         njit(parallel=True)(failing_rows)(a, np.zeros(3))
+
+
+def sqrt_acc():
+    acc = 0
+    for i in prange(1):
+        acc = math.sqrt(acc)
+    return acc
+
+
+def xor_acc():
+    acc = 100
+    for i in prange(2):
+        acc ^= i + 2
+    return acc
+
+
+def doubled_acc(a):
+    acc = 1.0
+    for i in prange(a.size):
+        acc = acc + acc * a[i]
+    return acc
+
+
+@pytest.mark.parametrize("f", [sqrt_acc, xor_acc])
+def test_unsupported_use_of_an_accumulator_is_numbas_value_error(f):
+    # Partial results of these cannot be combined: Numba rejects the loop.
+    with pytest.raises(ValueError, match="Use of reduction variable acc in an unsupported"):
+        njit(parallel=True)(f)()
+    with pytest.raises(numba_rs.errors.TypingError):
+        njit(parallel=True)(f)()
+    # Serially (and with prange as range) they are ordinary loops.
+    assert njit(f)() == f()
+
+
+def test_accumulator_read_twice_is_rejected():
+    with pytest.raises(ValueError, match="Use of reduction variable acc"):
+        njit(parallel=True)(doubled_acc)(np.ones(3))

@@ -20,6 +20,11 @@ class NumbaWarning(Warning):
 NumbaTypeError = TypingError
 
 
+class NumbaValueError(TypingError, ValueError):
+    """Code Numba rejects with a ValueError at compile time (an accumulator of a parallel
+    loop used other than by a supported reduction, say); catchable as either."""
+
+
 class NumbaPerformanceWarning(NumbaWarning):
     """Code that compiles but will not run as fast as asked (Numba's category)."""
 
