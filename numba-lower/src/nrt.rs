@@ -17,7 +17,7 @@ use crate::{llvm_err, R};
 /// Whether values of `t` hold NRT references.
 pub fn is_refcounted(t: TypeId) -> bool {
     match lowered(t).get() {
-        Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) => true,
+        Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => true,
         // An iterator over an array keeps the array alive (its state holds a copy).
         Type::ArrayIter(a) => a.is_array() || a.flat_array().is_some(),
         // A bound method is its receiver (`a.sum` holds `a`).
@@ -40,7 +40,7 @@ impl<'ctx> FnLower<'ctx, '_> {
     fn nrt_call(&mut self, name: &str, t: TypeId, v: BasicValueEnum<'ctx>) -> R<()> {
         let t = lowered(t);
         match t.get() {
-            Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) => {
+            Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => {
                 let mi = self
                     .b
                     .build_extract_value(v.into_struct_value(), field::MEMINFO, "meminfo")

@@ -18,9 +18,29 @@ use crate::{ParforError, ParforReport, ParforStage};
 
 /// Typing keys of the functions whose loops run in parallel.
 pub const PRANGE_KEYS: &[&str] = &["numba_rs.prange", "numba.prange"];
+/// Typing keys of `pndindex`: a parallel loop over a shape's index tuples.
+pub const PNDINDEX_KEYS: &[&str] = &["numba_rs.pndindex", "numba.pndindex"];
 
-fn is_prange(typing: &TypingResult, f: VarId) -> bool {
-    matches!(typing.type_of(f).get(), Type::Function(k) if PRANGE_KEYS.contains(&k.as_str()))
+/// `size = parfor_ndsize(idx)`: how many index tuples the `pndindex` value `idx` holds.
+pub const NDSIZE: &str = "parfor_ndsize";
+/// `t = parfor_unravel(idx, k)`: the `k`-th (C-order) index tuple of `idx`'s shape.
+pub const UNRAVEL: &str = "parfor_unravel";
+
+/// What a parallel loop iterates over.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LoopKind {
+    /// `prange(...)`: integers.
+    Range,
+    /// `pndindex(...)`: index tuples, by a flat loop over their C-order positions.
+    NdIndex,
+}
+
+fn loop_kind(typing: &TypingResult, f: VarId) -> Option<LoopKind> {
+    match typing.type_of(f).get() {
+        Type::Function(k) if PRANGE_KEYS.contains(&k.as_str()) => Some(LoopKind::Range),
+        Type::Function(k) if PNDINDEX_KEYS.contains(&k.as_str()) => Some(LoopKind::NdIndex),
+        _ => None,
+    }
 }
 
 /// Every variable's defining expressions.
@@ -129,19 +149,23 @@ pub(crate) fn convert(
             continue;
         };
         // The iterator: getiter(prange(args)) defined outside the loop.
-        let Some(Expr::GetIter { value: range }) = single_def(ir, &defs, h.iter) else {
+        let Some(&Expr::GetIter { value: range }) = single_def(ir, &defs, h.iter) else {
             continue;
         };
         let Some(Expr::Call {
             func, args, kws, ..
-        }) = single_def(ir, &defs, *range)
+        }) = single_def(ir, &defs, range)
         else {
             continue;
         };
-        if !is_prange(typing, *func) || !kws.is_empty() {
+        let Some(kind) = loop_kind(typing, *func).filter(|_| kws.is_empty()) else {
             continue;
-        }
-        let args = args.clone();
+        };
+        let args = match kind {
+            LoopKind::Range => args.clone(),
+            // The pndindex value itself: the loop runs over its flat positions.
+            LoopKind::NdIndex => vec![range],
+        };
         let mut body: BTreeSet<Label> = lp
             .body
             .iter()
@@ -202,32 +226,57 @@ pub(crate) fn convert(
             .and_then(|b| b.body.first())
             .map(|i| i.loc)
             .unwrap_or_default();
+        let mut pre = Vec::new();
+        let bounds = match kind {
+            LoopKind::Range => args.clone(),
+            LoopKind::NdIndex => {
+                let name = numba_ir::utils::fresh_name(ir, "$parfor_ndsize");
+                let size = ir.add_var(name, loc);
+                typing.typemap.push(INT64);
+                let value = ir.add_expr(Expr::Extension(Box::new(numba_ir::ExtensionNode::new(
+                    NDSIZE,
+                    vec![range],
+                ))));
+                pre.push(Inst {
+                    stmt: Stmt::Assign {
+                        target: size,
+                        value,
+                    },
+                    loc,
+                });
+                vec![size]
+            }
+        };
         let pf = build(
             ir,
             typing,
             &lp.header,
             &h,
             &body,
-            &args,
+            &bounds,
+            (kind == LoopKind::NdIndex).then_some(range),
             &live,
             reductions_on,
             loc,
             report,
         )?;
         taken.extend(body.iter().copied());
-        report.produced(pf.id, "('prange', 'user', '')", &ir.filename, loc.line);
+        let pattern = match kind {
+            LoopKind::Range => "('prange', 'user', '')",
+            LoopKind::NdIndex => "('prange', 'pndindex', '')",
+        };
+        report.produced(pf.id, pattern, &ir.filename, loc.line);
         let node = pf.to_node();
         let hdr = ir.blocks.get_mut(&lp.header).expect("header exists");
-        hdr.body = vec![
-            Inst {
-                stmt: Stmt::Extension(Box::new(node)),
-                loc,
-            },
-            Inst {
-                stmt: Stmt::Jump { target: h.exit },
-                loc,
-            },
-        ];
+        pre.push(Inst {
+            stmt: Stmt::Extension(Box::new(node)),
+            loc,
+        });
+        pre.push(Inst {
+            stmt: Stmt::Jump { target: h.exit },
+            loc,
+        });
+        hdr.body = pre;
     }
     Ok(())
 }
@@ -240,6 +289,7 @@ fn build(
     h: &Header,
     body: &BTreeSet<Label>,
     args: &[VarId],
+    ndindex: Option<VarId>,
     live: &BTreeMap<Label, BTreeSet<VarId>>,
     reductions_on: bool,
     loc: Loc,
@@ -295,8 +345,15 @@ fn build(
         loop_body.insert(l, b);
     }
     loop_body.insert(end, Block::default());
-    // The loop variable's value comes from the index at the body's entry.
-    let copy = ir.add_expr(Expr::Var(index));
+    // The loop variable's value comes from the index at the body's entry (a pndindex
+    // loop's from the index tuple at that flat position).
+    let copy = ir.add_expr(match ndindex {
+        None => Expr::Var(index),
+        Some(idx) => Expr::Extension(Box::new(numba_ir::ExtensionNode::new(
+            UNRAVEL,
+            vec![idx, index],
+        ))),
+    });
     let mut prefix = vec![Inst {
         stmt: Stmt::Assign {
             target: h.first,

@@ -129,6 +129,7 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             let parallel_name = matches!(
                 name.as_str(),
                 "prange"
+                    | "pndindex"
                     | "get_num_threads"
                     | "get_thread_id"
                     | "set_num_threads"

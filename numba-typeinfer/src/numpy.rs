@@ -949,7 +949,7 @@ pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
 pub fn getiter(value: TypeId) -> Option<TypeId> {
     match value.get() {
         Type::RangeState64 => Some(RANGE_ITER64),
-        Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) => {
+        Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => {
             Some(intern(Type::ArrayIter(value)))
         }
         Type::Enumerate(_)
@@ -972,6 +972,10 @@ pub fn iter_yield(it: TypeId) -> Option<TypeId> {
             Type::NdEnumerate(arr) => {
                 let (d, n, ..) = array_parts(arr)?;
                 Some(tuple_of(&[intern(Type::UniTuple(INTP, n)), d]))
+            }
+            Type::NdIndex(arr) => {
+                let (_, n, ..) = array_parts(arr)?;
+                Some(intern(Type::UniTuple(INTP, n)))
             }
             _ => getitem(a, INTP),
         },
@@ -1446,6 +1450,35 @@ impl BaseContext {
                         _ => None,
                     },
                     "(array, axis=int)",
+                )),
+            );
+        }
+        // `np.ndindex(*shape)` / `np.ndindex(shape)`, and Numba's parallel version
+        // `numba.pndindex` (a `prange` of index tuples; serially the same iteration).
+        for key in ["numpy.ndindex", "numba_rs.pndindex", "numba.pndindex"] {
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| {
+                        let dims: Vec<TypeId> = match a {
+                            [t] if crate::conv::tuple_items(*t).is_some() => {
+                                crate::conv::tuple_items(*t)?
+                            }
+                            _ => a.to_vec(),
+                        };
+                        let ints = dims.iter().all(|t| t.unliteral().is_integer());
+                        (!dims.is_empty() && ints).then(|| {
+                            let arr = intern(Type::Array {
+                                dtype: INTP,
+                                ndim: dims.len() as u32,
+                                layout: Layout::C,
+                                readonly: false,
+                            });
+                            let args = a.iter().map(|t| t.unliteral()).collect();
+                            sig(key, intern(Type::NdIndex(arr)), args)
+                        })
+                    },
+                    "(int, ...) or (UniTuple(int),)",
                 )),
             );
         }

@@ -94,6 +94,9 @@ pub enum Type {
     NumpyFlat(TypeId),
     /// `ndenumerate(array(float64, 2d, C))`: `np.ndenumerate(a)`.
     NdEnumerate(TypeId),
+    /// `ndindex(ndim=2)`: `np.ndindex(shape)` / `numba.pndindex(shape)`, carried as a
+    /// storage-less `array(intp, nd, C)` of that shape, walked in C order.
+    NdIndex(TypeId),
     /// `enumerate(range_iter64)`: over the iterator of the given type.
     Enumerate(TypeId),
     /// `zip(range_iter64, iter(array(...)))`.
@@ -345,7 +348,7 @@ impl TypeId {
     /// `a.flat` / `np.ndenumerate(a)`: an array walked element by element in C order.
     pub fn flat_array(self) -> Option<TypeId> {
         match self.get() {
-            Type::NumpyFlat(a) | Type::NdEnumerate(a) => Some(a),
+            Type::NumpyFlat(a) | Type::NdEnumerate(a) | Type::NdIndex(a) => Some(a),
             _ => None,
         }
     }
@@ -513,6 +516,10 @@ impl fmt::Display for Type {
             Type::ArrayIter(a) => write!(f, "iter({a})"),
             Type::NumpyFlat(a) => write!(f, "array.flat({a})"),
             Type::NdEnumerate(a) => write!(f, "ndenumerate({a})"),
+            Type::NdIndex(a) => match a.get() {
+                Type::Array { ndim, .. } => write!(f, "ndindex(ndim={ndim})"),
+                _ => write!(f, "ndindex({a})"),
+            },
             Type::Enumerate(it) => write!(f, "enumerate({it})"),
             Type::Zip(its) => {
                 let s: Vec<String> = its.iter().map(|t| t.to_string()).collect();

@@ -108,3 +108,38 @@ def test_wrappers_of_new_arrays_keep_them_alive():
     np.testing.assert_array_equal(njit(enumerate_new)(6), enumerate_new(6))
     assert njit(flat_new)(8) == flat_new(8)
     np.testing.assert_array_equal(njit(view_new)(4), view_new(4))
+
+
+# np.ndindex: the index tuples of a shape in C order.
+
+
+def ndindex_walk(a):
+    s = 0.0
+    for idx in np.ndindex(a.shape):
+        s += a[idx] * (idx[0] + 1)
+    n = 0
+    for i, j in np.ndindex(3, 2):
+        n = n * 7 + i * 10 + j
+    return s, n
+
+
+def ndindex_count(n):
+    c = 0
+    for t in np.ndindex(n, 2):
+        c += t[0] + 1
+    return c
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 2), (0, 3)])
+def test_ndindex_matches_numpy(shape):
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    assert njit(ndindex_walk)(a) == ndindex_walk(a)
+
+
+def test_ndindex_counts_and_rejects_negative_dimensions():
+    f = njit(ndindex_count)
+    assert f(4) == ndindex_count(4) and f(0) == 0
+    with pytest.raises(ValueError):
+        np.ndindex(-1, 2)  # the oracle raises as well
+    with pytest.raises(ValueError, match="negative dimensions"):
+        f(-1)

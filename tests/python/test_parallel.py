@@ -764,3 +764,62 @@ def test_unsupported_use_of_an_accumulator_is_numbas_value_error(f):
 def test_accumulator_read_twice_is_rejected():
     with pytest.raises(ValueError, match="Use of reduction variable acc"):
         njit(parallel=True)(doubled_acc)(np.ones(3))
+
+
+# ------------------------------------------------------------ pndindex
+
+
+def pnd_map(a):
+    out = np.zeros_like(a)
+    s = 0.0
+    for idx in numba_rs.pndindex(a.shape):
+        out[idx] = a[idx] * 2
+        s += a[idx]
+    return out, s
+
+
+def pnd_ints(n, m):
+    c = np.zeros((n, m), np.int64)
+    t = 0
+    for i, j in numba_rs.pndindex(n, m):
+        c[i, j] = i * 100 + j
+        t += i * j
+    return c, t
+
+
+@pytest.mark.parametrize("shape", [(0, 4), (1, 1), (3, 5), (700, 600), (20, 30, 40)])
+def test_pndindex_loops_match_python(nthreads, shape):
+    a = RNG.random(shape)
+    out, s = njit(parallel=True)(pnd_map)(a)
+    want_out, want_s = pnd_map(a)
+    np.testing.assert_array_equal(out, want_out)
+    assert s == pytest.approx(want_s)
+    got = njit(parallel=True)(pnd_ints)(300, 700)
+    want = pnd_ints(300, 700)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1] == want[1]
+
+
+def test_pndindex_is_reported_as_numba_reports_it(capfd):
+    import os
+
+    os.environ["NUMBA_DEBUG_ARRAY_OPT_STATS"] = "1"
+    try:
+        njit(parallel=True)(pnd_ints)(2, 2)
+    finally:
+        del os.environ["NUMBA_DEBUG_ARRAY_OPT_STATS"]
+    assert "pattern '('prange', 'pndindex', '')'" in capfd.readouterr().out
+
+
+def test_numbas_own_pndindex():
+    numba = pytest.importorskip("numba")
+
+    def f(a):
+        s = 0.0
+        for idx in numba.pndindex(a.shape):
+            s += a[idx]
+        return s
+
+    a = RNG.random((50, 40))
+    assert njit(parallel=True)(f)(a) == pytest.approx(a.sum())
+    assert njit(f)(a) == pytest.approx(a.sum())

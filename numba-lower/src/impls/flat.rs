@@ -28,6 +28,13 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![TypePat::Pred(is_array)]),
         same,
     );
+    for key in ["numpy.ndindex", "numba_rs.pndindex", "numba.pndindex"] {
+        r.register(
+            ImplKey::Function(key.into()),
+            Args::Variadic(TypePat::Any),
+            ndindex,
+        );
+    }
     r.register(
         ImplKey::Function("numpy.ndenumerate".into()),
         Args::Exact(vec![TypePat::Pred(is_array)]),
@@ -119,6 +126,23 @@ fn setitem<'ctx>(
     Ok(lw.ghost())
 }
 
+/// `np.ndindex(*shape)`: a storage-less array of the shape (NumPy's ValueError for a
+/// negative dimension), which the flat iterator walks for its positions only.
+fn ndindex<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let Type::NdIndex(arr_t) = sig.ret.get() else {
+        return Err(lw.unsupported("expected an ndindex"));
+    };
+    let mut dims = Vec::new();
+    for (&t, &v) in sig.args.iter().zip(a) {
+        dims.extend(super::array_ops::dims_of(lw, t, v)?);
+    }
+    Ok(super::arrays::shape_only(lw, arr_t, &dims)?.into())
+}
+
 fn len<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     _sig: &Signature,
@@ -153,10 +177,15 @@ fn iternext<'ctx>(
         .map_err(llvm_err)?;
     lw.b.position_at_end(read);
     let dtype = dtype_of(arr_t);
-    let p = flat_ptr(lw, arr_t, arr, i)?;
-    let x = load_elem(lw, dtype, p)?;
+    // An ndindex has no elements to read: its items are the positions.
+    let x = if matches!(src.get(), Type::NdIndex(_)) {
+        lw.ctx.i64_type().const_zero().into()
+    } else {
+        let p = flat_ptr(lw, arr_t, arr, i)?;
+        load_elem(lw, dtype, p)?
+    };
     let item = match src.get() {
-        Type::NdEnumerate(_) => {
+        Type::NdEnumerate(_) | Type::NdIndex(_) => {
             // The C-order position as a multi-index.
             let nd = ndim(arr_t) as usize;
             let mut coords = vec![i64t.const_zero(); nd];
@@ -176,10 +205,14 @@ fn iternext<'ctx>(
             }
             let members = crate::model::members(sig.ret);
             let item_t = members[0];
-            let idx_t = crate::model::members(item_t)[0];
             let vals: Vec<BasicValueEnum<'ctx>> = coords.into_iter().map(Into::into).collect();
-            let idx = lw.make_struct(idx_t, &vals)?;
-            lw.make_struct(item_t, &[idx, x])?
+            if matches!(src.get(), Type::NdIndex(_)) {
+                lw.make_struct(item_t, &vals)?
+            } else {
+                let idx_t = crate::model::members(item_t)[0];
+                let idx = lw.make_struct(idx_t, &vals)?;
+                lw.make_struct(item_t, &[idx, x])?
+            }
         }
         _ => x,
     };

@@ -29,6 +29,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(PARFOR_SHAPE, |lw, node, t| lower_alloc(lw, node, t, false));
     r.register_extension(PARFOR_EMPTY, lower_empty);
     r.register_extension(numba_parfor::kernel::REDINIT, lower_redinit);
+    r.register_extension(numba_parfor::prange::NDSIZE, lower_ndsize);
+    r.register_extension(numba_parfor::prange::UNRAVEL, lower_unravel);
     r.register_extension(ARRAYEXPR_AT, lower_at);
     r.register_extension(GETFLAT, lower_getflat);
     r.register_extension(SETFLAT, lower_setflat);
@@ -182,6 +184,47 @@ fn lower_empty<'ctx>(
         return Err(lw.unsupported(format!("a {}-d shape for {ret}", dims.len())));
     }
     Ok(Some(super::arrays::allocate(lw, ret, &dims)?.into()))
+}
+
+/// `n = parfor_ndsize(idx)`: the number of positions of a `pndindex` value.
+fn lower_ndsize<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    _target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let idx = lw.load(operand(lw, node, 0)?)?.into_struct_value();
+    let n =
+        lw.b.build_extract_value(idx, field::NITEMS, "")
+            .map_err(llvm_err)?;
+    Ok(Some(n))
+}
+
+/// `t = parfor_unravel(idx, k)`: the index tuple at C-order position `k` of the shape.
+fn lower_unravel<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let v = operand(lw, node, 0)?;
+    let nd = ndim(lowered(lw.ty(v))) as usize;
+    let idx = lw.load(v)?.into_struct_value();
+    let mut rest = load_index(lw, operand(lw, node, 1)?)?;
+    let mut coords = vec![lw.ctx.i64_type().const_zero(); nd];
+    for d in (1..nd).rev() {
+        let len = dim(lw, idx, field::SHAPE, d as u32)?;
+        coords[d] =
+            lw.b.build_int_unsigned_rem(rest, len, "")
+                .map_err(llvm_err)?;
+        rest =
+            lw.b.build_int_unsigned_div(rest, len, "")
+                .map_err(llvm_err)?;
+    }
+    if nd > 0 {
+        coords[0] = rest;
+    }
+    let vals: Vec<BasicValueEnum<'ctx>> = coords.into_iter().map(Into::into).collect();
+    Ok(Some(lw.make_struct(lowered(lw.ty(target)), &vals)?))
 }
 
 /// `acc = parfor_redinit(arr)`: a division's accumulator for an array reduction.

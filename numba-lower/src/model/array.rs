@@ -30,7 +30,7 @@ pub fn ndim(t: TypeId) -> u32 {
     match t.get() {
         Type::Array { ndim, .. } => ndim,
         // `a.flat` and `np.ndenumerate(a)` hold the array itself.
-        Type::NumpyFlat(a) | Type::NdEnumerate(a) => ndim(a),
+        Type::NumpyFlat(a) | Type::NdEnumerate(a) | Type::NdIndex(a) => ndim(a),
         _ => 0,
     }
 }

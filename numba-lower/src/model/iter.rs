@@ -34,7 +34,11 @@ pub fn iterator_storage(ctx: &Context, t: TypeId) -> R<StructType<'_>> {
         Type::ArrayIter(src)
             if matches!(
                 src.get(),
-                Type::UniTuple(..) | Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_)
+                Type::UniTuple(..)
+                    | Type::Array { .. }
+                    | Type::NumpyFlat(_)
+                    | Type::NdEnumerate(_)
+                    | Type::NdIndex(_)
             ) =>
         {
             ctx.struct_type(&[i64t, super::value_type(ctx, src)?], false)

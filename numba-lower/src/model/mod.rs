@@ -131,7 +131,9 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         Type::Optional(_) => &optional::OptionalModel,
         Type::BoundFunction { .. } => &bound::BoundModel,
         Type::EnumMember { .. } => &enums::EnumMemberModel,
-        Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) => &array::ArrayModel,
+        Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => {
+            &array::ArrayModel
+        }
         Type::RangeIter64 | Type::Enumerate(_) | Type::Zip(_) | Type::ArrayIter(_) => {
             &iter::IterModel
         }

@@ -7,6 +7,7 @@ from .parallel import (
     get_num_threads,
     get_parallel_chunksize,
     get_thread_id,
+    pndindex,
     prange,
     set_num_threads,
     set_parallel_chunksize,
@@ -14,7 +15,7 @@ from .parallel import (
 )
 from .types import *  # noqa: F401,F403  (type objects at top level, as in numba)
 
-__all__ = ["jit", "njit", "errors", "types", "typeof", "config", "Dispatcher", "prange", "set_num_threads", "get_num_threads",
+__all__ = ["jit", "njit", "errors", "types", "typeof", "config", "Dispatcher", "prange", "pndindex", "set_num_threads", "get_num_threads",
            "get_thread_id", "set_parallel_chunksize", "get_parallel_chunksize",
            "threading_layer"] + list(
     types.__all__

@@ -1,6 +1,6 @@
 """``parallel=True`` support: ``prange`` and the threading layer's API, as Numba has them.
 
-``prange`` is ``range`` when a function runs in Python or compiles without
+``prange`` is ``range`` (``pndindex`` is ``np.ndindex``) when a function runs in Python or compiles without
 ``parallel=True``; with it, a ``prange`` loop becomes a parallel loop run on numba-rs's
 thread pool (numba-nrt). ``set_num_threads`` and friends act on the calling thread, as in
 Numba; ``get_num_threads``/``get_thread_id`` may also be called from jitted code.
@@ -14,6 +14,16 @@ class prange:
 
     def __new__(cls, *args):
         return range(*args)
+
+
+class pndindex:
+    """Like ``np.ndindex``: the index tuples of a shape in C order; loops over it run
+    in parallel under ``parallel=True``."""
+
+    def __new__(cls, *args):
+        import numpy as np
+
+        return np.ndindex(*args)
 
 
 def set_num_threads(n):
