@@ -667,10 +667,31 @@ fn runtime_symbols_cover_every_entry_point() {
             "numba_rs_parfor_scratch_free",
             numba_nrt::numba_rs_parfor_scratch_free as *const () as usize,
         ),
+        (
+            "numba_rs_set_num_threads",
+            numba_nrt::numba_rs_set_num_threads as *const () as usize,
+        ),
+        (
+            "numba_rs_set_parallel_chunksize",
+            numba_nrt::numba_rs_set_parallel_chunksize as *const () as usize,
+        ),
+        (
+            "numba_rs_get_parallel_chunksize",
+            numba_nrt::numba_rs_get_parallel_chunksize as *const () as usize,
+        ),
+        // The scheduler under Numba's names.
+        (
+            "do_scheduling_signed",
+            numba_nrt::numba_rs_parfor_divisions as *const () as usize,
+        ),
+        (
+            "do_scheduling_unsigned",
+            numba_nrt::numba_rs_parfor_divisions as *const () as usize,
+        ),
     ] {
         assert_eq!(find(name), addr, "{name}");
     }
-    assert_eq!(syms.len(), 26);
+    assert_eq!(syms.len(), 31);
 }
 
 #[test]
