@@ -7,18 +7,20 @@
 //! typed IR that a back end lowers and runs on a thread pool (numba-lower's parallel
 //! target, numba-nrt's pool).
 //!
-//! Implemented: `prange` loops to parfors ([`prange`]), with reductions over scalars
-//! (`+ - * /` and their in-place forms, `min`/`max`; Numba's error for floor division),
-//! race detection with Numba's `NumbaParallelSafetyWarning`, nested `prange` run serially
+//! Implemented: `prange` and `pndindex` loops to parfors ([`prange`]), with reductions
+//! over scalars and arrays (`+ - * /` and their in-place forms, `min`/`max` of scalars;
+//! Numba's ValueError for floor division and for any other use of an accumulator), race
+//! detection with Numba's `NumbaParallelSafetyWarning`, nested `prange` run serially
 //! inside the outer parfor, the `parallel={...}` options ([`ParforOptions`]), Numba's
 //! `NUMBA_DEBUG_ARRAY_OPT_STATS` lines ([`ParforReport`]).
 //!
-//! Array expressions and whole-array `sum`/`prod`/`mean` become parfors ([`numpy`]), and
-//! adjacent ones over equal shapes fuse (`fusion`, with the shape classes it needs).
+//! Array expressions, whole-array `sum`/`prod`/`mean`/`min`/`max`, `np.zeros`/`np.ones`
+//! and `numpy.random` draws with a size become parfors ([`numpy`]), and adjacent ones over
+//! equal shapes fuse (`fusion`, with the shape classes it needs).
 //!
 //! Not yet: the full array analysis (classes through slicing and reshaping, Numba's
-//! asserts), NumPy creation and random calls, `setitem` conversion, fusion of `prange`
-//! loops, array reductions, stencils. [`ParforStage`] names every stage of seed 001; [`ParforPass`] is
+//! asserts), `setitem` conversion, `argmin`/`argmax`/`var`/`std`/`arange`/`linspace`
+//! parfors, fusion of `prange` loops, stencils. [`ParforStage`] names every stage of seed 001; [`ParforPass`] is
 //! the interface each implements.
 
 mod dead;
