@@ -147,7 +147,7 @@ fn identity<'ctx>(lw: &mut FnLower<'ctx, '_>, op: RedOp, var: VarId) -> R<BasicV
             let one = lw.ctx.i64_type().const_int(1, false).into();
             lw.cast(one, INT64, t)
         }
-        RedOp::Replay | RedOp::Min | RedOp::Max => lw.load(var),
+        RedOp::Replay | RedOp::Min | RedOp::Max | RedOp::ArgMin | RedOp::ArgMax => lw.load(var),
     }
 }
 
@@ -170,6 +170,9 @@ fn combine<'ctx>(
                 .registry_sig(op, t, t)
                 .ok_or_else(|| lw.unsupported(format!("a {op:?} reduction of {t}")))?;
             (sig, [acc, part])
+        }
+        RedOp::ArgMin | RedOp::ArgMax => {
+            return crate::impls::arg_combine(lw, r.op == RedOp::ArgMin, t, acc, part);
         }
         RedOp::Min | RedOp::Max => {
             let key = if r.op == RedOp::Min { "min" } else { "max" };

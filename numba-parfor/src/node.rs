@@ -48,6 +48,11 @@ pub enum RedOp {
     /// (NaN propagates).
     Min,
     Max,
+    /// NumPy's `argmin`/`argmax`: the variable is a `(value, position)` pair starting at
+    /// position -1 (none yet); a partial replaces the accumulated pair when it has a
+    /// position and a better value (NumPy's first NaN wins, ties keep the earlier).
+    ArgMin,
+    ArgMax,
 }
 
 /// A reduction variable of a parfor.
@@ -165,6 +170,8 @@ impl Parfor {
                 RedOp::Replay => "replay",
                 RedOp::Min => "min",
                 RedOp::Max => "max",
+                RedOp::ArgMin => "argmin",
+                RedOp::ArgMax => "argmax",
             };
             attrs.push((
                 "reduction".into(),
@@ -228,6 +235,8 @@ impl Parfor {
                     "replay" => RedOp::Replay,
                     "min" => RedOp::Min,
                     "max" => RedOp::Max,
+                    "argmin" => RedOp::ArgMin,
+                    "argmax" => RedOp::ArgMax,
                     _ => return None,
                 },
                 expr: ExprId(e.parse().ok()?),

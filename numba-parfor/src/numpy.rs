@@ -53,6 +53,14 @@ pub const MINMAX: &str = "parfor_minmax";
 /// `m = parfor_nonempty(acc, n)` (attr `op`): `acc`, or NumPy's ValueError for a `min`/
 /// `max` over nothing (`n == 0`).
 pub const NONEMPTY: &str = "parfor_nonempty";
+/// `p = parfor_argstart()`: an `argmin`/`argmax` accumulator, `(0, -1)` (no position).
+pub const ARGSTART: &str = "parfor_argstart";
+/// `p = parfor_argstep(p, e, i)` (attr `op`: `argmin` or `argmax`): the pair with element
+/// `e` at position `i` taken when it is better (see [`RedOp::ArgMin`]).
+pub const ARGSTEP: &str = "parfor_argstep";
+/// `k = parfor_argfinish(p)` (attr `op`): the position, or NumPy's ValueError for an
+/// empty array.
+pub const ARGFINISH: &str = "parfor_argfinish";
 
 fn with_op(kind: &str, operands: Vec<VarId>, op: &str) -> ExtensionNode {
     let mut n = ExtensionNode::new(kind, operands);
@@ -421,7 +429,10 @@ fn reduction(
         return false;
     }
     let (module, name) = match key.split_once('.') {
-        Some((m @ ("numpy" | "array"), n @ ("sum" | "prod" | "mean" | "min" | "max"))) => (m, n),
+        Some((
+            m @ ("numpy" | "array"),
+            n @ ("sum" | "prod" | "mean" | "min" | "max" | "argmin" | "argmax"),
+        )) => (m, n),
         Some(("numpy", "amin")) => ("numpy", "min"),
         Some(("numpy", "amax")) => ("numpy", "max"),
         _ => return false,
@@ -451,6 +462,9 @@ fn reduction(
     let ret = sig.ret.unliteral();
     if !ret.is_scalar() || ret != cx.typing.type_of(target).unliteral() {
         return false;
+    }
+    if name == "argmin" || name == "argmax" {
+        return arg_reduction(cx, name, arr, dtype, target, loc, out, report);
     }
     // How each reduction starts, steps and finishes.
     let minmax = name == "min" || name == "max";
@@ -737,5 +751,80 @@ fn creation(
     if random {
         cx.gen.random.insert(id);
     }
+    true
+}
+
+/// `k = np.argmin(a)` / `a.argmax()`...: a parfor reducing `(value, position)` pairs.
+#[allow(clippy::too_many_arguments)]
+fn arg_reduction(
+    cx: &mut Cx<'_>,
+    name: &str,
+    arr: VarId,
+    dtype: TypeId,
+    target: VarId,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    // Complex numbers order lexicographically in NumPy: left serial.
+    if dtype.is_complex() || !cx.typing.type_of(target).unliteral().is_integer() {
+        return false;
+    }
+    let size = cx.size_of(arr, loc, out);
+    let pair_t = numba_typeinfer::types::tuple_of(&[dtype, INT64]);
+    let acc = cx.var("$arg_acc", pair_t, loc);
+    let (inst, e) = cx.assign(
+        acc,
+        Expr::Extension(Box::new(ExtensionNode::new(ARGSTART, vec![]))),
+        loc,
+    );
+    cx.gen.inits.insert(e);
+    out.push(inst);
+    let index = cx.index_var(loc);
+    let elem = cx.var("$parfor_elem", dtype, loc);
+    let (get, _) = cx.assign(
+        elem,
+        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
+        loc,
+    );
+    let (step, step_e) = cx.assign(
+        acc,
+        Expr::Extension(Box::new(with_op(ARGSTEP, vec![acc, elem, index], name))),
+        loc,
+    );
+    let pattern = format!(
+        "('prange', 'internal', (('{name}', 'numpy'), Loc(filename={}, line={}, col=None)))",
+        cx.ir.filename, loc.line
+    );
+    cx.emit(
+        FlatLoop {
+            index,
+            size,
+            body: vec![get, step],
+            params: vec![arr, acc],
+            reductions: vec![Reduction {
+                var: acc,
+                op: if name == "argmin" {
+                    RedOp::ArgMin
+                } else {
+                    RedOp::ArgMax
+                },
+                expr: step_e,
+                acc_operand: 0,
+            }],
+            pattern,
+            cost: 4,
+        },
+        loc,
+        out,
+        report,
+    );
+    let (inst, e) = cx.assign(
+        target,
+        Expr::Extension(Box::new(with_op(ARGFINISH, vec![acc], name))),
+        loc,
+    );
+    cx.gen.posts.insert(e);
+    out.push(inst);
     true
 }

@@ -623,3 +623,52 @@ def test_random_draw_fuses_with_the_expression_reading_it(capfd):
     r, out = stats(capfd, scaled, 1000)
     assert len(fusions(out)) == 1
     assert r.shape == (1000,) and 0 <= r.min() and r.max() < 2
+
+
+# ------------------------------------------------------------ argmin / argmax
+
+
+def arg_all(a):
+    return np.argmin(a), np.argmax(a), a.argmin(), a.argmax()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RNG.random(1_000_000),
+        lambda: RNG.random((700, 900)),
+        lambda: RNG.random(2_000)[::-3],
+        lambda: RNG.integers(-5, 5, 999_999),
+        lambda: RNG.integers(0, 3, 500_000).astype(np.uint8),
+        lambda: RNG.random(400_000) > 0.5,
+        lambda: np.array([3.0, 1.0, 1.0, np.nan, 0.0, np.nan]),
+        lambda: np.full(300_000, 7.0),
+    ],
+)
+def test_argmin_argmax_match_numpy(nthreads, make):
+    a = make()
+    assert par(arg_all)(a) == arg_all(a)
+
+
+def test_argmin_argmax_first_nan_and_first_tie_across_divisions(nthreads):
+    a = RNG.random(1_000_000)
+    a[[10, 600_000]] = -5.0  # a tie: the first position wins
+    a[[900_000]] = 9.0
+    assert par(arg_all)(a) == arg_all(a) == (10, 900_000, 10, 900_000)
+    a[[700_000, 800_000]] = np.nan  # the first NaN wins both
+    assert par(arg_all)(a) == arg_all(a) == (700_000,) * 4
+
+
+def test_argmin_of_empty_is_numpys_error():
+    with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
+        par(arg_all)(np.zeros(0))
+
+
+def test_argmax_fuses_with_the_expression_it_reads(capfd):
+    def k(a):
+        d = a * 2
+        return d.argmax(), d.sum()
+
+    r, out = stats(capfd, k, np.arange(10.0))
+    assert r == (9, 90.0)
+    assert "(('argmax', 'numpy')" in out and len(fusions(out)) == 2

@@ -5,6 +5,7 @@
 mod array_from;
 mod array_ops;
 pub(crate) use array_ops::{scalar_call, Loop};
+pub(crate) use parfor_elems::arg_combine;
 mod arrayexpr;
 mod arrays;
 mod builtins;

@@ -10,8 +10,8 @@ use inkwell::values::{BasicValueEnum, IntValue, StructValue};
 use inkwell::IntPredicate;
 use numba_ir::{ExtensionNode, VarId};
 use numba_parfor::numpy::{
-    ARRAYEXPR_AT, EXTREME, GETFLAT, MEAN, MINMAX, NONEMPTY, PARFOR_ALLOC, PARFOR_EMPTY,
-    PARFOR_SHAPE, SETFLAT,
+    ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT, MEAN, MINMAX, NONEMPTY,
+    PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT,
 };
 use numba_typeinfer::types::*;
 
@@ -38,6 +38,9 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(EXTREME, lower_extreme);
     r.register_extension(MINMAX, lower_minmax);
     r.register_extension(NONEMPTY, lower_nonempty);
+    r.register_extension(ARGSTART, lower_argstart);
+    r.register_extension(ARGSTEP, lower_argstep);
+    r.register_extension(ARGFINISH, lower_argfinish);
 }
 
 /// The node's `op` attribute: `min` or `max`.
@@ -184,6 +187,158 @@ fn lower_empty<'ctx>(
         return Err(lw.unsupported(format!("a {}-d shape for {ret}", dims.len())));
     }
     Ok(Some(super::arrays::allocate(lw, ret, &dims)?.into()))
+}
+
+/// Whether `(v, i)` replaces the accumulated `(b, j)` of an `argmin` (`is_min`) or
+/// `argmax` of `dtype`: `i` is a position and `j` is none yet, or `v` is better (NumPy's
+/// first NaN wins; a tie keeps the earlier position, as the pairs come in order).
+fn arg_takes<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    is_min: bool,
+    dtype: TypeId,
+    (v, i): (BasicValueEnum<'ctx>, IntValue<'ctx>),
+    (b, j): (BasicValueEnum<'ctx>, IntValue<'ctx>),
+) -> R<IntValue<'ctx>> {
+    use inkwell::FloatPredicate;
+    let i64t = lw.ctx.i64_type();
+    let none = i64t.const_all_ones();
+    let e = llvm_err;
+    let has =
+        lw.b.build_int_compare(IntPredicate::NE, i, none, "")
+            .map_err(e)?;
+    let first =
+        lw.b.build_int_compare(IntPredicate::EQ, j, none, "")
+            .map_err(e)?;
+    let better = if dtype.is_float() {
+        let (v, b) = (v.into_float_value(), b.into_float_value());
+        let pred = if is_min {
+            FloatPredicate::OLT
+        } else {
+            FloatPredicate::OGT
+        };
+        let strictly = lw.b.build_float_compare(pred, v, b, "").map_err(e)?;
+        let v_nan =
+            lw.b.build_float_compare(FloatPredicate::UNO, v, v, "")
+                .map_err(e)?;
+        let b_num =
+            lw.b.build_float_compare(FloatPredicate::ORD, b, b, "")
+                .map_err(e)?;
+        let nan_first = lw.b.build_and(v_nan, b_num, "").map_err(e)?;
+        lw.b.build_or(strictly, nan_first, "").map_err(e)?
+    } else {
+        let signed = dtype.is_signed() && dtype != BOOLEAN;
+        let pred = match (is_min, signed) {
+            (true, true) => IntPredicate::SLT,
+            (true, false) => IntPredicate::ULT,
+            (false, true) => IntPredicate::SGT,
+            (false, false) => IntPredicate::UGT,
+        };
+        lw.b.build_int_compare(pred, v.into_int_value(), b.into_int_value(), "")
+            .map_err(e)?
+    };
+    let ok = lw.b.build_or(first, better, "").map_err(e)?;
+    lw.b.build_and(has, ok, "").map_err(e)
+}
+
+/// The `(value, position)` pair an `argmin`/`argmax` accumulator holds.
+fn arg_parts<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    pair: BasicValueEnum<'ctx>,
+) -> R<(BasicValueEnum<'ctx>, IntValue<'ctx>)> {
+    let p = pair.into_struct_value();
+    let v = lw.b.build_extract_value(p, 0, "").map_err(llvm_err)?;
+    let i =
+        lw.b.build_extract_value(p, 1, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    Ok((v, i))
+}
+
+/// `acc` or `part` (pairs of type `pair_t`), whichever an `argmin`/`argmax` keeps:
+/// combining the divisions' partials in order.
+pub(crate) fn arg_combine<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    is_min: bool,
+    pair_t: TypeId,
+    acc: BasicValueEnum<'ctx>,
+    part: BasicValueEnum<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    let dtype = crate::model::members(pair_t)[0];
+    let a = arg_parts(lw, acc)?;
+    let p = arg_parts(lw, part)?;
+    let take = arg_takes(lw, is_min, dtype, p, a)?;
+    lw.b.build_select(take, part, acc, "").map_err(llvm_err)
+}
+
+fn arg_op(lw: &FnLower<'_, '_>, node: &ExtensionNode) -> R<bool> {
+    match node
+        .attrs
+        .iter()
+        .find(|(k, _)| k == "op")
+        .map(|(_, v)| v.as_str())
+    {
+        Some("argmin") => Ok(true),
+        Some("argmax") => Ok(false),
+        _ => Err(lw.unsupported(format!("malformed {} node", node.kind))),
+    }
+}
+
+/// `p = parfor_argstart()`: `(0, -1)`.
+fn lower_argstart<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let t = lowered(lw.ty(target_of(lw, node, target)?));
+    let dtype = crate::model::members(t)[0];
+    let zero = value_type(lw.ctx, dtype)?.const_zero();
+    let none = lw.ctx.i64_type().const_all_ones().into();
+    Ok(Some(lw.make_struct(t, &[zero, none])?))
+}
+
+/// `p = parfor_argstep(p, e, i)`.
+fn lower_argstep<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let t = lowered(lw.ty(target_of(lw, node, target)?));
+    let is_min = arg_op(lw, node)?;
+    let dtype = crate::model::members(t)[0];
+    let acc = lw.load(operand(lw, node, 0)?)?;
+    let ev = operand(lw, node, 1)?;
+    let e = lw.load(ev)?;
+    let e = lw.cast(e, lowered(lw.ty(ev)), dtype)?;
+    let i = load_index(lw, operand(lw, node, 2)?)?;
+    let cand = lw.make_struct(t, &[e, i.into()])?;
+    let a = arg_parts(lw, acc)?;
+    let take = arg_takes(lw, is_min, dtype, (e, i), a)?;
+    Ok(Some(
+        lw.b.build_select(take, cand, acc, "").map_err(llvm_err)?,
+    ))
+}
+
+/// `k = parfor_argfinish(p)`.
+fn lower_argfinish<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let name = if arg_op(lw, node)? {
+        "argmin"
+    } else {
+        "argmax"
+    };
+    let acc = lw.load(operand(lw, node, 0)?)?;
+    let (_, i) = arg_parts(lw, acc)?;
+    let none = lw.ctx.i64_type().const_all_ones();
+    let empty =
+        lw.b.build_int_compare(IntPredicate::EQ, i, none, "")
+            .map_err(llvm_err)?;
+    let msg = format!("attempt to get {name} of an empty sequence");
+    lw.raise_const_if(empty, "ValueError", &[&msg])?;
+    Ok(Some(lw.cast(i.into(), INT64, lw.ty(target))?))
 }
 
 /// `n = parfor_ndsize(idx)`: the number of positions of a `pndindex` value.
