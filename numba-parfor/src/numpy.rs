@@ -53,6 +53,18 @@ pub const MINMAX: &str = "parfor_minmax";
 /// `m = parfor_nonempty(acc, n)` (attr `op`): `acc`, or NumPy's ValueError for a `min`/
 /// `max` over nothing (`n == 0`).
 pub const NONEMPTY: &str = "parfor_nonempty";
+/// `v = parfor_setview(out, index, leaves...)` (attr `ndim`: the stored value's rank):
+/// the selection `out[index]` (a basic index: a view) a setitem parfor writes, after the
+/// serial store's checks (the leaves broadcast together and into the selection).
+pub const SETVIEW: &str = "parfor_setview";
+/// `s = parfor_unalias(view, leaf)`: `leaf`, or a copy where it overlaps `view` other
+/// than element for element.
+pub const UNALIAS: &str = "parfor_unalias";
+/// `parfor_maskcheck(a, mask)`: NumPy's IndexError unless `mask` has `a`'s shape.
+pub const MASKCHECK: &str = "parfor_maskcheck";
+/// `parfor_maskset(a, mask, i, x)`: flat element `i` of `a` becomes `x` where `mask`'s
+/// is true.
+pub const MASKSET: &str = "parfor_maskset";
 /// `p = parfor_argstart()`: an `argmin`/`argmax` accumulator, `(0, -1)` (no position).
 pub const ARGSTART: &str = "parfor_argstart";
 /// `p = parfor_argstep(p, e, i)` (attr `op`: `argmin` or `argmax`): the pair with element
@@ -241,6 +253,28 @@ pub(crate) fn convert(
         let old = std::mem::take(&mut cx.ir.blocks.get_mut(&l).expect("block").body);
         let mut new = Vec::with_capacity(old.len());
         for inst in old {
+            let stored = match &inst.stmt {
+                Stmt::Extension(node) if node.kind == "arrayexpr_setitem" => {
+                    let node = (**node).clone();
+                    Some(setitem_expr(&mut cx, &node, inst.loc, &mut new, report))
+                }
+                &Stmt::SetItem {
+                    target,
+                    index,
+                    value,
+                } => Some(setitem_plain(
+                    &mut cx, target, index, value, inst.loc, &mut new, report,
+                )),
+                _ => None,
+            };
+            match stored {
+                Some(true) => continue,
+                Some(false) => {
+                    new.push(inst);
+                    continue;
+                }
+                None => {}
+            }
             let Stmt::Assign { target, value } = inst.stmt else {
                 new.push(inst);
                 continue;
@@ -826,5 +860,230 @@ fn arg_reduction(
     );
     cx.gen.posts.insert(e);
     out.push(inst);
+    true
+}
+
+/// Numba's pattern for a setitem parfor.
+const SETITEM_PATTERN: &str = "('setitem', '')";
+
+/// `out[index] = <fused tree>` (the rewrites' `arrayexpr_setitem`) to a setitem parfor.
+fn setitem_expr(
+    cx: &mut Cx<'_>,
+    node: &ExtensionNode,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let [arr, index, leaves @ ..] = node.operands.as_slice() else {
+        return false;
+    };
+    let ret = node
+        .blocks
+        .values()
+        .flat_map(|b| &b.body)
+        .find_map(|i| match i.stmt {
+            Stmt::Return { value } => Some(value),
+            _ => None,
+        });
+    let Some(ret) = ret else {
+        return false;
+    };
+    let rt = cx.typing.type_of(ret);
+    let (dtype, nd) = match rt.get() {
+        Type::Array { dtype, ndim, .. } => (dtype, ndim),
+        _ => (rt.unliteral(), 0),
+    };
+    setitem_view(
+        cx,
+        *arr,
+        *index,
+        leaves.to_vec(),
+        node.blocks.clone(),
+        (dtype, nd),
+        loc,
+        out,
+        report,
+    )
+}
+
+/// `out[index] = value`: through a mask of `out`'s rank with a scalar, or into the view
+/// a basic index selects (a scalar, or an array broadcast to it).
+fn setitem_plain(
+    cx: &mut Cx<'_>,
+    arr: VarId,
+    index: VarId,
+    value: VarId,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let at = cx.typing.type_of(arr).unliteral();
+    let (it, vt) = (
+        cx.typing.type_of(index).unliteral(),
+        cx.typing.type_of(value).unliteral(),
+    );
+    let (Type::Array { ndim, .. }, Some(_)) = (at.get(), elem_type(at)) else {
+        return false;
+    };
+    if !(vt.is_scalar() || elem_type(vt).is_some()) {
+        return false;
+    }
+    // `a[mask] = x`.
+    if let Type::Array {
+        dtype, ndim: mnd, ..
+    } = it.get()
+    {
+        if dtype != numba_typeinfer::types::BOOLEAN || mnd != ndim || !vt.is_scalar() {
+            return false;
+        }
+        out.push(Inst {
+            stmt: Stmt::Extension(Box::new(ExtensionNode::new(MASKCHECK, vec![arr, index]))),
+            loc,
+        });
+        let size = cx.size_of(arr, loc, out);
+        let i = cx.index_var(loc);
+        let set = Inst {
+            stmt: Stmt::Extension(Box::new(ExtensionNode::new(
+                MASKSET,
+                vec![arr, index, i, value],
+            ))),
+            loc,
+        };
+        let id = cx.emit(
+            FlatLoop {
+                index: i,
+                size,
+                body: vec![set],
+                params: vec![arr, index, value],
+                reductions: Vec::new(),
+                pattern: SETITEM_PATTERN.into(),
+                cost: 3,
+            },
+            loc,
+            out,
+            report,
+        );
+        // A store fusion does not track: nothing moves across it.
+        cx.gen.elementwise.remove(&id);
+        return true;
+    }
+    let (dtype, nd) = match vt.get() {
+        Type::Array { dtype, ndim, .. } => (dtype, ndim),
+        _ => (vt, 0),
+    };
+    let mut blocks = std::collections::BTreeMap::new();
+    blocks.insert(
+        0,
+        Block {
+            body: vec![Inst {
+                stmt: Stmt::Return { value },
+                loc,
+            }],
+        },
+    );
+    setitem_view(
+        cx,
+        arr,
+        index,
+        vec![value],
+        blocks,
+        (dtype, nd),
+        loc,
+        out,
+        report,
+    )
+}
+
+/// The parfor storing the tree `blocks` over `leaves` (of result dtype and rank `ret`)
+/// into the view `arr[index]`, element by element.
+#[allow(clippy::too_many_arguments)]
+fn setitem_view(
+    cx: &mut Cx<'_>,
+    arr: VarId,
+    index: VarId,
+    leaves: Vec<VarId>,
+    blocks: std::collections::BTreeMap<Label, Block>,
+    (dtype, ret_nd): (TypeId, u32),
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let at = cx.typing.type_of(arr).unliteral();
+    let it = cx.typing.type_of(index).unliteral();
+    if elem_type(at).is_none() || !dtype.is_scalar() {
+        return false;
+    }
+    let Some((view_t, false)) = numba_typeinfer::numpy::index_array(at, it) else {
+        return false;
+    };
+    if !matches!(view_t.get(), Type::Array { ndim, .. } if ndim >= 1) {
+        return false;
+    }
+    let view = cx.var("$setitem_view", view_t, loc);
+    let mut ops = vec![arr, index];
+    ops.extend(&leaves);
+    let mut sv = ExtensionNode::new(SETVIEW, ops);
+    sv.attrs.push(("ndim".into(), ret_nd.to_string()));
+    let (inst, _) = cx.assign(view, Expr::Extension(Box::new(sv)), loc);
+    out.push(inst);
+    let mut srcs = Vec::with_capacity(leaves.len());
+    for &leaf in &leaves {
+        let lt = cx.typing.type_of(leaf).unliteral();
+        let Type::Array {
+            dtype,
+            ndim,
+            readonly,
+            ..
+        } = lt.get()
+        else {
+            srcs.push(leaf);
+            continue;
+        };
+        let st = numba_typeinfer::types::intern(Type::Array {
+            dtype,
+            ndim,
+            layout: numba_typeinfer::types::Layout::A,
+            readonly,
+        });
+        let src = cx.var("$setitem_src", st, loc);
+        let (inst, _) = cx.assign(
+            src,
+            Expr::Extension(Box::new(ExtensionNode::new(UNALIAS, vec![view, leaf]))),
+            loc,
+        );
+        out.push(inst);
+        srcs.push(src);
+    }
+    let size = cx.size_of(view, loc, out);
+    let i = cx.index_var(loc);
+    let elem = cx.var("$expr_out_var", dtype, loc);
+    let mut at_ops = vec![view, i];
+    at_ops.extend(&srcs);
+    let mut at_node = ExtensionNode::new(ARRAYEXPR_AT, at_ops);
+    let names: Vec<String> = leaves.iter().map(|v| v.0.to_string()).collect();
+    at_node.attrs.push(("bind".into(), names.join(",")));
+    at_node.blocks = blocks;
+    let (get, _) = cx.assign(elem, Expr::Extension(Box::new(at_node)), loc);
+    let set = Inst {
+        stmt: Stmt::Extension(Box::new(ExtensionNode::new(SETFLAT, vec![view, i, elem]))),
+        loc,
+    };
+    let mut params = vec![view];
+    params.extend(&srcs);
+    let id = cx.emit(
+        FlatLoop {
+            index: i,
+            size,
+            body: vec![get, set],
+            params,
+            reductions: Vec::new(),
+            pattern: SETITEM_PATTERN.into(),
+            cost: 2 + leaves.len() as i64,
+        },
+        loc,
+        out,
+        report,
+    );
+    cx.gen.elementwise.remove(&id);
     true
 }

@@ -672,3 +672,73 @@ def test_argmax_fuses_with_the_expression_it_reads(capfd):
     r, out = stats(capfd, k, np.arange(10.0))
     assert r == (9, 90.0)
     assert "(('argmax', 'numpy')" in out and len(fusions(out)) == 2
+
+
+# ------------------------------------------------------------ setitem
+
+
+def set_expr(out, a, b):
+    out[:] = a * b + 1.0
+    return out
+
+
+def set_shifted(a):
+    a[1:] = a[:-1] + 1.0  # the source overlaps the destination: read from a copy
+    return a
+
+
+def set_mask(a, m):
+    a[m] = 7
+    return a
+
+
+def set_cols(a, v):
+    a[:, 1:3] = v
+    return a
+
+
+def set_slice(a, r):
+    a[2:-2] = r
+    a[0] = 5
+    return a
+
+
+@pytest.mark.parametrize("n", [0, 5, 1_000_000])
+def test_setitem_of_expressions_and_overlaps(nthreads, n):
+    a, b = RNG.random(n), RNG.random(n)
+    np.testing.assert_array_equal(par(set_expr)(np.zeros(n), a, b), set_expr(np.zeros(n), a, b))
+    x = np.arange(float(n))
+    np.testing.assert_array_equal(par(set_shifted)(x.copy()), set_shifted(x.copy()))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_masked_setitem(nthreads, dtype):
+    a = RNG.integers(0, 100, (800, 700)).astype(dtype)
+    m = a > 50
+    np.testing.assert_array_equal(par(set_mask)(a.copy(), m), set_mask(a.copy(), m))
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        par(set_mask)(a.copy(), m[:-1])
+
+
+def test_setitem_into_views_broadcasts(nthreads):
+    a = RNG.random((400_000, 5))
+    np.testing.assert_array_equal(par(set_cols)(a.copy(), 2.5), set_cols(a.copy(), 2.5))
+    v = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(par(set_cols)(a.copy(), v), set_cols(a.copy(), v))
+    r = RNG.random(999_996)
+    x = RNG.random(1_000_000)
+    np.testing.assert_array_equal(par(set_slice)(x.copy(), r), set_slice(x.copy(), r))
+    with pytest.raises(ValueError):
+        par(set_expr)(np.zeros(3), np.ones(4), np.ones(4))
+
+
+def test_setitem_parfors_are_reported_and_not_fused(capfd):
+    def two(out, a):
+        out[:] = a * 2.0
+        c = out + 1.0  # reads what the store wrote: stays after it
+        return c
+
+    a = np.arange(10.0)
+    r, out = stats(capfd, two, np.zeros(10), a)
+    np.testing.assert_array_equal(r, a * 2.0 + 1.0)
+    assert "pattern '('setitem', '')'" in out and fusions(out) == []

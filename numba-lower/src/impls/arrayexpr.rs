@@ -75,50 +75,13 @@ fn lower_setitem<'ctx>(
     let [out, index, leaves @ ..] = node.operands.as_slice() else {
         return Err(lw.unsupported("malformed arrayexpr_setitem node"));
     };
-    let out_t = lowered(lw.ty(*out));
-    let idx_t = lowered(lw.ty(*index));
-    let view_t = numba_typeinfer::numpy::getitem(out_t, idx_t)
-        .filter(|t| t.is_array())
-        .ok_or_else(|| lw.unsupported(format!("indexing {out_t} with {idx_t}")))?;
-    let gsig = Signature {
-        ret: view_t,
-        args: vec![out_t, idx_t],
-        key: ImplKey::GetItem,
-    };
-    let arr = lw.load(*out)?;
-    let idx = lw.load(*index)?;
-    let view = lw.call_impl(&gsig, &[arr, idx])?.into_struct_value();
+    // The expression's own rank.
+    let ret_nd = body(node).iter().find_map(|i| match i.stmt {
+        Stmt::Return { value } => Some(ndim(lowered(lw.ty(value)))),
+        _ => None,
+    });
+    let (view_t, view, view_dims, operands) = selection(lw, *out, *index, leaves, ret_nd)?;
     let nd = ndim(view_t);
-    let view_dims: Vec<_> = (0..nd)
-        .map(|d| dim(lw, view, field::SHAPE, d))
-        .collect::<R<_>>()?;
-    let operands = load_operands(lw, leaves)?;
-    // The expression's own shape first (its operands must broadcast together), then
-    // that shape into the selection, as evaluating and then assigning would check.
-    let ret_nd = body(node)
-        .iter()
-        .find_map(|i| match i.stmt {
-            Stmt::Return { value } => Some(ndim(lowered(lw.ty(value)))),
-            _ => None,
-        })
-        .unwrap_or(nd);
-    let (edims, _) = broadcast_shape(lw, ret_nd, &operands)?;
-    let i64t = lw.ctx.i64_type();
-    let one = i64t.const_int(1, false);
-    let mut bad = lw.ctx.bool_type().const_zero();
-    for (k, &e) in edims.iter().enumerate() {
-        let want = view_dims[nd as usize - edims.len() + k];
-        let eq =
-            lw.b.build_int_compare(inkwell::IntPredicate::EQ, e, want, "")
-                .map_err(llvm_err)?;
-        let is_one =
-            lw.b.build_int_compare(inkwell::IntPredicate::EQ, e, one, "")
-                .map_err(llvm_err)?;
-        let ok = lw.b.build_or(eq, is_one, "").map_err(llvm_err)?;
-        let not_ok = lw.b.build_not(ok, "").map_err(llvm_err)?;
-        bad = lw.b.build_or(bad, not_ok, "").map_err(llvm_err)?;
-    }
-    lw.raise_const_if(bad, "ValueError", &[SHAPE_MISMATCH])?;
     // Operands overlapping the destination are read from copies; the flat loop needs
     // every array operand to have the selection's shape.
     let mut reads = Vec::with_capacity(operands.len());
@@ -157,6 +120,67 @@ fn lower_setitem<'ctx>(
         release(lw, mi)?;
     }
     Ok(None)
+}
+
+/// The selection `out[index]` an in-place store writes (a view: its type, value and
+/// shape) and the loaded `leaves`, after checking that the leaves broadcast together to
+/// a shape of `ret_nd` axes (the selection's rank when `None`) that fits the selection:
+/// the checks evaluating and then assigning would make.
+pub(super) fn selection<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    out: VarId,
+    index: VarId,
+    leaves: &[VarId],
+    ret_nd: Option<u32>,
+) -> R<(
+    TypeId,
+    inkwell::values::StructValue<'ctx>,
+    Vec<inkwell::values::IntValue<'ctx>>,
+    Vec<(TypeId, BasicValueEnum<'ctx>)>,
+)> {
+    let (out, index) = (&out, &index);
+    let out_t = lowered(lw.ty(*out));
+    let idx_t = lowered(lw.ty(*index));
+    let view_t = numba_typeinfer::numpy::getitem(out_t, idx_t)
+        .filter(|t| t.is_array())
+        .ok_or_else(|| lw.unsupported(format!("indexing {out_t} with {idx_t}")))?;
+    let gsig = Signature {
+        ret: view_t,
+        args: vec![out_t, idx_t],
+        key: ImplKey::GetItem,
+    };
+    let arr = lw.load(*out)?;
+    let idx = lw.load(*index)?;
+    let view = lw.call_impl(&gsig, &[arr, idx])?.into_struct_value();
+    let nd = ndim(view_t);
+    let view_dims: Vec<_> = (0..nd)
+        .map(|d| dim(lw, view, field::SHAPE, d))
+        .collect::<R<_>>()?;
+    let operands = load_operands(lw, leaves)?;
+    // The expression's own shape first (its operands must broadcast together), then
+    // that shape into the selection, as evaluating and then assigning would check.
+    let ret_nd = ret_nd.unwrap_or(nd);
+    if !operands.iter().any(|(t, _)| t.is_array()) {
+        return Ok((view_t, view, view_dims, operands));
+    }
+    let (edims, _) = broadcast_shape(lw, ret_nd, &operands)?;
+    let i64t = lw.ctx.i64_type();
+    let one = i64t.const_int(1, false);
+    let mut bad = lw.ctx.bool_type().const_zero();
+    for (k, &e) in edims.iter().enumerate() {
+        let want = view_dims[nd as usize - edims.len() + k];
+        let eq =
+            lw.b.build_int_compare(inkwell::IntPredicate::EQ, e, want, "")
+                .map_err(llvm_err)?;
+        let is_one =
+            lw.b.build_int_compare(inkwell::IntPredicate::EQ, e, one, "")
+                .map_err(llvm_err)?;
+        let ok = lw.b.build_or(eq, is_one, "").map_err(llvm_err)?;
+        let not_ok = lw.b.build_not(ok, "").map_err(llvm_err)?;
+        bad = lw.b.build_or(bad, not_ok, "").map_err(llvm_err)?;
+    }
+    lw.raise_const_if(bad, "ValueError", &[SHAPE_MISMATCH])?;
+    Ok((view_t, view, view_dims, operands))
 }
 
 /// Evaluate the fused statements on one element of each operand (`elems`, in the order of

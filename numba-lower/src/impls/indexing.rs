@@ -811,7 +811,7 @@ fn result_dims<'ctx>(f: &Fancy<'ctx>) -> Vec<IntValue<'ctx>> {
 }
 
 /// NumPy's IndexError when a whole-array mask's shape is not the array's.
-fn check_mask_shape<'ctx>(
+pub(super) fn check_mask_shape<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     t: TypeId,
     arr: StructValue<'ctx>,

@@ -10,8 +10,8 @@ use inkwell::values::{BasicValueEnum, IntValue, StructValue};
 use inkwell::IntPredicate;
 use numba_ir::{ExtensionNode, VarId};
 use numba_parfor::numpy::{
-    ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT, MEAN, MINMAX, NONEMPTY,
-    PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT,
+    ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT, MASKCHECK, MASKSET, MEAN, MINMAX,
+    NONEMPTY, PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT, SETVIEW, UNALIAS,
 };
 use numba_typeinfer::types::*;
 
@@ -38,6 +38,10 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(EXTREME, lower_extreme);
     r.register_extension(MINMAX, lower_minmax);
     r.register_extension(NONEMPTY, lower_nonempty);
+    r.register_extension(SETVIEW, lower_setview);
+    r.register_extension(UNALIAS, lower_unalias);
+    r.register_extension(MASKCHECK, lower_maskcheck);
+    r.register_extension(MASKSET, lower_maskset);
     r.register_extension(ARGSTART, lower_argstart);
     r.register_extension(ARGSTEP, lower_argstep);
     r.register_extension(ARGFINISH, lower_argfinish);
@@ -341,6 +345,98 @@ fn lower_argfinish<'ctx>(
     Ok(Some(lw.cast(i.into(), INT64, lw.ty(target))?))
 }
 
+/// `v = parfor_setview(out, index, leaves...)` (attr `ndim`: the stored expression's
+/// rank): the selection `out[index]` a setitem parfor writes, after the checks the serial
+/// store makes (the leaves broadcast together, and into the selection).
+fn lower_setview<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let ret_nd = node
+        .attrs
+        .iter()
+        .find(|(k, _)| k == "ndim")
+        .and_then(|(_, v)| v.parse().ok());
+    let (out, index) = (operand(lw, node, 0)?, operand(lw, node, 1)?);
+    let (view_t, view, _, _) =
+        super::arrayexpr::selection(lw, out, index, &node.operands[2..], ret_nd)?;
+    lw.incref(view_t, view.into())?;
+    Ok(Some(lw.cast(view.into(), view_t, lw.ty(target))?))
+}
+
+/// `s = parfor_unalias(view, leaf)`: `leaf`, or a copy of it when it overlaps the view
+/// other than element for element (a parallel store must not read what another
+/// position writes).
+fn lower_unalias<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let (dv, sv) = (operand(lw, node, 0)?, operand(lw, node, 1)?);
+    let dt = lowered(lw.ty(dv));
+    let st = lowered(lw.ty(sv));
+    let dst = lw.load(dv)?.into_struct_value();
+    let src = lw.load(sv)?.into_struct_value();
+    let (t2, v2, mi) = super::indexing::unaliased_operand(lw, (dt, dst), st, src)?;
+    // A new reference either way: the leaf's, or the copy's own (released after the
+    // increment, a null MemInfo when nothing was copied).
+    lw.incref(t2, v2.into())?;
+    super::indexing::release(lw, mi)?;
+    // Every layout has the one array model: an `A` array holds any of them as it is.
+    let want = lowered(lw.ty(target));
+    if ndim(want) != ndim(t2) || dtype_of(want) != dtype_of(t2) {
+        return Err(lw.unsupported(format!("a {t2} operand as {want}")));
+    }
+    Ok(Some(v2.into()))
+}
+
+/// `parfor_maskcheck(a, mask)`: NumPy's IndexError unless the mask has the array's shape.
+fn lower_maskcheck<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    _: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let (av, mv) = (operand(lw, node, 0)?, operand(lw, node, 1)?);
+    let t = lowered(lw.ty(av));
+    let a = lw.load(av)?.into_struct_value();
+    let m = lw.load(mv)?.into_struct_value();
+    super::indexing::check_mask_shape(lw, t, a, m)?;
+    Ok(None)
+}
+
+/// `parfor_maskset(a, mask, i, x)`: `a`'s flat element `i` becomes `x` where the mask's
+/// is true.
+fn lower_maskset<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    _: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let (av, mv) = (operand(lw, node, 0)?, operand(lw, node, 1)?);
+    let i = load_index(lw, operand(lw, node, 2)?)?;
+    let xv = operand(lw, node, 3)?;
+    let (t, mt) = (lowered(lw.ty(av)), lowered(lw.ty(mv)));
+    let a = lw.load(av)?.into_struct_value();
+    let m = lw.load(mv)?.into_struct_value();
+    let mp = flat_ptr(lw, mt, m, i)?;
+    let on = load_elem(lw, dtype_of(mt), mp)?;
+    let on = lw.cast(on, dtype_of(mt), BOOLEAN)?.into_int_value();
+    let store = lw.new_block("maskset.store");
+    let done = lw.new_block("maskset.done");
+    lw.b.build_conditional_branch(on, store, done)
+        .map_err(llvm_err)?;
+    lw.b.position_at_end(store);
+    let x = lw.load(xv)?;
+    let x = lw.cast(x, lw.ty(xv), dtype_of(t))?;
+    let p = flat_ptr(lw, t, a, i)?;
+    store_elem(lw, dtype_of(t), p, x)?;
+    lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
+    lw.b.position_at_end(done);
+    Ok(None)
+}
+
 /// `n = parfor_ndsize(idx)`: the number of positions of a `pndindex` value.
 fn lower_ndsize<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
@@ -416,7 +512,22 @@ fn lower_at<'ctx>(
     let out_t = lowered(lw.ty(out_v));
     let out = lw.load(out_v)?.into_struct_value();
     let i = load_index(lw, operand(lw, node, 1)?)?;
+    // `bind`: the variables the tree names the leaves by, when those are others (a
+    // setitem's operands, copied where they overlap the destination).
     let leaves = &node.operands[2..];
+    let names: Vec<VarId> = match node.attrs.iter().find(|(k, _)| k == "bind") {
+        Some((_, ids)) => {
+            let names: Option<Vec<VarId>> = ids
+                .split(',')
+                .map(|s| s.trim().parse::<u32>().ok().map(VarId))
+                .collect();
+            match names {
+                Some(n) if n.len() == leaves.len() => n,
+                _ => return Err(lw.unsupported("malformed arrayexpr_at node")),
+            }
+        }
+        None => leaves.to_vec(),
+    };
     let nd = ndim(out_t);
     let dims: Vec<IntValue<'ctx>> = (0..nd)
         .map(|d| dim(lw, out, field::SHAPE, d))
@@ -483,7 +594,7 @@ fn lower_at<'ctx>(
         }
         elems[k] = (phi.as_basic_value(), dt);
     }
-    let (v, t) = super::arrayexpr::eval(lw, node, leaves, &elems)?;
+    let (v, t) = super::arrayexpr::eval(lw, node, &names, &elems)?;
     Ok(Some(lw.cast(v, t, lw.ty(target))?))
 }
 
