@@ -122,6 +122,14 @@ fn lower_setitem<'ctx>(
     Ok(None)
 }
 
+/// What [`selection`] gives: the view's type, value and shape, and the loaded leaves.
+pub(super) type StoreTarget<'ctx> = (
+    TypeId,
+    inkwell::values::StructValue<'ctx>,
+    Vec<inkwell::values::IntValue<'ctx>>,
+    Vec<(TypeId, BasicValueEnum<'ctx>)>,
+);
+
 /// The selection `out[index]` an in-place store writes (a view: its type, value and
 /// shape) and the loaded `leaves`, after checking that the leaves broadcast together to
 /// a shape of `ret_nd` axes (the selection's rank when `None`) that fits the selection:
@@ -132,12 +140,7 @@ pub(super) fn selection<'ctx>(
     index: VarId,
     leaves: &[VarId],
     ret_nd: Option<u32>,
-) -> R<(
-    TypeId,
-    inkwell::values::StructValue<'ctx>,
-    Vec<inkwell::values::IntValue<'ctx>>,
-    Vec<(TypeId, BasicValueEnum<'ctx>)>,
-)> {
+) -> R<StoreTarget<'ctx>> {
     let (out, index) = (&out, &index);
     let out_t = lowered(lw.ty(*out));
     let idx_t = lowered(lw.ty(*index));
