@@ -14,13 +14,14 @@
 //! inside the outer parfor, the `parallel={...}` options ([`ParforOptions`]), Numba's
 //! `NUMBA_DEBUG_ARRAY_OPT_STATS` lines ([`ParforReport`]).
 //!
-//! Array expressions, whole-array `sum`/`prod`/`mean`/`min`/`max`, `np.zeros`/`np.ones`
-//! and `numpy.random` draws with a size become parfors ([`numpy`]), and adjacent ones over
-//! equal shapes fuse (`fusion`, with the shape classes it needs).
+//! Array expressions, whole-array `sum`/`prod`/`mean`/`min`/`max`/`argmin`/`argmax`,
+//! `np.zeros`/`np.ones`, `numpy.random` draws with a size and stores into views and
+//! through masks (`setitem`) become parfors ([`numpy`]), and adjacent ones over equal
+//! shapes fuse (`fusion`, with the shape classes it needs).
 //!
 //! Not yet: the full array analysis (classes through slicing and reshaping, Numba's
-//! asserts), `setitem` conversion, `argmin`/`argmax`/`var`/`std`/`arange`/`linspace`
-//! parfors, fusion of `prange` loops, stencils. [`ParforStage`] names every stage of seed 001; [`ParforPass`] is
+//! asserts), `var`/`std`/`arange`/`linspace`/`fill` parfors, fusion of `prange` loops,
+//! stencils. [`ParforStage`] names every stage of seed 001; [`ParforPass`] is
 //! the interface each implements.
 
 mod dead;
