@@ -415,12 +415,41 @@ fn lower_parfor<'ctx>(
         _ => "do_scheduling_signed",
     };
     let divs_f = lw.runtime_fn(scheduler, i64t.fn_type(&[i64t.into(), i64t.into()], false));
-    let ndiv = lw
+    // Work below the runtime's inline threshold runs inline whatever the thread count:
+    // decided here (`count * cost < INLINE_WORK`, as `count < ceil(INLINE_WORK / cost)`)
+    // without calling the scheduler, which costs a small loop a tenth of its time.
+    let cost = pf.cost.max(1);
+    let limit = (numba_nrt::parallel::INLINE_WORK + cost - 1) / cost;
+    let small =
+        lw.b.build_int_compare(
+            IntPredicate::SLT,
+            count,
+            i64t.const_int(limit as u64, true),
+            "",
+        )
+        .map_err(llvm_err)?;
+    let ask_bb = lw.new_block("parfor.schedule");
+    let decided = lw.new_block("parfor.divided");
+    let from =
+        lw.b.get_insert_block()
+            .ok_or_else(|| LowerError::Llvm("no block".into()))?;
+    lw.b.build_conditional_branch(small, decided, ask_bb)
+        .map_err(llvm_err)?;
+    lw.b.position_at_end(ask_bb);
+    let asked = lw
         .call_value(
             divs_f,
-            &[count.into(), i64t.const_int(pf.cost as u64, true).into()],
+            &[count.into(), i64t.const_int(cost as u64, true).into()],
         )?
         .into_int_value();
+    let ask_end =
+        lw.b.get_insert_block()
+            .ok_or_else(|| LowerError::Llvm("no block".into()))?;
+    lw.b.build_unconditional_branch(decided).map_err(llvm_err)?;
+    lw.b.position_at_end(decided);
+    let phi = lw.b.build_phi(i64t, "ndiv").map_err(llvm_err)?;
+    phi.add_incoming(&[(&i64t.const_int(1, false), from), (&asked, ask_end)]);
+    let ndiv = phi.as_basic_value().into_int_value();
     let alloc_f = lw.runtime_fn(
         "numba_rs_parfor_scratch",
         ptr.fn_type(&[i64t.into()], false),
@@ -575,7 +604,6 @@ fn lower_parfor<'ctx>(
     }
     .map_err(e)?;
     let rec = lw.b.build_load(ptr, ep, "").map_err(e)?;
-    lw.b.build_store(lw.excinfo, rec).map_err(e)?;
     // The divisions that finished own references in their outputs (array reductions'
     // accumulators, refcounted race values): release them.
     let owned: Vec<(usize, TypeId)> = pf
@@ -610,6 +638,15 @@ fn lower_parfor<'ctx>(
         lp.end(lw)?;
     }
     free_all(lw)?;
+    // The record is stored in the block that leaves, marked as a raising exit as a
+    // `raise` marks it, so reference-count pruning treats this exit as the serial code's
+    // (a loop over an argument keeps no incref/decref pair for its error path).
+    let store = lw.b.build_store(lw.excinfo, rec).map_err(e)?;
+    let kind = ctx.get_kind_id(crate::refprune::EXCEPTION_OUTPUT_MD);
+    let mark = ctx.metadata_node(&[ctx.bool_type().const_int(1, false).into()]);
+    store
+        .set_metadata(mark, kind)
+        .map_err(|m| LowerError::Llvm(m.to_string()))?;
     // Inside a `try` the exception stays pending and control goes on past the parfor
     // to the statement's exception check.
     let end = lw.new_block("parfor.end");
