@@ -9,7 +9,14 @@
 //!   `range(a.size)` with `s` as an `+` (or `*`) reduction of `parfor_getflat(a, i)`;
 //!   `mean` divides the sum by the size after the loop (`parfor_mean`); `min`/`max` start
 //!   from the type's extreme and raise NumPy's ValueError after the loop when the array
-//!   is empty (`parfor_extreme`, `parfor_minmax`, `parfor_nonempty`).
+//!   is empty (`parfor_extreme`, `parfor_minmax`, `parfor_nonempty`); `argmin`/`argmax`
+//!   reduce `(value, position)` pairs (`parfor_argstart`, `parfor_argstep`,
+//!   `parfor_argfinish`).
+//! - `np.zeros`/`np.ones` and `numpy.random` draws with a size: the array allocated
+//!   uninitialised and a parfor storing each element ("NumPy mapping").
+//! - Stores (`setitem`): into the view a basic index selects (`parfor_setview`, sources
+//!   overlapping it copied by `parfor_unalias`) or through a mask (`parfor_maskcheck`,
+//!   `parfor_maskset`).
 //!
 //! The loops run over flat (C-order) positions whatever the rank, so the schedule
 //! divides the work evenly and the positions are what fusion compares. The node kinds
@@ -497,12 +504,21 @@ fn reduction(
     if !ret.is_scalar() || ret != cx.typing.type_of(target).unliteral() {
         return false;
     }
-    if name == "argmin" || name == "argmax" {
-        return arg_reduction(cx, name, arr, dtype, target, loc, out, report);
-    }
     // How each reduction starts, steps and finishes.
     let minmax = name == "min" || name == "max";
     let (red_op, step_sig) = match name {
+        // Complex numbers order lexicographically in NumPy: left serial.
+        "argmin" | "argmax" => {
+            if dtype.is_complex() || !ret.is_integer() {
+                return false;
+            }
+            let op = if name == "argmin" {
+                RedOp::ArgMin
+            } else {
+                RedOp::ArgMax
+            };
+            (op, None)
+        }
         "min" | "max" => {
             if dtype.is_complex() || ret != dtype {
                 return false;
@@ -528,6 +544,14 @@ fn reduction(
     };
     let size = cx.size_of(arr, loc, out);
     let (acc, start) = match name {
+        "argmin" | "argmax" => (
+            cx.var(
+                "$arg_acc",
+                numba_typeinfer::types::tuple_of(&[dtype, INT64]),
+                loc,
+            ),
+            Expr::Extension(Box::new(ExtensionNode::new(ARGSTART, vec![]))),
+        ),
         "min" | "max" => (
             cx.var("$minmax_acc", dtype, loc),
             Expr::Extension(Box::new(with_op(EXTREME, vec![], name))),
@@ -552,7 +576,8 @@ fn reduction(
             lhs: acc,
             rhs: elem,
         },
-        None => Expr::Extension(Box::new(with_op(MINMAX, vec![acc, elem], name))),
+        None if minmax => Expr::Extension(Box::new(with_op(MINMAX, vec![acc, elem], name))),
+        None => Expr::Extension(Box::new(with_op(ARGSTEP, vec![acc, elem, index], name))),
     };
     let (step, step_e) = cx.assign(acc, step_expr, loc);
     if let Some((_, sig)) = step_sig {
@@ -585,6 +610,7 @@ fn reduction(
     let finish = match name {
         "mean" => Some(ExtensionNode::new(MEAN, vec![acc, size])),
         _ if minmax => Some(with_op(NONEMPTY, vec![acc, size], name)),
+        "argmin" | "argmax" => Some(with_op(ARGFINISH, vec![acc], name)),
         _ => None,
     };
     if let Some(node) = finish {
@@ -785,81 +811,6 @@ fn creation(
     if random {
         cx.gen.random.insert(id);
     }
-    true
-}
-
-/// `k = np.argmin(a)` / `a.argmax()`...: a parfor reducing `(value, position)` pairs.
-#[allow(clippy::too_many_arguments)]
-fn arg_reduction(
-    cx: &mut Cx<'_>,
-    name: &str,
-    arr: VarId,
-    dtype: TypeId,
-    target: VarId,
-    loc: Loc,
-    out: &mut Vec<Inst>,
-    report: &mut ParforReport,
-) -> bool {
-    // Complex numbers order lexicographically in NumPy: left serial.
-    if dtype.is_complex() || !cx.typing.type_of(target).unliteral().is_integer() {
-        return false;
-    }
-    let size = cx.size_of(arr, loc, out);
-    let pair_t = numba_typeinfer::types::tuple_of(&[dtype, INT64]);
-    let acc = cx.var("$arg_acc", pair_t, loc);
-    let (inst, e) = cx.assign(
-        acc,
-        Expr::Extension(Box::new(ExtensionNode::new(ARGSTART, vec![]))),
-        loc,
-    );
-    cx.gen.inits.insert(e);
-    out.push(inst);
-    let index = cx.index_var(loc);
-    let elem = cx.var("$parfor_elem", dtype, loc);
-    let (get, _) = cx.assign(
-        elem,
-        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
-        loc,
-    );
-    let (step, step_e) = cx.assign(
-        acc,
-        Expr::Extension(Box::new(with_op(ARGSTEP, vec![acc, elem, index], name))),
-        loc,
-    );
-    let pattern = format!(
-        "('prange', 'internal', (('{name}', 'numpy'), Loc(filename={}, line={}, col=None)))",
-        cx.ir.filename, loc.line
-    );
-    cx.emit(
-        FlatLoop {
-            index,
-            size,
-            body: vec![get, step],
-            params: vec![arr, acc],
-            reductions: vec![Reduction {
-                var: acc,
-                op: if name == "argmin" {
-                    RedOp::ArgMin
-                } else {
-                    RedOp::ArgMax
-                },
-                expr: step_e,
-                acc_operand: 0,
-            }],
-            pattern,
-            cost: 4,
-        },
-        loc,
-        out,
-        report,
-    );
-    let (inst, e) = cx.assign(
-        target,
-        Expr::Extension(Box::new(with_op(ARGFINISH, vec![acc], name))),
-        loc,
-    );
-    cx.gen.posts.insert(e);
-    out.push(inst);
     true
 }
 

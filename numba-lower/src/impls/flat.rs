@@ -143,6 +143,31 @@ fn ndindex<'ctx>(
     Ok(super::arrays::shape_only(lw, arr_t, &dims)?.into())
 }
 
+/// The multi-index of C-order position `i` in the shape of `arr` (of type `t`).
+pub(super) fn unravel<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: inkwell::values::StructValue<'ctx>,
+    i: inkwell::values::IntValue<'ctx>,
+) -> R<Vec<inkwell::values::IntValue<'ctx>>> {
+    let nd = ndim(t) as usize;
+    let mut coords = vec![lw.ctx.i64_type().const_zero(); nd];
+    let mut rest = i;
+    for d in (1..nd).rev() {
+        let len = dim(lw, arr, field::SHAPE, d as u32)?;
+        coords[d] =
+            lw.b.build_int_unsigned_rem(rest, len, "")
+                .map_err(llvm_err)?;
+        rest =
+            lw.b.build_int_unsigned_div(rest, len, "")
+                .map_err(llvm_err)?;
+    }
+    if nd > 0 {
+        coords[0] = rest;
+    }
+    Ok(coords)
+}
+
 fn len<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     _sig: &Signature,
@@ -166,7 +191,6 @@ fn iternext<'ctx>(
     let (i, valid, arr) = super::arrays::step_cursor(lw, t, a[0], arr_t, |lw, arr| {
         get_int(lw, arr, field::NITEMS)
     })?;
-    let i64t = lw.ctx.i64_type();
     // An exhausted iterator reads nothing: the load is guarded by the validity.
     let read = lw.new_block("flat.read");
     let done = lw.new_block("flat.done");
@@ -186,23 +210,7 @@ fn iternext<'ctx>(
     };
     let item = match src.get() {
         Type::NdEnumerate(_) | Type::NdIndex(_) => {
-            // The C-order position as a multi-index.
-            let nd = ndim(arr_t) as usize;
-            let mut coords = vec![i64t.const_zero(); nd];
-            let mut rest = i;
-            for d in (0..nd).rev() {
-                if d == 0 {
-                    coords[0] = rest;
-                } else {
-                    let len = dim(lw, arr, field::SHAPE, d as u32)?;
-                    coords[d] =
-                        lw.b.build_int_unsigned_rem(rest, len, "")
-                            .map_err(llvm_err)?;
-                    rest =
-                        lw.b.build_int_unsigned_div(rest, len, "")
-                            .map_err(llvm_err)?;
-                }
-            }
+            let coords = unravel(lw, arr_t, arr, i)?;
             let members = crate::model::members(sig.ret);
             let item_t = members[0];
             let vals: Vec<BasicValueEnum<'ctx>> = coords.into_iter().map(Into::into).collect();

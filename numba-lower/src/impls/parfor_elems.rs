@@ -458,22 +458,9 @@ fn lower_unravel<'ctx>(
 ) -> R<Option<BasicValueEnum<'ctx>>> {
     let target = target_of(lw, node, target)?;
     let v = operand(lw, node, 0)?;
-    let nd = ndim(lowered(lw.ty(v))) as usize;
     let idx = lw.load(v)?.into_struct_value();
-    let mut rest = load_index(lw, operand(lw, node, 1)?)?;
-    let mut coords = vec![lw.ctx.i64_type().const_zero(); nd];
-    for d in (1..nd).rev() {
-        let len = dim(lw, idx, field::SHAPE, d as u32)?;
-        coords[d] =
-            lw.b.build_int_unsigned_rem(rest, len, "")
-                .map_err(llvm_err)?;
-        rest =
-            lw.b.build_int_unsigned_div(rest, len, "")
-                .map_err(llvm_err)?;
-    }
-    if nd > 0 {
-        coords[0] = rest;
-    }
+    let k = load_index(lw, operand(lw, node, 1)?)?;
+    let coords = super::flat::unravel(lw, lowered(lw.ty(v)), idx, k)?;
     let vals: Vec<BasicValueEnum<'ctx>> = coords.into_iter().map(Into::into).collect();
     Ok(Some(lw.make_struct(lowered(lw.ty(target)), &vals)?))
 }
