@@ -9,12 +9,14 @@
 //!    environment the caller filled and runs the kernel over one division, storing its
 //!    status, exception record and results (reduction partials, race values) in the
 //!    division's slots;
-//! 3. the caller asks the runtime how many divisions the work deserves
-//!    (`do_scheduling_signed`/`_unsigned`, numba-nrt's `numba_rs_parfor_divisions`: 1,
-//!    inline, when it is too small to pay for a thread launch), runs them on numba-nrt's pool (`numba_rs_parallel_for`), re-raises the
-//!    first division's exception, and combines the reduction partials in division order
-//!    (Numba's `reduction_add` / `reduction_mul`, or the recorded `min`/`max` call
-//!    replayed). Races take the value of the last division, as a serial loop would leave
+//! 3. work below numba-nrt's measured inline threshold runs as one division on the
+//!    calling thread; otherwise the caller asks the runtime how many divisions it
+//!    deserves (`do_scheduling_signed`/`_unsigned`, Numba's names for numba-nrt's
+//!    `numba_rs_parfor_divisions`), runs them on numba-nrt's pool
+//!    (`numba_rs_parallel_for`), re-raises the first division's exception, and combines
+//!    the reduction partials in division order (Numba's `reduction_add` /
+//!    `reduction_mul`, the recorded `min`/`max` call replayed, the array and `argmin`/
+//!    `argmax` combinations). Races take the value of the last division, as a serial loop would leave
 //!    them when every iteration writes them.
 
 use inkwell::module::Linkage;
@@ -579,19 +581,29 @@ fn lower_parfor<'ctx>(
                 .map_err(llvm_err)
         };
 
+    // Division `i`'s status, and whether it finished without an exception.
+    let status_of =
+        |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>| -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
+            let p = unsafe {
+                lw.b.build_in_bounds_gep(i32t, statuses.into_pointer_value(), &[i], "")
+            }
+            .map_err(llvm_err)?;
+            let st =
+                lw.b.build_load(i32t, p, "")
+                    .map_err(llvm_err)?
+                    .into_int_value();
+            let ok =
+                lw.b.build_int_compare(IntPredicate::EQ, st, i32t.const_zero(), "")
+                    .map_err(llvm_err)?;
+            Ok((st, ok))
+        };
+
     // The first failed division's exception, in division order.
     let (lp, i) = Loop::begin(lw, ndiv)?;
-    let stp = unsafe {
-        lw.b.build_in_bounds_gep(i32t, statuses.into_pointer_value(), &[i], "")
-    }
-    .map_err(e)?;
-    let st = lw.b.build_load(i32t, stp, "").map_err(e)?.into_int_value();
-    let bad =
-        lw.b.build_int_compare(IntPredicate::NE, st, i32t.const_zero(), "")
-            .map_err(e)?;
+    let (st, fine) = status_of(lw, i)?;
     let failed = lw.new_block("parfor.failed");
     let next = lw.new_block("parfor.next");
-    lw.b.build_conditional_branch(bad, failed, next)
+    lw.b.build_conditional_branch(fine, next, failed)
         .map_err(e)?;
     lw.b.position_at_end(next);
     lp.end(lw)?;
@@ -617,14 +629,7 @@ fn lower_parfor<'ctx>(
         .collect();
     if !owned.is_empty() {
         let (lp, j) = Loop::begin(lw, ndiv)?;
-        let sp = unsafe {
-            lw.b.build_in_bounds_gep(i32t, statuses.into_pointer_value(), &[j], "")
-        }
-        .map_err(e)?;
-        let sj = lw.b.build_load(i32t, sp, "").map_err(e)?.into_int_value();
-        let done =
-            lw.b.build_int_compare(IntPredicate::EQ, sj, i32t.const_zero(), "")
-                .map_err(e)?;
+        let (_, done) = status_of(lw, j)?;
         let rel = lw.new_block("parfor.release");
         let skip = lw.new_block("parfor.skip");
         lw.b.build_conditional_branch(done, rel, skip).map_err(e)?;

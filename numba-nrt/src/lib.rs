@@ -119,7 +119,6 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         NRT_MemInfo_external_allocator,
         NRT_get_api,
         nrt_unresolved_abort,
-        numba_rs_parfor_divisions,
         numba_rs_parallel_for,
         numba_rs_get_num_threads,
         numba_rs_get_thread_id,

@@ -644,10 +644,6 @@ fn runtime_symbols_cover_every_entry_point() {
             nrt_unresolved_abort as *const () as usize,
         ),
         (
-            "numba_rs_parfor_divisions",
-            numba_nrt::numba_rs_parfor_divisions as *const () as usize,
-        ),
-        (
             "numba_rs_parallel_for",
             numba_nrt::numba_rs_parallel_for as *const () as usize,
         ),
@@ -691,7 +687,7 @@ fn runtime_symbols_cover_every_entry_point() {
     ] {
         assert_eq!(find(name), addr, "{name}");
     }
-    assert_eq!(syms.len(), 31);
+    assert_eq!(syms.len(), 30);
 }
 
 #[test]

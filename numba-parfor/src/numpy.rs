@@ -291,10 +291,13 @@ pub(crate) fn convert(
                     let node = (**node).clone();
                     arrayexpr(&mut cx, target, &node, inst.loc, &mut new, report)
                 }
-                Expr::Call { .. } => {
-                    reduction(&mut cx, &defs, target, value, inst.loc, &mut new, report)
-                        || creation(&mut cx, target, value, inst.loc, &mut new, report)
-                }
+                Expr::Call { .. } => match call_site(&cx, value) {
+                    Some(call) => {
+                        reduction(&mut cx, &defs, target, &call, inst.loc, &mut new, report)
+                            || creation(&mut cx, target, &call, inst.loc, &mut new, report)
+                    }
+                    None => false,
+                },
                 _ => false,
             };
             if !done {
@@ -439,37 +442,62 @@ fn arrayexpr(
     true
 }
 
-/// `s = np.sum(a)`-style whole-array reductions to a reduction parfor.
-fn reduction(
-    cx: &mut Cx<'_>,
-    defs: &HashMap<VarId, Vec<ExprId>>,
-    target: VarId,
+/// A typed call of a function (by its typing key) with positional arguments, keywords
+/// or typing-bound arguments noted: what the conversions below may replace.
+struct CallSite {
     value: ExprId,
-    loc: Loc,
-    out: &mut Vec<Inst>,
-    report: &mut ParforReport,
-) -> bool {
-    let Some(sig) = cx.typing.calltypes.get(&value).cloned() else {
-        return false;
-    };
+    sig: Signature,
+    key: String,
+    func: VarId,
+    args: Vec<VarId>,
+    /// Keyword arguments, or arguments typing bound (defaults).
+    bound: bool,
+    form: numba_ir::CallForm,
+}
+
+fn call_site(cx: &Cx<'_>, value: ExprId) -> Option<CallSite> {
+    let sig = cx.typing.calltypes.get(&value)?.clone();
     let ImplKey::Function(key) = &sig.key else {
-        return false;
+        return None;
     };
+    let key = key.clone();
     let Expr::Call {
         func,
         args,
         kws,
         vararg: None,
         varkwarg: None,
-        ..
-    } = cx.ir.expr(value).clone()
+        form,
+    } = cx.ir.expr(value)
     else {
-        return false;
+        return None;
     };
-    if !kws.is_empty() || cx.typing.call_args.contains_key(&value) || sig.args.len() != 1 {
+    Some(CallSite {
+        value,
+        key,
+        func: *func,
+        args: args.clone(),
+        bound: !kws.is_empty() || cx.typing.call_args.contains_key(&value),
+        form: *form,
+        sig,
+    })
+}
+
+/// `s = np.sum(a)`-style whole-array reductions to a reduction parfor.
+fn reduction(
+    cx: &mut Cx<'_>,
+    defs: &HashMap<VarId, Vec<ExprId>>,
+    target: VarId,
+    call: &CallSite,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let (sig, args) = (&call.sig, &call.args);
+    if call.bound || sig.args.len() != 1 {
         return false;
     }
-    let (module, name) = match key.split_once('.') {
+    let (module, name) = match call.key.split_once('.') {
         Some((
             m @ ("numpy" | "array"),
             n @ ("sum" | "prod" | "mean" | "min" | "max" | "argmin" | "argmax"),
@@ -488,7 +516,7 @@ fn reduction(
         if !args.is_empty() {
             return false;
         }
-        match defs.get(&func).map(|d| d.as_slice()) {
+        match defs.get(&call.func).map(|d| d.as_slice()) {
             Some([d]) => match cx.ir.expr(*d) {
                 Expr::GetAttr { value, .. } => *value,
                 _ => return false,
@@ -643,28 +671,12 @@ const RANDOM_DRAWS: &[&str] = &[
 fn creation(
     cx: &mut Cx<'_>,
     target: VarId,
-    value: ExprId,
+    call: &CallSite,
     loc: Loc,
     out: &mut Vec<Inst>,
     report: &mut ParforReport,
 ) -> bool {
-    let Some(sig) = cx.typing.calltypes.get(&value).cloned() else {
-        return false;
-    };
-    let ImplKey::Function(key) = &sig.key else {
-        return false;
-    };
-    let Expr::Call {
-        func,
-        args,
-        kws,
-        vararg: None,
-        varkwarg: None,
-        form,
-    } = cx.ir.expr(value).clone()
-    else {
-        return false;
-    };
+    let (sig, key, args, value) = (&call.sig, &call.key, &call.args, call.value);
     let out_t = cx.typing.type_of(target);
     let Some(dtype) = elem_type(out_t) else {
         return false;
@@ -712,10 +724,7 @@ fn creation(
             let Some(name) = k.strip_prefix("numpy.random.") else {
                 return false;
             };
-            if !RANDOM_DRAWS.contains(&name)
-                || !kws.is_empty()
-                || cx.typing.call_args.contains_key(&value)
-            {
+            if !RANDOM_DRAWS.contains(&name) || call.bound {
                 return false;
             }
             // The shape operands and the scalar call's arguments.
@@ -750,12 +759,12 @@ fn creation(
             let (get, e) = cx.assign(
                 elem,
                 Expr::Call {
-                    func,
+                    func: call.func,
                     args: scalar_args.clone(),
                     kws: Vec::new(),
                     vararg: None,
                     varkwarg: None,
-                    form,
+                    form: call.form,
                 },
                 loc,
             );

@@ -505,19 +505,20 @@ fn reduction_of(
     // Numba's error for an accumulator read by something that cannot combine partial
     // results (`acc = cmath.sqrt(acc)`, `acc ^= x`, `acc = acc + acc`).
     let name = ir.var_name(v);
+    let misuse = |line: u32| ParforError::Value {
+        message: format!(
+            "Use of reduction variable {} in an unsupported reduction function.",
+            name.split('.').next().unwrap_or(name)
+        ),
+        line,
+    };
     let unsupported = |e: numba_ir::ExprId| -> Result<Option<Reduction>, ParforError> {
         let line = body
             .values()
             .flat_map(|b| &b.body)
             .find(|i| matches!(i.stmt, Stmt::Assign { value, .. } if value == e))
             .map_or(0, |i| i.loc.line);
-        Err(ParforError::Value {
-            message: format!(
-                "Use of reduction variable {} in an unsupported reduction function.",
-                name.split('.').next().unwrap_or(name)
-            ),
-            line,
-        })
+        Err(misuse(line))
     };
     let mut found: Option<(numba_ir::ExprId, u8)> = None;
     for e in exprs {
@@ -594,13 +595,7 @@ fn reduction_of(
             s => ir.stmt_vars(s),
         };
         if reads.iter().any(|r| copies.contains(r)) {
-            return Err(ParforError::Value {
-                message: format!(
-                    "Use of reduction variable {} in an unsupported reduction function.",
-                    name.split('.').next().unwrap_or(name)
-                ),
-                line: inst.loc.line,
-            });
+            return Err(misuse(inst.loc.line));
         }
     }
     let binop = match ir.expr(expr) {

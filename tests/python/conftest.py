@@ -1,8 +1,19 @@
-"""Every test that runs jitted code must leave the NRT allocation counters balanced."""
+"""Every test that runs jitted code must leave the NRT allocation counters balanced;
+`nthreads` runs a test with 1, 2 and NUMBA_NUM_THREADS threads."""
 
 import pytest
 
+import numba_rs
 from numba_rs.runtime import rtsys
+
+
+@pytest.fixture(params=sorted({1, 2, numba_rs.config.NUMBA_NUM_THREADS}))
+def nthreads(request):
+    """Run the test with 1, 2 and NUMBA_NUM_THREADS threads (restored afterwards)."""
+    old = numba_rs.get_num_threads()
+    numba_rs.set_num_threads(request.param)
+    yield request.param
+    numba_rs.set_num_threads(old)
 
 
 @pytest.fixture(autouse=True)

@@ -19,15 +19,6 @@ from numba_rs import njit, prange
 from numba_rs.errors import NumbaParallelSafetyWarning, NumbaPerformanceWarning
 
 RNG = np.random.default_rng(2024)
-THREADS = sorted({1, 2, numba_rs.config.NUMBA_NUM_THREADS})
-
-
-@pytest.fixture(params=THREADS)
-def nthreads(request):
-    old = numba_rs.get_num_threads()
-    numba_rs.set_num_threads(request.param)
-    yield request.param
-    numba_rs.set_num_threads(old)
 
 
 def both(f):

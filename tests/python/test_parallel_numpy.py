@@ -15,18 +15,9 @@ from numba_rs import njit, prange
 from numba_rs.errors import NumbaPerformanceWarning
 
 RNG = np.random.default_rng(7)
-THREADS = sorted({1, 2, numba_rs.config.NUMBA_NUM_THREADS})
 # Large enough that the runtime splits the loop over the pool, and small ones that run
 # inline.
 SIZES = [0, 1, 7, 1000, 400_000]
-
-
-@pytest.fixture(params=THREADS)
-def nthreads(request):
-    old = numba_rs.get_num_threads()
-    numba_rs.set_num_threads(request.param)
-    yield request.param
-    numba_rs.set_num_threads(old)
 
 
 def par(f):
