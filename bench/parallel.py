@@ -5,9 +5,10 @@ run on this machine.
 
 For every kernel: numba-rs serial (`njit`), numba-rs `parallel=True`, Numba serial and
 Numba `parallel=True`; the speed-up of each parallel build over its own serial build,
-and the geometric mean of the speed-ups. Each figure is the best of 7 calls after a
-warm-up call. `launch` is a tiny loop: it shows the cost of a parallel region the
-runtime decides to run inline (it must stay near 1.0x).
+and the geometric mean of the speed-ups. Each figure is the best of 7 samples after a
+warm-up call (a sample repeats a sub-millisecond call until it lasts 1 ms). `launch` is
+a tiny loop: it shows the cost of a parallel region the runtime decides to run inline
+(it must stay near 1.0x).
 
 Kernels (the loops use `prange`, which is `range` when serial):
 - `psum`: a float reduction over 10^7 items;
@@ -141,12 +142,19 @@ def inputs(scale):
 
 
 def best(f, args, reps=7):
+    """The best per-call time of `reps` samples; a sample repeats the call until it
+    lasts a millisecond, so sub-microsecond kernels are not timer noise."""
     f(*args)
+    t0 = time.perf_counter()
+    f(*args)
+    once = time.perf_counter() - t0
+    calls = max(1, int(1e-3 / max(once, 1e-9)))
     ts = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        f(*args)
-        ts.append(time.perf_counter() - t0)
+        for _ in range(calls):
+            f(*args)
+        ts.append((time.perf_counter() - t0) / calls)
     return min(ts)
 
 

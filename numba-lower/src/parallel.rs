@@ -144,6 +144,19 @@ fn identity<'ctx>(lw: &mut FnLower<'ctx, '_>, op: RedOp, var: VarId) -> R<BasicV
         return lw.load(var);
     }
     match op {
+        // Floats start from -0.0, the exact identity of `+` (`x + -0.0` is `x` for every
+        // x, so a sum of negative zeros stays -0.0 as serially, and the optimiser folds the
+        // combination of a single division away).
+        RedOp::Add if t.is_float() => {
+            let minus_zero = lw.ctx.f64_type().const_float(-0.0).into();
+            lw.cast(minus_zero, FLOAT64, t)
+        }
+        RedOp::Add if t.is_complex() => {
+            let part = if t == COMPLEX64 { FLOAT32 } else { FLOAT64 };
+            let minus_zero = lw.ctx.f64_type().const_float(-0.0).into();
+            let z = lw.cast(minus_zero, FLOAT64, part)?;
+            lw.make_struct(t, &[z, z])
+        }
         RedOp::Add => Ok(value_type(lw.ctx, t)?.const_zero()),
         RedOp::Mul => {
             let one = lw.ctx.i64_type().const_int(1, false).into();
@@ -430,37 +443,64 @@ fn lower_parfor<'ctx>(
             "",
         )
         .map_err(llvm_err)?;
+    let small_bb = lw.new_block("parfor.small");
     let ask_bb = lw.new_block("parfor.schedule");
-    let decided = lw.new_block("parfor.divided");
-    let from =
-        lw.b.get_insert_block()
-            .ok_or_else(|| LowerError::Llvm("no block".into()))?;
-    lw.b.build_conditional_branch(small, decided, ask_bb)
+    let end = lw.new_block("parfor.end");
+    lw.b.build_conditional_branch(small, small_bb, ask_bb)
         .map_err(llvm_err)?;
+    let e = llvm_err;
+    let res_slot = lw.alloca_in_entry(ret_mem, "parfor_res")?;
+    let status_slot = lw.alloca_in_entry(i64t.into(), "parfor_status")?;
+    let exc_slot = lw.alloca_in_entry(ptr.into(), "parfor_exc")?;
+
+    // Small work: the kernel called straight from here over the whole range and inlined
+    // into this function, so the loop runs as the serial code does (no environment, no
+    // worker, no scheduler), then the one division's results are taken as below with
+    // the division count a constant 1, which folds the combination loops away.
+    lw.b.position_at_end(small_bb);
+    lw.b.build_store(exc_slot, ptr.const_null()).map_err(e)?;
+    let mut kargs: Vec<BasicMetadataValueEnum> = vec![res_slot.into(), exc_slot.into()];
+    for &p in &pf.params {
+        let v = match pf.reductions.iter().find(|r| r.var == p) {
+            Some(r) => identity(lw, r.op, p)?,
+            None => lw.load(p)?,
+        };
+        kargs.push(v.into());
+    }
+    kargs.push(i64t.const_zero().into());
+    kargs.push(count.into());
+    let call = lw.b.build_call(kfunc, &kargs, "status").map_err(e)?;
+    let inline_kind = inkwell::attributes::Attribute::get_named_enum_kind_id("alwaysinline");
+    call.add_attribute(
+        inkwell::attributes::AttributeLoc::Function,
+        ctx.create_enum_attribute(inline_kind, 0),
+    );
+    let st = call
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| LowerError::Llvm("kernel returned void".into()))?;
+    lw.b.build_store(status_slot, st).map_err(e)?;
+    let one = i64t.const_int(1, false);
+    let slots = Slots {
+        results: res_slot,
+        statuses: status_slot,
+        excs: exc_slot,
+        heap: None,
+    };
+    collect(lw, &pf, ret_t, one, &slots, end)?;
+
+    // Enough work to divide: the runtime says how many divisions.
     lw.b.position_at_end(ask_bb);
-    let asked = lw
+    let ndiv = lw
         .call_value(
             divs_f,
             &[count.into(), i64t.const_int(cost as u64, true).into()],
         )?
         .into_int_value();
-    let ask_end =
-        lw.b.get_insert_block()
-            .ok_or_else(|| LowerError::Llvm("no block".into()))?;
-    lw.b.build_unconditional_branch(decided).map_err(llvm_err)?;
-    lw.b.position_at_end(decided);
-    let phi = lw.b.build_phi(i64t, "ndiv").map_err(llvm_err)?;
-    phi.add_incoming(&[(&i64t.const_int(1, false), from), (&asked, ask_end)]);
-    let ndiv = phi.as_basic_value().into_int_value();
     let alloc_f = lw.runtime_fn(
         "numba_rs_parfor_scratch",
         ptr.fn_type(&[i64t.into()], false),
     );
-    let free_f = lw.runtime_fn(
-        "numba_rs_parfor_scratch_free",
-        ctx.void_type().fn_type(&[ptr.into(), i64t.into()], false),
-    );
-    let e = llvm_err;
     let ret_size = ret_mem
         .size_of()
         .ok_or_else(|| LowerError::Llvm("unsized result".into()))?;
@@ -491,10 +531,10 @@ fn lower_parfor<'ctx>(
         }
         Ok(())
     };
-    // One division (small work, or nested in another region): the worker runs here,
+    // One division (nested in another region, or one thread): the worker runs here,
     // with its slots on the stack; no thread, no heap.
     let inline =
-        lw.b.build_int_compare(IntPredicate::EQ, ndiv, i64t.const_int(1, false), "")
+        lw.b.build_int_compare(IntPredicate::EQ, ndiv, one, "")
             .map_err(e)?;
     let inline_bb = lw.new_block("parfor.inline");
     let pool_bb = lw.new_block("parfor.pool");
@@ -502,13 +542,8 @@ fn lower_parfor<'ctx>(
     lw.b.build_conditional_branch(inline, inline_bb, pool_bb)
         .map_err(e)?;
     lw.b.position_at_end(inline_bb);
-    let local: [BasicValueEnum<'ctx>; 3] = [
-        lw.alloca_in_entry(ret_mem, "parfor_res")?.into(),
-        lw.alloca_in_entry(i64t.into(), "parfor_status")?.into(),
-        lw.alloca_in_entry(ptr.into(), "parfor_exc")?.into(),
-    ];
-    lw.b.build_store(local[2].into_pointer_value(), ptr.const_null())
-        .map_err(e)?;
+    let local: [BasicValueEnum<'ctx>; 3] = [res_slot.into(), status_slot.into(), exc_slot.into()];
+    lw.b.build_store(exc_slot, ptr.const_null()).map_err(e)?;
     set_slots(lw, local)?;
     lw.b.build_call(
         worker,
@@ -547,10 +582,56 @@ fn lower_parfor<'ctx>(
     for k in 0..3 {
         let phi = lw.b.build_phi(ptr, "").map_err(e)?;
         phi.add_incoming(&[(&local[k], inline_bb), (&heap[k], pool_bb)]);
-        merged.push(phi.as_basic_value());
+        merged.push(phi.as_basic_value().into_pointer_value());
     }
-    let (results, statuses, excs) = (merged[0], merged[1], merged[2]);
+    let slots = Slots {
+        results: merged[0],
+        statuses: merged[1],
+        excs: merged[2],
+        heap: Some((inline, res_bytes, word_bytes)),
+    };
+    collect(lw, &pf, ret_t, ndiv, &slots, end)?;
+    lw.b.position_at_end(end);
+    Ok(None)
+}
+
+/// Where the divisions left their results: arrays of one result, status and exception
+/// record per division; `heap` when they came from numba-nrt's scratch allocator (with
+/// the "ran inline after all" flag and the byte sizes to free them with).
+struct Slots<'ctx> {
+    results: inkwell::values::PointerValue<'ctx>,
+    statuses: inkwell::values::PointerValue<'ctx>,
+    excs: inkwell::values::PointerValue<'ctx>,
+    heap: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
+}
+
+/// After `ndiv` divisions ran: re-raise the first failure, else combine the reductions
+/// and take the races, then branch to `end`.
+fn collect<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    pf: &Parfor,
+    ret_t: TypeId,
+    ndiv: IntValue<'ctx>,
+    slots: &Slots<'ctx>,
+    end: inkwell::basic_block::BasicBlock<'ctx>,
+) -> R<()> {
+    let ctx = lw.ctx;
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let i64t = ctx.i64_type();
+    let i32t = ctx.i32_type();
+    let ret_mem = memory_type(ctx, ret_t)?;
+    let e = llvm_err;
+    let (results, statuses, excs) = (slots.results, slots.statuses, slots.excs);
     let free_all = |lw: &mut FnLower<'ctx, '_>| -> R<()> {
+        let Some((inline, res_bytes, word_bytes)) = slots.heap else {
+            return Ok(());
+        };
+        let free_f = lw.runtime_fn(
+            "numba_rs_parfor_scratch_free",
+            lw.ctx
+                .void_type()
+                .fn_type(&[ptr.into(), i64t.into()], false),
+        );
         let free_bb = lw.new_block("parfor.free");
         let freed = lw.new_block("parfor.freed");
         lw.b.build_conditional_branch(inline, freed, free_bb)
@@ -571,10 +652,8 @@ fn lower_parfor<'ctx>(
 
     let load_part =
         |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>, k: usize| -> R<BasicValueEnum<'ctx>> {
-            let rp = unsafe {
-                lw.b.build_in_bounds_gep(ret_mem, results.into_pointer_value(), &[i], "")
-            }
-            .map_err(llvm_err)?;
+            let rp = unsafe { lw.b.build_in_bounds_gep(ret_mem, results, &[i], "") }
+                .map_err(llvm_err)?;
             let m = lw.b.build_load(ret_mem, rp, "").map_err(llvm_err)?;
             let tup = model_of(ret_t)?.load_memory(lw.ctx, &lw.b, ret_t, m)?;
             lw.b.build_extract_value(tup.into_struct_value(), k as u32, "")
@@ -582,21 +661,19 @@ fn lower_parfor<'ctx>(
         };
 
     // Division `i`'s status, and whether it finished without an exception.
-    let status_of =
-        |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>| -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
-            let p = unsafe {
-                lw.b.build_in_bounds_gep(i32t, statuses.into_pointer_value(), &[i], "")
-            }
-            .map_err(llvm_err)?;
-            let st =
-                lw.b.build_load(i32t, p, "")
-                    .map_err(llvm_err)?
-                    .into_int_value();
-            let ok =
-                lw.b.build_int_compare(IntPredicate::EQ, st, i32t.const_zero(), "")
-                    .map_err(llvm_err)?;
-            Ok((st, ok))
-        };
+    let status_of = |lw: &mut FnLower<'ctx, '_>,
+                     i: IntValue<'ctx>|
+     -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let p = unsafe { lw.b.build_in_bounds_gep(i32t, statuses, &[i], "") }.map_err(llvm_err)?;
+        let st =
+            lw.b.build_load(i32t, p, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        let ok =
+            lw.b.build_int_compare(IntPredicate::EQ, st, i32t.const_zero(), "")
+                .map_err(llvm_err)?;
+        Ok((st, ok))
+    };
 
     // The first failed division's exception, in division order.
     let (lp, i) = Loop::begin(lw, ndiv)?;
@@ -611,10 +688,7 @@ fn lower_parfor<'ctx>(
         lw.b.get_insert_block()
             .ok_or_else(|| LowerError::Llvm("no block".into()))?;
     lw.b.position_at_end(failed);
-    let ep = unsafe {
-        lw.b.build_in_bounds_gep(ptr, excs.into_pointer_value(), &[i], "")
-    }
-    .map_err(e)?;
+    let ep = unsafe { lw.b.build_in_bounds_gep(ptr, excs, &[i], "") }.map_err(e)?;
     let rec = lw.b.build_load(ptr, ep, "").map_err(e)?;
     // The divisions that finished own references in their outputs (array reductions'
     // accumulators, refcounted race values): release them.
@@ -654,7 +728,6 @@ fn lower_parfor<'ctx>(
         .map_err(|m| LowerError::Llvm(m.to_string()))?;
     // Inside a `try` the exception stays pending and control goes on past the parfor
     // to the statement's exception check.
-    let end = lw.new_block("parfor.end");
     lw.propagate_status(st, end)?;
 
     // Reductions and races from the division results.
@@ -696,6 +769,5 @@ fn lower_parfor<'ctx>(
     }
     free_all(lw)?;
     lw.b.build_unconditional_branch(end).map_err(e)?;
-    lw.b.position_at_end(end);
-    Ok(None)
+    Ok(())
 }

@@ -110,6 +110,24 @@ def test_float_sum(nthreads, size):
     assert f(a) == pytest.approx(p(a), rel=1e-12, abs=1e-12)
 
 
+def neg_zero_sum(a):
+    s = -0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+    return s
+
+
+@pytest.mark.parametrize("size", [0, 5, 300_001])
+def test_sum_of_negative_zeros_keeps_the_sign(nthreads, size):
+    # Each division starts from -0.0, the exact identity of +: CPython's loop gives -0.0.
+    for dtype in (np.float64, np.float32, np.complex128):
+        a = np.full(size, -0.0, dtype=dtype)
+        f, p = both(neg_zero_sum)
+        got, want = f(a), p(a)
+        assert got == want
+        assert math.copysign(1.0, got.real) == math.copysign(1.0, want.real) == -1.0
+
+
 @pytest.mark.parametrize("size", [0, 3, 100_003])
 def test_integer_reductions_are_exact(nthreads, size):
     a = RNG.integers(-1000, 1000, size)
