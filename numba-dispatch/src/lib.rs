@@ -54,7 +54,7 @@ pub trait FunctionSource: Send + Sync {
 }
 
 /// Per-function compilation options (the `@jit(...)` keywords that change code).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JitOptions {
     /// Fast-math flags (`numba_lower::fastmath`); 0 for none.
     pub fastmath: u32,
@@ -63,6 +63,8 @@ pub struct JitOptions {
     pub boundscheck: Option<bool>,
     /// `parallel=True` (or a dict of options): None compiles serially.
     pub parallel: Option<numba_parfor::ParforOptions>,
+    /// Foreign entry points every specialisation gets (a vectorize or cfunc kernel).
+    pub wrappers: numba_lower::Wrappers,
 }
 
 /// One jitted function and its specialisations.
@@ -296,7 +298,7 @@ impl Dispatcher {
                 code,
             }),
             self.target.clone(),
-            self.options,
+            self.options.clone(),
         )
     }
 
@@ -475,6 +477,7 @@ impl Dispatcher {
                 defaults,
                 rewrite_trace: false,
                 parallel: self.options.parallel,
+                wrappers: self.options.wrappers.clone(),
             };
             compile_function(code, globals.as_ref(), args, &options, &self.target)
         })();

@@ -80,6 +80,8 @@ pub struct CompileOptions {
     pub rewrite_trace: bool,
     /// `parallel=True` (or a dict of options): run the parfor stages.
     pub parallel: Option<numba_parfor::ParforOptions>,
+    /// Foreign entry points to build (vectorize, guvectorize, cfunc).
+    pub wrappers: numba_lower::Wrappers,
 }
 
 struct Registry;
@@ -538,6 +540,7 @@ pub fn compile_function(
         },
         refprune: RefPruneFlags::from_env(),
         dump_assembly: env_flag("NUMBA_DUMP_ASSEMBLY"),
+        wrappers: options.wrappers.clone(),
     };
     let mut compiled = target
         .cpu

@@ -46,6 +46,7 @@ pub mod runtime;
 pub mod sort;
 
 mod target;
+pub mod wrappers;
 
 use std::time::Duration;
 
@@ -63,6 +64,7 @@ pub use model::generator::RESUME_INDEX_OFFSET;
 pub use refprune::{PruneStats, RefPruneFlags};
 pub use registry::{Args, ExtensionLowerFn, LowerFn, Lowering, Registry, TypePat};
 pub use target::CpuTarget;
+pub use wrappers::{WrapperAddresses, Wrappers};
 
 pub(crate) type R<T> = Result<T, LowerError>;
 
@@ -121,6 +123,8 @@ pub struct CompiledFunction {
     /// The parallel loops made (`parallel=True`): id, source line, pattern, and the id
     /// of the loop it was fused into (if it was).
     pub parallel_loops: Vec<(usize, u32, String, Option<usize>)>,
+    /// The foreign entry points [`LowerOptions::wrappers`] asked for.
+    pub wrappers: WrapperAddresses,
 }
 
 /// A warning raised while compiling.
@@ -275,6 +279,8 @@ pub struct LowerOptions {
     pub refprune: RefPruneFlags,
     /// Keep the host assembly in [`CompiledFunction::assembly`] (`NUMBA_DUMP_ASSEMBLY`).
     pub dump_assembly: bool,
+    /// Foreign entry points to build beside the native function (vectorize, cfunc).
+    pub wrappers: Wrappers,
 }
 
 impl Default for LowerOptions {
@@ -288,6 +294,7 @@ impl Default for LowerOptions {
             boundscheck: false,
             refprune: RefPruneFlags::ALL,
             dump_assembly: false,
+            wrappers: Wrappers::default(),
         }
     }
 }

@@ -242,6 +242,46 @@ pub unsafe extern "C" fn numba_rs_pow_mod(b: i64, e: i64, m: i64, bad: *mut i64)
     r as i64
 }
 
+/// How a foreign wrapper hands over an exception: the native status, the record (null for
+/// a status without one) and [`crate::wrappers::REPORT_LOOP`] (make it the pending Python
+/// exception) or [`crate::wrappers::REPORT_UNRAISABLE`] (report it as unraisable). The
+/// hook owns the record. Installed by the embedder, which may be called without the GIL.
+pub type ErrorReportHook = unsafe extern "C" fn(status: i32, rec: *const ExcInfo, mode: i32);
+
+static ERROR_REPORT_HOOK: AtomicUsize = AtomicUsize::new(0);
+
+/// Install the function wrappers report exceptions through.
+pub fn set_error_report_hook(hook: ErrorReportHook) {
+    ERROR_REPORT_HOOK.store(hook as usize, Ordering::SeqCst);
+}
+
+/// What a ufunc loop or cfunc wrapper calls when the function raised: the installed
+/// hook, or (with none, in Rust-only use) a line on stderr; the record is freed either way.
+///
+/// # Safety
+/// `rec` must be null or a record stored by generated code, not freed before.
+pub unsafe extern "C" fn numba_rs_report_error(status: i32, rec: *const ExcInfo, mode: i32) {
+    let hook = ERROR_REPORT_HOOK.load(Ordering::SeqCst);
+    if hook != 0 {
+        // SAFETY: only `set_error_report_hook` stores a non-zero value.
+        let f: ErrorReportHook = unsafe { std::mem::transmute::<usize, ErrorReportHook>(hook) };
+        // SAFETY: forwarded from the caller, which gives up the record.
+        unsafe { f(status, rec, mode) };
+        return;
+    }
+    let class = if rec.is_null() {
+        String::from("SystemError")
+    } else {
+        // SAFETY: a live record's class is a NUL-terminated string.
+        unsafe { CStr::from_ptr((*rec).class) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    eprintln!("exception {class} (status {status}) in a compiled callback");
+    // SAFETY: as the caller guarantees.
+    unsafe { numba_rs_exc_free(rec) };
+}
+
 /// Whether an exception of class `raised` is an instance of class `class` (both class keys
 /// as `ExcInfo` records them). Installed by the embedder, who knows the class hierarchy.
 pub type ExcMatchHook = unsafe extern "C" fn(raised: *const c_char, class: *const c_char) -> bool;
@@ -302,6 +342,10 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
         ("numba_rs_gcd", numba_rs_gcd as *const () as usize),
         ("numba_rs_pow_mod", numba_rs_pow_mod as *const () as usize),
         ("numba_rs_print", numba_rs_print as *const () as usize),
+        (
+            "numba_rs_report_error",
+            numba_rs_report_error as *const () as usize,
+        ),
         ("numba_rs_cmath", numba_rs_cmath as *const () as usize),
         (
             "numba_rs_exc_match",

@@ -125,6 +125,37 @@ impl TargetContext for CpuTarget {
             &typing.arg_types,
             typing.return_type,
         )?;
+        let w = &options.wrappers;
+        if w.ufunc {
+            crate::wrappers::build_ufunc_loop(
+                ctx,
+                &module,
+                &symbol,
+                func,
+                &typing.arg_types,
+                typing.return_type,
+            )?;
+        }
+        if let Some(core) = &w.gufunc {
+            crate::wrappers::build_gufunc_loop(
+                ctx,
+                &module,
+                &symbol,
+                func,
+                &typing.arg_types,
+                core,
+            )?;
+        }
+        if w.cfunc {
+            crate::wrappers::build_cfunc(
+                ctx,
+                &module,
+                &symbol,
+                func,
+                &typing.arg_types,
+                typing.return_type,
+            )?;
+        }
         let llvm_ir = module.print_to_string().to_string();
         let lowered_at = Instant::now();
         let prune_stats = codegen::optimise(&module, &machine, options.refprune)?;
@@ -144,6 +175,21 @@ impl TargetContext for CpuTarget {
             .map_err(|e| LowerError::Llvm(e.to_string()))?;
         // SAFETY: the entry wrapper was generated above with exactly the EntryFn signature.
         let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(entry_addr) };
+        let address = |wanted: bool, name: String| -> R<usize> {
+            if !wanted {
+                return Ok(0);
+            }
+            engine
+                .get_function_address(&name)
+                .map_err(|e| LowerError::Llvm(e.to_string()))
+        };
+        let wrappers = crate::WrapperAddresses {
+            ufunc_loop: address(
+                w.ufunc || w.gufunc.is_some(),
+                crate::wrappers::loop_symbol(&symbol),
+            )?,
+            cfunc: address(w.cfunc, crate::wrappers::cfunc_symbol(&symbol))?,
+        };
         Box::leak(Box::new(engine));
         let done = Instant::now();
         Ok(CompiledFunction {
@@ -172,6 +218,7 @@ impl TargetContext for CpuTarget {
             rewrite_trace: String::new(),
             warnings: Vec::new(),
             parallel_loops: Vec::new(),
+            wrappers,
         })
     }
 }

@@ -17,6 +17,7 @@ mod fingerprint;
 mod generator;
 mod ndarray;
 mod parallel;
+mod ufunc;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock};
@@ -55,6 +56,16 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             id: d.core.id,
             name: d.core.name.clone(),
         });
+    }
+    // A vectorize or cfunc object: calls from jitted code go to its kernel (scalars).
+    if let Ok(k) = value.getattr("_numba_rs_kernel") {
+        if let Ok(d) = k.cast::<Dispatcher>() {
+            let d = d.borrow();
+            return mk(GlobalKind::Dispatcher {
+                id: d.core.id,
+                name: d.core.name.clone(),
+            });
+        }
     }
     if let Some(c) = constant_of(value)? {
         return mk(GlobalKind::Const(c));
@@ -767,7 +778,10 @@ impl Dispatcher {
     /// `fastmath` is the flag bits (`numba_lower::fastmath`), `error_model` `'python'` or
     /// `'numpy'`; the Python decorators validate and translate the user's options.
     #[new]
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None))]
+    /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
+    /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
+    /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -778,7 +792,27 @@ impl Dispatcher {
         nogil: bool,
         boundscheck: Option<bool>,
         parallel: Option<Vec<(String, bool)>>,
+        wrappers: Option<&str>,
+        core_dims: Option<Vec<Vec<usize>>>,
     ) -> PyResult<Self> {
+        let wrappers = match wrappers {
+            None => numba_lower::Wrappers::default(),
+            Some("ufunc") => numba_lower::Wrappers {
+                ufunc: true,
+                ..Default::default()
+            },
+            Some("gufunc") => numba_lower::Wrappers {
+                gufunc: Some(core_dims.unwrap_or_default()),
+                ..Default::default()
+            },
+            Some("cfunc") => numba_lower::Wrappers {
+                cfunc: true,
+                ..Default::default()
+            },
+            Some(other) => {
+                return Err(PyValueError::new_err(format!("unknown wrapper kind {other:?}")))
+            }
+        };
         // `parallel=True` or a dict, as (option, enabled) pairs the decorator checked.
         let parallel = parallel
             .map(|pairs| {
@@ -810,6 +844,7 @@ impl Dispatcher {
                 error_model,
                 boundscheck,
                 parallel,
+                wrappers,
             },
         );
         let _ = this.set((core.id, short));
@@ -990,6 +1025,19 @@ impl Dispatcher {
         Ok(out)
     }
 
+    /// The foreign entry points of one specialisation (argument types as a tuple):
+    /// `(ufunc loop address, cfunc address, return type)`, 0 for one not built.
+    fn _wrapper_addresses(&self, signature: &Bound<'_, PyAny>) -> PyResult<(usize, usize, Type)> {
+        let o = self.overload(signature)?;
+        Ok((
+            o.wrappers.ufunc_loop,
+            o.wrappers.cfunc,
+            Type {
+                code: o.return_type.0,
+            },
+        ))
+    }
+
     /// Whether a call with new argument types may compile (Numba's `_can_compile`).
     #[getter]
     fn _can_compile(&self) -> bool {
@@ -1148,6 +1196,8 @@ fn issue_warnings(py: Python<'_>, c: &Arc<CompiledFunction>) -> PyResult<()> {
 fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_lower::runtime::set_print_hook(print_hook);
     numba_lower::runtime::set_exc_match_hook(exc_match_hook);
+    numba_lower::runtime::set_error_report_hook(ufunc::error_report_hook);
+    ufunc::register(m)?;
     m.add_class::<Dispatcher>()?;
     m.add_class::<Type>()?;
     m.add_class::<boxing::MemInfoView>()?;

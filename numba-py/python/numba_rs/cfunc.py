@@ -1,0 +1,104 @@
+"""``cfunc``: a compiled function with the C ABI (Numba's ``cfunc``), callable from C
+through ``address`` and from Python through ``ctypes``.
+
+An exception the function raises cannot cross the C ABI: it is reported as unraisable
+(``sys.unraisablehook``) and the caller gets zero, as with Numba.
+"""
+
+import ctypes
+
+from ._numba_rs import Dispatcher as _Dispatcher
+from .npyufunc import _check_options, _py_func
+
+_CTYPES = {
+    "bool": ctypes.c_bool,
+    "boolean": ctypes.c_bool,
+    "int8": ctypes.c_int8,
+    "int16": ctypes.c_int16,
+    "int32": ctypes.c_int32,
+    "int64": ctypes.c_int64,
+    "uint8": ctypes.c_uint8,
+    "uint16": ctypes.c_uint16,
+    "uint32": ctypes.c_uint32,
+    "uint64": ctypes.c_uint64,
+    "float32": ctypes.c_float,
+    "float64": ctypes.c_double,
+    "none": None,
+}
+
+_CFUNC_OPTIONS = {"nopython", "forceobj", "cache", "fastmath", "error_model", "boundscheck"}
+
+
+class CFunc:
+    """A C callback: ``address``, ``ctypes``, ``native_name``, ``inspect_llvm()``."""
+
+    def __init__(self, func, sig, kws):
+        from .decorators import _fastmath_bits, _signature_text
+
+        func = _py_func(func)
+        self.__name__ = func.__name__
+        self.__qualname__ = getattr(func, "__qualname__", func.__name__)
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+        self._pyfunc = func
+        self._kernel = _Dispatcher(
+            func,
+            None,
+            fastmath=_fastmath_bits(kws.get("fastmath", False)),
+            error_model=kws.get("error_model", "python"),
+            boundscheck=kws.get("boundscheck"),
+            wrappers="cfunc",
+        )
+        text = _signature_text(sig)
+        if "(" not in text or text.startswith("("):
+            raise TypeError(f"cfunc needs a signature with a return type, got {sig!r}")
+        self._argtypes = self._kernel._compile_text(text)
+        _, self.address, ret = self._kernel._wrapper_addresses(self._argtypes)
+        from .types import Signature
+
+        self._sig = Signature(ret, self._argtypes)
+        meta = self._kernel.get_metadata(self._argtypes)
+        self.native_name = meta["symbol"] + ".cfunc"
+        self._ctypes = None
+
+    @property
+    def _numba_rs_kernel(self):
+        return self._kernel
+
+    @property
+    def ctypes(self):
+        """A ctypes function object over ``address``."""
+        if self._ctypes is None:
+            try:
+                res = _CTYPES[str(self._sig.return_type)]
+                args = [_CTYPES[str(t)] for t in self._sig.args]
+            except KeyError as e:
+                raise TypeError(f"no ctypes type for {e.args[0]}") from None
+            self._ctypes = ctypes.CFUNCTYPE(res, *args)(self.address)
+        return self._ctypes
+
+    def __call__(self, *args, **kws):
+        """Run the Python function (as Numba's CFunc does: the compiled code is for C)."""
+        return self._pyfunc(*args, **kws)
+
+    def inspect_llvm(self):
+        """The optimised LLVM IR of the module holding the function and its wrapper."""
+        return self._kernel.inspect_llvm(self._argtypes)
+
+    def __repr__(self):
+        return f"<numba_rs.CFunc {self.__qualname__!r}>"
+
+
+def cfunc(sig, locals=None, cache=False, pipeline_class=None, **options):
+    """``@cfunc("float64(float64, float64)")``."""
+    if pipeline_class is not None:
+        raise NotImplementedError("cfunc(pipeline_class=...) is not supported by numba-rs")
+    if locals:
+        raise NotImplementedError("cfunc(locals=...) is not supported by numba-rs yet")
+    options["cache"] = cache
+    _check_options(options, _CFUNC_OPTIONS)
+
+    def wrapper(func):
+        return CFunc(func, sig, options)
+
+    return wrapper
