@@ -132,8 +132,8 @@ impl TargetContext for CpuTarget {
                 &module,
                 &symbol,
                 func,
-                &typing.arg_types,
-                typing.return_type,
+                (&typing.arg_types, typing.return_type),
+                ir.blocks.len() <= 1,
             )?;
         }
         if let Some(core) = &w.gufunc {

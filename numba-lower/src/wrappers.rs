@@ -21,7 +21,9 @@ use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicType, BasicTypeEnum};
-use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue, PointerValue,
+};
 use inkwell::{AddressSpace, IntPredicate};
 use numba_typeinfer::types::*;
 
@@ -123,6 +125,7 @@ impl<'ctx> Ctx<'_, 'ctx> {
         args: &[BasicValueEnum<'ctx>],
         mode: i32,
         error_exit: &dyn Fn(&Self) -> R<()>,
+        inline: bool,
     ) -> R<()> {
         let ptr = self.ctx.ptr_type(AddressSpace::default());
         self.b
@@ -130,10 +133,18 @@ impl<'ctx> Ctx<'_, 'ctx> {
             .map_err(llvm_err)?;
         let mut call: Vec<BasicMetadataValueEnum> = vec![ret_slot.into(), exc_slot.into()];
         call.extend(args.iter().map(|&a| BasicMetadataValueEnum::from(a)));
-        let status = self
+        let site = self
             .b
             .build_call(native, &call, "status")
-            .map_err(llvm_err)?
+            .map_err(llvm_err)?;
+        if !inline {
+            let kind = inkwell::attributes::Attribute::get_named_enum_kind_id("noinline");
+            site.add_attribute(
+                inkwell::attributes::AttributeLoc::Function,
+                self.ctx.create_enum_attribute(kind, 0),
+            );
+        }
+        let status = site
             .try_as_basic_value()
             .basic()
             .ok_or_else(|| LowerError::Llvm("native call returned void".into()))?
@@ -154,15 +165,18 @@ impl<'ctx> Ctx<'_, 'ctx> {
             .map_err(llvm_err)?;
         self.b.position_at_end(bad);
         let i32t = self.ctx.i32_type();
-        let report = self.module.get_function("numba_rs_report_error").unwrap_or_else(|| {
-            self.module.add_function(
-                "numba_rs_report_error",
-                self.ctx
-                    .void_type()
-                    .fn_type(&[i32t.into(), ptr.into(), i32t.into()], false),
-                Some(Linkage::External),
-            )
-        });
+        let report = self
+            .module
+            .get_function("numba_rs_report_error")
+            .unwrap_or_else(|| {
+                self.module.add_function(
+                    "numba_rs_report_error",
+                    self.ctx
+                        .void_type()
+                        .fn_type(&[i32t.into(), ptr.into(), i32t.into()], false),
+                    Some(Linkage::External),
+                )
+            });
         let rec = self.b.build_load(ptr, exc_slot, "").map_err(llvm_err)?;
         self.b
             .build_call(
@@ -204,14 +218,19 @@ fn loop_fn_type(ctx: &Context) -> inkwell::types::FunctionType<'_> {
         .fn_type(&[ptr.into(), ptr.into(), ptr.into(), ptr.into()], false)
 }
 
-/// The ufunc inner loop of `native` (scalar arguments, one scalar result).
+/// The ufunc inner loop of `native` (scalar arguments, one scalar result). `straight`:
+/// the kernel has no branches, so it is inlined into the loop and may be vectorised. A
+/// kernel with branches stays a call: vectorising it would evaluate both sides of each
+/// branch for every element (`if x == 0: 1.0 else: sin(x) / x` divides 0 by 0), and
+/// the floating-point flags that leaves would make NumPy warn about values the kernel
+/// never computed.
 pub fn build_ufunc_loop<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
     symbol: &str,
     native: FunctionValue<'ctx>,
-    arg_types: &[TypeId],
-    ret_type: TypeId,
+    (arg_types, ret_type): (&[TypeId], TypeId),
+    straight: bool,
 ) -> R<FunctionValue<'ctx>> {
     for &t in arg_types {
         check_scalar(t, "a vectorize argument")?;
@@ -238,10 +257,9 @@ pub fn build_ufunc_loop<'ctx>(
         let size = memory_type(ctx, t)?
             .size_of()
             .ok_or_else(|| LowerError::Llvm("unsized element".into()))?;
-        let same = w
-            .b
-            .build_int_compare(IntPredicate::EQ, s, size, "")
-            .map_err(llvm_err)?;
+        let same =
+            w.b.build_int_compare(IntPredicate::EQ, s, size, "")
+                .map_err(llvm_err)?;
         contiguous = w.b.build_and(contiguous, same, "").map_err(llvm_err)?;
     }
     debug_assert_eq!(bases.len() as u64, nargs);
@@ -263,10 +281,9 @@ pub fn build_ufunc_loop<'ctx>(
         let phi = w.b.build_phi(i64t, "i").map_err(llvm_err)?;
         phi.add_incoming(&[(&i64t.const_zero(), pre)]);
         let i = phi.as_basic_value().into_int_value();
-        let more = w
-            .b
-            .build_int_compare(IntPredicate::SLT, i, n, "")
-            .map_err(llvm_err)?;
+        let more =
+            w.b.build_int_compare(IntPredicate::SLT, i, n, "")
+                .map_err(llvm_err)?;
         w.b.build_conditional_branch(more, body, done)
             .map_err(llvm_err)?;
         w.b.position_at_end(body);
@@ -283,21 +300,27 @@ pub fn build_ufunc_loop<'ctx>(
         let mut vals = Vec::new();
         for (k, &t) in types[..arg_types.len()].iter().enumerate() {
             let p = elem_ptr(k)?;
-            let m = w
-                .b
-                .build_load(memory_type(ctx, t)?, p, "")
-                .map_err(llvm_err)?;
+            let m =
+                w.b.build_load(memory_type(ctx, t)?, p, "")
+                    .map_err(llvm_err)?;
             vals.push(model_of(t)?.load_memory(ctx, &w.b, t, m)?);
         }
         // An exception stops the loop (NumPy sees the pending Python error after it).
-        w.call_native(native, ret_slot, exc_slot, &vals, REPORT_LOOP, &return_void)?;
+        w.call_native(
+            native,
+            ret_slot,
+            exc_slot,
+            &vals,
+            REPORT_LOOP,
+            &return_void,
+            straight,
+        )?;
         let out = elem_ptr(arg_types.len())?;
         let v = w.b.build_load(ret_mem, ret_slot, "").map_err(llvm_err)?;
         w.b.build_store(out, v).map_err(llvm_err)?;
-        let next = w
-            .b
-            .build_int_add(i, i64t.const_int(1, false), "")
-            .map_err(llvm_err)?;
+        let next =
+            w.b.build_int_add(i, i64t.const_int(1, false), "")
+                .map_err(llvm_err)?;
         let latch = w.b.get_insert_block().expect("positioned");
         phi.add_incoming(&[(&next, latch)]);
         w.b.build_unconditional_branch(head).map_err(llvm_err)?;
@@ -394,10 +417,9 @@ pub fn build_gufunc_loop<'ctx>(
     let phi = w.b.build_phi(i64t, "i").map_err(llvm_err)?;
     phi.add_incoming(&[(&i64t.const_zero(), pre)]);
     let i = phi.as_basic_value().into_int_value();
-    let more = w
-        .b
-        .build_int_compare(IntPredicate::SLT, i, n, "")
-        .map_err(llvm_err)?;
+    let more =
+        w.b.build_int_compare(IntPredicate::SLT, i, n, "")
+            .map_err(llvm_err)?;
     w.b.build_conditional_branch(more, body, done)
         .map_err(llvm_err)?;
     w.b.position_at_end(body);
@@ -408,10 +430,9 @@ pub fn build_gufunc_loop<'ctx>(
         let data = w.offset(bases[k], off)?;
         match &views[k] {
             None => {
-                let m = w
-                    .b
-                    .build_load(memory_type(ctx, t)?, data, "")
-                    .map_err(llvm_err)?;
+                let m =
+                    w.b.build_load(memory_type(ctx, t)?, data, "")
+                        .map_err(llvm_err)?;
                 vals.push(model_of(t)?.load_memory(ctx, &w.b, t, m)?);
             }
             Some((shape, strides)) => {
@@ -419,11 +440,18 @@ pub fn build_gufunc_loop<'ctx>(
             }
         }
     }
-    w.call_native(native, ret_slot, exc_slot, &vals, REPORT_LOOP, &return_void)?;
-    let next = w
-        .b
-        .build_int_add(i, i64t.const_int(1, false), "")
-        .map_err(llvm_err)?;
+    w.call_native(
+        native,
+        ret_slot,
+        exc_slot,
+        &vals,
+        REPORT_LOOP,
+        &return_void,
+        true,
+    )?;
+    let next =
+        w.b.build_int_add(i, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
     let latch = w.b.get_insert_block().expect("positioned");
     phi.add_incoming(&[(&next, latch)]);
     w.b.build_unconditional_branch(head).map_err(llvm_err)?;
@@ -460,16 +488,14 @@ fn array_view<'ctx>(
     let mut shape_v = arr_t.get_undef();
     let mut strides_v = arr_t.get_undef();
     for (j, (&d, &s)) in shape.iter().zip(strides).enumerate() {
-        shape_v = w
-            .b
-            .build_insert_value(shape_v, d, j as u32, "")
-            .map_err(llvm_err)?
-            .into_array_value();
-        strides_v = w
-            .b
-            .build_insert_value(strides_v, s, j as u32, "")
-            .map_err(llvm_err)?
-            .into_array_value();
+        shape_v =
+            w.b.build_insert_value(shape_v, d, j as u32, "")
+                .map_err(llvm_err)?
+                .into_array_value();
+        strides_v =
+            w.b.build_insert_value(strides_v, s, j as u32, "")
+                .map_err(llvm_err)?
+                .into_array_value();
     }
     let fields: [(u32, BasicValueEnum<'ctx>); 7] = [
         (field::MEMINFO, ptr.const_null().into()),
@@ -482,11 +508,10 @@ fn array_view<'ctx>(
     ];
     let mut agg = st.get_undef();
     for (i, v) in fields {
-        agg = w
-            .b
-            .build_insert_value(agg, v, i, "")
-            .map_err(llvm_err)?
-            .into_struct_value();
+        agg =
+            w.b.build_insert_value(agg, v, i, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
     }
     Ok(agg.into())
 }
@@ -519,7 +544,9 @@ pub fn build_cfunc<'ctx>(
         check_scalar(ret_type, "a cfunc result")?;
         if ret_type.is_complex() {
             return Err(LowerError::Unsupported {
-                message: format!("a cfunc result of type {ret_type} is not supported by numba-rs yet"),
+                message: format!(
+                    "a cfunc result of type {ret_type} is not supported by numba-rs yet"
+                ),
                 line: 0,
             });
         }
@@ -542,10 +569,9 @@ pub fn build_cfunc<'ctx>(
     let mut vals = Vec::new();
     for (k, &t) in arg_types.iter().enumerate() {
         let t = lowered(t);
-        let p = w
-            .f
-            .get_nth_param(k as u32)
-            .ok_or_else(|| LowerError::Llvm("cfunc parameter".into()))?;
+        let p =
+            w.f.get_nth_param(k as u32)
+                .ok_or_else(|| LowerError::Llvm("cfunc parameter".into()))?;
         vals.push(model_of(t)?.load_memory(ctx, &w.b, t, p)?);
     }
     // After an exception (reported as unraisable) the C caller gets zero.
@@ -558,7 +584,15 @@ pub fn build_cfunc<'ctx>(
         }
         Ok(())
     };
-    w.call_native(native, ret_slot, exc_slot, &vals, REPORT_UNRAISABLE, &zero_exit)?;
+    w.call_native(
+        native,
+        ret_slot,
+        exc_slot,
+        &vals,
+        REPORT_UNRAISABLE,
+        &zero_exit,
+        true,
+    )?;
     if void {
         w.b.build_return(None).map_err(llvm_err)?;
     } else {

@@ -522,10 +522,14 @@ unsafe extern "C" fn ufunc_division(env: *mut u8, lo: i64, hi: i64, _slot: i64) 
         let mut args: Vec<*mut u8> = (0..nargs)
             .map(|k| (*d.args.add(k)).wrapping_offset((lo * *d.steps.add(k)) as isize))
             .collect();
-        let mut dims: Vec<i64> =
-            (0..=spec.ncore as usize).map(|k| *d.dims.add(k)).collect();
+        let mut dims: Vec<i64> = (0..=spec.ncore as usize).map(|k| *d.dims.add(k)).collect();
         dims[0] = hi - lo;
-        (spec.inner)(args.as_mut_ptr(), dims.as_mut_ptr(), d.steps, std::ptr::null_mut());
+        (spec.inner)(
+            args.as_mut_ptr(),
+            dims.as_mut_ptr(),
+            d.steps,
+            std::ptr::null_mut(),
+        );
     }
 }
 

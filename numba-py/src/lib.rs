@@ -810,7 +810,9 @@ impl Dispatcher {
                 ..Default::default()
             },
             Some(other) => {
-                return Err(PyValueError::new_err(format!("unknown wrapper kind {other:?}")))
+                return Err(PyValueError::new_err(format!(
+                    "unknown wrapper kind {other:?}"
+                )))
             }
         };
         // `parallel=True` or a dict, as (option, enabled) pairs the decorator checked.

@@ -389,15 +389,16 @@ class GUFunc(_UFuncBase):
         self.is_dynamic = False
 
     def _arg_types_for(self, dtypes):
-        """Kernel argument types: arrays for arguments with core dimensions (any layout),
-        the element for a ``()`` argument."""
+        """Kernel argument types (as signature text): arrays for arguments with core
+        dimensions (any layout), the element for a ``()`` input."""
         out = []
         for k, (dt, dims) in enumerate(zip(dtypes, self._core)):
+            name = "boolean" if dt == np.bool_ else str(dt)
             if dims or k >= self._nin:
                 # An output `()` is a one-element view the kernel stores into.
-                out.append(_type_from_name(f"array({dt}, {max(1, len(dims))}d, A)"))
+                out.append(name + "[" + ", ".join([":"] * max(1, len(dims))) + "]")
             else:
-                out.append(_type_from_name(str(dt)))
+                out.append(name)
         return out
 
     def add(self, sig):

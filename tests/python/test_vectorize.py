@@ -1,0 +1,336 @@
+"""vectorize, guvectorize and cfunc against NumPy's own ufunc machinery (np.frompyfunc,
+np.vectorize), Python loops and C callers (ctypes, libc's qsort, a compiled C program)."""
+
+import ctypes
+import math
+import shutil
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import numba_rs
+from numba_rs import cfunc, guvectorize, njit, vectorize
+
+RNG = np.random.default_rng(17)
+
+
+def add(x, y):
+    return x + y
+
+
+def sinc(x):
+    if x == 0.0:
+        return 1.0
+    return math.sin(x * math.pi) / (math.pi * x)
+
+
+def clipped(x, lo):
+    if x < lo:
+        return lo
+    return x * 2
+
+
+def reference(fn, *args, dtype):
+    """The Python function applied element-wise by NumPy (broadcasting included)."""
+    return np.frompyfunc(fn, len(args), 1)(*args).astype(dtype)
+
+
+# ------------------------------------------------------------------------ vectorize
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32", "float32", "float64", "complex128"])
+def test_vectorize_matches_numpy_on_every_dtype(dtype):
+    f = vectorize([f"{dtype}({dtype}, {dtype})"])(add)
+    for shape_a, shape_b in [((7,), (7,)), ((3, 4), (4,)), ((2, 1, 5), (3, 1)), ((), (6,))]:
+        a = (RNG.random(shape_a) * 100).astype(dtype)
+        b = (RNG.random(shape_b) * 100).astype(dtype)
+        got = f(a, b)
+        want = reference(add, a, b, dtype=dtype)
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_vectorize_is_a_dufunc_with_numpy_attributes():
+    f = vectorize(["float64(float64, float64)", "int64(int64, int64)"])(add)
+    assert isinstance(f, numba_rs.DUFunc)
+    assert isinstance(f.ufunc, np.ufunc)
+    assert (f.nin, f.nout, f.nargs, f.ntypes) == (2, 1, 3, 2)
+    assert f.types == ["dd->d", "ll->l"]
+    assert f.__name__ == "add" and f.identity is None
+    # NumPy tries the loops in signature order: int64 inputs cast safely to the first.
+    assert f(np.arange(3), np.arange(3)).dtype == np.float64
+
+
+def test_vectorize_branches_and_scalar_arguments():
+    f = vectorize(["float64(float64, float64)"])(clipped)
+    a = RNG.normal(size=(5, 6))
+    np.testing.assert_array_equal(f(a, 0.25), reference(clipped, a, 0.25, dtype="float64"))
+    assert f(3.0, 1.0) == 6.0
+    g = vectorize(["float64(float64)", "float32(float32)"])(sinc)
+    x = np.linspace(-3, 3, 101)
+    with warnings.catch_warnings():
+        # No warning: the kernel never divides 0 by 0 (the branch is kept per element).
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(g(x), np.vectorize(sinc)(x), rtol=1e-15)
+    # NumPy tries the loops in order: float32 casts safely to the first (float64).
+    assert g(x.astype(np.float32)).dtype == np.float64
+    g32 = vectorize(["float32(float32)", "float64(float64)"])(sinc)
+    assert g32(x.astype(np.float32)).dtype == np.float32
+
+
+def test_out_where_and_methods_are_numpys():
+    f = vectorize(["float64(float64, float64)"], identity=0)(add)
+    a = RNG.random((4, 5))
+    out = np.full((4, 5), -1.0)
+    r = f(a, a, out=out)
+    assert r is out
+    np.testing.assert_array_equal(out, a + a)
+    mask = a > 0.5
+    out2 = np.zeros((4, 5))
+    f(a, 1.0, out=out2, where=mask)
+    np.testing.assert_array_equal(out2, np.where(mask, a + 1.0, 0.0))
+    np.testing.assert_allclose(f.reduce(a, axis=0), a.sum(axis=0))
+    np.testing.assert_allclose(f.reduce(a, axis=None), a.sum())
+    assert f.reduce(np.zeros(0)) == 0.0
+    np.testing.assert_allclose(f.accumulate(a[0]), np.cumsum(a[0]))
+    np.testing.assert_allclose(f.outer(a[0], a[1]), np.add.outer(a[0], a[1]))
+    np.testing.assert_allclose(f.reduceat(a[0], [0, 2]), np.add.reduceat(a[0], [0, 2]))
+    b = np.zeros(4)
+    f.at(b, [0, 0, 3], 1.0)
+    np.testing.assert_array_equal(b, [2.0, 0.0, 0.0, 1.0])
+
+
+def test_identity_option():
+    assert vectorize(["f8(f8,f8)"], identity=1)(add).identity == 1
+    r = vectorize(["f8(f8,f8)"], identity="reorderable")(add)
+    assert r.identity is None
+    with pytest.raises(ValueError):
+        r.reduce(np.zeros(0))
+    with pytest.raises(ValueError, match="Invalid identity value 2"):
+        vectorize(["f8(f8,f8)"], identity=2)(add)
+
+
+def test_unknown_option_is_numbas_keyerror():
+    with pytest.raises(KeyError, match="Unrecognized options"):
+        vectorize(["f8(f8,f8)"], nonexistent=2)(add)
+    with pytest.raises(KeyError, match="Unrecognized options"):
+        vectorize(target="parallel", nonexistent=2)(add)
+
+
+def test_dynamic_vectorize_compiles_per_input_types():
+    f = vectorize(add)
+    assert f.types == []
+    assert f(1, 2) == 3
+    assert f.types == ["ll->l"]
+    # A float and an int: no loop takes them safely, so one is compiled for them.
+    assert f(1.5, 2) == 3.5
+    assert f.types == ["ll->l", "dl->d"]
+    # int32 arrays cast safely to the int64 loop: nothing new.
+    np.testing.assert_array_equal(f(np.arange(3, dtype=np.int32), 1), [1, 2, 3])
+    assert f.types == ["ll->l", "dl->d"]
+    np.testing.assert_allclose(f.reduce(np.arange(4.0)), 6.0)
+
+
+def test_numpy_error_model_in_kernels():
+    inv = vectorize(["float64(float64)"])(lambda x: 1.0 / x)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = inv(np.array([0.0, 2.0]))
+    np.testing.assert_array_equal(r, [np.inf, 0.5])
+    assert any(issubclass(x.category, RuntimeWarning) for x in w)
+    idiv = vectorize(["int64(int64)"])(lambda x: 7 // x)
+    np.testing.assert_array_equal(idiv(np.array([0, 2])), [0, 3])
+
+
+def raising(x):
+    if x < 0:
+        raise ValueError("negative input")
+    return x + 1.0
+
+
+def test_kernel_exception_propagates():
+    f = vectorize(["float64(float64)"])(raising)
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0])), [2.0, 3.0])
+    with pytest.raises(ValueError, match="negative input"):
+        f(np.array([1.0, -1.0, 2.0]))
+    with pytest.raises(ValueError, match="negative input"):
+        f(RNG.normal(size=10_000))
+
+
+def hypot(x, y):
+    return math.sqrt(x * x + y * y)
+
+
+def test_parallel_target_matches_cpu(nthreads):
+    par = vectorize(["float64(float64, float64)"], target="parallel")(hypot)
+    cpu = vectorize(["float64(float64, float64)"])(hypot)
+    for n in (0, 5, 100_001):
+        a, b = RNG.random(n), RNG.random(n)
+        np.testing.assert_array_equal(par(a, b), cpu(a, b))
+    m = RNG.random((300, 400))
+    np.testing.assert_array_equal(par(m, m.T[:400, :300].T), cpu(m, m))
+    with pytest.raises(ValueError, match="negative input"):
+        vectorize(["float64(float64)"], target="parallel")(raising)(-np.ones(50_000))
+
+
+def test_vectorize_of_a_jitted_function_and_from_jitted_code():
+    f = vectorize(["float64(float64, float64)"])(njit(add))
+    np.testing.assert_array_equal(f(np.arange(3.0), 1.0), [1.0, 2.0, 3.0])
+
+    @njit
+    def use(x):
+        return f(x, 2.0) * 2
+
+    assert use(1.5) == 7.0
+
+
+# ------------------------------------------------------------------------ guvectorize
+
+def test_guvectorize_dot_against_python_loops():
+    @guvectorize(["void(float64[:], float64[:], float64[:])", "void(int64[:], int64[:], int64[:])"],
+                 "(n),(n)->()")
+    def dot(x, y, out):
+        s = 0
+        for i in range(x.shape[0]):
+            s += x[i] * y[i]
+        out[0] = s
+
+    assert isinstance(dot, numba_rs.GUFunc)
+    assert dot.signature == "(n),(n)->()" and dot.types == ["dd->d", "ll->l"]
+    a = RNG.random((6, 5))
+    b = RNG.random(5)
+    want = np.array([sum(a[i, k] * b[k] for k in range(5)) for i in range(6)])
+    np.testing.assert_allclose(dot(a, b), want, rtol=1e-14)
+    ai = RNG.integers(-9, 9, (3, 4))
+    np.testing.assert_array_equal(dot(ai, ai), (ai * ai).sum(axis=1))
+    out = np.zeros(6)
+    dot(a, b, out)
+    np.testing.assert_allclose(out, want, rtol=1e-14)
+    assert np.isscalar(dot(b, b)) or dot(b, b).shape == ()
+
+
+def test_guvectorize_matrix_vector_and_scalar_inputs():
+    @guvectorize(["void(float64[:,:], float64[:], float64, float64[:])"], "(m,n),(n),()->(m)")
+    def matvec_plus(m, v, c, out):
+        for i in range(m.shape[0]):
+            s = c
+            for j in range(m.shape[1]):
+                s += m[i, j] * v[j]
+            out[i] = s
+
+    m = RNG.random((2, 3, 4))
+    v = RNG.random(4)
+    got = matvec_plus(m, v, 0.5)
+    want = np.einsum("kij,j->ki", m, v) + 0.5
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    # Strided (non-contiguous) operands.
+    mt = np.ascontiguousarray(m.transpose(0, 2, 1)).transpose(0, 2, 1)
+    np.testing.assert_allclose(matvec_plus(mt, v[::1], 0.5), want, rtol=1e-13)
+
+
+def test_dynamic_guvectorize_and_layout_errors():
+    @guvectorize("(n)->()")
+    def total(x, out):
+        s = 0.0
+        for v in x:
+            s += v
+        out[0] = s
+
+    a = RNG.random((3, 4))
+    out = np.zeros(3)
+    total(a, out)
+    np.testing.assert_allclose(out, a.sum(axis=1))
+    assert total.types == ["d->d"]
+    with pytest.raises(TypeError, match="Too few arguments"):
+        total(a)
+    with pytest.raises(NameError, match="undefined output symbols: n"):
+        guvectorize(["void(float64, float64[:])"], "()->(n)")(lambda x, o: None)
+
+
+def test_parallel_gufunc(nthreads):
+    @guvectorize(["void(float64[:], float64[:])"], "(n)->()", target="parallel")
+    def norm(x, out):
+        s = 0.0
+        for v in x:
+            s += v * v
+        out[0] = math.sqrt(s)
+
+    a = RNG.random((20_000, 8))
+    np.testing.assert_allclose(norm(a), np.sqrt((a * a).sum(axis=1)), rtol=1e-14)
+
+
+# ------------------------------------------------------------------------ cfunc
+
+def test_cfunc_through_ctypes_and_attributes():
+    @cfunc("float64(float64, int32)")
+    def scale(x, k):
+        return x * k
+
+    assert isinstance(scale.address, int) and scale.address != 0
+    assert scale.ctypes(1.5, 4) == 6.0
+    proto = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double, ctypes.c_int32)
+    assert proto(scale.address)(2.5, -2) == -5.0
+    assert scale.native_name.endswith(".cfunc")
+    assert "define" in scale.inspect_llvm()
+    # Calling the object from Python runs the Python function, as in Numba.
+    assert scale(2, 3) == 6
+
+
+def test_cfunc_exception_is_unraisable_and_returns_zero():
+    @cfunc("float64(float64)")
+    def checked(x):
+        if x < 0:
+            raise ValueError("negative")
+        return x + 1.0
+
+    seen = []
+    old = sys.unraisablehook
+    sys.unraisablehook = lambda u: seen.append(u.exc_value)
+    try:
+        assert checked.ctypes(-1.0) == 0.0
+        assert checked.ctypes(1.0) == 2.0
+    finally:
+        sys.unraisablehook = old
+    assert len(seen) == 1 and isinstance(seen[0], ValueError)
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_cfunc_called_from_a_c_program(tmp_path):
+    @cfunc("float64(float64, float64)")
+    def weighted(x, w):
+        return x * w + 1.0
+
+    # A C library that takes a callback and calls it in a loop, as C code would.
+    src = tmp_path / "call.c"
+    so = tmp_path / "libcall.so"
+    src.write_text(textwrap.dedent("""
+        typedef double (*fn)(double, double);
+        double run(fn f) {
+            double acc = 0.0;
+            for (int i = 0; i < 10; i++) acc += f((double)i, 0.5);
+            return acc;
+        }
+    """))
+    subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-o", str(so), str(src)], check=True)
+    lib = ctypes.CDLL(str(so))
+    lib.run.restype = ctypes.c_double
+    lib.run.argtypes = [ctypes.c_void_p]
+    assert lib.run(weighted.address) == sum(i * 0.5 + 1.0 for i in range(10))
+
+
+def test_cfunc_from_jitted_code():
+    @cfunc("int64(int64)")
+    def twice(x):
+        return 2 * x
+
+    @njit
+    def use(n):
+        s = 0
+        for i in range(n):
+            s += twice(i)
+        return s
+
+    assert use(10) == 90
