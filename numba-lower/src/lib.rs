@@ -19,7 +19,9 @@
 //!   escape to the stack;
 //! - reference-count pruning ([`refprune`]): removes the `NRT_incref`/`NRT_decref` pairs
 //!   the naive lowering ([`nrt`]) emits that cancel out, in Numba's four shapes (per
-//!   block, diamond, fanout, fanout with raise), before and after O3.
+//!   block, diamond, fanout, fanout with raise), before and after O3;
+//! - foreign entry points ([`wrappers`]): NumPy ufunc and gufunc inner loops and C-ABI
+//!   cfuncs built beside the native function (`vectorize`, `guvectorize`, `cfunc`).
 //!
 //! [`ImplKey`]: numba_typeinfer::ImplKey
 

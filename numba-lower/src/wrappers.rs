@@ -120,8 +120,7 @@ impl<'ctx> Ctx<'_, 'ctx> {
     fn call_native(
         &self,
         native: FunctionValue<'ctx>,
-        ret_slot: PointerValue<'ctx>,
-        exc_slot: PointerValue<'ctx>,
+        (ret_slot, exc_slot): (PointerValue<'ctx>, PointerValue<'ctx>),
         args: &[BasicValueEnum<'ctx>],
         mode: i32,
         error_exit: &dyn Fn(&Self) -> R<()>,
@@ -308,8 +307,7 @@ pub fn build_ufunc_loop<'ctx>(
         // An exception stops the loop (NumPy sees the pending Python error after it).
         w.call_native(
             native,
-            ret_slot,
-            exc_slot,
+            (ret_slot, exc_slot),
             &vals,
             REPORT_LOOP,
             &return_void,
@@ -442,8 +440,7 @@ pub fn build_gufunc_loop<'ctx>(
     }
     w.call_native(
         native,
-        ret_slot,
-        exc_slot,
+        (ret_slot, exc_slot),
         &vals,
         REPORT_LOOP,
         &return_void,
@@ -586,8 +583,7 @@ pub fn build_cfunc<'ctx>(
     };
     w.call_native(
         native,
-        ret_slot,
-        exc_slot,
+        (ret_slot, exc_slot),
         &vals,
         REPORT_UNRAISABLE,
         &zero_exit,

@@ -397,6 +397,86 @@ pub unsafe extern "C" fn numba_rs_parfor_scratch_free(p: *mut u8, size: i64) {
     }
 }
 
+/// A NumPy inner loop (`void loop(char **args, npy_intp *dims, npy_intp *steps, void *data)`).
+pub type UfuncLoop = unsafe extern "C" fn(*mut *mut u8, *mut i64, *mut i64, *mut u8);
+
+/// What [`numba_rs_parallel_ufunc_loop`] finds in its `data` slot: the compiled serial
+/// loop, the operand count, the number of core dimensions (a gufunc's) and the estimated
+/// work of one outer iteration.
+#[repr(C)]
+pub struct ParallelUfunc {
+    pub inner: UfuncLoop,
+    pub nargs: i64,
+    pub ncore: i64,
+    pub cost: i64,
+}
+
+struct UfuncDivision {
+    spec: *const ParallelUfunc,
+    args: *mut *mut u8,
+    dims: *mut i64,
+    steps: *mut i64,
+}
+
+unsafe extern "C" fn ufunc_division(env: *mut u8, lo: i64, hi: i64, _slot: i64) {
+    // SAFETY: `env` is the UfuncDivision numba_rs_parallel_ufunc_loop built, alive until
+    // every division returned; its arrays hold nargs pointers/steps and 1 + ncore dims.
+    unsafe {
+        let d = &*(env as *const UfuncDivision);
+        let spec = &*d.spec;
+        let nargs = spec.nargs as usize;
+        let mut args: Vec<*mut u8> = (0..nargs)
+            .map(|k| (*d.args.add(k)).wrapping_offset((lo * *d.steps.add(k)) as isize))
+            .collect();
+        let mut dims: Vec<i64> = (0..=spec.ncore as usize).map(|k| *d.dims.add(k)).collect();
+        dims[0] = hi - lo;
+        (spec.inner)(
+            args.as_mut_ptr(),
+            dims.as_mut_ptr(),
+            d.steps,
+            std::ptr::null_mut(),
+        );
+    }
+}
+
+/// The inner loop of a `target='parallel'` ufunc or gufunc: the outer range split over
+/// the pool (inline below [`INLINE_WORK`]), each division running the compiled serial
+/// loop over its slice of every operand.
+///
+/// # Safety
+/// NumPy's inner-loop contract; `data` must point to a [`ParallelUfunc`] whose `inner`
+/// is safe to run concurrently on disjoint slices.
+#[no_mangle]
+pub unsafe extern "C" fn numba_rs_parallel_ufunc_loop(
+    args: *mut *mut u8,
+    dims: *mut i64,
+    steps: *mut i64,
+    data: *mut u8,
+) {
+    // SAFETY: per the contract.
+    let n = unsafe { *dims };
+    let spec = data as *const ParallelUfunc;
+    // SAFETY: as above.
+    let cost = unsafe { (*spec).cost };
+    let ndiv = numba_rs_parfor_divisions(n, cost);
+    let env = UfuncDivision {
+        spec,
+        args,
+        dims,
+        steps,
+    };
+    // SAFETY: ufunc_division reads `env` only while this call runs; divisions write
+    // disjoint slices of the outputs.
+    unsafe {
+        numba_rs_parallel_for(
+            ufunc_division,
+            &env as *const UfuncDivision as *mut u8,
+            n,
+            ndiv,
+        )
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,84 +569,4 @@ mod tests {
         assert_eq!(numba_rs_parfor_divisions(1 << 30, 1000), 1);
         NUM_THREADS.with(|c| c.set(0));
     }
-}
-
-/// A NumPy inner loop (`void loop(char **args, npy_intp *dims, npy_intp *steps, void *data)`).
-pub type UfuncLoop = unsafe extern "C" fn(*mut *mut u8, *mut i64, *mut i64, *mut u8);
-
-/// What [`numba_rs_parallel_ufunc_loop`] finds in its `data` slot: the compiled serial
-/// loop, the operand count, the number of core dimensions (a gufunc's) and the estimated
-/// work of one outer iteration.
-#[repr(C)]
-pub struct ParallelUfunc {
-    pub inner: UfuncLoop,
-    pub nargs: i64,
-    pub ncore: i64,
-    pub cost: i64,
-}
-
-struct UfuncDivision {
-    spec: *const ParallelUfunc,
-    args: *mut *mut u8,
-    dims: *mut i64,
-    steps: *mut i64,
-}
-
-unsafe extern "C" fn ufunc_division(env: *mut u8, lo: i64, hi: i64, _slot: i64) {
-    // SAFETY: `env` is the UfuncDivision numba_rs_parallel_ufunc_loop built, alive until
-    // every division returned; its arrays hold nargs pointers/steps and 1 + ncore dims.
-    unsafe {
-        let d = &*(env as *const UfuncDivision);
-        let spec = &*d.spec;
-        let nargs = spec.nargs as usize;
-        let mut args: Vec<*mut u8> = (0..nargs)
-            .map(|k| (*d.args.add(k)).wrapping_offset((lo * *d.steps.add(k)) as isize))
-            .collect();
-        let mut dims: Vec<i64> = (0..=spec.ncore as usize).map(|k| *d.dims.add(k)).collect();
-        dims[0] = hi - lo;
-        (spec.inner)(
-            args.as_mut_ptr(),
-            dims.as_mut_ptr(),
-            d.steps,
-            std::ptr::null_mut(),
-        );
-    }
-}
-
-/// The inner loop of a `target='parallel'` ufunc or gufunc: the outer range split over
-/// the pool (inline below [`INLINE_WORK`]), each division running the compiled serial
-/// loop over its slice of every operand.
-///
-/// # Safety
-/// NumPy's inner-loop contract; `data` must point to a [`ParallelUfunc`] whose `inner`
-/// is safe to run concurrently on disjoint slices.
-#[no_mangle]
-pub unsafe extern "C" fn numba_rs_parallel_ufunc_loop(
-    args: *mut *mut u8,
-    dims: *mut i64,
-    steps: *mut i64,
-    data: *mut u8,
-) {
-    // SAFETY: per the contract.
-    let n = unsafe { *dims };
-    let spec = data as *const ParallelUfunc;
-    // SAFETY: as above.
-    let cost = unsafe { (*spec).cost };
-    let ndiv = numba_rs_parfor_divisions(n, cost);
-    let env = UfuncDivision {
-        spec,
-        args,
-        dims,
-        steps,
-    };
-    // SAFETY: ufunc_division reads `env` only while this call runs; divisions write
-    // disjoint slices of the outputs.
-    unsafe {
-        numba_rs_parallel_for(
-            ufunc_division,
-            &env as *const UfuncDivision as *mut u8,
-            n,
-            ndiv,
-        )
-    };
 }
