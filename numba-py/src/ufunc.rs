@@ -26,7 +26,9 @@ struct Storage {
     name: CString,
     doc: CString,
     signature: Option<CString>,
-    /// `target='parallel'`: each loop's data slot points at one of these.
+    /// `target='parallel'`: each loop's data slot points at one of these (boxed: the
+    /// pointers must stay put while the vector grows).
+    #[allow(clippy::vec_box)]
     parallel: Vec<Box<numba_nrt::parallel::ParallelUfunc>>,
 }
 
