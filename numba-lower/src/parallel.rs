@@ -166,6 +166,15 @@ fn identity<'ctx>(lw: &mut FnLower<'ctx, '_>, op: RedOp, var: VarId) -> R<BasicV
     }
 }
 
+/// What a division receives for parameter `p`: a reduction variable's identity, else
+/// the variable's value.
+fn param_value<'ctx>(lw: &mut FnLower<'ctx, '_>, pf: &Parfor, p: VarId) -> R<BasicValueEnum<'ctx>> {
+    match pf.reductions.iter().find(|r| r.var == p) {
+        Some(r) => identity(lw, r.op, p),
+        None => lw.load(p),
+    }
+}
+
 /// `acc <op> part` for one reduction, converted back to the variable's type.
 fn combine<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
@@ -461,11 +470,7 @@ fn lower_parfor<'ctx>(
     lw.b.build_store(exc_slot, ptr.const_null()).map_err(e)?;
     let mut kargs: Vec<BasicMetadataValueEnum> = vec![res_slot.into(), exc_slot.into()];
     for &p in &pf.params {
-        let v = match pf.reductions.iter().find(|r| r.var == p) {
-            Some(r) => identity(lw, r.op, p)?,
-            None => lw.load(p)?,
-        };
-        kargs.push(v.into());
+        kargs.push(param_value(lw, &pf, p)?.into());
     }
     kargs.push(i64t.const_zero().into());
     kargs.push(count.into());
@@ -513,10 +518,7 @@ fn lower_parfor<'ctx>(
             .map_err(e)?;
     let env = lw.alloca_in_entry(env_t.into(), "parfor_env")?;
     for (i, &p) in pf.params.iter().enumerate() {
-        let v = match pf.reductions.iter().find(|r| r.var == p) {
-            Some(r) => identity(lw, r.op, p)?,
-            None => lw.load(p)?,
-        };
+        let v = param_value(lw, &pf, p)?;
         let f =
             lw.b.build_struct_gep(env_t, env, 3 + i as u32, "")
                 .map_err(e)?;

@@ -107,6 +107,52 @@ impl<'ctx> Ctx<'_, 'ctx> {
         self.b.build_load(t, p, "").map_err(llvm_err)
     }
 
+    /// `for i in 0..n { body(i) }` from the current block, then continue in `exit`. The
+    /// body leaves the builder in the block that goes on to the next iteration.
+    fn counted_loop(
+        &self,
+        n: IntValue<'ctx>,
+        exit: inkwell::basic_block::BasicBlock<'ctx>,
+        body: &mut dyn FnMut(IntValue<'ctx>) -> R<()>,
+    ) -> R<()> {
+        let i64t = self.ctx.i64_type();
+        let pre = self.b.get_insert_block().expect("positioned");
+        let head = self.block("head");
+        let first = self.block("body");
+        self.b.build_unconditional_branch(head).map_err(llvm_err)?;
+        self.b.position_at_end(head);
+        let phi = self.b.build_phi(i64t, "i").map_err(llvm_err)?;
+        phi.add_incoming(&[(&i64t.const_zero(), pre)]);
+        let i = phi.as_basic_value().into_int_value();
+        let more = self
+            .b
+            .build_int_compare(IntPredicate::SLT, i, n, "")
+            .map_err(llvm_err)?;
+        self.b
+            .build_conditional_branch(more, first, exit)
+            .map_err(llvm_err)?;
+        self.b.position_at_end(first);
+        body(i)?;
+        let next = self
+            .b
+            .build_int_add(i, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
+        let latch = self.b.get_insert_block().expect("positioned");
+        phi.add_incoming(&[(&next, latch)]);
+        self.b.build_unconditional_branch(head).map_err(llvm_err)?;
+        self.b.position_at_end(exit);
+        Ok(())
+    }
+
+    /// The value of type `t` stored (in its memory form) at `p`.
+    fn load_scalar(&self, t: TypeId, p: PointerValue<'ctx>) -> R<BasicValueEnum<'ctx>> {
+        let m = self
+            .b
+            .build_load(memory_type(self.ctx, t)?, p, "")
+            .map_err(llvm_err)?;
+        model_of(t)?.load_memory(self.ctx, &self.b, t, m)
+    }
+
     /// `p + off` bytes.
     fn offset(&self, p: PointerValue<'ctx>, off: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
         // SAFETY (of the generated code): offsets NumPy's strides give stay in its buffer.
@@ -272,58 +318,36 @@ pub fn build_ufunc_loop<'ctx>(
         .map_err(llvm_err)?;
     for (bb, contig) in [(contig_bb, true), (strided_bb, false)] {
         w.b.position_at_end(bb);
-        let head = w.block("head");
-        let body = w.block("body");
-        let pre = w.b.get_insert_block().expect("positioned");
-        w.b.build_unconditional_branch(head).map_err(llvm_err)?;
-        w.b.position_at_end(head);
-        let phi = w.b.build_phi(i64t, "i").map_err(llvm_err)?;
-        phi.add_incoming(&[(&i64t.const_zero(), pre)]);
-        let i = phi.as_basic_value().into_int_value();
-        let more =
-            w.b.build_int_compare(IntPredicate::SLT, i, n, "")
-                .map_err(llvm_err)?;
-        w.b.build_conditional_branch(more, body, done)
-            .map_err(llvm_err)?;
-        w.b.position_at_end(body);
-        let elem_ptr = |k: usize| -> R<PointerValue<'ctx>> {
-            if contig {
-                let mt = memory_type(ctx, types[k])?;
-                // SAFETY (of the generated code): i < n elements of NumPy's buffer.
-                unsafe { w.b.build_in_bounds_gep(mt, bases[k], &[i], "") }.map_err(llvm_err)
-            } else {
-                let off = w.b.build_int_mul(i, strides[k], "").map_err(llvm_err)?;
-                w.offset(bases[k], off)
+        w.counted_loop(n, done, &mut |i| {
+            let elem_ptr = |k: usize| -> R<PointerValue<'ctx>> {
+                if contig {
+                    let mt = memory_type(ctx, types[k])?;
+                    // SAFETY (of the generated code): i < n elements of NumPy's buffer.
+                    unsafe { w.b.build_in_bounds_gep(mt, bases[k], &[i], "") }.map_err(llvm_err)
+                } else {
+                    let off = w.b.build_int_mul(i, strides[k], "").map_err(llvm_err)?;
+                    w.offset(bases[k], off)
+                }
+            };
+            let mut vals = Vec::new();
+            for (k, &t) in types[..arg_types.len()].iter().enumerate() {
+                vals.push(w.load_scalar(t, elem_ptr(k)?)?);
             }
-        };
-        let mut vals = Vec::new();
-        for (k, &t) in types[..arg_types.len()].iter().enumerate() {
-            let p = elem_ptr(k)?;
-            let m =
-                w.b.build_load(memory_type(ctx, t)?, p, "")
-                    .map_err(llvm_err)?;
-            vals.push(model_of(t)?.load_memory(ctx, &w.b, t, m)?);
-        }
-        // An exception stops the loop (NumPy sees the pending Python error after it).
-        w.call_native(
-            native,
-            (ret_slot, exc_slot),
-            &vals,
-            REPORT_LOOP,
-            &return_void,
-            straight,
-        )?;
-        let out = elem_ptr(arg_types.len())?;
-        let v = w.b.build_load(ret_mem, ret_slot, "").map_err(llvm_err)?;
-        w.b.build_store(out, v).map_err(llvm_err)?;
-        let next =
-            w.b.build_int_add(i, i64t.const_int(1, false), "")
-                .map_err(llvm_err)?;
-        let latch = w.b.get_insert_block().expect("positioned");
-        phi.add_incoming(&[(&next, latch)]);
-        w.b.build_unconditional_branch(head).map_err(llvm_err)?;
+            // An exception stops the loop (NumPy sees the pending Python error after it).
+            w.call_native(
+                native,
+                (ret_slot, exc_slot),
+                &vals,
+                REPORT_LOOP,
+                &return_void,
+                straight,
+            )?;
+            let out = elem_ptr(arg_types.len())?;
+            let v = w.b.build_load(ret_mem, ret_slot, "").map_err(llvm_err)?;
+            w.b.build_store(out, v).map_err(llvm_err)?;
+            Ok(())
+        })?;
     }
-    w.b.position_at_end(done);
     w.b.build_return(None).map_err(llvm_err)?;
     Ok(w.f)
 }
@@ -406,53 +430,27 @@ pub fn build_gufunc_loop<'ctx>(
     // A gufunc kernel returns nothing: its result slot is never written.
     let ret_slot = w.b.build_alloca(i64t, "ret").map_err(llvm_err)?;
     let exc_slot = w.b.build_alloca(ptr, "exc").map_err(llvm_err)?;
-    let pre = w.b.get_insert_block().expect("positioned");
-    let head = w.block("head");
-    let body = w.block("body");
     let done = w.block("done");
-    w.b.build_unconditional_branch(head).map_err(llvm_err)?;
-    w.b.position_at_end(head);
-    let phi = w.b.build_phi(i64t, "i").map_err(llvm_err)?;
-    phi.add_incoming(&[(&i64t.const_zero(), pre)]);
-    let i = phi.as_basic_value().into_int_value();
-    let more =
-        w.b.build_int_compare(IntPredicate::SLT, i, n, "")
-            .map_err(llvm_err)?;
-    w.b.build_conditional_branch(more, body, done)
-        .map_err(llvm_err)?;
-    w.b.position_at_end(body);
-    let mut vals = Vec::new();
-    for (k, &t) in arg_types.iter().enumerate() {
-        let t = lowered(t);
-        let off = w.b.build_int_mul(i, outer[k], "").map_err(llvm_err)?;
-        let data = w.offset(bases[k], off)?;
-        match &views[k] {
-            None => {
-                let m =
-                    w.b.build_load(memory_type(ctx, t)?, data, "")
-                        .map_err(llvm_err)?;
-                vals.push(model_of(t)?.load_memory(ctx, &w.b, t, m)?);
-            }
-            Some((shape, strides)) => {
-                vals.push(array_view(&w, t, data, shape, strides)?);
-            }
+    w.counted_loop(n, done, &mut |i| {
+        let mut vals = Vec::new();
+        for (k, &t) in arg_types.iter().enumerate() {
+            let t = lowered(t);
+            let off = w.b.build_int_mul(i, outer[k], "").map_err(llvm_err)?;
+            let data = w.offset(bases[k], off)?;
+            vals.push(match &views[k] {
+                None => w.load_scalar(t, data)?,
+                Some((shape, strides)) => array_view(&w, t, data, shape, strides)?,
+            });
         }
-    }
-    w.call_native(
-        native,
-        (ret_slot, exc_slot),
-        &vals,
-        REPORT_LOOP,
-        &return_void,
-        true,
-    )?;
-    let next =
-        w.b.build_int_add(i, i64t.const_int(1, false), "")
-            .map_err(llvm_err)?;
-    let latch = w.b.get_insert_block().expect("positioned");
-    phi.add_incoming(&[(&next, latch)]);
-    w.b.build_unconditional_branch(head).map_err(llvm_err)?;
-    w.b.position_at_end(done);
+        w.call_native(
+            native,
+            (ret_slot, exc_slot),
+            &vals,
+            REPORT_LOOP,
+            &return_void,
+            true,
+        )
+    })?;
     w.b.build_return(None).map_err(llvm_err)?;
     Ok(w.f)
 }

@@ -515,6 +515,22 @@ impl Type {
     fn typecode(&self) -> u32 {
         self.code
     }
+    /// An array type's element type (Numba's `Array.dtype`); None for other types.
+    #[getter]
+    fn dtype(&self) -> Option<Type> {
+        match TypeId(self.code).get() {
+            types::Type::Array { dtype, .. } => Some(Type { code: dtype.0 }),
+            _ => None,
+        }
+    }
+    /// An array type's dimension count (Numba's `Array.ndim`); 0 for other types.
+    #[getter]
+    fn ndim(&self) -> u32 {
+        match TypeId(self.code).get() {
+            types::Type::Array { ndim, .. } => ndim,
+            _ => 0,
+        }
+    }
     /// `float64(int64, int64)` builds a signature (`numba_rs.types.Signature`), as in
     /// `@njit(float64(int64))`.
     #[pyo3(signature = (*args))]

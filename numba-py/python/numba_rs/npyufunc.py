@@ -159,15 +159,15 @@ class _UFuncBase:
         loop, _, ret = self._kernel._wrapper_addresses(argtypes)
         if not loop:
             raise TypeError(f"{self.__name__}: no inner loop was built for {argtypes}")
-        types = list(argtypes)
-        if self._layout is None:
-            types.append(ret)
-        nums = [_dtype(t).num for t in types]
-        key = tuple(nums)
-        if any(tuple(n) == key for _, _, n in self._loops):
+        nums = self._type_nums(argtypes, ret)
+        if any(tuple(n) == tuple(nums) for _, _, n in self._loops):
             return
         self._loops.append((tuple(argtypes), loop, nums))
         self._ufunc = None
+
+    def _type_nums(self, argtypes, ret):
+        """The NumPy type numbers of a loop's operands: the arguments and the result."""
+        return [_dtype(t).num for t in (*argtypes, ret)]
 
     def add(self, sig):
         """Compile one more loop (a signature string or type object)."""
@@ -321,8 +321,6 @@ def vectorize(ftylist_or_function=(), **kws):
 
 # -- guvectorize ------------------------------------------------------------------------
 
-_DIM = re.compile(r"\s*(\w*)\s*")
-
 
 def parse_layout(layout):
     """``'(m,n),(n)->(m)'`` as (inputs, outputs), each a list of tuples of dimension
@@ -401,34 +399,20 @@ class GUFunc(_UFuncBase):
                 out.append(name)
         return out
 
-    def add(self, sig):
-        if self._frozen:
-            raise RuntimeError("compilation disabled for %s" % (self.__name__,))
-        for text in _signature_list(sig):
-            argtypes = self._kernel._compile_text(text)
-            self._add_compiled_gu(argtypes)
-
-    def _add_compiled_gu(self, argtypes):
-        loop, _, _ = self._kernel._wrapper_addresses(argtypes)
-        if not loop:
-            raise TypeError(f"{self.__name__}: no inner loop was built for {argtypes}")
+    def _type_nums(self, argtypes, ret):
+        """The operands are the arguments (outputs included); arrays by their dtype."""
         nums = []
         for t, dims in zip(argtypes, self._core):
-            name = str(t)
-            m = re.match(r"(?:readonly )?array\((\w+), (\d+)d, \w\)$", name)
-            if m:
-                if int(m.group(2)) != len(dims) and not (not dims and m.group(2) == "1"):
+            if t.dtype is not None:
+                # A `()` argument may be declared as a 1-d array (a one-element view).
+                if t.ndim != len(dims) and not (not dims and t.ndim == 1):
                     raise TypeError(
-                        f"{self.__name__}: argument type {name} does not match the layout "
+                        f"{self.__name__}: argument type {t} does not match the layout "
                         f"{self._layout!r}"
                     )
-                nums.append(np.dtype(m.group(1) if m.group(1) != "boolean" else "bool").num)
-            else:
-                nums.append(_dtype(t).num)
-        if any(tuple(n) == tuple(nums) for _, _, n in self._loops):
-            return
-        self._loops.append((tuple(argtypes), loop, nums))
-        self._ufunc = None
+                t = t.dtype
+            nums.append(_dtype(t).num)
+        return nums
 
     def __call__(self, *args, **kws):
         if not self._frozen:
@@ -451,7 +435,7 @@ class GUFunc(_UFuncBase):
                     raise TypeError
                 except TypeError:
                     argtypes = self._kernel._compile_text(_arg_text(self._arg_types_for(dts)))
-                    self._add_compiled_gu(argtypes)
+                    self._add_compiled(argtypes)
         return self.ufunc(*args, **kws)
 
 
