@@ -19,6 +19,7 @@ mod api;
 mod error;
 mod pipeline;
 pub mod selection;
+mod ufuncs;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -32,6 +33,7 @@ use numba_typeinfer::TypeId;
 
 pub use error::{CompileError, ErrorKind};
 pub use pipeline::{compile_function, CompileOptions, Target};
+pub use ufuncs::{lookup_ufunc, register_ufunc, UFuncSource};
 
 /// Where a jitted function's code and globals come from.
 pub trait FunctionSource: Send + Sync {
@@ -137,7 +139,7 @@ impl std::fmt::Debug for Dispatcher {
     }
 }
 
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+pub(crate) static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 static REGISTRY: LazyLock<Mutex<HashMap<u64, Arc<Dispatcher>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 

@@ -27,7 +27,7 @@ use numba_lower::{
 };
 use numba_rewrite::{Phase, RewriteRegistry};
 use numba_typeinfer::types::{Type, NONE};
-use numba_typeinfer::{BaseContext, CallOutcome, CalleeResolver, TypeId, TypingError};
+use numba_typeinfer::{BaseContext, CallOutcome, CalleeResolver, TypeId, TypingError, UFuncLoop};
 use std::sync::atomic::AtomicUsize;
 
 use crate::error::{CompileError, ErrorKind};
@@ -124,6 +124,18 @@ impl CalleeResolver for Registry {
 
     fn parameters(&self, id: u64) -> Option<(Vec<String>, Vec<numba_bytecode::Constant>)> {
         crate::lookup_dispatcher(id)?.parameters()
+    }
+
+    fn resolve_ufunc(&self, id: u64, args: &[TypeId]) -> Result<UFuncLoop, String> {
+        let u = crate::lookup_ufunc(id).ok_or_else(|| format!("unknown ufunc #{id}"))?;
+        let l = u.select_loop(args)?;
+        // The kernel is compiled for the loop's types before the caller is lowered.
+        match self.resolve_call(l.kernel, &l.args)? {
+            CallOutcome::Resolved(_) => Ok(l),
+            CallOutcome::InProgress => {
+                Err("a ufunc's kernel cannot call the ufunc itself".to_string())
+            }
+        }
     }
 
     fn publish_return(&self, id: u64, args: &[TypeId], ret: TypeId) {
@@ -447,7 +459,7 @@ pub fn compile_function(
     }
     if matches!(
         typing.return_type.get(),
-        Type::Dispatcher { .. } | Type::Function(_)
+        Type::Dispatcher { .. } | Type::Function(_) | Type::UFunc { .. }
     ) {
         return Err(here(CompileError::new(
             ErrorKind::Unsupported,

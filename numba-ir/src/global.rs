@@ -28,6 +28,10 @@ pub enum GlobalKind {
     Tuple(Vec<GlobalKind>),
     /// Another jitted function, by the id of its dispatcher.
     Dispatcher { id: u64, name: String },
+    /// A ufunc numba-rs compiles (`@vectorize`, `@guvectorize`), by the id its driver
+    /// registered it under; `gufunc` for a generalized ufunc. Its loops are chosen (or
+    /// compiled) per call through `CalleeResolver::resolve_ufunc`.
+    UFunc { id: u64, name: String, gufunc: bool },
     /// An `enum.Enum` / `enum.IntEnum` class with integer values: its name, a key for the
     /// class object (`module.qualname`) and its members.
     EnumClass {

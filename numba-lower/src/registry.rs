@@ -143,10 +143,22 @@ pub struct Registry {
     extensions: HashMap<String, ExtensionLowerFn>,
 }
 
+/// The key every numba-rs ufunc call is registered under.
+pub(crate) fn ufunc_key() -> ImplKey {
+    ImplKey::UFunc {
+        kernel: 0,
+        args: Vec::new(),
+        ret: numba_typeinfer::types::NONE,
+        nin: 0,
+        core: None,
+    }
+}
+
 /// Keys that carry an identity (a dispatcher id, an exception class) share one entry list.
 fn normalise(key: &ImplKey) -> ImplKey {
     match key {
         ImplKey::Dispatcher { .. } => ImplKey::Dispatcher { id: 0 },
+        ImplKey::UFunc { .. } => ufunc_key(),
         ImplKey::Exception(_) => ImplKey::Exception(String::new()),
         k => k.clone(),
     }

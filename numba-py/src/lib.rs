@@ -57,7 +57,13 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             name: d.core.name.clone(),
         });
     }
-    // A vectorize or cfunc object: calls from jitted code go to its kernel (scalars).
+    // A vectorize or guvectorize object: its loops are chosen per call.
+    if let Ok(info) = value.getattr("_numba_rs_jit_ufunc") {
+        if let Ok((id, name, gufunc)) = info.extract::<(u64, String, bool)>() {
+            return mk(GlobalKind::UFunc { id, name, gufunc });
+        }
+    }
+    // A cfunc object: calls from jitted code go to its kernel.
     if let Ok(k) = value.getattr("_numba_rs_kernel") {
         if let Ok(d) = k.cast::<Dispatcher>() {
             let d = d.borrow();
@@ -1104,6 +1110,17 @@ fn type_from_name(name: &str) -> PyResult<Type> {
         .ok_or_else(|| PyTypeError::new_err(format!("unknown type {name}")))
 }
 
+/// A signature string's return type (None when it gives only the arguments) and
+/// argument types (`"f8(i8, f8[:])"`).
+#[pyfunction]
+fn parse_signature(text: &str) -> PyResult<(Option<Type>, Vec<Type>)> {
+    let (ret, args) = numba_typeinfer::parse_signature(text).map_err(TypingError::new_err)?;
+    Ok((
+        ret.map(|r| Type { code: r.0 }),
+        args.iter().map(|t| Type { code: t.0 }).collect(),
+    ))
+}
+
 /// `dis.dis`-style listing of a code object given as `marshal.dumps(code)` bytes, from the
 /// Rust front end (`numba_bytecode::listing`), optionally followed by Numba's CFG dump.
 #[pyfunction]
@@ -1223,6 +1240,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     parallel::register(m)?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_signature, m)?)?;
     m.add_function(wrap_pyfunction!(typeof_value, m)?)?;
     m.add_function(wrap_pyfunction!(dis_text, m)?)?;
     m.add_function(wrap_pyfunction!(fingerprint::compute_fingerprint, m)?)?;

@@ -8,6 +8,7 @@
 use std::ffi::{c_char, c_int, c_void, CString};
 
 use numba_lower::ExcInfo;
+use numba_typeinfer::{TypeId, UFuncLoop};
 use numpy::npyffi::{objects::PyUFuncObject, PyUFuncGenericFunction, PY_UFUNC_API};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -15,7 +16,68 @@ use pyo3::types::PyCapsule;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(make_ufunc, m)?)?;
+    m.add_function(wrap_pyfunction!(register_jit_ufunc, m)?)?;
     Ok(())
+}
+
+/// What `_jit_select` returns: the kernel dispatcher, its argument types and result
+/// type, nin, nout and a gufunc's core dimensions.
+type JitLoop<'py> = (
+    Bound<'py, PyAny>,
+    Vec<Bound<'py, PyAny>>,
+    Bound<'py, PyAny>,
+    usize,
+    usize,
+    Option<Vec<Vec<u32>>>,
+);
+
+/// A `DUFunc`/`GUFunc` as jitted code sees it: its `_jit_select(types)` chooses or
+/// compiles the loop for a call's argument types.
+struct PyUFuncSource {
+    obj: Py<PyAny>,
+}
+
+impl numba_dispatch::UFuncSource for PyUFuncSource {
+    fn select_loop(&self, args: &[TypeId]) -> Result<UFuncLoop, String> {
+        Python::attach(|py| {
+            let types: Vec<crate::Type> = args.iter().map(|t| crate::Type { code: t.0 }).collect();
+            let r = self
+                .obj
+                .bind(py)
+                .call_method1("_jit_select", (types,))
+                .map_err(|e| e.value(py).to_string())?;
+            let (kernel, kargs, kret, nin, nout, core): JitLoop<'_> =
+                r.extract().map_err(|e: PyErr| e.to_string())?;
+            let kernel = kernel
+                .cast::<crate::Dispatcher>()
+                .map_err(|e| e.to_string())?
+                .get()
+                .core
+                .id;
+            let code = |t: &Bound<'_, PyAny>| -> Result<TypeId, String> {
+                Ok(TypeId(
+                    t.cast::<crate::Type>()
+                        .map_err(|e| e.to_string())?
+                        .get()
+                        .code,
+                ))
+            };
+            Ok(UFuncLoop {
+                kernel,
+                args: kargs.iter().map(code).collect::<Result<_, _>>()?,
+                ret: code(&kret)?,
+                nin,
+                nout,
+                core,
+            })
+        })
+    }
+}
+
+/// Register a `DUFunc`/`GUFunc` for calls from jitted code; its id.
+#[pyfunction]
+fn register_jit_ufunc(obj: Py<PyAny>) -> u64 {
+    numba_dispatch::register_ufunc(std::sync::Arc::new(PyUFuncSource { obj }))
 }
 
 /// The arrays a ufunc object points into.
@@ -44,7 +106,7 @@ unsafe impl Send for Storage {}
 /// over slices of the outer range on the pool (`ncore` core dimensions, `cost` the
 /// estimated work of one outer iteration).
 #[pyfunction]
-#[pyo3(signature = (name, doc, nin, nout, loops, identity, signature=None, parallel=false, ncore=0, cost=20, writable=Vec::new()))]
+#[pyo3(signature = (name, doc, nin, nout, loops, identity, signature=None, parallel=false, ncore=0, cost=20, writable=Vec::new(), registered=false))]
 #[allow(clippy::too_many_arguments)]
 fn make_ufunc(
     py: Python<'_>,
@@ -59,6 +121,7 @@ fn make_ufunc(
     ncore: i64,
     cost: i64,
     writable: Vec<usize>,
+    registered: bool,
 ) -> PyResult<Py<PyAny>> {
     let nargs = (nin + nout) as usize;
     let mut st = Storage {
@@ -127,11 +190,13 @@ fn make_ufunc(
             st.funcs.as_mut_ptr(),
             st.data.as_mut_ptr(),
             st.types.as_mut_ptr(),
-            // Made with no loops, which are then set in place, as Numba makes its ufuncs:
-            // NumPy then resolves types by its legacy linear search (the first loop the
-            // inputs cast to safely, in signature order) rather than registering each
-            // loop as an exact-dtype method, so a call picks the loop Numba's would.
-            0,
+            // A DUFunc is made with no loops, which are then set in place, as Numba
+            // makes its DUFuncs: NumPy then resolves types by its legacy linear search
+            // (the first loop the inputs cast to safely, in signature order) rather than
+            // registering each loop as an exact-dtype method, so a call picks the loop
+            // Numba's would. Numba builds a GUFunc's ufunc with its loops registered
+            // (`registered`), where an exact match wins.
+            if registered { loops.len() as c_int } else { 0 },
             nin,
             nout,
             identity,
@@ -151,7 +216,9 @@ fn make_ufunc(
     unsafe {
         let u = ufunc.as_ptr() as *mut PyUFuncObject;
         (*u).fields.obj = capsule.into_ptr();
-        (*u).fields.ntypes = loops.len() as c_int;
+        if !registered {
+            (*u).fields.ntypes = loops.len() as c_int;
+        }
         // `writable_args`: those inputs are iterated read-write, so a cast copy is written
         // back (NumPy's NPY_ITER_READWRITE | NPY_ITER_UPDATEIFCOPY).
         let flags = (*u).fields.op_flags;
@@ -181,7 +248,9 @@ pub(crate) unsafe extern "C" fn error_report_hook(status: i32, rec: *const ExcIn
             }
             err.restore(py);
         } else {
-            err.write_unraisable(py, None);
+            // Named as Numba names the context ("Exception ignored in: '<...>'").
+            let ctx = pyo3::types::PyString::new(py, "<numba_rs cfunc wrapper>");
+            err.write_unraisable(py, Some(ctx.as_any()));
         }
     });
 }

@@ -31,8 +31,34 @@ pub enum CallOutcome {
     InProgress,
 }
 
+/// The loop a call to a numba-rs ufunc from jitted code runs: the kernel (a jitted
+/// function) with the argument types it was compiled for, applied element by element
+/// (vectorize) or to core-dimension views (guvectorize).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UFuncLoop {
+    /// The kernel's dispatcher.
+    pub kernel: u64,
+    /// The kernel's argument types: a vectorize loop's scalar inputs; a gufunc's
+    /// arguments, inputs and outputs (arrays of the core rank, scalars for `()` inputs).
+    pub args: Vec<TypeId>,
+    /// The kernel's result: a vectorize loop's output element; `none` for a gufunc.
+    pub ret: TypeId,
+    pub nin: usize,
+    pub nout: usize,
+    /// A gufunc's core dimensions of each argument (inputs, then outputs), as indices
+    /// of the layout's dimension names (`(m,n),(n)->(m)` is `[[0,1],[1],[0]]`); `None`
+    /// for vectorize.
+    pub core: Option<Vec<Vec<u32>>>,
+}
+
 /// Types calls to other jitted functions, compiling them as needed.
 pub trait CalleeResolver {
+    /// The loop a numba-rs ufunc runs for a call with these argument types (arrays and
+    /// scalars, outputs included when passed), chosen among its loops by NumPy's casting
+    /// rules or compiled; the error text says why there is none.
+    fn resolve_ufunc(&self, _ufunc_id: u64, _args: &[TypeId]) -> Result<UFuncLoop, String> {
+        Err("numba-rs ufuncs cannot be called from this compilation".into())
+    }
     fn resolve_call(&self, dispatcher_id: u64, args: &[TypeId]) -> Result<CallOutcome, String>;
     /// The function being typed (`dispatcher_id`, `args`) has this return type so far:
     /// callers further down a mutual recursion may use it.
@@ -555,6 +581,7 @@ impl TypingContext for BaseContext {
                 typeof_global_value(&g.kind).unwrap_or_else(|| Err("not a frozen value".into()))
             }
             GlobalKind::Dispatcher { id, name } => Ok(intern(Type::Dispatcher { id: *id, name: name.clone() })),
+            GlobalKind::UFunc { id, name, gufunc } => Ok(intern(Type::UFunc { id: *id, name: name.clone(), gufunc: *gufunc })),
                         GlobalKind::EnumClass { name, key, members, int_enum } => Ok(intern(Type::EnumClass {
                 name: name.clone(),
                 class: key.clone(),

@@ -861,6 +861,14 @@ impl Engine<'_> {
                             }
                         }
                     }
+                    Type::UFunc { id: uid, .. } => {
+                        let sig = self
+                            .callees
+                            .resolve_ufunc(uid, &atys)
+                            .and_then(|l| crate::ufunc_call::signature(ft, &l, &atys))
+                            .map_err(|message| TypingError::Typing { message, line })?;
+                        self.record(id, sig)
+                    }
                     Type::Function(_)
                     | Type::NamedTupleClass { .. }
                     | Type::NumberClass(_)

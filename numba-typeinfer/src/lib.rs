@@ -26,8 +26,11 @@ pub mod numpy_manip;
 pub mod numpy_misc;
 pub mod signature;
 pub mod types;
+pub mod ufunc_call;
 
-pub use context::{BaseContext, CallOutcome, CalleeResolver, FunctionTemplate, TypingContext};
+pub use context::{
+    BaseContext, CallOutcome, CalleeResolver, FunctionTemplate, TypingContext, UFuncLoop,
+};
 pub use conv::Conversion;
 pub use error::TypingError;
 pub use infer::{infer, BoundArg, TypingResult};

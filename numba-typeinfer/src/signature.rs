@@ -17,6 +17,15 @@ pub enum ImplKey {
     Dispatcher {
         id: u64,
     },
+    /// A call to a numba-rs ufunc: the kernel's dispatcher, its argument types and its
+    /// result, and a gufunc's core dimensions (`UFuncLoop`).
+    UFunc {
+        kernel: u64,
+        args: Vec<TypeId>,
+        ret: TypeId,
+        nin: usize,
+        core: Option<Vec<Vec<u32>>>,
+    },
     /// Constructing an exception instance.
     Exception(String),
     /// `value.attr` (the receiver type is the signature's only argument).
@@ -41,6 +50,7 @@ impl ImplKey {
             ImplKey::Unary(op) => op.operator_name().to_string(),
             ImplKey::Function(k) => k.clone(),
             ImplKey::Dispatcher { id } => format!("dispatcher #{id}"),
+            ImplKey::UFunc { kernel, .. } => format!("ufunc of dispatcher #{kernel}"),
             ImplKey::Exception(n) => format!("exception class {n}"),
             ImplKey::GetAttr(a) => format!("getattr(.{a})"),
             ImplKey::GetIter => "getiter".into(),

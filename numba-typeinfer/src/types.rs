@@ -47,6 +47,13 @@ pub enum Type {
         id: u64,
         name: String,
     },
+    /// A vectorize (`gufunc` false) or guvectorize object compiled by numba-rs, by the
+    /// id its driver registered it under.
+    UFunc {
+        id: u64,
+        name: String,
+        gufunc: bool,
+    },
     ExceptionClass(String),
     ExceptionInstance(String),
     /// `Literal[int](1)`: an int known at compile time.
@@ -484,6 +491,10 @@ impl fmt::Display for Type {
             },
             Type::NumberClass(t) => write!(f, "class({t})"),
             Type::Dispatcher { name, .. } => write!(f, "type(CPUDispatcher(<function {name}>))"),
+            Type::UFunc { name, gufunc, .. } => {
+                let kind = if *gufunc { "GUFunc" } else { "DUFunc" };
+                write!(f, "Function(<numba._{kind} '{name}'>)")
+            }
             Type::ExceptionClass(n) => write!(f, "ExceptionClass(<class '{n}'>)"),
             Type::ExceptionInstance(n) => write!(f, "ExceptionInstance(<class '{n}'>)"),
             Type::IntegerLiteral(v) => write!(f, "Literal[int]({v})"),

@@ -187,6 +187,109 @@ def test_vectorize_of_a_jitted_function_and_from_jitted_code():
     assert use(1.5) == 7.0
 
 
+def test_vectorize_called_from_jitted_code_with_arrays():
+    """From jitted code a vectorize object broadcasts over arrays (a new C array), writes a
+    positional output argument and returns it, and picks loops as Numba does: a frozen
+    ufunc casts to its first loop the inputs reach safely, a dynamic one compiles the
+    inputs' own types (and the Python-visible ufunc gains the loop)."""
+    frozen = vectorize(["float64(float64, float64)", "int64(int64, int64)"])(add)
+    dynamic = vectorize(lambda x, y: x * y + 1)
+
+    @njit
+    def call(f_x, y):
+        return frozen(f_x, y), dynamic(f_x, y)
+
+    @njit
+    def into(x, y, out):
+        return dynamic(x, y, out)
+
+    a = RNG.random((4, 3))
+    b = RNG.random(3)
+    got_f, got_d = call(a, b)
+    np.testing.assert_array_equal(got_f, reference(add, a, b, dtype="float64"))
+    np.testing.assert_array_equal(got_d, a * b + 1)
+    assert got_f.flags.c_contiguous and got_f.shape == (4, 3)
+    # Integer inputs to the frozen ufunc take its float loop (listed first), as in NumPy.
+    ai = RNG.integers(-50, 50, (5,))
+    got_f, got_d = call(ai, 3)
+    assert got_f.dtype == np.float64 and got_d.dtype == np.int64
+    np.testing.assert_array_equal(got_f, ai + 3.0)
+    np.testing.assert_array_equal(got_d, ai * 3 + 1)
+    assert "ll->l" in dynamic.types
+    # Scalars give a scalar.
+    assert call(2, 5) == (7.0, 11)
+    # A strided view and a 0-stride broadcast input.
+    s = RNG.random((6, 8))[::2, ::3]
+    np.testing.assert_array_equal(call(s, 2.0)[1], s * 2.0 + 1)
+    out = np.zeros((4, 3))
+    r = into(a, b, out)
+    assert r is out
+    np.testing.assert_array_equal(out, a * b + 1)
+    with pytest.raises(ValueError, match="non-broadcastable output"):
+        into(a, b, np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        call(a, np.ones(4))
+
+
+def test_frozen_vectorize_rejects_types_it_has_no_loop_for_in_jitted_code():
+    f = vectorize(["float64(float64)"])(lambda x: x + 1)
+
+    @njit
+    def use(x):
+        return f(x)
+
+    with pytest.raises(numba_rs.errors.TypingError, match="cannot call"):
+        use(1j)
+
+
+def test_kernel_exceptions_are_dropped_in_jitted_code():
+    """Numba runs the kernel without checking its status from jitted code: the element
+    keeps the zero result."""
+    @vectorize
+    def bad(x):
+        if x > 1:
+            raise ValueError("too big")
+        return x * 10
+
+    @njit
+    def use(a):
+        return bad(a)
+
+    np.testing.assert_array_equal(use(np.array([0.5, 2.0, 0.25])), [5.0, 0.0, 2.5])
+    assert use(3.0) == 0.0
+
+
+def test_vectorize_pickles_by_value_and_honours_nep13():
+    import pickle
+
+    @vectorize(["f8(f8)"])
+    def double(x):
+        return x * 2
+
+    @vectorize
+    def triple(x):
+        return x * 3
+
+    triple(np.arange(3))
+    for f in (double, triple):
+        g = pickle.loads(pickle.dumps(f))
+        assert g._frozen == f._frozen and g.types == f.types
+        np.testing.assert_array_equal(g(np.arange(4.0)), f(np.arange(4.0)))
+
+    class Wrapped:
+        def __init__(self, a):
+            self.a = a
+
+        def __array_ufunc__(self, ufunc, method, *args, **kws):
+            seen.append(ufunc)
+            args = [x.a if isinstance(x, Wrapped) else x for x in args]
+            return getattr(ufunc, method)(*args, **kws)
+
+    seen = []
+    np.testing.assert_array_equal(double(Wrapped(np.arange(3.0))), [0.0, 2.0, 4.0])
+    assert seen == [double]
+
+
 # ------------------------------------------------------------------------ guvectorize
 
 def test_guvectorize_dot_against_python_loops():
@@ -260,6 +363,91 @@ def test_parallel_gufunc(nthreads):
 
     a = RNG.random((20_000, 8))
     np.testing.assert_allclose(norm(a), np.sqrt((a * a).sum(axis=1)), rtol=1e-14)
+
+
+def test_guvectorize_called_from_jitted_code():
+    """From jitted code every output is passed and the call returns None; the loop runs
+    over the leading axes (inputs broadcast), `()` inputs may be scalars, and Numba's
+    errors name operands without their core dimensions and mismatched core sizes."""
+    @guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->(n)")
+    def axpy(x, a, out):
+        for i in range(x.shape[0]):
+            out[i] = a * x[i] + 1
+
+    @guvectorize("(m,n),(n)->(m)")
+    def matvec(m, v, out):
+        for i in range(m.shape[0]):
+            s = 0.0
+            for j in range(m.shape[1]):
+                s += m[i, j] * v[j]
+            out[i] = s
+
+    @njit
+    def run(x, a, out, m, v, mv):
+        r = axpy(x, a, out)
+        matvec(m, v, mv)
+        return r
+
+    x = RNG.random((3, 5))
+    out = np.zeros((3, 5))
+    m = RNG.random((2, 4, 3))
+    v = RNG.random(3)
+    mv = np.zeros((2, 4))
+    assert run(x, 2.5, out, m, v, mv) is None
+    np.testing.assert_array_equal(out, 2.5 * x + 1)
+    want = np.array([[sum(m[k, i, j] * v[j] for j in range(3)) for i in range(4)] for k in range(2)])
+    np.testing.assert_allclose(mv, want, rtol=1e-14)
+    assert "dd->d" in matvec.types
+
+    @njit
+    def only_matvec(m, v, mv):
+        matvec(m, v, mv)
+
+    with pytest.raises(ValueError, match="mismatch in one of its core dimensions"):
+        only_matvec(m, np.ones(4), mv)
+    with pytest.raises(ValueError, match="Loop and array shapes are incompatible"):
+        only_matvec(m, v, np.zeros((3, 4)))
+    with pytest.raises(numba_rs.errors.TypingError,
+                       match=r"Input operand 0 does not have enough dimensions \(has 1"):
+        only_matvec(np.ones(3), v, mv)
+
+
+def test_gufunc_with_scalar_cores_has_ufunc_methods_and_pickles():
+    import pickle
+
+    @guvectorize("(),()->()")
+    def add3(x, y, res):
+        res[0] = x + y
+
+    a = np.array([1, 2, 3, 4])
+    res = np.zeros_like(a)
+    add3(a, a[::-1], res)
+    np.testing.assert_array_equal(res, [5, 5, 5, 5])
+    # NumPy reads a layout of scalar cores as no layout: the ufunc methods work.
+    assert add3.signature is None
+    assert add3.reduce(a) == 10
+    np.testing.assert_array_equal(add3.accumulate(a), [1, 3, 6, 10])
+    g = pickle.loads(pickle.dumps(add3))
+    assert g.is_dynamic and g.types == add3.types
+    out = np.zeros(4, dtype=np.int64)
+    g(a, a, out)
+    np.testing.assert_array_equal(out, 2 * a)
+    # A float loop exists; int64 operands with an int64 output compile their own loop
+    # (the exact loop wins, as in Numba's GUFunc).
+    f = np.zeros(1)
+    add3(0.5, 0.25, f)
+    assert f[0] == 0.75
+
+
+def test_gufunc_signature_checks_are_numbas():
+    with pytest.raises(TypeError, match="scalar type int32 given for non scalar argument #2"):
+        guvectorize(["int32[:], int32, int32[:]"], "(n),(n)->(n)")(lambda a, b, c: None)
+    with pytest.raises(TypeError, match="type and shape signature mismatch for arg #1"):
+        guvectorize(["int32[:], int32[:]"], "(m,n)->(n)")(lambda a, b: None)
+    with pytest.raises(ValueError, match="bad token"):
+        guvectorize(["void(int32[:], int32[:])"], "(n),(n)->")(lambda a, b: None)
+    with pytest.raises(ValueError, match="Invalid identity"):
+        guvectorize(["void(int32[:], int32[:])"], "(n)->(n)", identity=2)(lambda a, b, c: None)
 
 
 # ------------------------------------------------------------------------ cfunc

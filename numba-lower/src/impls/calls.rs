@@ -3,9 +3,9 @@
 //! `raise`; see `exceptions`).
 
 use inkwell::module::Linkage;
-use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, PointerValue};
 use inkwell::IntPredicate;
-use numba_typeinfer::{ImplKey, Signature};
+use numba_typeinfer::{ImplKey, Signature, TypeId};
 
 use crate::callconv::native_fn_type;
 use crate::function::FnLower;
@@ -64,6 +64,110 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 }
 
+/// How a jitted function's native code is reached.
+pub(super) enum Callee<'ctx> {
+    Direct(FunctionValue<'ctx>),
+    /// Through the word that will hold the address of a callee still being compiled.
+    Indirect(PointerValue<'ctx>),
+}
+
+/// Whether the callee (dispatcher `id` for `args`) is still being compiled (mutual
+/// recursion), so it is called through its slot.
+fn needs_slot(lw: &FnLower<'_, '_>, id: u64, args: &[TypeId]) -> bool {
+    let this = lw.options.self_id == Some(id) && args == lw.typing.arg_types.as_slice();
+    !this && lw.linked.native_address(id, args).is_none()
+}
+
+/// The native function of dispatcher `id`'s specialisation for `args`: this function
+/// itself, a declared external, or a load through the slot of one being compiled.
+pub(super) fn native_callee<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    id: u64,
+    args: &[TypeId],
+) -> R<Callee<'ctx>> {
+    if lw.options.self_id == Some(id) && args == lw.typing.arg_types.as_slice() {
+        return Ok(Callee::Direct(lw.func));
+    }
+    if needs_slot(lw, id, args) {
+        let slot = lw
+            .linked
+            .native_slot(id, args)
+            .ok_or_else(|| lw.unsupported("the called function has not been compiled"))?;
+        let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
+        let cell =
+            lw.b.build_int_to_ptr(lw.ctx.i64_type().const_int(slot as u64, false), ptr, "slot")
+                .map_err(llvm_err)?;
+        let p =
+            lw.b.build_load(ptr, cell, "callee")
+                .map_err(llvm_err)?
+                .into_pointer_value();
+        return Ok(Callee::Indirect(p));
+    }
+    let addr = lw.linked.native_address(id, args).unwrap_or(0);
+    let name = format!("numba_rs.callee.{id}.{addr:x}");
+    Ok(Callee::Direct(match lw.module.get_function(&name) {
+        Some(f) => f,
+        None => {
+            lw.externals.push((name.clone(), addr));
+            lw.module.add_function(
+                &name,
+                native_fn_type(lw.ctx, args)?,
+                Some(Linkage::External),
+            )
+        }
+    }))
+}
+
+/// Call dispatcher `id`'s specialisation for `args` and give its result, ignoring a
+/// failure: the result is then the zero value and the exception record is freed. This
+/// is how Numba runs a ufunc's kernel from jitted code (`npyimpl._Kernel`).
+pub(super) fn call_swallowing<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    id: u64,
+    (args, ret): (&[TypeId], TypeId),
+    vals: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let fnty = native_fn_type(lw.ctx, args)?;
+    let callee = native_callee(lw, id, args)?;
+    let ret = lowered(ret);
+    let mem = memory_type(lw.ctx, ret)?;
+    let slot = lw.alloca_in_entry(mem, "kernres")?;
+    lw.b.build_store(slot, mem.const_zero()).map_err(llvm_err)?;
+    let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
+    let exc = lw.alloca_in_entry(ptr.into(), "kernexc")?;
+    lw.b.build_store(exc, ptr.const_null()).map_err(llvm_err)?;
+    let mut call: Vec<BasicMetadataValueEnum> = vec![slot.into(), exc.into()];
+    call.extend(vals.iter().map(|v| BasicMetadataValueEnum::from(*v)));
+    let site = match callee {
+        Callee::Indirect(p) => lw.b.build_indirect_call(fnty, p, &call, "status"),
+        Callee::Direct(f) => lw.b.build_call(f, &call, "status"),
+    }
+    .map_err(llvm_err)?;
+    let status = site
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| LowerError::Llvm("native call returned void".into()))?
+        .into_int_value();
+    let failed =
+        lw.b.build_int_compare(IntPredicate::NE, status, lw.ctx.i32_type().const_zero(), "")
+            .map_err(llvm_err)?;
+    let fail_bb = lw.new_block("kernel.fail");
+    let ok_bb = lw.new_block("kernel.done");
+    lw.b.build_conditional_branch(failed, fail_bb, ok_bb)
+        .map_err(llvm_err)?;
+    lw.b.position_at_end(fail_bb);
+    let rec = lw.b.build_load(ptr, exc, "").map_err(llvm_err)?;
+    let free = lw.runtime_fn(
+        "numba_rs_exc_free",
+        lw.ctx.void_type().fn_type(&[ptr.into()], false),
+    );
+    lw.b.build_call(free, &[rec.into()], "").map_err(llvm_err)?;
+    lw.b.build_unconditional_branch(ok_bb).map_err(llvm_err)?;
+    lw.b.position_at_end(ok_bb);
+    let v = lw.b.build_load(mem, slot, "").map_err(llvm_err)?;
+    model_of(ret)?.load_memory(lw.ctx, &lw.b, ret, v)
+}
+
 fn call_dispatcher<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
@@ -75,64 +179,26 @@ fn call_dispatcher<'ctx>(
         ));
     };
     let fnty = native_fn_type(lw.ctx, &sig.args)?;
-    // A callee still being compiled (mutual recursion) is called through the word that
-    // will hold its address.
-    let direct = (lw.options.self_id == Some(id) && sig.args == lw.typing.arg_types)
-        || lw.linked.native_address(id, &sig.args).is_some();
-    let indirect = if direct {
-        None
-    } else {
-        let slot = lw
-            .linked
-            .native_slot(id, &sig.args)
-            .ok_or_else(|| lw.unsupported("the called function has not been compiled"))?;
-        let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
-        let cell =
-            lw.b.build_int_to_ptr(lw.ctx.i64_type().const_int(slot as u64, false), ptr, "slot")
-                .map_err(llvm_err)?;
-        Some(
-            lw.b.build_load(ptr, cell, "callee")
-                .map_err(llvm_err)?
-                .into_pointer_value(),
-        )
-    };
     // A generator function's init comes with its library, linked in for inlining.
-    let linked_init =
-        if indirect.is_none() && matches!(sig.ret.get(), numba_typeinfer::Type::Generator { .. }) {
-            lw.link_library(id, &sig.args)?
-                .and_then(|s| lw.module.get_function(&s))
-        } else {
-            None
-        };
-    let callee = if let Some(f) = linked_init {
-        f
-    } else if indirect.is_some()
-        || (lw.options.self_id == Some(id) && sig.args == lw.typing.arg_types)
+    let linked_init = if matches!(sig.ret.get(), numba_typeinfer::Type::Generator { .. })
+        && !needs_slot(lw, id, &sig.args)
     {
-        // (Unused when indirect.)
-        lw.func
+        lw.link_library(id, &sig.args)?
+            .and_then(|s| lw.module.get_function(&s))
     } else {
-        let addr = lw.linked.native_address(id, &sig.args).unwrap_or(0);
-        let name = format!("numba_rs.callee.{id}.{addr:x}");
-        match lw.module.get_function(&name) {
-            Some(f) => f,
-            None => {
-                lw.externals.push((name.clone(), addr));
-                lw.module.add_function(
-                    &name,
-                    native_fn_type(lw.ctx, &sig.args)?,
-                    Some(Linkage::External),
-                )
-            }
-        }
+        None
+    };
+    let callee = match linked_init {
+        Some(f) => Callee::Direct(f),
+        None => native_callee(lw, id, &sig.args)?,
     };
     let ret = lowered(sig.ret);
     let slot = lw.alloca_in_entry(memory_type(lw.ctx, ret)?, "callres")?;
     let mut args: Vec<BasicMetadataValueEnum> = vec![slot.into(), lw.excinfo.into()];
     args.extend(vals.iter().map(|v| BasicMetadataValueEnum::from(*v)));
-    let call = match indirect {
-        Some(p) => lw.b.build_indirect_call(fnty, p, &args, "status"),
-        None => lw.b.build_call(callee, &args, "status"),
+    let call = match callee {
+        Callee::Indirect(p) => lw.b.build_indirect_call(fnty, p, &args, "status"),
+        Callee::Direct(f) => lw.b.build_call(f, &args, "status"),
     };
     let status = call
         .map_err(llvm_err)?

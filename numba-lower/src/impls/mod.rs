@@ -35,6 +35,7 @@ mod random;
 mod slices;
 mod sorting;
 mod tuple;
+mod ufunc_call;
 mod view;
 
 use numba_typeinfer::ImplKey;
@@ -72,6 +73,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     tuple::register(r);
     optional::register(r);
     calls::register(r);
+    ufunc_call::register(r);
     eh::register(r);
     random::register(r);
     crate::parallel::register(r);

@@ -146,6 +146,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::NamedTupleClass { .. }
         | Type::EnumClass { .. }
         | Type::Dispatcher { .. }
+        | Type::UFunc { .. }
         | Type::ExceptionClass(_)
         | Type::ExceptionInstance(_)
         | Type::DType(_)

@@ -92,6 +92,11 @@ def _signature_text(sig):
     if isinstance(sig, tuple):
         items = ", ".join(str(t) for t in sig)
         return f"({items},)" if len(sig) == 1 else f"({items})"
+    if hasattr(sig, "args") and hasattr(sig, "return_type") and not isinstance(sig, str):
+        # A Numba ``Signature`` object: its types print as Numba's type names.
+        items = ", ".join(str(t) for t in sig.args)
+        ret = sig.return_type
+        return f"{'' if ret is None else ret}({items})"
     text = str(sig)
     if "->" in text:
         args, ret = text.rsplit("->", 1)

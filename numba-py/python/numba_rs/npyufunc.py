@@ -15,6 +15,7 @@ kernel raises stops the loop and propagates.
 import inspect
 import re
 import warnings
+import weakref
 
 import numpy as np
 
@@ -131,6 +132,20 @@ def _arg_text(types):
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
+def _array_ufunc_override(args, kws):
+    """The first operand whose type overrides ``__array_ufunc__`` (NEP 13), which a call
+    is handed to with this object as the ufunc (so a wrapper such as dask's can pickle
+    it), as Numba's DUFunc does."""
+    operands = list(args)
+    for v in kws.values():
+        operands.extend(v if isinstance(v, tuple) else (v,))
+    for a in operands:
+        m = getattr(type(a), "__array_ufunc__", None)
+        if m is not None and m is not np.ndarray.__array_ufunc__:
+            return a
+    return None
+
+
 class _UFuncBase:
     """What DUFunc and GUFunc share: the kernel, its loops and the current ufunc."""
 
@@ -147,12 +162,31 @@ class _UFuncBase:
         self._loops = []
         self._frozen = False
         self._ufunc = None
+        self._jit_id = None
+        # Signature texts compiled so far, in order.
+        self._sigs = []
         self.__name__ = func.__name__
         self.__qualname__ = getattr(func, "__qualname__", func.__name__)
         self.__doc__ = func.__doc__
         self.__module__ = func.__module__
 
     # -- loops ------------------------------------------------------------------------
+
+    def _compile(self, text):
+        """Compile the kernel for a signature and record its loop (and the text, which
+        a pickle carries)."""
+        self._add_compiled(self._kernel._compile_text(text))
+        self._sigs.append(text)
+
+    def __reduce__(self):
+        from .dispatcher import _reduce_function
+
+        state = _reduce_function(self.py_func, self)
+        return (
+            _rebuild_ufunc,
+            (type(self), state, self._ctor, list(self._sigs), self._frozen,
+             getattr(self, "is_dynamic", None)),
+        )
 
     def _add_compiled(self, argtypes):
         """Record the loop of the specialisation for ``argtypes`` (just compiled)."""
@@ -174,7 +208,7 @@ class _UFuncBase:
         if self._frozen:
             raise RuntimeError("compilation disabled for %s" % (self.__name__,))
         for text in _signature_list(sig):
-            self._add_compiled(self._kernel._compile_text(text))
+            self._compile(text)
 
     def disable_compile(self):
         """Fix the loops: later calls choose among them by NumPy's casting rules."""
@@ -196,74 +230,18 @@ class _UFuncBase:
                 self._ncore,
                 20,
                 getattr(self, "_writable", []),
+                # Numba builds a GUFunc's ufunc with its loops (exact dtypes win) and
+                # grows a DUFunc's in place (NumPy's linear search).
+                self._layout is not None,
             )
         return self._ufunc
 
-    # -- NumPy's attributes -------------------------------------------------------------
-
-    nin = property(lambda self: self._nin)
-    nout = property(lambda self: self._nout)
-    nargs = property(lambda self: self._nin + self._nout)
-    ntypes = property(lambda self: len(self._loops))
-    identity = property(lambda self: self.ufunc.identity)
-    signature = property(lambda self: self._layout)
-
-    @property
-    def _numba_rs_kernel(self):
-        """The dispatcher jitted code calls (scalar arguments)."""
-        return self._kernel
-
-    @property
-    def types(self):
-        return list(self.ufunc.types) if self._loops else []
-
-    def __repr__(self):
-        return f"<numba_rs.{type(self).__name__} '{self.__name__}'>"
-
-
-class DUFunc(_UFuncBase):
-    """A vectorized function (Numba's ``DUFunc``): a NumPy ufunc whose loops are the
-    kernel compiled for each input type (at call time unless compiling was disabled)."""
-
-    def __init__(self, func, identity=None, **kws):
-        func = _py_func(func)
-        kws["identity"] = identity
-        nin = len(inspect.signature(func).parameters)
-        super().__init__(func, kws, nin, 1, "ufunc")
-
-    def _compile_for_types(self, argtypes):
-        if self._frozen:
-            return
-        key = tuple(argtypes)
-        if any(t == key for t, _, _ in self._loops):
-            return
-        self._add_compiled(self._kernel._compile_text(_arg_text(argtypes)))
-
-    def _compile_for_args(self, *args, **kws):
-        if len(args) < self._nin:
-            raise TypeError(
-                f"{self.__name__}() takes {self._nin} arguments but {len(args)} were given"
-            )
-        self._compile_for_types([_numba_type(a) for a in args[: self._nin]])
-
-    def __call__(self, *args, **kws):
-        # As Numba's DUFunc: NumPy chooses among the loops (casting safely); only when
-        # none fits are the inputs' own types compiled, and the call tried again.
-        if self._loops:
-            try:
-                return self.ufunc(*args, **kws)
-            except TypeError:
-                if self._frozen:
-                    raise
-        elif self._frozen:
-            raise TypeError(f"{self.__name__}: no loop compiled and compilation is disabled")
-        self._compile_for_args(*args, **kws)
-        return self.ufunc(*args, **kws)
+    # -- NumPy's ufunc methods (compiling a loop first when none takes the operands) ---
 
     def _binary_for(self, *operands):
         """Before a ufunc method: a loop for the operands' types when none would take
         them (compiling allowed)."""
-        if self._nin != 2 or self._frozen:
+        if self._nin != 2 or self._frozen or self._layout is not None:
             return
         dts = [np.asarray(o).dtype for o in operands]
         usable = any(
@@ -292,10 +270,157 @@ class DUFunc(_UFuncBase):
 
     def at(self, a, indices, b=None):
         if b is None:
-            self._compile_for_types([_numba_type(a)])
+            if not self._frozen and self._layout is None:
+                self._compile_for_types([_numba_type(a)])
             return self.ufunc.at(a, indices)
         self._binary_for(a, b)
         return self.ufunc.at(a, indices, b)
+
+    # -- NumPy's attributes -------------------------------------------------------------
+
+    nin = property(lambda self: self._nin)
+    nout = property(lambda self: self._nout)
+    nargs = property(lambda self: self._nin + self._nout)
+    ntypes = property(lambda self: len(self._loops))
+    identity = property(lambda self: self.ufunc.identity)
+    # NumPy's own reading of the layout: None when every core is `()`.
+    signature = property(lambda self: self.ufunc.signature)
+
+    # -- calls from jitted code ----------------------------------------------------------
+
+    @property
+    def _numba_rs_jit_ufunc(self):
+        """(id, name, is a gufunc): how jitted code refers to this object; its loops are
+        chosen by ``_jit_select`` while the caller is typed."""
+        if self._jit_id is None:
+            # A weak reference: jitted callers keep the loops (kernel specialisations),
+            # not the object.
+            self._jit_id = _numba_rs.register_jit_ufunc(weakref.proxy(self))
+        return (self._jit_id, self.__name__, self._layout is not None)
+
+    def _cannot_call(self, types):
+        kind = "GUFunc" if self._layout is not None else "DUFunc"
+        shown = ", ".join(map(str, types))
+        return TypeError(f"cannot call <numba._{kind} '{self.__name__}'> with types ({shown})")
+
+    def _matching_loop(self, ins, outs=()):
+        """The first loop the operand dtypes fit, as Numba's
+        ``ufunc_find_matching_loop``: inputs cast safely (any integer to an inexact
+        type when the inputs mix kinds), and the loop's outputs cast ``same_kind`` to
+        the given outputs."""
+        mixed = any(d.kind in "iub" for d in ins) and any(d.kind in "fc" for d in ins)
+
+        def fits(frm, to, casting):
+            if mixed and frm.kind in "iu" and to.kind in "fc":
+                return True
+            return np.can_cast(frm, to, casting)
+
+        for lp in self._loops:
+            loop = [_NUM_DTYPE[n] for n in lp[2]]
+            if all(fits(d, t, "safe") for d, t in zip(ins, loop[: self._nin])) and all(
+                fits(t, d, "same_kind") for d, t in zip(outs, loop[self._nin:])
+            ):
+                return lp
+        return None
+
+    @staticmethod
+    def _loop_type(num):
+        """The numba-rs type of a NumPy type number."""
+        return _type_from_name(_NUM_DTYPE[num].name)
+
+    @property
+    def types(self):
+        return list(self.ufunc.types) if self._loops else []
+
+    def __repr__(self):
+        return f"<numba_rs.{type(self).__name__} '{self.__name__}'>"
+
+
+class DUFunc(_UFuncBase):
+    """A vectorized function (Numba's ``DUFunc``): a NumPy ufunc whose loops are the
+    kernel compiled for each input type (at call time unless compiling was disabled)."""
+
+    def __init__(self, func, identity=None, **kws):
+        func = _py_func(func)
+        self._ctor = ((), dict(kws, identity=identity))
+        kws["identity"] = identity
+        nin = len(inspect.signature(func).parameters)
+        super().__init__(func, kws, nin, 1, "ufunc")
+
+    def _compile_for_types(self, argtypes):
+        if self._frozen:
+            return
+        key = tuple(argtypes)
+        if any(t == key for t, _, _ in self._loops):
+            return
+        self._compile(_arg_text(argtypes))
+
+    def _jit_select(self, types):
+        """The loop a jitted call with these argument types runs, as Numba's
+        ``DUFunc._type_me``: with compiling allowed, the loop for exactly the inputs'
+        element types (compiled if new); frozen, the first loop they cast to safely."""
+        if len(types) not in (self._nin, self._nin + self._nout):
+            raise self._cannot_call(types)
+        elems = [t.dtype if t.dtype is not None else t for t in types[: self._nin]]
+        loop = self._find_jit_loop(elems)
+        if loop is None:
+            if self._frozen:
+                raise self._cannot_call(types)
+            self._compile_for_types(elems)
+            loop = self._find_jit_loop(elems)
+        if loop is None:
+            raise self._cannot_call(types)
+        argtypes, _, nums = loop
+        return (self._kernel, list(argtypes), self._loop_type(nums[-1]),
+                self._nin, self._nout, None)
+
+    def _find_jit_loop(self, elems):
+        if not self._frozen:
+            return next((lp for lp in self._loops if tuple(lp[0]) == tuple(elems)), None)
+        return self._matching_loop([_dtype(e) for e in elems])
+
+    def _compile_for_args(self, *args, **kws):
+        if len(args) < self._nin:
+            raise TypeError(
+                f"{self.__name__}() takes {self._nin} arguments but {len(args)} were given"
+            )
+        self._compile_for_types([_numba_type(a) for a in args[: self._nin]])
+
+    def __call__(self, *args, **kws):
+        other = _array_ufunc_override(args, kws)
+        if other is not None:
+            return other.__array_ufunc__(self, "__call__", *args, **kws)
+        # As Numba's DUFunc: NumPy chooses among the loops (casting safely); only when
+        # none fits are the inputs' own types compiled, and the call tried again.
+        if self._loops:
+            try:
+                return self.ufunc(*args, **kws)
+            except TypeError:
+                if self._frozen:
+                    raise
+        elif self._frozen:
+            raise TypeError(f"{self.__name__}: no loop compiled and compilation is disabled")
+        self._compile_for_args(*args, **kws)
+        return self.ufunc(*args, **kws)
+
+
+def _rebuild_ufunc(cls, state, ctor, sigs, frozen, dynamic):
+    """Unpickle a DUFunc/GUFunc: the function rebuilt by value, its loops compiled
+    again, compiling disabled again when it was."""
+    from .dispatcher import _rebuild_function
+
+    func = _rebuild_function(state)
+    args, kws = ctor
+    u = cls(func, *args, **kws)
+    for name in state["self_names"]:
+        func.__globals__[name] = u
+    for text in sigs:
+        u.add(text)
+    if frozen:
+        u.disable_compile()
+    if dynamic is not None:
+        u.is_dynamic = dynamic
+    return u
 
 
 def vectorize(ftylist_or_function=(), **kws):
@@ -328,6 +453,8 @@ def parse_layout(layout):
     text = layout.replace(" ", "")
     # No `->`: every group is an input, written in place (Numba's nout=0).
     ins, outs = text.split("->", 1) if "->" in text else (text, "")
+    if "->" in text and not outs:
+        raise ValueError(f"bad token in signature {layout!r}: an arrow but no outputs")
 
     def groups(part):
         if not part:
@@ -348,6 +475,7 @@ class GUFunc(_UFuncBase):
 
     def __init__(self, func, layout, identity=None, writable_args=(), **kws):
         func = _py_func(func)
+        self._ctor = ((layout,), dict(kws, identity=identity, writable_args=tuple(writable_args)))
         kws["identity"] = identity
         ins, outs = parse_layout(layout)
         params = list(inspect.signature(func).parameters)
@@ -382,7 +510,9 @@ class GUFunc(_UFuncBase):
         if any(not isinstance(w, int) or not 0 <= w < nin for w in writable):
             raise ValueError("All values in writable_args must be integers between 0 and nin - 1")
         self._writable = writable
-        super().__init__(func, kws, nin, nout, "gufunc", core, layout.replace(" ", ""))
+        # NumPy keeps the layout's own text for its messages, as Numba passes it.
+        super().__init__(func, kws, nin, nout, "gufunc", core, layout)
+        self._layout_text = layout
         self._ncore = len(names)
         self.is_dynamic = False
 
@@ -414,8 +544,77 @@ class GUFunc(_UFuncBase):
             nums.append(_dtype(t).num)
         return nums
 
+    def add(self, sig):
+        """Compile one more loop. A gufunc kernel returns nothing, so its signature may
+        give the arguments only (``'int64[:], int64, int64[:]'``), as Numba allows."""
+        texts = []
+        for text in _signature_list(sig):
+            t = text.strip()
+            if t.startswith("(") or not t.endswith(")"):
+                t = "void(" + (t[1:-1] if t.startswith("(") and t.endswith(")") else t) + ")"
+            self._check_layout(t)
+            texts.append(t)
+        super().add(texts)
+
+    def _check_layout(self, text):
+        """Numba's TypeErrors for a signature that does not fit the layout."""
+        _, args = _numba_rs.parse_signature(text)
+        for k, (t, dims) in enumerate(zip(args, self._core)):
+            if t.dtype is None:
+                if dims:
+                    raise TypeError(f"scalar type {t} given for non scalar argument #{k + 1}")
+            elif t.ndim != len(dims) and not (not dims and t.ndim == 1):
+                raise TypeError(f"type and shape signature mismatch for arg #{k + 1}")
+
+    def _jit_select(self, types):
+        """The loop a jitted call runs (every input and output passed), as Numba's
+        ``GUFunc._type_me``: each operand needs its core rank; with compiling allowed
+        the loop for exactly the operands' dtypes (compiled if new); frozen, the first
+        loop whose arrays match exactly and whose scalar inputs cast safely."""
+        if len(types) != self._nin + self._nout:
+            raise self._cannot_call(types)
+        for k, (t, dims) in enumerate(zip(types, self._core)):
+            if t.ndim is not None and t.ndim < len(dims):
+                kind, i = ("Input", k) if k < self._nin else ("Output", k - self._nin)
+                raise TypeError(
+                    f"{self.__name__}: {kind} operand {i} does not have enough dimensions "
+                    f"(has {t.ndim}, gufunc core with signature {self._layout_text} "
+                    f"requires {len(dims)})"
+                )
+        dts = [_dtype(t.dtype if t.dtype is not None else t) for t in types]
+        loop = self._find_jit_loop(dts)
+        if loop is None:
+            if self._frozen:
+                raise self._cannot_call(types)
+            self._compile(_arg_text(self._arg_types_for(dts)))
+            loop = self._find_jit_loop(dts)
+        if loop is None:
+            raise self._cannot_call(types)
+        return (self._kernel, list(loop[0]), _type_from_name("none"),
+                self._nin, self._nout, self._core)
+
+    def _find_jit_loop(self, dts):
+        nums = [d.num for d in dts]
+        exact = next((lp for lp in self._loops if list(lp[2]) == nums), None)
+        if exact is not None or not self._frozen:
+            return exact
+        for lp in self._loops:
+            if all(
+                np.can_cast(d, _NUM_DTYPE[n], "safe")
+                if k < self._nin and lp[0][k].dtype is None
+                else d.num == n
+                for k, (d, n) in enumerate(zip(dts, lp[2]))
+            ):
+                return lp
+        return None
+
     def __call__(self, *args, **kws):
-        if not self._frozen:
+        other = _array_ufunc_override(args, kws)
+        if other is not None:
+            return other.__array_ufunc__(self, "__call__", *args, **kws)
+        # As Numba's dynamic GUFunc: every operand must be passed; when no loop fits
+        # their dtypes (Numba's matching rules), one is compiled for exactly them.
+        if not self._frozen and self.is_dynamic:
             full = list(args)
             out = kws.get("out")
             if out is not None:
@@ -427,15 +626,8 @@ class GUFunc(_UFuncBase):
                     "`gufunc(Arg1, Arg2, ..., ArgN, out) instead."
                 )
             dts = [np.asarray(a).dtype for a in full]
-            key = [d.num for d in dts]
-            if not any(list(n) == key for _, _, n in self._loops):
-                try:
-                    if self._loops:
-                        return self.ufunc(*args, **kws)
-                    raise TypeError
-                except TypeError:
-                    argtypes = self._kernel._compile_text(_arg_text(self._arg_types_for(dts)))
-                    self._add_compiled(argtypes)
+            if self._matching_loop(dts[: self._nin], dts[self._nin:]) is None:
+                self._compile(_arg_text(self._arg_types_for(dts)))
         return self.ufunc(*args, **kws)
 
 
@@ -452,6 +644,7 @@ def guvectorize(*args, **kws):
         raise TypeError("guvectorize() takes signatures and a layout string")
     _check_options(kws, _VECTORIZE_OPTIONS)
     identity = kws.pop("identity", None)
+    _identity_code(identity)
     writable = kws.pop("writable_args", ())
 
     def wrap(func):
