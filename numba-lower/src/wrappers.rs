@@ -525,7 +525,7 @@ pub fn build_cfunc<'ctx>(
     arg_types: &[TypeId],
     ret_type: TypeId,
 ) -> R<FunctionValue<'ctx>> {
-    for &t in arg_types {
+    for &t in arg_types.iter().filter(|t| !t.is_pointer()) {
         check_scalar(t, "a cfunc argument")?;
         if t.is_complex() {
             return Err(LowerError::Unsupported {
@@ -535,7 +535,7 @@ pub fn build_cfunc<'ctx>(
         }
     }
     let void = matches!(ret_type.get(), Type::NoneType);
-    if !void {
+    if !void && !ret_type.is_pointer() {
         check_scalar(ret_type, "a cfunc result")?;
         if ret_type.is_complex() {
             return Err(LowerError::Unsupported {

@@ -159,6 +159,19 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
                     .import("numba")
                     .and_then(|n| n.getattr(name.as_str()))
                     .is_ok_and(|v| v.is(value));
+            // `carray`/`farray`: ours, or Numba's.
+            if matches!(name.as_str(), "carray" | "farray")
+                && (m == "numba_rs.cfunc"
+                    || py
+                        .import("numba")
+                        .and_then(|n| n.getattr(name.as_str()))
+                        .is_ok_and(|v| v.is(value)))
+            {
+                return mk(GlobalKind::ModuleFunction {
+                    module: "numba".into(),
+                    name,
+                });
+            }
             if parallel_name && (m == "numba_rs.parallel" || numbas) {
                 return mk(GlobalKind::ModuleFunction {
                     module: "numba_rs".into(),

@@ -20,6 +20,11 @@ pub trait FunctionTemplate: Send + Sync {
     fn describe(&self) -> String {
         String::new()
     }
+    /// Why `args` are rejected, when the template can say more than "no signature
+    /// matched" (the message replaces the generic one).
+    fn explain(&self, _args: &[TypeId]) -> Option<String> {
+        None
+    }
 }
 
 /// What a call to another jitted function resolves to.
@@ -82,6 +87,10 @@ pub trait TypingContext {
     fn resolve_unary(&self, op: UnaryOp, value: TypeId) -> Option<Signature>;
     /// Known signatures of a function type, for error messages.
     fn describe_function(&self, func: TypeId) -> String;
+    /// A function's own explanation of why it rejects these argument types.
+    fn explain_call(&self, _func: TypeId, _args: &[TypeId]) -> Option<String> {
+        None
+    }
     fn can_convert(&self, from: TypeId, to: TypeId) -> Option<Conversion> {
         can_convert(from, to)
     }
@@ -629,6 +638,11 @@ impl TypingContext for BaseContext {
                 }
             }
             Type::Array { .. } => crate::numpy::array_attr(value, attr),
+            Type::ArrayFlags(_)
+                if matches!(attr, "c_contiguous" | "f_contiguous" | "contiguous") =>
+            {
+                Some(BOOLEAN)
+            }
             Type::Complex { bits } if attr == "real" || attr == "imag" => {
                 Some(intern(Type::Float { bits: bits / 2 }))
             }
@@ -736,6 +750,9 @@ impl TypingContext for BaseContext {
         Self::function_key(func)
             .and_then(|k| self.functions.get(&k).map(|t| t.describe()))
             .unwrap_or_default()
+    }
+    fn explain_call(&self, func: TypeId, args: &[TypeId]) -> Option<String> {
+        Self::function_key(func).and_then(|k| self.functions.get(&k)?.explain(args))
     }
 }
 

@@ -886,6 +886,9 @@ impl Engine<'_> {
                         match resolved {
                             Some(sig) => self.record(id, sig),
                             None => {
+                                if let Some(message) = self.ctx.explain_call(ft, &atys) {
+                                    return Err(TypingError::Typing { message, line });
+                                }
                                 let fname = match ft.get() {
                                     Type::Function(k) => k,
                                     Type::NumberClass(t) => t.to_string(),

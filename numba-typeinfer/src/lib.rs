@@ -15,6 +15,7 @@
 
 pub mod annotate;
 pub mod builtins;
+pub mod carray;
 pub mod context;
 pub mod conv;
 pub mod error;

@@ -17,6 +17,9 @@ use crate::types::*;
 pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
     Some(match key {
         "numpy.empty" | "numpy.zeros" | "numpy.ones" => &["shape", "dtype"],
+        "numba.carray" | "numba.farray" | "numba_rs.carray" | "numba_rs.farray" => {
+            &["ptr", "shape", "dtype"]
+        }
         "numpy.full" => &["shape", "fill_value", "dtype"],
         "numpy.empty_like" | "numpy.zeros_like" | "numpy.ones_like" => &["a", "dtype"],
         "numpy.full_like" => &["a", "fill_value", "dtype"],
@@ -414,6 +417,7 @@ pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
         "ndim" | "size" | "itemsize" | "nbytes" => INTP,
         "dtype" => intern(Type::DType(dtype)),
         "flat" => intern(Type::NumpyFlat(this)),
+        "flags" => intern(Type::ArrayFlags(this)),
         "T" => intern(Type::Array {
             dtype,
             ndim,
@@ -941,6 +945,17 @@ pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
         (true, Some((vd, ..))) => crate::conv::can_convert(vd, dtype).is_some(),
         (false, Some((vd, 0, ..))) => crate::conv::can_convert(vd, dtype).is_some(),
         (false, Some(_)) => false,
+        // A tuple of numbers fills a 1-d selection item by item (`out[1:3] = a.shape`).
+        (true, None) if !v.is_scalar() => {
+            res.is_array()
+                && array_parts(res).is_some_and(|p| p.1 == 1)
+                && crate::conv::tuple_items(v).is_some_and(|items| {
+                    items.iter().all(|&i| {
+                        i.unliteral().is_scalar()
+                            && crate::conv::can_convert(i.unliteral(), dtype).is_some()
+                    })
+                })
+        }
         (_, None) => v.is_scalar() && crate::conv::can_convert(v, dtype).is_some(),
     }
 }
@@ -1015,6 +1030,7 @@ impl BaseContext {
     pub(crate) fn install_numpy(&mut self) {
         self.install_numpy_manip();
         self.install_numpy_misc();
+        self.install_carray();
         for name in ["empty", "zeros", "ones"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             self.register(

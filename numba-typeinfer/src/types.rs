@@ -28,6 +28,14 @@ pub enum Type {
     PyObject,
     /// `ellipsis`: the `...` in an index.
     Ellipsis,
+    /// `float64*`: a C pointer to values of a type (Numba's `CPointer`), as C callbacks
+    /// take arrays.
+    CPointer(TypeId),
+    /// `void*`: an untyped C pointer (Numba's `voidptr`).
+    VoidPtr,
+    /// `ArrayFlags(array(float64, 2d, C))`: `a.flags`, whose `c_contiguous`,
+    /// `f_contiguous` and `contiguous` are read from the strides at run time.
+    ArrayFlags(TypeId),
     /// `range_state64`: the result of `range(...)`.
     RangeState64,
     /// `range_iter64`.
@@ -307,6 +315,11 @@ impl TypeId {
     }
 
     /// Bool or number.
+    /// A C pointer (`float64*`, `void*`).
+    pub fn is_pointer(self) -> bool {
+        matches!(self.get(), Type::CPointer(_) | Type::VoidPtr)
+    }
+
     pub fn is_scalar(self) -> bool {
         self == BOOLEAN || self.is_number()
     }
@@ -470,6 +483,9 @@ impl fmt::Display for Type {
             Type::Complex { bits } => write!(f, "complex{bits}"),
             Type::NoneType => f.write_str("none"),
             Type::Ellipsis => f.write_str("ellipsis"),
+            Type::CPointer(t) => write!(f, "{t}*"),
+            Type::VoidPtr => f.write_str("void*"),
+            Type::ArrayFlags(a) => write!(f, "ArrayFlags({a})"),
             Type::Unicode => f.write_str("unicode_type"),
             Type::PyObject => f.write_str("pyobject"),
             Type::RangeState64 => f.write_str("range_state_int64"),
@@ -632,6 +648,12 @@ pub fn parse_type(text: &str) -> Option<TypeId> {
             })),
             _ => None,
         };
+    }
+    if t == "void*" || t == "voidptr" {
+        return Some(intern(Type::VoidPtr));
+    }
+    if let Some(base) = t.strip_suffix('*') {
+        return Some(intern(Type::CPointer(parse_type(base)?)));
     }
     let call = |prefix: &str| -> Option<&str> { t.strip_prefix(prefix)?.strip_suffix(')') };
     if let Some(inner) = call("array(") {

@@ -522,3 +522,97 @@ def test_cfunc_from_jitted_code():
         return s
 
     assert use(10) == 90
+
+
+def test_cfunc_with_pointers_and_carray():
+    """A C callback over buffers: `T*` and `void*` arguments viewed as arrays with
+    carray/farray (C and Fortran order, explicit or implied dtype), checked against NumPy
+    on the same memory; the flags report the contiguity NumPy reports."""
+    @cfunc("void(float32*, float64*, intp, intp)")
+    def summarize(src, out, m, n):
+        a = numba_rs.carray(src, (m, n))
+        f = numba_rs.farray(src, (n, m))
+        res = numba_rs.carray(out, 6)
+        res[0] = a.sum()
+        res[1] = a[m - 1, 0] - a[0, n - 1]
+        res[2] = f[0, m - 1]
+        res[3] = a.flags.c_contiguous
+        res[4] = f.flags.f_contiguous and not f.flags.c_contiguous
+        res[5:6] = (a.shape[1],)
+
+    src = RNG.random((3, 4)).astype(np.float32)
+    out = np.zeros(6)
+    f32p = ctypes.POINTER(ctypes.c_float)
+    f64p = ctypes.POINTER(ctypes.c_double)
+    summarize.ctypes(src.ctypes.data_as(f32p), out.ctypes.data_as(f64p), 3, 4)
+    fview = src.ravel().reshape((4, 3), order="F")
+    want = [src.sum(dtype=np.float32), src[2, 0] - src[0, 3], fview[0, 2], 1, 1, 4]
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+
+    @cfunc("float64(voidptr, intp)")
+    def total(p, n):
+        return numba_rs.carray(p, n, np.int32).sum()
+
+    ints = RNG.integers(-100, 100, 17).astype(np.int32)
+    assert total.ctypes(ints.ctypes.data_as(ctypes.c_void_p), 17) == ints.sum()
+    assert total.ctypes.argtypes == (ctypes.c_void_p, ctypes.c_int64)
+
+
+def test_carray_typing_errors_are_numbas():
+    with pytest.raises(numba_rs.errors.TypingError,
+                       match="mismatching dtype 'float32' for pointer type 'float64\\*'"):
+        cfunc("float64(float64*)")(lambda p: numba_rs.carray(p, 3, np.float32)[0])
+    with pytest.raises(numba_rs.errors.TypingError, match="explicit dtype required"):
+        cfunc("float64(voidptr)")(lambda p: numba_rs.carray(p, 3)[0])
+    with pytest.raises(numba_rs.errors.TypingError, match="pointer argument expected"):
+        cfunc("float64(int64)")(lambda p: numba_rs.carray(p, 3)[0])
+
+
+def test_python_carray_and_farray_match_numpy():
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    p = base.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
+    a = numba_rs.carray(p, base.shape)
+    np.testing.assert_array_equal(a, base)
+    assert a.ctypes.data == base.ctypes.data
+    np.testing.assert_array_equal(numba_rs.carray(p, 6), base.ravel())
+    fbase = np.asfortranarray(base)
+    fa = numba_rs.farray(fbase.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), fbase.shape)
+    np.testing.assert_array_equal(fa, fbase)
+    assert fa.flags.f_contiguous
+    vp = base.ctypes.data_as(ctypes.c_void_p)
+    np.testing.assert_array_equal(numba_rs.carray(vp, 6, np.int32), base.view(np.int32).ravel())
+    with pytest.raises(TypeError, match="explicit dtype required"):
+        numba_rs.carray(vp, 6)
+    with pytest.raises(TypeError, match="mismatching dtype 'int32'"):
+        numba_rs.carray(p, 6, np.int32)
+    with pytest.raises(TypeError, match="expected a ctypes pointer"):
+        numba_rs.carray(base.ctypes.data, 6)
+
+
+def test_cfunc_as_a_qsort_comparator():
+    """libc's qsort calling a compiled comparator through its address."""
+    @cfunc("int32(voidptr, voidptr)")
+    def compare(a, b):
+        x = numba_rs.carray(a, 1, np.float64)[0]
+        y = numba_rs.carray(b, 1, np.float64)[0]
+        return (x > y) - (x < y)
+
+    libc = ctypes.CDLL(None)
+    cmp_t = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+    libc.qsort.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, cmp_t]
+    libc.qsort.restype = None
+    data = RNG.standard_normal(257)
+    want = np.sort(data)
+    libc.qsort(data.ctypes.data, data.size, data.itemsize, cmp_t(compare.address))
+    np.testing.assert_array_equal(data, want)
+
+
+def test_array_flags_in_jitted_code_match_numpy():
+    @njit
+    def flags(a):
+        return a.flags.c_contiguous, a.flags.f_contiguous, a.flags.contiguous
+
+    base = RNG.random((4, 6))
+    for a in [base, base.T, base[:, ::2], base[::2], base[:1], np.zeros((0, 3)), base[1]]:
+        want = (a.flags.c_contiguous, a.flags.f_contiguous, a.flags.c_contiguous)
+        assert flags(a) == want, a.strides

@@ -36,6 +36,32 @@ pub(crate) fn register(r: &mut Registry) {
             create,
         );
     }
+    r.register(
+        ImplKey::GetAttr("flags".into()),
+        Args::Exact(vec![TypePat::Pred(is_array)]),
+        flags,
+    );
+    for attr in ["c_contiguous", "f_contiguous", "contiguous"] {
+        r.register(
+            ImplKey::GetAttr(attr.into()),
+            Args::Exact(vec![TypePat::Pred(|t| {
+                matches!(t.get(), Type::ArrayFlags(_))
+            })]),
+            contiguity,
+        );
+    }
+    for k in [
+        "numba.carray",
+        "numba.farray",
+        "numba_rs.carray",
+        "numba_rs.farray",
+    ] {
+        r.register(
+            ImplKey::Function(k.into()),
+            Args::Variadic(TypePat::Any),
+            carray,
+        );
+    }
     let array = || TypePat::Pred(is_array);
     r.register(
         ImplKey::GetItem,
@@ -77,6 +103,147 @@ pub(crate) fn register(r: &mut Registry) {
         )]),
         iternext,
     );
+}
+
+/// `a.flags`: whether the strides are C-contiguous and Fortran-contiguous, as NumPy
+/// reckons them (axes of length 1 ignored; an empty array is both).
+fn flags<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = sig.args[0];
+    let arr = a[0].into_struct_value();
+    let nd = crate::model::array::ndim(t);
+    let i64t = lw.ctx.i64_type();
+    let bool_t = lw.ctx.bool_type();
+    let size =
+        lw.b.build_extract_value(arr, field::ITEMSIZE, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let mut empty = bool_t.const_zero();
+    for d in 0..nd {
+        let n = dim(lw, arr, field::SHAPE, d)?;
+        let z =
+            lw.b.build_int_compare(IntPredicate::EQ, n, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
+        empty = lw.b.build_or(empty, z, "").map_err(llvm_err)?;
+    }
+    let mut bits = Vec::new();
+    for order in [(0..nd).rev().collect::<Vec<_>>(), (0..nd).collect()] {
+        let mut ok = bool_t.const_int(1, false);
+        let mut expect = size;
+        for d in order {
+            let n = dim(lw, arr, field::SHAPE, d)?;
+            let st = dim(lw, arr, field::STRIDES, d)?;
+            let one =
+                lw.b.build_int_compare(IntPredicate::EQ, n, i64t.const_int(1, false), "")
+                    .map_err(llvm_err)?;
+            let same =
+                lw.b.build_int_compare(IntPredicate::EQ, st, expect, "")
+                    .map_err(llvm_err)?;
+            let fine = lw.b.build_or(one, same, "").map_err(llvm_err)?;
+            ok = lw.b.build_and(ok, fine, "").map_err(llvm_err)?;
+            expect = lw.b.build_int_mul(expect, n, "").map_err(llvm_err)?;
+        }
+        let ok = lw.b.build_or(ok, empty, "").map_err(llvm_err)?;
+        bits.push(
+            lw.b.build_int_z_extend(ok, lw.ctx.i8_type(), "")
+                .map_err(llvm_err)?,
+        );
+    }
+    let st = lw
+        .ctx
+        .struct_type(&[lw.ctx.i8_type().into(), lw.ctx.i8_type().into()], false);
+    let mut v = st.get_undef();
+    for (k, b) in bits.into_iter().enumerate() {
+        v =
+            lw.b.build_insert_value(v, b, k as u32, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    Ok(v.into())
+}
+
+/// `flags.c_contiguous`, `.f_contiguous`, `.contiguous` (C).
+fn contiguity<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let k = match &sig.key {
+        ImplKey::GetAttr(n) if n == "f_contiguous" => 1,
+        _ => 0,
+    };
+    let b =
+        lw.b.build_extract_value(a[0].into_struct_value(), k, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    Ok(lw
+        .b
+        .build_int_truncate(b, lw.ctx.bool_type(), "")
+        .map_err(llvm_err)?
+        .into())
+}
+
+/// `numba.carray(ptr, shape[, dtype])` / `farray`: an array over the pointed-to memory,
+/// contiguous in C (or Fortran) order, owned by nobody (no MemInfo, as Numba's).
+fn carray<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let Type::Array { dtype, layout, .. } = sig.ret.get() else {
+        return Err(lw.unsupported("carray() without an array result"));
+    };
+    let i64t = lw.ctx.i64_type();
+    let dims = indices(lw, sig.args[1], a[1])?;
+    let size = itemsize(dtype);
+    let mut strides = vec![i64t.const_zero(); dims.len()];
+    let mut step = i64t.const_int(size, false);
+    let order: Vec<usize> = if layout == numba_typeinfer::types::Layout::F {
+        (0..dims.len()).collect()
+    } else {
+        (0..dims.len()).rev().collect()
+    };
+    for d in order {
+        strides[d] = step;
+        step = lw.b.build_int_mul(step, dims[d], "").map_err(llvm_err)?;
+    }
+    let mut n = i64t.const_int(1, false);
+    for &d in &dims {
+        n = lw.b.build_int_mul(n, d, "").map_err(llvm_err)?;
+    }
+    let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
+    let st = crate::model::array::array_struct(lw.ctx, dims.len() as u32);
+    let mut v = st.get_undef();
+    let fields: [(u32, BasicValueEnum<'ctx>); 5] = [
+        (field::MEMINFO, ptr.const_null().into()),
+        (field::PARENT, ptr.const_null().into()),
+        (field::NITEMS, n.into()),
+        (field::ITEMSIZE, i64t.const_int(size, false).into()),
+        (field::DATA, a[0]),
+    ];
+    for (f, x) in fields {
+        v =
+            lw.b.build_insert_value(v, x, f, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    for (f, vals) in [(field::SHAPE, &dims), (field::STRIDES, &strides)] {
+        let mut arr = i64t.array_type(vals.len() as u32).get_undef();
+        for (d, &x) in vals.iter().enumerate() {
+            arr =
+                lw.b.build_insert_value(arr, x, d as u32, "")
+                    .map_err(llvm_err)?
+                    .into_array_value();
+        }
+        v =
+            lw.b.build_insert_value(v, arr, f, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    Ok(v.into())
 }
 
 /// `shape[d]` / `strides[d]` of an array value.

@@ -566,6 +566,33 @@ pub(super) fn assign_into<'ctx>(
 ) -> R<()> {
     let dtype = dtype_of(dst_t);
     let n = get_int(lw, dst, field::NITEMS)?;
+    if let Some(items) = numba_typeinfer::conv::tuple_items(src_t) {
+        // A tuple fills a 1-d selection of its own length, item by item.
+        let i64t = lw.ctx.i64_type();
+        let wrong =
+            lw.b.build_int_compare(
+                IntPredicate::NE,
+                n,
+                i64t.const_int(items.len() as u64, false),
+                "",
+            )
+            .map_err(llvm_err)?;
+        lw.raise_const_if(
+            wrong,
+            "ValueError",
+            &["cannot assign slice from input of different size"],
+        )?;
+        let tuple = src.into_struct_value();
+        for (k, &it) in items.iter().enumerate() {
+            let x =
+                lw.b.build_extract_value(tuple, k as u32, "")
+                    .map_err(llvm_err)?;
+            let v = lw.cast(x, it, dtype)?;
+            let p = flat_ptr(lw, dst_t, dst, i64t.const_int(k as u64, false))?;
+            store_elem(lw, dtype, p, v)?;
+        }
+        return Ok(());
+    }
     if !src_t.is_array() {
         let v = lw.cast(src, src_t, dtype)?;
         let (lp, i) = Loop::begin(lw, n)?;

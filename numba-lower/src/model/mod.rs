@@ -9,10 +9,12 @@ pub mod array;
 mod bound;
 mod complex;
 mod enums;
+mod flags;
 pub mod generator;
 mod ghost;
 mod iter;
 mod optional;
+mod pointer;
 mod scalar;
 mod tuple;
 
@@ -121,6 +123,8 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         Type::Integer { .. } | Type::IntegerLiteral(_) => &scalar::IntModel,
         Type::Float { .. } => &scalar::FloatModel,
         Type::Complex { .. } => &complex::ComplexModel,
+        Type::CPointer(_) | Type::VoidPtr => &pointer::PointerModel,
+        Type::ArrayFlags(_) => &flags::FlagsModel,
         Type::UniTuple(..)
         | Type::Tuple(_)
         | Type::NamedTuple { .. }

@@ -4,7 +4,7 @@ from . import config, errors, types
 from ._numba_rs import Dispatcher, typeof
 from .decorators import jit, njit
 from .npyufunc import DUFunc, GUFunc, guvectorize, vectorize
-from .cfunc import cfunc
+from .cfunc import carray, cfunc, farray
 from .parallel import (
     get_num_threads,
     get_parallel_chunksize,
@@ -17,7 +17,7 @@ from .parallel import (
 )
 from .types import *  # noqa: F401,F403  (type objects at top level, as in numba)
 
-__all__ = ["jit", "njit", "vectorize", "guvectorize", "cfunc", "errors", "types", "typeof", "config", "Dispatcher", "prange", "pndindex", "set_num_threads", "get_num_threads",
+__all__ = ["jit", "njit", "vectorize", "guvectorize", "cfunc", "carray", "farray", "errors", "types", "typeof", "config", "Dispatcher", "prange", "pndindex", "set_num_threads", "get_num_threads",
            "get_thread_id", "set_parallel_chunksize", "get_parallel_chunksize",
            "threading_layer"] + list(
     types.__all__

@@ -7,6 +7,8 @@ An exception the function raises cannot cross the C ABI: it is reported as unrai
 
 import ctypes
 
+import numpy as np
+
 from ._numba_rs import Dispatcher as _Dispatcher
 from .npyufunc import _check_options, _py_func
 
@@ -25,6 +27,21 @@ _CTYPES = {
     "float64": ctypes.c_double,
     "none": None,
 }
+
+
+
+def _ctype(t):
+    """The ctypes type of a numba-rs type's C form (pointers included)."""
+    name = str(t)
+    if name in ("void*", "voidptr"):
+        return ctypes.c_void_p
+    if name.endswith("*"):
+        return ctypes.POINTER(_ctype(name[:-1]))
+    try:
+        return _CTYPES[name]
+    except KeyError:
+        raise TypeError(f"no ctypes type for {name}") from None
+
 
 _CFUNC_OPTIONS = {"nopython", "forceobj", "cache", "fastmath", "error_model", "boundscheck"}
 
@@ -69,11 +86,8 @@ class CFunc:
     def ctypes(self):
         """A ctypes function object over ``address``."""
         if self._ctypes is None:
-            try:
-                res = _CTYPES[str(self._sig.return_type)]
-                args = [_CTYPES[str(t)] for t in self._sig.args]
-            except KeyError as e:
-                raise TypeError(f"no ctypes type for {e.args[0]}") from None
+            res = _ctype(self._sig.return_type)
+            args = [_ctype(t) for t in self._sig.args]
             self._ctypes = ctypes.CFUNCTYPE(res, *args)(self.address)
         return self._ctypes
 
@@ -102,3 +116,35 @@ def cfunc(sig, locals=None, cache=False, pipeline_class=None, **options):
         return CFunc(func, sig, options)
 
     return wrapper
+
+
+def carray(ptr, shape, dtype=None):
+    """A C-ordered NumPy array over the memory a ctypes pointer points at (Numba's
+    ``carray``): a typed pointer gives the dtype (a given one must match it); a
+    ``c_void_p`` needs ``dtype``. In jitted code the same call takes ``T*``/``void*``."""
+    ptr = getattr(ptr, "_as_parameter_", ptr)
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+    if isinstance(ptr, ctypes.c_void_p):
+        if dtype is None:
+            raise TypeError("explicit dtype required for void* argument")
+        address = ptr.value
+    elif isinstance(ptr, ctypes._Pointer):
+        ptr_dtype = np.dtype(ptr._type_)
+        if dtype is not None and dtype != ptr_dtype:
+            raise TypeError(f"mismatching dtype '{dtype}' for pointer {ptr}")
+        dtype = ptr_dtype
+        address = ctypes.cast(ptr, ctypes.c_void_p).value
+    else:
+        raise TypeError(f"expected a ctypes pointer, got {ptr!r}")
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+    nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.intp))
+    buf = (ctypes.c_byte * nbytes).from_address(address) if nbytes else b""
+    return np.frombuffer(buf, dtype).reshape(shape)
+
+
+def farray(ptr, shape, dtype=None):
+    """As :func:`carray`, in Fortran order."""
+    if isinstance(shape, (tuple, list)):
+        shape = tuple(shape)[::-1]
+    return carray(ptr, shape, dtype).T
