@@ -91,6 +91,18 @@ class CFunc:
             self._ctypes = ctypes.CFUNCTYPE(res, *args)(self.address)
         return self._ctypes
 
+    @property
+    def cffi(self):
+        """The address as a cffi ``void *`` (needs the cffi package, as in Numba)."""
+        import cffi
+
+        return cffi.FFI().cast("void *", self.address)
+
+    @property
+    def cache_hits(self):
+        """Always 0: numba-rs does not cache cfuncs to disk yet."""
+        return 0
+
     def __call__(self, *args, **kws):
         """Run the Python function (as Numba's CFunc does: the compiled code is for C)."""
         return self._pyfunc(*args, **kws)
