@@ -14,6 +14,10 @@
 //! conversions). Compile-on-miss is safe from several threads: the first thread to miss a
 //! signature compiles it while the others wait on that signature's [`Pending`] entry (no
 //! lock is held while compiling), and all of them get the same specialisation.
+//!
+//! Ufuncs jitted code may call (`@vectorize`/`@guvectorize` objects) are registered with
+//! [`register_ufunc`]: their [`UFuncSource`] chooses or compiles the loop for a call's
+//! argument types while the caller is typed.
 
 mod api;
 mod error;
