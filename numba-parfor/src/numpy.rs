@@ -7,7 +7,8 @@
 //!   one position (`arrayexpr_at`) and stores it (`parfor_setflat`).
 //! - `s = np.sum(a)` / `a.sum()` (also `prod`, `mean`) becomes `s = 0` and a parfor over
 //!   `range(a.size)` with `s` as an `+` (or `*`) reduction of `parfor_getflat(a, i)`;
-//!   `mean` divides the sum by the size after the loop (`parfor_mean`); `min`/`max` start
+//!   `mean` divides the sum by the size after the loop (`parfor_mean`); `var`/`std` are
+//!   two such parfors, the mean and then the sum of squared distances (`parfor_abs2`); `min`/`max` start
 //!   from the type's extreme and raise NumPy's ValueError after the loop when the array
 //!   is empty (`parfor_extreme`, `parfor_minmax`, `parfor_nonempty`); `argmin`/`argmax`
 //!   reduce `(value, position)` pairs (`parfor_argstart`, `parfor_argstep`,
@@ -52,6 +53,9 @@ pub const GETFLAT: &str = "parfor_getflat";
 pub const SETFLAT: &str = "parfor_setflat";
 /// `m = parfor_mean(total, n)`: NumPy's mean from a sum and a count (nan for none).
 pub const MEAN: &str = "parfor_mean";
+/// `s = parfor_abs2(d)`: `|d|^2` (`d * d`, or `re^2 + im^2` for a complex `d`), a
+/// variance's term, as `s`'s type.
+pub const ABS2: &str = "parfor_abs2";
 /// `x = parfor_extreme()` (attr `op`: `min` or `max`): the start of a `min` (the type's
 /// largest value, +inf for floats) or `max` reduction.
 pub const EXTREME: &str = "parfor_extreme";
@@ -295,6 +299,7 @@ pub(crate) fn convert(
                     Some(call) => {
                         reduction(&mut cx, &defs, target, &call, inst.loc, &mut new, report)
                             || creation(&mut cx, target, &call, inst.loc, &mut new, report)
+                            || fill(&mut cx, &defs, target, &call, inst.loc, &mut new, report)
                     }
                     None => false,
                 },
@@ -500,7 +505,7 @@ fn reduction(
     let (module, name) = match call.key.split_once('.') {
         Some((
             m @ ("numpy" | "array"),
-            n @ ("sum" | "prod" | "mean" | "min" | "max" | "argmin" | "argmax"),
+            n @ ("sum" | "prod" | "mean" | "min" | "max" | "argmin" | "argmax" | "var" | "std"),
         )) => (m, n),
         Some(("numpy", "amin")) => ("numpy", "min"),
         Some(("numpy", "amax")) => ("numpy", "max"),
@@ -531,6 +536,9 @@ fn reduction(
     let ret = sig.ret.unliteral();
     if !ret.is_scalar() || ret != cx.typing.type_of(target).unliteral() {
         return false;
+    }
+    if name == "var" || name == "std" {
+        return variance(cx, (arr, dtype), (target, ret), name, loc, out, report);
     }
     // How each reduction starts, steps and finishes.
     let minmax = name == "min" || name == "max";
@@ -646,6 +654,239 @@ fn reduction(
         cx.gen.posts.insert(e);
         out.push(inst);
     }
+    true
+}
+
+/// `a.fill(v)` (Numba's `fill_parallel_impl`): a parfor storing `v` at every position;
+/// the call's value is None.
+fn fill(
+    cx: &mut Cx<'_>,
+    defs: &HashMap<VarId, Vec<ExprId>>,
+    target: VarId,
+    call: &CallSite,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let [v] = call.args.as_slice() else {
+        return false;
+    };
+    if call.key != "array.fill" || call.bound {
+        return false;
+    }
+    let arr = match defs.get(&call.func).map(|d| d.as_slice()) {
+        Some([d]) => match cx.ir.expr(*d) {
+            Expr::GetAttr { value, .. } => *value,
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let writable = matches!(
+        cx.typing.type_of(arr).unliteral().get(),
+        Type::Array {
+            readonly: false,
+            ..
+        }
+    );
+    if !writable || elem_type(cx.typing.type_of(arr)).is_none() {
+        return false;
+    }
+    let size = cx.size_of(arr, loc, out);
+    let index = cx.index_var(loc);
+    let set = Inst {
+        stmt: Stmt::Extension(Box::new(ExtensionNode::new(SETFLAT, vec![arr, index, *v]))),
+        loc,
+    };
+    // Numba names the receiver as a variable with its definition's line.
+    let file = cx
+        .ir
+        .filename
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let var = &cx.ir.vars[arr.0 as usize];
+    let pattern = format!(
+        "('prange', 'internal', (('fill', Var({}, {file}:{})), Loc(filename={}, line={}, col=None)))",
+        var.name, var.loc.line, cx.ir.filename, loc.line
+    );
+    cx.emit(
+        FlatLoop {
+            index,
+            size,
+            body: vec![set],
+            params: vec![arr, *v],
+            reductions: vec![],
+            pattern,
+            cost: 1,
+        },
+        loc,
+        out,
+        report,
+    );
+    let (inst, _) = cx.assign(target, Expr::Const(Constant::None), loc);
+    out.push(inst);
+    true
+}
+
+/// `np.var(a)` / `a.var()` (and `std`) as Numba's parallel version computes it: a first
+/// reduction parfor for the mean, then a second summing `|a[i] - mean|^2`
+/// (`parfor_abs2`), divided by the size (`parfor_mean`; its `op` attr `sqrt` for `std`).
+fn variance(
+    cx: &mut Cx<'_>,
+    (arr, dtype): (VarId, TypeId),
+    (target, ret): (VarId, TypeId),
+    name: &str,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    use numba_ir::BinOp;
+    use numba_typeinfer::context::binop_signature;
+    if !ret.is_float() {
+        return false;
+    }
+    let mean_t = if dtype.is_float() || dtype.is_complex() {
+        dtype
+    } else {
+        numba_typeinfer::types::FLOAT64
+    };
+    let (Some(add_mean), Some(sub)) = (
+        binop_signature(BinOp::Add, mean_t, dtype),
+        binop_signature(BinOp::Sub, dtype, mean_t),
+    ) else {
+        return false;
+    };
+    let Some(add_ssd) = binop_signature(BinOp::Add, ret, ret) else {
+        return false;
+    };
+    if add_mean.ret.unliteral() != mean_t || add_ssd.ret.unliteral() != ret {
+        return false;
+    }
+    let diff_t = sub.ret.unliteral();
+    let size = cx.size_of(arr, loc, out);
+    // Numba's first loop is its `mean`'s (the pattern names it so).
+    let pattern_of = |n: &str, cx: &Cx<'_>| {
+        format!(
+            "('prange', 'internal', (('{n}', 'numpy'), Loc(filename={}, line={}, col=None)))",
+            cx.ir.filename, loc.line
+        )
+    };
+    let (mean_pattern, pattern) = (pattern_of("mean", cx), pattern_of(name, cx));
+    // The mean.
+    let mean_acc = cx.var("$mean_acc", mean_t, loc);
+    let (inst, e) = cx.assign(mean_acc, Expr::Const(Constant::Int(0)), loc);
+    cx.gen.inits.insert(e);
+    out.push(inst);
+    let index = cx.index_var(loc);
+    let elem = cx.var("$parfor_elem", dtype, loc);
+    let (get, _) = cx.assign(
+        elem,
+        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
+        loc,
+    );
+    let (step, step_e) = cx.assign(
+        mean_acc,
+        Expr::BinOp {
+            op: BinOp::Add,
+            lhs: mean_acc,
+            rhs: elem,
+        },
+        loc,
+    );
+    cx.typing.calltypes.insert(step_e, add_mean);
+    cx.emit(
+        FlatLoop {
+            index,
+            size,
+            body: vec![get, step],
+            params: vec![arr, mean_acc],
+            reductions: vec![Reduction {
+                var: mean_acc,
+                op: RedOp::Add,
+                expr: step_e,
+                acc_operand: 0,
+            }],
+            pattern: mean_pattern,
+            cost: 3,
+        },
+        loc,
+        out,
+        report,
+    );
+    let mean = cx.var("$mean", mean_t, loc);
+    let (inst, e) = cx.assign(
+        mean,
+        Expr::Extension(Box::new(ExtensionNode::new(MEAN, vec![mean_acc, size]))),
+        loc,
+    );
+    cx.gen.posts.insert(e);
+    out.push(inst);
+    // The sum of squared distances from it.
+    let ssd = cx.var("$ssd_acc", ret, loc);
+    let (inst, e) = cx.assign(ssd, Expr::Const(Constant::Int(0)), loc);
+    cx.gen.inits.insert(e);
+    out.push(inst);
+    let index = cx.index_var(loc);
+    let elem = cx.var("$parfor_elem", dtype, loc);
+    let (get, _) = cx.assign(
+        elem,
+        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
+        loc,
+    );
+    let diff = cx.var("$diff", diff_t, loc);
+    let (sub_i, sub_e) = cx.assign(
+        diff,
+        Expr::BinOp {
+            op: BinOp::Sub,
+            lhs: elem,
+            rhs: mean,
+        },
+        loc,
+    );
+    cx.typing.calltypes.insert(sub_e, sub);
+    let sq = cx.var("$sq", ret, loc);
+    let (sq_i, _) = cx.assign(
+        sq,
+        Expr::Extension(Box::new(ExtensionNode::new(ABS2, vec![diff]))),
+        loc,
+    );
+    let (step, step_e) = cx.assign(
+        ssd,
+        Expr::BinOp {
+            op: BinOp::Add,
+            lhs: ssd,
+            rhs: sq,
+        },
+        loc,
+    );
+    cx.typing.calltypes.insert(step_e, add_ssd);
+    cx.emit(
+        FlatLoop {
+            index,
+            size,
+            body: vec![get, sub_i, sq_i, step],
+            params: vec![arr, mean, ssd],
+            reductions: vec![Reduction {
+                var: ssd,
+                op: RedOp::Add,
+                expr: step_e,
+                acc_operand: 0,
+            }],
+            pattern,
+            cost: 5,
+        },
+        loc,
+        out,
+        report,
+    );
+    let mut node = ExtensionNode::new(MEAN, vec![ssd, size]);
+    if name == "std" {
+        node.attrs.push(("op".into(), "sqrt".into()));
+    }
+    let (inst, e) = cx.assign(target, Expr::Extension(Box::new(node)), loc);
+    cx.gen.posts.insert(e);
+    out.push(inst);
     true
 }
 

@@ -219,6 +219,55 @@ def test_empty_reductions():
     assert np.isnan(par(m_mean)(e))
 
 
+def np_var_std(a):
+    return np.var(a), np.std(a)
+
+
+def m_var_std(a):
+    return a.var(), a.std()
+
+
+@pytest.mark.parametrize("f", [np_var_std, m_var_std])
+def test_variance_and_standard_deviation(nthreads, f):
+    """Two parfors (the mean, then the squared distances), against NumPy and the serial
+    build, for float, integer, complex, strided and empty arrays."""
+    m = RNG.random((400, 301))
+    cases = [RNG.standard_normal(100_001), m, m.T[::2], RNG.integers(-50, 50, 7_777),
+             RNG.random(5_000) + 1j * RNG.random(5_000), np.array([3.5])]
+    for a in cases:
+        got = par(f)(a)
+        np.testing.assert_allclose(got, f(a), rtol=1e-11)
+        np.testing.assert_allclose(got, njit(f)(a), rtol=1e-11)
+    with np.errstate(all="ignore"):
+        assert np.isnan(par(f)(np.zeros(0))).all()
+
+
+def test_variance_reports_numbas_loops(capfd):
+    _, out = stats(capfd, np_var_std, RNG.random(100))
+    assert "(('mean', 'numpy')" in out and "(('var', 'numpy')" in out and "(('std', 'numpy')" in out
+
+
+def fill_then_use(a, v):
+    s0 = a.sum()
+    a.fill(v)
+    return s0, a.sum(), a + 1
+
+
+def test_fill_is_a_parfor_that_fuses(nthreads, capfd):
+    """`a.fill(v)` writes every element (any layout, the value cast to the dtype) and
+    fuses with the element-wise work after it, as in Numba."""
+    for a in [RNG.random(10_001), np.zeros((30, 41), dtype=np.int32)[:, ::3]]:
+        want_a = a.copy()
+        want = fill_then_use(want_a, 2.5)
+        got = par(fill_then_use)(a, 2.5)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+        np.testing.assert_array_equal(a, want_a)
+    _, out = stats(capfd, fill_then_use, np.zeros(50), 1.0)
+    assert "(('fill', Var(a, " in out
+    assert fusions(out), out
+
+
 def test_complex_and_float32_sums(nthreads):
     z = RNG.random(100_000) + 1j * RNG.random(100_000)
     assert par(m_sum)(z) == pytest.approx(z.sum(), rel=1e-12)

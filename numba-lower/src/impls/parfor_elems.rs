@@ -10,8 +10,8 @@ use inkwell::values::{BasicValueEnum, IntValue, StructValue};
 use inkwell::IntPredicate;
 use numba_ir::{ExtensionNode, VarId};
 use numba_parfor::numpy::{
-    ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT, MASKCHECK, MASKSET, MEAN, MINMAX,
-    NONEMPTY, PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT, SETVIEW, UNALIAS,
+    ABS2, ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT, MASKCHECK, MASKSET, MEAN,
+    MINMAX, NONEMPTY, PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT, SETVIEW, UNALIAS,
 };
 use numba_typeinfer::types::*;
 
@@ -35,6 +35,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(GETFLAT, lower_getflat);
     r.register_extension(SETFLAT, lower_setflat);
     r.register_extension(MEAN, lower_mean);
+    r.register_extension(ABS2, lower_abs2);
     r.register_extension(EXTREME, lower_extreme);
     r.register_extension(MINMAX, lower_minmax);
     r.register_extension(NONEMPTY, lower_nonempty);
@@ -631,5 +632,39 @@ fn lower_mean<'ctx>(
     let total = lw.load(total_v)?;
     let n = load_index(lw, operand(lw, node, 1)?)?;
     let m = mean_of(lw, total, acc_t, n)?;
-    Ok(Some(lw.cast(m, acc_t, lw.ty(target))?))
+    let m = lw.cast(m, acc_t, lw.ty(target))?;
+    // A standard deviation: the square root of the variance.
+    if node.attrs.iter().any(|(k, v)| k == "op" && v == "sqrt") {
+        let t = lowered(lw.ty(target));
+        let (r, rt) = super::array_ops::scalar_call(lw, "math.sqrt", &[(m, t)])?;
+        return Ok(Some(lw.cast(r, rt, t)?));
+    }
+    Ok(Some(m))
+}
+
+/// `s = parfor_abs2(d)`: `|d|^2`.
+fn lower_abs2<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let d = operand(lw, node, 0)?;
+    let dt = lowered(lw.ty(d));
+    let v = lw.load(d)?;
+    let (sq, st) = if dt.is_complex() {
+        let c = v.into_struct_value();
+        let part_t = numba_typeinfer::types::intern(numba_typeinfer::types::Type::Float {
+            bits: (dt.bitwidth() / 2) as u8,
+        });
+        let mut parts = Vec::new();
+        for k in 0..2 {
+            let x = lw.b.build_extract_value(c, k, "").map_err(llvm_err)?;
+            parts.push(super::array_ops::scalar_call(lw, "square", &[(x, part_t)])?);
+        }
+        super::array_ops::scalar_call(lw, "+", &parts)?
+    } else {
+        super::array_ops::scalar_call(lw, "square", &[(v, dt)])?
+    };
+    Ok(Some(lw.cast(sq, st, lw.ty(target))?))
 }
