@@ -71,6 +71,8 @@ pub struct JitOptions {
     pub parallel: Option<numba_parfor::ParforOptions>,
     /// Foreign entry points every specialisation gets (a vectorize or cfunc kernel).
     pub wrappers: numba_lower::Wrappers,
+    /// Declared types of local variables (`locals=`), by name.
+    pub locals: Vec<(String, TypeId)>,
 }
 
 /// One jitted function and its specialisations.
@@ -484,6 +486,7 @@ impl Dispatcher {
                 rewrite_trace: false,
                 parallel: self.options.parallel,
                 wrappers: self.options.wrappers.clone(),
+                locals: self.options.locals.clone(),
             };
             compile_function(code, globals.as_ref(), args, &options, &self.target)
         })();

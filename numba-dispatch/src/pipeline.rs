@@ -82,6 +82,8 @@ pub struct CompileOptions {
     pub parallel: Option<numba_parfor::ParforOptions>,
     /// Foreign entry points to build (vectorize, guvectorize, cfunc).
     pub wrappers: numba_lower::Wrappers,
+    /// Declared types of local variables (`locals=`).
+    pub locals: Vec<(String, TypeId)>,
 }
 
 struct Registry;
@@ -431,17 +433,23 @@ pub fn compile_function(
 
     // Type inference.
     let start = Instant::now();
-    let mut typing =
-        numba_typeinfer::infer(&ir, args, &target.typing, &Registry, options.dispatcher_id)
-            .map_err(|e| {
-                let (kind, line) = match &e {
-                    TypingError::Typing { line, .. } => (ErrorKind::Typing, *line),
-                    TypingError::Unsupported { line, .. } => (ErrorKind::Unsupported, *line),
-                };
-                let mut err = CompileError::new(kind, e.to_string());
-                err.line = Some(line);
-                here(err)
-            })?;
+    let mut typing = numba_typeinfer::infer_with_locals(
+        &ir,
+        args,
+        &options.locals,
+        &target.typing,
+        &Registry,
+        options.dispatcher_id,
+    )
+    .map_err(|e| {
+        let (kind, line) = match &e {
+            TypingError::Typing { line, .. } => (ErrorKind::Typing, *line),
+            TypingError::Unsupported { line, .. } => (ErrorKind::Unsupported, *line),
+        };
+        let mut err = CompileError::new(kind, e.to_string());
+        err.line = Some(line);
+        here(err)
+    })?;
     times.push(("nopython_type_inference".into(), start.elapsed()));
     if let Some(r) = options.return_type {
         if numba_typeinfer::conv::can_convert(typing.return_type, r).is_none()

@@ -816,7 +816,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -829,7 +829,23 @@ impl Dispatcher {
         parallel: Option<Vec<(String, bool)>>,
         wrappers: Option<&str>,
         core_dims: Option<Vec<Vec<usize>>>,
+        locals: Option<Vec<(String, String)>>,
     ) -> PyResult<Self> {
+        // `locals={'c': 'int64'}`: each declared type as signature text.
+        let locals = locals
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, text)| {
+                let (_, args) = numba_typeinfer::parse_signature(&format!("({text},)"))
+                    .map_err(TypingError::new_err)?;
+                match args.as_slice() {
+                    [t] => Ok((name, *t)),
+                    _ => Err(TypingError::new_err(format!(
+                        "locals: {text:?} is not one type"
+                    ))),
+                }
+            })
+            .collect::<PyResult<Vec<_>>>()?;
         let wrappers = match wrappers {
             None => numba_lower::Wrappers::default(),
             Some("ufunc") => numba_lower::Wrappers {
@@ -882,6 +898,7 @@ impl Dispatcher {
                 boundscheck,
                 parallel,
                 wrappers,
+                locals,
             },
         );
         let _ = this.set((core.id, short));

@@ -68,6 +68,26 @@ struct Engine<'a> {
     /// Whether the generator reads the value of a `yield` expression (what `send`
     /// passes in); when it does not, a yield evaluates to `none` as in Numba.
     yield_used: bool,
+    /// Variables whose type `locals=` declares.
+    declared: HashMap<VarId, TypeId>,
+}
+
+/// The variables `locals` names: each SSA version (`c`, `c.1`, ...) of a named variable.
+fn declared_locals(ir: &FunctionIR, locals: &[(String, TypeId)]) -> HashMap<VarId, TypeId> {
+    let mut out = HashMap::new();
+    if locals.is_empty() {
+        return out;
+    }
+    for (k, v) in ir.vars.iter().enumerate() {
+        let base = match v.name.rsplit_once('.') {
+            Some((b, n)) if n.chars().all(|c| c.is_ascii_digit()) => b,
+            _ => v.name.as_str(),
+        };
+        if let Some((_, t)) = locals.iter().find(|(n, _)| n == base) {
+            out.insert(VarId(k as u32), *t);
+        }
+    }
+    out
 }
 
 /// Whether any `yield` expression's value is read by the function (beyond its `del`).
@@ -94,6 +114,20 @@ fn yield_value_used(ir: &FunctionIR) -> bool {
 pub fn infer(
     ir: &FunctionIR,
     arg_types: &[TypeId],
+    ctx: &dyn TypingContext,
+    callees: &dyn CalleeResolver,
+    self_id: Option<u64>,
+) -> Result<TypingResult, TypingError> {
+    infer_with_locals(ir, arg_types, &[], ctx, callees, self_id)
+}
+
+/// [`infer`], with the declared types of local variables (Numba's `locals=`): every
+/// version of a variable named there has that type, and the values assigned to it are
+/// converted (`c = a / b` with `c` declared int64 truncates).
+pub fn infer_with_locals(
+    ir: &FunctionIR,
+    arg_types: &[TypeId],
+    locals: &[(String, TypeId)],
     ctx: &dyn TypingContext,
     callees: &dyn CalleeResolver,
     self_id: Option<u64>,
@@ -126,6 +160,7 @@ pub fn infer(
         yield_ty: None,
         yield_seen: Vec::new(),
         yield_used: ir.is_generator && yield_value_used(ir),
+        declared: declared_locals(ir, locals),
     };
     let mut passes = 0;
     while e.changed {
@@ -338,6 +373,22 @@ impl Engine<'_> {
     }
 
     fn refine(&mut self, v: VarId, t: TypeId, line: u32) -> Result<(), TypingError> {
+        if let Some(&want) = self.declared.get(&v) {
+            if self.ctx.can_convert(t, want).is_none() {
+                return Err(TypingError::Typing {
+                    message: format!(
+                        "Cannot cast {t} to {want}: '{}' is declared {want} in locals",
+                        self.user_name(v)
+                    ),
+                    line,
+                });
+            }
+            if self.raw_ty(v) != Some(want) {
+                self.typemap[v.0 as usize] = Some(want);
+                self.changed = true;
+            }
+            return Ok(());
+        }
         // On the raw types: a literal variable that is reassigned widens to its base type.
         let new = match self.raw_ty(v) {
             None => t,

@@ -34,6 +34,6 @@ pub use context::{
 };
 pub use conv::Conversion;
 pub use error::TypingError;
-pub use infer::{infer, BoundArg, TypingResult};
+pub use infer::{infer, infer_with_locals, BoundArg, TypingResult};
 pub use signature::{parse_signature, ImplKey, Signature};
 pub use types::{Type, TypeId};

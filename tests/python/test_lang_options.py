@@ -184,6 +184,53 @@ def test_parallel_warns_and_computes():
         assert f(-3) == parallel_func(-3)
 
 
+def truncating_div(a, b):
+    c = a / b
+    return c
+
+
+def narrow_counter(n):
+    k = 0
+    for _ in range(n):
+        k += 1
+    return k
+
+
+def float32_sum(x):
+    acc = 0
+    for v in x:
+        acc += v
+    return acc
+
+
+def test_locals_declare_variable_types():
+    """`locals=` fixes a variable's type; assignments convert to it (Numba's `seed_type`),
+    checked against what the same conversions give in NumPy."""
+    import numpy as np
+
+    f = njit(locals={"c": nb.int64})(truncating_div)
+    assert f(8, 3) == 2 and isinstance(f(8, 3), int)
+    assert f(-7, 2) == int(np.int64(np.float64(-7 / 2)))  # truncation toward zero
+    # Every version of a reassigned variable: wraps as uint8 does.
+    assert njit(locals={"k": nb.uint8})(narrow_counter)(300) == 300 % 256
+    x = np.arange(10.0) / 3
+    want = np.float32(0)
+    for v in x:
+        want = np.float32(want + np.float32(v))
+    got = njit(locals={"acc": nb.float32})(float32_sum)(x)
+    assert got == float(want)
+    if IMPL == "numba_rs":
+        # A type name works too (Numba takes type objects only).
+        assert njit(locals={"acc": "float32"})(float32_sum)(x) == got
+        with pytest.raises(errors.TypingError, match="declared int64 in locals"):
+            njit(locals={"c": nb.int64})(_tuple_into_int)(1)
+
+
+def _tuple_into_int(a):
+    c = (a, a)
+    return c
+
+
 def test_unknown_option_raises_key_error():
     # Numba: KeyError "Unrecognized options: {'foo'}. Known options are ..." (raised when
     # the decorator is applied, or at the latest when the function is first called).

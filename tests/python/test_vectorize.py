@@ -616,3 +616,14 @@ def test_array_flags_in_jitted_code_match_numpy():
     for a in [base, base.T, base[:, ::2], base[::2], base[:1], np.zeros((0, 3)), base[1]]:
         want = (a.flags.c_contiguous, a.flags.f_contiguous, a.flags.c_contiguous)
         assert flags(a) == want, a.strides
+
+
+def test_cfunc_locals():
+    """Numba's test_locals: the intermediate forced to an integer truncates the result."""
+    @cfunc("float64(int64, int64)", locals={"c": numba_rs.types.int64})
+    def div(a, b):
+        c = a / b
+        return c
+
+    assert div.ctypes(8, 3) == 2.0
+    assert div.ctypes(-9, 2) == -4.0

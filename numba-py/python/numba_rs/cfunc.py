@@ -50,7 +50,7 @@ class CFunc:
     """A C callback: ``address``, ``ctypes``, ``native_name``, ``inspect_llvm()``."""
 
     def __init__(self, func, sig, kws):
-        from .decorators import _fastmath_bits, _signature_text
+        from .decorators import _fastmath_bits, _locals_pairs, _signature_text
 
         func = _py_func(func)
         self.__name__ = func.__name__
@@ -65,6 +65,7 @@ class CFunc:
             error_model=kws.get("error_model", "python"),
             boundscheck=kws.get("boundscheck"),
             wrappers="cfunc",
+            locals=_locals_pairs(kws["locals"]) if kws.get("locals") else None,
         )
         text = _signature_text(sig)
         if "(" not in text or text.startswith("("):
@@ -119,13 +120,11 @@ def cfunc(sig, locals=None, cache=False, pipeline_class=None, **options):
     """``@cfunc("float64(float64, float64)")``."""
     if pipeline_class is not None:
         raise NotImplementedError("cfunc(pipeline_class=...) is not supported by numba-rs")
-    if locals:
-        raise NotImplementedError("cfunc(locals=...) is not supported by numba-rs yet")
     options["cache"] = cache
     _check_options(options, _CFUNC_OPTIONS)
 
     def wrapper(func):
-        return CFunc(func, sig, options)
+        return CFunc(func, sig, dict(options, locals=locals))
 
     return wrapper
 

@@ -31,7 +31,6 @@ _ACCEPTED = {"nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"}
 _NOT_YET = {
     "cache": "caching compiled code to disk",
     "inline": "inlining into jitted callers",
-    "locals": "declared types of local variables",
     "debug": "debug info",
     "looplift": "loop lifting (object mode)",
     "forceobj": "object mode",
@@ -44,6 +43,7 @@ _KNOWN = _ACCEPTED | set(_NOT_YET) | {
     "nogil",
     "boundscheck",
     "parallel",
+    "locals",
 }
 _PARALLEL_NAMES = (
     "comprehension",
@@ -137,6 +137,14 @@ def _check_options(options):
         raise ValueError(f"error_model must be 'python' or 'numpy', not {error_model!r}")
 
 
+def _locals_pairs(locals_):
+    """``locals={'c': int64}`` as (name, type text) pairs: types as objects (ours or
+    Numba's, which print alike) or strings."""
+    if not isinstance(locals_, dict):
+        raise TypeError(f"locals must be a dict of variable names to types, not {locals_!r}")
+    return [(str(k), str(v)) for k, v in locals_.items()]
+
+
 def njit(*args, **options):
     """Compile a function in nopython mode: ``@njit``, ``@njit(...)`` or ``@njit("f8(f8)")``."""
     _check_options(options)
@@ -147,6 +155,8 @@ def njit(*args, **options):
         "boundscheck": options.get("boundscheck"),
         "parallel": _parallel_pairs(options.get("parallel", False)),
     }
+    if options.get("locals"):
+        kw["locals"] = _locals_pairs(options["locals"])
     # A type object is callable too (it builds signatures), so it is a signature here.
     if len(args) == 1 and isinstance(args[0], _Type):
         return njit(str(args[0]), **options)
