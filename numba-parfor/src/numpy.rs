@@ -53,6 +53,11 @@ pub const GETFLAT: &str = "parfor_getflat";
 pub const SETFLAT: &str = "parfor_setflat";
 /// `m = parfor_mean(total, n)`: NumPy's mean from a sum and a count (nan for none).
 pub const MEAN: &str = "parfor_mean";
+/// `n = parfor_linspace_count(num)`: `num`, or NumPy's ValueError when it is negative.
+pub const LINSPACE_COUNT: &str = "parfor_linspace_count";
+/// `x = parfor_linspace(start, stop, num, i)`: element `i` of `np.linspace(start, stop,
+/// num)`, computed as the serial version computes it (`stop` exactly at the end).
+pub const LINSPACE: &str = "parfor_linspace";
 /// `s = parfor_abs2(d)`: `|d|^2` (`d * d`, or `re^2 + im^2` for a complex `d`), a
 /// variance's term, as `s`'s type.
 pub const ABS2: &str = "parfor_abs2";
@@ -300,6 +305,7 @@ pub(crate) fn convert(
                         reduction(&mut cx, &defs, target, &call, inst.loc, &mut new, report)
                             || creation(&mut cx, target, &call, inst.loc, &mut new, report)
                             || fill(&mut cx, &defs, target, &call, inst.loc, &mut new, report)
+                            || linspace(&mut cx, target, &call, inst.loc, &mut new, report)
                     }
                     None => false,
                 },
@@ -726,6 +732,92 @@ fn fill(
     );
     let (inst, _) = cx.assign(target, Expr::Const(Constant::None), loc);
     out.push(inst);
+    true
+}
+
+/// `np.linspace(start, stop[, num])` (Numba's `linspace_parallel_impl`): the array
+/// allocated, then a parfor storing each element.
+fn linspace(
+    cx: &mut Cx<'_>,
+    target: VarId,
+    call: &CallSite,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    if call.key != "numpy.linspace" || call.bound || !(2..=3).contains(&call.args.len()) {
+        return false;
+    }
+    let out_t = cx.typing.type_of(target);
+    let want = numba_typeinfer::types::array(
+        numba_typeinfer::types::FLOAT64,
+        1,
+        numba_typeinfer::types::Layout::C,
+    );
+    if out_t != want || call.sig.ret.unliteral() != want {
+        return false;
+    }
+    let (start, stop) = (call.args[0], call.args[1]);
+    let num = match call.args.get(2) {
+        Some(&n) => n,
+        None => {
+            let n = cx.var("$linspace_num", INT64, loc);
+            let (inst, e) = cx.assign(n, Expr::Const(Constant::Int(50)), loc);
+            cx.gen.inits.insert(e);
+            out.push(inst);
+            n
+        }
+    };
+    let size = cx.var("$parfor_size", INT64, loc);
+    let (inst, _) = cx.assign(
+        size,
+        Expr::Extension(Box::new(ExtensionNode::new(LINSPACE_COUNT, vec![num]))),
+        loc,
+    );
+    out.push(inst);
+    let (inst, e) = cx.assign(
+        target,
+        Expr::Extension(Box::new(ExtensionNode::new(PARFOR_EMPTY, vec![size]))),
+        loc,
+    );
+    cx.gen.inits.insert(e);
+    cx.gen.created.insert(target, size);
+    out.push(inst);
+    let index = cx.index_var(loc);
+    let elem = cx.var("$expr_out_var", numba_typeinfer::types::FLOAT64, loc);
+    let (get, _) = cx.assign(
+        elem,
+        Expr::Extension(Box::new(ExtensionNode::new(
+            LINSPACE,
+            vec![start, stop, size, index],
+        ))),
+        loc,
+    );
+    let set = Inst {
+        stmt: Stmt::Extension(Box::new(ExtensionNode::new(
+            SETFLAT,
+            vec![target, index, elem],
+        ))),
+        loc,
+    };
+    let pattern = format!(
+        "('prange', 'internal', (('linspace', 'numpy'), Loc(filename={}, line={}, col=None)))",
+        cx.ir.filename, loc.line
+    );
+    cx.emit(
+        FlatLoop {
+            index,
+            size,
+            body: vec![get, set],
+            params: vec![target, start, stop, size],
+            reductions: vec![],
+            pattern,
+            cost: 3,
+        },
+        loc,
+        out,
+        report,
+    );
     true
 }
 

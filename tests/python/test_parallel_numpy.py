@@ -268,6 +268,27 @@ def test_fill_is_a_parfor_that_fuses(nthreads, capfd):
     assert fusions(out), out
 
 
+def linspace_scaled(a, b, n):
+    x = np.linspace(a, b, n)
+    return x * 2
+
+
+def linspace_default(a, b):
+    return np.linspace(a, b)
+
+
+def test_linspace_is_a_parfor(nthreads, capfd):
+    """Numba's parallel `np.linspace`: the same values NumPy gives (bit for bit, `stop`
+    exactly at the end), a negative count NumPy's ValueError."""
+    for args in [(0.0, 1.0, 5), (-3, 7, 100_001), (2.5, 2.5, 1), (1.0, 0.0, 0)]:
+        np.testing.assert_array_equal(par(linspace_scaled)(*args), np.linspace(*args) * 2)
+    np.testing.assert_array_equal(par(linspace_default)(1, 9), np.linspace(1, 9))
+    with pytest.raises(ValueError, match="must be non-negative"):
+        par(linspace_scaled)(0.0, 1.0, -2)
+    _, out = stats(capfd, linspace_scaled, 0.0, 1.0, 10)
+    assert "(('linspace', 'numpy')" in out
+
+
 def test_complex_and_float32_sums(nthreads):
     z = RNG.random(100_000) + 1j * RNG.random(100_000)
     assert par(m_sum)(z) == pytest.approx(z.sum(), rel=1e-12)

@@ -10,8 +10,9 @@ use inkwell::values::{BasicValueEnum, IntValue, StructValue};
 use inkwell::IntPredicate;
 use numba_ir::{ExtensionNode, VarId};
 use numba_parfor::numpy::{
-    ABS2, ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT, MASKCHECK, MASKSET, MEAN,
-    MINMAX, NONEMPTY, PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT, SETVIEW, UNALIAS,
+    ABS2, ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT, LINSPACE, LINSPACE_COUNT,
+    MASKCHECK, MASKSET, MEAN, MINMAX, NONEMPTY, PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT,
+    SETVIEW, UNALIAS,
 };
 use numba_typeinfer::types::*;
 
@@ -36,6 +37,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(SETFLAT, lower_setflat);
     r.register_extension(MEAN, lower_mean);
     r.register_extension(ABS2, lower_abs2);
+    r.register_extension(LINSPACE_COUNT, lower_linspace_count);
+    r.register_extension(LINSPACE, lower_linspace);
     r.register_extension(EXTREME, lower_extreme);
     r.register_extension(MINMAX, lower_minmax);
     r.register_extension(NONEMPTY, lower_nonempty);
@@ -640,6 +643,74 @@ fn lower_mean<'ctx>(
         return Ok(Some(lw.cast(r, rt, t)?));
     }
     Ok(Some(m))
+}
+
+/// `n = parfor_linspace_count(num)`: NumPy's ValueError for a negative count.
+fn lower_linspace_count<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let _ = target_of(lw, node, target)?;
+    let n = load_index(lw, operand(lw, node, 0)?)?;
+    let neg =
+        lw.b.build_int_compare(IntPredicate::SLT, n, lw.ctx.i64_type().const_zero(), "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(
+        neg,
+        "ValueError",
+        &["Number of samples, -1, must be non-negative."],
+    )?;
+    Ok(Some(n.into()))
+}
+
+/// `x = parfor_linspace(start, stop, num, i)`: `start + i * step` with
+/// `step = (stop - start) / max(num - 1, 1)`, and exactly `stop` at `i == num - 1` (the
+/// serial `np.linspace`'s arithmetic, so both give the same bits).
+fn lower_linspace<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let _ = target_of(lw, node, target)?;
+    let f64t = lw.ctx.f64_type();
+    let i64t = lw.ctx.i64_type();
+    let mut ends = Vec::new();
+    for k in 0..2 {
+        let v = operand(lw, node, k)?;
+        let x = lw.load(v)?;
+        ends.push(lw.cast(x, lowered(lw.ty(v)), FLOAT64)?.into_float_value());
+    }
+    let (start, stop) = (ends[0], ends[1]);
+    let num = load_index(lw, operand(lw, node, 2)?)?;
+    let i = load_index(lw, operand(lw, node, 3)?)?;
+    let span = lw.b.build_float_sub(stop, start, "").map_err(llvm_err)?;
+    let nm1 =
+        lw.b.build_int_sub(num, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
+    let pos =
+        lw.b.build_int_compare(IntPredicate::SGT, nm1, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    let div =
+        lw.b.build_select(pos, nm1, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let divf =
+        lw.b.build_signed_int_to_float(div, f64t, "")
+            .map_err(llvm_err)?;
+    let step = lw.b.build_float_div(span, divf, "").map_err(llvm_err)?;
+    let fi =
+        lw.b.build_signed_int_to_float(i, f64t, "")
+            .map_err(llvm_err)?;
+    let off = lw.b.build_float_mul(fi, step, "").map_err(llvm_err)?;
+    let v = lw.b.build_float_add(start, off, "").map_err(llvm_err)?;
+    let last =
+        lw.b.build_int_compare(IntPredicate::EQ, i, nm1, "")
+            .map_err(llvm_err)?;
+    let last = lw.b.build_and(last, pos, "").map_err(llvm_err)?;
+    Ok(Some(
+        lw.b.build_select(last, stop, v, "").map_err(llvm_err)?,
+    ))
 }
 
 /// `s = parfor_abs2(d)`: `|d|^2`.
