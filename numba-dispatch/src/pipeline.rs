@@ -592,6 +592,7 @@ pub fn compile_function(
             (*id, *line, pattern.clone(), into)
         })
         .collect();
+    compiled.hoisted_allocations = parfor_report.hoisted.clone();
     compiled.rewrite_trace = trace_text.take();
     compiled.timings = times;
     // The annotated IR for `inspect_types`, made when asked for (the IR and types kept).

@@ -125,6 +125,9 @@ pub struct CompiledFunction {
     /// The parallel loops made (`parallel=True`): id, source line, pattern, and the id
     /// of the loop it was fused into (if it was).
     pub parallel_loops: Vec<(usize, u32, String, Option<usize>)>,
+    /// Allocations hoisted out of parallel loops: loop id, source line, allocating
+    /// function (`numpy.zeros`).
+    pub hoisted_allocations: Vec<(usize, u32, String)>,
     /// The foreign entry points [`LowerOptions::wrappers`] asked for.
     pub wrappers: WrapperAddresses,
 }

@@ -218,6 +218,7 @@ impl TargetContext for CpuTarget {
             rewrite_trace: String::new(),
             warnings: Vec::new(),
             parallel_loops: Vec::new(),
+            hoisted_allocations: Vec::new(),
             wrappers,
         })
     }

@@ -200,6 +200,14 @@ pub fn build_kernel(
             b.assign(&mut entry, r.var, Expr::Extension(Box::new(node)));
         }
     }
+    // Allocations every iteration makes alike, made once per division (`hoist`).
+    let hoisting = crate::hoist::plan(parent, typing, pf);
+    entry.extend(hoisting.prologue.iter().cloned());
+    for e in &hoisting.as_empty {
+        if let Some(s) = b.typing.calltypes.get_mut(e) {
+            s.key = numba_typeinfer::ImplKey::Function("numpy.empty".into());
+        }
+    }
     let n = pf.params.len() as u32;
     let lo = b.var("$parfor_lo", INT64);
     let hi = b.var("$parfor_hi", INT64);
@@ -285,7 +293,7 @@ pub fn build_kernel(
 
     // The body: leaving it (or falling off its end block) is the next iteration.
     let inner_latch = latch(nests.len() - 1);
-    for (&l, block) in &pf.loop_body {
+    for (&l, block) in &hoisting.body {
         let mut block = block.clone();
         let leave = |t: &mut Label| {
             if !pf.loop_body.contains_key(t) {

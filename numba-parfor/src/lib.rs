@@ -26,6 +26,7 @@
 
 mod dead;
 mod fusion;
+pub mod hoist;
 pub mod kernel;
 pub mod node;
 pub mod numpy;
@@ -160,6 +161,9 @@ pub struct ParforReport {
     pub warnings: Vec<ParforWarning>,
     /// `(fused, into)`: parfor `fused` became part of parfor `into`.
     pub fused: Vec<(usize, usize)>,
+    /// `(parfor, line, function)`: an allocation each kernel makes once per division
+    /// instead of every iteration ([`hoist`]).
+    pub hoisted: Vec<(usize, u32, String)>,
 }
 
 impl ParforReport {
@@ -242,6 +246,18 @@ pub fn run(
     }
     if options.numpy {
         dead::remove_dead_arrays(ir);
+    }
+    // What the kernels will hoist (`kernel::build_kernel` applies the same plan).
+    for block in ir.blocks.values() {
+        for inst in &block.body {
+            if let numba_ir::Stmt::Extension(n) = &inst.stmt {
+                if let Some(pf) = node::Parfor::from_node(n) {
+                    for (_, func, line) in hoist::plan(ir, typing, &pf).hoisted {
+                        report.hoisted.push((pf.id, line, func));
+                    }
+                }
+            }
+        }
     }
     if report.produced.is_empty() {
         report.warn(

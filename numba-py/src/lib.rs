@@ -974,6 +974,16 @@ impl Dispatcher {
             .collect()
     }
 
+    /// Allocations hoisted out of parallel loops in every specialisation: (loop id,
+    /// source line, allocating function).
+    fn _hoisted_allocations(&self) -> Vec<(usize, u32, String)> {
+        self.core
+            .overloads()
+            .iter()
+            .flat_map(|o| o.hoisted_allocations.clone())
+            .collect()
+    }
+
     /// Argument types of every compiled specialisation.
     #[getter]
     fn signatures(&self, py: Python<'_>) -> PyResult<Vec<Py<PyTuple>>> {

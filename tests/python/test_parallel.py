@@ -832,3 +832,87 @@ def test_numbas_own_pndindex():
     a = RNG.random((50, 40))
     assert njit(parallel=True)(f)(a) == pytest.approx(a.sum())
     assert njit(f)(a) == pytest.approx(a.sum())
+
+
+# ----------------------------------------------------------------- allocation hoisting
+
+
+def zeros_counter(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        t = np.zeros(3)
+        t[i % 3] += a[i]
+        t[(i + 1) % 3] += 1.0
+        s += t.sum() + t[0] * 2
+    return s
+
+
+def ones_branchy(a, n):
+    out = np.empty(a.shape[0])
+    for i in prange(a.shape[0]):
+        t = np.ones(n)
+        for k in range(n):
+            if (k + i) % 2 == 0:
+                t[k] = a[i] * k
+        out[i] = t.sum()
+    return out
+
+
+def escaping_view(a):
+    out = np.empty((a.shape[0], 2))
+    for i in prange(a.shape[0]):
+        t = np.zeros(3)
+        u = t[1:]
+        u[0] = a[i]
+        out[i, 0] = t[1]
+        out[i, 1] = u.sum()
+    return out
+
+
+def last_row(a):
+    t = np.zeros(2)
+    for i in prange(a.shape[0]):
+        t = np.empty(2)
+        t[0] = a[i]
+        t[1] = i
+    return t
+
+
+@pytest.mark.parametrize("n", [1, 7, 10_001])
+def test_hoisted_allocations_start_afresh_each_iteration(nthreads, n):
+    """An allocation made alike by every iteration is made once per thread (Numba's
+    allocation hoisting): zeros and ones are refilled, so each iteration still starts
+    from them, against CPython running the same loop."""
+    a = RNG.random(n)
+    par, ser = both(zeros_counter)
+    assert par(a) == pytest.approx(ser(a), rel=1e-12)
+    par, ser = both(ones_branchy)
+    np.testing.assert_allclose(par(a, 5), ser(a, 5), rtol=1e-12)
+    par, ser = both(escaping_view)
+    np.testing.assert_array_equal(par(a), ser(a))
+
+
+def test_an_array_read_after_the_loop_is_not_hoisted():
+    a = RNG.random(50)
+    par, ser = both(last_row)
+    with pytest.warns(numba_rs.errors.NumbaParallelSafetyWarning):
+        got = par(a)
+    assert got.shape == (2,) and got[0] in a
+
+
+def test_diagnostics_report_hoisted_allocations(capsys):
+    """Numba's "Allocation hoisting" section names the allocation, its line and loop."""
+    f = njit(parallel=True)(zeros_counter)
+    f(RNG.random(10))
+    f.parallel_diagnostics(level=3)
+    out = capsys.readouterr().out
+    line = zeros_counter.__code__.co_firstlineno + 3
+    flat = " ".join(out.split())  # the message is wrapped at 80 columns, as Numba's
+    assert f"derived from the instruction at {__file__} ({line}) is hoisted out of the" in flat
+    assert "   Allocation:: t = np.zeros(3)\n    - numpy.empty() is used for the allocation." in out
+    g = njit(parallel=True)(last_row)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g(RNG.random(5))
+    g.parallel_diagnostics(level=3)
+    assert "No allocation hoisting found" in capsys.readouterr().out

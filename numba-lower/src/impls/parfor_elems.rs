@@ -37,6 +37,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(SETFLAT, lower_setflat);
     r.register_extension(MEAN, lower_mean);
     r.register_extension(ABS2, lower_abs2);
+    r.register_extension(numba_parfor::hoist::REFILL, lower_refill);
     r.register_extension(LINSPACE_COUNT, lower_linspace_count);
     r.register_extension(LINSPACE, lower_linspace);
     r.register_extension(EXTREME, lower_extreme);
@@ -711,6 +712,33 @@ fn lower_linspace<'ctx>(
     Ok(Some(
         lw.b.build_select(last, stop, v, "").map_err(llvm_err)?,
     ))
+}
+
+/// `parfor_refill(a)`: every element of `a` the node's constant (a hoisted
+/// `np.zeros`/`np.ones` array made new for the iteration).
+fn lower_refill<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    _: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let a = operand(lw, node, 0)?;
+    let t = lowered(lw.ty(a));
+    let c: i64 = node
+        .attrs
+        .iter()
+        .find(|(k, _)| k == "value")
+        .and_then(|(_, v)| v.parse().ok())
+        .ok_or_else(|| lw.unsupported(format!("malformed {} node", node.kind)))?;
+    let arr = lw.load(a)?.into_struct_value();
+    let dtype = dtype_of(t);
+    let one = lw.ctx.i64_type().const_int(c as u64, true);
+    let v = lw.cast(one.into(), INT64, dtype)?;
+    let n = super::array_ops::get_int(lw, arr, crate::model::array::field::NITEMS)?;
+    let (lp, i) = super::array_ops::Loop::begin(lw, n)?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    store_elem(lw, dtype, p, v)?;
+    lp.end(lw)?;
+    Ok(None)
 }
 
 /// `s = parfor_abs2(d)`: `|d|^2`.

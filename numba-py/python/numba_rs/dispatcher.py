@@ -220,8 +220,8 @@ class CPUDispatcher(_Dispatcher):
     def parallel_diagnostics(self, signature=None, level=1):
         """Print what ``parallel=True`` did, in the layout of Numba's report: the
         function's source with each parallel loop marked, the loops before (level >= 2)
-        and after fusion, and (level >= 3) the fusion summary. numba-rs hoists no
-        allocations yet, and says so."""
+        and after fusion, and (level >= 3) the fusion summary and the allocations
+        hoisted out of parallel loops."""
         if not 1 <= int(level) <= 4:
             raise ValueError("Report level must be between 1 and 4")
         if not self.signatures:
@@ -312,9 +312,37 @@ class CPUDispatcher(_Dispatcher):
         print("\n ")
         if level >= 3:
             print("Loop invariant code motion".center(80, "-"))
-            print("Allocation hoisting:")
-            print("No allocation hoisting found")
+            self._print_allocation_hoisting()
             print("-" * 80)
+
+    def _print_allocation_hoisting(self):
+        """Numba's "Allocation hoisting" report: each allocation a parallel loop's
+        kernel makes once per thread instead of every iteration."""
+        import linecache
+        import textwrap
+
+        wrapper = textwrap.TextWrapper(width=80, drop_whitespace=False)
+
+        def wrapped(text):
+            for line in text.splitlines():
+                for piece in wrapper.wrap(line):
+                    print(piece)
+
+        print("Allocation hoisting:")
+        hoisted = sorted(set(self._hoisted_allocations()))
+        filename = self.py_func.__code__.co_filename
+        for lid, line, _func in hoisted:
+            wrapped(
+                f"The memory allocation derived from the instruction at {filename} ({line}) "
+                f"is hoisted out of the parallel loop labelled #{lid} (it will be performed "
+                "before the loop is executed and reused inside the loop):"
+            )
+            lines = linecache.getlines(filename)
+            if lines and line:
+                wrapped("   Allocation:: " + lines[0 if line < 2 else line - 1].strip())
+            wrapped("    - numpy.empty() is used for the allocation.\n")
+        if not hoisted:
+            wrapped("No allocation hoisting found")
 
     def __reduce__(self):
         ref = _importable(self)
