@@ -440,18 +440,36 @@ fn lower_parfor<'ctx>(
     };
     let divs_f = lw.runtime_fn(scheduler, i64t.fn_type(&[i64t.into(), i64t.into()], false));
     // Work below the runtime's inline threshold runs inline whatever the thread count:
-    // decided here (`count * cost < INLINE_WORK`, as `count < ceil(INLINE_WORK / cost)`)
-    // without calling the scheduler, which costs a small loop a tenth of its time.
-    let cost = pf.cost.max(1);
-    let limit = (numba_nrt::parallel::INLINE_WORK + cost - 1) / cost;
-    let small =
-        lw.b.build_int_compare(
-            IntPredicate::SLT,
-            count,
-            i64t.const_int(limit as u64, true),
+    // decided here (`count * cost < work`, as `count < ceil(work / cost)`) without
+    // calling the scheduler, which costs a small loop a tenth of its time. The threshold
+    // is loaded from the runtime (`numba_nrt::parallel::inline_work_address`), so a loop
+    // of a size known at compile time keeps both paths and the runtime's value decides.
+    let cost = i64t.const_int(pf.cost.max(1) as u64, false);
+    let cell =
+        lw.b.build_int_to_ptr(
+            i64t.const_int(numba_nrt::parallel::inline_work_address() as u64, false),
+            ptr,
+            "inline_work",
+        )
+        .map_err(llvm_err)?;
+    let work =
+        lw.b.build_load(i64t, cell, "work")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let rounded =
+        lw.b.build_int_add(
+            work,
+            lw.b.build_int_sub(cost, i64t.const_int(1, false), "")
+                .map_err(llvm_err)?,
             "",
         )
         .map_err(llvm_err)?;
+    let limit =
+        lw.b.build_int_signed_div(rounded, cost, "limit")
+            .map_err(llvm_err)?;
+    let small =
+        lw.b.build_int_compare(IntPredicate::SLT, count, limit, "")
+            .map_err(llvm_err)?;
     let small_bb = lw.new_block("parfor.small");
     let ask_bb = lw.new_block("parfor.schedule");
     let end = lw.new_block("parfor.end");
@@ -497,10 +515,7 @@ fn lower_parfor<'ctx>(
     // Enough work to divide: the runtime says how many divisions.
     lw.b.position_at_end(ask_bb);
     let ndiv = lw
-        .call_value(
-            divs_f,
-            &[count.into(), i64t.const_int(cost as u64, true).into()],
-        )?
+        .call_value(divs_f, &[count.into(), cost.into()])?
         .into_int_value();
     let alloc_f = lw.runtime_fn(
         "numba_rs_parfor_scratch",

@@ -38,6 +38,30 @@ pub type ParforWorker = unsafe extern "C" fn(env: *mut u8, lo: i64, hi: i64, slo
 /// unit, are parallel from well below that).
 pub const INLINE_WORK: i64 = 300_000;
 
+/// The inline threshold in force: [`INLINE_WORK`] unless `NUMBA_RS_INLINE_WORK` sets
+/// another at start-up. Compiled code reads it through its address
+/// ([`inline_work_address`]) on each launch, so a loop whose size is known at compile
+/// time keeps both its inline and its pooled path, and a changed threshold applies to
+/// code already compiled.
+static INLINE_WORK_NOW: std::sync::LazyLock<AtomicI64> = std::sync::LazyLock::new(|| {
+    let v = std::env::var("NUMBA_RS_INLINE_WORK")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .filter(|&v| v >= 0)
+        .unwrap_or(INLINE_WORK);
+    AtomicI64::new(v)
+});
+
+/// The inline threshold in force (see [`INLINE_WORK`]).
+pub fn inline_work() -> i64 {
+    INLINE_WORK_NOW.load(Ordering::Relaxed)
+}
+
+/// The address of the `i64` holding the inline threshold, which generated code loads.
+pub fn inline_work_address() -> usize {
+    &*INLINE_WORK_NOW as *const AtomicI64 as usize
+}
+
 thread_local! {
     /// `set_num_threads` of this thread (0: not set, the pool size).
     static NUM_THREADS: Cell<usize> = const { Cell::new(0) };
@@ -273,7 +297,7 @@ pub extern "C" fn numba_rs_parfor_divisions(count: i64, cost: i64) -> i64 {
         return 1;
     }
     let threads = get_num_threads() as i64;
-    if threads <= 1 || count.saturating_mul(cost.max(1)) < INLINE_WORK {
+    if threads <= 1 || count.saturating_mul(cost.max(1)) < inline_work() {
         return 1;
     }
     let chunk = get_parallel_chunksize() as i64;

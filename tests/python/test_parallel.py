@@ -916,3 +916,43 @@ def test_diagnostics_report_hoisted_allocations(capsys):
         g(RNG.random(5))
     g.parallel_diagnostics(level=3)
     assert "No allocation hoisting found" in capsys.readouterr().out
+
+
+def test_inline_threshold_is_read_at_run_time():
+    """A loop of a size known when compiling keeps its pooled path (the generated code
+    names the scheduler); whether it runs inline is the runtime's threshold, which
+    NUMBA_RS_INLINE_WORK sets: at 0 even four iterations go to the pool's threads."""
+    code = textwrap.dedent(
+        """
+        import numpy as np
+        import numba_rs
+        from numba_rs import njit, prange
+
+        @njit(parallel=True)
+        def ids():
+            out = np.zeros(4, dtype=np.int64)
+            for i in prange(4):
+                # Long enough that the other thread takes a division when pooled.
+                acc = 0.0
+                for k in range(20_000_000):
+                    acc += k * 1e-9
+                out[i] = numba_rs.get_thread_id() + (acc < 0)
+            return out
+
+        numba_rs.set_num_threads(2)
+        got = ids()
+        assert "@do_scheduling" in ids.inspect_llvm(ids.signatures[0])
+        print(sorted(set(got.tolist())))
+        """
+    )
+    def run(env_value):
+        env = dict(os.environ, NUMBA_NUM_THREADS="2")
+        if env_value is not None:
+            env["NUMBA_RS_INLINE_WORK"] = env_value
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.strip()
+
+    assert run(None) == "[0]"  # below the default threshold: inline on the caller
+    assert run("0") == "[0, 1]"  # every region pooled: both threads took a division
