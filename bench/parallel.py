@@ -21,6 +21,8 @@ Kernels (the loops use `prange`, which is `range` when serial):
 - `montecarlo`: pi from 4*10^6 random points (per-thread generators);
 - `mandelbrot`: 300 x 400 pixels, 200 iterations;
 - `pairwise`: Euclidean distances of 1500 points in 3-D;
+- `scratch`: a 3-element `np.zeros` scratch array per iteration over 2*10^6 items
+  (allocation hoisting);
 - `launch`: a 100-item reduction (measures the inline path).
 """
 import math
@@ -112,6 +114,16 @@ def pairwise(x):
     return d
 
 
+def scratch(a):
+    s = 0.0
+    for i in PR(a.shape[0]):
+        t = np.zeros(3)
+        t[0] = a[i]
+        t[1] = a[i] * 2.0
+        s += t[0] + t[1] + t[2]
+    return s
+
+
 def launch(a):
     s = 0.0
     for i in PR(a.shape[0]):
@@ -119,7 +131,8 @@ def launch(a):
     return s
 
 
-KERNELS = [psum, reductions, rows, arrexpr, npexpr, npnorm, montecarlo, mandelbrot, pairwise, launch]
+KERNELS = [psum, reductions, rows, arrexpr, npexpr, npnorm, montecarlo, mandelbrot, pairwise,
+           scratch, launch]
 
 
 def inputs(scale):
@@ -137,6 +150,7 @@ def inputs(scale):
         "montecarlo": (int(4_000_000 * scale),),
         "mandelbrot": (300, 400, 200),
         "pairwise": (rng.random((int(1500 * scale**0.5), 3)),),
+        "scratch": (a[: n // 5],),
         "launch": (a[:100],),
     }
 

@@ -440,8 +440,7 @@ fn lower_parfor<'ctx>(
     };
     let divs_f = lw.runtime_fn(scheduler, i64t.fn_type(&[i64t.into(), i64t.into()], false));
     // Work below the runtime's inline threshold runs inline whatever the thread count:
-    // decided here (`count * cost < work`, as `count < ceil(work / cost)`) without
-    // calling the scheduler, which costs a small loop a tenth of its time. The threshold
+    // decided here (`count * cost < work`) without calling the scheduler, which costs a small loop a tenth of its time. The threshold
     // is loaded from the runtime (`numba_nrt::parallel::inline_work_address`), so a loop
     // of a size known at compile time keeps both paths and the runtime's value decides.
     let cost = i64t.const_int(pf.cost.max(1) as u64, false);
@@ -456,20 +455,17 @@ fn lower_parfor<'ctx>(
         lw.b.build_load(i64t, cell, "work")
             .map_err(llvm_err)?
             .into_int_value();
-    let rounded =
-        lw.b.build_int_add(
-            work,
-            lw.b.build_int_sub(cost, i64t.const_int(1, false), "")
-                .map_err(llvm_err)?,
-            "",
-        )
-        .map_err(llvm_err)?;
-    let limit =
-        lw.b.build_int_signed_div(rounded, cost, "limit")
+    // `count * cost < work`, the product taken only where it cannot overflow (no
+    // division on this path: it runs on every call of a small loop).
+    let safe = i64t.const_int((i64::MAX / pf.cost.max(1)) as u64, false);
+    let fits =
+        lw.b.build_int_compare(IntPredicate::SLT, count, safe, "")
             .map_err(llvm_err)?;
-    let small =
-        lw.b.build_int_compare(IntPredicate::SLT, count, limit, "")
+    let product = lw.b.build_int_mul(count, cost, "").map_err(llvm_err)?;
+    let under =
+        lw.b.build_int_compare(IntPredicate::SLT, product, work, "")
             .map_err(llvm_err)?;
+    let small = lw.b.build_and(fits, under, "small").map_err(llvm_err)?;
     let small_bb = lw.new_block("parfor.small");
     let ask_bb = lw.new_block("parfor.schedule");
     let end = lw.new_block("parfor.end");
