@@ -289,6 +289,25 @@ def test_linspace_is_a_parfor(nthreads, capfd):
     assert "(('linspace', 'numpy')" in out
 
 
+def vdot(a, b):
+    return np.dot(a, b)
+
+
+def test_vector_dot_is_a_reduction_parfor(nthreads, capfd):
+    """Numba's `dotvv_parallel_impl`: `np.dot` of two vectors as an `+` reduction,
+    against NumPy (floats and complex, not conjugated), with NumPy's size check."""
+    a, b = RNG.random(100_001), RNG.random(100_001)
+    assert par(vdot)(a, b) == pytest.approx(np.dot(a, b), rel=1e-12)
+    z = a + 1j * b
+    np.testing.assert_allclose(par(vdot)(z, z[::-1]), np.dot(z, z[::-1]), rtol=1e-12)
+    f32 = a.astype(np.float32)
+    assert par(vdot)(f32, f32) == pytest.approx(float(np.dot(f32, f32)), rel=1e-4)
+    with pytest.raises(ValueError, match="incompatible array sizes"):
+        par(vdot)(a, b[:7])
+    _, out = stats(capfd, vdot, a[:10], b[:10])
+    assert "(('dot', 'numpy')" in out
+
+
 def test_complex_and_float32_sums(nthreads):
     z = RNG.random(100_000) + 1j * RNG.random(100_000)
     assert par(m_sum)(z) == pytest.approx(z.sum(), rel=1e-12)
