@@ -67,6 +67,18 @@ pub struct Reduction {
     pub acc_operand: u8,
 }
 
+impl Reduction {
+    /// An `+` reduction of `var` whose step is `expr` (`var = var + x`).
+    pub fn add(var: VarId, expr: ExprId) -> Reduction {
+        Reduction {
+            var,
+            op: RedOp::Add,
+            expr,
+            acc_operand: 0,
+        }
+    }
+}
+
 /// Numba's `Parfor`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parfor {

@@ -144,6 +144,47 @@ impl Cx<'_> {
     }
 
     /// `$size = arr.size`, an init statement.
+    /// `elem = parfor_getflat(arr, index)` for a new `elem` of type `dtype`.
+    fn getflat(&mut self, arr: VarId, index: VarId, dtype: TypeId, loc: Loc) -> (Inst, VarId) {
+        let elem = self.var("$parfor_elem", dtype, loc);
+        let (inst, _) = self.assign(
+            elem,
+            Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
+            loc,
+        );
+        (inst, elem)
+    }
+
+    /// `acc = acc <op> x`, typed by `sig`: a reduction's step and its expression.
+    fn step(
+        &mut self,
+        acc: VarId,
+        (op, x): (numba_ir::BinOp, VarId),
+        sig: Signature,
+        loc: Loc,
+    ) -> (Inst, ExprId) {
+        let (inst, e) = self.assign(
+            acc,
+            Expr::BinOp {
+                op,
+                lhs: acc,
+                rhs: x,
+            },
+            loc,
+        );
+        self.typing.calltypes.insert(e, sig);
+        (inst, e)
+    }
+
+    /// The pattern Numba prints for a loop of one of its internal parallel versions of
+    /// a NumPy function (`('prange', 'internal', (('sum', 'numpy'), Loc(...)))`).
+    fn internal_pattern(&self, name: &str, loc: Loc) -> String {
+        format!(
+            "('prange', 'internal', (('{name}', 'numpy'), Loc(filename={}, line={}, col=None)))",
+            self.ir.filename, loc.line
+        )
+    }
+
     fn size_of(&mut self, arr: VarId, loc: Loc, out: &mut Vec<Inst>) -> VarId {
         let n = self.var("$parfor_size", INT64, loc);
         let (inst, e) = self.assign(
@@ -612,12 +653,7 @@ fn reduction(
     cx.gen.inits.insert(e);
     out.push(inst);
     let index = cx.index_var(loc);
-    let elem = cx.var("$parfor_elem", dtype, loc);
-    let (get, _) = cx.assign(
-        elem,
-        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
-        loc,
-    );
+    let (get, elem) = cx.getflat(arr, index, dtype, loc);
     let step_expr = match &step_sig {
         Some((op, _)) => Expr::BinOp {
             op: *op,
@@ -631,10 +667,7 @@ fn reduction(
     if let Some((_, sig)) = step_sig {
         cx.typing.calltypes.insert(step_e, sig);
     }
-    let pattern = format!(
-        "('prange', 'internal', (('{name}', 'numpy'), Loc(filename={}, line={}, col=None)))",
-        cx.ir.filename, loc.line
-    );
+    let pattern = cx.internal_pattern(name, loc);
     cx.emit(
         FlatLoop {
             index,
@@ -716,18 +749,8 @@ fn dot_vv(
     cx.gen.inits.insert(e);
     out.push(inst);
     let index = cx.index_var(loc);
-    let ea = cx.var("$parfor_elem", da, loc);
-    let eb = cx.var("$parfor_elem", db, loc);
-    let (get_a, _) = cx.assign(
-        ea,
-        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![a, index]))),
-        loc,
-    );
-    let (get_b, _) = cx.assign(
-        eb,
-        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![b, index]))),
-        loc,
-    );
+    let (get_a, ea) = cx.getflat(a, index, da, loc);
+    let (get_b, eb) = cx.getflat(b, index, db, loc);
     let prod = cx.var("$parfor_prod", mul.ret.unliteral(), loc);
     let (mul_i, mul_e) = cx.assign(
         prod,
@@ -739,32 +762,15 @@ fn dot_vv(
         loc,
     );
     cx.typing.calltypes.insert(mul_e, mul);
-    let (step, step_e) = cx.assign(
-        target,
-        Expr::BinOp {
-            op: BinOp::Add,
-            lhs: target,
-            rhs: prod,
-        },
-        loc,
-    );
-    cx.typing.calltypes.insert(step_e, add);
-    let pattern = format!(
-        "('prange', 'internal', (('dot', 'numpy'), Loc(filename={}, line={}, col=None)))",
-        cx.ir.filename, loc.line
-    );
+    let (step, step_e) = cx.step(target, (BinOp::Add, prod), add, loc);
+    let pattern = cx.internal_pattern("dot", loc);
     cx.emit(
         FlatLoop {
             index,
             size,
             body: vec![get_a, get_b, mul_i, step],
             params: vec![a, b, target],
-            reductions: vec![Reduction {
-                var: target,
-                op: RedOp::Add,
-                expr: step_e,
-                acc_operand: 0,
-            }],
+            reductions: vec![Reduction::add(target, step_e)],
             pattern,
             cost: 4,
         },
@@ -912,10 +918,7 @@ fn linspace(
         ))),
         loc,
     };
-    let pattern = format!(
-        "('prange', 'internal', (('linspace', 'numpy'), Loc(filename={}, line={}, col=None)))",
-        cx.ir.filename, loc.line
-    );
+    let pattern = cx.internal_pattern("linspace", loc);
     cx.emit(
         FlatLoop {
             index,
@@ -969,49 +972,23 @@ fn variance(
     }
     let diff_t = sub.ret.unliteral();
     let size = cx.size_of(arr, loc, out);
-    // Numba's first loop is its `mean`'s (the pattern names it so).
-    let pattern_of = |n: &str, cx: &Cx<'_>| {
-        format!(
-            "('prange', 'internal', (('{n}', 'numpy'), Loc(filename={}, line={}, col=None)))",
-            cx.ir.filename, loc.line
-        )
-    };
-    let (mean_pattern, pattern) = (pattern_of("mean", cx), pattern_of(name, cx));
-    // The mean.
+    // The mean (Numba's first loop is its `mean`'s, and its pattern says so).
     let mean_acc = cx.var("$mean_acc", mean_t, loc);
     let (inst, e) = cx.assign(mean_acc, Expr::Const(Constant::Int(0)), loc);
     cx.gen.inits.insert(e);
     out.push(inst);
     let index = cx.index_var(loc);
-    let elem = cx.var("$parfor_elem", dtype, loc);
-    let (get, _) = cx.assign(
-        elem,
-        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
-        loc,
-    );
-    let (step, step_e) = cx.assign(
-        mean_acc,
-        Expr::BinOp {
-            op: BinOp::Add,
-            lhs: mean_acc,
-            rhs: elem,
-        },
-        loc,
-    );
-    cx.typing.calltypes.insert(step_e, add_mean);
+    let (get, elem) = cx.getflat(arr, index, dtype, loc);
+    let (step, step_e) = cx.step(mean_acc, (BinOp::Add, elem), add_mean, loc);
+    let pattern = cx.internal_pattern("mean", loc);
     cx.emit(
         FlatLoop {
             index,
             size,
             body: vec![get, step],
             params: vec![arr, mean_acc],
-            reductions: vec![Reduction {
-                var: mean_acc,
-                op: RedOp::Add,
-                expr: step_e,
-                acc_operand: 0,
-            }],
-            pattern: mean_pattern,
+            reductions: vec![Reduction::add(mean_acc, step_e)],
+            pattern,
             cost: 3,
         },
         loc,
@@ -1032,12 +1009,7 @@ fn variance(
     cx.gen.inits.insert(e);
     out.push(inst);
     let index = cx.index_var(loc);
-    let elem = cx.var("$parfor_elem", dtype, loc);
-    let (get, _) = cx.assign(
-        elem,
-        Expr::Extension(Box::new(ExtensionNode::new(GETFLAT, vec![arr, index]))),
-        loc,
-    );
+    let (get, elem) = cx.getflat(arr, index, dtype, loc);
     let diff = cx.var("$diff", diff_t, loc);
     let (sub_i, sub_e) = cx.assign(
         diff,
@@ -1055,28 +1027,15 @@ fn variance(
         Expr::Extension(Box::new(ExtensionNode::new(ABS2, vec![diff]))),
         loc,
     );
-    let (step, step_e) = cx.assign(
-        ssd,
-        Expr::BinOp {
-            op: BinOp::Add,
-            lhs: ssd,
-            rhs: sq,
-        },
-        loc,
-    );
-    cx.typing.calltypes.insert(step_e, add_ssd);
+    let (step, step_e) = cx.step(ssd, (BinOp::Add, sq), add_ssd, loc);
+    let pattern = cx.internal_pattern(name, loc);
     cx.emit(
         FlatLoop {
             index,
             size,
             body: vec![get, sub_i, sq_i, step],
             params: vec![arr, mean, ssd],
-            reductions: vec![Reduction {
-                var: ssd,
-                op: RedOp::Add,
-                expr: step_e,
-                acc_operand: 0,
-            }],
+            reductions: vec![Reduction::add(ssd, step_e)],
             pattern,
             cost: 5,
         },

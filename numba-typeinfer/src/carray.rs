@@ -5,27 +5,13 @@
 //! any width.
 
 use crate::context::{BaseContext, FunctionTemplate};
-use crate::conv::tuple_items;
-use crate::numpy::dtype_arg;
+use crate::numpy::{dtype_arg, shape_rank};
 use crate::signature::{ImplKey, Signature};
 use crate::types::{array, Layout, Type, TypeId, NONE};
 
 struct CArray {
     key: &'static str,
     layout: Layout,
-}
-
-/// The rank a shape argument gives: 1 for an integer, the length of a tuple of integers.
-fn shape_rank(t: TypeId) -> Option<u32> {
-    let t = t.unliteral();
-    if t.is_integer() {
-        return Some(1);
-    }
-    let items = tuple_items(t)?;
-    items
-        .iter()
-        .all(|i| i.unliteral().is_integer())
-        .then_some(items.len() as u32)
 }
 
 impl CArray {

@@ -235,7 +235,7 @@ fn accumulate(d: TypeId) -> TypeId {
 }
 
 /// A shape argument: an integer or a tuple of integers; gives the rank.
-fn shape_rank(t: TypeId) -> Option<u32> {
+pub(crate) fn shape_rank(t: TypeId) -> Option<u32> {
     let t = t.unliteral();
     if t.is_integer() {
         return Some(1);

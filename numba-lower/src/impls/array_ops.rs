@@ -1940,30 +1940,21 @@ fn clip<'ctx>(
     })
 }
 
-/// `np.linspace(start, stop, num=50)`: `num` evenly spaced values, `stop` included.
-fn linspace<'ctx>(
+/// Element `i` of `np.linspace(start, stop, num)`: `start + i * step` with
+/// `step = (stop - start) / max(num - 1, 1)`, and exactly `stop` at `i == num - 1`, as
+/// NumPy sets it. The serial function and the parallel version share it, so both give
+/// the same bits.
+pub(super) fn linspace_at<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
-) -> R<BasicValueEnum<'ctx>> {
+    (start, stop): (
+        inkwell::values::FloatValue<'ctx>,
+        inkwell::values::FloatValue<'ctx>,
+    ),
+    num: IntValue<'ctx>,
+    i: IntValue<'ctx>,
+) -> R<inkwell::values::FloatValue<'ctx>> {
     let i64t = lw.ctx.i64_type();
     let f64t = lw.ctx.f64_type();
-    let start = a[0].into_float_value();
-    let stop = a[1].into_float_value();
-    let num = match a.get(2) {
-        Some(v) => v.into_int_value(),
-        None => i64t.const_int(50, false),
-    };
-    let neg =
-        lw.b.build_int_compare(IntPredicate::SLT, num, i64t.const_zero(), "")
-            .map_err(llvm_err)?;
-    lw.raise_const_if(
-        neg,
-        "ValueError",
-        &["Number of samples, -1, must be non-negative."],
-    )?;
-    let out = allocate(lw, sig.ret, &[num])?;
-    // step = (stop - start) / max(num - 1, 1)
     let span = lw.b.build_float_sub(stop, start, "").map_err(llvm_err)?;
     let nm1 =
         lw.b.build_int_sub(num, i64t.const_int(1, false), "")
@@ -1979,20 +1970,48 @@ fn linspace<'ctx>(
         lw.b.build_signed_int_to_float(div, f64t, "")
             .map_err(llvm_err)?;
     let step = lw.b.build_float_div(span, divf, "").map_err(llvm_err)?;
-    let (lp, i) = Loop::begin(lw, num)?;
     let fi =
         lw.b.build_signed_int_to_float(i, f64t, "")
             .map_err(llvm_err)?;
     let off = lw.b.build_float_mul(fi, step, "").map_err(llvm_err)?;
     let v = lw.b.build_float_add(start, off, "").map_err(llvm_err)?;
-    // The last value is exactly `stop`, as NumPy sets it.
     let last =
         lw.b.build_int_compare(IntPredicate::EQ, i, nm1, "")
             .map_err(llvm_err)?;
     let last = lw.b.build_and(last, pos, "").map_err(llvm_err)?;
-    let v = lw.b.build_select(last, stop, v, "").map_err(llvm_err)?;
+    Ok(lw
+        .b
+        .build_select(last, stop, v, "")
+        .map_err(llvm_err)?
+        .into_float_value())
+}
+
+/// `np.linspace(start, stop, num=50)`: `num` evenly spaced values, `stop` included.
+fn linspace<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let start = a[0].into_float_value();
+    let stop = a[1].into_float_value();
+    let num = match a.get(2) {
+        Some(v) => v.into_int_value(),
+        None => i64t.const_int(50, false),
+    };
+    let neg =
+        lw.b.build_int_compare(IntPredicate::SLT, num, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(
+        neg,
+        "ValueError",
+        &["Number of samples, -1, must be non-negative."],
+    )?;
+    let out = allocate(lw, sig.ret, &[num])?;
+    let (lp, i) = Loop::begin(lw, num)?;
+    let v = linspace_at(lw, (start, stop), num, i)?;
     let p = flat_ptr(lw, sig.ret, out, i)?;
-    store_elem(lw, FLOAT64, p, v)?;
+    store_elem(lw, FLOAT64, p, v.into())?;
     lp.end(lw)?;
     Ok(out.into())
 }

@@ -118,6 +118,42 @@ pub(super) fn native_callee<'ctx>(
     }))
 }
 
+/// Call a native function (`ret*`, `excinfo**`, the values) and branch on its status:
+/// the builder is left in the failure block, and the block after it is returned with
+/// the status.
+fn native_call<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    (callee, fnty): (Callee<'ctx>, inkwell::types::FunctionType<'ctx>),
+    (slot, exc): (PointerValue<'ctx>, PointerValue<'ctx>),
+    vals: &[BasicValueEnum<'ctx>],
+    names: (&str, &str),
+) -> R<(
+    inkwell::values::IntValue<'ctx>,
+    inkwell::basic_block::BasicBlock<'ctx>,
+)> {
+    let mut call: Vec<BasicMetadataValueEnum> = vec![slot.into(), exc.into()];
+    call.extend(vals.iter().map(|v| BasicMetadataValueEnum::from(*v)));
+    let site = match callee {
+        Callee::Indirect(p) => lw.b.build_indirect_call(fnty, p, &call, "status"),
+        Callee::Direct(f) => lw.b.build_call(f, &call, "status"),
+    }
+    .map_err(llvm_err)?;
+    let status = site
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| LowerError::Llvm("native call returned void".into()))?
+        .into_int_value();
+    let failed =
+        lw.b.build_int_compare(IntPredicate::NE, status, lw.ctx.i32_type().const_zero(), "")
+            .map_err(llvm_err)?;
+    let fail_bb = lw.new_block(names.0);
+    let ok_bb = lw.new_block(names.1);
+    lw.b.build_conditional_branch(failed, fail_bb, ok_bb)
+        .map_err(llvm_err)?;
+    lw.b.position_at_end(fail_bb);
+    Ok((status, ok_bb))
+}
+
 /// Call dispatcher `id`'s specialisation for `args` and give its result, ignoring a
 /// failure: the result is then the zero value and the exception record is freed. This
 /// is how Numba runs a ufunc's kernel from jitted code (`npyimpl._Kernel`).
@@ -136,26 +172,13 @@ pub(super) fn call_swallowing<'ctx>(
     let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
     let exc = lw.alloca_in_entry(ptr.into(), "kernexc")?;
     lw.b.build_store(exc, ptr.const_null()).map_err(llvm_err)?;
-    let mut call: Vec<BasicMetadataValueEnum> = vec![slot.into(), exc.into()];
-    call.extend(vals.iter().map(|v| BasicMetadataValueEnum::from(*v)));
-    let site = match callee {
-        Callee::Indirect(p) => lw.b.build_indirect_call(fnty, p, &call, "status"),
-        Callee::Direct(f) => lw.b.build_call(f, &call, "status"),
-    }
-    .map_err(llvm_err)?;
-    let status = site
-        .try_as_basic_value()
-        .basic()
-        .ok_or_else(|| LowerError::Llvm("native call returned void".into()))?
-        .into_int_value();
-    let failed =
-        lw.b.build_int_compare(IntPredicate::NE, status, lw.ctx.i32_type().const_zero(), "")
-            .map_err(llvm_err)?;
-    let fail_bb = lw.new_block("kernel.fail");
-    let ok_bb = lw.new_block("kernel.done");
-    lw.b.build_conditional_branch(failed, fail_bb, ok_bb)
-        .map_err(llvm_err)?;
-    lw.b.position_at_end(fail_bb);
+    let (_, ok_bb) = native_call(
+        lw,
+        (callee, fnty),
+        (slot, exc),
+        vals,
+        ("kernel.fail", "kernel.done"),
+    )?;
     let rec = lw.b.build_load(ptr, exc, "").map_err(llvm_err)?;
     let free = lw.runtime_fn(
         "numba_rs_exc_free",
@@ -194,27 +217,15 @@ fn call_dispatcher<'ctx>(
     };
     let ret = lowered(sig.ret);
     let slot = lw.alloca_in_entry(memory_type(lw.ctx, ret)?, "callres")?;
-    let mut args: Vec<BasicMetadataValueEnum> = vec![slot.into(), lw.excinfo.into()];
-    args.extend(vals.iter().map(|v| BasicMetadataValueEnum::from(*v)));
-    let call = match callee {
-        Callee::Indirect(p) => lw.b.build_indirect_call(fnty, p, &args, "status"),
-        Callee::Direct(f) => lw.b.build_call(f, &args, "status"),
-    };
-    let status = call
-        .map_err(llvm_err)?
-        .try_as_basic_value()
-        .basic()
-        .ok_or_else(|| LowerError::Llvm("native call returned void".into()))?
-        .into_int_value();
     // Propagate any non-OK status: the callee already filled excinfo.
-    let failed =
-        lw.b.build_int_compare(IntPredicate::NE, status, lw.ctx.i32_type().const_zero(), "")
-            .map_err(llvm_err)?;
-    let fail_bb = lw.new_block("call.fail");
-    let ok_bb = lw.new_block("call.ok");
-    lw.b.build_conditional_branch(failed, fail_bb, ok_bb)
-        .map_err(llvm_err)?;
-    lw.b.position_at_end(fail_bb);
+    let excinfo = lw.excinfo;
+    let (status, ok_bb) = native_call(
+        lw,
+        (callee, fnty),
+        (slot, excinfo),
+        vals,
+        ("call.fail", "call.ok"),
+    )?;
     lw.propagate_status(status, ok_bb)?;
     lw.b.position_at_end(ok_bb);
     let v =

@@ -26,6 +26,32 @@ pub(crate) fn register(r: &mut Registry) {
     }
 }
 
+/// NumPy's ValueError unless the output array `dst` (of rank `nd`) has exactly the
+/// broadcast shape `dims` of the operation writing into it.
+pub(super) fn check_output_shape<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    dst: inkwell::values::StructValue<'ctx>,
+    nd: u32,
+    dims: &[inkwell::values::IntValue<'ctx>],
+) -> R<()> {
+    let same_rank = dims.len() == nd as usize;
+    let mut bad = lw.ctx.bool_type().const_int(u64::from(!same_rank), false);
+    if same_rank {
+        for (d, &y) in dims.iter().enumerate() {
+            let x = dim(lw, dst, field::SHAPE, d as u32)?;
+            let ne =
+                lw.b.build_int_compare(IntPredicate::NE, x, y, "")
+                    .map_err(llvm_err)?;
+            bad = lw.b.build_or(bad, ne, "").map_err(llvm_err)?;
+        }
+    }
+    lw.raise_const_if(
+        bad,
+        "ValueError",
+        &["non-broadcastable output operand with a shape that doesn't match the broadcast shape"],
+    )
+}
+
 fn inplace<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
@@ -45,21 +71,7 @@ fn inplace<'ctx>(
     let (nd, nr) = (ndim(dst_t), ndim(bsig.ret));
     let (dims, _) = broadcast_shape(lw, nr, &[(dst_t, a[0]), (rhs_t, a[1])])?;
     let dst = a[0].into_struct_value();
-    let mut bad = lw.ctx.bool_type().const_int(u64::from(nr != nd), false);
-    if nr == nd {
-        for (d, &y) in dims.iter().enumerate() {
-            let x = dim(lw, dst, field::SHAPE, d as u32)?;
-            let ne =
-                lw.b.build_int_compare(IntPredicate::NE, x, y, "")
-                    .map_err(llvm_err)?;
-            bad = lw.b.build_or(bad, ne, "").map_err(llvm_err)?;
-        }
-    }
-    lw.raise_const_if(
-        bad,
-        "ValueError",
-        &["non-broadcastable output operand with a shape that doesn't match the broadcast shape"],
-    )?;
+    check_output_shape(lw, dst, nd, &dims)?;
     let tmp = lw.call_impl(&bsig, a)?;
     super::indexing::assign_into(lw, dst_t, dst, bsig.ret, tmp)?;
     lw.decref(bsig.ret, tmp)?;

@@ -695,53 +695,24 @@ fn lower_linspace_count<'ctx>(
     Ok(Some(n.into()))
 }
 
-/// `x = parfor_linspace(start, stop, num, i)`: `start + i * step` with
-/// `step = (stop - start) / max(num - 1, 1)`, and exactly `stop` at `i == num - 1` (the
-/// serial `np.linspace`'s arithmetic, so both give the same bits).
+/// `x = parfor_linspace(start, stop, num, i)`: element `i`, by the serial function's
+/// arithmetic (`array_ops::linspace_at`).
 fn lower_linspace<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     node: &ExtensionNode,
     target: Option<VarId>,
 ) -> R<Option<BasicValueEnum<'ctx>>> {
     let _ = target_of(lw, node, target)?;
-    let f64t = lw.ctx.f64_type();
-    let i64t = lw.ctx.i64_type();
     let mut ends = Vec::new();
     for k in 0..2 {
         let v = operand(lw, node, k)?;
         let x = lw.load(v)?;
         ends.push(lw.cast(x, lowered(lw.ty(v)), FLOAT64)?.into_float_value());
     }
-    let (start, stop) = (ends[0], ends[1]);
     let num = load_index(lw, operand(lw, node, 2)?)?;
     let i = load_index(lw, operand(lw, node, 3)?)?;
-    let span = lw.b.build_float_sub(stop, start, "").map_err(llvm_err)?;
-    let nm1 =
-        lw.b.build_int_sub(num, i64t.const_int(1, false), "")
-            .map_err(llvm_err)?;
-    let pos =
-        lw.b.build_int_compare(IntPredicate::SGT, nm1, i64t.const_zero(), "")
-            .map_err(llvm_err)?;
-    let div =
-        lw.b.build_select(pos, nm1, i64t.const_int(1, false), "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let divf =
-        lw.b.build_signed_int_to_float(div, f64t, "")
-            .map_err(llvm_err)?;
-    let step = lw.b.build_float_div(span, divf, "").map_err(llvm_err)?;
-    let fi =
-        lw.b.build_signed_int_to_float(i, f64t, "")
-            .map_err(llvm_err)?;
-    let off = lw.b.build_float_mul(fi, step, "").map_err(llvm_err)?;
-    let v = lw.b.build_float_add(start, off, "").map_err(llvm_err)?;
-    let last =
-        lw.b.build_int_compare(IntPredicate::EQ, i, nm1, "")
-            .map_err(llvm_err)?;
-    let last = lw.b.build_and(last, pos, "").map_err(llvm_err)?;
-    Ok(Some(
-        lw.b.build_select(last, stop, v, "").map_err(llvm_err)?,
-    ))
+    let v = super::array_ops::linspace_at(lw, (ends[0], ends[1]), num, i)?;
+    Ok(Some(v.into()))
 }
 
 /// `parfor_refill(a)`: every element of `a` the node's constant (a hoisted

@@ -90,19 +90,7 @@ fn vectorized<'ctx>(
     all.push((out_t, out));
     let (dims, all_same) = broadcast_shape(lw, nd, &all)?;
     let dst = out.into_struct_value();
-    let mut bad = lw.ctx.bool_type().const_zero();
-    for (d, &y) in dims.iter().enumerate() {
-        let x = dim(lw, dst, field::SHAPE, d as u32)?;
-        let ne =
-            lw.b.build_int_compare(IntPredicate::NE, x, y, "")
-                .map_err(llvm_err)?;
-        bad = lw.b.build_or(bad, ne, "").map_err(llvm_err)?;
-    }
-    lw.raise_const_if(
-        bad,
-        "ValueError",
-        &["non-broadcastable output operand with a shape that doesn't match the broadcast shape"],
-    )?;
+    super::inplace::check_output_shape(lw, dst, nd, &dims)?;
     fill_elements(lw, (out_t, dst), &dims, all_same, &inputs, &mut |lw, e| {
         apply(lw, kernel, e)
     })?;
