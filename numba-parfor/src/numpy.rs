@@ -53,9 +53,6 @@ pub const GETFLAT: &str = "parfor_getflat";
 pub const SETFLAT: &str = "parfor_setflat";
 /// `m = parfor_mean(total, n)`: NumPy's mean from a sum and a count (nan for none).
 pub const MEAN: &str = "parfor_mean";
-/// `parfor_sizecheck(a, b)` (attr `msg`): NumPy's ValueError with that message unless
-/// `a` and `b` have as many elements.
-pub const SIZECHECK: &str = "parfor_sizecheck";
 /// `n = parfor_linspace_count(num)`: `num`, or NumPy's ValueError when it is negative.
 pub const LINSPACE_COUNT: &str = "parfor_linspace_count";
 /// `x = parfor_linspace(start, stop, num, i)`: element `i` of `np.linspace(start, stop,
@@ -549,9 +546,6 @@ fn reduction(
     report: &mut ParforReport,
 ) -> bool {
     let (sig, args) = (&call.sig, &call.args);
-    if call.key == "numpy.dot" && !call.bound && args.len() == 2 {
-        return dot_vv(cx, (args[0], args[1]), target, &sig.ret, loc, out, report);
-    }
     if call.bound || sig.args.len() != 1 {
         return false;
     }
@@ -699,85 +693,6 @@ fn reduction(
         cx.gen.posts.insert(e);
         out.push(inst);
     }
-    true
-}
-
-/// `s = np.dot(a, b)` of two vectors (Numba's `dotvv_parallel_impl`): NumPy's ValueError
-/// unless the sizes agree (`parfor_sizecheck`), then an `+` reduction of `a[i] * b[i]`.
-fn dot_vv(
-    cx: &mut Cx<'_>,
-    (a, b): (VarId, VarId),
-    target: VarId,
-    ret: &TypeId,
-    loc: Loc,
-    out: &mut Vec<Inst>,
-    report: &mut ParforReport,
-) -> bool {
-    use numba_ir::BinOp;
-    use numba_typeinfer::context::binop_signature;
-    let vector = |v: VarId| match cx.typing.type_of(v).unliteral().get() {
-        Type::Array { dtype, ndim: 1, .. } if dtype.is_float() || dtype.is_complex() => Some(dtype),
-        _ => None,
-    };
-    let (Some(da), Some(db)) = (vector(a), vector(b)) else {
-        return false;
-    };
-    let ret = ret.unliteral();
-    if !ret.is_scalar() || ret != cx.typing.type_of(target).unliteral() {
-        return false;
-    }
-    let (Some(mul), Some(add)) = (
-        binop_signature(BinOp::Mul, da, db),
-        binop_signature(BinOp::Add, ret, ret),
-    ) else {
-        return false;
-    };
-    if add.ret.unliteral() != ret {
-        return false;
-    }
-    let mut check = ExtensionNode::new(SIZECHECK, vec![a, b]);
-    check.attrs.push((
-        "msg".into(),
-        "incompatible array sizes for np.dot(a, b)".into(),
-    ));
-    out.push(Inst {
-        stmt: Stmt::Extension(Box::new(check)),
-        loc,
-    });
-    let size = cx.size_of(a, loc, out);
-    let (inst, e) = cx.assign(target, Expr::Const(Constant::Int(0)), loc);
-    cx.gen.inits.insert(e);
-    out.push(inst);
-    let index = cx.index_var(loc);
-    let (get_a, ea) = cx.getflat(a, index, da, loc);
-    let (get_b, eb) = cx.getflat(b, index, db, loc);
-    let prod = cx.var("$parfor_prod", mul.ret.unliteral(), loc);
-    let (mul_i, mul_e) = cx.assign(
-        prod,
-        Expr::BinOp {
-            op: BinOp::Mul,
-            lhs: ea,
-            rhs: eb,
-        },
-        loc,
-    );
-    cx.typing.calltypes.insert(mul_e, mul);
-    let (step, step_e) = cx.step(target, (BinOp::Add, prod), add, loc);
-    let pattern = cx.internal_pattern("dot", loc);
-    cx.emit(
-        FlatLoop {
-            index,
-            size,
-            body: vec![get_a, get_b, mul_i, step],
-            params: vec![a, b, target],
-            reductions: vec![Reduction::add(target, step_e)],
-            pattern,
-            cost: 4,
-        },
-        loc,
-        out,
-        report,
-    );
     true
 }
 

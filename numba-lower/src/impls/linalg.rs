@@ -127,11 +127,14 @@ fn dot<'ctx>(
     let bad =
         lw.b.build_int_compare(IntPredicate::NE, l.cols, r.rows, "")
             .map_err(llvm_err)?;
-    lw.raise_const_if(
-        bad,
-        "ValueError",
-        &["incompatible array sizes for np.dot(a, b)"],
-    )?;
+    // Numba's message names the operand kinds.
+    let shape_name = |t: TypeId| if ndim(t) == 1 { "vector" } else { "matrix" };
+    let msg = format!(
+        "incompatible array sizes for np.dot(a, b) ({} * {})",
+        shape_name(ta),
+        shape_name(tb)
+    );
+    lw.raise_const_if(bad, "ValueError", &[msg.as_str()])?;
     let (m, k, n) = (l.rows, l.cols, r.cols);
     // The result: a new array (its dims are the non-vector ones), or one stack element.
     let (out, c, rsc) = if sig.ret.is_array() {

@@ -12,7 +12,7 @@ use numba_ir::{ExtensionNode, VarId};
 use numba_parfor::numpy::{
     ABS2, ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT, LINSPACE, LINSPACE_COUNT,
     MASKCHECK, MASKSET, MEAN, MINMAX, NONEMPTY, PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT,
-    SETVIEW, SIZECHECK, UNALIAS,
+    SETVIEW, UNALIAS,
 };
 use numba_typeinfer::types::*;
 
@@ -40,7 +40,6 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(numba_parfor::hoist::REFILL, lower_refill);
     r.register_extension(LINSPACE_COUNT, lower_linspace_count);
     r.register_extension(LINSPACE, lower_linspace);
-    r.register_extension(SIZECHECK, lower_sizecheck);
     r.register_extension(EXTREME, lower_extreme);
     r.register_extension(MINMAX, lower_minmax);
     r.register_extension(NONEMPTY, lower_nonempty);
@@ -645,35 +644,6 @@ fn lower_mean<'ctx>(
         return Ok(Some(lw.cast(r, rt, t)?));
     }
     Ok(Some(m))
-}
-
-/// `parfor_sizecheck(a, b)`: the node's ValueError unless the sizes agree.
-fn lower_sizecheck<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    node: &ExtensionNode,
-    _: Option<VarId>,
-) -> R<Option<BasicValueEnum<'ctx>>> {
-    let msg = node
-        .attrs
-        .iter()
-        .find(|(k, _)| k == "msg")
-        .map(|(_, v)| v.clone())
-        .ok_or_else(|| lw.unsupported(format!("malformed {} node", node.kind)))?;
-    let mut sizes = Vec::new();
-    for k in 0..2 {
-        let v = operand(lw, node, k)?;
-        let arr = lw.load(v)?.into_struct_value();
-        sizes.push(super::array_ops::get_int(
-            lw,
-            arr,
-            crate::model::array::field::NITEMS,
-        )?);
-    }
-    let differ =
-        lw.b.build_int_compare(IntPredicate::NE, sizes[0], sizes[1], "")
-            .map_err(llvm_err)?;
-    lw.raise_const_if(differ, "ValueError", &[msg.as_str()])?;
-    Ok(None)
 }
 
 /// `n = parfor_linspace_count(num)`: NumPy's ValueError for a negative count.
