@@ -535,6 +535,18 @@ fn call_site(cx: &Cx<'_>, value: ExprId) -> Option<CallSite> {
     })
 }
 
+/// The value a bound method was taken from (`a` of `f = a.sum`), when `func` has that
+/// one definition.
+fn receiver(ir: &FunctionIR, defs: &HashMap<VarId, Vec<ExprId>>, func: VarId) -> Option<VarId> {
+    match defs.get(&func).map(|d| d.as_slice()) {
+        Some([d]) => match ir.expr(*d) {
+            Expr::GetAttr { value, .. } => Some(*value),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// `s = np.sum(a)`-style whole-array reductions to a reduction parfor.
 fn reduction(
     cx: &mut Cx<'_>,
@@ -568,12 +580,9 @@ fn reduction(
         if !args.is_empty() {
             return false;
         }
-        match defs.get(&call.func).map(|d| d.as_slice()) {
-            Some([d]) => match cx.ir.expr(*d) {
-                Expr::GetAttr { value, .. } => *value,
-                _ => return false,
-            },
-            _ => return false,
+        match receiver(cx.ir, defs, call.func) {
+            Some(v) => v,
+            None => return false,
         }
     };
     let arr_t = cx.typing.type_of(arr);
@@ -713,12 +722,8 @@ fn fill(
     if call.key != "array.fill" || call.bound {
         return false;
     }
-    let arr = match defs.get(&call.func).map(|d| d.as_slice()) {
-        Some([d]) => match cx.ir.expr(*d) {
-            Expr::GetAttr { value, .. } => *value,
-            _ => return false,
-        },
-        _ => return false,
+    let Some(arr) = receiver(cx.ir, defs, call.func) else {
+        return false;
     };
     let writable = matches!(
         cx.typing.type_of(arr).unliteral().get(),

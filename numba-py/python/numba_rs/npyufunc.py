@@ -151,7 +151,6 @@ class _UFuncBase:
 
     def __init__(self, func, kws, nin, nout, wrappers, core_dims=None, layout=None):
         self.py_func = func
-        self._kws = dict(kws)
         self._kernel = _kernel(func, kws, wrappers, core_dims)
         self._nin, self._nout = nin, nout
         self._identity = _identity_code(kws.get("identity"))
