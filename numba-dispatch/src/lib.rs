@@ -36,7 +36,7 @@ use numba_lower::CompiledFunction;
 use numba_typeinfer::TypeId;
 
 pub use error::{CompileError, ErrorKind};
-pub use pipeline::{compile_function, CompileOptions, Target};
+pub use pipeline::{compile_function, compile_object_mode, CompileOptions, ObjectMode, Target};
 pub use ufuncs::{lookup_ufunc, register_ufunc, UFuncSource};
 
 /// Where a jitted function's code and globals come from.
@@ -73,6 +73,8 @@ pub struct JitOptions {
     pub wrappers: numba_lower::Wrappers,
     /// Declared types of local variables (`locals=`), by name.
     pub locals: Vec<(String, TypeId)>,
+    /// When object mode is used (`forceobj=True`, `nopython=False`).
+    pub object_mode: ObjectMode,
 }
 
 /// One jitted function and its specialisations.
@@ -487,6 +489,7 @@ impl Dispatcher {
                 parallel: self.options.parallel,
                 wrappers: self.options.wrappers.clone(),
                 locals: self.options.locals.clone(),
+                object_mode: self.options.object_mode,
             };
             compile_function(code, globals.as_ref(), args, &options, &self.target)
         })();

@@ -84,6 +84,19 @@ pub struct CompileOptions {
     pub wrappers: numba_lower::Wrappers,
     /// Declared types of local variables (`locals=`).
     pub locals: Vec<(String, TypeId)>,
+    /// Whether the function compiles in object mode (`forceobj=True`).
+    pub object_mode: ObjectMode,
+}
+
+/// Whether a function is compiled in object mode. Since Numba 0.59 nothing falls back to
+/// object mode: only `@jit(forceobj=True)` asks for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ObjectMode {
+    /// nopython (`@njit`, `@jit`).
+    #[default]
+    Never,
+    /// Object mode (`@jit(forceobj=True)`).
+    Force,
 }
 
 struct Registry;
@@ -302,6 +315,123 @@ fn substitute_omitted(
 
 /// Compile a code object for the given argument types, without any Python involved.
 pub fn compile_function(
+    code: CodeObject,
+    globals: &dyn GlobalResolver,
+    args: &[TypeId],
+    options: &CompileOptions,
+    target: &Target,
+) -> Result<CompiledFunction, CompileError> {
+    match options.object_mode {
+        ObjectMode::Never => compile_nopython(code, globals, args, options, target),
+        ObjectMode::Force => compile_object_mode(code, globals, args, options),
+    }
+}
+
+/// Compile a code object in object mode (seed 001 stage 6b): the untyped IR, every
+/// value a Python object, lowered to CPython API calls by `numba_lower::objmode`.
+pub fn compile_object_mode(
+    code: CodeObject,
+    globals: &dyn GlobalResolver,
+    args: &[TypeId],
+    options: &CompileOptions,
+) -> Result<CompiledFunction, CompileError> {
+    let qualname = code.qualname.clone();
+    let filename = code.filename.clone();
+    let firstline = code.firstlineno;
+    let here = |e: CompileError| {
+        let line = e.line.or(Some(firstline));
+        e.at(&qualname, &filename, line)
+    };
+    let wanted = print_after();
+    let mut times: Vec<(String, Duration)> = Vec::new();
+    let start = Instant::now();
+    let mut ir = numba_bytecode::ByteCode::decode(code)
+        .map_err(IrError::from)
+        .and_then(|bc| {
+            let df = numba_bytecode::flow::analyze(&bc)?;
+            numba_ir::interpret(&bc, &df, globals)
+        })
+        .map_err(|e| {
+            let mut err = CompileError::new(ErrorKind::Unsupported, e.to_string());
+            err.line = e.line();
+            here(err)
+        })?;
+    times.push(("translate_bytecode".into(), start.elapsed()));
+    maybe_print(&ir, "translate_bytecode", &wanted);
+    let start = Instant::now();
+    numba_ir::postproc::run(&mut ir, false);
+    if env_flag("NUMBA_DUMP_IR") {
+        print!("{}", ir.dump_with_header());
+    }
+    // Comprehensions and closures called where they are made are inlined, as Numba's
+    // object-mode pipeline inlines them.
+    numba_ir::utils::inline_closures(&mut ir, globals).map_err(|e| {
+        let mut err = CompileError::new(ErrorKind::Unsupported, e.to_string());
+        err.line = e.line();
+        here(err)
+    })?;
+    numba_ir::postproc::insert_dels(&mut ir);
+    times.push(("ir_processing".into(), start.elapsed()));
+    maybe_print(&ir, "ir_processing", &wanted);
+    let lower_options = LowerOptions {
+        self_id: options.dispatcher_id,
+        uid: options.dispatcher_id.unwrap_or(0),
+        module: if options.module.is_empty() {
+            "__main__".into()
+        } else {
+            options.module.clone()
+        },
+        dump_assembly: env_flag("NUMBA_DUMP_ASSEMBLY"),
+        ..LowerOptions::default()
+    };
+    let mut compiled = numba_lower::objmode::compile(&ir, args, &lower_options).map_err(|e| {
+        let (kind, line) = match &e {
+            LowerError::Unsupported { line, .. } => (ErrorKind::Unsupported, Some(*line)),
+            LowerError::Llvm(_) => (ErrorKind::Internal, None),
+        };
+        let mut err = CompileError::new(kind, e.to_string());
+        err.line = line.filter(|&l| l > 0);
+        here(err)
+    })?;
+    times.append(&mut compiled.timings);
+    compiled.timings = times;
+    // Nothing is typed: every value is a Python object (an empty typemap, which the
+    // annotation prints as Numba does).
+    let typing = numba_typeinfer::TypingResult {
+        typemap: Vec::new(),
+        calltypes: Default::default(),
+        return_type: numba_typeinfer::types::PYOBJECT,
+        arg_types: args.to_vec(),
+        call_args: Default::default(),
+    };
+    let annotated = std::sync::Arc::new((ir, typing));
+    compiled.type_annotation = numba_lower::LazyText::new(move || {
+        let (ir, typing) = &*annotated;
+        let source = std::fs::read_to_string(&ir.filename).ok();
+        numba_typeinfer::annotate::annotate(ir, typing, source.as_deref())
+    });
+    if env_flag("NUMBA_DUMP_LLVM") {
+        println!(
+            "{}",
+            numba_ir::center(&format!("LLVM DUMP {qualname}"), 80, '-')
+        );
+        println!("{}", compiled.llvm_ir);
+        println!("{}", "=".repeat(80));
+    }
+    if env_flag("NUMBA_DUMP_OPTIMIZED") {
+        dump(
+            &format!("OPTIMIZED DUMP {qualname}"),
+            &compiled.optimized_ir,
+        );
+    }
+    if let Some(asm) = &compiled.assembly {
+        dump(&format!("ASSEMBLY {qualname}"), asm);
+    }
+    Ok(compiled)
+}
+
+/// Compile a code object in nopython mode.
+fn compile_nopython(
     code: CodeObject,
     globals: &dyn GlobalResolver,
     args: &[TypeId],

@@ -163,13 +163,16 @@ pub enum Shape {
     /// A `slice`: start, stop, step with Numba's defaults for the missing bounds (start
     /// 0 or `i64::MAX`, stop `i64::MAX` or `i64::MIN` by the step's sign; step 1).
     Slice,
+    /// A Python object (object mode): one slot holding its `PyObject*`, borrowed in
+    /// arguments, a new reference in results.
+    Object,
 }
 
 impl Shape {
     /// Number of slots.
     pub fn slots(&self) -> usize {
         match self {
-            Shape::Leaf(..) | Shape::Enum(_) | Shape::Generator(_) => 1,
+            Shape::Leaf(..) | Shape::Enum(_) | Shape::Generator(_) | Shape::Object => 1,
             Shape::Array(t) => 5 + 2 * crate::model::array::ndim(*t) as usize,
             Shape::Complex(_) => 2,
             Shape::Slice => 3,

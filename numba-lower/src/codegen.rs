@@ -172,6 +172,9 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
     for (name, addr) in externals {
         if let Some(f) = module.get_function(name) {
             engine.add_global_mapping(&f, *addr);
+        } else if let Some(g) = module.get_global(name) {
+            // A data symbol (object mode's `_Py_NoneStruct`).
+            engine.add_global_mapping(&g, *addr);
         }
     }
     // Calls to other compiled functions name their address

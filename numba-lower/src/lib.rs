@@ -40,6 +40,7 @@ pub mod lapack;
 pub mod mangle;
 pub mod model;
 pub mod nrt;
+pub mod objmode;
 mod parallel;
 pub mod random;
 pub mod refprune;
@@ -130,6 +131,9 @@ pub struct CompiledFunction {
     pub hoisted_allocations: Vec<(usize, u32, String)>,
     /// The foreign entry points [`LowerOptions::wrappers`] asked for.
     pub wrappers: WrapperAddresses,
+    /// An object-mode function's environment to fill before the first call
+    /// ([`objmode`]); `None` in nopython code.
+    pub object_env: Option<objmode::ObjectEnv>,
 }
 
 /// A warning raised while compiling.

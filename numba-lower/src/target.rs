@@ -220,6 +220,7 @@ impl TargetContext for CpuTarget {
             parallel_loops: Vec::new(),
             hoisted_allocations: Vec::new(),
             wrappers,
+            object_env: None,
         })
     }
 }

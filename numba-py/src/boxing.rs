@@ -156,6 +156,8 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             }
             out.push(g.address() as u64);
         }
+        // Object mode: the object itself, borrowed for the call.
+        Shape::Object => out.push(v.as_ptr() as u64),
         Shape::None | Shape::Literal(_) => {}
     }
     Ok(())
@@ -259,6 +261,11 @@ pub fn decode(
             }
         }
         Shape::None => py.None(),
+        Shape::Object => {
+            let p = next()? as *mut pyo3::ffi::PyObject;
+            // SAFETY: object-mode code stores a new reference (never null on success).
+            unsafe { Bound::from_owned_ptr_or_err(py, p) }?.unbind()
+        }
         Shape::Generator(t) => {
             let obj = next()? as usize;
             // SAFETY: the slot holds a new reference to a generator object of type t.

@@ -338,7 +338,15 @@ impl Dispatcher {
                 t
             } else {
                 // SAFETY: a borrowed argument the caller holds for the call.
-                crate::typeof_arg(&*unsafe { Borrowed::from_ptr(py, p) })?
+                let v = unsafe { Borrowed::from_ptr(py, p) };
+                match crate::typeof_arg(&v) {
+                    Ok(t) => t,
+                    // Object mode takes any object (Numba's `typeof_pyval`).
+                    Err(_) if self.object_mode != numba_dispatch::ObjectMode::Never => {
+                        types::PYOBJECT
+                    }
+                    Err(e) => return Err(e),
+                }
             };
         }
         let tys = &*tys;
@@ -351,8 +359,15 @@ impl Dispatcher {
             }
         };
         let mut slots = boxing::Slots::new();
+        if c.object_env.is_some() {
+            // Object mode: every argument crosses as its object.
+            crate::objmode::ensure_env(py, c, self.py_func.bind(py))?;
+            builtin = 0;
+        }
         self.encode_args(py, c, args, tys, builtin, &mut slots)?;
-        let out = run_entry(py, &self.core.name, c, &slots, self.nogil)?;
+        // Object-mode code calls the C API: it never runs without the GIL.
+        let nogil = self.nogil && c.object_env.is_none();
+        let out = run_entry(py, &self.core.name, c, &slots, nogil)?;
         if matches!(c.ret_shape, Some(numba_lower::Shape::Generator(_))) {
             crate::generator::keep_args_alive(py, &out, args)?;
         }
@@ -489,6 +504,12 @@ pub(crate) fn run_entry(
         // result's slots.
         unsafe { entry(ret.as_mut_ptr(), &mut exc, slots.as_ptr()) }
     };
+    if status == numba_lower::STATUS_EXC {
+        // Object mode: the Python error is already set.
+        return Err(PyErr::take(py).unwrap_or_else(|| {
+            pyo3::exceptions::PySystemError::new_err("error return without exception set")
+        }));
+    }
     if status != STATUS_OK {
         return Err(crate::raise_native(py, exc));
     }

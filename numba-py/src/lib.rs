@@ -16,6 +16,7 @@ mod call;
 mod fingerprint;
 mod generator;
 mod ndarray;
+mod objmode;
 mod parallel;
 mod ufunc;
 
@@ -723,6 +724,9 @@ struct Dispatcher {
     params: call::Params,
     /// Release the GIL while native code runs.
     nogil: bool,
+    /// Whether specialisations may be compiled in object mode (arguments no type
+    /// describes are then typed `pyobject`).
+    object_mode: numba_dispatch::ObjectMode,
 }
 
 /// The Python error for a panic caught at the boundary.
@@ -804,6 +808,18 @@ impl Dispatcher {
         if !c.warnings.is_empty() {
             issue_warnings(py, &c)?;
         }
+        if self.nogil && c.object_env.is_some() {
+            // Object-mode code calls the C API: it keeps the GIL (Numba's warning).
+            let cat = py.import("numba_rs.errors")?.getattr("NumbaWarning")?;
+            py.import("warnings")?.call_method1(
+                "warn",
+                (
+                    "Code running in object mode won't allow parallel execution despite nogil=True.",
+                    cat,
+                    3,
+                ),
+            )?;
+        }
         Ok(c)
     }
 }
@@ -816,7 +832,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -830,7 +846,17 @@ impl Dispatcher {
         wrappers: Option<&str>,
         core_dims: Option<Vec<Vec<usize>>>,
         locals: Option<Vec<(String, String)>>,
+        object_mode: &str,
     ) -> PyResult<Self> {
+        let object_mode = match object_mode {
+            "never" => numba_dispatch::ObjectMode::Never,
+            "force" => numba_dispatch::ObjectMode::Force,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "object_mode must be 'never' or 'force', not {other:?}"
+                )))
+            }
+        };
         // `locals={'c': 'int64'}`: each declared type as signature text.
         let locals = locals
             .unwrap_or_default()
@@ -899,6 +925,7 @@ impl Dispatcher {
                 parallel,
                 wrappers,
                 locals,
+                object_mode,
             },
         );
         let _ = this.set((core.id, short));
@@ -910,6 +937,7 @@ impl Dispatcher {
             py_func,
             params,
             nogil,
+            object_mode,
         };
         for s in signatures.unwrap_or_default() {
             let (ret, args) = numba_typeinfer::parse_signature(&s).map_err(TypingError::new_err)?;
@@ -1083,8 +1111,10 @@ impl Dispatcher {
         let ptrs: Vec<*mut pyo3::ffi::PyObject> = args.iter().map(|a| a.as_ptr()).collect();
         let mut slots = boxing::Slots::new();
         // No argument is marked builtin: each converts through its shape.
+        crate::objmode::ensure_env(py, &c, self.py_func.bind(py))?;
         self.encode_args(py, &c, &ptrs, &c.arg_types, 0, &mut slots)?;
-        let out = call::run_entry(py, &self.core.name, &c, &slots, self.nogil)?;
+        let nogil = self.nogil && c.object_env.is_none();
+        let out = call::run_entry(py, &self.core.name, &c, &slots, nogil)?;
         generator::keep_args_alive(py, &out, &ptrs)?;
         Ok(out)
     }
@@ -1272,6 +1302,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_lower::runtime::set_print_hook(print_hook);
     numba_lower::runtime::set_exc_match_hook(exc_match_hook);
     numba_lower::runtime::set_error_report_hook(ufunc::error_report_hook);
+    objmode::install();
     ufunc::register(m)?;
     m.add_class::<Dispatcher>()?;
     m.add_class::<Type>()?;

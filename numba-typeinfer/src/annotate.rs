@@ -70,6 +70,9 @@ fn group_by_line(ir: &FunctionIR, typing: &TypingResult) -> BTreeMap<u32, Vec<St
             let line = match &inst.stmt {
                 Stmt::Assign { target, value } => {
                     let ty = match ir.expr(*value) {
+                        // Object mode types nothing: Numba's annotation then prints
+                        // `<missing>` for variables and `pyobject` for calls.
+                        Expr::Call { .. } if typing.typemap.is_empty() => "pyobject".to_string(),
                         Expr::Call { .. } => typing
                             .calltypes
                             .get(value)

@@ -12,7 +12,7 @@ import inspect
 from ._numba_rs import Dispatcher as _BaseDispatcher
 from ._numba_rs import Type as _Type
 from .dispatcher import CPUDispatcher as Dispatcher
-from .errors import NumbaWarning
+from .errors import NumbaDeprecationWarning, NumbaWarning
 
 _FASTMATH_FLAGS = {
     "reassoc": 0x01,
@@ -33,11 +33,11 @@ _NOT_YET = {
     "inline": "inlining into jitted callers",
     "debug": "debug info",
     "looplift": "loop lifting (object mode)",
-    "forceobj": "object mode",
     "target_backend": "other targets",
     "signature_or_function": None,
 }
 _KNOWN = _ACCEPTED | set(_NOT_YET) | {
+    "forceobj",
     "fastmath",
     "error_model",
     "nogil",
@@ -119,8 +119,8 @@ def _check_options(options):
         raise KeyError(
             f"Unrecognized options: {sorted(unknown)}. Known options are {sorted(_KNOWN)}"
         )
-    if options.get("nopython") is False or options.get("forceobj"):
-        raise NotImplementedError("object mode is not supported by numba-rs yet")
+    if options.get("nopython") and options.get("forceobj"):
+        raise ValueError("Only one of 'nopython' or 'forceobj' can be True.")
     for name, what in _NOT_YET.items():
         value = options.get(name)
         if name == "inline" and value in (None, "never"):
@@ -147,6 +147,15 @@ def _locals_pairs(locals_):
 
 def njit(*args, **options):
     """Compile a function in nopython mode: ``@njit``, ``@njit(...)`` or ``@njit("f8(f8)")``."""
+    for name in ("nopython", "forceobj"):
+        if name in options:
+            warnings.warn(f"{name} is set for njit and is ignored", RuntimeWarning, stacklevel=2)
+            del options[name]
+    return _jit(args, options)
+
+
+def _jit(args, options):
+    """The decorator for checked options: nopython, or object mode with ``forceobj``."""
     _check_options(options)
     kw = {
         "fastmath": _fastmath_bits(options.get("fastmath", False)),
@@ -157,9 +166,11 @@ def njit(*args, **options):
     }
     if options.get("locals"):
         kw["locals"] = _locals_pairs(options["locals"])
+    if options.get("forceobj"):
+        kw["object_mode"] = "force"
     # A type object is callable too (it builds signatures), so it is a signature here.
     if len(args) == 1 and isinstance(args[0], _Type):
-        return njit(str(args[0]), **options)
+        return _jit((str(args[0]),), options)
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], (str, list, tuple)):
         return Dispatcher(_decorated(args[0]), None, **kw)
     sigs = _signatures(args[0]) if args else None
@@ -184,7 +195,16 @@ def _decorated(func):
 
 
 def jit(*args, **options):
-    """``@jit``: nopython mode, as Numba 0.59+ compiles by default. Object mode is not
-    supported yet."""
-    options.setdefault("nopython", True)
-    return njit(*args, **options)
+    """``@jit``: nopython mode, as Numba 0.59+ compiles by default; object mode with
+    ``forceobj=True``. ``nopython=False`` changes nothing since Numba 0.59 (a deprecation
+    warning says so)."""
+    if options.get("nopython") is False:
+        warnings.warn(
+            "The keyword argument 'nopython=False' was supplied. From Numba 0.59.0 the "
+            "default is True and supplying this argument has no effect.",
+            NumbaDeprecationWarning,
+            stacklevel=2,
+        )
+    if not options.get("forceobj"):
+        options["nopython"] = True
+    return _jit(args, options)

@@ -30,6 +30,10 @@ class CompileResult:
         self.argtypes = tuple(argtypes)
         self.return_type = dispatcher._return_type(self.argtypes)
         self.signature = Signature(self.return_type, self.argtypes)
+        # Object mode returns a Python object, which nopython code never does.
+        self.objectmode = str(self.return_type) == "pyobject"
+        # The loops lifted out of an object-mode function (none yet: see the README).
+        self.lifted = ()
         self.py_func = dispatcher.py_func
         run, argtypes = dispatcher._run_overload, self.argtypes
 
@@ -177,8 +181,9 @@ class CPUDispatcher(_Dispatcher):
 
     @property
     def nopython_signatures(self):
-        """The signatures (``return_type(args)``) of every specialisation."""
-        return [res.signature for res in self.overloads.values()]
+        """The signatures (``return_type(args)``) of every nopython specialisation
+        (object-mode ones are left out, as in Numba)."""
+        return [res.signature for res in self.overloads.values() if not res.objectmode]
 
     def compile(self, sig):
         """Compile one signature now (``"f8(f8)"``, ``float64(float64)``, or a tuple of

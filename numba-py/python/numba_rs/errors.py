@@ -31,3 +31,7 @@ class NumbaPerformanceWarning(NumbaWarning):
 
 class NumbaParallelSafetyWarning(NumbaWarning):
     """A parallel loop whose result may depend on the order threads run in."""
+
+
+class NumbaDeprecationWarning(NumbaWarning, DeprecationWarning):
+    """A feature or option Numba deprecated (``nopython=False`` since 0.59)."""
