@@ -36,13 +36,20 @@ use numba_lower::CompiledFunction;
 use numba_typeinfer::TypeId;
 
 pub use error::{CompileError, ErrorKind};
-pub use pipeline::{compile_function, compile_object_mode, CompileOptions, ObjectMode, Target};
+pub use pipeline::{
+    compile_function, compile_lifted_loop, compile_object_mode, CompileOptions, ObjectMode, Target,
+};
 pub use ufuncs::{lookup_ufunc, register_ufunc, UFuncSource};
 
 /// Where a jitted function's code and globals come from.
 pub trait FunctionSource: Send + Sync {
     /// The code object and a resolver for the names it reads as globals.
     fn load(&self) -> Result<(CodeObject, Box<dyn GlobalResolver>), String>;
+    /// The IR to compile instead of the code object (a loop lifted out of an object-mode
+    /// function); `None` for a function.
+    fn lifted_ir(&self) -> Option<numba_ir::FunctionIR> {
+        None
+    }
     /// The Python module the function belongs to (for symbol names).
     fn module(&self) -> String {
         "__main__".into()
@@ -50,6 +57,9 @@ pub trait FunctionSource: Send + Sync {
     /// Parameter names and the default values of the trailing parameters. The default
     /// reads the names from the code object and knows no defaults.
     fn parameters(&self) -> Result<(Vec<String>, Vec<numba_bytecode::Constant>), String> {
+        if let Some(ir) = self.lifted_ir() {
+            return Ok((ir.arg_names, Vec::new()));
+        }
         let (code, _) = self.load()?;
         let n = code.argcount as usize;
         Ok((
@@ -73,8 +83,10 @@ pub struct JitOptions {
     pub wrappers: numba_lower::Wrappers,
     /// Declared types of local variables (`locals=`), by name.
     pub locals: Vec<(String, TypeId)>,
-    /// When object mode is used (`forceobj=True`, `nopython=False`).
+    /// When object mode is used (`forceobj=True`).
     pub object_mode: ObjectMode,
+    /// `looplift=False`.
+    pub no_looplift: bool,
 }
 
 /// One jitted function and its specialisations.
@@ -312,6 +324,46 @@ impl Dispatcher {
         )
     }
 
+    /// A dispatcher for a loop lifted out of this (object-mode) function: compiled from
+    /// its IR, nopython when it types; same globals, target and options.
+    pub fn lifted_loop(self: &Arc<Self>, ir: numba_ir::FunctionIR) -> Arc<Dispatcher> {
+        struct LiftedSource {
+            parent: Arc<Dispatcher>,
+            ir: numba_ir::FunctionIR,
+        }
+        impl FunctionSource for LiftedSource {
+            fn load(&self) -> Result<(CodeObject, Box<dyn GlobalResolver>), String> {
+                self.parent.source.load()
+            }
+            fn module(&self) -> String {
+                self.parent.source.module()
+            }
+            fn parameters(&self) -> Result<(Vec<String>, Vec<numba_bytecode::Constant>), String> {
+                Ok((self.ir.arg_names.clone(), Vec::new()))
+            }
+            fn lifted_ir(&self) -> Option<numba_ir::FunctionIR> {
+                Some(self.ir.clone())
+            }
+        }
+        let name = self.name.clone();
+        let d = register_with(
+            &name,
+            Box::new(LiftedSource {
+                parent: self.clone(),
+                ir,
+            }),
+            self.target.clone(),
+            JitOptions {
+                object_mode: ObjectMode::Never,
+                ..self.options.clone()
+            },
+        );
+        if let Some(text) = self.display.get() {
+            d.set_display(text.clone());
+        }
+        d
+    }
+
     /// The function's parameter names and trailing defaults (read once).
     pub fn parameters(&self) -> Option<(Vec<String>, Vec<numba_bytecode::Constant>)> {
         self.parameters
@@ -362,6 +414,15 @@ impl Dispatcher {
         let candidates = overloads.iter().map(|o| o.arg_types.as_slice());
         match selection::select(args, candidates, policy) {
             selection::Selection::Unique(i) => Ok(overloads[i].clone()),
+            // An object-mode specialisation takes any arguments: Numba's dispatcher runs
+            // it for calls no other one matches (its `fallbackdef`).
+            selection::Selection::NoMatch if overloads.iter().any(|o| o.object_env.is_some()) => {
+                Ok(overloads
+                    .iter()
+                    .find(|o| o.object_env.is_some())
+                    .cloned()
+                    .unwrap_or_else(|| overloads[0].clone()))
+            }
             selection::Selection::NoMatch => Err(CompileError::new(
                 ErrorKind::Dispatch,
                 selection::no_match_message(args),
@@ -490,8 +551,27 @@ impl Dispatcher {
                 wrappers: self.options.wrappers.clone(),
                 locals: self.options.locals.clone(),
                 object_mode: self.options.object_mode,
+                no_looplift: self.options.no_looplift,
             };
-            compile_function(code, globals.as_ref(), args, &options, &self.target)
+            let mut compiled = match self.source.lifted_ir() {
+                Some(ir) => {
+                    compile_lifted_loop(ir, globals.as_ref(), args, &options, &self.target)?
+                }
+                None => compile_function(code, globals.as_ref(), args, &options, &self.target)?,
+            };
+            // Loops lifted out of an object-mode function: each a dispatcher of its own,
+            // which the function's environment holds.
+            if let Some(env) = compiled.object_env.as_mut() {
+                if !env.lifted_ir.is_empty() {
+                    let me = lookup_dispatcher(self.id).ok_or_else(|| {
+                        CompileError::new(ErrorKind::Internal, "dispatcher not registered")
+                    })?;
+                    for ir in std::mem::take(&mut env.lifted_ir) {
+                        env.lifted.push(me.lifted_loop(ir).id);
+                    }
+                }
+            }
+            Ok(compiled)
         })();
         IN_PROGRESS.with(|s| s.borrow_mut().remove(&key));
         result

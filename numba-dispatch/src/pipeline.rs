@@ -86,6 +86,8 @@ pub struct CompileOptions {
     pub locals: Vec<(String, TypeId)>,
     /// Whether the function compiles in object mode (`forceobj=True`).
     pub object_mode: ObjectMode,
+    /// `looplift=False`: object mode keeps every loop.
+    pub no_looplift: bool,
 }
 
 /// Whether a function is compiled in object mode. Since Numba 0.59 nothing falls back to
@@ -335,29 +337,33 @@ pub fn compile_object_mode(
     args: &[TypeId],
     options: &CompileOptions,
 ) -> Result<CompiledFunction, CompileError> {
-    let qualname = code.qualname.clone();
-    let filename = code.filename.clone();
-    let firstline = code.firstlineno;
+    let start = Instant::now();
+    let ir = translate(code, globals)?;
+    let times = vec![("translate_bytecode".into(), start.elapsed())];
+    maybe_print(&ir, "translate_bytecode", &print_after());
+    compile_object_mode_ir(ir, globals, args, options, !options.no_looplift, times)
+}
+
+/// The object-mode pipeline from untyped IR; `lift` extracts the loops that may type in
+/// nopython mode (`numba_ir::looplift`) into [`ObjectEnv::lifted_ir`].
+///
+/// [`ObjectEnv::lifted_ir`]: numba_lower::objmode::ObjectEnv::lifted_ir
+fn compile_object_mode_ir(
+    mut ir: FunctionIR,
+    globals: &dyn GlobalResolver,
+    args: &[TypeId],
+    options: &CompileOptions,
+    lift: bool,
+    mut times: Vec<(String, Duration)>,
+) -> Result<CompiledFunction, CompileError> {
+    let qualname = ir.qualname.clone();
+    let filename = ir.filename.clone();
+    let firstline = ir.firstlineno;
     let here = |e: CompileError| {
         let line = e.line.or(Some(firstline));
         e.at(&qualname, &filename, line)
     };
     let wanted = print_after();
-    let mut times: Vec<(String, Duration)> = Vec::new();
-    let start = Instant::now();
-    let mut ir = numba_bytecode::ByteCode::decode(code)
-        .map_err(IrError::from)
-        .and_then(|bc| {
-            let df = numba_bytecode::flow::analyze(&bc)?;
-            numba_ir::interpret(&bc, &df, globals)
-        })
-        .map_err(|e| {
-            let mut err = CompileError::new(ErrorKind::Unsupported, e.to_string());
-            err.line = e.line();
-            here(err)
-        })?;
-    times.push(("translate_bytecode".into(), start.elapsed()));
-    maybe_print(&ir, "translate_bytecode", &wanted);
     let start = Instant::now();
     numba_ir::postproc::run(&mut ir, false);
     if env_flag("NUMBA_DUMP_IR") {
@@ -370,9 +376,17 @@ pub fn compile_object_mode(
         err.line = e.line();
         here(err)
     })?;
-    numba_ir::postproc::insert_dels(&mut ir);
     times.push(("ir_processing".into(), start.elapsed()));
     maybe_print(&ir, "ir_processing", &wanted);
+    let lifted = if lift {
+        let start = Instant::now();
+        let lifted = numba_ir::looplift::lift_loops(&mut ir);
+        times.push(("object_mode_frontend".into(), start.elapsed()));
+        lifted
+    } else {
+        Vec::new()
+    };
+    numba_ir::postproc::insert_dels(&mut ir);
     let lower_options = LowerOptions {
         self_id: options.dispatcher_id,
         uid: options.dispatcher_id.unwrap_or(0),
@@ -395,6 +409,9 @@ pub fn compile_object_mode(
     })?;
     times.append(&mut compiled.timings);
     compiled.timings = times;
+    if let Some(env) = compiled.object_env.as_mut() {
+        env.lifted_ir = lifted;
+    }
     // Nothing is typed: every value is a Python object (an empty typemap, which the
     // annotation prints as Numba does).
     let typing = numba_typeinfer::TypingResult {
@@ -430,6 +447,49 @@ pub fn compile_object_mode(
     Ok(compiled)
 }
 
+/// Compile a loop lifted out of an object-mode function (its IR from
+/// `numba_ir::looplift`): nopython when it types, else object mode without lifting, with
+/// Numba's warning.
+pub fn compile_lifted_loop(
+    ir: FunctionIR,
+    globals: &dyn GlobalResolver,
+    args: &[TypeId],
+    options: &CompileOptions,
+    target: &Target,
+) -> Result<CompiledFunction, CompileError> {
+    let nopython = CompileOptions {
+        object_mode: ObjectMode::Never,
+        defaults: Vec::new(),
+        ..options.clone()
+    };
+    let npos = ir.arg_names.len();
+    match compile_nopython_ir(
+        ir.clone(),
+        globals,
+        args,
+        npos,
+        &nopython,
+        target,
+        Vec::new(),
+    ) {
+        Err(e) if matches!(e.kind, ErrorKind::Typing | ErrorKind::Unsupported) => {
+            let mut c = compile_object_mode_ir(ir, globals, args, options, false, Vec::new())?;
+            c.warnings.push(numba_lower::CompileWarning {
+                category: "NumbaWarning".into(),
+                message: format!(
+                    "\nCompilation is falling back to object mode WITHOUT looplifting enabled \
+                     because Function \"{}\" failed type inference due to: {}",
+                    e.function.as_deref().unwrap_or("?"),
+                    e.message
+                ),
+                line: 0,
+            });
+            Ok(c)
+        }
+        other => other,
+    }
+}
+
 /// Compile a code object in nopython mode.
 fn compile_nopython(
     code: CodeObject,
@@ -438,41 +498,61 @@ fn compile_nopython(
     options: &CompileOptions,
     target: &Target,
 ) -> Result<CompiledFunction, CompileError> {
-    let qualname = code.qualname.clone();
     // Defaults belong to the positional parameters (a `*args` tuple follows them).
     let npos = code.argcount as usize;
+    let mut times: Vec<(String, Duration)> = Vec::new();
+    let start = Instant::now();
+    let ir = translate(code, globals)?;
+    times.push(("translate_bytecode".into(), start.elapsed()));
+    maybe_print(&ir, "translate_bytecode", &print_after());
+    compile_nopython_ir(ir, globals, args, npos, options, target, times)
+}
+
+/// `translate_bytecode`: a code object's IR, or the error naming where it failed.
+fn translate(code: CodeObject, globals: &dyn GlobalResolver) -> Result<FunctionIR, CompileError> {
+    let qualname = code.qualname.clone();
     let filename = code.filename.clone();
     let firstline = code.firstlineno;
+    let bc = numba_bytecode::ByteCode::decode(code).map_err(IrError::from);
+    bc.and_then(|bc| {
+        let df = numba_bytecode::flow::analyze(&bc)?;
+        numba_ir::interpret(&bc, &df, globals)
+    })
+    .map_err(|e| {
+        let line = e.line();
+        let kind = match e {
+            IrError::Bytecode(numba_bytecode::BytecodeError::Marshal { .. })
+            | IrError::Bytecode(numba_bytecode::BytecodeError::Decode { .. }) => {
+                ErrorKind::Internal
+            }
+            _ => ErrorKind::Unsupported,
+        };
+        let line = line.or(Some(firstline));
+        let mut err = CompileError::new(kind, e.to_string());
+        err.line = line;
+        err.at(&qualname, &filename, line)
+    })
+}
+
+/// The nopython pipeline from untyped IR (a translated code object, or a lifted loop);
+/// `npos` positional parameters take `options.defaults`.
+fn compile_nopython_ir(
+    mut ir: FunctionIR,
+    globals: &dyn GlobalResolver,
+    args: &[TypeId],
+    npos: usize,
+    options: &CompileOptions,
+    target: &Target,
+    mut times: Vec<(String, Duration)>,
+) -> Result<CompiledFunction, CompileError> {
+    let qualname = ir.qualname.clone();
+    let filename = ir.filename.clone();
+    let firstline = ir.firstlineno;
     let here = |e: CompileError| {
         let line = e.line.or(Some(firstline));
         e.at(&qualname, &filename, line)
     };
     let wanted = print_after();
-    let mut times: Vec<(String, Duration)> = Vec::new();
-
-    // Untyped passes.
-    let start = Instant::now();
-    let bc = numba_bytecode::ByteCode::decode(code).map_err(IrError::from);
-    let mut ir = bc
-        .and_then(|bc| {
-            let df = numba_bytecode::flow::analyze(&bc)?;
-            numba_ir::interpret(&bc, &df, globals)
-        })
-        .map_err(|e| {
-            let line = e.line();
-            let kind = match e {
-                IrError::Bytecode(numba_bytecode::BytecodeError::Marshal { .. })
-                | IrError::Bytecode(numba_bytecode::BytecodeError::Decode { .. }) => {
-                    ErrorKind::Internal
-                }
-                _ => ErrorKind::Unsupported,
-            };
-            let mut err = CompileError::new(kind, e.to_string());
-            err.line = line;
-            here(err)
-        })?;
-    times.push(("translate_bytecode".into(), start.elapsed()));
-    maybe_print(&ir, "translate_bytecode", &wanted);
     let none_args = arg_none(args, npos, &options.defaults);
     let rewrites = &target.rewrites;
     let dump_ir = env_flag("NUMBA_DUMP_IR");

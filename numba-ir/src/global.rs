@@ -32,6 +32,10 @@ pub enum GlobalKind {
     /// registered it under; `gufunc` for a generalized ufunc. Its loops are chosen (or
     /// compiled) per call through `CalleeResolver::resolve_ufunc`.
     UFunc { id: u64, name: String, gufunc: bool },
+    /// A loop lifted out of an object-mode function (`looplift`), by its index among the
+    /// function's lifted loops: the dispatcher compiling it, which object-mode code reads
+    /// from its environment.
+    LiftedLoop { index: usize },
     /// An `enum.Enum` / `enum.IntEnum` class with integer values: its name, a key for the
     /// class object (`module.qualname`) and its members.
     EnumClass {

@@ -24,6 +24,7 @@ pub mod error;
 pub mod global;
 pub mod interp;
 pub mod ir;
+pub mod looplift;
 pub mod passes;
 pub mod postproc;
 mod print;

@@ -56,7 +56,9 @@ const CO_VARARGS: u32 = 0x4;
 const CO_VARKEYWORDS: u32 = 0x8;
 
 impl Params {
-    pub(crate) fn read(func: &Bound<'_, PyAny>) -> PyResult<Params> {
+    /// `objects`: every default is passed as its value (object mode reads arguments as
+    /// objects; no default is compiled in).
+    pub(crate) fn read(func: &Bound<'_, PyAny>, objects: bool) -> PyResult<Params> {
         let code = func.getattr("__code__")?;
         let argcount: usize = code.getattr("co_argcount")?.extract()?;
         let kwonly: usize = code.getattr("co_kwonlyargcount")?.extract()?;
@@ -76,7 +78,7 @@ impl Params {
         }
         // Omitted types only when every default is a constant: the compiler reads the
         // defaults as constants all together.
-        let mut all_constant = true;
+        let mut all_constant = !objects;
         for v in &values {
             all_constant &= crate::constant_of(v)?.is_some();
         }
@@ -95,6 +97,19 @@ impl Params {
             star: flags & CO_VARARGS != 0,
             general: kwonly > 0 || flags & CO_VARKEYWORDS != 0,
         })
+    }
+
+    /// Positional parameters only, by name (a lifted loop's inputs).
+    pub(crate) fn positional(py: Python<'_>, names: &[String]) -> Params {
+        Params {
+            names: names
+                .iter()
+                .map(|n| PyString::intern(py, n).unbind())
+                .collect(),
+            defaults: Vec::new(),
+            star: false,
+            general: false,
+        }
     }
 
     /// How many argument types a signature for this function has (the star tuple
@@ -386,6 +401,12 @@ impl Dispatcher {
         builtin: u64,
         slots: &mut boxing::Slots,
     ) -> PyResult<()> {
+        if c.object_env.is_some() {
+            // Object mode: each argument is its object (any number of them: an object-mode
+            // specialisation runs calls of any types).
+            slots.extend(args.iter().map(|&p| p as u64));
+            return Ok(());
+        }
         for (i, &p) in args.iter().enumerate() {
             if p.is_null() {
                 continue; // an omitted argument is a ghost: no slots

@@ -729,6 +729,34 @@ struct Dispatcher {
     object_mode: numba_dispatch::ObjectMode,
 }
 
+impl Dispatcher {
+    /// The Python object for a loop lifted out of `py_func` (an object-mode function):
+    /// called by its object-mode code with the loop's inputs.
+    pub(crate) fn lifted(
+        py: Python<'_>,
+        id: u64,
+        py_func: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<Dispatcher>> {
+        let core = numba_dispatch::lookup_dispatcher(id).ok_or_else(|| {
+            UnsupportedError::new_err("internal error: lifted loop not registered")
+        })?;
+        let names = core.parameters().map(|(n, _)| n).unwrap_or_default();
+        Py::new(
+            py,
+            Dispatcher {
+                vectorcall: call::vectorcall,
+                core,
+                py_func: py_func.clone().unbind(),
+                params: call::Params::positional(py, &names),
+                nogil: false,
+                // A lifted loop takes any object (untypeable inputs are `pyobject`, and the
+                // loop then compiles in object mode, as Numba's LiftedLoop falls back).
+                object_mode: numba_dispatch::ObjectMode::Force,
+            },
+        )
+    }
+}
+
 /// The Python error for a panic caught at the boundary.
 fn internal_error(p: &Box<dyn std::any::Any + Send>) -> PyErr {
     let msg = p
@@ -752,7 +780,8 @@ impl Dispatcher {
     /// Numba's TypeError for an explicit signature with the wrong number of arguments.
     fn check_signature_length(&self, given: usize) -> PyResult<()> {
         let takes = self.params.count();
-        if given == takes {
+        // Object mode reads its arguments as objects, whatever types a signature gives.
+        if given == takes || self.object_mode != numba_dispatch::ObjectMode::Never {
             return Ok(());
         }
         Err(PyTypeError::new_err(format!(
@@ -832,7 +861,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never"))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -847,6 +876,7 @@ impl Dispatcher {
         core_dims: Option<Vec<Vec<usize>>>,
         locals: Option<Vec<(String, String)>>,
         object_mode: &str,
+        looplift: bool,
     ) -> PyResult<Self> {
         let object_mode = match object_mode {
             "never" => numba_dispatch::ObjectMode::Never,
@@ -926,11 +956,15 @@ impl Dispatcher {
                 wrappers,
                 locals,
                 object_mode,
+                no_looplift: !looplift,
             },
         );
         let _ = this.set((core.id, short));
         core.set_display(py_func.bind(py).repr()?.to_string());
-        let params = call::Params::read(py_func.bind(py))?;
+        let params = call::Params::read(
+            py_func.bind(py),
+            object_mode != numba_dispatch::ObjectMode::Never,
+        )?;
         let d = Dispatcher {
             vectorcall: call::vectorcall,
             core,
@@ -1072,6 +1106,26 @@ impl Dispatcher {
             lines.pop();
         }
         Ok(lines.join("\n"))
+    }
+
+    /// The loops lifted out of one (object-mode) specialisation: their dispatchers, as its
+    /// code calls them.
+    fn _lifted<'py>(
+        &self,
+        py: Python<'py>,
+        signature: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let o = self.overload(signature)?;
+        let Some(env) = &o.object_env else {
+            return Ok(PyTuple::empty(py));
+        };
+        if env.lifted.is_empty() {
+            return Ok(PyTuple::empty(py));
+        }
+        objmode::ensure_env(py, &o, self.py_func.bind(py))?;
+        // SAFETY: the cell holds the environment tuple just made (or made before).
+        let tuple = unsafe { Borrowed::from_ptr(py, *(env.cell as *mut *mut pyo3::ffi::PyObject)) };
+        Ok(tuple.get_item(3)?.cast_into::<PyTuple>()?)
     }
 
     /// The return type of one specialisation.

@@ -117,7 +117,7 @@ pub(crate) fn install() {
 }
 
 /// Fill a specialisation's environment before its first call: `(globals, builtins,
-/// {freevar name: cell}, constants...)`. The tuple is never released: the code reading it
+/// {freevar name: cell}, (lifted loops...), constants...)`. The tuple is never released: the code reading it
 /// lives as long as the process.
 pub(crate) fn ensure_env(
     py: Python<'_>,
@@ -147,10 +147,16 @@ pub(crate) fn ensure_env(
             cells.set_item(name?, c?)?;
         }
     }
+    let mut loops = Vec::with_capacity(env.lifted.len());
+    for &id in &env.lifted {
+        loops.push(crate::Dispatcher::lifted(py, id, func)?.into_any());
+    }
+    let loops = PyTuple::new(py, loops)?;
     let mut items: Vec<Py<PyAny>> = vec![
         globals.unbind(),
         builtins.unbind(),
         cells.into_any().unbind(),
+        loops.into_any().unbind(),
     ];
     for k in &env.consts {
         items.push(constant_object(py, k)?);

@@ -614,6 +614,8 @@ impl TypingContext for BaseContext {
                 }
             }
             GlobalKind::Undefined => Err("name is not defined".into()),
+            // Only object-mode code calls lifted loops.
+            GlobalKind::LiftedLoop { .. } => Err("a lifted loop is called from object mode only".into()),
         }
     }
 

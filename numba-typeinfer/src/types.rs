@@ -617,6 +617,7 @@ pub fn from_name(name: &str) -> Option<TypeId> {
         "complex64" | "c8" => COMPLEX64,
         "complex128" | "c16" => COMPLEX128,
         "none" | "void" => NONE,
+        "pyobject" => PYOBJECT,
         "unicode_type" => UNICODE,
         "ellipsis" => intern(Type::Ellipsis),
         _ => return None,

@@ -359,3 +359,60 @@ def test_inspect_types_as_numba_prints_object_mode(capsys):
     assert out.startswith("add (int64, float64)\n" + "-" * 80 + "\n")
     assert "#   a = arg(0, name=a)  :: <missing>" in out
     assert ":: pyobject" in out and "call $" in out
+
+
+def lifted_sum(n):
+    acc = 0
+    for i in range(n):
+        acc += i * i
+    marker = object()
+    return acc, type(marker).__name__
+
+
+def test_loop_lifting_runs_the_loop_in_nopython():
+    cf = check_same(lifted_sum, (0,), (10,), (1000,))
+    res = cf.overloads[cf.signatures[0]]
+    assert res.objectmode and len(res.lifted) == 1
+    loop = res.lifted[0]
+    # Inputs sorted by name (acc, n); the loop returns a tuple of its outputs, typed in
+    # nopython mode.
+    assert [tuple(str(t) for t in s) for s in loop.signatures] == [("int64", "int64")]
+    assert loop.nopython_signatures if hasattr(loop, "nopython_signatures") else True
+    assert loop(0, 4) == (14,)
+
+
+def test_looplift_false_keeps_the_loop_in_object_mode():
+    cf = jit(forceobj=True, looplift=False)(lifted_sum)
+    assert cf(10) == lifted_sum(10)
+    assert cf.overloads[cf.signatures[0]].lifted == ()
+
+
+def lifted_untypeable(n):
+    out = []
+    for i in range(n):
+        out.append(Box(i))
+    return out
+
+
+def test_lifted_loop_that_does_not_type_falls_back_with_numba_warning():
+    cf = jit(forceobj=True)(lifted_untypeable)
+    with pytest.warns(NumbaWarning, match="Compilation is falling back to object mode WITHOUT looplifting"):
+        assert cf(3) == lifted_untypeable(3)
+
+
+def lifted_array_loop(a, scale):
+    total = 0.0
+    for x in a:
+        total += x * scale
+    label = str(total)
+    return total, label
+
+
+def test_lifted_loop_over_an_array():
+    np = pytest.importorskip("numpy")
+    a = np.arange(10.0)
+    cf = check_same(lifted_array_loop, (a, 2.0))
+    before = sys.getrefcount(a)
+    for _ in range(100):
+        cf(a, 2.0)
+    assert sys.getrefcount(a) == before

@@ -10,9 +10,9 @@
 //! the entry-wrapper shape itself, so it is its own entry point; arguments are borrowed,
 //! the result is a new reference. It reads its *environment* through the global
 //! `<symbol>.env`, which the embedder fills once with a tuple
-//! `(globals, builtins, freevars, c0, c1, ...)`: the function's globals dict, its builtins
-//! dict, a dict of its closure cells by name, then the constants [`ObjectEnv::consts`]
-//! lists in order. Globals are looked up at run time by name, as Python does.
+//! `(globals, builtins, freevars, lifted, c0, c1, ...)`: the function's globals dict, its
+//! builtins dict, a dict of its closure cells by name, a tuple of the dispatchers of the
+//! loops lifted out of it, then the constants [`ObjectEnv::consts`] lists in order. Globals are looked up at run time by name, as Python does.
 
 pub mod api;
 
@@ -39,12 +39,19 @@ pub use api::install_python_api;
 pub struct ObjectEnv {
     /// The address of the `<symbol>.env` cell (a `PyObject*`, null until filled).
     pub cell: usize,
-    /// The constants the code reads, in the order of their environment slots (from 3).
+    /// The constants the code reads, in the order of their environment slots (from 4).
     pub consts: Vec<Constant>,
+    /// The loops lifted out of the function (`numba_ir::looplift`), before the driver
+    /// makes them dispatchers.
+    pub lifted_ir: Vec<numba_ir::FunctionIR>,
+    /// Their dispatchers' ids: environment item 3 is a tuple of them, in this order.
+    pub lifted: Vec<u64>,
 }
 
+/// The environment item holding the lifted loops' dispatchers.
+const LIFTED: u64 = 3;
 /// Where the constants start in the environment tuple.
-const FIRST_CONST: u64 = 3;
+const FIRST_CONST: u64 = 4;
 
 /// Compile `ir` (untyped, with dels) in object mode. `arg_types` are the types the
 /// dispatcher keyed the specialisation by; every argument crosses as its object.
@@ -117,7 +124,11 @@ pub fn compile(
         parallel_loops: Vec::new(),
         hoisted_allocations: Vec::new(),
         wrappers: crate::WrapperAddresses::default(),
-        object_env: Some(ObjectEnv { cell, consts }),
+        object_env: Some(ObjectEnv {
+            cell,
+            consts,
+            ..ObjectEnv::default()
+        }),
     })
 }
 
@@ -615,17 +626,30 @@ impl<'ctx, 'a> ObjLower<'ctx, 'a> {
                 self.incref(p)?;
                 Ok(p)
             }
-            Expr::Global { value, .. }
-                if matches!(value.kind, numba_ir::GlobalKind::Intrinsic(_)) =>
-            {
+            Expr::Global { value, name } => match value.kind {
                 // The interpreter's try-block markers: Numba's object mode has no
                 // exception handling either.
-                Err(unsupported("try/except in object mode", self.line))
-            }
-            Expr::Global { name, .. } => {
-                let n = self.name(name)?;
-                self.call_obj("numba_rs_obj_global", &[self.env.into(), n.into()])
-            }
+                numba_ir::GlobalKind::Intrinsic(_) => {
+                    Err(unsupported("try/except in object mode", self.line))
+                }
+                numba_ir::GlobalKind::LiftedLoop { index } => {
+                    let loops = self.env_item(LIFTED)?;
+                    let p = self
+                        .call(
+                            "PyTuple_GetItem",
+                            &[loops.into(), self.int(index as i64).into()],
+                        )?
+                        .into_pointer_value();
+                    self.check_null(p)?;
+                    self.incref(p)?;
+                    Ok(p)
+                }
+                // Any other global is looked up when the code runs, as Python does.
+                _ => {
+                    let n = self.name(name)?;
+                    self.call_obj("numba_rs_obj_global", &[self.env.into(), n.into()])
+                }
+            },
             Expr::FreeVar { name, .. } => {
                 let n = self.name(name)?;
                 self.call_obj("numba_rs_obj_freevar", &[self.env.into(), n.into()])

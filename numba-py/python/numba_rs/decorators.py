@@ -32,12 +32,12 @@ _NOT_YET = {
     "cache": "caching compiled code to disk",
     "inline": "inlining into jitted callers",
     "debug": "debug info",
-    "looplift": "loop lifting (object mode)",
     "target_backend": "other targets",
     "signature_or_function": None,
 }
 _KNOWN = _ACCEPTED | set(_NOT_YET) | {
     "forceobj",
+    "looplift",
     "fastmath",
     "error_model",
     "nogil",
@@ -168,6 +168,7 @@ def _jit(args, options):
         kw["locals"] = _locals_pairs(options["locals"])
     if options.get("forceobj"):
         kw["object_mode"] = "force"
+        kw["looplift"] = bool(options.get("looplift", True))
     # A type object is callable too (it builds signatures), so it is a signature here.
     if len(args) == 1 and isinstance(args[0], _Type):
         return _jit((str(args[0]),), options)

@@ -32,8 +32,8 @@ class CompileResult:
         self.signature = Signature(self.return_type, self.argtypes)
         # Object mode returns a Python object, which nopython code never does.
         self.objectmode = str(self.return_type) == "pyobject"
-        # The loops lifted out of an object-mode function (none yet: see the README).
-        self.lifted = ()
+        # The loops lifted out of an object-mode function (their dispatchers).
+        self.lifted = tuple(dispatcher._lifted(self.argtypes)) if self.objectmode else ()
         self.py_func = dispatcher.py_func
         run, argtypes = dispatcher._run_overload, self.argtypes
 

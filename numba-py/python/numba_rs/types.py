@@ -42,6 +42,7 @@ float64 = double = type_from_name("float64")
 complex64 = type_from_name("complex64")
 complex128 = type_from_name("complex128")
 none = void = type_from_name("none")
+pyobject = type_from_name("pyobject")
 
 # Numba's short aliases.
 b1 = boolean

@@ -1,0 +1,319 @@
+//! Loop lifting (seed 001, "loop lifting"; Numba's `transforms.loop_lifting`): in an
+//! object-mode function, each top-level loop with one entry and one exit becomes a
+//! function of its own, which the driver compiles in nopython mode when it types.
+//!
+//! The lifted function takes the variables live into the loop that it uses (sorted by
+//! name) and returns a tuple of those it defines that are live after it. The outer
+//! function's entry block of the loop becomes
+//!
+//! ```text
+//! $lifted = global(LiftedLoop: ...)
+//! $result = call $lifted(inputs...)
+//! output_i = static_getitem(value=$result, index=i)
+//! jump <exit>
+//! ```
+//!
+//! Before looking for loops, the setup of a `for` loop's iterator (`range(n)`, `getiter`)
+//! is split out of the function's first block into a block of its own, so the loop has an
+//! entry other than the function's entry (Numba's `CanonicalizeLoopEntry`).
+
+use std::collections::BTreeSet;
+
+use numba_bytecode::cfg::Loop;
+
+use crate::analysis::{compute_live_map, compute_use_defs, stmt_list_vars, VarSet};
+use crate::global::{Global, GlobalKind};
+use crate::ir::*;
+use crate::utils::fresh_name;
+
+/// Lift the loops of `ir` (modified in place), returning the lifted functions in the
+/// order of their `GlobalKind::LiftedLoop` indices.
+pub fn lift_loops(ir: &mut FunctionIR) -> Vec<FunctionIR> {
+    split_loop_entries(ir);
+    let cfg = ir.cfg();
+    let top: Vec<Loop> = cfg
+        .loops
+        .values()
+        .filter(|l| {
+            !cfg.loops
+                .values()
+                .any(|o| o.header != l.header && o.body.contains(&l.header))
+        })
+        .cloned()
+        .collect();
+    let ud = compute_use_defs(ir);
+    let live = compute_live_map(&cfg, ir.blocks.keys().copied(), &ud);
+    let mut lifted = Vec::new();
+    for lp in top {
+        let (Some(&callfrom), Some(&returnto)) = (lp.entries.first(), lp.exits.first()) else {
+            continue;
+        };
+        if lp.entries.len() != 1 || lp.exits.len() != 1 || callfrom == cfg.entry {
+            continue;
+        }
+        let jumps_to_header = matches!(
+            ir.blocks.get(&callfrom).and_then(Block::terminator),
+            Some(Stmt::Jump { target }) if *target == lp.header
+        );
+        if !jumps_to_header {
+            continue;
+        }
+        let region: BTreeSet<Label> = lp.body.iter().copied().chain([callfrom]).collect();
+        if region.iter().any(|l| has_yield(ir, *l)) {
+            continue;
+        }
+        let (mentioned, defined) = region_vars(ir, &region);
+        let empty = VarSet::new();
+        let by_name = |ir: &FunctionIR, set: VarSet| -> Vec<VarId> {
+            let mut v: Vec<VarId> = set.into_iter().collect();
+            v.sort_by(|a, b| ir.var_name(*a).cmp(ir.var_name(*b)));
+            v
+        };
+        let inputs = by_name(
+            ir,
+            live.get(&callfrom)
+                .unwrap_or(&empty)
+                .intersection(&mentioned)
+                .copied()
+                .collect(),
+        );
+        let outputs = by_name(
+            ir,
+            live.get(&returnto)
+                .unwrap_or(&empty)
+                .iter()
+                .filter(|v| mentioned.contains(v) && defined.contains(v))
+                .copied()
+                .collect(),
+        );
+        let index = lifted.len();
+        lifted.push(extract(ir, &region, callfrom, returnto, &inputs, &outputs));
+        call_lifted(ir, &region, callfrom, returnto, index, &inputs, &outputs);
+    }
+    lifted
+}
+
+fn has_yield(ir: &FunctionIR, label: Label) -> bool {
+    ir.blocks[&label].body.iter().any(|i| {
+        matches!(&i.stmt, Stmt::Assign { value, .. } if matches!(ir.expr(*value), Expr::Yield { .. }))
+    })
+}
+
+/// Variables mentioned in the region, and those it assigns.
+fn region_vars(ir: &FunctionIR, region: &BTreeSet<Label>) -> (VarSet, VarSet) {
+    let mut mentioned = VarSet::new();
+    let mut defined = VarSet::new();
+    for l in region {
+        for inst in &ir.blocks[l].body {
+            mentioned.extend(stmt_list_vars(ir, &inst.stmt));
+            if let Stmt::Assign { target, .. } = &inst.stmt {
+                defined.insert(*target);
+            }
+        }
+    }
+    (mentioned, defined)
+}
+
+/// The lifted function: a prologue binding the inputs, the region, and in place of the
+/// exit a block returning the outputs as a tuple.
+fn extract(
+    ir: &FunctionIR,
+    region: &BTreeSet<Label>,
+    callfrom: Label,
+    returnto: Label,
+    inputs: &[VarId],
+    outputs: &[VarId],
+) -> FunctionIR {
+    let mut lir = ir.clone();
+    lir.blocks = region.iter().map(|l| (*l, ir.blocks[l].clone())).collect();
+    lir.block_locs.retain(|l, _| region.contains(l));
+    lir.is_generator = false;
+    lir.generator_info = None;
+    lir.arg_names = inputs.iter().map(|v| ir.var_name(*v).to_string()).collect();
+    let loc = ir.blocks[&callfrom].body.first().map_or(
+        Loc {
+            line: ir.firstlineno,
+        },
+        |i| i.loc,
+    );
+    // Numba places a lifted loop at its first line.
+    lir.firstlineno = loc.line;
+    let mut prologue = Vec::new();
+    for (i, &v) in inputs.iter().enumerate() {
+        let value = lir.add_expr(Expr::Arg {
+            index: i as u32,
+            name: ir.var_name(v).to_string(),
+        });
+        prologue.push(Inst {
+            stmt: Stmt::Assign { target: v, value },
+            loc,
+        });
+    }
+    prologue.push(Inst {
+        stmt: Stmt::Jump { target: callfrom },
+        loc,
+    });
+    // Labels are bytecode offsets: the one before the region's first is free.
+    let first = region.iter().next().copied().unwrap_or(callfrom);
+    let start = first.saturating_sub(1);
+    lir.blocks.insert(start, Block { body: prologue });
+    lir.block_locs.insert(start, loc);
+    let exit_loc = ir.block_locs.get(&returnto).copied().unwrap_or(loc);
+    let tuple = lir.add_var(fresh_name(&lir, "$lifted_outputs"), exit_loc);
+    let ret = lir.add_var(fresh_name(&lir, "$lifted_return"), exit_loc);
+    let build = lir.add_expr(Expr::BuildTuple {
+        items: outputs.to_vec(),
+    });
+    let cast = lir.add_expr(Expr::Cast { value: tuple });
+    let body = vec![
+        Inst {
+            stmt: Stmt::Assign {
+                target: tuple,
+                value: build,
+            },
+            loc: exit_loc,
+        },
+        Inst {
+            stmt: Stmt::Assign {
+                target: ret,
+                value: cast,
+            },
+            loc: exit_loc,
+        },
+        Inst {
+            stmt: Stmt::Return { value: ret },
+            loc: exit_loc,
+        },
+    ];
+    lir.blocks.insert(returnto, Block { body });
+    lir.block_locs.insert(returnto, exit_loc);
+    lir
+}
+
+/// Replace the region in `ir` by a call of lifted loop `index`.
+fn call_lifted(
+    ir: &mut FunctionIR,
+    region: &BTreeSet<Label>,
+    callfrom: Label,
+    returnto: Label,
+    index: usize,
+    inputs: &[VarId],
+    outputs: &[VarId],
+) {
+    let loc = ir.blocks[&callfrom].body.first().map_or(
+        Loc {
+            line: ir.firstlineno,
+        },
+        |i| i.loc,
+    );
+    for l in region {
+        if *l != callfrom {
+            ir.blocks.remove(l);
+            ir.block_locs.remove(l);
+        }
+    }
+    let func = ir.add_var(fresh_name(ir, "$lifted_loop"), loc);
+    let result = ir.add_var(fresh_name(ir, "$lifted_result"), loc);
+    let global = ir.add_expr(Expr::Global {
+        name: format!("LiftedLoop{index}"),
+        value: Global {
+            kind: GlobalKind::LiftedLoop { index },
+            repr: format!("LiftedLoop(<function {}>)", ir.qualname),
+        },
+    });
+    let call = ir.add_expr(Expr::Call {
+        func,
+        args: inputs.to_vec(),
+        kws: Vec::new(),
+        vararg: None,
+        varkwarg: None,
+        form: CallForm::Plain,
+    });
+    let mut body = vec![
+        Inst {
+            stmt: Stmt::Assign {
+                target: func,
+                value: global,
+            },
+            loc,
+        },
+        Inst {
+            stmt: Stmt::Assign {
+                target: result,
+                value: call,
+            },
+            loc,
+        },
+    ];
+    for (i, &v) in outputs.iter().enumerate() {
+        let item = ir.add_expr(Expr::StaticGetItem {
+            value: result,
+            index: i as i64,
+            index_var: None,
+        });
+        body.push(Inst {
+            stmt: Stmt::Assign {
+                target: v,
+                value: item,
+            },
+            loc,
+        });
+    }
+    body.push(Inst {
+        stmt: Stmt::Jump { target: returnto },
+        loc,
+    });
+    ir.blocks.insert(callfrom, Block { body });
+}
+
+/// Split a `for` loop's iterator setup out of the function's first block (Numba's
+/// `CanonicalizeLoopEntry`): the statements computing the `getiter` operand, the
+/// `getiter` and what follows it move to a new block the first block jumps to.
+fn split_loop_entries(ir: &mut FunctionIR) {
+    let cfg = ir.cfg();
+    let entry = cfg.entry;
+    let entered_first = cfg
+        .loops
+        .values()
+        .any(|l| l.entries.contains(&entry) && l.entries.len() == 1);
+    if !entered_first {
+        return;
+    }
+    let block = &ir.blocks[&entry];
+    let Some(k) = block.body.iter().rposition(|i| {
+        matches!(&i.stmt, Stmt::Assign { value, .. } if matches!(ir.expr(*value), Expr::GetIter { .. }))
+    }) else {
+        return; // a while loop: its test is in the first block, nothing to split
+    };
+    // Walk back over the contiguous statements that compute the iterable into
+    // temporaries.
+    let mut needed: VarSet = match &block.body[k].stmt {
+        Stmt::Assign { value, .. } => ir.expr_uses(ir.expr(*value)).into_iter().collect(),
+        _ => VarSet::new(),
+    };
+    let mut split = k;
+    for j in (0..k).rev() {
+        match &block.body[j].stmt {
+            // Only the interpreter's temporaries: user variables (arguments included)
+            // stay in the first block.
+            Stmt::Assign { target, value }
+                if needed.contains(target) && ir.var_name(*target).starts_with('$') =>
+            {
+                needed.extend(ir.expr_uses(ir.expr(*value)));
+                split = j;
+            }
+            _ => break,
+        }
+    }
+    let new_label = ir.blocks.keys().next_back().copied().unwrap_or(0) + 1;
+    let loc = block.body[split].loc;
+    let mut head = ir.blocks[&entry].body.clone();
+    let tail = head.split_off(split);
+    head.push(Inst {
+        stmt: Stmt::Jump { target: new_label },
+        loc,
+    });
+    ir.blocks.insert(entry, Block { body: head });
+    ir.blocks.insert(new_label, Block { body: tail });
+    ir.block_locs.insert(new_label, loc);
+}
