@@ -21,7 +21,9 @@
 //!   the naive lowering ([`nrt`]) emits that cancel out, in Numba's four shapes (per
 //!   block, diamond, fanout, fanout with raise), before and after O3;
 //! - foreign entry points ([`wrappers`]): NumPy ufunc and gufunc inner loops and C-ABI
-//!   cfuncs built beside the native function (`vectorize`, `guvectorize`, `cfunc`).
+//!   cfuncs built beside the native function (`vectorize`, `guvectorize`, `cfunc`);
+//! - object mode ([`objmode`]): untyped IR lowered to CPython API calls the embedder
+//!   provides the addresses of.
 //!
 //! [`ImplKey`]: numba_typeinfer::ImplKey
 
