@@ -57,9 +57,6 @@ pub trait FunctionSource: Send + Sync {
     /// Parameter names and the default values of the trailing parameters. The default
     /// reads the names from the code object and knows no defaults.
     fn parameters(&self) -> Result<(Vec<String>, Vec<numba_bytecode::Constant>), String> {
-        if let Some(ir) = self.lifted_ir() {
-            return Ok((ir.arg_names, Vec::new()));
-        }
         let (code, _) = self.load()?;
         let n = code.argcount as usize;
         Ok((
@@ -416,17 +413,13 @@ impl Dispatcher {
             selection::Selection::Unique(i) => Ok(overloads[i].clone()),
             // An object-mode specialisation takes any arguments: Numba's dispatcher runs
             // it for calls no other one matches (its `fallbackdef`).
-            selection::Selection::NoMatch if overloads.iter().any(|o| o.object_env.is_some()) => {
-                Ok(overloads
-                    .iter()
-                    .find(|o| o.object_env.is_some())
-                    .cloned()
-                    .unwrap_or_else(|| overloads[0].clone()))
-            }
-            selection::Selection::NoMatch => Err(CompileError::new(
-                ErrorKind::Dispatch,
-                selection::no_match_message(args),
-            )),
+            selection::Selection::NoMatch => overloads
+                .iter()
+                .find(|o| o.object_env.is_some())
+                .cloned()
+                .ok_or_else(|| {
+                    CompileError::new(ErrorKind::Dispatch, selection::no_match_message(args))
+                }),
             selection::Selection::Ambiguous(tied) => {
                 let sigs: Vec<(&[TypeId], TypeId)> = tied
                     .iter()

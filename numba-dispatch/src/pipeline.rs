@@ -390,23 +390,12 @@ fn compile_object_mode_ir(
     let lower_options = LowerOptions {
         self_id: options.dispatcher_id,
         uid: options.dispatcher_id.unwrap_or(0),
-        module: if options.module.is_empty() {
-            "__main__".into()
-        } else {
-            options.module.clone()
-        },
+        module: module_of(options),
         dump_assembly: env_flag("NUMBA_DUMP_ASSEMBLY"),
         ..LowerOptions::default()
     };
-    let mut compiled = numba_lower::objmode::compile(&ir, args, &lower_options).map_err(|e| {
-        let (kind, line) = match &e {
-            LowerError::Unsupported { line, .. } => (ErrorKind::Unsupported, Some(*line)),
-            LowerError::Llvm(_) => (ErrorKind::Internal, None),
-        };
-        let mut err = CompileError::new(kind, e.to_string());
-        err.line = line.filter(|&l| l > 0);
-        here(err)
-    })?;
+    let mut compiled = numba_lower::objmode::compile(&ir, args, &lower_options)
+        .map_err(|e| here(lower_error(e)))?;
     times.append(&mut compiled.timings);
     compiled.timings = times;
     if let Some(env) = compiled.object_env.as_mut() {
@@ -421,29 +410,7 @@ fn compile_object_mode_ir(
         arg_types: args.to_vec(),
         call_args: Default::default(),
     };
-    let annotated = std::sync::Arc::new((ir, typing));
-    compiled.type_annotation = numba_lower::LazyText::new(move || {
-        let (ir, typing) = &*annotated;
-        let source = std::fs::read_to_string(&ir.filename).ok();
-        numba_typeinfer::annotate::annotate(ir, typing, source.as_deref())
-    });
-    if env_flag("NUMBA_DUMP_LLVM") {
-        println!(
-            "{}",
-            numba_ir::center(&format!("LLVM DUMP {qualname}"), 80, '-')
-        );
-        println!("{}", compiled.llvm_ir);
-        println!("{}", "=".repeat(80));
-    }
-    if env_flag("NUMBA_DUMP_OPTIMIZED") {
-        dump(
-            &format!("OPTIMIZED DUMP {qualname}"),
-            &compiled.optimized_ir,
-        );
-    }
-    if let Some(asm) = &compiled.assembly {
-        dump(&format!("ASSEMBLY {qualname}"), asm);
-    }
+    finish(&mut compiled, ir, typing);
     Ok(compiled)
 }
 
@@ -755,11 +722,7 @@ fn compile_nopython_ir(
     let lower_options = LowerOptions {
         self_id: options.dispatcher_id,
         uid: options.dispatcher_id.unwrap_or(0),
-        module: if options.module.is_empty() {
-            "__main__".into()
-        } else {
-            options.module.clone()
-        },
+        module: module_of(options),
         fastmath: options.fastmath,
         error_model: options.error_model,
         // NUMBA_BOUNDSCHECK overrides the option when set (Numba's rule).
@@ -775,15 +738,7 @@ fn compile_nopython_ir(
     let mut compiled = target
         .cpu
         .compile(&ir, &typing, &lower_options, &Registry)
-        .map_err(|e| {
-            let (kind, line) = match &e {
-                LowerError::Unsupported { line, .. } => (ErrorKind::Unsupported, Some(*line)),
-                LowerError::Llvm(_) => (ErrorKind::Internal, None),
-            };
-            let mut err = CompileError::new(kind, e.to_string());
-            err.line = line.filter(|&l| l > 0);
-            here(err)
-        })?;
+        .map_err(|e| here(lower_error(e)))?;
     times.append(&mut compiled.timings);
     compiled.warnings = parfor_report
         .warnings
@@ -805,7 +760,35 @@ fn compile_nopython_ir(
     compiled.hoisted_allocations = parfor_report.hoisted.clone();
     compiled.rewrite_trace = trace_text.take();
     compiled.timings = times;
-    // The annotated IR for `inspect_types`, made when asked for (the IR and types kept).
+    finish(&mut compiled, ir, typing);
+    Ok(compiled)
+}
+
+/// A lowering failure as a compile error (its line, when it has one).
+fn lower_error(e: LowerError) -> CompileError {
+    let (kind, line) = match &e {
+        LowerError::Unsupported { line, .. } => (ErrorKind::Unsupported, Some(*line)),
+        LowerError::Llvm(_) => (ErrorKind::Internal, None),
+    };
+    let mut err = CompileError::new(kind, e.to_string());
+    err.line = line.filter(|&l| l > 0);
+    err
+}
+
+/// The module symbols are mangled under (`__main__` when the host gave none).
+fn module_of(options: &CompileOptions) -> String {
+    if options.module.is_empty() {
+        "__main__".into()
+    } else {
+        options.module.clone()
+    }
+}
+
+/// What every compiled function keeps and prints: its annotated IR for `inspect_types`
+/// (made when asked for; the IR and types are kept) and the `NUMBA_DUMP_LLVM` /
+/// `_OPTIMIZED` / `_ASSEMBLY` dumps.
+fn finish(compiled: &mut CompiledFunction, ir: FunctionIR, typing: numba_typeinfer::TypingResult) {
+    let qualname = ir.qualname.clone();
     let annotated = std::sync::Arc::new((ir, typing));
     compiled.type_annotation = numba_lower::LazyText::new(move || {
         let (ir, typing) = &*annotated;
@@ -829,7 +812,6 @@ fn compile_nopython_ir(
     if let Some(asm) = &compiled.assembly {
         dump(&format!("ASSEMBLY {qualname}"), asm);
     }
-    Ok(compiled)
 }
 
 /// Numba's `codegen.dump` (the optimised module and the assembly): a rule of `=`, the

@@ -375,9 +375,7 @@ impl Dispatcher {
         };
         let mut slots = boxing::Slots::new();
         if c.object_env.is_some() {
-            // Object mode: every argument crosses as its object.
             crate::objmode::ensure_env(py, c, self.py_func.bind(py))?;
-            builtin = 0;
         }
         self.encode_args(py, c, args, tys, builtin, &mut slots)?;
         // Object-mode code calls the C API: it never runs without the GIL.
@@ -525,13 +523,13 @@ pub(crate) fn run_entry(
         // result's slots.
         unsafe { entry(ret.as_mut_ptr(), &mut exc, slots.as_ptr()) }
     };
-    if status == numba_lower::STATUS_EXC {
-        // Object mode: the Python error is already set.
-        return Err(PyErr::take(py).unwrap_or_else(|| {
-            pyo3::exceptions::PySystemError::new_err("error return without exception set")
-        }));
-    }
     if status != STATUS_OK {
+        if status == numba_lower::STATUS_EXC {
+            // Object mode: the Python error is already set.
+            return Err(PyErr::take(py).unwrap_or_else(|| {
+                pyo3::exceptions::PySystemError::new_err("error return without exception set")
+            }));
+        }
         return Err(crate::raise_native(py, exc));
     }
     // SAFETY: the entry stored a value of the return type in `ret[0]`; each constructor

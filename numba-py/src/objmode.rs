@@ -64,6 +64,7 @@ pub(crate) fn install() {
         PyObject_SetItem,
         PyObject_DelItem,
         PyObject_GetIter,
+        PySequence_Tuple,
         PyObject_Call,
         PyTuple_New,
         PyTuple_SetItem,
@@ -195,34 +196,12 @@ pub(crate) fn constant_object(py: Python<'_>, k: &Constant) -> PyResult<Py<PyAny
         Constant::Complex(re, im) => PyComplex::from_doubles(py, *re, *im).into_any().unbind(),
         Constant::Str(s) => PyString::intern(py, s).into_any().unbind(),
         Constant::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
-        Constant::Tuple(items) => {
-            let v: Vec<Py<PyAny>> = items
-                .iter()
-                .map(|i| constant_object(py, i))
-                .collect::<PyResult<_>>()?;
-            PyTuple::new(py, v)?.into_any().unbind()
-        }
-        Constant::List(items) => {
-            let v: Vec<Py<PyAny>> = items
-                .iter()
-                .map(|i| constant_object(py, i))
-                .collect::<PyResult<_>>()?;
-            PyList::new(py, v)?.into_any().unbind()
-        }
-        Constant::Set(items) => {
-            let v: Vec<Py<PyAny>> = items
-                .iter()
-                .map(|i| constant_object(py, i))
-                .collect::<PyResult<_>>()?;
-            PySet::new(py, v)?.into_any().unbind()
-        }
-        Constant::FrozenSet(items) => {
-            let v: Vec<Py<PyAny>> = items
-                .iter()
-                .map(|i| constant_object(py, i))
-                .collect::<PyResult<_>>()?;
-            PyFrozenSet::new(py, v)?.into_any().unbind()
-        }
+        Constant::Tuple(items) => PyTuple::new(py, objects(py, items)?)?.into_any().unbind(),
+        Constant::List(items) => PyList::new(py, objects(py, items)?)?.into_any().unbind(),
+        Constant::Set(items) => PySet::new(py, objects(py, items)?)?.into_any().unbind(),
+        Constant::FrozenSet(items) => PyFrozenSet::new(py, objects(py, items)?)?
+            .into_any()
+            .unbind(),
         Constant::Dict(pairs) => {
             let d = PyDict::new(py);
             for (k, v) in pairs {
@@ -236,6 +215,11 @@ pub(crate) fn constant_object(py: Python<'_>, k: &Constant) -> PyResult<Py<PyAny
             ))
         }
     })
+}
+
+/// Each constant's Python value.
+fn objects(py: Python<'_>, items: &[Constant]) -> PyResult<Vec<Py<PyAny>>> {
+    items.iter().map(|i| constant_object(py, i)).collect()
 }
 
 /// Run a helper body: its result as a new reference, or null with the error set (a

@@ -65,6 +65,7 @@ pub const DECLS: &[(&str, &str)] = &[
     ("PyObject_SetItem", "ippp"),
     ("PyObject_DelItem", "ipp"),
     ("PyObject_GetIter", "pp"),
+    ("PySequence_Tuple", "pp"),
     ("PyObject_Call", "pppp"),
     ("PyTuple_New", "pl"),
     ("PyTuple_SetItem", "iplp"),

@@ -315,25 +315,54 @@ impl<'ctx, 'a> ObjLower<'ctx, 'a> {
         name: &str,
         args: &[BasicMetadataValueEnum<'ctx>],
     ) -> R<inkwell::values::IntValue<'ctx>> {
+        self.call_status_owning(name, args, &[])
+    }
+
+    /// A status call that, on failure, first releases `owned` (containers being built).
+    fn call_status_owning(
+        &self,
+        name: &str,
+        args: &[BasicMetadataValueEnum<'ctx>],
+        owned: &[PointerValue<'ctx>],
+    ) -> R<inkwell::values::IntValue<'ctx>> {
         let r = self.call(name, args)?.into_int_value();
         let bad = self
             .b
             .build_int_compare(IntPredicate::SLT, r, r.get_type().const_zero(), "")
             .map_err(llvm_err)?;
-        self.branch_error(bad)?;
+        self.release_on(bad, owned)?;
         Ok(r)
     }
 
     fn check_null(&self, p: PointerValue<'ctx>) -> R<()> {
         let bad = self.b.build_is_null(p, "").map_err(llvm_err)?;
-        self.branch_error(bad)
+        self.release_on(bad, &[])
     }
 
-    fn branch_error(&self, bad: inkwell::values::IntValue<'ctx>) -> R<()> {
+    /// When `bad`, release `owned` and take the error exit; continue otherwise.
+    fn release_on(
+        &self,
+        bad: inkwell::values::IntValue<'ctx>,
+        owned: &[PointerValue<'ctx>],
+    ) -> R<()> {
         let ok = self.ctx.append_basic_block(self.func, "ok");
+        let fail = if owned.is_empty() {
+            self.error
+        } else {
+            self.ctx.append_basic_block(self.func, "failed")
+        };
         self.b
-            .build_conditional_branch(bad, self.error, ok)
+            .build_conditional_branch(bad, fail, ok)
             .map_err(llvm_err)?;
+        if !owned.is_empty() {
+            self.b.position_at_end(fail);
+            for &p in owned {
+                self.decref(p)?;
+            }
+            self.b
+                .build_unconditional_branch(self.error)
+                .map_err(llvm_err)?;
+        }
         self.b.position_at_end(ok);
         Ok(())
     }
@@ -749,7 +778,7 @@ impl<'ctx, 'a> ObjLower<'ctx, 'a> {
                 let null = self.ptr_ty().const_null();
                 let s = self.call_obj("PySet_New", &[null.into()])?;
                 for v in vals {
-                    self.call_status_releasing("PySet_Add", &[s.into(), v.into()], s)?;
+                    self.call_status_owning("PySet_Add", &[s.into(), v.into()], &[s])?;
                 }
                 Ok(s)
             }
@@ -760,31 +789,17 @@ impl<'ctx, 'a> ObjLower<'ctx, 'a> {
                 }
                 let d = self.call_obj("PyDict_New", &[])?;
                 for (k, v) in vals {
-                    self.call_status_releasing(
+                    self.call_status_owning(
                         "PyDict_SetItem",
                         &[d.into(), k.into(), v.into()],
-                        d,
+                        &[d],
                     )?;
                 }
                 Ok(d)
             }
             Expr::ListToTuple { list } => {
                 let v = self.get(*list)?;
-                let f = self.name("tuple")?;
-                let tuple = self.call_obj("numba_rs_obj_global", &[self.env.into(), f.into()])?;
-                let args = self.call_obj("PyTuple_New", &[self.int(1).into()])?;
-                self.incref(v)?;
-                self.call(
-                    "PyTuple_SetItem",
-                    &[args.into(), self.int(0).into(), v.into()],
-                )?;
-                let null = self.ptr_ty().const_null();
-                let r = self.call("PyObject_Call", &[tuple.into(), args.into(), null.into()])?;
-                self.decref(args)?;
-                self.decref(tuple)?;
-                let r = r.into_pointer_value();
-                self.check_null(r)?;
-                Ok(r)
+                self.call_obj("PySequence_Tuple", &[v.into()])
             }
             Expr::MakeFunction { .. } => Err(unsupported(
                 "a closure or lambda (make_function) in object mode",
@@ -800,43 +815,6 @@ impl<'ctx, 'a> ObjLower<'ctx, 'a> {
                 self.line,
             )),
         }
-    }
-
-    /// A status call that, on failure, first releases `owned` (a container being built).
-    fn call_status_releasing(
-        &self,
-        name: &str,
-        args: &[BasicMetadataValueEnum<'ctx>],
-        owned: PointerValue<'ctx>,
-    ) -> R<()> {
-        let r = self.call(name, args)?.into_int_value();
-        let bad = self
-            .b
-            .build_int_compare(IntPredicate::SLT, r, r.get_type().const_zero(), "")
-            .map_err(llvm_err)?;
-        self.release_on(bad, &[owned])
-    }
-
-    /// When `bad`, release `owned` and take the error exit; continue otherwise.
-    fn release_on(
-        &self,
-        bad: inkwell::values::IntValue<'ctx>,
-        owned: &[PointerValue<'ctx>],
-    ) -> R<()> {
-        let fail = self.ctx.append_basic_block(self.func, "failed");
-        let ok = self.ctx.append_basic_block(self.func, "ok");
-        self.b
-            .build_conditional_branch(bad, fail, ok)
-            .map_err(llvm_err)?;
-        self.b.position_at_end(fail);
-        for &p in owned {
-            self.decref(p)?;
-        }
-        self.b
-            .build_unconditional_branch(self.error)
-            .map_err(llvm_err)?;
-        self.b.position_at_end(ok);
-        Ok(())
     }
 
     /// The variables' values, borrowed (read first, so an unbound one fails before
@@ -892,14 +870,11 @@ impl<'ctx, 'a> ObjLower<'ctx, 'a> {
             self.release_on(bad, &[tuple])?;
             for (name, v) in kwvals {
                 let n = self.name(name)?;
-                let r = self
-                    .call("PyDict_SetItem", &[d.into(), n.into(), v.into()])?
-                    .into_int_value();
-                let bad = self
-                    .b
-                    .build_int_compare(IntPredicate::SLT, r, r.get_type().const_zero(), "")
-                    .map_err(llvm_err)?;
-                self.release_on(bad, &[tuple, d])?;
+                self.call_status_owning(
+                    "PyDict_SetItem",
+                    &[d.into(), n.into(), v.into()],
+                    &[tuple, d],
+                )?;
             }
             d
         };
