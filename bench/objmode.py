@@ -1,6 +1,6 @@
 """Object mode: a loop lifted out of a `forceobj=True` function against the same loop under
-`njit`, and against Numba 0.68's own lifted loop where Numba is installed (one run, ms per
-call, best of 5)."""
+`njit`, unlifted object mode against CPython, and each against Numba 0.68's where Numba is
+installed (one run, ms per call, best of 5)."""
 
 import time
 
@@ -48,9 +48,12 @@ def main():
         ("numba-rs object mode, looplift=False",
          best(numba_rs.jit(forceobj=True, looplift=False)(lifted), a, number=1)),
     ]
+    rows.append(("CPython", best(lifted, a, number=1)))
     if numba is not None:
         rows.append(("Numba lifted", best(numba.jit(forceobj=True)(lifted), a)))
         rows.append(("Numba njit", best(numba.njit(plain), a)))
+        rows.append(("Numba object mode, looplift=False",
+                     best(numba.jit(forceobj=True, looplift=False)(lifted), a, number=1)))
     base = rows[1][1]
     for name, ms in rows:
         print(f"{name:40s} {ms:10.3f} ms   {base / ms:6.2f}x of numba-rs njit")
