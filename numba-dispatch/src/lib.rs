@@ -37,7 +37,8 @@ use numba_typeinfer::TypeId;
 
 pub use error::{CompileError, ErrorKind};
 pub use pipeline::{
-    compile_function, compile_lifted_loop, compile_object_mode, CompileOptions, ObjectMode, Target,
+    compile_function, compile_lifted_loop, compile_lifted_with, compile_object_mode,
+    CompileOptions, ObjectMode, Target,
 };
 pub use ufuncs::{lookup_ufunc, register_ufunc, UFuncSource};
 
@@ -48,6 +49,12 @@ pub trait FunctionSource: Send + Sync {
     /// The IR to compile instead of the code object (a loop lifted out of an object-mode
     /// function); `None` for a function.
     fn lifted_ir(&self) -> Option<numba_ir::FunctionIR> {
+        None
+    }
+    /// The host's own description of the function (numba-py's Python function), for
+    /// hosts that need it back from a dispatcher; functions made by the compiler (lifted
+    /// loops, `objmode` bodies) give their parent's.
+    fn host(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
         None
     }
     /// The Python module the function belongs to (for symbol names).
@@ -120,6 +127,18 @@ pub struct Dispatcher {
     /// Signatures being compiled right now, by argument types: threads that miss one wait
     /// for its result instead of compiling it again.
     pending: Mutex<HashMap<Vec<TypeId>, Arc<Pending>>>,
+    /// Set for the body of a `with objmode(...)` block (Numba's `ObjModeLiftedWith`).
+    objmode_with: Option<ObjModeWith>,
+}
+
+/// What a `with objmode(...)` body's dispatcher knows besides its IR: the nopython side
+/// calls it with native values, boxed on the way in, and unboxes its declared outputs.
+#[derive(Debug)]
+pub struct ObjModeWith {
+    /// The declared outputs, as a tuple type in output order.
+    pub outputs: TypeId,
+    /// The native types of the inputs at the call site (set when the caller is typed).
+    pub native_args: std::sync::OnceLock<Vec<TypeId>>,
 }
 
 /// A compilation in progress on some thread; waiters block on `ready` until `result` is
@@ -181,6 +200,16 @@ pub fn register_with(
     target: Arc<Target>,
     options: JitOptions,
 ) -> Arc<Dispatcher> {
+    register_full(name, source, target, options, None)
+}
+
+fn register_full(
+    name: &str,
+    source: Box<dyn FunctionSource>,
+    target: Arc<Target>,
+    options: JitOptions,
+    objmode_with: Option<ObjModeWith>,
+) -> Arc<Dispatcher> {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let d = Arc::new(Dispatcher {
         id,
@@ -198,6 +227,7 @@ pub fn register_with(
         slots: Mutex::new(HashMap::new()),
         parameters: std::sync::OnceLock::new(),
         pending: Mutex::new(HashMap::new()),
+        objmode_with,
     });
     REGISTRY
         .lock()
@@ -305,6 +335,9 @@ impl Dispatcher {
             fn load(&self) -> Result<(CodeObject, Box<dyn GlobalResolver>), String> {
                 Ok((self.code.clone(), self.parent.load_globals()?))
             }
+            fn host(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+                self.parent.source.host()
+            }
             fn module(&self) -> String {
                 self.parent.source.module()
             }
@@ -324,6 +357,40 @@ impl Dispatcher {
     /// A dispatcher for a loop lifted out of this (object-mode) function: compiled from
     /// its IR, nopython when it types; same globals, target and options.
     pub fn lifted_loop(self: &Arc<Self>, ir: numba_ir::FunctionIR) -> Arc<Dispatcher> {
+        let options = JitOptions {
+            object_mode: ObjectMode::Never,
+            ..self.options.clone()
+        };
+        self.lifted(ir, options, None)
+    }
+
+    /// A dispatcher for the body of a `with objmode(...)` block of this function (its
+    /// IR from `numba_ir::withlift`): compiled in object mode, without loop lifting;
+    /// `outputs` is the tuple of the declared output types.
+    pub fn lifted_with(
+        self: &Arc<Self>,
+        ir: numba_ir::FunctionIR,
+        outputs: TypeId,
+    ) -> Arc<Dispatcher> {
+        let options = JitOptions {
+            object_mode: ObjectMode::Force,
+            no_looplift: true,
+            parallel: None,
+            ..self.options.clone()
+        };
+        let with = ObjModeWith {
+            outputs,
+            native_args: std::sync::OnceLock::new(),
+        };
+        self.lifted(ir, options, Some(with))
+    }
+
+    fn lifted(
+        self: &Arc<Self>,
+        ir: numba_ir::FunctionIR,
+        options: JitOptions,
+        objmode_with: Option<ObjModeWith>,
+    ) -> Arc<Dispatcher> {
         struct LiftedSource {
             parent: Arc<Dispatcher>,
             ir: numba_ir::FunctionIR,
@@ -331,6 +398,9 @@ impl Dispatcher {
         impl FunctionSource for LiftedSource {
             fn load(&self) -> Result<(CodeObject, Box<dyn GlobalResolver>), String> {
                 self.parent.source.load()
+            }
+            fn host(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+                self.parent.source.host()
             }
             fn module(&self) -> String {
                 self.parent.source.module()
@@ -343,22 +413,30 @@ impl Dispatcher {
             }
         }
         let name = self.name.clone();
-        let d = register_with(
+        let d = register_full(
             &name,
             Box::new(LiftedSource {
                 parent: self.clone(),
                 ir,
             }),
             self.target.clone(),
-            JitOptions {
-                object_mode: ObjectMode::Never,
-                ..self.options.clone()
-            },
+            options,
+            objmode_with,
         );
         if let Some(text) = self.display.get() {
             d.set_display(text.clone());
         }
         d
+    }
+
+    /// The `with objmode(...)` facts of a dispatcher made by [`Dispatcher::lifted_with`].
+    pub fn objmode_with(&self) -> Option<&ObjModeWith> {
+        self.objmode_with.as_ref()
+    }
+
+    /// The host's description of the function ([`FunctionSource::host`]).
+    pub fn host(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.source.host()
     }
 
     /// The function's parameter names and trailing defaults (read once).
@@ -547,6 +625,9 @@ impl Dispatcher {
                 no_looplift: self.options.no_looplift,
             };
             let mut compiled = match self.source.lifted_ir() {
+                Some(ir) if self.objmode_with.is_some() => {
+                    compile_lifted_with(ir, globals.as_ref(), args, &options)?
+                }
                 Some(ir) => {
                     compile_lifted_loop(ir, globals.as_ref(), args, &options, &self.target)?
                 }

@@ -114,6 +114,9 @@ impl CalleeResolver for Registry {
     fn resolve_call(&self, id: u64, args: &[TypeId]) -> Result<CallOutcome, String> {
         let d =
             crate::lookup_dispatcher(id).ok_or_else(|| format!("unknown jitted function #{id}"))?;
+        if let Some(w) = d.objmode_with() {
+            return objmode_call(&d, w, args);
+        }
         if d.in_progress(args) {
             let partial = PARTIAL_RETURNS.with(|p| p.borrow().get(&(id, args.to_vec())).copied());
             return Ok(match partial {
@@ -160,7 +163,54 @@ impl CalleeResolver for Registry {
     }
 }
 
+/// A call of a `with objmode(...)` body from its nopython function: every input must
+/// box to a Python object; the body compiles in object mode now (its errors are the
+/// caller's), and the call gives the declared outputs.
+fn objmode_call(
+    d: &crate::Dispatcher,
+    w: &crate::ObjModeWith,
+    args: &[TypeId],
+) -> Result<CallOutcome, String> {
+    for (i, &a) in args.iter().enumerate() {
+        if matches!(
+            a.get(),
+            Type::Dispatcher { .. } | Type::Function(_) | Type::UFunc { .. }
+        ) {
+            return Err(format!(
+                "Does not support function type inputs into with-context for arg {}",
+                i + 1
+            ));
+        }
+        if let Err(e) = numba_lower::boundary_shape(a) {
+            return Err(format!(
+                "numba-rs cannot box a value of type {a} into object mode yet (arg {}): {e}",
+                i + 1
+            ));
+        }
+    }
+    if let Some(prev) = w.native_args.get() {
+        if prev.as_slice() != args {
+            return Err("an objmode block called with other argument types".into());
+        }
+    } else {
+        let _ = w.native_args.set(args.to_vec());
+    }
+    let objects = vec![numba_typeinfer::types::PYOBJECT; args.len()];
+    d.resolve(&objects).map_err(|e| {
+        format!(
+            "During: resolving callee type: type(ObjModeLiftedWith({}))\n{}",
+            d.display(),
+            e
+        )
+    })?;
+    Ok(CallOutcome::Resolved(w.outputs))
+}
+
 impl LinkedFunctions for Registry {
+    fn objmode_with(&self, id: u64) -> bool {
+        crate::lookup_dispatcher(id).is_some_and(|d| d.objmode_with().is_some())
+    }
+
     fn native_address(&self, id: u64, args: &[TypeId]) -> Option<usize> {
         crate::lookup_dispatcher(id)?.lookup(args).map(|c| c.native)
     }
@@ -414,6 +464,18 @@ fn compile_object_mode_ir(
     Ok(compiled)
 }
 
+/// Compile the body of a `with objmode(...)` block (its IR from `numba_ir::withlift`):
+/// object mode, every argument a Python object, without loop lifting (Numba's
+/// `ObjModeLiftedWith`).
+pub fn compile_lifted_with(
+    ir: FunctionIR,
+    globals: &dyn GlobalResolver,
+    args: &[TypeId],
+    options: &CompileOptions,
+) -> Result<CompiledFunction, CompileError> {
+    compile_object_mode_ir(ir, globals, args, options, false, Vec::new())
+}
+
 /// Compile a loop lifted out of an object-mode function (its IR from
 /// `numba_ir::looplift`): nopython when it types, else object mode without lifting, with
 /// Numba's warning.
@@ -543,6 +605,8 @@ fn compile_nopython_ir(
     };
     let semantic_args = args.to_vec();
     let omitted_args = args.to_vec();
+    // A with-lifting error keeps its own kind (Numba's CompilerError or TypingError).
+    let with_error: std::cell::RefCell<Option<CompileError>> = std::cell::RefCell::new(None);
     let untyped: Vec<Box<dyn FunctionPass + '_>> = vec![
         Box::new(Pass {
             name: "ir_processing",
@@ -553,6 +617,17 @@ fn compile_nopython_ir(
                     print!("{}", ir.dump_with_header());
                 }
                 Ok(true)
+            },
+        }),
+        Box::new(Pass {
+            name: "with_lifting",
+            cfg: true,
+            run: |ir: &mut FunctionIR| {
+                with_lifting(ir, globals, options).map_err(|e| {
+                    let text = e.message.clone();
+                    *with_error.borrow_mut() = Some(e);
+                    text
+                })
             },
         }),
         Box::new(Pass {
@@ -606,7 +681,14 @@ fn compile_nopython_ir(
             },
         }),
     ];
-    run_passes(&mut ir, untyped, &mut times, &wanted).map_err(|e| here(pass_error(e)))?;
+    run_passes(&mut ir, untyped, &mut times, &wanted).map_err(|e| {
+        here(
+            with_error
+                .borrow_mut()
+                .take()
+                .unwrap_or_else(|| pass_error(e)),
+        )
+    })?;
 
     // Type inference.
     let start = Instant::now();
@@ -765,6 +847,91 @@ fn compile_nopython_ir(
 }
 
 /// A lowering failure as a compile error (its line, when it has one).
+/// `with_lifting` (Numba's `WithLifting` pass): the `with` blocks rewritten by
+/// `numba_ir::withlift`; each `objmode` body becomes a dispatcher of its own, compiled
+/// in object mode, whose outputs are typed by the annotations.
+fn with_lifting(
+    ir: &mut FunctionIR,
+    globals: &dyn GlobalResolver,
+    options: &CompileOptions,
+) -> Result<bool, CompileError> {
+    use numba_ir::withlift::{Annotation, WithLiftError};
+    let has_with = ir
+        .blocks
+        .values()
+        .flat_map(|b| &b.body)
+        .any(|i| matches!(i.stmt, numba_ir::Stmt::EnterWith { .. }));
+    if !has_with {
+        return Ok(false);
+    }
+    let typing = |message: String, line: u32| WithLiftError::Typing { message, line };
+    let mut objmode = |region: numba_ir::withlift::ObjModeRegion| {
+        let line = region.line;
+        let parent = options
+            .dispatcher_id
+            .and_then(crate::lookup_dispatcher)
+            .ok_or_else(|| {
+                typing(
+                    "with objmode(...) needs the function's dispatcher".into(),
+                    line,
+                )
+            })?;
+        let mut outputs = Vec::new();
+        for (name, a) in &region.annotations {
+            let bad = |msg: String| WithLiftError::Compiler {
+                message: format!("Error handling objmode argument '{name}'. {msg}"),
+                line,
+            };
+            let t = match a {
+                Annotation::Text(text) => numba_typeinfer::signature::parse_sig_type(text)
+                    .map_err(|e| bad(format!("Invalid type annotation {text:?}: {e}")))?,
+                Annotation::Object(g) => match &g.kind {
+                    numba_ir::GlobalKind::TypeObject { text, .. } => {
+                        numba_typeinfer::signature::parse_sig_type(text).map_err(|e| {
+                            bad(format!("numba-rs cannot use the type {text} here: {e}"))
+                        })?
+                    }
+                    _ => {
+                        return Err(bad(format!(
+                            "The value must be a Numba type, got {}.",
+                            g.repr
+                        )))
+                    }
+                },
+            };
+            if let Err(e) = numba_lower::boundary_shape(t) {
+                return Err(typing(
+                    format!(
+                        "Objmode context failed. Argument '{name}' is declared as a type                          numba-rs cannot unbox yet: {t} ({e})."
+                    ),
+                    line,
+                ));
+            }
+            outputs.push(t);
+        }
+        let outputs = numba_typeinfer::types::tuple_of(&outputs);
+        let d = parent.lifted_with(region.ir, outputs);
+        Ok(numba_ir::Global {
+            kind: numba_ir::GlobalKind::Dispatcher {
+                id: d.id,
+                name: parent.name.clone(),
+            },
+            repr: format!("ObjModeLiftedWith({})", parent.display()),
+        })
+    };
+    numba_ir::withlift::lift_withs(ir, globals, &mut objmode)
+        .map(|n| n > 0)
+        .map_err(|e| {
+            let kind = match e {
+                WithLiftError::Compiler { .. } => ErrorKind::Unsupported,
+                WithLiftError::Typing { .. } => ErrorKind::Typing,
+            };
+            let mut err = CompileError::new(kind, e.to_string());
+            err.line = Some(e.line()).filter(|&l| l > 0);
+            err
+        })
+}
+
 fn lower_error(e: LowerError) -> CompileError {
     let (kind, line) = match &e {
         LowerError::Unsupported { line, .. } => (ErrorKind::Unsupported, Some(*line)),

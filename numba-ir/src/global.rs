@@ -36,6 +36,13 @@ pub enum GlobalKind {
     /// function's lifted loops: the dispatcher compiling it, which object-mode code reads
     /// from its environment.
     LiftedLoop { index: usize },
+    /// A context manager the compiler implements by rewriting the `with` body
+    /// (`numba_ir::withlift`): `objmode`, `parallel_chunksize` and Numba's testing
+    /// contexts.
+    WithContext(WithContextKind),
+    /// A Numba type object (`types.int64`, `types.float64[:]`), by its printed name
+    /// (`array(float64, 1d, A)`) and its Python class name.
+    TypeObject { text: String, type_name: String },
     /// An `enum.Enum` / `enum.IntEnum` class with integer values: its name, a key for the
     /// class object (`module.qualname`) and its members.
     EnumClass {
@@ -58,6 +65,21 @@ pub enum GlobalKind {
     Unsupported { message: String },
     /// Not bound at all.
     Undefined,
+}
+
+/// The context managers `with` may use in nopython code (Numba's `WithContext`
+/// subclasses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WithContextKind {
+    /// `numba.objmode` / `numba_rs.objmode`: the body runs in object mode.
+    ObjMode,
+    /// `numba.parallel_chunksize(n)`: the chunk size is `n` inside the body.
+    ParallelChunksize,
+    /// Numba's `call_context` (testing): the body is a function of its own, which runs
+    /// as if inline.
+    Call,
+    /// Numba's `bypass_context` (testing): the body is skipped.
+    Bypass,
 }
 
 /// How a constant array's elements are laid out, as Numba's `map_layout` reads the
@@ -357,6 +379,14 @@ pub trait GlobalResolver {
             kind: GlobalKind::Undefined,
             repr: "Undefined".into(),
         }
+    }
+
+    /// Attribute `attr` of module `module` read at compile time (`types.intp` in a
+    /// `with objmode(...)` annotation); `None` when it cannot be read. The default knows
+    /// none.
+    fn resolve_attr(&self, module: &str, attr: &str) -> Option<Global> {
+        let _ = (module, attr);
+        None
     }
 }
 

@@ -33,9 +33,12 @@ pub mod prune;
 pub mod ssa;
 pub mod utils;
 pub mod verify;
+pub mod withlift;
 pub use print::center;
 
 pub use error::IrError;
-pub use global::{ArrayLayout, ConstArray, ConstArrayError, Global, GlobalKind, GlobalResolver};
+pub use global::{
+    ArrayLayout, ConstArray, ConstArrayError, Global, GlobalKind, GlobalResolver, WithContextKind,
+};
 pub use interp::{compile_to_ir, interpret};
 pub use ir::*;

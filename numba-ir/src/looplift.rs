@@ -87,20 +87,35 @@ pub fn lift_loops(ir: &mut FunctionIR) -> Vec<FunctionIR> {
                 .collect(),
         );
         let index = lifted.len();
-        lifted.push(extract(ir, &region, callfrom, returnto, &inputs, &outputs));
-        call_lifted(ir, &region, callfrom, returnto, index, &inputs, &outputs);
+        // Labels are bytecode offsets: the one before the region's first is free.
+        let first = region.iter().next().copied().unwrap_or(callfrom);
+        let ends = (first.saturating_sub(1), callfrom, returnto);
+        lifted.push(extract(ir, &region, ends, &inputs, &outputs));
+        let global = Global {
+            kind: GlobalKind::LiftedLoop { index },
+            repr: format!("LiftedLoop(<function {}>)", ir.qualname),
+        };
+        let name = format!("LiftedLoop{index}");
+        call_lifted(
+            ir,
+            &region,
+            (callfrom, returnto),
+            (name, global),
+            &inputs,
+            &outputs,
+        );
     }
     lifted
 }
 
-fn has_yield(ir: &FunctionIR, label: Label) -> bool {
+pub(crate) fn has_yield(ir: &FunctionIR, label: Label) -> bool {
     ir.blocks[&label].body.iter().any(|i| {
         matches!(&i.stmt, Stmt::Assign { value, .. } if matches!(ir.expr(*value), Expr::Yield { .. }))
     })
 }
 
 /// Variables mentioned in the region, and those it assigns.
-fn region_vars(ir: &FunctionIR, region: &BTreeSet<Label>) -> (VarSet, VarSet) {
+pub(crate) fn region_vars(ir: &FunctionIR, region: &BTreeSet<Label>) -> (VarSet, VarSet) {
     let mut mentioned = VarSet::new();
     let mut defined = VarSet::new();
     for l in region {
@@ -114,13 +129,13 @@ fn region_vars(ir: &FunctionIR, region: &BTreeSet<Label>) -> (VarSet, VarSet) {
     (mentioned, defined)
 }
 
-/// The lifted function: a prologue binding the inputs, the region, and in place of the
-/// exit a block returning the outputs as a tuple.
-fn extract(
+/// The lifted function: a prologue (at label `start`, jumping to `entry`) binding the
+/// inputs, the region, and in place of the exit `returnto` a block returning the
+/// outputs as a tuple.
+pub(crate) fn extract(
     ir: &FunctionIR,
     region: &BTreeSet<Label>,
-    callfrom: Label,
-    returnto: Label,
+    (start, entry, returnto): (Label, Label, Label),
     inputs: &[VarId],
     outputs: &[VarId],
 ) -> FunctionIR {
@@ -130,7 +145,7 @@ fn extract(
     lir.is_generator = false;
     lir.generator_info = None;
     lir.arg_names = inputs.iter().map(|v| ir.var_name(*v).to_string()).collect();
-    let loc = ir.blocks[&callfrom].body.first().map_or(
+    let loc = ir.blocks[&entry].body.first().map_or(
         Loc {
             line: ir.firstlineno,
         },
@@ -150,12 +165,9 @@ fn extract(
         });
     }
     prologue.push(Inst {
-        stmt: Stmt::Jump { target: callfrom },
+        stmt: Stmt::Jump { target: entry },
         loc,
     });
-    // Labels are bytecode offsets: the one before the region's first is free.
-    let first = region.iter().next().copied().unwrap_or(callfrom);
-    let start = first.saturating_sub(1);
     lir.blocks.insert(start, Block { body: prologue });
     lir.block_locs.insert(start, loc);
     let exit_loc = ir.block_locs.get(&returnto).copied().unwrap_or(loc);
@@ -190,13 +202,13 @@ fn extract(
     lir
 }
 
-/// Replace the region in `ir` by a call of lifted loop `index`.
-fn call_lifted(
+/// Replace the region in `ir` by a block at `callfrom` calling the lifted function
+/// `global` (named `name`) and jumping to `returnto`.
+pub(crate) fn call_lifted(
     ir: &mut FunctionIR,
     region: &BTreeSet<Label>,
-    callfrom: Label,
-    returnto: Label,
-    index: usize,
+    (callfrom, returnto): (Label, Label),
+    (name, global): (String, Global),
     inputs: &[VarId],
     outputs: &[VarId],
 ) {
@@ -215,11 +227,8 @@ fn call_lifted(
     let func = ir.add_var(fresh_name(ir, "$lifted_loop"), loc);
     let result = ir.add_var(fresh_name(ir, "$lifted_result"), loc);
     let global = ir.add_expr(Expr::Global {
-        name: format!("LiftedLoop{index}"),
-        value: Global {
-            kind: GlobalKind::LiftedLoop { index },
-            repr: format!("LiftedLoop(<function {}>)", ir.qualname),
-        },
+        name,
+        value: global,
     });
     let call = ir.add_expr(Expr::Call {
         func,

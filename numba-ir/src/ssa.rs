@@ -540,6 +540,30 @@ fn replace_use(ir: &mut FunctionIR, label: Label, pos: usize, from: VarId, to: V
             subst(index);
             subst(value);
         }
+        // Numba's `visit_vars_stmt` also renames these (a `print` after a conditional
+        // reassignment must see the merged value).
+        Stmt::StaticSetItem {
+            target,
+            index_var,
+            value,
+            ..
+        } => {
+            subst(target);
+            subst(index_var);
+            subst(value);
+        }
+        Stmt::Print { args, vararg } => {
+            args.iter_mut().for_each(subst);
+            vararg.iter_mut().for_each(subst);
+        }
+        Stmt::DynamicRaise { args, .. } | Stmt::DynamicTryRaise { args, .. } => {
+            for a in args.iter_mut() {
+                if let RaiseArg::Var(v) = a {
+                    subst(v);
+                }
+            }
+        }
+        Stmt::Del { var } => subst(var),
         _ => {}
     }
     if let Some(inst) = ir.blocks.get_mut(&label).and_then(|b| b.body.get_mut(pos)) {

@@ -230,6 +230,11 @@ pub trait LinkedFunctions {
     fn native_slot(&self, _dispatcher_id: u64, _args: &[TypeId]) -> Option<usize> {
         None
     }
+    /// Whether the dispatcher runs the body of a `with objmode(...)` block: its calls
+    /// box the arguments and run it through the host (`impls::objmode_with`).
+    fn objmode_with(&self, _dispatcher_id: u64) -> bool {
+        false
+    }
 }
 
 /// Fast-math flags (LLVM's bit values), as `fastmath=True` or a set of flag names selects.

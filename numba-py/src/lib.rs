@@ -17,6 +17,7 @@ mod fingerprint;
 mod generator;
 mod ndarray;
 mod objmode;
+mod objmode_with;
 mod parallel;
 mod ufunc;
 
@@ -76,6 +77,13 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     }
     if let Some(c) = constant_of(value)? {
         return mk(GlobalKind::Const(c));
+    }
+    if let Some(kind) = objmode_with::with_context(py, value)? {
+        return mk(GlobalKind::WithContext(kind));
+    }
+    if let Some(text) = objmode_with::type_object(py, value)? {
+        let type_name = value.get_type().name()?.to_string();
+        return mk(GlobalKind::TypeObject { text, type_name });
     }
     if let Some(kind) = frozen_value(py, value)? {
         return mk(kind);
@@ -332,6 +340,14 @@ impl GlobalResolver for PyGlobals {
         self.table.resolve_global(name)
     }
 
+    fn resolve_attr(&self, module: &str, attr: &str) -> Option<Global> {
+        Python::attach(|py| {
+            let m = py.import(module).ok()?;
+            let v = m.getattr(attr).ok()?;
+            classify(py, &v).ok()
+        })
+    }
+
     fn resolve_freevar(&self, index: usize, name: &str) -> Global {
         self.freevars
             .get(index)
@@ -350,6 +366,10 @@ fn all_names(code: &CodeObject) -> HashSet<String> {
 }
 
 impl FunctionSource for PySource {
+    fn host(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        Some(self)
+    }
+
     fn parameters(&self) -> Result<(Vec<String>, Vec<Constant>), String> {
         Python::attach(|py| -> PyResult<(Vec<String>, Vec<Constant>)> {
             let func = self.func.bind(py);

@@ -76,7 +76,11 @@ pub(crate) fn install() {
         PyDict_New,
         PyDict_SetItem,
     ];
-    let helpers: [(&str, usize); 8] = [
+    let helpers: [(&str, usize); 9] = [
+        (
+            "numba_rs_objmode_with",
+            crate::objmode_with::numba_rs_objmode_with as *const () as usize,
+        ),
         (
             "numba_rs_obj_global",
             numba_rs_obj_global as *const () as usize,

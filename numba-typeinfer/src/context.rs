@@ -616,6 +616,10 @@ impl TypingContext for BaseContext {
             GlobalKind::Undefined => Err("name is not defined".into()),
             // Only object-mode code calls lifted loops.
             GlobalKind::LiftedLoop { .. } => Err("a lifted loop is called from object mode only".into()),
+            // `with` blocks are rewritten before typing (`numba_ir::withlift`); a context
+            // manager used any other way has no nopython meaning.
+            GlobalKind::WithContext(_) => Err("a context manager is only usable in a with statement".into()),
+            GlobalKind::TypeObject { type_name, .. } => Err(format!("Cannot determine Numba type of <class '{type_name}'>")),
         }
     }
 

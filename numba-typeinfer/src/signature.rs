@@ -4,7 +4,7 @@ use std::fmt;
 
 use numba_ir::{BinOp, UnaryOp};
 
-use crate::types::{self, TypeId};
+use crate::types::{self, Type, TypeId};
 
 /// Which implementation a typed operation selects: the key of the lowering registry.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -107,12 +107,65 @@ pub fn parse_signature(text: &str) -> Result<(Option<TypeId>, Vec<TypeId>), Stri
     Ok((ret, args))
 }
 
+/// Numba's type constructors as Python expressions (what `numba.types` evaluates a
+/// string annotation to): `UniTuple(int64, 2)`, `Tuple((int64, float64))`,
+/// `Optional(int64)`, `Array(float64, 2, 'C')`.
+fn constructor(text: &str) -> Result<Option<TypeId>, String> {
+    let Some((name, rest)) = text.split_once('(') else {
+        return Ok(None);
+    };
+    let Some(inner) = rest.strip_suffix(')') else {
+        return Ok(None);
+    };
+    let parts = types::split_top(inner);
+    let t = match (name.trim(), parts.as_slice()) {
+        ("UniTuple", [item, n]) => {
+            let n: u32 = n
+                .parse()
+                .map_err(|_| format!("invalid tuple length {n:?} in {text:?}"))?;
+            types::intern(Type::UniTuple(parse_sig_type(item)?, n))
+        }
+        ("Tuple", [items]) => {
+            let items = items
+                .trim()
+                .strip_prefix(['(', '['])
+                .and_then(|i| i.strip_suffix([')', ']']))
+                .ok_or_else(|| format!("Tuple takes a sequence of types in {text:?}"))?;
+            let tys = types::split_top(items)
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .map(parse_sig_type)
+                .collect::<Result<Vec<_>, _>>()?;
+            types::tuple_of(&tys)
+        }
+        ("Optional", [item]) => types::intern(Type::Optional(parse_sig_type(item)?)),
+        ("Array", [dtype, ndim, layout]) => {
+            let ndim: u32 = ndim
+                .parse()
+                .map_err(|_| format!("invalid array rank {ndim:?} in {text:?}"))?;
+            let layout = match layout.trim_matches(|c| c == '\'' || c == '"') {
+                "C" => types::Layout::C,
+                "F" => types::Layout::F,
+                "A" => types::Layout::A,
+                other => return Err(format!("invalid array layout {other:?} in {text:?}")),
+            };
+            types::array(parse_sig_type(dtype)?, ndim, layout)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(t))
+}
+
 /// One type of a signature string: a name (`float64`), Numba's printed form
 /// (`array(float64, 1d, C)`), or the array shorthand `float64[:]`, `float64[:, ::1]` (C),
 /// `float64[::1, :]` (F), any other `[:, :]` is layout A.
-fn parse_sig_type(text: &str) -> Result<TypeId, String> {
+pub fn parse_sig_type(text: &str) -> Result<TypeId, String> {
     let text = text.trim();
+    let text = text.strip_prefix("types.").unwrap_or(text);
     if let Some(t) = types::parse_type(text) {
+        return Ok(t);
+    }
+    if let Some(t) = constructor(text)? {
         return Ok(t);
     }
     if let Some((base, dims)) = text.strip_suffix(']').and_then(|t| t.split_once('[')) {

@@ -201,6 +201,9 @@ fn call_dispatcher<'ctx>(
             "dispatcher call without a dispatcher key".into(),
         ));
     };
+    if lw.linked.objmode_with(id) {
+        return super::objmode_with::call(lw, id, sig, vals);
+    }
     let fnty = native_fn_type(lw.ctx, &sig.args)?;
     // A generator function's init comes with its library, linked in for inlining.
     let linked_init = if matches!(sig.ret.get(), numba_typeinfer::Type::Generator { .. })

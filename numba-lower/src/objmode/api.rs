@@ -170,3 +170,16 @@ pub(crate) fn data<'ctx>(
         g
     })
 }
+
+/// The installed address of a helper outside [`DECLS`] (numba-py's
+/// `numba_rs_objmode_with`, which nopython code calls to run an `objmode` block).
+pub(crate) fn address(name: &str) -> R<usize> {
+    table()?
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, a)| *a)
+        .ok_or_else(|| LowerError::Unsupported {
+            message: format!("the installed Python API has no {name}"),
+            line: 0,
+        })
+}

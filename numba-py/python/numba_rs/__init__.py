@@ -15,10 +15,11 @@ from .parallel import (
     set_parallel_chunksize,
     threading_layer,
 )
+from .withcontexts import objmode, parallel_chunksize
 from .types import *  # noqa: F401,F403  (type objects at top level, as in numba)
 
 __all__ = ["jit", "njit", "vectorize", "guvectorize", "cfunc", "carray", "farray", "errors", "types", "typeof", "config", "Dispatcher", "prange", "pndindex", "set_num_threads", "get_num_threads",
-           "get_thread_id", "set_parallel_chunksize", "get_parallel_chunksize",
+           "get_thread_id", "set_parallel_chunksize", "get_parallel_chunksize", "objmode", "parallel_chunksize",
            "threading_layer"] + list(
     types.__all__
 )
