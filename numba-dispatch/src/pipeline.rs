@@ -623,11 +623,16 @@ fn compile_nopython_ir(
             name: "with_lifting",
             cfg: true,
             run: |ir: &mut FunctionIR| {
-                with_lifting(ir, globals, options).map_err(|e| {
+                let changed = with_lifting(ir, globals, options).map_err(|e| {
                     let text = e.message.clone();
                     *with_error.borrow_mut() = Some(e);
                     text
-                })
+                })?;
+                // Numba compiles the rewritten function afresh, dumping its IR again.
+                if changed && env_flag("NUMBA_DUMP_IR") {
+                    print!("{}", ir.dump_with_header());
+                }
+                Ok(changed)
             },
         }),
         Box::new(Pass {

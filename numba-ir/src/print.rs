@@ -61,6 +61,10 @@ impl FunctionIR {
         match e {
             Expr::Arg { index, name } => format!("arg({index}, name={name})"),
             Expr::Const(c) => format!("const({}, {})", c.type_name(), c.py_str()),
+            // A lifted `objmode` body: Numba holds its dispatcher as a constant.
+            Expr::Global { value, .. } if value.repr.starts_with("ObjModeLiftedWith(") => {
+                format!("const(ObjModeLiftedWith, {})", value.repr)
+            }
             Expr::Global { name, value } => format!("global({name}: {})", value.repr),
             Expr::FreeVar { name, value, .. } => format!("freevar({name}: {})", value.repr),
             Expr::Var(v) => n(v),
