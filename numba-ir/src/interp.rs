@@ -1151,6 +1151,15 @@ impl Interp<'_> {
                 );
             }
             "BEFORE_WITH" => {
+                // `with cm as v:` stores what `__enter__` returned; Numba rejects it.
+                if self.bc.at(inst.next).is_some_and(|n| n.opname != "POP_TOP") {
+                    return Err(IrError::Unsupported {
+                        message: "The 'with (context manager) as (variable):' construct is not \
+                                  supported."
+                            .into(),
+                        line: self.loc.line,
+                    });
+                }
                 let end = ti.with_end.unwrap_or(inst.next);
                 self.with_exits.push(end);
                 let contextmanager = self.get(&ti.inputs[0])?;

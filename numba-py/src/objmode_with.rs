@@ -222,7 +222,7 @@ fn encode_owned(
             let mi = unsafe {
                 ffi::Py_IncRef(v.as_ptr());
                 numba_nrt::NRT_MemInfo_new(
-                    raw.data as *mut u8,
+                    raw.data,
                     nbytes,
                     Some(release_object),
                     v.as_ptr().cast(),

@@ -357,3 +357,14 @@ def test_ir_shows_the_lifted_call(capfd, monkeypatch):
     # Numba prints the lifted body as a constant of the caller.
     assert "const(ObjModeLiftedWith, ObjModeLiftedWith(<function scalars_in_out" in out
     assert "enter_with" in out  # the dump before with-lifting
+
+
+def with_as(x):
+    with objmode as cm:  # noqa: F841
+        x += 1
+    return x
+
+
+def test_with_as_is_rejected_as_numba_does():
+    with pytest.raises(UnsupportedError, match=r"The 'with \(context manager\) as \(variable\):' construct is not supported"):
+        njit(with_as)(1)
