@@ -51,6 +51,11 @@ pub trait FunctionSource: Send + Sync {
     fn lifted_ir(&self) -> Option<numba_ir::FunctionIR> {
         None
     }
+    /// The first source line of a function made by the compiler (a lifted loop starts
+    /// at its `for`); `None` for a function.
+    fn first_line(&self) -> Option<u32> {
+        None
+    }
     /// The host's own description of the function (numba-py's Python function), for
     /// hosts that need it back from a dispatcher; functions made by the compiler (lifted
     /// loops, `objmode` bodies) give their parent's.
@@ -411,6 +416,9 @@ impl Dispatcher {
             fn lifted_ir(&self) -> Option<numba_ir::FunctionIR> {
                 Some(self.ir.clone())
             }
+            fn first_line(&self) -> Option<u32> {
+                Some(self.ir.firstlineno)
+            }
         }
         let name = self.name.clone();
         let d = register_full(
@@ -432,6 +440,11 @@ impl Dispatcher {
     /// The `with objmode(...)` facts of a dispatcher made by [`Dispatcher::lifted_with`].
     pub fn objmode_with(&self) -> Option<&ObjModeWith> {
         self.objmode_with.as_ref()
+    }
+
+    /// Where a lifted loop starts ([`FunctionSource::first_line`]).
+    pub fn first_line(&self) -> Option<u32> {
+        self.source.first_line()
     }
 
     /// The host's description of the function ([`FunctionSource::host`]).

@@ -65,6 +65,11 @@ impl FunctionIR {
             Expr::Global { value, .. } if value.repr.starts_with("ObjModeLiftedWith(") => {
                 format!("const(ObjModeLiftedWith, {})", value.repr)
             }
+            Expr::Global { value, .. }
+                if matches!(value.kind, crate::GlobalKind::LiftedLoop { .. }) =>
+            {
+                format!("const(LiftedLoop, {})", value.repr)
+            }
             Expr::Global { name, value } => format!("global({name}: {})", value.repr),
             Expr::FreeVar { name, value, .. } => format!("freevar({name}: {})", value.repr),
             Expr::Var(v) => n(v),

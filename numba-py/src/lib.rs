@@ -751,29 +751,38 @@ struct Dispatcher {
 
 impl Dispatcher {
     /// The Python object for a loop lifted out of `py_func` (an object-mode function):
-    /// called by its object-mode code with the loop's inputs.
+    /// called by its object-mode code with the loop's inputs. It is a
+    /// `numba_rs.dispatcher.LiftedLoop`, so it has a dispatcher's Python API.
     pub(crate) fn lifted(
         py: Python<'_>,
         id: u64,
         py_func: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<Dispatcher>> {
+    ) -> PyResult<Py<PyAny>> {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("_lifted_core", id)?;
+        Ok(py
+            .import("numba_rs.dispatcher")?
+            .getattr("LiftedLoop")?
+            .call((py_func,), Some(&kwargs))?
+            .unbind())
+    }
+
+    /// The dispatcher of lifted loop `id` (registered by numba-dispatch).
+    fn for_lifted(py: Python<'_>, id: u64, py_func: Py<PyAny>) -> PyResult<Dispatcher> {
         let core = numba_dispatch::lookup_dispatcher(id).ok_or_else(|| {
             UnsupportedError::new_err("internal error: lifted loop not registered")
         })?;
         let names = core.parameters().map(|(n, _)| n).unwrap_or_default();
-        Py::new(
-            py,
-            Dispatcher {
-                vectorcall: call::vectorcall,
-                core,
-                py_func: py_func.clone().unbind(),
-                params: call::Params::positional(py, &names),
-                nogil: false,
-                // A lifted loop takes any object (untypeable inputs are `pyobject`, and the
-                // loop then compiles in object mode, as Numba's LiftedLoop falls back).
-                object_mode: numba_dispatch::ObjectMode::Force,
-            },
-        )
+        Ok(Dispatcher {
+            vectorcall: call::vectorcall,
+            core,
+            py_func,
+            params: call::Params::positional(py, &names),
+            nogil: false,
+            // A lifted loop takes any object (untypeable inputs are `pyobject`, and the
+            // loop then compiles in object mode, as Numba's LiftedLoop falls back).
+            object_mode: numba_dispatch::ObjectMode::Force,
+        })
     }
 }
 
@@ -881,7 +890,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, _lifted_core=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -897,7 +906,11 @@ impl Dispatcher {
         locals: Option<Vec<(String, String)>>,
         object_mode: &str,
         looplift: bool,
+        _lifted_core: Option<u64>,
     ) -> PyResult<Self> {
+        if let Some(id) = _lifted_core {
+            return Dispatcher::for_lifted(py, id, py_func);
+        }
         let object_mode = match object_mode {
             "never" => numba_dispatch::ObjectMode::Never,
             "force" => numba_dispatch::ObjectMode::Force,
@@ -1146,6 +1159,11 @@ impl Dispatcher {
         // SAFETY: the cell holds the environment tuple just made (or made before).
         let tuple = unsafe { Borrowed::from_ptr(py, *(env.cell as *mut *mut pyo3::ffi::PyObject)) };
         Ok(tuple.get_item(3)?.cast_into::<PyTuple>()?)
+    }
+
+    /// The first source line of a lifted loop (`None` for a function).
+    fn _first_line(&self) -> Option<u32> {
+        self.core.first_line()
     }
 
     /// The return type of one specialisation.

@@ -66,10 +66,21 @@ fn group_by_line(ir: &FunctionIR, typing: &TypingResult) -> BTreeMap<u32, Vec<St
             .entry(block_line)
             .or_default()
             .push(format!("label {label}"));
+        // Numba marks a lifted loop's constant and the call of it.
+        let mut lifted_call = false;
         for inst in &block.body {
             let line = match &inst.stmt {
                 Stmt::Assign { target, value } => {
+                    let lifted = matches!(
+                        ir.expr(*value),
+                        Expr::Global { value: g, .. }
+                            if matches!(g.kind, numba_ir::GlobalKind::LiftedLoop { .. })
+                    );
                     let ty = match ir.expr(*value) {
+                        _ if lifted || std::mem::take(&mut lifted_call) => {
+                            lifted_call = lifted;
+                            "XXX Lifted Loop XXX".to_string()
+                        }
                         // Object mode types nothing: Numba's annotation then prints
                         // `<missing>` for variables and `pyobject` for calls.
                         Expr::Call { .. } if typing.typemap.is_empty() => "pyobject".to_string(),

@@ -377,8 +377,28 @@ def test_loop_lifting_runs_the_loop_in_nopython():
     # Inputs sorted by name (acc, n); the loop returns a tuple of its outputs, typed in
     # nopython mode.
     assert [tuple(str(t) for t in s) for s in loop.signatures] == [("int64", "int64")]
-    assert loop.nopython_signatures if hasattr(loop, "nopython_signatures") else True
+    # A lifted loop is a dispatcher of its own (Numba's LiftedLoop): its nopython
+    # specialisation, the line it starts at.
+    assert [str(s) for s in loop.nopython_signatures] == ["(int64, int64) -> UniTuple(int64 x 1)"]
+    [loopres] = loop.overloads.values()
+    assert not loopres.objectmode
+    assert loop.get_source_location() == lifted_sum.__code__.co_firstlineno + 2
     assert loop(0, 4) == (14,)
+
+
+def test_inspect_types_shows_lifted_loops(capsys):
+    cf = jit(forceobj=True)(lifted_sum)
+    cf(5)
+    cf.inspect_types()
+    out = capsys.readouterr().out
+    # Numba's layout: the lifted loop's constant and call marked, then a section per
+    # lifted loop with its own annotation.
+    assert ":: XXX Lifted Loop XXX" in out
+    assert "const(LiftedLoop, LiftedLoop(<function lifted_sum" in out
+    tail = out[out.index("# The function contains lifted loops") :]
+    line = lifted_sum.__code__.co_firstlineno + 2
+    assert tail.startswith(f"# The function contains lifted loops\n# Loop at line {line}\n# Has 1 overloads\n")
+    assert ":: int64" in tail  # the loop's body typed in nopython mode
 
 
 def test_looplift_false_keeps_the_loop_in_object_mode():

@@ -108,6 +108,15 @@ class TypeAnnotation:
 
     def __init__(self, dispatcher, argtypes):
         self._text = dispatcher._type_annotation(argtypes)
+        lifted = CompileResult(dispatcher, argtypes).lifted
+        if lifted:
+            # Numba's annotation of an object-mode function ends with its lifted loops.
+            parts = ["# The function contains lifted loops"]
+            for loop in lifted:
+                parts.append(f"# Loop at line {loop.get_source_location()}")
+                parts.append(f"# Has {len(loop.overloads)} overloads")
+                parts.extend(str(cres.type_annotation) for cres in loop.overloads.values())
+            self._text += "\n".join(parts) + "\n"
         self.signature = argtypes
         code = dispatcher.py_func.__code__
         self.filename = code.co_filename
@@ -500,3 +509,16 @@ def _rebuild_by_value(uid, state, options, sigs, can_compile):
     if not can_compile:
         disp.disable_compile()
     return disp
+
+
+class LiftedLoop(CPUDispatcher):
+    """A loop lifted out of an object-mode function (Numba's ``LiftedLoop``): compiled in
+    nopython mode when its body types, with a dispatcher's API (``overloads``,
+    ``signatures``, ``inspect_types``...)."""
+
+    def get_source_location(self):
+        """The line the loop starts at."""
+        return self._first_line()
+
+    def __repr__(self):
+        return f"LiftedLoop({self.py_func!r})"
