@@ -1,7 +1,9 @@
 //! The nopython pipeline: Numba 0.68's pass order (numba-facts §0), each stage named and
 //! timed.
 //!
-//! Untyped: `translate_bytecode`, `ir_processing`, `inline_closure_likes`,
+//! Untyped: `translate_bytecode`, `ir_processing`, `with_lifting` (`numba_ir::withlift`;
+//! each `objmode` body becomes a dispatcher compiled in object mode),
+//! `inline_closure_likes`,
 //! `make_function_op_code_to_jit_function`, `omitted_arguments` (an argument left to its
 //! default becomes the default's constant; Numba does this while typing and lowering),
 //! `rewrite_semantic_constants`,
@@ -11,8 +13,8 @@
 //! `numba_lower::refprune`), `llvm_jit`. The IR is verified between
 //! passes in debug builds (and with `NUMBA_RS_VERIFY=1` in release).
 //! `NUMBA_DEBUG_PRINT_AFTER=pass1,pass2` (or `all`) prints the IR after those passes.
-//! Not run yet, because what they handle is not supported yet: with-lifting, literal
-//! unrolling, literal propagation. Numba's `FixupArgs` check (argument count) is made by
+//! Not run yet, because what they handle is not supported yet: literal unrolling,
+//! literal propagation. Numba's `FixupArgs` check (argument count) is made by
 //! type inference, with Numba's message.
 
 use std::time::{Duration, Instant};

@@ -11,7 +11,9 @@
 //! - post-processing as Numba runs it before `NUMBA_DUMP_IR` ([`postproc`]: single-backedge
 //!   loop canonicalisation, `del` insertion, generator yield points and state);
 //! - dataflow over blocks ([`analysis`]: use/def, liveness, dead maps);
-//! - loop lifting for object mode ([`looplift`]);
+//! - loop lifting for object mode ([`looplift`]) and with-lifting for nopython mode
+//!   ([`withlift`]: `objmode` bodies into functions of their own, `parallel_chunksize`,
+//!   Numba's testing contexts);
 //! - the verifier ([`verify`]), IR utilities ([`utils`]: def-use maps, copy propagation,
 //!   dead-code elimination, block merging, renaming, closure inlining) and the
 //!   [`passes::FunctionPass`] trait with its [`passes::PassManager`];

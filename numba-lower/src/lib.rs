@@ -22,6 +22,8 @@
 //!   block, diamond, fanout, fanout with raise), before and after O3;
 //! - foreign entry points ([`wrappers`]): NumPy ufunc and gufunc inner loops and C-ABI
 //!   cfuncs built beside the native function (`vectorize`, `guvectorize`, `cfunc`);
+//! - calls of `with objmode(...)` bodies from nopython code (`impls::objmode_with`: the
+//!   arguments packed into boundary slots for the embedder's `numba_rs_objmode_with`);
 //! - object mode ([`objmode`]): untyped IR lowered to CPython API calls the embedder
 //!   provides the addresses of.
 //!
