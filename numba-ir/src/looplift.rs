@@ -30,27 +30,25 @@ use crate::utils::fresh_name;
 /// order of their `GlobalKind::LiftedLoop` indices.
 pub fn lift_loops(ir: &mut FunctionIR) -> Vec<FunctionIR> {
     split_loop_entries(ir);
+    merge_loop_exits(ir);
+    split_returning_exits(ir);
     let cfg = ir.cfg();
-    let top: Vec<Loop> = cfg
-        .loops
-        .values()
-        .filter(|l| {
-            !cfg.loops
-                .values()
-                .any(|o| o.header != l.header && o.body.contains(&l.header))
-        })
-        .cloned()
-        .collect();
+    let top = top_level_loops(&cfg);
     let ud = compute_use_defs(ir);
     let live = compute_live_map(&cfg, ir.blocks.keys().copied(), &ud);
     let mut lifted = Vec::new();
     for lp in top {
-        let (Some(&callfrom), Some(&returnto)) = (lp.entries.first(), lp.exits.first()) else {
+        let Some(&callfrom) = lp.entries.first() else {
             continue;
         };
-        if lp.entries.len() != 1 || lp.exits.len() != 1 || callfrom == cfg.entry {
+        if lp.entries.len() != 1 || callfrom == cfg.entry {
             continue;
         }
+        // One exit, or several that all go on to one block (`merge_loop_exits` made
+        // them so): they run inside the lifted function.
+        let Some(returnto) = common_exit(&cfg, &lp) else {
+            continue;
+        };
         let jumps_to_header = matches!(
             ir.blocks.get(&callfrom).and_then(Block::terminator),
             Some(Stmt::Jump { target }) if *target == lp.header
@@ -58,7 +56,10 @@ pub fn lift_loops(ir: &mut FunctionIR) -> Vec<FunctionIR> {
         if !jumps_to_header {
             continue;
         }
-        let region: BTreeSet<Label> = lp.body.iter().copied().chain([callfrom]).collect();
+        let mut region: BTreeSet<Label> = lp.body.iter().copied().chain([callfrom]).collect();
+        if lp.exits.len() > 1 {
+            region.extend(lp.exits.iter().copied());
+        }
         if region.iter().any(|l| has_yield(ir, *l)) {
             continue;
         }
@@ -106,6 +107,200 @@ pub fn lift_loops(ir: &mut FunctionIR) -> Vec<FunctionIR> {
         );
     }
     lifted
+}
+
+/// Loops not nested in another.
+fn top_level_loops(cfg: &numba_bytecode::cfg::ControlFlowGraph) -> Vec<Loop> {
+    cfg.loops
+        .values()
+        .filter(|l| {
+            !cfg.loops
+                .values()
+                .any(|o| o.header != l.header && o.body.contains(&l.header))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Where a loop goes on after it: its one exit, or the one successor all its exits
+/// share when only the loop reaches them (Numba's `same_exit_point`).
+fn common_exit(cfg: &numba_bytecode::cfg::ControlFlowGraph, lp: &Loop) -> Option<Label> {
+    if lp.exits.len() == 1 {
+        return lp.exits.first().copied();
+    }
+    // An exit leading to another exit (a `break` to the block after the loop) is part
+    // of the way out, not a place the loop goes on to.
+    let mut after = BTreeSet::new();
+    for &e in &lp.exits {
+        let succs: Vec<Label> = cfg.successors(e).collect();
+        let outside = |p: &Label| !lp.body.contains(p) && !lp.exits.contains(p);
+        if succs.is_empty() || cfg.predecessors(e).any(|p| outside(&p)) {
+            return None;
+        }
+        after.extend(succs.into_iter().filter(|s| !lp.exits.contains(s)));
+    }
+    match after.len() {
+        1 => after.first().copied(),
+        _ => None,
+    }
+}
+
+/// Numba's `_pre_looplift_transform`: a top-level loop that leaves to several places (a
+/// `return` or a `break` inside it) gets one way out. Each exit block's code moves to a
+/// block of its own; the exit block records which it was in `$cp` and jumps to a common
+/// block, which branches on `$cp` to the moved code. The loop then lifts with its exit
+/// blocks, returning `$cp` among its outputs.
+fn merge_loop_exits(ir: &mut FunctionIR) {
+    let mut done = BTreeSet::new();
+    loop {
+        let cfg = ir.cfg();
+        let Some(lp) = top_level_loops(&cfg)
+            .into_iter()
+            .find(|l| !done.contains(&l.header) && has_multiple_exits(&cfg, l))
+        else {
+            return;
+        };
+        done.insert(lp.header);
+        if lp
+            .exits
+            .iter()
+            .any(|e| cfg.predecessors(*e).any(|p| !lp.body.contains(&p)))
+        {
+            continue; // an exit block shared with code outside the loop: left alone
+        }
+        merge_exits(ir, &lp.exits);
+    }
+}
+
+/// Numba's `CanonicalizeLoopExit`: an exit block of a loop with several exits that
+/// ends the function (a `return`) keeps only a jump to its code, moved to a new block,
+/// so the exits share a successor the loop can return to.
+fn split_returning_exits(ir: &mut FunctionIR) {
+    let cfg = ir.cfg();
+    for lp in top_level_loops(&cfg).iter().filter(|l| l.exits.len() > 1) {
+        for &e in &lp.exits {
+            if cfg.successors(e).next().is_some() {
+                continue;
+            }
+            let new = ir.blocks.keys().next_back().copied().unwrap_or(0) + 1;
+            let loc = ir.block_locs.get(&e).copied().unwrap_or_default();
+            let body = std::mem::take(&mut ir.blocks.entry(e).or_default().body);
+            ir.blocks.insert(new, Block { body });
+            ir.block_locs.insert(new, loc);
+            ir.blocks.insert(
+                e,
+                Block {
+                    body: vec![Inst {
+                        stmt: Stmt::Jump { target: new },
+                        loc,
+                    }],
+                },
+            );
+        }
+    }
+}
+
+/// Numba's `_has_multiple_loop_exits`: more than one exit once exits post-dominating
+/// another are discounted.
+fn has_multiple_exits(cfg: &numba_bytecode::cfg::ControlFlowGraph, lp: &Loop) -> bool {
+    if lp.exits.len() <= 1 {
+        return false;
+    }
+    let mut exits = lp.exits.clone();
+    let mut processed = BTreeSet::new();
+    let mut remain = exits.clone();
+    while let Some(node) = remain.pop_first() {
+        processed.insert(node);
+        if let Some(pdoms) = cfg.post_doms.get(&node) {
+            for p in pdoms.iter().filter(|p| **p != node) {
+                exits.remove(p);
+            }
+        }
+        remain = exits.difference(&processed).copied().collect();
+    }
+    exits.len() > 1
+}
+
+/// Numba's `_fix_multi_exit_blocks` (without splitting): see [`merge_loop_exits`].
+fn merge_exits(ir: &mut FunctionIR, exits: &BTreeSet<Label>) {
+    let mut next = ir.blocks.keys().next_back().copied().unwrap_or(0) + 1;
+    let mut fresh = || {
+        next += 1;
+        next - 1
+    };
+    let loc = exits
+        .first()
+        .and_then(|e| ir.block_locs.get(e).copied())
+        .unwrap_or(Loc {
+            line: ir.firstlineno,
+        });
+    let at = |stmt| Inst { stmt, loc };
+    let (common, post) = (fresh(), fresh());
+    let cp = ir.add_var(fresh_name(ir, "$cp"), loc);
+    let mut moved = Vec::new();
+    for (i, &e) in exits.iter().enumerate() {
+        let r = fresh();
+        let body = std::mem::take(&mut ir.blocks.entry(e).or_default().body);
+        ir.blocks.insert(r, Block { body });
+        let eloc = ir.block_locs.get(&e).copied().unwrap_or(loc);
+        ir.block_locs.insert(r, eloc);
+        let k = ir.add_expr(Expr::Const(numba_bytecode::Constant::Int(i as i64)));
+        let body = vec![
+            at(Stmt::Assign {
+                target: cp,
+                value: k,
+            }),
+            at(Stmt::Jump { target: common }),
+        ];
+        ir.blocks.insert(e, Block { body });
+        moved.push(r);
+    }
+    ir.blocks.insert(
+        common,
+        Block {
+            body: vec![at(Stmt::Jump { target: post })],
+        },
+    );
+    ir.block_locs.insert(common, loc);
+    let mut switch = post;
+    for (i, &r) in moved.iter().enumerate() {
+        ir.block_locs.insert(switch, loc);
+        if i + 1 == moved.len() {
+            ir.blocks.insert(
+                switch,
+                Block {
+                    body: vec![at(Stmt::Jump { target: r })],
+                },
+            );
+            break;
+        }
+        let rhs = ir.add_var(fresh_name(ir, "$cp_rhs"), loc);
+        let check = ir.add_var(fresh_name(ir, "$cp_check"), loc);
+        let k = ir.add_expr(Expr::Const(numba_bytecode::Constant::Int(i as i64)));
+        let eq = ir.add_expr(Expr::BinOp {
+            op: BinOp::Eq,
+            lhs: cp,
+            rhs,
+        });
+        let next_switch = fresh();
+        let body = vec![
+            at(Stmt::Assign {
+                target: rhs,
+                value: k,
+            }),
+            at(Stmt::Assign {
+                target: check,
+                value: eq,
+            }),
+            at(Stmt::Branch {
+                cond: check,
+                truebr: r,
+                falsebr: next_switch,
+            }),
+        ];
+        ir.blocks.insert(switch, Block { body });
+        switch = next_switch;
+    }
 }
 
 pub(crate) fn has_yield(ir: &FunctionIR, label: Label) -> bool {

@@ -436,3 +436,34 @@ def test_lifted_loop_over_an_array():
     for _ in range(100):
         cf(a, 2.0)
     assert sys.getrefcount(a) == before
+
+
+def loop_with_break(n):
+    acc = 0
+    for i in range(n):
+        if i > 5:
+            break
+        acc += i
+    marker = object()
+    return acc, type(marker).__name__
+
+
+def loop_with_return(n):
+    acc = 0
+    for i in range(n):
+        if i > 5:
+            return acc, "early"
+        acc += i * 2
+    marker = object()
+    return acc, type(marker).__name__
+
+
+def test_loops_with_several_exits_are_lifted():
+    # A `break` or a `return` inside the loop: the exits merge into one (Numba's `$cp`
+    # switch), the loop lifts, and the outer function goes on where the loop left.
+    for f in (loop_with_break, loop_with_return):
+        cf = check_same(f, (0,), (3,), (10,))
+        res = cf.overloads[cf.signatures[0]]
+        assert len(res.lifted) == 1, f.__name__
+        [loopres] = res.lifted[0].overloads.values()
+        assert not loopres.objectmode
