@@ -408,13 +408,7 @@ fn compile_object_mode_ir(
     lift: bool,
     mut times: Vec<(String, Duration)>,
 ) -> Result<CompiledFunction, CompileError> {
-    let qualname = ir.qualname.clone();
-    let filename = ir.filename.clone();
-    let firstline = ir.firstlineno;
-    let here = |e: CompileError| {
-        let line = e.line.or(Some(firstline));
-        e.at(&qualname, &filename, line)
-    };
+    let here = locate(&ir);
     let wanted = print_after();
     let start = Instant::now();
     numba_ir::postproc::run(&mut ir, false);
@@ -576,13 +570,7 @@ fn compile_nopython_ir(
     target: &Target,
     mut times: Vec<(String, Duration)>,
 ) -> Result<CompiledFunction, CompileError> {
-    let qualname = ir.qualname.clone();
-    let filename = ir.filename.clone();
-    let firstline = ir.firstlineno;
-    let here = |e: CompileError| {
-        let line = e.line.or(Some(firstline));
-        e.at(&qualname, &filename, line)
-    };
+    let here = locate(&ir);
     let wanted = print_after();
     let none_args = arg_none(args, npos, &options.defaults);
     let rewrites = &target.rewrites;
@@ -863,14 +851,6 @@ fn with_lifting(
     options: &CompileOptions,
 ) -> Result<bool, CompileError> {
     use numba_ir::withlift::{Annotation, WithLiftError};
-    let has_with = ir
-        .blocks
-        .values()
-        .flat_map(|b| &b.body)
-        .any(|i| matches!(i.stmt, numba_ir::Stmt::EnterWith { .. }));
-    if !has_with {
-        return Ok(false);
-    }
     let typing = |message: String, line: u32| WithLiftError::Typing { message, line };
     let mut objmode = |region: numba_ir::withlift::ObjModeRegion| {
         let line = region.line;
@@ -937,6 +917,17 @@ fn with_lifting(
             err.line = Some(e.line()).filter(|&l| l > 0);
             err
         })
+}
+
+/// Placing an error in the function `ir` compiles (its first line when the error has
+/// none).
+fn locate(ir: &FunctionIR) -> impl Fn(CompileError) -> CompileError {
+    let (qualname, filename, firstline) =
+        (ir.qualname.clone(), ir.filename.clone(), ir.firstlineno);
+    move |e: CompileError| {
+        let line = e.line.or(Some(firstline));
+        e.at(&qualname, &filename, line)
+    }
 }
 
 fn lower_error(e: LowerError) -> CompileError {

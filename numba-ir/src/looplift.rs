@@ -63,30 +63,7 @@ pub fn lift_loops(ir: &mut FunctionIR) -> Vec<FunctionIR> {
         if region.iter().any(|l| has_yield(ir, *l)) {
             continue;
         }
-        let (mentioned, defined) = region_vars(ir, &region);
-        let empty = VarSet::new();
-        let by_name = |ir: &FunctionIR, set: VarSet| -> Vec<VarId> {
-            let mut v: Vec<VarId> = set.into_iter().collect();
-            v.sort_by(|a, b| ir.var_name(*a).cmp(ir.var_name(*b)));
-            v
-        };
-        let inputs = by_name(
-            ir,
-            live.get(&callfrom)
-                .unwrap_or(&empty)
-                .intersection(&mentioned)
-                .copied()
-                .collect(),
-        );
-        let outputs = by_name(
-            ir,
-            live.get(&returnto)
-                .unwrap_or(&empty)
-                .iter()
-                .filter(|v| mentioned.contains(v) && defined.contains(v))
-                .copied()
-                .collect(),
-        );
+        let (inputs, outputs) = region_inout(ir, &live, &region, (callfrom, returnto));
         let index = lifted.len();
         // Labels are bytecode offsets: the one before the region's first is free.
         let first = region.iter().next().copied().unwrap_or(callfrom);
@@ -309,8 +286,36 @@ pub(crate) fn has_yield(ir: &FunctionIR, label: Label) -> bool {
     })
 }
 
+/// Numba's `find_region_inout_vars`: the inputs of a region entered from `callfrom`
+/// (variables live there that the region mentions) and its outputs (variables it
+/// assigns that are live at `returnto`), each sorted by name.
+pub(crate) fn region_inout(
+    ir: &FunctionIR,
+    live: &std::collections::BTreeMap<Label, VarSet>,
+    region: &BTreeSet<Label>,
+    (callfrom, returnto): (Label, Label),
+) -> (Vec<VarId>, Vec<VarId>) {
+    let (mentioned, defined) = region_vars(ir, region);
+    let by_name = |set: VarSet| -> Vec<VarId> {
+        let mut v: Vec<VarId> = set.into_iter().collect();
+        v.sort_by(|a, b| ir.var_name(*a).cmp(ir.var_name(*b)));
+        v
+    };
+    let empty = VarSet::new();
+    let at = |l: &Label| live.get(l).unwrap_or(&empty);
+    let inputs = by_name(at(&callfrom).intersection(&mentioned).copied().collect());
+    let outputs = by_name(
+        at(&returnto)
+            .iter()
+            .filter(|v| mentioned.contains(v) && defined.contains(v))
+            .copied()
+            .collect(),
+    );
+    (inputs, outputs)
+}
+
 /// Variables mentioned in the region, and those it assigns.
-pub(crate) fn region_vars(ir: &FunctionIR, region: &BTreeSet<Label>) -> (VarSet, VarSet) {
+fn region_vars(ir: &FunctionIR, region: &BTreeSet<Label>) -> (VarSet, VarSet) {
     let mut mentioned = VarSet::new();
     let mut defined = VarSet::new();
     for l in region {

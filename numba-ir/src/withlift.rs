@@ -15,10 +15,10 @@
 
 use std::collections::BTreeSet;
 
-use crate::analysis::{compute_live_map, compute_use_defs, VarSet};
+use crate::analysis::{compute_live_map, compute_use_defs};
 use crate::global::{Global, GlobalKind, GlobalResolver, WithContextKind};
 use crate::ir::*;
-use crate::looplift::{call_lifted, extract, region_vars};
+use crate::looplift::{call_lifted, extract, region_inout};
 use crate::utils::fresh_name;
 
 /// Why a `with` block cannot be compiled: Numba's `CompilerError` or `TypingError`.
@@ -414,30 +414,7 @@ fn lift_objmode(
     let cfg = ir.cfg();
     let ud = compute_use_defs(ir);
     let live = compute_live_map(&cfg, ir.blocks.keys().copied(), &ud);
-    let (mentioned, defined) = region_vars(ir, &w.body);
-    let empty = VarSet::new();
-    let by_name = |ir: &FunctionIR, set: VarSet| -> Vec<VarId> {
-        let mut v: Vec<VarId> = set.into_iter().collect();
-        v.sort_by(|a, b| ir.var_name(*a).cmp(ir.var_name(*b)));
-        v
-    };
-    let inputs = by_name(
-        ir,
-        live.get(&w.head)
-            .unwrap_or(&empty)
-            .intersection(&mentioned)
-            .copied()
-            .collect(),
-    );
-    let outputs = by_name(
-        ir,
-        live.get(&w.end)
-            .unwrap_or(&empty)
-            .iter()
-            .filter(|v| mentioned.contains(v) && defined.contains(v))
-            .copied()
-            .collect(),
-    );
+    let (inputs, outputs) = region_inout(ir, &live, &w.body, (w.head, w.end));
     let out_names: Vec<String> = outputs
         .iter()
         .map(|v| unversioned(ir.var_name(*v)).to_string())

@@ -486,6 +486,17 @@ impl Dispatcher {
     }
 }
 
+/// The Python error for a failing native status: `STATUS_EXC` means the error is
+/// already set (object mode, an `objmode` block); any other reads the `ExcInfo` record.
+pub(crate) fn status_error(py: Python<'_>, status: i32, exc: *const ExcInfo) -> PyErr {
+    if status == numba_lower::STATUS_EXC {
+        return PyErr::take(py).unwrap_or_else(|| {
+            pyo3::exceptions::PySystemError::new_err("error return without exception set")
+        });
+    }
+    crate::raise_native(py, exc)
+}
+
 /// Run a specialisation's entry wrapper over encoded argument slots.
 pub(crate) fn run_entry(
     py: Python<'_>,
@@ -524,13 +535,7 @@ pub(crate) fn run_entry(
         unsafe { entry(ret.as_mut_ptr(), &mut exc, slots.as_ptr()) }
     };
     if status != STATUS_OK {
-        if status == numba_lower::STATUS_EXC {
-            // Object mode: the Python error is already set.
-            return Err(PyErr::take(py).unwrap_or_else(|| {
-                pyo3::exceptions::PySystemError::new_err("error return without exception set")
-            }));
-        }
-        return Err(crate::raise_native(py, exc));
+        return Err(status_error(py, status, exc));
     }
     // SAFETY: the entry stored a value of the return type in `ret[0]`; each constructor
     // returns a new reference (or null with an exception set).

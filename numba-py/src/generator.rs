@@ -140,11 +140,7 @@ impl NativeGenerator {
                 }
             },
             STATUS_STOPIT => Err(PyStopIteration::new_err(())),
-            // An `objmode` block raised: the Python error is set.
-            numba_lower::STATUS_EXC => Err(PyErr::take(py).unwrap_or_else(|| {
-                pyo3::exceptions::PySystemError::new_err("error return without exception set")
-            })),
-            _ => Err(crate::raise_native(py, exc)),
+            _ => Err(crate::call::status_error(py, status, exc)),
         }
     }
 }

@@ -108,7 +108,7 @@ class TypeAnnotation:
 
     def __init__(self, dispatcher, argtypes):
         self._text = dispatcher._type_annotation(argtypes)
-        lifted = CompileResult(dispatcher, argtypes).lifted
+        lifted = dispatcher._lifted(argtypes)  # empty unless an object-mode overload
         if lifted:
             # Numba's annotation of an object-mode function ends with its lifted loops.
             parts = ["# The function contains lifted loops"]
