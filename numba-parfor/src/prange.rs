@@ -267,18 +267,84 @@ pub(crate) fn convert(
         };
         report.produced(pf.id, pattern, &ir.filename, loc.line);
         let node = pf.to_node();
-        let hdr = ir.blocks.get_mut(&lp.header).expect("header exists");
         pre.push(Inst {
             stmt: Stmt::Extension(Box::new(node)),
             loc,
         });
+        pre.extend(exit_copies(ir, &h, &live));
         pre.push(Inst {
             stmt: Stmt::Jump { target: h.exit },
             loc,
         });
-        hdr.body = pre;
+        ir.blocks.get_mut(&lp.header).expect("header exists").body = pre;
     }
     Ok(())
+}
+
+/// Numba's "Overwrite of parallel loop index": the loop variable (the per-iteration
+/// value and its copies in the body's entry block) assigned anything else in the body.
+fn check_index_not_overwritten(
+    ir: &FunctionIR,
+    loop_body: &BTreeMap<Label, Block>,
+    h: &Header,
+) -> Result<(), ParforError> {
+    let unversioned = |v: VarId| ir.var_name(v).split('.').next().unwrap_or("").to_string();
+    let mut index: BTreeSet<VarId> = BTreeSet::from([h.first]);
+    if let Some(entry) = loop_body.get(&h.body_entry) {
+        for i in &entry.body {
+            if let Stmt::Assign { target, value } = i.stmt {
+                if matches!(ir.expr(value), Expr::Var(s) if index.contains(s)) {
+                    index.insert(target);
+                }
+            }
+        }
+    }
+    let names: BTreeSet<String> = index
+        .iter()
+        .map(|&v| unversioned(v))
+        .filter(|n| !n.starts_with('$'))
+        .collect();
+    for i in loop_body.values().flat_map(|b| &b.body) {
+        let Stmt::Assign { target, value } = i.stmt else {
+            continue;
+        };
+        if index.contains(&target) || !names.contains(&unversioned(target)) {
+            continue;
+        }
+        let from_index = matches!(ir.expr(value), Expr::Var(s) if index.contains(s));
+        if !from_index {
+            return Err(ParforError::Unsupported {
+                message: "Overwrite of parallel loop index".into(),
+                line: i.loc.line,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The header's copies that the exit needs: those whose target is live there and whose
+/// source is not the per-iteration value (`pair_first` and its copies exist only inside
+/// the body). strip_phis puts the copy for a phi after the loop in the header, which
+/// runs one last time before leaving; after the parfor, the source holds its final
+/// value (a reduction's combined result).
+fn exit_copies(ir: &FunctionIR, h: &Header, live: &BTreeMap<Label, BTreeSet<VarId>>) -> Vec<Inst> {
+    let exit_live = live.get(&h.exit).cloned().unwrap_or_default();
+    let mut per_iteration: BTreeSet<VarId> = BTreeSet::from([h.first]);
+    let mut out = Vec::new();
+    for c in &h.copies {
+        let Stmt::Assign { target, value } = c.stmt else {
+            continue;
+        };
+        let Expr::Var(src) = ir.expr(value) else {
+            continue;
+        };
+        if per_iteration.contains(src) {
+            per_iteration.insert(target);
+        } else if exit_live.contains(&target) {
+            out.push(c.clone());
+        }
+    }
+    out
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -361,10 +427,26 @@ fn build(
         },
         loc,
     }];
-    prefix.extend(h.copies.iter().cloned());
+    // Header copies the body reads run at its entry; the others (a phi copy for the
+    // loop's exit, `x.5 = x.4`) run once after the parfor (`exit_copies`).
+    let body_reads: BTreeSet<VarId> = loop_body
+        .values()
+        .flat_map(|b| &b.body)
+        .flat_map(|i| ir.stmt_vars(&i.stmt))
+        .collect();
+    prefix.extend(
+        h.copies
+            .iter()
+            .filter(
+                |c| matches!(c.stmt, Stmt::Assign { target, .. } if body_reads.contains(&target)),
+            )
+            .cloned(),
+    );
     if let Some(b) = loop_body.get_mut(&h.body_entry) {
         b.body.splice(0..0, prefix);
     }
+
+    check_index_not_overwritten(ir, &loop_body, h)?;
 
     // Uses and definitions of the body against the rest of the function.
     let mut body_defs: BTreeSet<VarId> = BTreeSet::new();
@@ -582,19 +664,36 @@ fn reduction_of(
     let Some((expr, acc)) = found else {
         return Ok(None);
     };
-    // Nothing else in the body may read the accumulator: a division's copy holds only
-    // its partial result (`acc = acc + acc * x` reads it twice).
+    // Nothing else that computes the accumulator may read it (Numba's `get_reduce_nodes`
+    // over the statements the new value depends on): a partial result cannot be
+    // combined twice (`acc = acc + acc * x`). Reads elsewhere (`if acc > t:`,
+    // `a[i] = acc`) see the worker's partial value, as in Numba.
+    let mut slice: BTreeSet<VarId> = copies.clone();
+    let mut stack: Vec<VarId> = copies.iter().copied().collect();
+    while let Some(x) = stack.pop() {
+        for &e in defs.get(&x).map(|d| d.as_slice()).unwrap_or_default() {
+            for u in ir.expr_uses(ir.expr(e)) {
+                if defs.contains_key(&u) && slice.insert(u) {
+                    stack.push(u);
+                }
+            }
+        }
+    }
     for inst in body.values().flat_map(|b| &b.body) {
-        let reads: Vec<VarId> = match &inst.stmt {
-            Stmt::Assign { value, .. } if *value == expr => continue,
-            Stmt::Assign { target, value } => match ir.expr(*value) {
-                Expr::Var(_) if copies.contains(target) => continue,
-                e => ir.expr_uses(e),
-            },
-            Stmt::Del { .. } => continue,
-            s => ir.stmt_vars(s),
+        let Stmt::Assign { target, value } = &inst.stmt else {
+            continue;
         };
-        if reads.iter().any(|r| copies.contains(r)) {
+        if *value == expr || !slice.contains(target) {
+            continue;
+        }
+        if matches!(ir.expr(*value), Expr::Var(_)) && copies.contains(target) {
+            continue;
+        }
+        if ir
+            .expr_uses(ir.expr(*value))
+            .iter()
+            .any(|r| copies.contains(r))
+        {
             return Err(misuse(inst.loc.line));
         }
     }

@@ -775,6 +775,64 @@ def test_accumulator_read_twice_is_rejected():
         njit(parallel=True)(doubled_acc)(np.ones(3))
 
 
+def branch_reductions(flag, n):
+    # Numba issue 7630: a reduction in each branch; strip_phis leaves the copy for the
+    # join in each loop header, which must run after the parfor, not in its body.
+    result = 0
+    if flag:
+        for i in prange(n):
+            result += i
+    else:
+        for i in prange(n):
+            result -= 3
+    return result
+
+
+@pytest.mark.parametrize("flag", [True, False])
+@pytest.mark.parametrize("n", [0, 1, 1000])
+def test_reductions_in_both_branches(nthreads, flag, n):
+    fp, f = both(branch_reductions)
+    assert fp(flag, n) == f(flag, n)
+
+
+def read_acc_elsewhere(a, limit):
+    # The accumulator read outside the computation of its new value: the worker sees
+    # its partial sum, as in Numba (serially the same here, since the partial never
+    # reaches the limit).
+    s = 0.0
+    hits = 0
+    for i in prange(len(a)):
+        if s > limit:
+            hits += 1
+        s += a[i]
+    return s, hits
+
+
+def test_accumulator_read_in_a_condition(nthreads):
+    a = RNG.random(5000)
+    s, hits = njit(parallel=True)(read_acc_elsewhere)(a, 1e9)
+    es, ehits = read_acc_elsewhere(a, 1e9)
+    assert s == pytest.approx(es)
+    assert hits == ehits == 0
+
+
+def overwrite_index(a):
+    m = 0
+    for i in prange(len(a)):
+        m += a[i]
+        if m == 2:
+            i = m
+    return m
+
+
+def test_overwriting_the_loop_index_is_rejected():
+    a = np.ones(10, np.int64)
+    with pytest.raises(numba_rs.errors.UnsupportedError, match="Overwrite of parallel loop index") as e:
+        njit(parallel=True)(overwrite_index)(a)
+    assert f"line {overwrite_index.__code__.co_firstlineno + 5}" in str(e.value)
+    assert njit(overwrite_index)(a) == overwrite_index(a)
+
+
 # ------------------------------------------------------------ pndindex
 
 
