@@ -121,6 +121,10 @@ impl Shapes {
                                 }
                             };
                             s.class.insert(target, c);
+                            // A 1-d array made from an integer: that integer is its size.
+                            if typing.type_of(shape).unliteral().is_integer() {
+                                s.size.insert(shape, c);
+                            }
                         }
                     }
                     Expr::GetAttr { value: arr, attr }

@@ -58,6 +58,12 @@ pub const LINSPACE_COUNT: &str = "parfor_linspace_count";
 /// `x = parfor_linspace(start, stop, num, i)`: element `i` of `np.linspace(start, stop,
 /// num)`, computed as the serial version computes it (`stop` exactly at the end).
 pub const LINSPACE: &str = "parfor_linspace";
+/// `n = parfor_arange_count(start, stop, step)`: `np.arange`'s length for those bounds
+/// (NumPy's ZeroDivisionError for a zero step).
+pub const ARANGE_COUNT: &str = "parfor_arange_count";
+/// `x = parfor_arange(start, step, i)`: element `i` of that arange, `start + i * step`
+/// computed as the serial version computes it.
+pub const ARANGE: &str = "parfor_arange";
 /// `s = parfor_abs2(d)`: `|d|^2` (`d * d`, or `re^2 + im^2` for a complex `d`), a
 /// variance's term, as `s`'s type.
 pub const ABS2: &str = "parfor_abs2";
@@ -347,6 +353,7 @@ pub(crate) fn convert(
                             || creation(&mut cx, target, &call, inst.loc, &mut new, report)
                             || fill(&mut cx, &defs, target, &call, inst.loc, &mut new, report)
                             || linspace(&mut cx, target, &call, inst.loc, &mut new, report)
+                            || arange(&mut cx, target, &call, inst.loc, &mut new, report)
                     }
                     None => false,
                 },
@@ -787,12 +794,11 @@ fn linspace(
         return false;
     }
     let out_t = cx.typing.type_of(target);
-    let want = numba_typeinfer::types::array(
-        numba_typeinfer::types::FLOAT64,
-        1,
-        numba_typeinfer::types::Layout::C,
-    );
-    if out_t != want || call.sig.ret.unliteral() != want {
+    let dtype = match out_t.get() {
+        Type::Array { dtype, .. } => dtype,
+        _ => return false,
+    };
+    if call.sig.ret.unliteral() != out_t {
         return false;
     }
     let (start, stop) = (call.args[0], call.args[1]);
@@ -822,7 +828,7 @@ fn linspace(
     cx.gen.created.insert(target, size);
     out.push(inst);
     let index = cx.index_var(loc);
-    let elem = cx.var("$expr_out_var", numba_typeinfer::types::FLOAT64, loc);
+    let elem = cx.var("$expr_out_var", dtype, loc);
     let (get, _) = cx.assign(
         elem,
         Expr::Extension(Box::new(ExtensionNode::new(
@@ -848,6 +854,109 @@ fn linspace(
             reductions: vec![],
             pattern,
             cost: 3,
+        },
+        loc,
+        out,
+        report,
+    );
+    true
+}
+
+/// `np.arange(...)` (Numba's `arange_parallel_impl`): the length, the array, then a
+/// parfor storing `start + i * step` cast to the dtype.
+fn arange(
+    cx: &mut Cx<'_>,
+    target: VarId,
+    call: &CallSite,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    if call.key != "numpy.arange" || call.sig.ret.unliteral() != cx.typing.type_of(target) {
+        return false;
+    }
+    // The bounds in parameter order, Nones (and the dtype) left out.
+    let args: Vec<VarId> = if call.bound {
+        match cx.typing.call_args.get(&call.value) {
+            Some(bound) => bound
+                .iter()
+                .take(3)
+                .filter_map(|b| match b {
+                    numba_typeinfer::BoundArg::Var(v) => Some(*v),
+                    numba_typeinfer::BoundArg::Const(_) => None,
+                })
+                .collect(),
+            None => return false,
+        }
+    } else {
+        call.args.iter().take(3).copied().collect()
+    };
+    let args: Vec<VarId> = args
+        .into_iter()
+        .filter(|&v| cx.typing.type_of(v).unliteral() != NONE)
+        .collect();
+    let konst = |cx: &mut Cx<'_>, k: i64, out: &mut Vec<Inst>| {
+        let v = cx.var("$arange_bound", INT64, loc);
+        let (inst, e) = cx.assign(v, Expr::Const(Constant::Int(k)), loc);
+        cx.gen.inits.insert(e);
+        out.push(inst);
+        v
+    };
+    let (start, stop, step) = match args.as_slice() {
+        [stop] => (konst(cx, 0, out), *stop, konst(cx, 1, out)),
+        [start, stop] => (*start, *stop, konst(cx, 1, out)),
+        [start, stop, step] => (*start, *stop, *step),
+        _ => return false,
+    };
+    let size = cx.var("$parfor_size", INT64, loc);
+    let (inst, _) = cx.assign(
+        size,
+        Expr::Extension(Box::new(ExtensionNode::new(
+            ARANGE_COUNT,
+            vec![start, stop, step],
+        ))),
+        loc,
+    );
+    out.push(inst);
+    let (inst, e) = cx.assign(
+        target,
+        Expr::Extension(Box::new(ExtensionNode::new(PARFOR_EMPTY, vec![size]))),
+        loc,
+    );
+    cx.gen.inits.insert(e);
+    cx.gen.created.insert(target, size);
+    out.push(inst);
+    let index = cx.index_var(loc);
+    let dtype = match call.sig.ret.get() {
+        numba_typeinfer::types::Type::Array { dtype, .. } => dtype,
+        _ => return false,
+    };
+    let elem = cx.var("$expr_out_var", dtype, loc);
+    let (get, _) = cx.assign(
+        elem,
+        Expr::Extension(Box::new(ExtensionNode::new(
+            ARANGE,
+            vec![start, step, index],
+        ))),
+        loc,
+    );
+    let set = Inst {
+        stmt: Stmt::Extension(Box::new(ExtensionNode::new(
+            SETFLAT,
+            vec![target, index, elem],
+        ))),
+        loc,
+    };
+    let pattern = cx.internal_pattern("arange", loc);
+    cx.emit(
+        FlatLoop {
+            index,
+            size,
+            body: vec![get, set],
+            params: vec![target, start, step, size],
+            reductions: vec![],
+            pattern,
+            cost: 2,
         },
         loc,
         out,

@@ -23,7 +23,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.full" => &["shape", "fill_value", "dtype"],
         "numpy.empty_like" | "numpy.zeros_like" | "numpy.ones_like" => &["a", "dtype"],
         "numpy.full_like" => &["a", "fill_value", "dtype"],
-        "numpy.arange" => &["start", "stop", "step"],
+        "numpy.arange" => &["start", "stop", "step", "dtype"],
         "numpy.linspace" => &["start", "stop", "num"],
         "numpy.dot" | "numpy.vdot" | "numpy.outer" | "numpy.linalg.solve" => &["a", "b"],
         "numpy.linalg.inv"
@@ -66,6 +66,7 @@ pub fn param_default(key: &str, param: &str) -> Option<numba_bytecode::Constant>
     match (key, param) {
         ("numpy.eye", "M") => Some(Constant::None),
         ("numpy.eye", "k") => Some(Constant::Int(0)),
+        ("numpy.arange", "stop" | "step" | "dtype") => Some(Constant::None),
         _ => crate::np_random::param_default(key, param)
             .or_else(|| crate::numpy_manip::param_default(key, param)),
     }
@@ -1192,20 +1193,47 @@ impl BaseContext {
             "numpy.arange",
             Box::new(FnTemplate(
                 |a: &[TypeId]| {
-                    if a.is_empty() || a.len() > 3 {
+                    // Numba's `np_arange(start, stop=None, step=None, dtype=None)`: the
+                    // bounds given (None skipped), then an optional dtype.
+                    if a.is_empty() || a.len() > 4 {
                         return None;
                     }
+                    let (bounds, dtype) = match a {
+                        [b @ .., d] if a.len() == 4 => (b, Some(*d)),
+                        b => (b, None),
+                    };
                     let mut d = INT64;
-                    for t in a {
+                    let mut complex = false;
+                    let mut float = false;
+                    for t in bounds {
                         let t = t.unliteral();
-                        if !t.is_scalar() || t.is_complex() {
+                        if t == NONE {
+                            continue;
+                        }
+                        if !t.is_scalar() {
                             return None;
                         }
-                        d = promote_dtypes(d, if t == BOOLEAN { INT64 } else { t })?;
+                        complex |= t.is_complex();
+                        float |= t.is_float();
+                        if !t.is_complex() && !t.is_float() {
+                            d = promote_dtypes(d, if t == BOOLEAN { INT64 } else { t })?;
+                        }
                     }
-                    Some(sig("numpy.arange", array(d, 1, Layout::C), a.to_vec()))
+                    // Numba's `_arange_dtype`: complex128 or float64 when any bound is.
+                    if complex {
+                        d = COMPLEX128;
+                    } else if float {
+                        d = FLOAT64;
+                    }
+                    match dtype.map(|t| t.unliteral()) {
+                        None => {}
+                        Some(t) if t == NONE => {}
+                        Some(t) => d = dtype_arg(t)?,
+                    }
+                    let args = a.iter().map(|t| t.unliteral()).collect();
+                    Some(sig("numpy.arange", array(d, 1, Layout::C), args))
                 },
-                "(stop,), (start, stop), (start, stop, step)",
+                "(stop,), (start, stop), (start, stop, step), (start, stop, step, dtype)",
             )),
         );
         // Unary ufuncs: float-only ones give float64 for integers.
@@ -1350,16 +1378,20 @@ impl BaseContext {
             Box::new(FnTemplate(
                 |a: &[TypeId]| {
                     let ok = (2..=3).contains(&a.len())
-                        && a[..2]
-                            .iter()
-                            .all(|t| t.unliteral().is_scalar() && !t.is_complex())
+                        && a[..2].iter().all(|t| t.unliteral().is_scalar())
                         && a.get(2).is_none_or(|t| t.unliteral().is_integer());
+                    // complex128 when either end is complex, as NumPy and Numba give.
+                    let d = if a[..2.min(a.len())].iter().any(|t| t.is_complex()) {
+                        COMPLEX128
+                    } else {
+                        FLOAT64
+                    };
                     ok.then(|| {
-                        let mut args = vec![FLOAT64, FLOAT64];
+                        let mut args = vec![d, d];
                         if a.len() == 3 {
                             args.push(INT64);
                         }
-                        sig("numpy.linspace", array(FLOAT64, 1, Layout::C), args)
+                        sig("numpy.linspace", array(d, 1, Layout::C), args)
                     })
                 },
                 "(start, stop), (start, stop, num)",

@@ -289,6 +289,66 @@ def test_linspace_is_a_parfor(nthreads, capfd):
     assert "(('linspace', 'numpy')" in out
 
 
+@pytest.mark.parametrize(
+    "args", [(2, 4 + 5j), (2, 5 + 4j, 30), (-2.5 - 1j, 1j, 7), (3j, 2, 1), (1e300 + 3j, -3.5j, 1001)]
+)
+def test_complex_linspace_matches_numpy_bit_for_bit(nthreads, args):
+    """A complex end gives a complex128 linspace, bit-equal to NumPy's (which scales
+    each part of the span by 1/div), serially and as a parfor."""
+    f = linspace_default if len(args) == 2 else np.linspace
+    fn = linspace_default if len(args) == 2 else (lambda a, b, n: np.linspace(a, b, n))
+    want = f(*args)
+    for got in (par(fn)(*args), njit(fn)(*args)):
+        assert got.dtype == want.dtype == np.complex128
+        np.testing.assert_array_equal(got, want)
+
+
+def arange_stop(n):
+    return np.arange(n) * 2
+
+
+def arange_bounds(a, b, c):
+    return np.arange(a, b, c)
+
+
+def arange_dtype(a, b):
+    return np.arange(a, b, dtype=np.float32)
+
+
+ARANGE_CASES = [
+    (arange_stop, (11,)),
+    (arange_stop, (0,)),
+    (arange_stop, (-4,)),
+    (arange_stop, (30.5,)),
+    (arange_stop, (complex(4, 5),)),
+    (arange_bounds, (10, -7, -3)),
+    (arange_bounds, (0.1, 1.25, 0.25)),
+    (arange_bounds, (1 + 1j, 10 + 5j, 1 + 0.5j)),
+    (arange_bounds, (-1 - 1j, 3 + 9j, 0.5 + 1j)),
+    (arange_dtype, (3, 100_003)),
+]
+
+
+@pytest.mark.parametrize("f, args", ARANGE_CASES)
+def test_arange_is_a_parfor(nthreads, f, args):
+    """Numba's parallel `np.arange` (`arange_parallel_impl`): NumPy's values and dtype for
+    int, float and complex bounds and an explicit dtype."""
+    want = f(*args)
+    for got in (par(f)(*args), njit(f)(*args)):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_arange_parfor_fuses_and_checks_its_step(capfd):
+    _, out = stats(capfd, arange_stop, 10)
+    assert "(('arange', 'numpy')" in out
+    assert fusions(out), out
+    with pytest.raises(ZeroDivisionError):
+        par(arange_bounds)(0, 10, 0)
+    with pytest.raises(ZeroDivisionError):
+        par(arange_bounds)(0.0, 1.0, 0.0)
+
+
 def vdot(a, b):
     return np.dot(a, b)
 

@@ -1062,7 +1062,7 @@ pub(crate) fn register_more(r: &mut Registry) {
     ] {
         r.register(f(k), Args::Variadic(TypePat::Any), like);
     }
-    r.register(f("numpy.arange"), Args::Variadic(TypePat::Number), arange);
+    r.register(f("numpy.arange"), Args::Variadic(TypePat::Any), arange);
     for k in ["numpy.eye", "numpy.identity"] {
         r.register(f(k), Args::Variadic(TypePat::Any), eye);
     }
@@ -1266,17 +1266,25 @@ fn fill<'ctx>(
     Ok(lw.ghost())
 }
 
-/// `np.arange(stop)`, `(start, stop)`, `(start, stop, step)`.
+/// `np.arange(stop)`, `(start, stop)`, `(start, stop, step)`, each with an optional
+/// dtype (None bounds skipped), as Numba's `np_arange` computes it ([`arange_work`],
+/// [`arange_count`], [`arange_at`]; the parallel version shares them).
 fn arange<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let dtype = dtype_of(sig.ret);
-    // Compute in the result type when it is a float, in int64 otherwise.
-    let work = if dtype.is_float() { FLOAT64 } else { INT64 };
+    let nbounds = sig.args.len().min(3);
+    let bounds: Vec<(BasicValueEnum<'ctx>, TypeId)> = a[..nbounds]
+        .iter()
+        .zip(&sig.args[..nbounds])
+        .filter(|(_, t)| **t != NONE)
+        .map(|(v, t)| (*v, *t))
+        .collect();
+    let work = arange_work(&bounds.iter().map(|b| b.1).collect::<Vec<_>>());
     let mut vals = Vec::new();
-    for (&v, &t) in a.iter().zip(&sig.args) {
+    for (v, t) in bounds {
         vals.push(lw.cast(v, t, work)?);
     }
     let zero = lw.cast(lw.ctx.i64_type().const_zero().into(), INT64, work)?;
@@ -1285,27 +1293,44 @@ fn arange<'ctx>(
         [stop] => (zero, *stop, one),
         [start, stop] => (*start, *stop, one),
         [start, stop, step] => (*start, *stop, *step),
-        _ => return Err(lw.unsupported("arange takes 1 to 3 arguments")),
+        _ => return Err(lw.unsupported("arange takes 1 to 3 bounds")),
     };
-    let i64t = lw.ctx.i64_type();
-    // n = ceil((stop - start) / step), at least 0.
-    let n = if work == FLOAT64 {
-        let (span, _) = apply_binop(lw, BinOp::Sub, (stop, work), (start, work))?;
-        let is_zero =
-            lw.b.build_float_compare(
-                inkwell::FloatPredicate::OEQ,
-                step.into_float_value(),
-                lw.ctx.f64_type().const_zero(),
-                "",
-            )
-            .map_err(llvm_err)?;
-        lw.raise_const_if(is_zero, "ZeroDivisionError", &["division by zero"])?;
-        let q =
-            lw.b.build_float_div(span.into_float_value(), step.into_float_value(), "")
-                .map_err(llvm_err)?;
-        let c = lw.float_unary("ceil", q)?;
-        lw.cast(c.into(), FLOAT64, INT64)?.into_int_value()
+    let n = arange_count(lw, (start, stop, step), work)?;
+    let out = allocate(lw, sig.ret, &[n])?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let v = arange_at(lw, (start, step), i, work)?;
+    let v = lw.cast(v, work, dtype)?;
+    let p = flat_ptr(lw, sig.ret, out, i)?;
+    store_elem(lw, dtype, p, v)?;
+    lp.end(lw)?;
+    Ok(out.into())
+}
+
+/// The type `np.arange` computes in: complex128 when a bound is complex, float64 when
+/// one is a float, int64 otherwise.
+pub(super) fn arange_work(bounds: &[TypeId]) -> TypeId {
+    if bounds.iter().any(|t| t.is_complex()) {
+        COMPLEX128
+    } else if bounds.iter().any(|t| t.is_float()) {
+        FLOAT64
     } else {
+        INT64
+    }
+}
+
+/// `max(ceil((stop - start) / step), 0)` (for complex bounds, the smaller of the real
+/// and imaginary parts' ceilings); a zero step raises ZeroDivisionError, as NumPy does.
+pub(super) fn arange_count<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    (start, stop, step): (
+        BasicValueEnum<'ctx>,
+        BasicValueEnum<'ctx>,
+        BasicValueEnum<'ctx>,
+    ),
+    work: TypeId,
+) -> R<IntValue<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let n = if work == INT64 {
         let is_zero =
             lw.b.build_int_compare(
                 IntPredicate::EQ,
@@ -1323,24 +1348,49 @@ fn arange<'ctx>(
         let (fl, _) = apply_binop(lw, BinOp::FloorDiv, (neg.into(), INT64), (step, INT64))?;
         lw.b.build_int_neg(fl.into_int_value(), "")
             .map_err(llvm_err)?
+    } else {
+        let (span, _) = apply_binop(lw, BinOp::Sub, (stop, work), (start, work))?;
+        let (q, _) = apply_binop(lw, BinOp::TrueDiv, (span, work), (step, work))?;
+        let ceil_int = |lw: &mut FnLower<'ctx, '_>, x: BasicValueEnum<'ctx>| -> R<IntValue<'ctx>> {
+            let c = lw.float_unary("ceil", x.into_float_value())?;
+            Ok(lw.cast(c.into(), FLOAT64, INT64)?.into_int_value())
+        };
+        if work == COMPLEX128 {
+            let q = q.into_struct_value();
+            let re = lw.b.build_extract_value(q, 0, "").map_err(llvm_err)?;
+            let im = lw.b.build_extract_value(q, 1, "").map_err(llvm_err)?;
+            let (nr, ni) = (ceil_int(lw, re)?, ceil_int(lw, im)?);
+            let lt =
+                lw.b.build_int_compare(IntPredicate::SLT, ni, nr, "")
+                    .map_err(llvm_err)?;
+            lw.b.build_select(lt, ni, nr, "")
+                .map_err(llvm_err)?
+                .into_int_value()
+        } else {
+            ceil_int(lw, q)?
+        }
     };
     let pos =
         lw.b.build_int_compare(IntPredicate::SGT, n, i64t.const_zero(), "")
             .map_err(llvm_err)?;
-    let n =
-        lw.b.build_select(pos, n, i64t.const_zero(), "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let out = allocate(lw, sig.ret, &[n])?;
-    let (lp, i) = Loop::begin(lw, n)?;
+    Ok(lw
+        .b
+        .build_select(pos, n, i64t.const_zero(), "")
+        .map_err(llvm_err)?
+        .into_int_value())
+}
+
+/// Element `i` of an arange: `start + i * step`, in the work type.
+pub(super) fn arange_at<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    (start, step): (BasicValueEnum<'ctx>, BasicValueEnum<'ctx>),
+    i: IntValue<'ctx>,
+    work: TypeId,
+) -> R<BasicValueEnum<'ctx>> {
     let fi = lw.cast(i.into(), INT64, work)?;
     let (off, ot) = apply_binop(lw, BinOp::Mul, (fi, work), (step, work))?;
     let (v, vt) = apply_binop(lw, BinOp::Add, (start, work), (off, ot))?;
-    let v = lw.cast(v, vt, dtype)?;
-    let p = flat_ptr(lw, sig.ret, out, i)?;
-    store_elem(lw, dtype, p, v)?;
-    lp.end(lw)?;
-    Ok(out.into())
+    lw.cast(v, vt, work)
 }
 
 /// A 1-d C copy of every element in C order.
@@ -1953,9 +2003,18 @@ pub(super) fn linspace_at<'ctx>(
     num: IntValue<'ctx>,
     i: IntValue<'ctx>,
 ) -> R<inkwell::values::FloatValue<'ctx>> {
-    let i64t = lw.ctx.i64_type();
-    let f64t = lw.ctx.f64_type();
+    let (_, divf) = linspace_div(lw, num)?;
     let span = lw.b.build_float_sub(stop, start, "").map_err(llvm_err)?;
+    let step = lw.b.build_float_div(span, divf, "").map_err(llvm_err)?;
+    linspace_step(lw, (start, stop), step, num, i)
+}
+
+/// `max(num - 1, 1)`, as an int and as a float.
+fn linspace_div<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    num: IntValue<'ctx>,
+) -> R<(IntValue<'ctx>, inkwell::values::FloatValue<'ctx>)> {
+    let i64t = lw.ctx.i64_type();
     let nm1 =
         lw.b.build_int_sub(num, i64t.const_int(1, false), "")
             .map_err(llvm_err)?;
@@ -1967,11 +2026,31 @@ pub(super) fn linspace_at<'ctx>(
             .map_err(llvm_err)?
             .into_int_value();
     let divf =
-        lw.b.build_signed_int_to_float(div, f64t, "")
+        lw.b.build_signed_int_to_float(div, lw.ctx.f64_type(), "")
             .map_err(llvm_err)?;
-    let step = lw.b.build_float_div(span, divf, "").map_err(llvm_err)?;
+    Ok((div, divf))
+}
+
+/// `start + i * step`, exactly `stop` at `i == num - 1` (when `num > 1`).
+fn linspace_step<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    (start, stop): (
+        inkwell::values::FloatValue<'ctx>,
+        inkwell::values::FloatValue<'ctx>,
+    ),
+    step: inkwell::values::FloatValue<'ctx>,
+    num: IntValue<'ctx>,
+    i: IntValue<'ctx>,
+) -> R<inkwell::values::FloatValue<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let nm1 =
+        lw.b.build_int_sub(num, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
+    let pos =
+        lw.b.build_int_compare(IntPredicate::SGT, nm1, i64t.const_zero(), "")
+            .map_err(llvm_err)?;
     let fi =
-        lw.b.build_signed_int_to_float(i, f64t, "")
+        lw.b.build_signed_int_to_float(i, lw.ctx.f64_type(), "")
             .map_err(llvm_err)?;
     let off = lw.b.build_float_mul(fi, step, "").map_err(llvm_err)?;
     let v = lw.b.build_float_add(start, off, "").map_err(llvm_err)?;
@@ -1993,8 +2072,7 @@ fn linspace<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let i64t = lw.ctx.i64_type();
-    let start = a[0].into_float_value();
-    let stop = a[1].into_float_value();
+    let dtype = dtype_of(sig.ret);
     let num = match a.get(2) {
         Some(v) => v.into_int_value(),
         None => i64t.const_int(50, false),
@@ -2009,10 +2087,49 @@ fn linspace<'ctx>(
     )?;
     let out = allocate(lw, sig.ret, &[num])?;
     let (lp, i) = Loop::begin(lw, num)?;
-    let v = linspace_at(lw, (start, stop), num, i)?;
+    let v = linspace_value(lw, (a[0], a[1]), dtype, num, i)?;
     let p = flat_ptr(lw, sig.ret, out, i)?;
-    store_elem(lw, FLOAT64, p, v.into())?;
+    store_elem(lw, dtype, p, v)?;
     lp.end(lw)?;
+    Ok(out.into())
+}
+
+/// Element `i` of a float64 or complex128 linspace (`start`, `stop` of type `dtype`).
+pub(super) fn linspace_value<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    (start, stop): (BasicValueEnum<'ctx>, BasicValueEnum<'ctx>),
+    dtype: TypeId,
+    num: IntValue<'ctx>,
+    i: IntValue<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    if dtype != COMPLEX128 {
+        return Ok(linspace_at(
+            lw,
+            (start.into_float_value(), stop.into_float_value()),
+            num,
+            i,
+        )?
+        .into());
+    }
+    // NumPy divides the complex span by `div` with its ufunc's complex division, which
+    // multiplies each part by `1 / div`; the rest is each part's own arithmetic.
+    let (start, stop) = (start.into_struct_value(), stop.into_struct_value());
+    let (_, divf) = linspace_div(lw, num)?;
+    let one = lw.ctx.f64_type().const_float(1.0);
+    let scale = lw.b.build_float_div(one, divf, "").map_err(llvm_err)?;
+    let mut out = start;
+    for k in 0..2 {
+        let a = lw.b.build_extract_value(start, k, "").map_err(llvm_err)?;
+        let b = lw.b.build_extract_value(stop, k, "").map_err(llvm_err)?;
+        let (a, b) = (a.into_float_value(), b.into_float_value());
+        let span = lw.b.build_float_sub(b, a, "").map_err(llvm_err)?;
+        let step = lw.b.build_float_mul(span, scale, "").map_err(llvm_err)?;
+        let x = linspace_step(lw, (a, b), step, num, i)?;
+        out =
+            lw.b.build_insert_value(out, x, k, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
     Ok(out.into())
 }
 

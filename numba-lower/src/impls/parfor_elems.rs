@@ -10,9 +10,9 @@ use inkwell::values::{BasicValueEnum, IntValue, StructValue};
 use inkwell::IntPredicate;
 use numba_ir::{ExtensionNode, VarId};
 use numba_parfor::numpy::{
-    ABS2, ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT, LINSPACE, LINSPACE_COUNT,
-    MASKCHECK, MASKSET, MEAN, MINMAX, NONEMPTY, PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT,
-    SETVIEW, UNALIAS,
+    ABS2, ARANGE, ARANGE_COUNT, ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT,
+    LINSPACE, LINSPACE_COUNT, MASKCHECK, MASKSET, MEAN, MINMAX, NONEMPTY, PARFOR_ALLOC,
+    PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT, SETVIEW, UNALIAS,
 };
 use numba_typeinfer::types::*;
 
@@ -40,6 +40,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(numba_parfor::hoist::REFILL, lower_refill);
     r.register_extension(LINSPACE_COUNT, lower_linspace_count);
     r.register_extension(LINSPACE, lower_linspace);
+    r.register_extension(ARANGE_COUNT, lower_arange_count);
+    r.register_extension(ARANGE, lower_arange);
     r.register_extension(EXTREME, lower_extreme);
     r.register_extension(MINMAX, lower_minmax);
     r.register_extension(NONEMPTY, lower_nonempty);
@@ -672,17 +674,63 @@ fn lower_linspace<'ctx>(
     node: &ExtensionNode,
     target: Option<VarId>,
 ) -> R<Option<BasicValueEnum<'ctx>>> {
-    let _ = target_of(lw, node, target)?;
+    let t = target_of(lw, node, target)?;
+    let dtype = lowered(lw.ty(t));
     let mut ends = Vec::new();
     for k in 0..2 {
         let v = operand(lw, node, k)?;
         let x = lw.load(v)?;
-        ends.push(lw.cast(x, lowered(lw.ty(v)), FLOAT64)?.into_float_value());
+        ends.push(lw.cast(x, lowered(lw.ty(v)), dtype)?);
     }
     let num = load_index(lw, operand(lw, node, 2)?)?;
     let i = load_index(lw, operand(lw, node, 3)?)?;
-    let v = super::array_ops::linspace_at(lw, (ends[0], ends[1]), num, i)?;
-    Ok(Some(v.into()))
+    let v = super::array_ops::linspace_value(lw, (ends[0], ends[1]), dtype, num, i)?;
+    Ok(Some(v))
+}
+
+/// The node's first `k` operands loaded and cast to the arange's work type.
+fn arange_operands<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    k: usize,
+) -> R<(Vec<BasicValueEnum<'ctx>>, TypeId)> {
+    let vars = (0..k)
+        .map(|i| operand(lw, node, i))
+        .collect::<R<Vec<_>>>()?;
+    let types: Vec<TypeId> = vars.iter().map(|&v| lowered(lw.ty(v))).collect();
+    let work = super::array_ops::arange_work(&types);
+    let mut vals = Vec::new();
+    for (v, t) in vars.into_iter().zip(types) {
+        let x = lw.load(v)?;
+        vals.push(lw.cast(x, t, work)?);
+    }
+    Ok((vals, work))
+}
+
+/// `n = parfor_arange_count(start, stop, step)`.
+fn lower_arange_count<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let _ = target_of(lw, node, target)?;
+    let (v, work) = arange_operands(lw, node, 3)?;
+    let n = super::array_ops::arange_count(lw, (v[0], v[1], v[2]), work)?;
+    Ok(Some(n.into()))
+}
+
+/// `x = parfor_arange(start, step, i)`: in the work type of `start` and `step`, cast to
+/// `x`'s type (the dtype).
+fn lower_arange<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let t = target_of(lw, node, target)?;
+    let (v, work) = arange_operands(lw, node, 2)?;
+    let i = load_index(lw, operand(lw, node, 2)?)?;
+    let x = super::array_ops::arange_at(lw, (v[0], v[1]), i, work)?;
+    Ok(Some(lw.cast(x, work, lowered(lw.ty(t)))?))
 }
 
 /// `parfor_refill(a)`: every element of `a` the node's constant (a hoisted
