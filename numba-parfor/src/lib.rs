@@ -92,6 +92,8 @@ pub struct ParforOptions {
     pub prange: bool,
     pub numpy: bool,
     pub reduction: bool,
+    /// `a op= b` on arrays (Numba's `ConvertInplaceBinop`).
+    pub inplace_binop: bool,
     pub setitem: bool,
     pub stencil: bool,
     pub fusion: bool,
@@ -104,17 +106,19 @@ impl ParforOptions {
         prange: true,
         numpy: true,
         reduction: true,
+        inplace_binop: true,
         setitem: true,
         stencil: true,
         fusion: true,
     };
 
     /// The names a `parallel={...}` dict may use.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 8] = [
         "comprehension",
         "prange",
         "numpy",
         "reduction",
+        "inplace_binop",
         "setitem",
         "stencil",
         "fusion",
@@ -132,6 +136,7 @@ impl ParforOptions {
                 "prange" => &mut o.prange,
                 "numpy" => &mut o.numpy,
                 "reduction" => &mut o.reduction,
+                "inplace_binop" => &mut o.inplace_binop,
                 "setitem" => &mut o.setitem,
                 "stencil" => &mut o.stencil,
                 "fusion" => &mut o.fusion,
@@ -238,8 +243,8 @@ pub fn run(
         prange::convert(ir, typing, &mut report, options.reduction)?;
     }
     let mut gen = numpy::Generated::default();
-    if options.numpy {
-        numpy::convert(ir, typing, &mut report, &mut gen)?;
+    if options.numpy || options.setitem || options.inplace_binop {
+        numpy::convert(ir, typing, &mut report, &mut gen, options)?;
     }
     if options.fusion {
         fusion::fuse(ir, typing, &gen, &mut report);

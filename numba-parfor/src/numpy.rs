@@ -58,6 +58,9 @@ pub const LINSPACE_COUNT: &str = "parfor_linspace_count";
 /// `x = parfor_linspace(start, stop, num, i)`: element `i` of `np.linspace(start, stop,
 /// num)`, computed as the serial version computes it (`stop` exactly at the end).
 pub const LINSPACE: &str = "parfor_linspace";
+/// `parfor_inplace_check(out, value)`: NumPy's ValueError unless `value` broadcasts to
+/// exactly `out`'s shape (an in-place operator's output).
+pub const INPLACE_CHECK: &str = "parfor_inplace_check";
 /// `n = parfor_arange_count(start, stop, step)`: `np.arange`'s length for those bounds
 /// (NumPy's ZeroDivisionError for a zero step).
 pub const ARANGE_COUNT: &str = "parfor_arange_count";
@@ -292,6 +295,7 @@ pub(crate) fn convert(
     typing: &mut TypingResult,
     report: &mut ParforReport,
     gen: &mut Generated,
+    options: &crate::ParforOptions,
 ) -> Result<(), ParforError> {
     let defs: HashMap<VarId, Vec<ExprId>> = {
         let mut m: HashMap<VarId, Vec<ExprId>> = HashMap::new();
@@ -317,6 +321,7 @@ pub(crate) fn convert(
         let mut new = Vec::with_capacity(old.len());
         for inst in old {
             let stored = match &inst.stmt {
+                _ if !options.setitem => None,
                 Stmt::Extension(node) if node.kind == "arrayexpr_setitem" => {
                     let node = (**node).clone();
                     Some(setitem_expr(&mut cx, &node, inst.loc, &mut new, report))
@@ -343,6 +348,16 @@ pub(crate) fn convert(
                 continue;
             };
             let done = match cx.ir.expr(value) {
+                &Expr::InplaceBinOp { op, lhs, rhs } if options.inplace_binop => inplace_binop(
+                    &mut cx,
+                    target,
+                    value,
+                    (op, lhs, rhs),
+                    inst.loc,
+                    &mut new,
+                    report,
+                ),
+                _ if !options.numpy => false,
                 Expr::Extension(node) if node.kind == "arrayexpr" => {
                     let node = (**node).clone();
                     arrayexpr(&mut cx, target, &node, inst.loc, &mut new, report)
@@ -962,6 +977,138 @@ fn arange(
         out,
         report,
     );
+    true
+}
+
+/// `a op= b` with `a` an array (Numba's `ConvertInplaceBinop`, which takes array
+/// operands; a scalar `b` is taken too): after NumPy's output-shape check, a parfor
+/// storing `a[i] op b[i]` (b broadcast, and copied first where it overlaps `a` other
+/// than element for element) into `a`, then `target = a`.
+#[allow(clippy::too_many_arguments)]
+fn inplace_binop(
+    cx: &mut Cx<'_>,
+    target: VarId,
+    value: ExprId,
+    (op, lhs, rhs): (numba_ir::BinOp, VarId, VarId),
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let lt = cx.typing.type_of(lhs).unliteral();
+    let rt = cx.typing.type_of(rhs).unliteral();
+    let Type::Array {
+        dtype: ld,
+        ndim,
+        readonly: false,
+        ..
+    } = lt.get()
+    else {
+        return false;
+    };
+    let Some(rd) = elem_type(rt).or_else(|| rt.is_scalar().then_some(rt)) else {
+        return false;
+    };
+    if ndim == 0 || cx.typing.type_of(target).unliteral() != lt {
+        return false;
+    }
+    // The in-place operator typed on arrays, and its element operation.
+    let typed = matches!(
+        cx.typing.calltypes.get(&value).map(|s| &s.key),
+        Some(ImplKey::Function(k)) if *k == numba_typeinfer::numpy::inplace_key(op)
+    );
+    let Some(esig) = numba_typeinfer::context::binop_signature(op, ld, rd) else {
+        return false;
+    };
+    if !typed || !esig.ret.is_scalar() {
+        return false;
+    }
+    out.push(Inst {
+        stmt: Stmt::Extension(Box::new(ExtensionNode::new(INPLACE_CHECK, vec![lhs, rhs]))),
+        loc,
+    });
+    let src = if rt.is_array() {
+        let Type::Array {
+            dtype,
+            ndim,
+            readonly,
+            ..
+        } = rt.get()
+        else {
+            return false;
+        };
+        let st = numba_typeinfer::types::intern(Type::Array {
+            dtype,
+            ndim,
+            layout: numba_typeinfer::types::Layout::A,
+            readonly,
+        });
+        let src = cx.var("$inplace_src", st, loc);
+        let (inst, _) = cx.assign(
+            src,
+            Expr::Extension(Box::new(ExtensionNode::new(UNALIAS, vec![lhs, rhs]))),
+            loc,
+        );
+        out.push(inst);
+        src
+    } else {
+        rhs
+    };
+    // The tree: the element operation on the two leaves, by the names it binds them to.
+    let la = cx.var("$inplace_lhs", ld, loc);
+    let lb = cx.var("$inplace_rhs", rd, loc);
+    let r = cx.var("$inplace_out", esig.ret, loc);
+    let (op_inst, e) = cx.assign(
+        r,
+        Expr::BinOp {
+            op,
+            lhs: la,
+            rhs: lb,
+        },
+        loc,
+    );
+    cx.typing.calltypes.insert(e, esig.clone());
+    let mut blocks = std::collections::BTreeMap::new();
+    blocks.insert(
+        0,
+        Block {
+            body: vec![
+                op_inst,
+                Inst {
+                    stmt: Stmt::Return { value: r },
+                    loc,
+                },
+            ],
+        },
+    );
+    let size = cx.size_of(lhs, loc, out);
+    let i = cx.index_var(loc);
+    let elem = cx.var("$expr_out_var", esig.ret, loc);
+    let mut at = ExtensionNode::new(ARRAYEXPR_AT, vec![lhs, i, lhs, src]);
+    at.attrs.push(("bind".into(), format!("{},{}", la.0, lb.0)));
+    at.blocks = blocks;
+    let (get, _) = cx.assign(elem, Expr::Extension(Box::new(at)), loc);
+    let set = Inst {
+        stmt: Stmt::Extension(Box::new(ExtensionNode::new(SETFLAT, vec![lhs, i, elem]))),
+        loc,
+    };
+    let id = cx.emit(
+        FlatLoop {
+            index: i,
+            size,
+            body: vec![get, set],
+            params: vec![lhs, src],
+            reductions: Vec::new(),
+            pattern: "('inplace_binop', '')".into(),
+            cost: 3,
+        },
+        loc,
+        out,
+        report,
+    );
+    // A store fusion does not track: nothing moves across it.
+    cx.gen.elementwise.remove(&id);
+    let (inst, _) = cx.assign(target, Expr::Var(lhs), loc);
+    out.push(inst);
     true
 }
 

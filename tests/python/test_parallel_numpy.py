@@ -349,6 +349,81 @@ def test_arange_parfor_fuses_and_checks_its_step(capfd):
         par(arange_bounds)(0.0, 1.0, 0.0)
 
 
+def iadd(a, b):
+    a += b
+    return a
+
+
+def imul(a, b):
+    a *= b
+    return a
+
+
+def ifloordiv(a, b):
+    a //= b
+    return a
+
+
+def shift_add(a):
+    x = a[1:]
+    x += a[:-1]
+    return a
+
+
+INPLACE_CASES = [
+    (iadd, lambda: (np.arange(10) + 10, np.arange(10) + 100)),
+    (iadd, lambda: (RNG.random((300, 70)), RNG.random(70))),
+    (iadd, lambda: (RNG.random((30, 7)), 2.5)),
+    (iadd, lambda: (np.asfortranarray(RNG.random((50, 60))), RNG.random((50, 60)))),
+    (imul, lambda: (np.arange(20_001, dtype=np.int32), np.int32(3))),
+    (ifloordiv, lambda: (np.arange(-10, 10), np.array([3, 0] * 10))),
+]
+
+
+@pytest.mark.parametrize("f, make", INPLACE_CASES)
+def test_inplace_operators_on_arrays_are_parfors(nthreads, capfd, f, make):
+    """`a op= b` on an array (Numba's ConvertInplaceBinop): NumPy's values in `a`, `b`
+    broadcast, the result `a` itself."""
+    a, b = make()
+    want_a = a.copy()
+    with np.errstate(all="ignore"):
+        want = f(want_a, b)
+    got_a = a.copy()
+    got, out = stats(capfd, f, got_a, b)
+    assert got is got_a
+    np.testing.assert_array_equal(got, want)
+    assert "('inplace_binop', '')" in out
+
+
+def test_inplace_operator_reads_an_overlapping_operand_before_writing(nthreads):
+    a = np.arange(1000.0)
+    np.testing.assert_array_equal(par(shift_add)(a.copy()), shift_add(a.copy()))
+
+
+def test_inplace_operator_checks_the_output_shape_and_can_be_switched_off(capfd):
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        par(iadd)(np.zeros(3), np.zeros((2, 3)))
+    a = np.ones(5)
+    _, out = stats(capfd, iadd, a, a * 2, parallel={"inplace_binop": False})
+    assert "inplace_binop" not in out
+    np.testing.assert_array_equal(a, 3.0)
+
+
+def set_all(a, v):
+    a[:] = v
+    return a
+
+
+def test_setitem_option_switches_setitem_parfors_off(capfd):
+    a = np.zeros(7)
+    _, out = stats(capfd, set_all, a, 2.0, parallel={"setitem": False})
+    assert "Parallel for-loop" not in out
+    np.testing.assert_array_equal(a, 2.0)
+    _, out = stats(capfd, set_all, a, 3.0)
+    assert "Parallel for-loop" in out
+    np.testing.assert_array_equal(a, 3.0)
+
+
 def vdot(a, b):
     return np.dot(a, b)
 

@@ -11,8 +11,8 @@ use inkwell::IntPredicate;
 use numba_ir::{ExtensionNode, VarId};
 use numba_parfor::numpy::{
     ABS2, ARANGE, ARANGE_COUNT, ARGFINISH, ARGSTART, ARGSTEP, ARRAYEXPR_AT, EXTREME, GETFLAT,
-    LINSPACE, LINSPACE_COUNT, MASKCHECK, MASKSET, MEAN, MINMAX, NONEMPTY, PARFOR_ALLOC,
-    PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT, SETVIEW, UNALIAS,
+    INPLACE_CHECK, LINSPACE, LINSPACE_COUNT, MASKCHECK, MASKSET, MEAN, MINMAX, NONEMPTY,
+    PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT, SETVIEW, UNALIAS,
 };
 use numba_typeinfer::types::*;
 
@@ -42,6 +42,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(LINSPACE, lower_linspace);
     r.register_extension(ARANGE_COUNT, lower_arange_count);
     r.register_extension(ARANGE, lower_arange);
+    r.register_extension(INPLACE_CHECK, lower_inplace_check);
     r.register_extension(EXTREME, lower_extreme);
     r.register_extension(MINMAX, lower_minmax);
     r.register_extension(NONEMPTY, lower_nonempty);
@@ -731,6 +732,22 @@ fn lower_arange<'ctx>(
     let i = load_index(lw, operand(lw, node, 2)?)?;
     let x = super::array_ops::arange_at(lw, (v[0], v[1]), i, work)?;
     Ok(Some(lw.cast(x, work, lowered(lw.ty(t)))?))
+}
+
+/// `parfor_inplace_check(out, value)`: the serial in-place operator's check (the
+/// broadcast shape of both must be `out`'s own).
+fn lower_inplace_check<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    _: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let (ov, vv) = (operand(lw, node, 0)?, operand(lw, node, 1)?);
+    let (ot, vt) = (lowered(lw.ty(ov)), lowered(lw.ty(vv)));
+    let (o, v) = (lw.load(ov)?, lw.load(vv)?);
+    let nr = ndim(ot).max(if vt.is_array() { ndim(vt) } else { 0 });
+    let (dims, _) = broadcast_shape(lw, nr, &[(ot, o), (vt, v)])?;
+    super::inplace::check_output_shape(lw, o.into_struct_value(), ndim(ot), &dims)?;
+    Ok(None)
 }
 
 /// `parfor_refill(a)`: every element of `a` the node's constant (a hoisted

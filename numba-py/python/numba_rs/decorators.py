@@ -61,14 +61,12 @@ def _parallel_pairs(value):
     """``parallel=`` as Numba's ``ParallelOptions`` reads it: a bool, or a dict of the
     known names (missing ones on). None when off."""
     if isinstance(value, bool):
-        return [(k, True) for k in _PARALLEL_NAMES if k != "inplace_binop"] if value else None
+        return [(k, True) for k in _PARALLEL_NAMES] if value else None
     if isinstance(value, dict):
         unknown = set(value) - set(_PARALLEL_NAMES)
         if unknown:
             raise NameError(f"Unrecognized parallel options: {unknown}")
-        return [
-            (k, bool(value.get(k, True))) for k in _PARALLEL_NAMES if k != "inplace_binop"
-        ]
+        return [(k, bool(value.get(k, True))) for k in _PARALLEL_NAMES]
     raise ValueError("Expect parallel option to be either a bool or a dict")
 
 
