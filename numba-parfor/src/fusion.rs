@@ -35,12 +35,26 @@ fn ndim(typing: &TypingResult, v: VarId) -> Option<u32> {
     }
 }
 
+/// How an integer variable was computed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum IntKey {
+    Const(i64),
+    Var(VarId),
+    Op(numba_ir::BinOp, Box<IntKey>, Box<IntKey>),
+}
+
 /// Equivalence classes of array shapes (and of sizes through them).
 #[derive(Debug, Default)]
 pub(crate) struct Shapes {
     class: HashMap<VarId, u32>,
-    /// Size variables: the class of the array whose size they hold.
-    size: HashMap<VarId, u32>,
+    /// Size variables: the class of the array whose size (`-1`) or extent along an axis
+    /// (`len(a)`, `a.shape[d]`) they hold; a 1-d array's size is its extent 0.
+    size: HashMap<VarId, (u32, i64)>,
+    /// `a.shape` tuples: the array they came from.
+    shape_tuple: HashMap<VarId, VarId>,
+    /// Integers by how they were computed (constants, and `+ - *` of such), so that two
+    /// computations of `n - 1` compare equal.
+    ints: HashMap<VarId, IntKey>,
     /// Variables assigned more than once never share a class.
     multi: BTreeSet<VarId>,
     /// Shape variables arrays were created from: the class of those arrays.
@@ -86,6 +100,29 @@ impl Shapes {
                 if s.multi.contains(&target) {
                     continue;
                 }
+                if typing.type_of(target).unliteral().is_integer() {
+                    let key = match ir.expr(value) {
+                        Expr::Const(numba_bytecode::Constant::Int(k)) => Some(IntKey::Const(*k)),
+                        Expr::Var(src) => Some(s.int_key(*src)),
+                        Expr::BinOp { op, lhs, rhs }
+                            if matches!(
+                                op,
+                                numba_ir::BinOp::Add | numba_ir::BinOp::Sub | numba_ir::BinOp::Mul
+                            ) && typing.type_of(*lhs).unliteral().is_integer()
+                                && typing.type_of(*rhs).unliteral().is_integer() =>
+                        {
+                            Some(IntKey::Op(
+                                *op,
+                                Box::new(s.int_key(*lhs)),
+                                Box::new(s.int_key(*rhs)),
+                            ))
+                        }
+                        _ => None,
+                    };
+                    if let Some(k) = key {
+                        s.ints.insert(target, k);
+                    }
+                }
                 match ir.expr(value) {
                     Expr::Var(src) if typing.type_of(target).is_array() => {
                         let c = s.of(*src);
@@ -123,7 +160,7 @@ impl Shapes {
                             s.class.insert(target, c);
                             // A 1-d array made from an integer: that integer is its size.
                             if typing.type_of(shape).unliteral().is_integer() {
-                                s.size.insert(shape, c);
+                                s.size.insert(shape, (c, 0));
                             }
                         }
                     }
@@ -131,7 +168,28 @@ impl Shapes {
                         if attr == "size" && typing.type_of(*arr).is_array() =>
                     {
                         let c = s.of(*arr);
-                        s.size.insert(target, c);
+                        let axis = if ndim(typing, *arr) == Some(1) { 0 } else { -1 };
+                        s.size.insert(target, (c, axis));
+                    }
+                    Expr::GetAttr { value: arr, attr }
+                        if attr == "shape" && typing.type_of(*arr).is_array() =>
+                    {
+                        s.shape_tuple.insert(target, *arr);
+                    }
+                    Expr::StaticGetItem {
+                        value: t, index, ..
+                    } if s.shape_tuple.contains_key(t) && *index >= 0 => {
+                        let arr = s.shape_tuple[t];
+                        let c = s.of(arr);
+                        s.size.insert(target, (c, *index));
+                    }
+                    Expr::Call { func, args, .. }
+                        if args.len() == 1
+                            && typing.type_of(args[0]).is_array()
+                            && matches!(typing.type_of(*func).get(), Type::Function(k) if k == "len") =>
+                    {
+                        let c = s.of(args[0]);
+                        s.size.insert(target, (c, 0));
                     }
                     _ => {}
                 }
@@ -140,14 +198,24 @@ impl Shapes {
         s
     }
 
-    fn same_size(&self, a: Bound, b: Bound) -> bool {
+    fn int_key(&self, v: VarId) -> IntKey {
+        if self.multi.contains(&v) {
+            return IntKey::Var(v);
+        }
+        self.ints.get(&v).cloned().unwrap_or(IntKey::Var(v))
+    }
+
+    pub(crate) fn same_size(&self, a: Bound, b: Bound) -> bool {
         match (a, b) {
             (Bound::Const(x), Bound::Const(y)) => x == y,
             (Bound::Var(x), Bound::Var(y)) => {
                 x == y
                     || matches!((self.size.get(&x), self.size.get(&y)), (Some(p), Some(q)) if p == q)
+                    || self.int_key(x) == self.int_key(y)
             }
-            _ => false,
+            (Bound::Const(c), Bound::Var(v)) | (Bound::Var(v), Bound::Const(c)) => {
+                self.int_key(v) == IntKey::Const(c)
+            }
         }
     }
 
@@ -268,7 +336,12 @@ pub(crate) fn fuse(
                 let Some(p1) = parfor_of(&out[k]) else {
                     continue;
                 };
-                match try_fuse(ir, typing, &mut shapes, gen, &p1, &p2, &out[k + 1..]) {
+                let attempt = if user_loop(&p1) && user_loop(&p2) {
+                    fuse_loops(ir, typing, &shapes, &p1, &p2, &out[k + 1..])
+                } else {
+                    try_fuse(ir, typing, &mut shapes, gen, &p1, &p2, &out[k + 1..])
+                };
+                match attempt {
                     Attempt::Fused(fused, ups, stay) => {
                         report.fused.push((p2.id, p1.id));
                         let loc = out[k].loc;
@@ -291,6 +364,84 @@ pub(crate) fn fuse(
             }
         }
         ir.blocks.get_mut(&l).expect("block").body = out;
+    }
+}
+
+/// `len(a)`, `a.shape`, `a.size`, `a.ndim` of an array, or an item of a shape tuple:
+/// what no element store changes.
+fn shape_query(ir: &FunctionIR, typing: &TypingResult, value: numba_ir::ExprId) -> bool {
+    let array = |v: &VarId| typing.type_of(*v).unliteral().is_array();
+    match ir.expr(value) {
+        Expr::GetAttr { value: a, attr } => {
+            array(a) && matches!(attr.as_str(), "shape" | "size" | "ndim")
+        }
+        Expr::StaticGetItem { value: t, .. } => {
+            matches!(typing.type_of(*t).unliteral().get(), Type::UniTuple(..))
+                && ir.blocks.values().flat_map(|b| &b.body).any(|i| {
+                    matches!(i.stmt, Stmt::Assign { target, value: v }
+                        if target == *t
+                            && matches!(ir.expr(v), Expr::GetAttr { value: a, attr }
+                                if attr == "shape" && array(a)))
+                })
+        }
+        Expr::Call {
+            func, args, kws, ..
+        } => {
+            args.len() == 1
+                && kws.is_empty()
+                && array(&args[0])
+                && matches!(typing.type_of(*func).get(), Type::Function(k) if k == "len")
+        }
+        _ => false,
+    }
+}
+
+/// A parfor made only of user `prange` loops.
+fn user_loop(pf: &Parfor) -> bool {
+    pf.patterns
+        .iter()
+        .all(|p| p.starts_with("('prange', 'user'"))
+}
+
+/// Two `prange` parfors with only constants, globals and copies between them (moved
+/// before the first) fused by [`crate::loop_fusion`].
+fn fuse_loops(
+    ir: &mut FunctionIR,
+    typing: &TypingResult,
+    shapes: &Shapes,
+    p1: &Parfor,
+    p2: &Parfor,
+    between: &[Inst],
+) -> Attempt {
+    let results: BTreeSet<VarId> = p1
+        .reductions
+        .iter()
+        .map(|r| r.var)
+        .chain(p1.races.iter().copied())
+        .collect();
+    let mut ups = Vec::new();
+    for inst in between {
+        let Stmt::Assign { target, value } = inst.stmt else {
+            return Attempt::Blocked;
+        };
+        let movable = pure(ir, typing, value)
+            || scalar_only(ir, typing, target, value)
+            || shape_query(ir, typing, value);
+        let moves = movable
+            && !ir
+                .expr_uses(ir.expr(value))
+                .iter()
+                .any(|u| results.contains(u))
+            && !p1.params.contains(&target);
+        if !moves {
+            return Attempt::Blocked;
+        }
+        ups.push(inst.clone());
+    }
+    let mut same = |a: Bound, b: Bound| shapes.same_size(a, b);
+    match crate::loop_fusion::try_fuse_loops(ir, typing, p1, p2, &mut same) {
+        Some(fused) => Attempt::Fused(Box::new(fused), ups, Vec::new()),
+        None => Attempt::Blocked,
     }
 }
 

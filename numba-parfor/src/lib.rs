@@ -14,20 +14,24 @@
 //! inside the outer parfor, the `parallel={...}` options ([`ParforOptions`]), Numba's
 //! `NUMBA_DEBUG_ARRAY_OPT_STATS` lines ([`ParforReport`]).
 //!
-//! Array expressions, whole-array `sum`/`prod`/`mean`/`min`/`max`/`argmin`/`argmax`,
-//! `np.zeros`/`np.ones`, `numpy.random` draws with a size and stores into views and
-//! through masks (`setitem`) become parfors ([`numpy`]), and adjacent ones over equal
-//! shapes fuse (`fusion`, with the shape classes it needs).
+//! Array expressions, whole-array `sum`/`prod`/`mean`/`min`/`max`/`argmin`/`argmax`/
+//! `var`/`std`, `np.zeros`/`np.ones`/`np.arange`/`np.linspace`/`a.fill`, `numpy.random`
+//! draws with a size, stores into views and through masks (`setitem`) and `a op= b` on
+//! arrays (`inplace_binop`) become parfors ([`numpy`]). After the conversion the blocks
+//! joined by jumps are merged (Numba's `simplify_CFG`), and adjacent parfors over equal
+//! iteration spaces fuse: NumPy ones by shape classes (`fusion`), `prange` loops when
+//! neither has a cross-iteration dependence (`loop_fusion`, Numba's
+//! `has_cross_iter_dep`).
 //!
 //! Not yet: the full array analysis (classes through slicing and reshaping, Numba's
-//! asserts), `var`/`std`/`arange`/`linspace`/`fill` parfors, fusion of `prange` loops,
-//! stencils. [`ParforStage`] names every stage of seed 001; [`ParforPass`] is
-//! the interface each implements.
+//! asserts), fusing a `prange` loop with a NumPy parfor, stencils. [`ParforStage`] names
+//! every stage of seed 001; [`ParforPass`] is the interface each implements.
 
 mod dead;
 mod fusion;
 pub mod hoist;
 pub mod kernel;
+mod loop_fusion;
 pub mod node;
 pub mod numpy;
 pub mod prange;
@@ -246,6 +250,9 @@ pub fn run(
     if options.numpy || options.setitem || options.inplace_binop {
         numpy::convert(ir, typing, &mut report, &mut gen, options)?;
     }
+    // Numba's simplify_CFG: a converted loop leaves a chain of blocks joined by jumps
+    // (the parfor, then the next loop's set-up); fusion looks within one block.
+    numba_ir::utils::merge_blocks(ir);
     if options.fusion {
         fusion::fuse(ir, typing, &gen, &mut report);
     }

@@ -138,6 +138,8 @@ pub(crate) fn convert(
     let mut loops: Vec<_> = cfg.loops.values().cloned().collect();
     loops.sort_by_key(|l| (std::cmp::Reverse(l.body.len()), l.header));
     let mut taken: BTreeSet<Label> = BTreeSet::new();
+    // The `prange(...)` calls, their iterators and globals of converted loops.
+    let mut setup: Vec<VarId> = Vec::new();
     for lp in loops {
         if taken.contains(&lp.header) {
             continue;
@@ -158,7 +160,8 @@ pub(crate) fn convert(
         else {
             continue;
         };
-        let Some(kind) = loop_kind(typing, *func).filter(|_| kws.is_empty()) else {
+        let func = *func;
+        let Some(kind) = loop_kind(typing, func).filter(|_| kws.is_empty()) else {
             continue;
         };
         let args = match kind {
@@ -261,6 +264,19 @@ pub(crate) fn convert(
             report,
         )?;
         taken.extend(body.iter().copied());
+        // The iterator's copies back to the `getiter`, the call, the callee.
+        let mut v = h.iter;
+        for _ in 0..16 {
+            setup.push(v);
+            match defs.get(&v).map(|d| d.as_slice()) {
+                Some([d]) => match ir.expr(*d) {
+                    Expr::Var(src) => v = *src,
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        setup.extend([range, func]);
         let pattern = match kind {
             LoopKind::Range => "('prange', 'user', '')",
             LoopKind::NdIndex => "('prange', 'pndindex', '')",
@@ -278,7 +294,41 @@ pub(crate) fn convert(
         });
         ir.blocks.get_mut(&lp.header).expect("header exists").body = pre;
     }
+    remove_unused(ir, &setup);
     Ok(())
+}
+
+/// Drop the assignments of `vars` nothing reads any more (a converted loop's
+/// `getiter(prange(n))`), as Numba's dead-code removal after the conversion does.
+fn remove_unused(ir: &mut FunctionIR, vars: &[VarId]) {
+    loop {
+        let mut read: BTreeSet<VarId> = BTreeSet::new();
+        for b in ir.blocks.values() {
+            for i in &b.body {
+                match &i.stmt {
+                    Stmt::Assign { value, .. } => read.extend(ir.expr_uses(ir.expr(*value))),
+                    Stmt::Del { .. } => {}
+                    st => read.extend(ir.stmt_vars(st)),
+                }
+            }
+        }
+        let dead: BTreeSet<VarId> = vars.iter().copied().filter(|v| !read.contains(v)).collect();
+        let mut removed = false;
+        for b in ir.blocks.values_mut() {
+            b.body.retain(|i| match i.stmt {
+                Stmt::Assign { target, .. } | Stmt::Del { var: target }
+                    if dead.contains(&target) =>
+                {
+                    removed = true;
+                    false
+                }
+                _ => true,
+            });
+        }
+        if !removed {
+            return;
+        }
+    }
 }
 
 /// Numba's "Overwrite of parallel loop index": the loop variable (the per-iteration

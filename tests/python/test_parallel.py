@@ -1014,3 +1014,130 @@ def test_inline_threshold_is_read_at_run_time():
 
     assert run(None) == "[0]"  # below the default threshold: inline on the caller
     assert run("0") == "[0, 1]"  # every region pooled: both threads took a division
+
+
+# ------------------------------------------------------------- prange fusion
+# Two prange loops over one iteration space fuse unless one has a cross-iteration
+# dependence (Numba's has_cross_iter_dep); the cases are Numba's test_parfors ones.
+
+
+def fuse_map_then_read(a, b, n):
+    for i in prange(n):
+        a[i] = i * 2.0
+    for i in prange(n):
+        b[i] = a[i] + 1
+    return b
+
+
+def fuse_len_bounds(a, b):
+    for i in prange(len(a)):
+        a[i] = i
+    for i in prange(len(a)):
+        b[i] = a[i] * 3 + 1
+    return b
+
+
+def fuse_two_reductions(a, n):
+    s = 0.0
+    t = 0.0
+    for i in prange(n):
+        s += a[i]
+    for i in prange(n):
+        t += a[i] * 2
+    return s, t
+
+
+def fuse_tuple_const_index(a, tup, size):
+    acc = 0
+    for i in prange(size):
+        a[i] = i + tup[i]
+    for i in prange(size):
+        acc += a[i] + tup[1]
+    return acc
+
+
+def no_fuse_index_calc(u, size):
+    for i in prange(1, size - 1):
+        for j in range((i + 1) % 2 + 1, size - 1, 2):
+            u[i, j] = u[i + 1, j] + 1
+    for i in prange(1, size - 1):
+        for j in range(i % 2 + 1, size - 1, 2):
+            u[i, j] = u[i + 1, j] + 1
+    return u
+
+
+def no_fuse_reversed_index(a, b, size):
+    for i in prange(size):
+        for j in range(size):
+            a[i, j] = b[i, j] + 1
+    for i in prange(size):
+        for j in range(size):
+            b[j, i] = 3
+    return a[0, 0] + b[0, 0]
+
+
+def no_fuse_index_then_constant(a, size):
+    b = 0
+    for i in prange(size):
+        a[i] = i
+    for i in prange(size):
+        b += a[5]
+    return b
+
+
+def no_fuse_constant_then_index(a, b, size):
+    for i in prange(size):
+        b[i] = a[5]
+    for i in prange(size):
+        a[i] = i
+    b[0] += a[0]
+    return b
+
+
+def no_fuse_reads_first_result(a, n):
+    s = 0.0
+    for i in prange(n):
+        s += a[i]
+    for i in prange(n):
+        a[i] = a[i] / s
+    return a
+
+
+def no_fuse_other_space(a, n):
+    for i in prange(n):
+        a[i] = 1.0
+    for i in prange(n - 1):
+        a[i + 1] += a[i]
+    return a
+
+
+FUSION_CASES = [
+    (fuse_map_then_read, lambda: (np.zeros(1001), np.zeros(1001), 1001), 1),
+    (fuse_len_bounds, lambda: (np.zeros(999), np.zeros(999)), 1),
+    (fuse_two_reductions, lambda: (RNG.random(5000), 5000), 1),
+    (fuse_tuple_const_index, lambda: (np.zeros(10), tuple(RNG.random(10)), 10), 1),
+    (no_fuse_index_calc, lambda: (np.zeros((40, 40)), 40), 2),
+    (no_fuse_reversed_index, lambda: (np.zeros((30, 30)), RNG.random((30, 30)), 30), 2),
+    (no_fuse_index_then_constant, lambda: (np.zeros(10), 10), 2),
+    (no_fuse_constant_then_index, lambda: (np.arange(10.0), np.zeros(10), 10), 2),
+    (no_fuse_reads_first_result, lambda: (RNG.random(100), 100), 2),
+    (no_fuse_other_space, lambda: (np.zeros(50), 50), 2),
+]
+
+
+@pytest.mark.parametrize("f, make, loops", FUSION_CASES)
+def test_prange_loops_fuse_as_numbas_do(nthreads, capfd, f, make, loops):
+    import copy
+    import os
+
+    args = make()
+    want = f(*copy.deepcopy(args))
+    os.environ["NUMBA_DEBUG_ARRAY_OPT_STATS"] = "1"
+    try:
+        got = njit(parallel=True)(f)(*copy.deepcopy(args))
+    finally:
+        del os.environ["NUMBA_DEBUG_ARRAY_OPT_STATS"]
+    out = capfd.readouterr().out
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert f"has {loops} parallel for-loop(s)" in out, out
+    assert ("is fused into" in out) == (loops == 1)
