@@ -1059,24 +1059,40 @@ impl Dispatcher {
         }
     }
 
-    /// The parallel loops of every specialisation: (loop id, source line, pattern, the
-    /// id of the loop it was fused into or None).
-    fn _parallel_loops(&self) -> Vec<(usize, u32, String, Option<usize>)> {
-        self.core
-            .overloads()
-            .iter()
-            .flat_map(|o| o.parallel_loops.clone())
-            .collect()
+    /// The parallel loops of every specialisation (or of the one `signature` names):
+    /// (loop id, source line, pattern, the id of the loop it was fused into or None).
+    #[pyo3(signature = (signature=None))]
+    fn _parallel_loops(
+        &self,
+        signature: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<(usize, u32, String, Option<usize>)>> {
+        Ok(match signature {
+            Some(sig) => self.overload(sig)?.parallel_loops.clone(),
+            None => self
+                .core
+                .overloads()
+                .iter()
+                .flat_map(|o| o.parallel_loops.clone())
+                .collect(),
+        })
     }
 
-    /// Allocations hoisted out of parallel loops in every specialisation: (loop id,
-    /// source line, allocating function).
-    fn _hoisted_allocations(&self) -> Vec<(usize, u32, String)> {
-        self.core
-            .overloads()
-            .iter()
-            .flat_map(|o| o.hoisted_allocations.clone())
-            .collect()
+    /// Allocations hoisted out of parallel loops in every specialisation (or in the one
+    /// `signature` names): (loop id, source line, allocating function).
+    #[pyo3(signature = (signature=None))]
+    fn _hoisted_allocations(
+        &self,
+        signature: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<(usize, u32, String)>> {
+        Ok(match signature {
+            Some(sig) => self.overload(sig)?.hoisted_allocations.clone(),
+            None => self
+                .core
+                .overloads()
+                .iter()
+                .flat_map(|o| o.hoisted_allocations.clone())
+                .collect(),
+        })
     }
 
     /// Argument types of every compiled specialisation.

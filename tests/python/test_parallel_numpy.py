@@ -959,3 +959,86 @@ def test_setitem_parfors_are_reported_and_not_fused(capfd):
     r, out = stats(capfd, two, np.zeros(10), a)
     np.testing.assert_array_equal(r, a * 2.0 + 1.0)
     assert "pattern '('setitem', '')'" in out and fusions(out) == []
+
+
+# ------------------------------------------------------- parfor_diagnostics metadata
+
+
+def diag_array_expr():
+    n = 10
+    a = np.ones(n)
+    b = np.zeros(n)
+    return a + b
+
+
+def diag_argmin():
+    n = 10
+    a = np.ones(n)
+    return np.argmin(a)
+
+
+def diag_hoisting():
+    n = 10
+    m = 5
+    acc = 0
+    for i in prange(n):
+        temp = np.zeros((m,))
+        for j in range(m):
+            temp[j] = i
+        acc += temp[-1]
+    return acc
+
+
+def diag_unfused(n):
+    a = np.ones(n + 1)
+    acc = 0
+    for i in prange(n):
+        acc += a[i]
+    return acc
+
+
+def _diagnostics(f, *args):
+    d = par(f)
+    np.testing.assert_allclose(d(*args), f(*args))
+    sig = d.signatures[0]
+    return d, d.overloads[sig].metadata["parfor_diagnostics"]
+
+
+def test_parfor_diagnostics_metadata_records_fusion(capsys):
+    """`overloads[sig].metadata['parfor_diagnostics']` as Numba fills it: three NumPy
+    parfors, the two later ones fused into the first (ids relative to the first)."""
+    _, diag = _diagnostics(diag_array_expr)
+    assert diag.count_parfors() == 1
+    ((into, fused),) = diag.fusion_info.items()
+    assert [x - into for x in fused] == [1, 2]
+    assert diag.nested_fusion_info == {}
+    diag.dump(3)
+    assert "fused" in capsys.readouterr().out
+
+
+def test_parfor_diagnostics_metadata_names_replaced_functions():
+    _, diag = _diagnostics(diag_argmin)
+    assert diag.count_parfors() == 1
+    assert [v[0] for v in diag.replaced_fns.values()] == [("argmin", "numpy")]
+    ((into, fused),) = diag.fusion_info.items()
+    assert fused == [into + 1]
+
+
+def test_parfor_diagnostics_metadata_counts_loops_and_hoisting():
+    _, diag = _diagnostics(diag_hoisting)
+    assert len(diag.hoisted_allocations()) == 1
+    _, diag = _diagnostics(diag_unfused, 10)
+    assert diag.count_parfors() == 2
+    assert diag.fusion_info == {}
+    serial = njit(diag_unfused)
+    serial(3)
+    assert "parfor_diagnostics" not in serial.overloads[serial.signatures[0]].metadata
+
+
+def test_parallel_diagnostics_reports_the_signature_asked_for(capsys):
+    d = par(diag_unfused)
+    d(3)
+    d(np.int32(3))
+    d.parallel_diagnostics(d.signatures[1], level=1)
+    out = capsys.readouterr().out
+    assert out.count("Parallel region") == 2

@@ -56,8 +56,59 @@ class CompileResult:
         """The annotated typed IR (:class:`TypeAnnotation`)."""
         return TypeAnnotation(self._dispatcher, self.argtypes)
 
+    @property
+    def metadata(self):
+        """Numba's ``metadata`` dict: ``parfor_diagnostics`` (a
+        :class:`ParforDiagnostics`) for a ``parallel=True`` specialisation."""
+        meta = {}
+        if getattr(self._dispatcher, "_options", {}).get("parallel"):
+            meta["parfor_diagnostics"] = ParforDiagnostics(self._dispatcher, self.argtypes)
+        return meta
+
     def __repr__(self):
         return f"CompileResult({self.py_func.__qualname__}, {self.signature})"
+
+
+class ParforDiagnostics:
+    """What ``parallel=True`` did to one specialisation, as Numba's
+    ``ParforDiagnostics`` holds it: ``fusion_info`` (loop id -> the ids fused into it),
+    ``nested_fusion_info`` (always empty: a ``prange`` inside a parallel loop runs as a
+    serial loop of its body, so numba-rs makes no nested parfors), ``replaced_fns``
+    (NumPy functions replaced by parallel versions: key -> ``(name, module)`` and the
+    line), ``fusion_reports`` (empty: failed fusion attempts are not recorded yet),
+    ``count_parfors()``, ``hoisted_allocations()`` and ``dump(level)``."""
+
+    def __init__(self, dispatcher, argtypes):
+        import re
+
+        self._dispatcher = dispatcher
+        self._argtypes = tuple(argtypes)
+        loops = sorted(dispatcher._parallel_loops(self._argtypes))
+        self.initial_parfors = [lid for lid, _l, _p, _t in loops]
+        self.fusion_info = {}
+        for lid, _line, _pattern, into in loops:
+            if into is not None:
+                self.fusion_info.setdefault(into, []).append(lid)
+        self.nested_fusion_info = {}
+        self.fusion_reports = []
+        self.replaced_fns = {}
+        for lid, line, pattern, _into in loops:
+            m = re.search(r"\('prange', 'internal', \(\('(\w+)', '(\w+)'\)", pattern)
+            if m:
+                self.replaced_fns[lid] = ((m.group(1), m.group(2)), line)
+        self._after = [lid for lid, _l, _p, into in loops if into is None]
+
+    def count_parfors(self):
+        """The parallel loops left after fusion."""
+        return len(self._after)
+
+    def hoisted_allocations(self):
+        """``(loop id, line, function)`` of each allocation a loop makes once per thread."""
+        return sorted(set(self._dispatcher._hoisted_allocations(self._argtypes)))
+
+    def dump(self, level=1):
+        """The ``parallel_diagnostics`` report of this specialisation."""
+        self._dispatcher.parallel_diagnostics(self._argtypes, level=level)
 
 
 class CodeLibrary:
@@ -242,7 +293,8 @@ class CPUDispatcher(_Dispatcher):
             raise ValueError("No compiled signatures to report on")
         import inspect
 
-        loops = sorted(self._parallel_loops())
+        sig = None if signature is None else tuple(signature)
+        loops = sorted(self._parallel_loops(sig))
         try:
             lines, first = inspect.getsourcelines(self.py_func)
         except (OSError, TypeError):
@@ -326,10 +378,10 @@ class CPUDispatcher(_Dispatcher):
         print("\n ")
         if level >= 3:
             print("Loop invariant code motion".center(80, "-"))
-            self._print_allocation_hoisting()
+            self._print_allocation_hoisting(sig)
             print("-" * 80)
 
-    def _print_allocation_hoisting(self):
+    def _print_allocation_hoisting(self, signature=None):
         """Numba's "Allocation hoisting" report: each allocation a parallel loop's
         kernel makes once per thread instead of every iteration."""
         import linecache
@@ -343,7 +395,7 @@ class CPUDispatcher(_Dispatcher):
                     print(piece)
 
         print("Allocation hoisting:")
-        hoisted = sorted(set(self._hoisted_allocations()))
+        hoisted = sorted(set(self._hoisted_allocations(signature)))
         filename = self.py_func.__code__.co_filename
         for lid, line, _func in hoisted:
             wrapped(
