@@ -482,6 +482,22 @@ fn lower_parfor<'ctx>(
     // the division count a constant 1, which folds the combination loops away.
     lw.b.position_at_end(small_bb);
     lw.b.build_store(exc_slot, ptr.const_null()).map_err(e)?;
+    // A body that calls anything (`get_parallel_chunksize()`, a parallel function)
+    // sees the chunk size 0 inside the region, as on the other paths; a body without
+    // calls cannot tell, and keeps its few nanoseconds.
+    let calls = pf.loop_body.values().flat_map(|b| &b.body).any(|i| {
+        matches!(i.stmt, numba_ir::Stmt::Assign { value, .. }
+            if matches!(lw.ir.expr(value), numba_ir::Expr::Call { .. }))
+    });
+    let chunk_f = lw.runtime_fn(
+        "numba_rs_set_parallel_chunksize",
+        i64t.fn_type(&[i64t.into()], false),
+    );
+    let outer_chunk = if calls {
+        Some(lw.call_value(chunk_f, &[i64t.const_zero().into()])?)
+    } else {
+        None
+    };
     let mut kargs: Vec<BasicMetadataValueEnum> = vec![res_slot.into(), exc_slot.into()];
     for &p in &pf.params {
         kargs.push(param_value(lw, &pf, p)?.into());
@@ -499,6 +515,9 @@ fn lower_parfor<'ctx>(
         .basic()
         .ok_or_else(|| LowerError::Llvm("kernel returned void".into()))?;
     lw.b.build_store(status_slot, st).map_err(e)?;
+    if let Some(outer) = outer_chunk {
+        lw.b.build_call(chunk_f, &[outer.into()], "").map_err(e)?;
+    }
     let one = i64t.const_int(1, false);
     let slots = Slots {
         results: res_slot,
@@ -558,6 +577,9 @@ fn lower_parfor<'ctx>(
     let local: [BasicValueEnum<'ctx>; 3] = [res_slot.into(), status_slot.into(), exc_slot.into()];
     lw.b.build_store(exc_slot, ptr.const_null()).map_err(e)?;
     set_slots(lw, local)?;
+    // The chunk size reads 0 inside a region, inline or pooled (numba-nrt resets it
+    // around pooled divisions), as Numba resets it around a launch.
+    let outer_chunk = lw.call_value(chunk_f, &[i64t.const_zero().into()])?;
     lw.b.build_call(
         worker,
         &[
@@ -569,6 +591,8 @@ fn lower_parfor<'ctx>(
         "",
     )
     .map_err(e)?;
+    lw.b.build_call(chunk_f, &[outer_chunk.into()], "")
+        .map_err(e)?;
     lw.b.build_unconditional_branch(joined).map_err(e)?;
     lw.b.position_at_end(pool_bb);
     let heap = [

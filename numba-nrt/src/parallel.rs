@@ -167,6 +167,14 @@ impl Region {
 
     /// Run divisions until none is left.
     fn work(&self) {
+        // Inside a region the chunk size reads 0 on every thread (the caller's included),
+        // as Numba resets it around a parallel launch: it applies to one region only.
+        let outer = set_parallel_chunksize(0);
+        self.work_divisions();
+        set_parallel_chunksize(outer);
+    }
+
+    fn work_divisions(&self) {
         loop {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
             if i >= self.ndiv {

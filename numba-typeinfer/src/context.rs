@@ -27,6 +27,32 @@ pub trait FunctionTemplate: Send + Sync {
     }
 }
 
+/// A threading-layer setter taking one integer, with Numba's message for anything else.
+struct IntSetter {
+    key: &'static str,
+    ret: TypeId,
+    need: &'static str,
+}
+
+impl FunctionTemplate for IntSetter {
+    fn generic(&self, args: &[TypeId]) -> Option<Signature> {
+        match args {
+            [t] if t.unliteral().is_integer() => Some(Signature {
+                ret: self.ret,
+                args: vec![t.unliteral()],
+                key: ImplKey::Function(self.key.to_string()),
+            }),
+            _ => None,
+        }
+    }
+    fn describe(&self) -> String {
+        "(int)".into()
+    }
+    fn explain(&self, args: &[TypeId]) -> Option<String> {
+        (args.len() == 1).then(|| self.need.to_string())
+    }
+}
+
 /// What a call to another jitted function resolves to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallOutcome {
@@ -442,27 +468,22 @@ impl BaseContext {
         }
         // The threading layer's setters, callable from jitted code (as in Numba, whose
         // chunk sizes are C `unsigned int`s).
-        for (key, alias, ret) in [
-            ("numba_rs.set_num_threads", "numba.set_num_threads", NONE),
+        for (key, alias, ret, need) in [
+            (
+                "numba_rs.set_num_threads",
+                "numba.set_num_threads",
+                NONE,
+                "The number of threads specified must be an integer",
+            ),
             (
                 "numba_rs.set_parallel_chunksize",
                 "numba.set_parallel_chunksize",
                 UINT32,
+                "The parallel chunksize must be an integer",
             ),
         ] {
             for name in [key, alias] {
-                self.register(
-                    name,
-                    Box::new(FnTemplate(
-                        move |a: &[TypeId]| match a {
-                            [t] if t.unliteral().is_integer() => {
-                                Some(sig(key, ret, vec![t.unliteral()]))
-                            }
-                            _ => None,
-                        },
-                        "(int)",
-                    )),
-                );
+                self.register(name, Box::new(IntSetter { key, ret, need }));
             }
         }
         for name in [

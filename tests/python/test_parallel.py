@@ -422,6 +422,42 @@ def test_chunksize_schedule_gives_the_same_result():
     assert numba_rs.threading_layer() == "numba_rs"
 
 
+def chunksize_seen(cs, n):
+    res = np.zeros(n)
+    inner = np.full(n, -13)
+    with numba_rs.parallel_chunksize(cs):
+        for i in prange(n):
+            inner[i] = numba_rs.get_parallel_chunksize()
+            res[i] = 13
+    return res, inner, numba_rs.get_parallel_chunksize()
+
+
+@pytest.mark.parametrize("n", [10, 997, 300_000])
+def test_chunksize_reads_zero_inside_a_region(nthreads, n):
+    """Numba resets the chunk size around a launch: every iteration (on the caller and
+    on the workers, small regions run inline included) reads 0, and the block restores
+    the caller's value after."""
+    f = njit(parallel=True)(chunksize_seen)
+    for cs in (1, 7):
+        res, inner, after = f(cs, n)
+        assert np.all(res == 13)
+        assert np.all(inner == 0)
+        assert after == 0
+
+
+def test_setters_reject_non_integers_with_numbas_message():
+    def bad_chunk():
+        numba_rs.set_parallel_chunksize("invalid_type")
+
+    def bad_threads():
+        numba_rs.set_num_threads(1.5)
+
+    with pytest.raises(numba_rs.errors.TypingError, match="The parallel chunksize must be an integer"):
+        njit(bad_chunk)()
+    with pytest.raises(numba_rs.errors.TypingError, match="The number of threads specified must be an integer"):
+        njit(bad_threads)()
+
+
 def test_concurrent_calls_from_python_threads():
     f = njit(parallel=True)(int_sum)
     a = RNG.integers(0, 1000, 200_000)
