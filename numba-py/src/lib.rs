@@ -497,6 +497,10 @@ fn to_py_err(e: CompileError) -> PyErr {
     }
 }
 
+/// One parallel loop as the reports list it: (loop id, source line, pattern, the id of
+/// the loop it was fused into).
+type ParallelLoop = (usize, u32, String, Option<usize>);
+
 /// A numba-rs type, printing as Numba prints it.
 #[pyclass(module = "numba_rs.types", frozen)]
 #[derive(PartialEq, Eq, Hash, Clone)]
@@ -1062,10 +1066,7 @@ impl Dispatcher {
     /// The parallel loops of every specialisation (or of the one `signature` names):
     /// (loop id, source line, pattern, the id of the loop it was fused into or None).
     #[pyo3(signature = (signature=None))]
-    fn _parallel_loops(
-        &self,
-        signature: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<(usize, u32, String, Option<usize>)>> {
+    fn _parallel_loops(&self, signature: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<ParallelLoop>> {
         Ok(match signature {
             Some(sig) => self.overload(sig)?.parallel_loops.clone(),
             None => self
