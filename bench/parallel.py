@@ -124,6 +124,16 @@ def scratch(a):
     return s
 
 
+def twoloops(a, out):
+    # Two prange loops over one space: both compilers fuse them into one region.
+    for i in PR(a.shape[0]):
+        out[i] = math.sqrt(a[i]) + 1.0
+    s = 0.0
+    for i in PR(a.shape[0]):
+        s += out[i] * a[i]
+    return s
+
+
 def launch(a):
     s = 0.0
     for i in PR(a.shape[0]):
@@ -132,7 +142,7 @@ def launch(a):
 
 
 KERNELS = [psum, reductions, rows, arrexpr, npexpr, npnorm, montecarlo, mandelbrot, pairwise,
-           scratch, launch]
+           scratch, twoloops, launch]
 
 
 def inputs(scale):
@@ -151,6 +161,7 @@ def inputs(scale):
         "mandelbrot": (300, 400, 200),
         "pairwise": (rng.random((int(1500 * scale**0.5), 3)),),
         "scratch": (a[: n // 5],),
+        "twoloops": (a, np.empty(n)),
         "launch": (a[:100],),
     }
 
