@@ -96,6 +96,9 @@ pub struct JitOptions {
     pub object_mode: ObjectMode,
     /// `looplift=False`.
     pub no_looplift: bool,
+    /// `nogil=True` (only read for Numba's warning about `with objmode` blocks, which
+    /// take the GIL).
+    pub nogil: bool,
 }
 
 /// One jitted function and its specialisations.
@@ -636,6 +639,7 @@ impl Dispatcher {
                 locals: self.options.locals.clone(),
                 object_mode: self.options.object_mode,
                 no_looplift: self.options.no_looplift,
+                nogil: self.options.nogil,
             };
             let mut compiled = match self.source.lifted_ir() {
                 Some(ir) if self.objmode_with.is_some() => {

@@ -90,6 +90,8 @@ pub struct CompileOptions {
     pub object_mode: ObjectMode,
     /// `looplift=False`: object mode keeps every loop.
     pub no_looplift: bool,
+    /// `nogil=True`: each `with objmode` block gets Numba's warning that it keeps the GIL.
+    pub nogil: bool,
 }
 
 /// Whether a function is compiled in object mode. Since Numba 0.59 nothing falls back to
@@ -597,6 +599,8 @@ fn compile_nopython_ir(
     let omitted_args = args.to_vec();
     // A with-lifting error keeps its own kind (Numba's CompilerError or TypingError).
     let with_error: std::cell::RefCell<Option<CompileError>> = std::cell::RefCell::new(None);
+    // The lines of the `with objmode` blocks lifted out (for the nogil warning).
+    let objmode_lines: std::cell::RefCell<Vec<u32>> = std::cell::RefCell::new(Vec::new());
     let untyped: Vec<Box<dyn FunctionPass + '_>> = vec![
         Box::new(Pass {
             name: "ir_processing",
@@ -613,7 +617,7 @@ fn compile_nopython_ir(
             name: "with_lifting",
             cfg: true,
             run: |ir: &mut FunctionIR| {
-                let changed = with_lifting(ir, globals, options).map_err(|e| {
+                let changed = with_lifting(ir, globals, options, &objmode_lines).map_err(|e| {
                     let text = e.message.clone();
                     *with_error.borrow_mut() = Some(e);
                     text
@@ -826,6 +830,19 @@ fn compile_nopython_ir(
             line: w.line,
         })
         .collect();
+    if options.nogil {
+        // Numba's warning for the object-mode code of a nogil function: the blocks
+        // take the GIL while they run.
+        for &line in objmode_lines.borrow().iter() {
+            compiled.warnings.push(numba_lower::CompileWarning {
+                category: "NumbaWarning".into(),
+                message:
+                    "Code running in object mode won't allow parallel execution despite nogil=True."
+                        .into(),
+                line,
+            });
+        }
+    }
     compiled.parallel_loops = parfor_report
         .produced
         .iter()
@@ -849,11 +866,13 @@ fn with_lifting(
     ir: &mut FunctionIR,
     globals: &dyn GlobalResolver,
     options: &CompileOptions,
+    lines: &std::cell::RefCell<Vec<u32>>,
 ) -> Result<bool, CompileError> {
     use numba_ir::withlift::{Annotation, WithLiftError};
     let typing = |message: String, line: u32| WithLiftError::Typing { message, line };
     let mut objmode = |region: numba_ir::withlift::ObjModeRegion| {
         let line = region.line;
+        lines.borrow_mut().push(line);
         let parent = options
             .dispatcher_id
             .and_then(crate::lookup_dispatcher)

@@ -868,7 +868,14 @@ impl Dispatcher {
             Err(p) => return Err(internal_error(&p)),
         };
         if !c.warnings.is_empty() {
-            issue_warnings(py, &c)?;
+            let filename: Option<String> = self
+                .py_func
+                .bind(py)
+                .getattr("__code__")
+                .and_then(|c| c.getattr("co_filename"))
+                .and_then(|f| f.extract())
+                .ok();
+            issue_warnings(py, &c, filename.as_deref())?;
         }
         if self.nogil && c.object_env.is_some() {
             // Object-mode code calls the C API: it keeps the GIL (Numba's warning).
@@ -994,6 +1001,7 @@ impl Dispatcher {
                 locals,
                 object_mode,
                 no_looplift: !looplift,
+                nogil,
             },
         );
         let _ = this.set((core.id, short));
@@ -1384,8 +1392,13 @@ unsafe extern "C" fn exc_match_hook(
 }
 
 /// Issue a specialisation's compile warnings once (as Python warnings of Numba's
-/// categories, from `numba_rs.errors`).
-fn issue_warnings(py: Python<'_>, c: &Arc<CompiledFunction>) -> PyResult<()> {
+/// categories, from `numba_rs.errors`): at their source line in `filename` when they
+/// have one (Numba's carry their location), else at the caller.
+fn issue_warnings(
+    py: Python<'_>,
+    c: &Arc<CompiledFunction>,
+    filename: Option<&str>,
+) -> PyResult<()> {
     static ISSUED: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
     let key = Arc::as_ptr(c) as usize;
     {
@@ -1401,7 +1414,14 @@ fn issue_warnings(py: Python<'_>, c: &Arc<CompiledFunction>) -> PyResult<()> {
         let cat = errors
             .getattr(w.category.as_str())
             .or_else(|_| errors.getattr("NumbaWarning"))?;
-        warnings.call_method1("warn", (w.message.as_str(), cat, 3))?;
+        match filename {
+            Some(f) if w.line > 0 => {
+                warnings.call_method1("warn_explicit", (w.message.as_str(), cat, f, w.line))?;
+            }
+            _ => {
+                warnings.call_method1("warn", (w.message.as_str(), cat, 3))?;
+            }
+        }
     }
     Ok(())
 }

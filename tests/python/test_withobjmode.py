@@ -330,8 +330,19 @@ def nogil_blocks(a):
 
 
 def test_nogil_function_takes_the_gil_for_the_block():
+    import warnings
+
     a = np.arange(4.0)
-    assert njit(nogil=True)(nogil_blocks)(a) == nogil_blocks(a)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert njit(nogil=True)(nogil_blocks)(a) == nogil_blocks(a)
+        assert njit(nogil_blocks)(a) == nogil_blocks(a)
+    # Numba's warning, once, at the block's line, and only for the nogil function.
+    got = [x for x in w if "despite nogil=True" in str(x.message)]
+    assert len(got) == 1
+    assert got[0].category is numba_rs.errors.NumbaWarning
+    assert got[0].filename == __file__
+    assert got[0].lineno == nogil_blocks.__code__.co_firstlineno + 3
 
 
 def test_refcounts_unchanged():
