@@ -46,6 +46,12 @@ pub use ufuncs::{lookup_ufunc, register_ufunc, UFuncSource};
 pub trait FunctionSource: Send + Sync {
     /// The code object and a resolver for the names it reads as globals.
     fn load(&self) -> Result<(CodeObject, Box<dyn GlobalResolver>), String>;
+    /// The code to compile for these argument types: [`FunctionSource::load`] for a
+    /// function; a host that generates code per signature (a stencil's loop nest, which
+    /// depends on the arrays' ranks and the kernel's result type) overrides it.
+    fn load_for(&self, _args: &[TypeId]) -> Result<(CodeObject, Box<dyn GlobalResolver>), String> {
+        self.load()
+    }
     /// The IR to compile instead of the code object (a loop lifted out of an object-mode
     /// function); `None` for a function.
     fn lifted_ir(&self) -> Option<numba_ir::FunctionIR> {
@@ -99,6 +105,11 @@ pub struct JitOptions {
     /// `nogil=True` (only read for Numba's warning about `with objmode` blocks, which
     /// take the GIL).
     pub nogil: bool,
+    /// The host generates the code per signature (a stencil's loop nest): a
+    /// `parallel=True` caller of such a parallel function does parallel work through
+    /// it, as Numba's inlined stencil would, so it gets no "no parallel transformation"
+    /// warning.
+    pub generated: bool,
 }
 
 /// One jitted function and its specialisations.
@@ -609,7 +620,7 @@ impl Dispatcher {
         let result = (|| {
             let (code, globals) = self
                 .source
-                .load()
+                .load_for(args)
                 .map_err(|m| CompileError::new(ErrorKind::Internal, m))?;
             let explicit_ret = self
                 .explicit_returns

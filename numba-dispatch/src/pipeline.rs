@@ -767,6 +767,11 @@ fn compile_nopython_ir(
             here(err)
         })?;
         times.push(("parfor_pass".into(), start.elapsed()));
+        if parfor_report.produced.is_empty() && calls_generated_parallel(&ir) {
+            parfor_report
+                .warnings
+                .retain(|w| w.category != "NumbaPerformanceWarning");
+        }
         if env_flag("NUMBA_DEBUG_ARRAY_OPT") {
             println!(
                 "{}",
@@ -856,6 +861,23 @@ fn compile_nopython_ir(
     compiled.timings = times;
     finish(&mut compiled, ir, typing);
     Ok(compiled)
+}
+
+/// Whether `ir` calls a parallel function whose code the host generates (a stencil's
+/// loop nest, see [`crate::JitOptions::generated`]).
+fn calls_generated_parallel(ir: &FunctionIR) -> bool {
+    ir.exprs.iter().any(|e| match e {
+        numba_ir::Expr::Global {
+            value:
+                numba_ir::Global {
+                    kind: numba_ir::GlobalKind::Dispatcher { id, .. },
+                    ..
+                },
+            ..
+        } => crate::lookup_dispatcher(*id)
+            .is_some_and(|d| d.options.generated && d.options.parallel.is_some()),
+        _ => false,
+    })
 }
 
 /// A lowering failure as a compile error (its line, when it has one).

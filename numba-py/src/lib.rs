@@ -42,6 +42,22 @@ struct PySource {
     /// function's name is bound (an explicit signature compiles at decoration), as
     /// Numba's `_temporary_dispatcher_map` does.
     this: Arc<std::sync::OnceLock<(u64, String)>>,
+    /// Code generated per signature: called with the argument types (a tuple of
+    /// `numba_rs.types` objects), it returns the Python function to compile (a stencil's
+    /// loop nest); `func` then only gives the parameters.
+    generate: Option<Py<PyAny>>,
+    /// `parallel=`: a stencil this function calls runs as parallel loops.
+    parallel: bool,
+}
+
+/// A global as a function compiled with `parallel` sees it: a stencil object gives the
+/// dispatcher of its loop nest (parallel or serial), anything else [`classify`].
+fn classify_in(py: Python<'_>, value: &Bound<'_, PyAny>, parallel: bool) -> PyResult<Global> {
+    if let Ok(pick) = value.getattr("_numba_rs_stencil") {
+        let d = pick.call1((parallel,))?;
+        return classify(py, &d);
+    }
+    classify(py, value)
 }
 
 fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
@@ -406,74 +422,93 @@ impl FunctionSource for PySource {
     }
 
     fn load(&self) -> Result<(CodeObject, Box<dyn GlobalResolver>), String> {
-        Python::attach(|py| -> PyResult<(CodeObject, Box<dyn GlobalResolver>)> {
-            let func = self.func.bind(py);
-            let code_obj = func.getattr("__code__")?;
-            let marshal = py.import("marshal")?;
-            let data = marshal.call_method1("dumps", (code_obj,))?;
-            let bytes = data
-                .cast::<PyBytes>()
-                .map_err(PyErr::from)?
-                .as_bytes()
-                .to_vec();
-            let code = numba_bytecode::marshal::read_code(&bytes)
-                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let globals = func.getattr("__globals__")?;
-            let globals = globals.cast::<PyDict>().map_err(PyErr::from)?;
-            let builtins = py.import("builtins")?;
-            let mut table: HashMap<String, Global> = HashMap::new();
-            for name in all_names(&code) {
-                let value = match globals.get_item(&name)? {
-                    Some(v) => Some(v),
-                    None => builtins.getattr(name.as_str()).ok(),
-                };
-                if let Some(v) = value {
-                    table.insert(name, classify(py, &v)?);
-                } else if let Some((id, own)) = self.this.get().filter(|(_, own)| *own == name) {
-                    let repr = format!("CPUDispatcher(<function {own}>)");
-                    table.insert(
-                        name,
-                        Global {
-                            kind: GlobalKind::Dispatcher {
-                                id: *id,
-                                name: own.clone(),
-                            },
-                            repr,
-                        },
-                    );
-                }
-            }
-            // A jitted closure's free variables are frozen from its cells, as Numba does.
-            let mut freevars = Vec::new();
-            if let Ok(cells) = func.getattr("__closure__") {
-                if !cells.is_none() {
-                    let names = code.freevars();
-                    for (i, cell) in cells.try_iter()?.enumerate() {
-                        let g = match cell?.getattr("cell_contents") {
-                            Ok(v) => classify(py, &v)?,
-                            // An empty cell holding the function itself (a recursive inner
-                            // function compiled at decoration): its own dispatcher.
-                            Err(_) => match self.this.get() {
-                                Some((id, own)) if names.get(i) == Some(own) => Global {
-                                    kind: GlobalKind::Dispatcher {
-                                        id: *id,
-                                        name: own.clone(),
-                                    },
-                                    repr: format!("CPUDispatcher(<function {own}>)"),
-                                },
-                                _ => Global {
-                                    kind: GlobalKind::Undefined,
-                                    repr: "Undefined".into(),
-                                },
-                            },
-                        };
-                        freevars.push(g);
-                    }
-                }
-            }
-            Ok((code, Box::new(PyGlobals { table, freevars })))
+        Python::attach(|py| self.load_function(py, self.func.bind(py))).map_err(|e| e.to_string())
+    }
+
+    fn load_for(&self, args: &[TypeId]) -> Result<(CodeObject, Box<dyn GlobalResolver>), String> {
+        let Some(generate) = &self.generate else {
+            return self.load();
+        };
+        Python::attach(|py| -> PyResult<_> {
+            let items: Vec<Type> = args.iter().map(|t| Type { code: t.0 }).collect();
+            let func = generate.bind(py).call1((PyTuple::new(py, items)?,))?;
+            self.load_function(py, &func)
         })
         .map_err(|e| e.to_string())
+    }
+}
+
+impl PySource {
+    /// The code object of `func` and a resolver for the names it reads as globals.
+    fn load_function(
+        &self,
+        py: Python<'_>,
+        func: &Bound<'_, PyAny>,
+    ) -> PyResult<(CodeObject, Box<dyn GlobalResolver>)> {
+        let code_obj = func.getattr("__code__")?;
+        let marshal = py.import("marshal")?;
+        let data = marshal.call_method1("dumps", (code_obj,))?;
+        let bytes = data
+            .cast::<PyBytes>()
+            .map_err(PyErr::from)?
+            .as_bytes()
+            .to_vec();
+        let code = numba_bytecode::marshal::read_code(&bytes)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let globals = func.getattr("__globals__")?;
+        let globals = globals.cast::<PyDict>().map_err(PyErr::from)?;
+        let builtins = py.import("builtins")?;
+        let mut table: HashMap<String, Global> = HashMap::new();
+        for name in all_names(&code) {
+            let value = match globals.get_item(&name)? {
+                Some(v) => Some(v),
+                None => builtins.getattr(name.as_str()).ok(),
+            };
+            if let Some(v) = value {
+                table.insert(name, classify_in(py, &v, self.parallel)?);
+            } else if let Some((id, own)) = self.this.get().filter(|(_, own)| *own == name) {
+                let repr = format!("CPUDispatcher(<function {own}>)");
+                table.insert(
+                    name,
+                    Global {
+                        kind: GlobalKind::Dispatcher {
+                            id: *id,
+                            name: own.clone(),
+                        },
+                        repr,
+                    },
+                );
+            }
+        }
+        // A jitted closure's free variables are frozen from its cells, as Numba does.
+        let mut freevars = Vec::new();
+        if let Ok(cells) = func.getattr("__closure__") {
+            if !cells.is_none() {
+                let names = code.freevars();
+                for (i, cell) in cells.try_iter()?.enumerate() {
+                    let g = match cell?.getattr("cell_contents") {
+                        Ok(v) => classify_in(py, &v, self.parallel)?,
+                        // An empty cell holding the function itself (a recursive inner
+                        // function compiled at decoration): its own dispatcher.
+                        Err(_) => match self.this.get() {
+                            Some((id, own)) if names.get(i) == Some(own) => Global {
+                                kind: GlobalKind::Dispatcher {
+                                    id: *id,
+                                    name: own.clone(),
+                                },
+                                repr: format!("CPUDispatcher(<function {own}>)"),
+                            },
+                            _ => Global {
+                                kind: GlobalKind::Undefined,
+                                repr: "Undefined".into(),
+                            },
+                        },
+                    };
+                    freevars.push(g);
+                }
+            }
+        }
+        Ok((code, Box::new(PyGlobals { table, freevars })))
     }
 }
 
@@ -901,7 +936,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, _lifted_core=None))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, _lifted_core=None, _generate=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -918,6 +953,7 @@ impl Dispatcher {
         object_mode: &str,
         looplift: bool,
         _lifted_core: Option<u64>,
+        _generate: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         if let Some(id) = _lifted_core {
             return Dispatcher::for_lifted(py, id, py_func);
@@ -985,11 +1021,14 @@ impl Dispatcher {
                 )))
             }
         };
+        let generated = _generate.is_some();
         let core = numba_dispatch::register_with(
             &name,
             Box::new(PySource {
                 func: py_func.clone_ref(py),
                 this: this.clone(),
+                generate: _generate,
+                parallel: parallel.is_some(),
             }),
             TARGET.clone(),
             JitOptions {
@@ -1002,6 +1041,7 @@ impl Dispatcher {
                 object_mode,
                 no_looplift: !looplift,
                 nogil,
+                generated,
             },
         );
         let _ = this.set((core.id, short));

@@ -16,11 +16,12 @@ from .parallel import (
     threading_layer,
 )
 from .withcontexts import objmode, parallel_chunksize
+from .stencils import stencil
 from .types import *  # noqa: F401,F403  (type objects at top level, as in numba)
 
 __all__ = ["jit", "njit", "vectorize", "guvectorize", "cfunc", "carray", "farray", "errors", "types", "typeof", "config", "Dispatcher", "prange", "pndindex", "set_num_threads", "get_num_threads",
            "get_thread_id", "set_parallel_chunksize", "get_parallel_chunksize", "objmode", "parallel_chunksize",
-           "threading_layer"] + list(
+           "threading_layer", "stencil"] + list(
     types.__all__
 )
 __version__ = "0.1.0"
