@@ -46,7 +46,8 @@ struct PySource {
     /// `numba_rs.types` objects), it returns the Python function to compile (a stencil's
     /// loop nest); `func` then only gives the parameters.
     generate: Option<Py<PyAny>>,
-    /// `parallel=`: a stencil this function calls runs as parallel loops.
+    /// `parallel=` with its `stencil` option on: a stencil this function calls runs as
+    /// parallel loops.
     parallel: bool,
 }
 
@@ -1028,7 +1029,8 @@ impl Dispatcher {
                 func: py_func.clone_ref(py),
                 this: this.clone(),
                 generate: _generate,
-                parallel: parallel.is_some(),
+                // `parallel={'stencil': False}` keeps the stencils it calls serial.
+                parallel: parallel.is_some_and(|p| p.stencil),
             }),
             TARGET.clone(),
             JitOptions {

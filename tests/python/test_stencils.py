@@ -176,3 +176,20 @@ def test_parallel_stencil_runs_on_the_pool(capfd):
     out = capfd.readouterr().out
     assert "('prange', 'user', '')" in out
     np.testing.assert_allclose(got, reference(four, (a,), [(-1, 1), (-1, 1)]))
+
+
+def test_stencil_option_off_keeps_the_stencil_serial(capfd):
+    import os
+
+    k = stencil(four)
+    a = RNG.random((40, 30))
+    caller = _callers(k, 1)
+    os.environ["NUMBA_DEBUG_ARRAY_OPT_STATS"] = "1"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumbaPerformanceWarning)
+            got = njit(parallel={"stencil": False})(caller)(a)
+    finally:
+        del os.environ["NUMBA_DEBUG_ARRAY_OPT_STATS"]
+    assert "Parallel for-loop" not in capfd.readouterr().out
+    np.testing.assert_allclose(got, reference(four, (a,), [(-1, 1), (-1, 1)]))
