@@ -23,7 +23,13 @@ Kernels (the loops use `prange`, which is `range` when serial):
 - `pairwise`: Euclidean distances of 1500 points in 3-D;
 - `scratch`: a 3-element `np.zeros` scratch array per iteration over 2*10^6 items
   (allocation hoisting);
+- `twoloops`: two prange loops over one array that both compilers fuse;
+- `stencil4`: a 4-point `@stencil` over a 2000 x 2000 matrix called from the jitted
+  function (Numba turns it into a parfor of the caller; numba-rs calls the stencil's own
+  parallel loop nest);
 - `launch`: a 100-item reduction (measures the inline path).
+
+    python bench/parallel.py [scale [kernel ...]]   (only the kernels named)
 """
 import math
 import sys
@@ -134,6 +140,14 @@ def twoloops(a, out):
     return s
 
 
+def _lap(a):
+    return 0.25 * (a[0, 1] + a[1, 0] + a[0, -1] + a[-1, 0]) - a[0, 0]
+
+
+def stencil4(m):
+    return STK(m)
+
+
 def launch(a):
     s = 0.0
     for i in PR(a.shape[0]):
@@ -142,7 +156,7 @@ def launch(a):
 
 
 KERNELS = [psum, reductions, rows, arrexpr, npexpr, npnorm, montecarlo, mandelbrot, pairwise,
-           scratch, twoloops, launch]
+           scratch, twoloops, stencil4, launch]
 
 
 def inputs(scale):
@@ -162,6 +176,7 @@ def inputs(scale):
         "pairwise": (rng.random((int(1500 * scale**0.5), 3)),),
         "scratch": (a[: n // 5],),
         "twoloops": (a, np.empty(n)),
+        "stencil4": (m,),
         "launch": (a[:100],),
     }
 
@@ -190,6 +205,7 @@ def build(module, kernel):
 
     g = dict(kernel.__globals__)
     g["PR"] = module.prange
+    g["STK"] = module.stencil(_lap)
     fn = types.FunctionType(kernel.__code__, g, kernel.__name__)
     return module.njit(fn), module.njit(parallel=True)(fn)
 
@@ -215,7 +231,10 @@ def main():
         f"{name + ' serial':>22}{name + ' parallel':>24}{'speed-up':>10}" for name, _ in impls
     )
     print(header)
+    wanted = set(sys.argv[2:])
     for k in KERNELS:
+        if wanted and k.__name__ not in wanted:
+            continue
         line = f"{k.__name__:<12}"
         for name, mod in impls:
             ser, par = build(mod, k)
