@@ -379,3 +379,30 @@ def with_as(x):
 def test_with_as_is_rejected_as_numba_does():
     with pytest.raises(UnsupportedError, match=r"The 'with \(context manager\) as \(variable\):' construct is not supported"):
         njit(with_as)(1)
+
+
+def objmode_in_prange(n):
+    out = np.zeros(n)
+    for i in prange(n):
+        with objmode(y="float64"):
+            y = float(i) ** 0.5
+        out[i] = y
+    return out
+
+
+def test_objmode_block_inside_a_prange_body(nthreads):
+    # Each iteration takes the GIL for its block (the pool releases it while it runs).
+    np.testing.assert_allclose(
+        njit(parallel=True)(objmode_in_prange)(3000), objmode_in_prange(3000)
+    )
+
+
+def objmode_in_generator(n):
+    for i in range(n):
+        with objmode(y="int64"):
+            y = i * 10 + len(str(i))
+        yield y
+
+
+def test_objmode_block_inside_a_generator():
+    assert list(njit(objmode_in_generator)(12)) == list(objmode_in_generator(12))
