@@ -417,13 +417,6 @@ fn compile_object_mode_ir(
     if env_flag("NUMBA_DUMP_IR") {
         print!("{}", ir.dump_with_header());
     }
-    // Comprehensions and closures called where they are made are inlined, as Numba's
-    // object-mode pipeline inlines them.
-    numba_ir::utils::inline_closures(&mut ir, globals).map_err(|e| {
-        let mut err = CompileError::new(ErrorKind::Unsupported, e.to_string());
-        err.line = e.line();
-        here(err)
-    })?;
     times.push(("ir_processing".into(), start.elapsed()));
     maybe_print(&ir, "ir_processing", &wanted);
     let lifted = if lift {
@@ -434,6 +427,14 @@ fn compile_object_mode_ir(
     } else {
         Vec::new()
     };
+    // Comprehensions and closures called where they are made are inlined after the
+    // loops are lifted, in Numba's order (ObjectModeFrontEnd, then InlineClosureLikes):
+    // a comprehension's loop is not lifted out of an object-mode function.
+    numba_ir::utils::inline_closures(&mut ir, globals).map_err(|e| {
+        let mut err = CompileError::new(ErrorKind::Unsupported, e.to_string());
+        err.line = e.line();
+        here(err)
+    })?;
     numba_ir::postproc::insert_dels(&mut ir);
     let lower_options = LowerOptions {
         self_id: options.dispatcher_id,

@@ -145,6 +145,23 @@ def test_containers_and_comprehensions():
     check_same(containers, (0,), (3,))
 
 
+def only_comprehensions(n):
+    return [i * n for i in range(3)], {k: k + 1 for k in range(n)}
+
+
+def test_comprehension_loops_are_not_lifted():
+    # Numba lifts loops before it inlines closures: a comprehension stays a function of
+    # its own, so nothing falls back and nothing warns.
+    import warnings
+
+    f = jit(forceobj=True)(only_comprehensions)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f(4) == only_comprehensions(4)
+    sig = f.signatures[0]
+    assert f.overloads[sig].lifted == ()
+
+
 def attributes(o, v):
     o.v = v
     o.w = o.v * 2
