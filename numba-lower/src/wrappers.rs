@@ -527,9 +527,11 @@ pub fn build_cfunc<'ctx>(
 ) -> R<FunctionValue<'ctx>> {
     for &t in arg_types.iter().filter(|t| !t.is_pointer()) {
         check_scalar(t, "a cfunc argument")?;
-        if t.is_complex() {
+        if t.is_complex() && !COMPLEX_C_ABI {
             return Err(LowerError::Unsupported {
-                message: format!("a cfunc argument of type {t} is not supported by numba-rs yet"),
+                message: format!(
+                    "a cfunc argument of type {t} is not supported by numba-rs on this architecture yet"
+                ),
                 line: 0,
             });
         }
@@ -537,23 +539,27 @@ pub fn build_cfunc<'ctx>(
     let void = matches!(ret_type.get(), Type::NoneType);
     if !void && !ret_type.is_pointer() {
         check_scalar(ret_type, "a cfunc result")?;
-        if ret_type.is_complex() {
+        if ret_type.is_complex() && !COMPLEX_C_ABI {
             return Err(LowerError::Unsupported {
                 message: format!(
-                    "a cfunc result of type {ret_type} is not supported by numba-rs yet"
+                    "a cfunc result of type {ret_type} is not supported by numba-rs on this architecture yet"
                 ),
                 line: 0,
             });
         }
     }
-    let params: Vec<inkwell::types::BasicMetadataTypeEnum> = arg_types
-        .iter()
-        .map(|&t| c_type(ctx, t).map(Into::into))
-        .collect::<R<_>>()?;
+    let mut params: Vec<inkwell::types::BasicMetadataTypeEnum> = Vec::new();
+    for &t in arg_types {
+        params.extend(
+            c_params(ctx, t)?
+                .into_iter()
+                .map(inkwell::types::BasicMetadataTypeEnum::from),
+        );
+    }
     let fnty = if void {
         ctx.void_type().fn_type(&params, false)
     } else {
-        c_type(ctx, ret_type)?.fn_type(&params, false)
+        c_result(ctx, ret_type)?.fn_type(&params, false)
     };
     let w = new_wrapper(ctx, module, &cfunc_symbol(symbol), fnty);
     let ptr = ctx.ptr_type(AddressSpace::default());
@@ -562,21 +568,34 @@ pub fn build_cfunc<'ctx>(
     let ret_slot = w.b.build_alloca(ret_mem, "ret").map_err(llvm_err)?;
     let exc_slot = w.b.build_alloca(ptr, "exc").map_err(llvm_err)?;
     let mut vals = Vec::new();
-    for (k, &t) in arg_types.iter().enumerate() {
+    let mut k = 0u32;
+    for &t in arg_types {
         let t = lowered(t);
-        let p =
-            w.f.get_nth_param(k as u32)
-                .ok_or_else(|| LowerError::Llvm("cfunc parameter".into()))?;
-        vals.push(model_of(t)?.load_memory(ctx, &w.b, t, p)?);
+        let n = c_params(ctx, t)?.len() as u32;
+        let ps: Vec<BasicValueEnum<'ctx>> = (k..k + n)
+            .map(|i| {
+                w.f.get_nth_param(i)
+                    .ok_or_else(|| LowerError::Llvm("cfunc parameter".into()))
+            })
+            .collect::<R<_>>()?;
+        k += n;
+        vals.push(if t.is_complex() {
+            complex_from_c(ctx, &w.b, t, &ps)?
+        } else {
+            model_of(t)?.load_memory(ctx, &w.b, t, ps[0])?
+        });
     }
+    let c_ret = if void {
+        None
+    } else {
+        Some(c_result(ctx, ret_type)?)
+    };
     // After an exception (reported as unraisable) the C caller gets zero.
     let zero_exit = |w: &Ctx<'_, 'ctx>| -> R<()> {
-        if void {
-            w.b.build_return(None).map_err(llvm_err)?;
-        } else {
-            w.b.build_return(Some(&ret_mem.const_zero()))
-                .map_err(llvm_err)?;
-        }
+        match c_ret {
+            None => w.b.build_return(None).map_err(llvm_err)?,
+            Some(rt) => w.b.build_return(Some(&rt.const_zero())).map_err(llvm_err)?,
+        };
         Ok(())
     };
     w.call_native(
@@ -591,7 +610,103 @@ pub fn build_cfunc<'ctx>(
         w.b.build_return(None).map_err(llvm_err)?;
     } else {
         let v = w.b.build_load(ret_mem, ret_slot, "").map_err(llvm_err)?;
+        let v = if ret_t.is_complex() {
+            complex_to_c(ctx, &w.b, ret_t, v)?
+        } else {
+            v
+        };
         w.b.build_return(Some(&v)).map_err(llvm_err)?;
     }
     Ok(w.f)
+}
+
+/// Complex arguments and results follow the C ABI as clang lowers `_Complex` on x86-64
+/// System V: a `double complex` is two `double` parameters and a `{double, double}`
+/// result, a `float complex` one `<2 x float>` (both parts in one SSE register).
+const COMPLEX_C_ABI: bool = cfg!(target_arch = "x86_64");
+
+/// The LLVM parameters one C argument of type `t` takes.
+fn c_params(ctx: &Context, t: TypeId) -> R<Vec<BasicTypeEnum<'_>>> {
+    let t = lowered(t);
+    Ok(if t == COMPLEX128 {
+        vec![ctx.f64_type().into(), ctx.f64_type().into()]
+    } else if t == COMPLEX64 {
+        vec![ctx.f32_type().vec_type(2).into()]
+    } else {
+        vec![c_type(ctx, t)?]
+    })
+}
+
+/// The LLVM type of a C result of type `t`.
+fn c_result(ctx: &Context, t: TypeId) -> R<BasicTypeEnum<'_>> {
+    let t = lowered(t);
+    Ok(if t == COMPLEX128 {
+        ctx.struct_type(&[ctx.f64_type().into(), ctx.f64_type().into()], false)
+            .into()
+    } else if t == COMPLEX64 {
+        ctx.f32_type().vec_type(2).into()
+    } else {
+        c_type(ctx, t)?
+    })
+}
+
+/// A complex value from its C parameters ([`c_params`]).
+fn complex_from_c<'ctx>(
+    ctx: &'ctx Context,
+    b: &Builder<'ctx>,
+    t: TypeId,
+    ps: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let st = value_type(ctx, t)?.into_struct_type();
+    let parts: Vec<BasicValueEnum<'ctx>> = if t == COMPLEX64 {
+        let v = ps[0].into_vector_value();
+        (0..2)
+            .map(|i| {
+                b.build_extract_element(v, ctx.i32_type().const_int(i, false), "")
+                    .map_err(llvm_err)
+            })
+            .collect::<R<_>>()?
+    } else {
+        ps.to_vec()
+    };
+    let mut out = st.get_undef();
+    for (i, p) in parts.into_iter().enumerate() {
+        out = b
+            .build_insert_value(out, p, i as u32, "")
+            .map_err(llvm_err)?
+            .into_struct_value();
+    }
+    Ok(out.into())
+}
+
+/// A complex value (its memory form, `{re, im}`) as the C result ([`c_result`]).
+fn complex_to_c<'ctx>(
+    ctx: &'ctx Context,
+    b: &Builder<'ctx>,
+    t: TypeId,
+    v: BasicValueEnum<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    let sv = v.into_struct_value();
+    let re = b.build_extract_value(sv, 0, "").map_err(llvm_err)?;
+    let im = b.build_extract_value(sv, 1, "").map_err(llvm_err)?;
+    let rt = c_result(ctx, t)?;
+    if t == COMPLEX64 {
+        let vt = rt.into_vector_type();
+        let mut out = vt.get_undef();
+        for (i, p) in [re, im].into_iter().enumerate() {
+            out = b
+                .build_insert_element(out, p, ctx.i32_type().const_int(i as u64, false), "")
+                .map_err(llvm_err)?;
+        }
+        return Ok(out.into());
+    }
+    let st = rt.into_struct_type();
+    let mut out = st.get_undef();
+    for (i, p) in [re, im].into_iter().enumerate() {
+        out = b
+            .build_insert_value(out, p, i as u32, "")
+            .map_err(llvm_err)?
+            .into_struct_value();
+    }
+    Ok(out.into())
 }

@@ -2,6 +2,7 @@
 np.vectorize), Python loops and C callers (ctypes, libc's qsort, a compiled C program)."""
 
 import ctypes
+import platform
 import math
 import subprocess
 import sys
@@ -506,6 +507,48 @@ def test_cfunc_called_from_a_c_program(tmp_path):
     lib.run.restype = ctypes.c_double
     lib.run.argtypes = [ctypes.c_void_p]
     assert lib.run(weighted.address) == sum(i * 0.5 + 1.0 for i in range(10))
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="complex C ABI is x86-64's")
+def test_cfunc_with_complex_arguments_called_from_c(tmp_path):
+    """`double complex` and `float complex` arguments and results follow the C ABI: a
+    C program passes them to the compiled callbacks and checks C's own arithmetic; the
+    arguments mix complex and real registers."""
+
+    @cfunc("complex128(complex128, float64, complex128)")
+    def axpy(z, x, w):
+        return z * x + w
+
+    @cfunc("complex64(complex64, float32)")
+    def scale(z, x):
+        return z * x
+
+    src = tmp_path / "cplx.c"
+    so = tmp_path / "libcplx.so"
+    src.write_text(textwrap.dedent("""
+        #include <complex.h>
+        typedef double complex (*f128)(double complex, double, double complex);
+        typedef float complex (*f64)(float complex, float);
+        int check(f128 f, f64 g) {
+            int bad = 0;
+            for (int i = 0; i < 20; i++) {
+                double complex z = i + 0.5 * I * (i - 3);
+                double complex w = -1.25 + 2.0 * I;
+                if (f(z, i * 0.25, w) != z * (i * 0.25) + w) bad++;
+                float complex u = (float)i - 1.5f * I;
+                if (g(u, 0.5f * i) != u * (0.5f * i)) bad++;
+            }
+            return bad;
+        }
+    """))
+    subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-o", str(so), str(src)], check=True)
+    lib = ctypes.CDLL(str(so))
+    lib.check.restype = ctypes.c_int
+    lib.check.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    assert lib.check(axpy.address, scale.address) == 0
+    # ctypes has no complex type: Numba's error for `.ctypes`.
+    with pytest.raises(TypeError, match="Cannot convert Numba type 'complex128' to ctypes type"):
+        axpy.ctypes
 
 
 def test_cfunc_from_jitted_code():

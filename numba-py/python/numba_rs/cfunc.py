@@ -40,7 +40,9 @@ def _ctype(t):
     try:
         return _CTYPES[name]
     except KeyError:
-        raise TypeError(f"no ctypes type for {name}") from None
+        # Numba's message (ctypes has no complex type: call such a cfunc through its
+        # `address` with a matching Structure, as C code would).
+        raise TypeError(f"Cannot convert Numba type '{name}' to ctypes type") from None
 
 
 _CFUNC_OPTIONS = {"nopython", "forceobj", "cache", "fastmath", "error_model", "boundscheck"}
