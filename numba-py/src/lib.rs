@@ -16,6 +16,7 @@ mod call;
 mod fingerprint;
 mod generator;
 mod ndarray;
+mod objloop;
 mod objmode;
 mod objmode_with;
 mod parallel;
@@ -1475,6 +1476,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_lower::runtime::set_error_report_hook(ufunc::error_report_hook);
     objmode::install();
     ufunc::register(m)?;
+    objloop::register(m)?;
     m.add_class::<Dispatcher>()?;
     m.add_class::<Type>()?;
     m.add_class::<boxing::MemInfoView>()?;

@@ -99,7 +99,8 @@ struct Storage {
 unsafe impl Send for Storage {}
 
 /// A NumPy ufunc named `name` with `nin` inputs and `nout` outputs whose loops are
-/// `(inner loop address, NumPy type numbers of the nin + nout operands)` in the order
+/// `(inner loop address, NumPy type numbers of the nin + nout operands, the loop's data
+/// pointer or 0)` in the order
 /// NumPy should try them; `identity` is one of NumPy's `PyUFunc_*` identity codes;
 /// `signature` makes a generalized ufunc (`"(n),(n)->()"`). With `parallel` (target
 /// `'parallel'`) NumPy calls numba-nrt's splitting loop, which runs each compiled loop
@@ -114,7 +115,7 @@ fn make_ufunc(
     doc: &str,
     nin: i32,
     nout: i32,
-    loops: Vec<(usize, Vec<i32>)>,
+    loops: Vec<(usize, Vec<i32>, usize)>,
     identity: i32,
     signature: Option<&str>,
     parallel: bool,
@@ -136,7 +137,7 @@ fn make_ufunc(
             .map_err(|e| PyValueError::new_err(e.to_string()))?,
         parallel: Vec::new(),
     };
-    for (addr, tys) in &loops {
+    for (addr, tys, data) in &loops {
         if *addr == 0 || tys.len() != nargs {
             return Err(PyValueError::new_err(format!(
                 "a loop of {name} needs an address and {nargs} type numbers"
@@ -151,7 +152,13 @@ fn make_ufunc(
             >(*addr)
         };
         st.types.extend(tys.iter().map(|&t| t as c_char));
-        if parallel {
+        if *data != 0 {
+            // A loop with data of its own (an object-mode kernel's, which takes the GIL
+            // for every element): run as it is, never split over the pool.
+            let k = st.funcs.len();
+            st.data[k] = *data as *mut c_void;
+            st.funcs.push(Some(f));
+        } else if parallel {
             let spec = Box::new(numba_nrt::parallel::ParallelUfunc {
                 // SAFETY: the same function with pointer-typed parameters.
                 inner: unsafe {

@@ -14,6 +14,7 @@ import pytest
 
 import numba_rs
 from numba_rs import cfunc, guvectorize, njit, vectorize
+from numba_rs.errors import NumbaWarning
 
 RNG = np.random.default_rng(17)
 
@@ -669,3 +670,84 @@ def test_cfunc_locals():
 
     assert div.ctypes(8, 3) == 2.0
     assert div.ctypes(-9, 2) == -4.0
+
+
+# ------------------------------------------------------------ object-mode kernels
+
+
+class _Opaque:
+    """Something nopython code cannot type: the kernels below need object mode."""
+
+    def __init__(self, k):
+        self.k = k
+
+
+def obj_scale(x, y):
+    return _Opaque(y).k * x + 0.5
+
+
+def obj_rows(a, b, out):
+    w = _Opaque(b)
+    for i in range(a.shape[0]):
+        out[i] = a[i] * w.k
+
+
+class ObjError(Exception):
+    pass
+
+
+def obj_fails(x):
+    if x > 6:
+        raise ObjError(int(x))
+    return x * 2
+
+
+def test_vectorize_object_mode_kernel_matches_python():
+    """`forceobj=True` kernels run as Python per element (Numba's object-mode loop):
+    NumPy's ufunc machinery (broadcasting, out=, types, reduce) around them."""
+    u = vectorize(["float32(float32, int32)", "float64(float64, int64)"], forceobj=True)(obj_scale)
+    x = RNG.random((4, 5))
+    y = np.arange(5)
+    want = np.array([[obj_scale(a, b) for a, b in zip(r, y)] for r in x])
+    np.testing.assert_allclose(u(x, y), want)
+    assert u.types == ["fi->f", "dl->d"]
+    got32 = u(x.astype(np.float32), y.astype(np.int32))
+    assert got32.dtype == np.float32
+    out = np.empty((4, 5))
+    assert u(x, y, out=out) is out
+    np.testing.assert_allclose(out, want)
+    # Without signatures there is no result type to give the loop (Numba's error).
+    d = vectorize(forceobj=True)(obj_scale)
+    with pytest.raises(TypeError, match="return type must be specified for object mode"):
+        d(x, y)
+
+
+def test_object_mode_kernel_exception_propagates_and_results_truncate():
+    u = vectorize(["int32(float64)"], forceobj=True)(obj_fails)
+    with pytest.raises(ObjError) as e:
+        u(np.arange(10.0))
+    assert e.value.args == (7,)
+    # Results unbox as Numba's do: int() of the float, wrapped to the width.
+    np.testing.assert_array_equal(u(np.array([1.75, -2.5, 3.0])), [3, -5, 6])
+
+
+def test_guvectorize_object_mode_kernel_gets_views_and_scalars():
+    g = guvectorize(["void(float64[:], int64, float64[:])"], "(n),()->(n)", forceobj=True)(obj_rows)
+    a = RNG.random((3, 6))
+    b = np.array([1, 2, 3])
+    want = a * b[:, None]
+    np.testing.assert_allclose(g(a, b), want)
+    with pytest.raises(numba_rs.errors.TypingError, match="object-mode kernel cannot be called"):
+        njit(lambda a, b, o: g(a, b, o))(a, b, np.empty_like(a))
+
+
+def test_nopython_false_falls_back_to_object_mode():
+    with pytest.warns(NumbaWarning, match="falls back to object mode"):
+        u = vectorize(["float64(float64, int64)"], nopython=False)(obj_scale)
+    np.testing.assert_allclose(u(np.ones(3), 2), [2.5, 2.5, 2.5])
+
+
+def test_cfunc_refuses_object_mode():
+    # A C callback cannot run in object mode (Numba's NotImplementedError).
+    with pytest.raises(NotImplementedError):
+        cfunc("float64(float64)", forceobj=True)(lambda x: x)

@@ -124,6 +124,9 @@ def cfunc(sig, locals=None, cache=False, pipeline_class=None, **options):
         raise NotImplementedError("cfunc(pipeline_class=...) is not supported by numba-rs")
     options["cache"] = cache
     _check_options(options, _CFUNC_OPTIONS)
+    if options.get("forceobj") or options.get("nopython") is False:
+        # As in Numba: a C callback cannot run in object mode.
+        raise NotImplementedError("object mode is not supported for cfunc")
 
     def wrapper(func):
         return CFunc(func, sig, dict(options, locals=locals))

@@ -23,6 +23,7 @@ from . import _numba_rs
 from ._numba_rs import Dispatcher as _Dispatcher
 from ._numba_rs import Type as _Type
 from ._numba_rs import type_from_name as _type_from_name
+from . import errors as _errors
 from .errors import NumbaWarning
 
 # NumPy's identity codes (PyUFunc_Zero, _One, _None, _ReorderableNone).
@@ -55,8 +56,6 @@ def _check_options(kws, allowed):
     target = kws.get("target", "cpu")
     if target not in ("cpu", "parallel"):
         raise ValueError(f"Unsupported target: {target}")
-    if kws.get("forceobj") or kws.get("nopython") is False:
-        raise NotImplementedError("object mode is not supported by numba-rs yet")
     if kws.get("cache"):
         warnings.warn(
             "numba-rs does not implement the option cache=True (caching compiled code to "
@@ -164,6 +163,11 @@ class _UFuncBase:
         self._jit_id = None
         # Signature texts compiled so far, in order.
         self._sigs = []
+        # `forceobj=True`: every loop runs the Python kernel (object mode); with
+        # `nopython=False` a signature that does not compile in nopython mode does.
+        self._objmode = bool(kws.get("forceobj"))
+        self._fallback = kws.get("nopython") is False
+        self._keep = []
         self.__name__ = func.__name__
         self.__qualname__ = getattr(func, "__qualname__", func.__name__)
         self.__doc__ = func.__doc__
@@ -174,8 +178,43 @@ class _UFuncBase:
     def _compile(self, text):
         """Compile the kernel for a signature and record its loop (and the text, which
         a pickle carries)."""
-        self._add_compiled(self._kernel._compile_text(text))
+        if self._objmode:
+            self._add_object_loop(text)
+        else:
+            try:
+                self._add_compiled(self._kernel._compile_text(text))
+            except (_errors.TypingError, _errors.UnsupportedError) as e:
+                if not self._fallback:
+                    raise
+                warnings.warn(
+                    f"Compilation of {self.__name__} for {text} falls back to object mode: {e}",
+                    NumbaWarning,
+                    stacklevel=3,
+                )
+                self._add_object_loop(text)
         self._sigs.append(text)
+
+    def _add_object_loop(self, text):
+        """A loop running the Python kernel element by element (or core slice by core
+        slice) for the signature ``text``, as Numba's object-mode loops do."""
+        ret, args = _numba_rs.parse_signature(text)
+        if ret is None and self._layout is None:
+            # Numba's message: an object-mode loop has no type to infer a result from.
+            raise TypeError("return type must be specified for object mode")
+        types = list(args) if self._layout is not None else [*args, ret]
+        core = self._core if self._layout is not None else [[]] * len(types)
+        ops = []
+        for t, dims in zip(types, core):
+            elem = t.dtype if t.dtype is not None else t
+            dt = _dtype(elem)
+            ops.append((dt.kind, dt.itemsize, dt.num, t.dtype is not None, list(dims)))
+        addr, data, keep = _numba_rs.object_loop(self.py_func, self._nin, ops)
+        self._keep.append(keep)
+        nums = [op[2] for op in ops]
+        if any(tuple(n) == tuple(nums) for _, _, n in self._loops):
+            return
+        self._loops.append((tuple(args), (addr, data), nums))
+        self._ufunc = None
 
     def __reduce__(self):
         from .dispatcher import _reduce_function
@@ -222,7 +261,10 @@ class _UFuncBase:
                 self.__doc__ or "",
                 self._nin,
                 self._nout,
-                [(addr, nums) for _, addr, nums in self._loops],
+                [
+                    (loop, nums, 0) if isinstance(loop, int) else (loop[0], nums, loop[1])
+                    for _, loop, nums in self._loops
+                ],
                 self._identity,
                 self._layout,
                 self._parallel,
@@ -358,6 +400,11 @@ class DUFunc(_UFuncBase):
         """The loop a jitted call with these argument types runs, as Numba's
         ``DUFunc._type_me``: with compiling allowed, the loop for exactly the inputs'
         element types (compiled if new); frozen, the first loop they cast to safely."""
+        if self._objmode:
+            raise TypeError(
+                f"{self.__name__}: a ufunc with an object-mode kernel cannot be called "
+                "from jitted code"
+            )
         if len(types) not in (self._nin, self._nin + self._nout):
             raise self._cannot_call(types)
         elems = [t.dtype if t.dtype is not None else t for t in types[: self._nin]]
@@ -570,6 +617,11 @@ class GUFunc(_UFuncBase):
         ``GUFunc._type_me``: each operand needs its core rank; with compiling allowed
         the loop for exactly the operands' dtypes (compiled if new); frozen, the first
         loop whose arrays match exactly and whose scalar inputs cast safely."""
+        if self._objmode:
+            raise TypeError(
+                f"{self.__name__}: a ufunc with an object-mode kernel cannot be called "
+                "from jitted code"
+            )
         if len(types) != self._nin + self._nout:
             raise self._cannot_call(types)
         for k, (t, dims) in enumerate(zip(types, self._core)):
