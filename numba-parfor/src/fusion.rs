@@ -220,7 +220,7 @@ impl Shapes {
     }
 
     /// Multiply-assigned variables get a fresh class from `of`, so never compare equal.
-    fn same_shape(&mut self, a: VarId, b: VarId) -> bool {
+    pub(crate) fn same_shape(&mut self, a: VarId, b: VarId) -> bool {
         a == b || self.of(a) == self.of(b)
     }
 }
@@ -336,8 +336,8 @@ pub(crate) fn fuse(
                 let Some(p1) = parfor_of(&out[k]) else {
                     continue;
                 };
-                let attempt = if user_loop(&p1) && user_loop(&p2) {
-                    fuse_loops(ir, typing, &shapes, &p1, &p2, &out[k + 1..])
+                let attempt = if user_loop(&p1) || user_loop(&p2) {
+                    fuse_loops(ir, typing, &mut shapes, gen, &p1, &p2, &out[k + 1..])
                 } else {
                     try_fuse(ir, typing, &mut shapes, gen, &p1, &p2, &out[k + 1..])
                 };
@@ -396,23 +396,30 @@ fn shape_query(ir: &FunctionIR, typing: &TypingResult, value: numba_ir::ExprId) 
     }
 }
 
-/// A parfor made only of user `prange` loops.
+/// A parfor holding a user `prange` loop (alone or fused with others): its body is user
+/// code, whose accesses only [`crate::loop_fusion`] follows.
 fn user_loop(pf: &Parfor) -> bool {
     pf.patterns
         .iter()
-        .all(|p| p.starts_with("('prange', 'user'"))
+        .any(|p| p.starts_with("('prange', 'user'"))
 }
 
-/// Two `prange` parfors with only constants, globals and copies between them (moved
-/// before the first) fused by [`crate::loop_fusion`].
+/// A `prange` parfor and another (a `prange` loop or a 1-d NumPy parfor) with only
+/// set-up, scalar and shape statements between them (moved before the first), fused by
+/// [`crate::loop_fusion`].
 fn fuse_loops(
     ir: &mut FunctionIR,
     typing: &TypingResult,
-    shapes: &Shapes,
+    shapes: &mut Shapes,
+    gen: &Generated,
     p1: &Parfor,
     p2: &Parfor,
     between: &[Inst],
 ) -> Attempt {
+    // Random draws keep their order (see `try_fuse`).
+    if gen.random.contains(&p1.id) || gen.random.contains(&p2.id) {
+        return Attempt::Blocked;
+    }
     let results: BTreeSet<VarId> = p1
         .reductions
         .iter()
@@ -425,6 +432,7 @@ fn fuse_loops(
             return Attempt::Blocked;
         };
         let movable = pure(ir, typing, value)
+            || gen.inits.contains(&value)
             || scalar_only(ir, typing, target, value)
             || shape_query(ir, typing, value);
         let moves = movable
@@ -438,8 +446,7 @@ fn fuse_loops(
         }
         ups.push(inst.clone());
     }
-    let mut same = |a: Bound, b: Bound| shapes.same_size(a, b);
-    match crate::loop_fusion::try_fuse_loops(ir, typing, p1, p2, &mut same) {
+    match crate::loop_fusion::try_fuse_loops(ir, typing, shapes, p1, p2) {
         Some(fused) => Attempt::Fused(Box::new(fused), ups, Vec::new()),
         None => Attempt::Blocked,
     }

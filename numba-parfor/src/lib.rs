@@ -233,6 +233,47 @@ pub(crate) fn next_parfor_id() -> usize {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Numba's numbering: its NumPy conversions run before its loop conversion, so the
+/// parfors made from NumPy code take the first ids of the function and the `prange`
+/// loops the next (numba-rs converts the loops first, so that NumPy code inside a loop
+/// body stays in it). The ids are reassigned from the same pool.
+fn renumber(
+    ir: &mut FunctionIR,
+    report: &mut ParforReport,
+    gen: &mut numpy::Generated,
+    from_loops: usize,
+) {
+    if from_loops == 0 || from_loops == report.produced.len() {
+        return;
+    }
+    let made: Vec<usize> = report.produced.iter().map(|p| p.0).collect();
+    let mut pool = made.clone();
+    pool.sort_unstable();
+    let order = made[from_loops..].iter().chain(&made[..from_loops]);
+    let map: std::collections::HashMap<usize, usize> =
+        order.copied().zip(pool.iter().copied()).collect();
+    let new = |id: usize| map.get(&id).copied().unwrap_or(id);
+    for p in &mut report.produced {
+        p.0 = new(p.0);
+    }
+    report.produced.sort_by_key(|p| p.0);
+    for h in &mut report.hoisted {
+        h.0 = new(h.0);
+    }
+    gen.elementwise = gen.elementwise.iter().map(|&id| new(id)).collect();
+    gen.random = gen.random.iter().map(|&id| new(id)).collect();
+    for block in ir.blocks.values_mut() {
+        for inst in &mut block.body {
+            if let numba_ir::Stmt::Extension(n) = &mut inst.stmt {
+                if let Some(mut pf) = node::Parfor::from_node(n) {
+                    pf.id = new(pf.id);
+                    **n = pf.to_node();
+                }
+            }
+        }
+    }
+}
+
 /// Run the implemented parfor stages on typed IR (phis stripped, rewrites applied).
 pub fn run(
     ir: &mut FunctionIR,
@@ -246,10 +287,12 @@ pub fn run(
     if options.prange {
         prange::convert(ir, typing, &mut report, options.reduction)?;
     }
+    let from_loops = report.produced.len();
     let mut gen = numpy::Generated::default();
     if options.numpy || options.setitem || options.inplace_binop {
         numpy::convert(ir, typing, &mut report, &mut gen, options)?;
     }
+    renumber(ir, &mut report, &mut gen, from_loops);
     // Numba's simplify_CFG: a converted loop leaves a chain of blocks joined by jumps
     // (the parfor, then the next loop's set-up); fusion looks within one block.
     numba_ir::utils::merge_blocks(ir);

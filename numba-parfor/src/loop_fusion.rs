@@ -18,7 +18,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use numba_ir::{Block, Expr, FunctionIR, Inst, Label, Stmt, VarId};
 use numba_typeinfer::TypingResult;
 
+use crate::fusion::Shapes;
 use crate::node::{Bound, Parfor};
+use crate::numpy::{ARRAYEXPR_AT, GETFLAT, SETFLAT};
+use numba_typeinfer::types::Type;
 
 /// What the accesses seen so far established (Numba's `index_positions`,
 /// `indexed_arrays`, `non_indexed_arrays`).
@@ -91,7 +94,13 @@ fn index_vars(ir: &FunctionIR, pf: &Parfor) -> (BTreeSet<VarId>, BTreeSet<VarId>
 
 /// Scan one body's array accesses into `acc`; false when it has a cross-iteration
 /// dependence (or uses an array in a way the analysis cannot follow).
-fn scan(ir: &FunctionIR, typing: &TypingResult, pf: &Parfor, acc: &mut Accesses) -> bool {
+fn scan(
+    ir: &FunctionIR,
+    typing: &TypingResult,
+    shapes: &mut Shapes,
+    pf: &Parfor,
+    acc: &mut Accesses,
+) -> bool {
     let (index, derived) = index_vars(ir, pf);
     let is_array = |v: VarId| typing.type_of(v).unliteral().is_array();
     // Copies of arrays inside the body name the array they copy.
@@ -136,7 +145,55 @@ fn scan(ir: &FunctionIR, typing: &TypingResult, pf: &Parfor, acc: &mut Accesses)
         }
         one(idx).map(|p| vec![p])
     };
+    // A NumPy parfor's element nodes address flat positions: for a 1-d array that is the
+    // element at the loop index.
+    let rank1 = |v: VarId| {
+        matches!(
+            typing.type_of(v).unliteral().get(),
+            Type::Array { ndim: 1, .. }
+        )
+    };
     for inst in pf.loop_body.values().flat_map(|b| &b.body) {
+        let flat = match &inst.stmt {
+            Stmt::Extension(n) if n.kind == SETFLAT => Some(n.operands.clone()),
+            Stmt::Assign { value, .. } => match ir.expr(*value) {
+                Expr::Extension(n) if n.kind == GETFLAT => Some(n.operands.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(ops) = flat {
+            let (arr, idx) = (ops[0], ops[1]);
+            if !rank1(arr) || !index.contains(&idx) || !acc.add(canon(arr), vec![true]) {
+                return false;
+            }
+            if ops.iter().skip(2).any(|&v| is_array(v)) {
+                return false;
+            }
+            continue;
+        }
+        if let Stmt::Assign { value, .. } = &inst.stmt {
+            if let Expr::Extension(n) = ir.expr(*value) {
+                if n.kind == ARRAYEXPR_AT {
+                    // Leaves of the result's shape are read at the loop index; a
+                    // broadcast leaf elsewhere, which this analysis does not follow.
+                    let (out, idx) = (n.operands[0], n.operands[1]);
+                    if !index.contains(&idx) || !rank1(out) {
+                        return false;
+                    }
+                    for &leaf in &n.operands[2..] {
+                        if !is_array(leaf) {
+                            continue;
+                        }
+                        let at_index = rank1(leaf) && shapes.same_shape(leaf, out);
+                        if !at_index || !acc.add(canon(leaf), vec![true]) {
+                            return false;
+                        }
+                    }
+                    continue;
+                }
+            }
+        }
         let (arr, pos, others): (Option<VarId>, Option<Vec<bool>>, Vec<VarId>) = match &inst.stmt {
             Stmt::Assign { value, .. } => match ir.expr(*value) {
                 Expr::GetItem { value: a, index: i } if is_array(*a) => {
@@ -177,25 +234,20 @@ fn scan(ir: &FunctionIR, typing: &TypingResult, pf: &Parfor, acc: &mut Accesses)
     true
 }
 
-fn same_bound(a: Bound, b: Bound, same_size: &mut dyn FnMut(Bound, Bound) -> bool) -> bool {
-    a == b || same_size(a, b)
-}
-
-/// The fused parfor of two `prange` parfors, or None when they may not fuse.
+/// The fused parfor of two parfors (one of them a `prange` loop), or None when they may
+/// not fuse.
 pub(crate) fn try_fuse_loops(
     ir: &mut FunctionIR,
     typing: &TypingResult,
+    shapes: &mut Shapes,
     p1: &Parfor,
     p2: &Parfor,
-    same_size: &mut dyn FnMut(Bound, Bound) -> bool,
 ) -> Option<Parfor> {
     let ([n1], [n2]) = (p1.loop_nests.as_slice(), p2.loop_nests.as_slice()) else {
         return None;
     };
-    if !(same_bound(n1.start, n2.start, same_size)
-        && same_bound(n1.stop, n2.stop, same_size)
-        && same_bound(n1.step, n2.step, same_size))
-    {
+    let same = |a: Bound, b: Bound| a == b || shapes.same_size(a, b);
+    if !(same(n1.start, n2.start) && same(n1.stop, n2.stop) && same(n1.step, n2.step)) {
         return None;
     }
     // The second must not read what the first computes for after the loop.
@@ -228,7 +280,7 @@ pub(crate) fn try_fuse_loops(
         return None;
     }
     let mut acc = Accesses::default();
-    if !scan(ir, typing, p1, &mut acc) || !scan(ir, typing, p2, &mut acc) {
+    if !scan(ir, typing, shapes, p1, &mut acc) || !scan(ir, typing, shapes, p2, &mut acc) {
         return None;
     }
     Some(join(ir, p1, p2))

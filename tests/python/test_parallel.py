@@ -1147,7 +1147,53 @@ def no_fuse_other_space(a, n):
     return a
 
 
+def fuse_numpy_then_loop(n, b):
+    a = np.ones(n)
+    for i in prange(n):
+        b[i] = a[i] * 2 + i
+    return b
+
+
+def fuse_loop_then_expression(a):
+    for i in prange(len(a)):
+        a[i] = i * 0.5
+    c = a * 2 + 1
+    return c
+
+
+def fuse_loop_then_reduction(a):
+    for i in prange(a.shape[0]):
+        a[i] = i
+    return a.sum()
+
+
+def no_fuse_loop_then_reversed_view(a):
+    for i in prange(len(a)):
+        a[i] = i
+    return a[::-1] + 1
+
+
+def no_fuse_broadcast_operand(a, b):
+    for i in prange(len(a)):
+        a[i] = i
+    return a + b
+
+
+def no_fuse_expression_read_shifted(a):
+    b = a + 1
+    for i in prange(len(a)):
+        if i + 1 < len(a):
+            a[i] = b[i + 1]
+    return a
+
+
 FUSION_CASES = [
+    (fuse_numpy_then_loop, lambda: (1000, np.zeros(1000)), 1),
+    (fuse_loop_then_expression, lambda: (np.zeros(500),), 1),
+    (fuse_loop_then_reduction, lambda: (np.zeros(777),), 1),
+    (no_fuse_loop_then_reversed_view, lambda: (np.zeros(20),), 2),
+    (no_fuse_broadcast_operand, lambda: (np.zeros(9), np.ones(1)), 2),
+    (no_fuse_expression_read_shifted, lambda: (np.arange(10.0),), 2),
     (fuse_map_then_read, lambda: (np.zeros(1001), np.zeros(1001), 1001), 1),
     (fuse_len_bounds, lambda: (np.zeros(999), np.zeros(999)), 1),
     (fuse_two_reductions, lambda: (RNG.random(5000), 5000), 1),
