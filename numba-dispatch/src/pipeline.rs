@@ -753,6 +753,10 @@ fn compile_nopython_ir(
     let mut parfor_report = numba_parfor::ParforReport::default();
     if let Some(popts) = &options.parallel {
         let start = Instant::now();
+        let popts = &numba_parfor::ParforOptions {
+            dump_stages: env_flag("NUMBA_DEBUG_ARRAY_OPT"),
+            ..*popts
+        };
         parfor_report = numba_parfor::run(&mut ir, &mut typing, popts).map_err(|e| {
             let (kind, line) = match &e {
                 numba_parfor::ParforError::Unsupported { line, .. } => {
@@ -773,12 +777,13 @@ fn compile_nopython_ir(
                 .warnings
                 .retain(|w| w.category != "NumbaPerformanceWarning");
         }
-        if env_flag("NUMBA_DEBUG_ARRAY_OPT") {
+        // Numba's `dprint_func_ir` between the stages.
+        for (stage, text) in &parfor_report.dumps {
             println!(
                 "{}",
-                numba_ir::center(&format!("IR after parfor pass: {}", ir.name), 80, '-')
+                numba_ir::center(&format!("IR {stage}: {}", ir.qualname), 80, '-')
             );
-            print!("{}", ir.dump());
+            print!("{text}");
             println!("{}", "-".repeat(40));
         }
         if env_flag("NUMBA_DEBUG_ARRAY_OPT_STATS") {

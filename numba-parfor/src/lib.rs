@@ -101,6 +101,9 @@ pub struct ParforOptions {
     pub setitem: bool,
     pub stencil: bool,
     pub fusion: bool,
+    /// Keep the IR between the stages in [`ParforReport::dumps`] (what
+    /// `NUMBA_DEBUG_ARRAY_OPT` prints); not one of Numba's `parallel=` names.
+    pub dump_stages: bool,
 }
 
 impl ParforOptions {
@@ -114,6 +117,7 @@ impl ParforOptions {
         setitem: true,
         stencil: true,
         fusion: true,
+        dump_stages: false,
     };
 
     /// The names a `parallel={...}` dict may use.
@@ -173,6 +177,9 @@ pub struct ParforReport {
     /// `(parfor, line, function)`: an allocation each kernel makes once per division
     /// instead of every iteration ([`hoist`]).
     pub hoisted: Vec<(usize, u32, String)>,
+    /// `(stage, IR dump)` after the conversions, fusion and clean-up, when
+    /// [`ParforOptions::dump_stages`] asks (Numba's `dprint_func_ir` titles).
+    pub dumps: Vec<(String, String)>,
 }
 
 impl ParforReport {
@@ -293,15 +300,23 @@ pub fn run(
         numpy::convert(ir, typing, &mut report, &mut gen, options)?;
     }
     renumber(ir, &mut report, &mut gen, from_loops);
+    let dump = |report: &mut ParforReport, ir: &FunctionIR, stage: &str| {
+        if options.dump_stages {
+            report.dumps.push((stage.to_string(), ir.dump()));
+        }
+    };
+    dump(&mut report, ir, "after parfor pass");
     // Numba's simplify_CFG: a converted loop leaves a chain of blocks joined by jumps
     // (the parfor, then the next loop's set-up); fusion looks within one block.
     numba_ir::utils::merge_blocks(ir);
     if options.fusion {
         fusion::fuse(ir, typing, &gen, &mut report);
+        dump(&mut report, ir, "after fusion");
     }
     if options.numpy {
         dead::remove_dead_arrays(ir);
     }
+    dump(&mut report, ir, "after optimization");
     // What the kernels will hoist (`kernel::build_kernel` applies the same plan).
     for block in ir.blocks.values() {
         for inst in &block.body {

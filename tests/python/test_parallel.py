@@ -585,6 +585,10 @@ def test_debug_array_opt_dumps(capfd, monkeypatch):
     assert "index_var =  parfor_index" in out
     assert "races =  set()" in out
     assert "LoopNest(index_variable = parfor_index" in out
+    # The IR between the stages, under Numba's `dprint_func_ir` titles, in order.
+    titles = re.findall(r"^-+IR (after [a-z ]+): (\S+?)-*$", out, re.M)
+    assert [t for t, _ in titles] == ["after parfor pass", "after fusion", "after optimization"]
+    assert {q for _, q in titles} == {dumped.__qualname__}
 
 
 def test_parallel_diagnostics(capsys):
