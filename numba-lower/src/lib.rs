@@ -133,6 +133,8 @@ pub struct CompiledFunction {
     /// Allocations hoisted out of parallel loops: loop id, source line, allocating
     /// function (`numpy.zeros`).
     pub hoisted_allocations: Vec<(usize, u32, String)>,
+    /// Each fusion of parallel loops tried: first, second and Numba's report line.
+    pub fusion_reports: Vec<(usize, usize, String)>,
     /// The foreign entry points [`LowerOptions::wrappers`] asked for.
     pub wrappers: WrapperAddresses,
     /// An object-mode function's environment to fill before the first call

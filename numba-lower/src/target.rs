@@ -219,6 +219,7 @@ impl TargetContext for CpuTarget {
             warnings: Vec::new(),
             parallel_loops: Vec::new(),
             hoisted_allocations: Vec::new(),
+            fusion_reports: Vec::new(),
             wrappers,
             object_env: None,
         })

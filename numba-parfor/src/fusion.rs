@@ -344,6 +344,14 @@ pub(crate) fn fuse(
                 match attempt {
                     Attempt::Fused(fused, ups, stay) => {
                         report.fused.push((p2.id, p1.id));
+                        report.fusion_reports.push((
+                            p1.id,
+                            p2.id,
+                            format!(
+                                "- fusion succeeded: parallel for-loop #{} is fused into for-loop #{}.",
+                                p2.id, p1.id
+                            ),
+                        ));
                         let loc = out[k].loc;
                         out.truncate(k);
                         out.extend(ups);
@@ -355,8 +363,18 @@ pub(crate) fn fuse(
                         merged = true;
                         break;
                     }
-                    Attempt::Skip => continue,
-                    Attempt::Blocked => break,
+                    Attempt::Skip(why) => {
+                        if let Some(m) = why {
+                            report.fusion_reports.push((p1.id, p2.id, m));
+                        }
+                        continue;
+                    }
+                    Attempt::Blocked(why) => {
+                        if let Some(m) = why {
+                            report.fusion_reports.push((p1.id, p2.id, m));
+                        }
+                        break;
+                    }
                 }
             }
             if !merged {
@@ -418,7 +436,7 @@ fn fuse_loops(
 ) -> Attempt {
     // Random draws keep their order (see `try_fuse`).
     if gen.random.contains(&p1.id) || gen.random.contains(&p2.id) {
-        return Attempt::Blocked;
+        return Attempt::Blocked(None);
     }
     let results: BTreeSet<VarId> = p1
         .reductions
@@ -429,7 +447,7 @@ fn fuse_loops(
     let mut ups = Vec::new();
     for inst in between {
         let Stmt::Assign { target, value } = inst.stmt else {
-            return Attempt::Blocked;
+            return Attempt::Blocked(None);
         };
         let movable = pure(ir, typing, value)
             || gen.inits.contains(&value)
@@ -442,23 +460,69 @@ fn fuse_loops(
                 .any(|u| results.contains(u))
             && !p1.params.contains(&target);
         if !moves {
-            return Attempt::Blocked;
+            return Attempt::Blocked(None);
         }
         ups.push(inst.clone());
     }
     match crate::loop_fusion::try_fuse_loops(ir, typing, shapes, p1, p2) {
-        Some(fused) => Attempt::Fused(Box::new(fused), ups, Vec::new()),
-        None => Attempt::Blocked,
+        Ok(fused) => Attempt::Fused(Box::new(fused), ups, Vec::new()),
+        Err(why) => Attempt::Blocked(Some(why)),
     }
 }
 
 enum Attempt {
     /// The fused parfor, the statements moved before it, those left after it.
     Fused(Box<Parfor>, Vec<Inst>, Vec<Inst>),
-    /// Not with this parfor, but the second may move above it.
-    Skip,
+    /// Not with this parfor, but the second may move above it (why, in Numba's words,
+    /// when it is a fusion failure Numba reports).
+    Skip(Option<String>),
     /// The second cannot move above this parfor.
-    Blocked,
+    Blocked(Option<String>),
+}
+
+/// Numba's report lines for a failed fusion.
+pub(crate) fn mismatch_message(
+    ir: &FunctionIR,
+    shapes: &Shapes,
+    a: &crate::node::LoopNest,
+    b: &crate::node::LoopNest,
+) -> String {
+    // A temporary is named by a user variable known equal to it (Numba's
+    // `var_rename_map`): `$parfor_size` of `np.ones(n)`'s loop is `n`.
+    let user = |v: VarId| {
+        let n = ir.var_name(v);
+        (!n.starts_with('$')).then(|| n.split('.').next().unwrap_or(n).to_string())
+    };
+    let name = |x: Bound| match x {
+        Bound::Const(c) => c.to_string(),
+        Bound::Var(v) => user(v)
+            .or_else(|| {
+                let key = shapes.size.get(&v)?;
+                shapes
+                    .size
+                    .iter()
+                    .filter(|(_, k)| *k == key)
+                    .filter_map(|(&w, _)| user(w))
+                    .min()
+            })
+            .unwrap_or_else(|| ir.var_name(v).to_string()),
+    };
+    format!(
+        "- fusion failed: loop dimension mismatched in axis 0. slice({}, {}, {}) != slice({}, {}, {})",
+        name(a.start),
+        name(a.stop),
+        name(a.step),
+        name(b.start),
+        name(b.stop),
+        name(b.step)
+    )
+}
+
+pub(crate) fn cross_dependence_message(p1: &Parfor, p2: &Parfor) -> String {
+    format!(
+        "- fusion failed: cross iteration dependency found between loops #{} and #{}",
+        p1.id, p2.id
+    )
 }
 
 /// The variables a parfor defines for the code after it, and the arrays it writes.
@@ -480,7 +544,7 @@ fn try_fuse(
     // A random draw stays where it is: fusing it with, or moving it above, another
     // would change which draw lands in which array.
     if gen.random.contains(&p2.id) {
-        return Attempt::Blocked;
+        return Attempt::Blocked(None);
     }
     let (mut results, w1) = effects(p1);
     let (r2, w2) = effects(p2);
@@ -500,26 +564,26 @@ fn try_fuse(
             // A `prange` body may write any array it can reach (its writes are not
             // tracked): nothing moves across it.
             if !gen.elementwise.contains(&mid.id) {
-                return Attempt::Blocked;
+                return Attempt::Blocked(None);
             }
             read_before.extend(mid.params.iter().copied());
             let (r, w) = effects(&mid);
             if p2.params.iter().any(|v| r.contains(v) || w.contains(v))
                 || mid.params.iter().any(|v| r2.contains(v) || w2.contains(v))
             {
-                return Attempt::Blocked;
+                return Attempt::Blocked(None);
             }
             results.extend(r);
             stay.push(inst.clone());
             continue;
         }
         let Stmt::Assign { target, value } = inst.stmt else {
-            return Attempt::Blocked;
+            return Attempt::Blocked(None);
         };
         let uses = ir.expr_uses(ir.expr(value));
         if gen.inits.contains(&value) || pure(ir, typing, value) {
             if uses.iter().any(|u| results.contains(u)) || read_before.contains(&target) {
-                return Attempt::Blocked;
+                return Attempt::Blocked(None);
             }
             ups.push(inst.clone());
         } else if gen.posts.contains(&value) || scalar_only(ir, typing, target, value) {
@@ -527,17 +591,17 @@ fn try_fuse(
             read_before.extend(reads);
             stay.push(inst.clone());
         } else {
-            return Attempt::Blocked;
+            return Attempt::Blocked(None);
         }
     }
     if p2.params.iter().any(|v| results.contains(v)) {
-        return Attempt::Blocked;
+        return Attempt::Blocked(None);
     }
     if !gen.elementwise.contains(&p1.id) || !gen.elementwise.contains(&p2.id) {
-        return Attempt::Blocked;
+        return Attempt::Blocked(None);
     }
     let ([n1], [n2]) = (p1.loop_nests.as_slice(), p2.loop_nests.as_slice()) else {
-        return Attempt::Blocked;
+        return Attempt::Blocked(None);
     };
     let same_space =
         n1.start == n2.start && n1.step == n2.step && shapes.same_size(n1.stop, n2.stop);
@@ -547,10 +611,15 @@ fn try_fuse(
         || p1.params.iter().any(|v| w2.contains(v))
         || !reads_in_place(ir, shapes, p2, &w1)
     {
-        return if independent {
-            Attempt::Skip
+        let why = Some(if same_space {
+            cross_dependence_message(p1, p2)
         } else {
-            Attempt::Blocked
+            mismatch_message(ir, shapes, n1, n2)
+        });
+        return if independent {
+            Attempt::Skip(why)
+        } else {
+            Attempt::Blocked(why)
         };
     }
     let mut body: Vec<Inst> = body_stmts(p1).cloned().collect();
@@ -564,7 +633,7 @@ fn try_fuse(
     });
     body.extend(body_stmts(p2).cloned());
     let Some(&label) = p1.loop_body.keys().next() else {
-        return Attempt::Blocked;
+        return Attempt::Blocked(None);
     };
     let mut params = p1.params.clone();
     params.extend(&p2.params);

@@ -177,6 +177,9 @@ pub struct ParforReport {
     /// `(parfor, line, function)`: an allocation each kernel makes once per division
     /// instead of every iteration ([`hoist`]).
     pub hoisted: Vec<(usize, u32, String)>,
+    /// `(first, second, message)` of each fusion tried (Numba's `FusionReport`s: "-
+    /// fusion succeeded: ..." or why it failed).
+    pub fusion_reports: Vec<(usize, usize, String)>,
     /// `(stage, IR dump)` after the conversions, fusion and clean-up, when
     /// [`ParforOptions::dump_stages`] asks (Numba's `dprint_func_ir` titles).
     pub dumps: Vec<(String, String)>,

@@ -234,22 +234,32 @@ fn scan(
     true
 }
 
-/// The fused parfor of two parfors (one of them a `prange` loop), or None when they may
-/// not fuse.
+/// The fused parfor of two parfors (one of them a `prange` loop), or why they may not
+/// fuse (Numba's fusion report line).
 pub(crate) fn try_fuse_loops(
     ir: &mut FunctionIR,
     typing: &TypingResult,
     shapes: &mut Shapes,
     p1: &Parfor,
     p2: &Parfor,
-) -> Option<Parfor> {
+) -> Result<Parfor, String> {
     let ([n1], [n2]) = (p1.loop_nests.as_slice(), p2.loop_nests.as_slice()) else {
-        return None;
+        return Err(format!(
+            "- fusion failed: number of loops mismatched, {}, {}.",
+            p1.loop_nests.len(),
+            p2.loop_nests.len()
+        ));
     };
     let same = |a: Bound, b: Bound| a == b || shapes.same_size(a, b);
     if !(same(n1.start, n2.start) && same(n1.stop, n2.stop) && same(n1.step, n2.step)) {
-        return None;
+        return Err(crate::fusion::mismatch_message(ir, shapes, n1, n2));
     }
+    let body_dependence = || {
+        format!(
+            "- fusion failed: parallel loop {} has a dependency on the body of parallel loop {}. ",
+            p1.id, p2.id
+        )
+    };
     // The second must not read what the first computes for after the loop.
     let results: BTreeSet<VarId> = p1
         .reductions
@@ -264,7 +274,7 @@ pub(crate) fn try_fuse_loops(
         .flat_map(|i| ir.stmt_vars(&i.stmt))
         .collect();
     if p2_reads.iter().any(|v| results.contains(v)) {
-        return None;
+        return Err(body_dependence());
     }
     // Nor anything else the first body defines, other than arrays it indexes.
     let p1_defs: BTreeSet<VarId> = p1
@@ -277,13 +287,13 @@ pub(crate) fn try_fuse_loops(
         })
         .collect();
     if p2.params.iter().any(|v| p1_defs.contains(v)) {
-        return None;
+        return Err(body_dependence());
     }
     let mut acc = Accesses::default();
     if !scan(ir, typing, shapes, p1, &mut acc) || !scan(ir, typing, shapes, p2, &mut acc) {
-        return None;
+        return Err(crate::fusion::cross_dependence_message(p1, p2));
     }
-    Some(join(ir, p1, p2))
+    Ok(join(ir, p1, p2))
 }
 
 /// The first body, then the second (relabelled past both) entered with its index set

@@ -1129,6 +1129,24 @@ impl Dispatcher {
         })
     }
 
+    /// The fusions of parallel loops tried in every specialisation (or in the one
+    /// `signature` names): (first loop, second loop, Numba's report line).
+    #[pyo3(signature = (signature=None))]
+    fn _fusion_reports(
+        &self,
+        signature: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<(usize, usize, String)>> {
+        Ok(match signature {
+            Some(sig) => self.overload(sig)?.fusion_reports.clone(),
+            None => self
+                .core
+                .overloads()
+                .iter()
+                .flat_map(|o| o.fusion_reports.clone())
+                .collect(),
+        })
+    }
+
     /// Allocations hoisted out of parallel loops in every specialisation (or in the one
     /// `signature` names): (loop id, source line, allocating function).
     #[pyo3(signature = (signature=None))]

@@ -1042,3 +1042,30 @@ def test_parallel_diagnostics_reports_the_signature_asked_for(capsys):
     d.parallel_diagnostics(d.signatures[1], level=1)
     out = capsys.readouterr().out
     assert out.count("Parallel region") == 2
+
+
+def diag_user_varname():
+    n = 10
+    x = np.ones(n)
+    a = np.sin(x)
+    b = np.cos(a * a)
+    acc = 0
+    for i in prange(n - 2):
+        for j in prange(n - 1):
+            acc += b[i] + b[j + 1]
+    return acc
+
+
+def test_fusion_reports_say_why_in_numbas_words(capsys):
+    d, diag = _diagnostics(diag_user_varname)
+    messages = [r.message for r in diag.fusion_reports]
+    assert any(m.startswith("- fusion succeeded: parallel for-loop #") for m in messages)
+    # The size of the NumPy loops is named by the user's variable, as Numba names it.
+    assert any(
+        "- fusion failed: loop dimension mismatched in axis 0. slice(0, n, 1) != " in m
+        for m in messages
+    ), messages
+    d.parallel_diagnostics(level=4)
+    out = capsys.readouterr().out
+    first = diag.fusion_reports[0]
+    assert f"  Trying to fuse loops #{first.first} and #{first.second}:" in out

@@ -123,6 +123,7 @@ pub fn compile(
         warnings: Vec::new(),
         parallel_loops: Vec::new(),
         hoisted_allocations: Vec::new(),
+        fusion_reports: Vec::new(),
         wrappers: crate::WrapperAddresses::default(),
         object_env: Some(ObjectEnv {
             cell,

@@ -8,6 +8,7 @@ importable by its qualified name, else by value).
 """
 
 import builtins
+import collections
 import functools
 import importlib
 import marshal
@@ -69,13 +70,17 @@ class CompileResult:
         return f"CompileResult({self.py_func.__qualname__}, {self.signature})"
 
 
+FusionReport = collections.namedtuple("FusionReport", ["first", "second", "message"])
+
+
 class ParforDiagnostics:
     """What ``parallel=True`` did to one specialisation, as Numba's
     ``ParforDiagnostics`` holds it: ``fusion_info`` (loop id -> the ids fused into it),
     ``nested_fusion_info`` (always empty: a ``prange`` inside a parallel loop runs as a
     serial loop of its body, so numba-rs makes no nested parfors), ``replaced_fns``
     (NumPy functions replaced by parallel versions: key -> ``(name, module)`` and the
-    line), ``fusion_reports`` (empty: failed fusion attempts are not recorded yet),
+    line), ``fusion_reports`` (each fusion tried: ``first``, ``second`` and Numba's
+    ``message``),
     ``count_parfors()``, ``hoisted_allocations()`` and ``dump(level)``."""
 
     def __init__(self, dispatcher, argtypes):
@@ -90,7 +95,9 @@ class ParforDiagnostics:
             if into is not None:
                 self.fusion_info.setdefault(into, []).append(lid)
         self.nested_fusion_info = {}
-        self.fusion_reports = []
+        self.fusion_reports = [
+            FusionReport(a, b, msg) for a, b, msg in dispatcher._fusion_reports(self._argtypes)
+        ]
         self.replaced_fns = {}
         for lid, line, pattern, _into in loops:
             m = re.search(r"\('prange', 'internal', \(\('(\w+)', '(\w+)'\)", pattern)
@@ -336,10 +343,16 @@ class CPUDispatcher(_Dispatcher):
             regions.setdefault(root(lid), []).append(lid)
         order = sorted(regions, key=lambda r: min(l for i, l, _p, _t in loops if i == r))
         fused = {r: sorted(x for x in regions[r] if x != r) for r in order}
-        if level >= 3 and any(fused.values()):
+        tried = self._fusion_reports(sig)
+        if level >= 3 and (any(fused.values()) or tried):
             print(" Fusing loops ".center(80, "-"))
             print("Attempting fusion of parallel loops (combines loops with similar properties)...\n")
-            print("\n \nFused loop summary:\n")
+            if level >= 4:
+                for a, b, msg in tried:
+                    print(f"  Trying to fuse loops #{a} and #{b}:")
+                    print(f"    {msg}")
+            if any(fused.values()):
+                print("\n \nFused loop summary:\n")
             for r in order:
                 if fused[r]:
                     print(f"+--{r} has the following loops fused into it:")
