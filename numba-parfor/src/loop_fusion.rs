@@ -205,8 +205,19 @@ fn scan(
                 Expr::TypedGetItem {
                     value: a, index: i, ..
                 } if is_array(*a) => (Some(*a), position(*i), vec![*i]),
-                // A copy (followed above) or an attribute (`a.shape`) reads no element.
-                Expr::Var(_) | Expr::GetAttr { .. } => (None, None, vec![]),
+                // A copy (followed above) or a metadata attribute (`a.shape`) reads no
+                // element; a method (`a.sum`) or a view (`a.T`) is a use of the whole
+                // array, which blocks fusion.
+                Expr::Var(_) => (None, None, vec![]),
+                Expr::GetAttr { value: a, attr }
+                    if !is_array(*a)
+                        || matches!(
+                            attr.as_str(),
+                            "shape" | "size" | "ndim" | "dtype" | "strides"
+                        ) =>
+                {
+                    (None, None, vec![])
+                }
                 e => (None, None, ir.expr_uses(e)),
             },
             Stmt::SetItem {

@@ -1191,7 +1191,26 @@ def no_fuse_expression_read_shifted(a):
     return a
 
 
+def no_fuse_method_reads_whole_array(x):
+    # Numba issue 7578: the loop reads all of `tmp` through a method call.
+    A = np.zeros_like(x)
+    tmp = np.cos(x)
+    for i in prange(len(x)):
+        A[i] = tmp.sum()
+    return A
+
+
+def no_fuse_loop_then_method(a, b):
+    for i in prange(len(a)):
+        a[i] = i * 2.0
+    for i in prange(len(a)):
+        b[i] = a.max() - a[i]
+    return b
+
+
 FUSION_CASES = [
+    (no_fuse_method_reads_whole_array, lambda: (np.arange(10.0),), 2),
+    (no_fuse_loop_then_method, lambda: (np.zeros(300), np.zeros(300)), 2),
     (fuse_numpy_then_loop, lambda: (1000, np.zeros(1000)), 1),
     (fuse_loop_then_expression, lambda: (np.zeros(500),), 1),
     (fuse_loop_then_reduction, lambda: (np.zeros(777),), 1),
