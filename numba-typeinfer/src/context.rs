@@ -665,6 +665,8 @@ impl TypingContext for BaseContext {
                 }
             }
             Type::Array { .. } => crate::numpy::array_attr(value, attr),
+            // `a.dtype.type`: the scalar class (`a.dtype.type(0)` makes an element).
+            Type::DType(d) if attr == "type" => Some(intern(Type::NumberClass(d))),
             Type::ArrayFlags(_)
                 if matches!(attr, "c_contiguous" | "f_contiguous" | "contiguous") =>
             {

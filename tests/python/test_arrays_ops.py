@@ -450,3 +450,19 @@ def test_inplace_cast_follows_same_kind():
     u = np.full(3, 250, np.uint8)
     f(u, 3)
     np.testing.assert_array_equal(u, np.full(3, 253, np.uint8))
+
+
+def dtype_type_fill(a):
+    for i in range(len(a)):
+        a[i] = a.dtype.type(i) / 3
+    return a, a.dtype.type(7)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int16, np.uint8, np.complex128])
+def test_dtype_type_makes_elements(dt):
+    """`a.dtype.type(x)`: the element class, as in NumPy (Numba returns the scalar boxed
+    as a Python number)."""
+    got, g7 = njit(dtype_type_fill)(np.zeros(5, dt))
+    want, w7 = dtype_type_fill(np.zeros(5, dt))
+    np.testing.assert_array_equal(got, want)
+    assert g7 == w7 and type(g7) is type(w7.item())
