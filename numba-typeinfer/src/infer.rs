@@ -797,9 +797,21 @@ impl Engine<'_> {
                 let args: Vec<VarId> = if kws.is_empty() || dispatcher_bound {
                     args.clone()
                 } else {
-                    let params = match ft.get() {
-                        Type::Function(key) => crate::numpy::param_names(&key),
-                        Type::BoundFunction { key, .. } => crate::numpy::param_names(&key),
+                    // A namedtuple class takes its fields by name.
+                    let fields: Vec<String> = match ft.get() {
+                        Type::NamedTupleClass { names, .. } => names,
+                        _ => Vec::new(),
+                    };
+                    let params: Option<Vec<&str>> = match ft.get() {
+                        Type::Function(key) => {
+                            crate::numpy::param_names(&key).map(|p| p.to_vec())
+                        }
+                        Type::BoundFunction { key, .. } => {
+                            crate::numpy::param_names(&key).map(|p| p.to_vec())
+                        }
+                        Type::NamedTupleClass { .. } => {
+                            Some(fields.iter().map(String::as_str).collect())
+                        }
                         _ => None,
                     };
                     let Some(params) = params else {
@@ -814,7 +826,7 @@ impl Engine<'_> {
                         Type::Function(k) | Type::BoundFunction { key: k, .. } => k,
                         _ => String::new(),
                     };
-                    match bind_keywords(args, kws, params, |p| {
+                    match bind_keywords(args, kws, &params, |p| {
                         crate::numpy::param_default(&key, p)
                     }) {
                         Ok(bound) => {

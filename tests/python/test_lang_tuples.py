@@ -10,6 +10,7 @@ import functools
 
 import pytest
 
+import numba_rs
 from numba_rs import njit
 
 Point = collections.namedtuple("Point", ["x", "y"])
@@ -436,3 +437,28 @@ def test_heterogeneous_namedtuple(r):
     got = jitted(reweight)(r, 2.0)
     assert type(got) is Record
     assert same(got, reweight(r, 2.0))
+
+
+KwPoint = collections.namedtuple("KwPoint", ["x", "y", "z"])
+
+
+def kw_points(a):
+    p = KwPoint(z=a, x=1, y=2.5)
+    q = KwPoint(7, z=3, y=a)
+    return p, q, p.z + q.y
+
+
+def test_namedtuple_built_with_keywords():
+    got = njit(kw_points)(4)
+    want = kw_points(4)
+    assert got == want
+    assert type(got[0]) is KwPoint
+
+
+def kw_points_missing(a):
+    return KwPoint(x=a, y=1)
+
+
+def test_namedtuple_missing_field_is_a_typing_error():
+    with pytest.raises(numba_rs.errors.TypingError, match="KwPoint"):
+        njit(kw_points_missing)(1)
