@@ -669,8 +669,17 @@ fn complex_from_c<'ctx>(
     } else {
         ps.to_vec()
     };
+    struct_of(b, st, &parts)
+}
+
+/// A struct of type `st` holding `parts`.
+fn struct_of<'ctx>(
+    b: &Builder<'ctx>,
+    st: inkwell::types::StructType<'ctx>,
+    parts: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
     let mut out = st.get_undef();
-    for (i, p) in parts.into_iter().enumerate() {
+    for (i, &p) in parts.iter().enumerate() {
         out = b
             .build_insert_value(out, p, i as u32, "")
             .map_err(llvm_err)?
@@ -700,13 +709,5 @@ fn complex_to_c<'ctx>(
         }
         return Ok(out.into());
     }
-    let st = rt.into_struct_type();
-    let mut out = st.get_undef();
-    for (i, p) in [re, im].into_iter().enumerate() {
-        out = b
-            .build_insert_value(out, p, i as u32, "")
-            .map_err(llvm_err)?
-            .into_struct_value();
-    }
-    Ok(out.into())
+    struct_of(b, rt.into_struct_type(), &[re, im])
 }

@@ -438,12 +438,7 @@ fn fuse_loops(
     if gen.random.contains(&p1.id) || gen.random.contains(&p2.id) {
         return Attempt::Blocked(None);
     }
-    let results: BTreeSet<VarId> = p1
-        .reductions
-        .iter()
-        .map(|r| r.var)
-        .chain(p1.races.iter().copied())
-        .collect();
+    let results = p1.results();
     let mut ups = Vec::new();
     for inst in between {
         let Stmt::Assign { target, value } = inst.stmt else {
@@ -527,9 +522,7 @@ pub(crate) fn cross_dependence_message(p1: &Parfor, p2: &Parfor) -> String {
 
 /// The variables a parfor defines for the code after it, and the arrays it writes.
 fn effects(pf: &Parfor) -> (BTreeSet<VarId>, BTreeSet<VarId>) {
-    let mut results: BTreeSet<VarId> = pf.reductions.iter().map(|r| r.var).collect();
-    results.extend(pf.races.iter().copied());
-    (results, written(pf))
+    (pf.results(), written(pf))
 }
 
 fn try_fuse(

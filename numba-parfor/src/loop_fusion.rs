@@ -272,12 +272,7 @@ pub(crate) fn try_fuse_loops(
         )
     };
     // The second must not read what the first computes for after the loop.
-    let results: BTreeSet<VarId> = p1
-        .reductions
-        .iter()
-        .map(|r| r.var)
-        .chain(p1.races.iter().copied())
-        .collect();
+    let results = p1.results();
     let p2_reads: BTreeSet<VarId> = p2
         .loop_body
         .values()

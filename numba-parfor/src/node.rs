@@ -7,7 +7,7 @@
 //! attributes carry the rest. [`Parfor::to_node`] and [`Parfor::from_node`] convert, and
 //! the node dumps itself as Numba's `Parfor.dump` prints.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use numba_ir::{Block, ExprId, ExtensionNode, FunctionIR, Label, Loc, VarId};
@@ -137,6 +137,15 @@ fn dec_vars(s: &str) -> Option<Vec<VarId>> {
 const INIT_LABEL: Label = u32::MAX;
 
 impl Parfor {
+    /// The variables it defines for the code after it: its reductions and races.
+    pub fn results(&self) -> BTreeSet<VarId> {
+        self.reductions
+            .iter()
+            .map(|r| r.var)
+            .chain(self.races.iter().copied())
+            .collect()
+    }
+
     /// The extension node carrying this parfor.
     pub fn to_node(&self) -> ExtensionNode {
         let mut operands = self.params.clone();

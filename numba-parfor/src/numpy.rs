@@ -827,10 +827,38 @@ fn linspace(
             n
         }
     };
+    fill_by_position(
+        cx,
+        (target, dtype),
+        (LINSPACE_COUNT, vec![num]),
+        (LINSPACE, vec![start, stop], true),
+        ("linspace", 3),
+        loc,
+        out,
+        report,
+    );
+    true
+}
+
+/// A new 1-d array `target` of element type `dtype` filled by a parfor: `size =
+/// count_node(count_ops)`, `target = parfor_empty(size)`, then for each position `i`
+/// `target[i] = elem_node(elem_ops..., [size,] i)` (the size passed when `with_size`:
+/// `parfor_linspace` takes it). Numba's pattern names the function.
+#[allow(clippy::too_many_arguments)]
+fn fill_by_position(
+    cx: &mut Cx<'_>,
+    (target, dtype): (VarId, TypeId),
+    (count_node, count_ops): (&str, Vec<VarId>),
+    (elem_node, elem_ops, with_size): (&str, Vec<VarId>, bool),
+    (function, cost): (&str, i64),
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) {
     let size = cx.var("$parfor_size", INT64, loc);
     let (inst, _) = cx.assign(
         size,
-        Expr::Extension(Box::new(ExtensionNode::new(LINSPACE_COUNT, vec![num]))),
+        Expr::Extension(Box::new(ExtensionNode::new(count_node, count_ops))),
         loc,
     );
     out.push(inst);
@@ -844,12 +872,14 @@ fn linspace(
     out.push(inst);
     let index = cx.index_var(loc);
     let elem = cx.var("$expr_out_var", dtype, loc);
+    let mut ops = elem_ops.clone();
+    if with_size {
+        ops.push(size);
+    }
+    ops.push(index);
     let (get, _) = cx.assign(
         elem,
-        Expr::Extension(Box::new(ExtensionNode::new(
-            LINSPACE,
-            vec![start, stop, size, index],
-        ))),
+        Expr::Extension(Box::new(ExtensionNode::new(elem_node, ops))),
         loc,
     );
     let set = Inst {
@@ -859,22 +889,24 @@ fn linspace(
         ))),
         loc,
     };
-    let pattern = cx.internal_pattern("linspace", loc);
+    let mut params = vec![target];
+    params.extend(elem_ops);
+    params.push(size);
+    let pattern = cx.internal_pattern(function, loc);
     cx.emit(
         FlatLoop {
             index,
             size,
             body: vec![get, set],
-            params: vec![target, start, stop, size],
+            params,
             reductions: vec![],
             pattern,
-            cost: 3,
+            cost,
         },
         loc,
         out,
         report,
     );
-    true
 }
 
 /// `np.arange(...)` (Numba's `arange_parallel_impl`): the length, the array, then a
@@ -890,6 +922,9 @@ fn arange(
     if call.key != "numpy.arange" || call.sig.ret.unliteral() != cx.typing.type_of(target) {
         return false;
     }
+    let Type::Array { dtype, .. } = call.sig.ret.get() else {
+        return false;
+    };
     // The bounds in parameter order, Nones (and the dtype) left out.
     let args: Vec<VarId> = if call.bound {
         match cx.typing.call_args.get(&call.value) {
@@ -923,56 +958,12 @@ fn arange(
         [start, stop, step] => (*start, *stop, *step),
         _ => return false,
     };
-    let size = cx.var("$parfor_size", INT64, loc);
-    let (inst, _) = cx.assign(
-        size,
-        Expr::Extension(Box::new(ExtensionNode::new(
-            ARANGE_COUNT,
-            vec![start, stop, step],
-        ))),
-        loc,
-    );
-    out.push(inst);
-    let (inst, e) = cx.assign(
-        target,
-        Expr::Extension(Box::new(ExtensionNode::new(PARFOR_EMPTY, vec![size]))),
-        loc,
-    );
-    cx.gen.inits.insert(e);
-    cx.gen.created.insert(target, size);
-    out.push(inst);
-    let index = cx.index_var(loc);
-    let dtype = match call.sig.ret.get() {
-        numba_typeinfer::types::Type::Array { dtype, .. } => dtype,
-        _ => return false,
-    };
-    let elem = cx.var("$expr_out_var", dtype, loc);
-    let (get, _) = cx.assign(
-        elem,
-        Expr::Extension(Box::new(ExtensionNode::new(
-            ARANGE,
-            vec![start, step, index],
-        ))),
-        loc,
-    );
-    let set = Inst {
-        stmt: Stmt::Extension(Box::new(ExtensionNode::new(
-            SETFLAT,
-            vec![target, index, elem],
-        ))),
-        loc,
-    };
-    let pattern = cx.internal_pattern("arange", loc);
-    cx.emit(
-        FlatLoop {
-            index,
-            size,
-            body: vec![get, set],
-            params: vec![target, start, step, size],
-            reductions: vec![],
-            pattern,
-            cost: 2,
-        },
+    fill_by_position(
+        cx,
+        (target, dtype),
+        (ARANGE_COUNT, vec![start, stop, step]),
+        (ARANGE, vec![start, step], false),
+        ("arange", 2),
         loc,
         out,
         report,

@@ -890,6 +890,24 @@ impl Dispatcher {
         Ok(d.into_any().unbind())
     }
 
+    /// One list of `parallel=True` facts of the specialisation `signature` names, or of
+    /// every specialisation, concatenated.
+    fn parallel_facts<T: Clone>(
+        &self,
+        signature: Option<&Bound<'_, PyAny>>,
+        facts: impl Fn(&CompiledFunction) -> &Vec<T>,
+    ) -> PyResult<Vec<T>> {
+        Ok(match signature {
+            Some(sig) => facts(&*self.overload(sig)?).clone(),
+            None => self
+                .core
+                .overloads()
+                .iter()
+                .flat_map(|o| facts(o).clone())
+                .collect(),
+        })
+    }
+
     /// The specialisation for `tys` through `resolve` (which looks up first), compiling
     /// or converting on a miss.
     fn compiled_for(&self, py: Python<'_>, tys: &[TypeId]) -> PyResult<Arc<CompiledFunction>> {
@@ -1118,15 +1136,7 @@ impl Dispatcher {
     /// (loop id, source line, pattern, the id of the loop it was fused into or None).
     #[pyo3(signature = (signature=None))]
     fn _parallel_loops(&self, signature: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<ParallelLoop>> {
-        Ok(match signature {
-            Some(sig) => self.overload(sig)?.parallel_loops.clone(),
-            None => self
-                .core
-                .overloads()
-                .iter()
-                .flat_map(|o| o.parallel_loops.clone())
-                .collect(),
-        })
+        self.parallel_facts(signature, |o| &o.parallel_loops)
     }
 
     /// The fusions of parallel loops tried in every specialisation (or in the one
@@ -1136,15 +1146,7 @@ impl Dispatcher {
         &self,
         signature: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<(usize, usize, String)>> {
-        Ok(match signature {
-            Some(sig) => self.overload(sig)?.fusion_reports.clone(),
-            None => self
-                .core
-                .overloads()
-                .iter()
-                .flat_map(|o| o.fusion_reports.clone())
-                .collect(),
-        })
+        self.parallel_facts(signature, |o| &o.fusion_reports)
     }
 
     /// Allocations hoisted out of parallel loops in every specialisation (or in the one
@@ -1154,15 +1156,7 @@ impl Dispatcher {
         &self,
         signature: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<(usize, u32, String)>> {
-        Ok(match signature {
-            Some(sig) => self.overload(sig)?.hoisted_allocations.clone(),
-            None => self
-                .core
-                .overloads()
-                .iter()
-                .flat_map(|o| o.hoisted_allocations.clone())
-                .collect(),
-        })
+        self.parallel_facts(signature, |o| &o.hoisted_allocations)
     }
 
     /// Argument types of every compiled specialisation.

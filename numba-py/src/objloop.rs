@@ -154,54 +154,44 @@ unsafe fn run_loop(
 
 /// The element at `p` as the Python number Numba boxes it as.
 unsafe fn boxed<'py>(py: Python<'py>, op: &Operand, p: *const u8) -> PyResult<Bound<'py, PyAny>> {
-    unsafe {
-        Ok(match (op.kind, op.size) {
-            (b'b', _) => (*p != 0).into_pyobject(py)?.to_owned().into_any(),
-            (b'i', 1) => (*(p as *const i8)).into_pyobject(py)?.into_any(),
-            (b'i', 2) => (p as *const i16)
-                .read_unaligned()
-                .into_pyobject(py)?
-                .into_any(),
-            (b'i', 4) => (p as *const i32)
-                .read_unaligned()
-                .into_pyobject(py)?
-                .into_any(),
-            (b'i', _) => (p as *const i64)
-                .read_unaligned()
-                .into_pyobject(py)?
-                .into_any(),
-            (b'u', 1) => (*p).into_pyobject(py)?.into_any(),
-            (b'u', 2) => (p as *const u16)
-                .read_unaligned()
-                .into_pyobject(py)?
-                .into_any(),
-            (b'u', 4) => (p as *const u32)
-                .read_unaligned()
-                .into_pyobject(py)?
-                .into_any(),
-            (b'u', _) => (p as *const u64)
-                .read_unaligned()
-                .into_pyobject(py)?
-                .into_any(),
-            (b'f', 4) => f64::from((p as *const f32).read_unaligned())
-                .into_pyobject(py)?
-                .into_any(),
-            (b'f', _) => (p as *const f64)
-                .read_unaligned()
-                .into_pyobject(py)?
-                .into_any(),
-            (b'c', 8) => {
-                let re = f64::from((p as *const f32).read_unaligned());
-                let im = f64::from((p as *const f32).add(1).read_unaligned());
-                pyo3::types::PyComplex::from_doubles(py, re, im).into_any()
+    // SAFETY (all reads): `p` points at one element of the operand's kind and size.
+    let part = if op.kind == b'c' {
+        op.size / 2
+    } else {
+        op.size
+    };
+    let float = |k: usize| unsafe {
+        if part == 4 {
+            f64::from((p as *const f32).add(k).read_unaligned())
+        } else {
+            (p as *const f64).add(k).read_unaligned()
+        }
+    };
+    Ok(match op.kind {
+        b'b' => unsafe { *p != 0 }.into_pyobject(py)?.to_owned().into_any(),
+        b'i' => unsafe {
+            match op.size {
+                1 => i64::from(*(p as *const i8)),
+                2 => i64::from((p as *const i16).read_unaligned()),
+                4 => i64::from((p as *const i32).read_unaligned()),
+                _ => (p as *const i64).read_unaligned(),
             }
-            _ => {
-                let re = (p as *const f64).read_unaligned();
-                let im = (p as *const f64).add(1).read_unaligned();
-                pyo3::types::PyComplex::from_doubles(py, re, im).into_any()
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        b'u' => unsafe {
+            match op.size {
+                1 => u64::from(*p),
+                2 => u64::from((p as *const u16).read_unaligned()),
+                4 => u64::from((p as *const u32).read_unaligned()),
+                _ => (p as *const u64).read_unaligned(),
             }
-        })
-    }
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        b'f' => float(0).into_pyobject(py)?.into_any(),
+        _ => pyo3::types::PyComplex::from_doubles(py, float(0), float(1)).into_any(),
+    })
 }
 
 /// Store the kernel's result at `p` as the output's type (Numba's unboxing: `int()`

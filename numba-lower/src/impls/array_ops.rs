@@ -2003,32 +2003,40 @@ pub(super) fn linspace_at<'ctx>(
     num: IntValue<'ctx>,
     i: IntValue<'ctx>,
 ) -> R<inkwell::values::FloatValue<'ctx>> {
-    let (_, divf) = linspace_div(lw, num)?;
+    let d = linspace_div(lw, num)?;
     let span = lw.b.build_float_sub(stop, start, "").map_err(llvm_err)?;
-    let step = lw.b.build_float_div(span, divf, "").map_err(llvm_err)?;
-    linspace_step(lw, (start, stop), step, num, i)
+    let step = lw.b.build_float_div(span, d.divf, "").map_err(llvm_err)?;
+    linspace_step(lw, (start, stop), step, &d, i)
 }
 
-/// `max(num - 1, 1)`, as an int and as a float.
-fn linspace_div<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    num: IntValue<'ctx>,
-) -> R<(IntValue<'ctx>, inkwell::values::FloatValue<'ctx>)> {
+/// A linspace's `num - 1`, whether it is positive, and its divisor `max(num - 1, 1)` as
+/// a float.
+struct LinspaceDiv<'ctx> {
+    last: IntValue<'ctx>,
+    several: IntValue<'ctx>,
+    divf: inkwell::values::FloatValue<'ctx>,
+}
+
+fn linspace_div<'ctx>(lw: &mut FnLower<'ctx, '_>, num: IntValue<'ctx>) -> R<LinspaceDiv<'ctx>> {
     let i64t = lw.ctx.i64_type();
-    let nm1 =
+    let last =
         lw.b.build_int_sub(num, i64t.const_int(1, false), "")
             .map_err(llvm_err)?;
-    let pos =
-        lw.b.build_int_compare(IntPredicate::SGT, nm1, i64t.const_zero(), "")
+    let several =
+        lw.b.build_int_compare(IntPredicate::SGT, last, i64t.const_zero(), "")
             .map_err(llvm_err)?;
     let div =
-        lw.b.build_select(pos, nm1, i64t.const_int(1, false), "")
+        lw.b.build_select(several, last, i64t.const_int(1, false), "")
             .map_err(llvm_err)?
             .into_int_value();
     let divf =
         lw.b.build_signed_int_to_float(div, lw.ctx.f64_type(), "")
             .map_err(llvm_err)?;
-    Ok((div, divf))
+    Ok(LinspaceDiv {
+        last,
+        several,
+        divf,
+    })
 }
 
 /// `start + i * step`, exactly `stop` at `i == num - 1` (when `num > 1`).
@@ -2039,28 +2047,21 @@ fn linspace_step<'ctx>(
         inkwell::values::FloatValue<'ctx>,
     ),
     step: inkwell::values::FloatValue<'ctx>,
-    num: IntValue<'ctx>,
+    d: &LinspaceDiv<'ctx>,
     i: IntValue<'ctx>,
 ) -> R<inkwell::values::FloatValue<'ctx>> {
-    let i64t = lw.ctx.i64_type();
-    let nm1 =
-        lw.b.build_int_sub(num, i64t.const_int(1, false), "")
-            .map_err(llvm_err)?;
-    let pos =
-        lw.b.build_int_compare(IntPredicate::SGT, nm1, i64t.const_zero(), "")
-            .map_err(llvm_err)?;
     let fi =
         lw.b.build_signed_int_to_float(i, lw.ctx.f64_type(), "")
             .map_err(llvm_err)?;
     let off = lw.b.build_float_mul(fi, step, "").map_err(llvm_err)?;
     let v = lw.b.build_float_add(start, off, "").map_err(llvm_err)?;
-    let last =
-        lw.b.build_int_compare(IntPredicate::EQ, i, nm1, "")
+    let at_last =
+        lw.b.build_int_compare(IntPredicate::EQ, i, d.last, "")
             .map_err(llvm_err)?;
-    let last = lw.b.build_and(last, pos, "").map_err(llvm_err)?;
+    let at_last = lw.b.build_and(at_last, d.several, "").map_err(llvm_err)?;
     Ok(lw
         .b
-        .build_select(last, stop, v, "")
+        .build_select(at_last, stop, v, "")
         .map_err(llvm_err)?
         .into_float_value())
 }
@@ -2114,9 +2115,9 @@ pub(super) fn linspace_value<'ctx>(
     // NumPy divides the complex span by `div` with its ufunc's complex division, which
     // multiplies each part by `1 / div`; the rest is each part's own arithmetic.
     let (start, stop) = (start.into_struct_value(), stop.into_struct_value());
-    let (_, divf) = linspace_div(lw, num)?;
+    let d = linspace_div(lw, num)?;
     let one = lw.ctx.f64_type().const_float(1.0);
-    let scale = lw.b.build_float_div(one, divf, "").map_err(llvm_err)?;
+    let scale = lw.b.build_float_div(one, d.divf, "").map_err(llvm_err)?;
     let mut out = start;
     for k in 0..2 {
         let a = lw.b.build_extract_value(start, k, "").map_err(llvm_err)?;
@@ -2124,7 +2125,7 @@ pub(super) fn linspace_value<'ctx>(
         let (a, b) = (a.into_float_value(), b.into_float_value());
         let span = lw.b.build_float_sub(b, a, "").map_err(llvm_err)?;
         let step = lw.b.build_float_mul(span, scale, "").map_err(llvm_err)?;
-        let x = linspace_step(lw, (a, b), step, num, i)?;
+        let x = linspace_step(lw, (a, b), step, &d, i)?;
         out =
             lw.b.build_insert_value(out, x, k, "")
                 .map_err(llvm_err)?

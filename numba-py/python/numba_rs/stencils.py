@@ -172,7 +172,7 @@ class StencilFunc:
                 shape,
                 None,
                 parallel=_parallel_pairs(parallel),
-                _generate=lambda types: self._generate(types),
+                _generate=self._generate,
             )
             self._dispatchers[parallel] = d
         return d
@@ -244,7 +244,9 @@ class StencilFunc:
         from . import types as _types
         from .decorators import njit
 
-        glb.update({"np": np, "prange": _prange, "__check_shapes": _check_shapes})
+        glb.update({"np": np, "prange": _prange})
+        if len(relative) > 1:
+            glb["__check_shapes"] = _shape_check()
         # The kernel shifted to a position, compiled on its own first: its result type
         # is the output's dtype.
         exec(kernel_src, glb)
@@ -303,6 +305,17 @@ def _cval_text(cval):
     return repr(cval)
 
 
+_CHECK = []
+
+
+def _shape_check():
+    """Numba's ``raise_if_incompatible_array_sizes``, jitted when a stencil with several
+    input arrays is first generated (not when numba_rs is imported)."""
+    if not _CHECK:
+        _CHECK.append(_make_check())
+    return _CHECK[0]
+
+
 def _make_check():
     from .decorators import njit
 
@@ -323,5 +336,3 @@ def _make_check():
 
     return check
 
-
-_check_shapes = _make_check()
