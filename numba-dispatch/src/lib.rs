@@ -20,6 +20,7 @@
 //! argument types while the caller is typed.
 
 mod api;
+pub mod cache;
 mod error;
 mod pipeline;
 pub mod selection;
@@ -72,6 +73,17 @@ pub trait FunctionSource: Send + Sync {
     fn module(&self) -> String {
         "__main__".into()
     }
+    /// A fingerprint of everything in the function the on-disk cache must not confuse
+    /// (its bytecode, its closure variables' values); `None` (the default) keeps the
+    /// function out of the cache whatever its options say.
+    fn cache_fingerprint(&self) -> Option<String> {
+        None
+    }
+    /// The file the function's source is in, when there is one: a cached caller records
+    /// its stamp, so that editing a callee invalidates the caller's entry.
+    fn source_file(&self) -> Option<std::path::PathBuf> {
+        None
+    }
     /// Parameter names and the default values of the trailing parameters. The default
     /// reads the names from the code object and knows no defaults.
     fn parameters(&self) -> Result<(Vec<String>, Vec<numba_bytecode::Constant>), String> {
@@ -110,6 +122,8 @@ pub struct JitOptions {
     /// it, as Numba's inlined stencil would, so it gets no "no parallel transformation"
     /// warning.
     pub generated: bool,
+    /// `cache=True`: where this function's specialisations are cached on disk.
+    pub cache: Option<cache::CacheSite>,
 }
 
 /// One jitted function and its specialisations.
@@ -148,6 +162,23 @@ pub struct Dispatcher {
     pending: Mutex<HashMap<Vec<TypeId>, Arc<Pending>>>,
     /// Set for the body of a `with objmode(...)` block (Numba's `ObjModeLiftedWith`).
     objmode_with: Option<ObjModeWith>,
+    /// Specialisations loaded from the on-disk cache, and compiled because it had none
+    /// (Numba's `stats.cache_hits` / `cache_misses`), by argument types.
+    cache_stats: Mutex<CacheStats>,
+}
+
+/// Counts per argument-type tuple, in first-seen order.
+#[derive(Debug, Clone, Default)]
+pub struct CacheStats {
+    pub hits: Vec<(Vec<TypeId>, usize)>,
+    pub misses: Vec<(Vec<TypeId>, usize)>,
+}
+
+fn bump(counts: &mut Vec<(Vec<TypeId>, usize)>, args: &[TypeId]) {
+    match counts.iter_mut().find(|(a, _)| a == args) {
+        Some((_, n)) => *n += 1,
+        None => counts.push((args.to_vec(), 1)),
+    }
 }
 
 /// What a `with objmode(...)` body's dispatcher knows besides its IR: the nopython side
@@ -247,6 +278,7 @@ fn register_full(
         parameters: std::sync::OnceLock::new(),
         pending: Mutex::new(HashMap::new()),
         objmode_with,
+        cache_stats: Mutex::new(CacheStats::default()),
     });
     REGISTRY
         .lock()
@@ -652,6 +684,12 @@ impl Dispatcher {
                 no_looplift: self.options.no_looplift,
                 nogil: self.options.nogil,
             };
+            let cache = self.cache_key(args, explicit_ret);
+            if let Some((site, key)) = &cache {
+                if let Some(hit) = self.load_cached(site, key, args) {
+                    return Ok(hit);
+                }
+            }
             let mut compiled = match self.source.lifted_ir() {
                 Some(ir) if self.objmode_with.is_some() => {
                     compile_lifted_with(ir, globals.as_ref(), args, &options)?
@@ -672,6 +710,9 @@ impl Dispatcher {
                         env.lifted.push(me.lifted_loop(ir).id);
                     }
                 }
+            }
+            if let Some((site, key)) = &cache {
+                self.save_cached(site, key, &mut compiled);
             }
             Ok(compiled)
         })();

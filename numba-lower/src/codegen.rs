@@ -167,6 +167,8 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
     {
         if let Some(f) = module.get_function(name) {
             engine.add_global_mapping(&f, addr);
+        } else if let Some(g) = module.get_global(name) {
+            engine.add_global_mapping(&g, addr);
         }
     }
     for (name, addr) in externals {

@@ -145,7 +145,6 @@ impl<'ctx> FnLower<'ctx, '_> {
     fn raise_with(&mut self, class: &str, args: Vec<ExcArg<'ctx>>, in_try: bool) -> R<()> {
         let ctx = self.ctx;
         let i64t = ctx.i64_type();
-        let i32t = ctx.i32_type();
         let ptr_t = ctx.ptr_type(AddressSpace::default());
         let types: Vec<u32> = args
             .iter()
@@ -161,13 +160,10 @@ impl<'ctx> FnLower<'ctx, '_> {
         }
         let class_p = self.cstr(class)?;
         let func_p = self.cstr(&self.ir.qualname.clone())?;
-        let types_arr = i32t.const_array(
-            &types
-                .iter()
-                .map(|&t| i32t.const_int(u64::from(t), false))
-                .collect::<Vec<_>>(),
+        let types_g = crate::cache::typecode_table(
+            self.module,
+            &types.iter().map(|&t| TypeId(t)).collect::<Vec<_>>(),
         );
-        let types_g = self.const_global(types_arr.into(), "types");
         let st = excinfo_type(ctx);
         let dynamic = nslots > 0;
         let header = |slots: PointerValue<'ctx>, dynamic: bool| {

@@ -24,12 +24,15 @@
 //!   cfuncs built beside the native function (`vectorize`, `guvectorize`, `cfunc`);
 //! - calls of `with objmode(...)` bodies from nopython code (`impls::objmode_with`: the
 //!   arguments packed into boundary slots for the embedder's `numba_rs_objmode_with`);
+//! - on-disk caching ([`cache`]): the optimised module with its jitted callees linked
+//!   in, as bitcode, and loaded back into the JIT in a later process;
 //! - object mode ([`objmode`]): untyped IR lowered to CPython API calls the embedder
 //!   provides the addresses of.
 //!
 //! [`ImplKey`]: numba_typeinfer::ImplKey
 
 pub mod blas;
+pub mod cache;
 pub mod callconv;
 
 mod cast;

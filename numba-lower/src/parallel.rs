@@ -441,16 +441,23 @@ fn lower_parfor<'ctx>(
     let divs_f = lw.runtime_fn(scheduler, i64t.fn_type(&[i64t.into(), i64t.into()], false));
     // Work below the runtime's inline threshold runs inline whatever the thread count:
     // decided here (`count * cost < work`) without calling the scheduler, which costs a small loop a tenth of its time. The threshold
-    // is loaded from the runtime (`numba_nrt::parallel::inline_work_address`), so a loop
+    // is loaded from the runtime (the global `numba_rs_inline_work`, mapped by the JIT), so a loop
     // of a size known at compile time keeps both paths and the runtime's value decides.
     let cost = i64t.const_int(pf.cost.max(1) as u64, false);
-    let cell =
-        lw.b.build_int_to_ptr(
-            i64t.const_int(numba_nrt::parallel::inline_work_address() as u64, false),
-            ptr,
-            "inline_work",
-        )
-        .map_err(llvm_err)?;
+    let cell = match lw
+        .module
+        .get_global(numba_nrt::parallel::INLINE_WORK_SYMBOL)
+    {
+        Some(g) => g,
+        None => {
+            let g = lw
+                .module
+                .add_global(i64t, None, numba_nrt::parallel::INLINE_WORK_SYMBOL);
+            g.set_linkage(inkwell::module::Linkage::External);
+            g
+        }
+    }
+    .as_pointer_value();
     let work =
         lw.b.build_load(i64t, cell, "work")
             .map_err(llvm_err)?

@@ -128,5 +128,11 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         numba_rs_set_parallel_chunksize,
         numba_rs_get_parallel_chunksize,
     ]);
+    // Data: the inline threshold generated code loads (by name, so that code saved to
+    // an on-disk cache finds it in the next process).
+    table.push((
+        parallel::INLINE_WORK_SYMBOL,
+        parallel::inline_work_address(),
+    ));
     table
 }

@@ -57,6 +57,10 @@ pub fn inline_work() -> i64 {
     INLINE_WORK_NOW.load(Ordering::Relaxed)
 }
 
+/// The name generated code declares the inline threshold's `i64` under; the JIT maps it
+/// to [`inline_work_address`].
+pub const INLINE_WORK_SYMBOL: &str = "numba_rs_inline_work";
+
 /// The address of the `i64` holding the inline threshold, which generated code loads.
 pub fn inline_work_address() -> usize {
     &*INLINE_WORK_NOW as *const AtomicI64 as usize

@@ -427,6 +427,30 @@ impl FunctionSource for PySource {
         Python::attach(|py| self.load_function(py, self.func.bind(py))).map_err(|e| e.to_string())
     }
 
+    fn cache_fingerprint(&self) -> Option<String> {
+        if self.generate.is_some() {
+            return None;
+        }
+        Python::attach(|py| -> PyResult<String> {
+            py.import("numba_rs.caching")?
+                .call_method1("fingerprint", (self.func.bind(py),))?
+                .extract()
+        })
+        .ok()
+    }
+
+    fn source_file(&self) -> Option<std::path::PathBuf> {
+        Python::attach(|py| -> PyResult<String> {
+            self.func
+                .bind(py)
+                .getattr("__code__")?
+                .getattr("co_filename")?
+                .extract()
+        })
+        .ok()
+        .map(std::path::PathBuf::from)
+    }
+
     fn load_for(&self, args: &[TypeId]) -> Result<(CodeObject, Box<dyn GlobalResolver>), String> {
         let Some(generate) = &self.generate else {
             return self.load();
@@ -956,7 +980,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, _lifted_core=None, _generate=None))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, _lifted_core=None, _generate=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -972,6 +996,7 @@ impl Dispatcher {
         locals: Option<Vec<(String, String)>>,
         object_mode: &str,
         looplift: bool,
+        cache: Option<(String, String, String)>,
         _lifted_core: Option<u64>,
         _generate: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
@@ -1063,6 +1088,13 @@ impl Dispatcher {
                 no_looplift: !looplift,
                 nogil,
                 generated,
+                // `cache=True`: the directory, file stem and source file numba_rs.caching
+                // chose.
+                cache: cache.map(|(dir, stem, source)| numba_dispatch::cache::CacheSite {
+                    dir: dir.into(),
+                    stem,
+                    source: source.into(),
+                }),
             },
         );
         let _ = this.set((core.id, short));
@@ -1101,6 +1133,18 @@ impl Dispatcher {
     /// subclass calls it from `__init__`).
     fn _enable_vectorcall(slf: &Bound<'_, Self>) {
         call::enable_vectorcall(slf);
+    }
+
+    /// The on-disk cache's counts (Numba's `stats.cache_hits` and `cache_misses`): two
+    /// lists of (argument types, count).
+    fn _cache_stats(&self) -> (Counts, Counts) {
+        let s = self.core.cache_stats();
+        let conv = |v: Vec<(Vec<TypeId>, usize)>| {
+            v.into_iter()
+                .map(|(args, n)| (args.iter().map(|t| Type { code: t.0 }).collect(), n))
+                .collect()
+        };
+        (conv(s.hits), conv(s.misses))
     }
 
     /// Compile-time metadata per specialisation, as Numba's `get_metadata`: a dict keyed
@@ -1481,6 +1525,16 @@ fn issue_warnings(
     Ok(())
 }
 
+/// Counts by argument types (the cache's hits or misses).
+type Counts = Vec<(Vec<Type>, usize)>;
+
+/// Name this build for the on-disk cache (numba_rs passes its extension file's stamp):
+/// cache files another build wrote are ignored.
+#[pyfunction]
+fn _set_cache_compiler(id: String) {
+    numba_dispatch::cache::set_compiler_id(id);
+}
+
 #[pymodule]
 fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_lower::runtime::set_print_hook(print_hook);
@@ -1500,5 +1554,6 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(typeof_value, m)?)?;
     m.add_function(wrap_pyfunction!(dis_text, m)?)?;
     m.add_function(wrap_pyfunction!(fingerprint::compute_fingerprint, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_cache_compiler, m)?)?;
     Ok(())
 }

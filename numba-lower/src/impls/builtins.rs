@@ -527,7 +527,6 @@ fn print<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let ctx = lw.ctx;
-    let i32t = ctx.i32_type();
     let i64t = ctx.i64_type();
     let ptr = ctx.ptr_type(inkwell::AddressSpace::default());
     let mut nslots = 0u32;
@@ -540,16 +539,7 @@ fn print<'ctx>(
             })?
             .slots() as u32;
     }
-    let types = i32t.const_array(
-        &sig.args
-            .iter()
-            .map(|t| i32t.const_int(u64::from(t.0), false))
-            .collect::<Vec<_>>(),
-    );
-    let types_g = lw.module.add_global(types.get_type(), None, "");
-    types_g.set_constant(true);
-    types_g.set_linkage(inkwell::module::Linkage::Private);
-    types_g.set_initializer(&types);
+    let types_g = crate::cache::typecode_table(lw.module, &sig.args);
     let buf = lw.alloca_in_entry(i64t.array_type(nslots.max(1)).into(), "print_slots")?;
     let codec = crate::model::SlotCodec {
         ctx,

@@ -27,7 +27,7 @@ mod nan_reductions;
 mod nonzero;
 mod numpy;
 mod numpy_misc;
-mod objmode_with;
+pub(crate) mod objmode_with;
 mod optional;
 mod parfor_elems;
 mod power;

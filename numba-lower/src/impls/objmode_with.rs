@@ -15,7 +15,7 @@ use crate::function::FnLower;
 use crate::model::{lowered, model_of, SlotCodec};
 use crate::{llvm_err, R};
 
-const HELPER: &str = "numba_rs_objmode_with";
+pub(crate) const HELPER: &str = "numba_rs_objmode_with";
 
 pub(super) fn call<'ctx>(
     lw: &mut FnLower<'ctx, '_>,

@@ -1,6 +1,7 @@
 """numba-rs: Numba's JIT rebuilt in Rust. Use it as ``import numba_rs as numba``."""
 
 from . import config, errors, types
+from . import _numba_rs
 from ._numba_rs import Dispatcher, typeof
 from .decorators import jit, njit
 from .npyufunc import DUFunc, GUFunc, guvectorize, vectorize
@@ -25,3 +26,15 @@ __all__ = ["jit", "njit", "vectorize", "guvectorize", "cfunc", "carray", "farray
     types.__all__
 )
 __version__ = "0.1.0"
+
+
+def _name_this_build():
+    # Cache files name the build that wrote them: another build's are ignored.
+    import os
+
+    st = os.stat(_numba_rs.__file__)
+    _numba_rs._set_cache_compiler(f"numba-rs {__version__} {st.st_mtime_ns} {st.st_size}")
+
+
+_name_this_build()
+del _name_this_build

@@ -52,7 +52,7 @@ class CFunc:
     """A C callback: ``address``, ``ctypes``, ``native_name``, ``inspect_llvm()``."""
 
     def __init__(self, func, sig, kws):
-        from .decorators import _fastmath_bits, _locals_pairs, _signature_text
+        from .decorators import _cache_site, _fastmath_bits, _locals_pairs, _signature_text
 
         func = _py_func(func)
         self.__name__ = func.__name__
@@ -68,6 +68,7 @@ class CFunc:
             boundscheck=kws.get("boundscheck"),
             wrappers="cfunc",
             locals=_locals_pairs(kws["locals"]) if kws.get("locals") else None,
+            cache=_cache_site(func, kws.get("cache")),
         )
         text = _signature_text(sig)
         if "(" not in text or text.startswith("("):
@@ -103,8 +104,10 @@ class CFunc:
 
     @property
     def cache_hits(self):
-        """Always 0: numba-rs does not cache cfuncs to disk yet."""
-        return 0
+        """How many times the compiled code was loaded from the on-disk cache
+        (``cache=True``) instead of compiled."""
+        hits, _ = self._kernel._cache_stats()
+        return sum(n for _, n in hits)
 
     def __call__(self, *args, **kws):
         """Run the Python function (as Numba's CFunc does: the compiled code is for C)."""

@@ -29,13 +29,13 @@ _FASTMATH_FLAGS = {
 _ACCEPTED = {"nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"}
 # Options understood but not implemented yet: a NumbaWarning names them.
 _NOT_YET = {
-    "cache": "caching compiled code to disk",
     "inline": "inlining into jitted callers",
     "debug": "debug info",
     "target_backend": "other targets",
     "signature_or_function": None,
 }
 _KNOWN = _ACCEPTED | set(_NOT_YET) | {
+    "cache",
     "forceobj",
     "looplift",
     "fastmath",
@@ -170,14 +170,27 @@ def _jit(args, options):
     # A type object is callable too (it builds signatures), so it is a signature here.
     if len(args) == 1 and isinstance(args[0], _Type):
         return _jit((str(args[0]),), options)
+    cache = bool(options.get("cache", False))
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], (str, list, tuple)):
-        return Dispatcher(_decorated(args[0]), None, **kw)
+        func = _decorated(args[0])
+        return Dispatcher(func, None, cache=_cache_site(func, cache), **kw)
     sigs = _signatures(args[0]) if args else None
 
     def wrapper(func):
-        return Dispatcher(_decorated(func), sigs, **kw)
+        func = _decorated(func)
+        return Dispatcher(func, sigs, cache=_cache_site(func, cache), **kw)
 
     return wrapper
+
+
+def _cache_site(func, cache):
+    """Where ``cache=True`` keeps ``func``'s compiled code (None without it); Numba's
+    RuntimeError when the function has no source file to key it by."""
+    if not cache:
+        return None
+    from . import caching
+
+    return caching.site(func)
 
 
 def _decorated(func):

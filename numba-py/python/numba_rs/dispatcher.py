@@ -210,6 +210,11 @@ class TypeAnnotation:
         return {(f"{self.filename}:{self.firstlineno + 1}", self.signature): data}
 
 
+_CompileStats = collections.namedtuple(
+    "_CompileStats", ("cache_path", "cache_hits", "cache_misses")
+)
+
+
 class CPUDispatcher(_Dispatcher):
     """A jitted function: compiles one specialisation per argument-type tuple."""
 
@@ -238,6 +243,19 @@ class CPUDispatcher(_Dispatcher):
         something was compiled first)."""
         assert (not val) or len(self.signatures) > 0
         super().disable_compile(val)
+
+    @property
+    def stats(self):
+        """Numba's compile statistics: ``cache_path`` (the on-disk cache's directory,
+        None without ``cache=True``) and Counters of ``cache_hits`` / ``cache_misses``
+        by argument-type tuple."""
+        hits, misses = self._cache_stats()
+        site = self._options.get("cache")
+        return _CompileStats(
+            cache_path=site[0] if site else None,
+            cache_hits=collections.Counter({tuple(k): n for k, n in hits}),
+            cache_misses=collections.Counter({tuple(k): n for k, n in misses}),
+        )
 
     # -- specialisations ------------------------------------------------------------
 

@@ -56,13 +56,6 @@ def _check_options(kws, allowed):
     target = kws.get("target", "cpu")
     if target not in ("cpu", "parallel"):
         raise ValueError(f"Unsupported target: {target}")
-    if kws.get("cache"):
-        warnings.warn(
-            "numba-rs does not implement the option cache=True (caching compiled code to "
-            "disk) yet; compiling without it",
-            NumbaWarning,
-            stacklevel=3,
-        )
 
 
 def _py_func(func):
@@ -75,7 +68,7 @@ def _py_func(func):
 
 
 def _kernel(func, kws, wrappers, core_dims=None):
-    from .decorators import _fastmath_bits
+    from .decorators import _cache_site, _fastmath_bits
 
     return _Dispatcher(
         func,
@@ -87,6 +80,7 @@ def _kernel(func, kws, wrappers, core_dims=None):
         boundscheck=kws.get("boundscheck"),
         wrappers=wrappers,
         core_dims=core_dims,
+        cache=_cache_site(_py_func(func), kws.get("cache")),
     )
 
 

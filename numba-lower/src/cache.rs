@@ -1,0 +1,327 @@
+//! Compiled code as bytes, for an on-disk cache (`cache=True`): the optimised module as
+//! LLVM bitcode, self-contained, and the way back to a callable [`CompiledFunction`] in
+//! another process.
+//!
+//! Compiled code reaches the outside world in three ways, and an image keeps only the
+//! first: by symbol name (the runtime's functions and data, libm), which the JIT maps
+//! again when the image is loaded; by calls to other jitted functions, named
+//! `numba_rs.callee.<id>.<address>`, whose own images are linked in (as Numba links its
+//! callees' libraries into the caller's); and by process addresses baked in as
+//! constants (captured arrays past the in-module limit, object mode's environment, the
+//! word a mutually recursive callee fills), which make a function uncacheable.
+//!
+//! Loading skips the front end, typing, lowering and O3; it still generates machine
+//! code (MCJIT takes no object files through the C API).
+
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::{Linkage, Module};
+use inkwell::values::{AsValueRef, GlobalValue};
+use numba_typeinfer::TypeId;
+
+use crate::{codegen, llvm_err, CompiledFunction, LowerError, Wrappers, R};
+
+/// Why a function cannot be cached, in the words of Numba's warning
+/// ("Cannot cache compiled function "f" as it uses {reason}").
+pub type Uncacheable = String;
+
+/// A callee's image and its symbol, for [`image`]: the callee named by dispatcher id and
+/// native address.
+pub type CalleeImages<'a> = dyn Fn(u64, usize) -> Result<(String, Vec<u8>), Uncacheable> + 'a;
+
+/// Identifies the code generator an image is valid for: target triple, host CPU and its
+/// features, and the LLVM version. Part of every cache key.
+pub fn host_id() -> R<String> {
+    let machine = codegen::host_machine()?;
+    let (major, minor, patch) = inkwell::support::get_llvm_version();
+    Ok(format!(
+        "{} {} {} llvm{major}.{minor}.{patch}",
+        machine.get_triple().as_str().to_string_lossy(),
+        machine.get_cpu().to_string_lossy(),
+        machine.get_feature_string().to_string_lossy(),
+    ))
+}
+
+/// The bitcode of `compiled`'s optimised module with every jitted callee linked in, or
+/// why it cannot be cached. `callees` gives a callee's own image.
+pub fn image(
+    compiled: &CompiledFunction,
+    callees: &CalleeImages<'_>,
+) -> Result<Vec<u8>, Uncacheable> {
+    if compiled.object_env.is_some() {
+        return Err("object mode".into());
+    }
+    if !compiled.frozen_data.0.is_empty() {
+        return Err("dynamic globals".into());
+    }
+    let text = &compiled.optimized_ir;
+    if text.contains(crate::impls::objmode_with::HELPER) {
+        return Err("lifted code".into());
+    }
+    if bakes_address(text) {
+        return Err("dynamic globals".into());
+    }
+    let ctx = Context::create();
+    let module = parse_text(&ctx, text, &compiled.symbol).map_err(|e| e.to_string())?;
+    link_callees(&ctx, &module, callees)?;
+    name_typecodes(&module)?;
+    module.verify().map_err(|e| e.to_string())?;
+    Ok(module.write_bitcode_to_memory().as_slice().to_vec())
+}
+
+/// Names of the tables of typecodes a module hands the runtime (a raised exception's
+/// argument types, `print`'s value types) start with this. Typecodes are numbers this
+/// process gave out, so an image names the types ([`TYPECODE_NAMES`]) and loading
+/// renumbers the tables.
+const TYPECODE_PREFIX: &str = "numba_rs.typecodes.";
+/// The named metadata listing each table with its types' names.
+const TYPECODE_NAMES: &str = "numba_rs.typecode_names";
+
+/// A constant table of `types`' typecodes in `module`. External, so that the optimiser
+/// neither merges nor renames it.
+pub(crate) fn typecode_table<'ctx>(module: &Module<'ctx>, types: &[TypeId]) -> GlobalValue<'ctx> {
+    let ctx = module.get_context();
+    let i32t = ctx.i32_type();
+    let init = i32t.const_array(
+        &types
+            .iter()
+            .map(|t| i32t.const_int(u64::from(t.0), false))
+            .collect::<Vec<_>>(),
+    );
+    let base = module.get_name().to_string_lossy().into_owned();
+    let name = (0..)
+        .map(|n| format!("{TYPECODE_PREFIX}{base}.{n}"))
+        .find(|n| module.get_global(n).is_none())
+        .unwrap_or_default();
+    let g = module.add_global(init.get_type(), None, &name);
+    g.set_constant(true);
+    g.set_linkage(Linkage::External);
+    g.set_initializer(&init);
+    g
+}
+
+fn typecode_tables<'ctx>(module: &Module<'ctx>) -> Vec<GlobalValue<'ctx>> {
+    module
+        .get_globals()
+        .filter(|g| {
+            g.get_name()
+                .to_str()
+                .is_ok_and(|n| n.starts_with(TYPECODE_PREFIX))
+                && g.get_initializer().is_some()
+        })
+        .collect()
+}
+
+/// The typecodes in a table.
+fn table_codes(g: GlobalValue<'_>) -> Vec<u32> {
+    let Some(init) = g.get_initializer() else {
+        return Vec::new();
+    };
+    let n = init.get_type().into_array_type().len();
+    (0..n)
+        .filter_map(|i| {
+            // SAFETY: `init` is a constant array of i32 with `n` elements.
+            unsafe {
+                let e = inkwell::llvm_sys::core::LLVMGetAggregateElement(init.as_value_ref(), i);
+                (!e.is_null()).then(|| inkwell::llvm_sys::core::LLVMConstIntGetZExtValue(e) as u32)
+            }
+        })
+        .collect()
+}
+
+/// Record each typecode table's types by name, or say which type cannot be named.
+fn name_typecodes(module: &Module<'_>) -> Result<(), Uncacheable> {
+    let ctx = module.get_context();
+    for g in typecode_tables(module) {
+        let mut node = vec![ctx.metadata_string(&g.get_name().to_string_lossy()).into()];
+        for code in table_codes(g) {
+            let t = TypeId(code);
+            let name = t.to_string();
+            if numba_typeinfer::types::parse_type(&name) != Some(t) {
+                return Err(format!("the type {name}, which the cache cannot name yet"));
+            }
+            node.push(ctx.metadata_string(&name).into());
+        }
+        module
+            .add_global_metadata(TYPECODE_NAMES, &ctx.metadata_node(&node))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Renumber the typecode tables of a loaded image for this process.
+fn renumber_typecodes(module: &Module<'_>) -> R<()> {
+    let ctx = module.get_context();
+    let i32t = ctx.i32_type();
+    for node in module.get_global_metadata(TYPECODE_NAMES) {
+        let mut items = node
+            .get_node_values()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| match v {
+                inkwell::values::BasicMetadataValueEnum::MetadataValue(m) => m
+                    .get_string_value()
+                    .map(|s| String::from_utf8_lossy(s).into_owned())
+                    .unwrap_or_default(),
+                _ => String::new(),
+            });
+        let table = items.next().unwrap_or_default();
+        let g = module
+            .get_global(&table)
+            .ok_or_else(|| LowerError::Llvm(format!("cached image lacks {table}")))?;
+        let codes = items
+            .map(|name| {
+                numba_typeinfer::types::parse_type(&name)
+                    .map(|t| i32t.const_int(u64::from(t.0), false))
+                    .ok_or_else(|| LowerError::Llvm(format!("cached type {name} does not parse")))
+            })
+            .collect::<R<Vec<_>>>()?;
+        g.set_initializer(&i32t.const_array(&codes));
+    }
+    Ok(())
+}
+
+/// Whether the module text holds an address as a constant (`inttoptr (i64 1234 to ptr)`).
+fn bakes_address(text: &str) -> bool {
+    text.match_indices("inttoptr (i64 ").any(|(at, pat)| {
+        text[at + pat.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == '-')
+    })
+}
+
+fn parse_text<'ctx>(ctx: &'ctx Context, text: &str, name: &str) -> R<Module<'ctx>> {
+    let buf = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), name);
+    ctx.create_module_from_ir(buf).map_err(llvm_err)
+}
+
+/// Replace each `numba_rs.callee.<id>.<address>` declaration by the callee's code.
+fn link_callees<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    callees: &CalleeImages<'_>,
+) -> Result<(), Uncacheable> {
+    // By name: linking may replace a declaration, so no value is held across it.
+    let decls: Vec<_> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() == 0)
+        .filter_map(|f| {
+            let name = f.get_name().to_string_lossy().into_owned();
+            let rest = name.strip_prefix("numba_rs.callee.")?;
+            let (id, addr) = rest.split_once('.')?;
+            let ids = (
+                id.parse::<u64>().ok()?,
+                usize::from_str_radix(addr, 16).ok()?,
+            );
+            Some((name, ids))
+        })
+        .collect();
+    let defined = |name: &str| {
+        module
+            .get_function(name)
+            .filter(|f| f.count_basic_blocks() > 0)
+    };
+    for (decl_name, (id, addr)) in decls {
+        let Some(decl) = module.get_function(&decl_name) else {
+            continue;
+        };
+        let (symbol, bitcode) = callees(id, addr)?;
+        if let Some(existing) = module.get_function(&symbol) {
+            // Linked already (through another callee), or declared under its name.
+            decl.replace_all_uses_with(existing);
+            // SAFETY: no use of the declaration is left.
+            unsafe { decl.delete() };
+            if existing.count_basic_blocks() > 0 {
+                continue;
+            }
+        } else {
+            // The declaration takes the callee's name, so linking resolves it.
+            decl.as_global_value().set_name(&symbol);
+        }
+        let buf = MemoryBuffer::create_from_memory_range_copy(&bitcode, &symbol);
+        let m = Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| e.to_string())?;
+        // The callee's definitions become internal once linked, so that a second copy
+        // (linked through another callee) is renamed instead of clashing.
+        let external: Vec<String> = m
+            .get_functions()
+            .filter(|f| f.count_basic_blocks() > 0 && f.get_linkage() == Linkage::External)
+            .map(|f| f.get_name().to_string_lossy().into_owned())
+            .collect();
+        module.link_in_module(m).map_err(|e| e.to_string())?;
+        for name in &external {
+            if let Some(f) = defined(name) {
+                f.set_linkage(Linkage::Internal);
+            }
+        }
+        if defined(&symbol).is_none() {
+            return Err(format!("a callee ({symbol}) that did not link"));
+        }
+    }
+    Ok(())
+}
+
+/// A function loaded from an image: what [`CompiledFunction`] needs from the code.
+pub fn load(
+    bitcode: &[u8],
+    symbol: &str,
+    (arg_types, return_type): (&[TypeId], TypeId),
+    wrappers: &Wrappers,
+) -> R<CompiledFunction> {
+    let start = std::time::Instant::now();
+    // Loaded code lives as long as the process, as compiled code does.
+    let ctx: &'static Context = Box::leak(Box::new(Context::create()));
+    let buf = MemoryBuffer::create_from_memory_range_copy(bitcode, symbol);
+    let module = Module::parse_bitcode_from_buffer(&buf, ctx).map_err(llvm_err)?;
+    renumber_typecodes(&module)?;
+    let text = module.print_to_string().to_string();
+    let engine = codegen::jit(&module, &[])?;
+    let address = |name: &str| {
+        engine
+            .get_function_address(name)
+            .map_err(|e| LowerError::Llvm(format!("{name}: {e}")))
+    };
+    let native = address(symbol)?;
+    let entry_addr = address(&format!("{symbol}.entry"))?;
+    // SAFETY: images are made from modules whose entry wrapper has the EntryFn signature.
+    let entry: crate::EntryFn = unsafe { std::mem::transmute::<usize, crate::EntryFn>(entry_addr) };
+    let wrapper_addresses = crate::WrapperAddresses {
+        ufunc_loop: if wrappers.ufunc || wrappers.gufunc.is_some() {
+            address(&crate::wrappers::loop_symbol(symbol))?
+        } else {
+            0
+        },
+        cfunc: if wrappers.cfunc {
+            address(&crate::wrappers::cfunc_symbol(symbol))?
+        } else {
+            0
+        },
+    };
+    Box::leak(Box::new(engine));
+    Ok(CompiledFunction {
+        symbol: symbol.to_string(),
+        native,
+        entry,
+        arg_types: arg_types.to_vec(),
+        return_type,
+        llvm_ir: text.clone(),
+        optimized_ir: text,
+        assembly: None,
+        prune_stats: Default::default(),
+        arg_shapes: arg_types
+            .iter()
+            .map(|&t| crate::boundary_shape(t).ok())
+            .collect(),
+        ret_shape: crate::boundary_shape(return_type).ok(),
+        timings: vec![("load_from_cache".into(), start.elapsed())],
+        frozen_data: Default::default(),
+        type_annotation: Default::default(),
+        rewrite_trace: String::new(),
+        warnings: Vec::new(),
+        parallel_loops: Vec::new(),
+        hoisted_allocations: Vec::new(),
+        fusion_reports: Vec::new(),
+        wrappers: wrapper_addresses,
+        object_env: None,
+    })
+}
