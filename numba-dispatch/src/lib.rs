@@ -15,6 +15,9 @@
 //! signature compiles it while the others wait on that signature's [`Pending`] entry (no
 //! lock is held while compiling), and all of them get the same specialisation.
 //!
+//! With `cache=True` ([`JitOptions::cache`]) specialisations are saved to and loaded from
+//! disk ([`cache`]): `build` tries the cache before compiling and saves after.
+//!
 //! Ufuncs jitted code may call (`@vectorize`/`@guvectorize` objects) are registered with
 //! [`register_ufunc`]: their [`UFuncSource`] chooses or compiles the loop for a call's
 //! argument types while the caller is typed.
