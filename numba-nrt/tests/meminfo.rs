@@ -684,10 +684,15 @@ fn runtime_symbols_cover_every_entry_point() {
             "do_scheduling_unsigned",
             numba_nrt::numba_rs_parfor_divisions as *const () as usize,
         ),
+        // Data: the inline threshold parallel launches read.
+        (
+            numba_nrt::parallel::INLINE_WORK_SYMBOL,
+            numba_nrt::parallel::inline_work_address(),
+        ),
     ] {
         assert_eq!(find(name), addr, "{name}");
     }
-    assert_eq!(syms.len(), 30);
+    assert_eq!(syms.len(), 31);
 }
 
 #[test]
