@@ -77,8 +77,9 @@ const TYPECODE_PREFIX: &str = "numba_rs.typecodes.";
 /// The named metadata listing each table with its types' names.
 const TYPECODE_NAMES: &str = "numba_rs.typecode_names";
 
-/// A constant table of `types`' typecodes in `module`. External, so that the optimiser
-/// neither merges nor renames it.
+/// A constant table of `types`' typecodes in `module`. `linkonce_odr`: the optimiser
+/// neither merges nor renames it (as it may a private constant), and the copies a
+/// module gets by linking one library in twice (directly and through another) are one.
 pub(crate) fn typecode_table<'ctx>(module: &Module<'ctx>, types: &[TypeId]) -> GlobalValue<'ctx> {
     let ctx = module.get_context();
     let i32t = ctx.i32_type();
@@ -95,7 +96,7 @@ pub(crate) fn typecode_table<'ctx>(module: &Module<'ctx>, types: &[TypeId]) -> G
         .unwrap_or_default();
     let g = module.add_global(init.get_type(), None, &name);
     g.set_constant(true);
-    g.set_linkage(Linkage::External);
+    g.set_linkage(Linkage::LinkOnceODR);
     g.set_initializer(&init);
     g
 }
