@@ -254,7 +254,7 @@ pub fn key(
 
 /// The return type named in an entry, if numba-typeinfer can parse it back.
 pub fn parse_type(name: &str) -> Option<TypeId> {
-    numba_typeinfer::types::parse_type(name).filter(|t| t.to_string() == name)
+    numba_typeinfer::types::parse_cache_name(name)
 }
 
 /// The options that change code, as text for a key (with the environment variables
@@ -367,15 +367,14 @@ impl crate::Dispatcher {
             &compiled.arg_types,
         );
         let deps = std::cell::RefCell::new(Vec::new());
-        let entry = (|| {
+        let entry = (|| -> Result<Entry, String> {
             let ret = compiled.return_type;
-            if parse_type(&ret.to_string()) != Some(ret) {
-                return Err(format!("the type {ret}, which the cache cannot name yet"));
-            }
+            let ret_name = numba_typeinfer::types::cache_name(ret)
+                .ok_or_else(|| format!("the type {ret}, which the cache cannot name yet"))?;
             let image = numba_lower::cache::image(compiled, &|i, a| callee_image(i, a, &deps))?;
             Ok(Entry {
                 symbol: compiled.symbol.clone(),
-                return_type: ret.to_string(),
+                return_type: ret_name,
                 deps: deps.take(),
                 image,
             })

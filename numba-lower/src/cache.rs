@@ -137,10 +137,8 @@ fn name_typecodes(module: &Module<'_>) -> Result<(), Uncacheable> {
         let mut node = vec![ctx.metadata_string(&g.get_name().to_string_lossy()).into()];
         for code in table_codes(g) {
             let t = TypeId(code);
-            let name = t.to_string();
-            if numba_typeinfer::types::parse_type(&name) != Some(t) {
-                return Err(format!("the type {name}, which the cache cannot name yet"));
-            }
+            let name = numba_typeinfer::types::cache_name(t)
+                .ok_or_else(|| format!("the type {t}, which the cache cannot name yet"))?;
             node.push(ctx.metadata_string(&name).into());
         }
         module
@@ -172,7 +170,7 @@ fn renumber_typecodes(module: &Module<'_>) -> R<()> {
             .ok_or_else(|| LowerError::Llvm(format!("cached image lacks {table}")))?;
         let codes = items
             .map(|name| {
-                numba_typeinfer::types::parse_type(&name)
+                numba_typeinfer::types::parse_cache_name(&name)
                     .map(|t| i32t.const_int(u64::from(t.0), false))
                     .ok_or_else(|| LowerError::Llvm(format!("cached type {name} does not parse")))
             })

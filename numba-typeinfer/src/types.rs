@@ -731,9 +731,74 @@ pub(crate) fn split_top(s: &str) -> Vec<&str> {
     out
 }
 
+/// A name for `t` that [`parse_cache_name`] turns back into `t` in another process (an
+/// on-disk cache's entries name types so): Numba's name, except that a namedtuple,
+/// whose name lacks its class and field names, is
+/// `namedtuple[<class>|<name>|<field>,...](<field types>)`. `None` when there is no such
+/// name.
+pub fn cache_name(t: TypeId) -> Option<String> {
+    if let Some((fields, names)) = namedtuple_fields(t) {
+        let (Type::NamedTuple { name, class, .. } | Type::NamedUniTuple { name, class, .. }) =
+            t.get()
+        else {
+            return None;
+        };
+        let items = fields
+            .iter()
+            .map(|&f| cache_name(f))
+            .collect::<Option<Vec<_>>>()?;
+        let text = format!(
+            "namedtuple[{class}|{name}|{}]({})",
+            names.join(","),
+            items.join(", ")
+        );
+        return (parse_cache_name(&text) == Some(t)).then_some(text);
+    }
+    let text = t.to_string();
+    (parse_type(&text) == Some(t)).then_some(text)
+}
+
+/// The type [`cache_name`] named.
+pub fn parse_cache_name(text: &str) -> Option<TypeId> {
+    let Some(rest) = text.strip_prefix("namedtuple[") else {
+        return parse_type(text);
+    };
+    let (head, items) = rest.split_once("](")?;
+    let items = items.strip_suffix(')')?;
+    let mut parts = head.splitn(3, '|');
+    let (class, name, names) = (parts.next()?, parts.next()?, parts.next()?);
+    let names: Vec<String> = names
+        .split(',')
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .collect();
+    let fields = split_top(items)
+        .into_iter()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| parse_cache_name(s.trim()))
+        .collect::<Option<Vec<_>>>()?;
+    (fields.len() == names.len()).then(|| namedtuple_of(name, class, &names, &fields))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_names_round_trip_namedtuples() {
+        let f = parse_type("float64").unwrap();
+        let i = parse_type("int64").unwrap();
+        let p = namedtuple_of("P", "m.P", &["x".into(), "y".into()], &[i, f]);
+        let q = namedtuple_of("Q", "m.Q", &["a".into(), "b".into()], &[p, p]);
+        for t in [f, p, q, parse_type("array(float64, 2d, C)").unwrap()] {
+            let name = cache_name(t).expect("nameable");
+            assert_eq!(parse_cache_name(&name), Some(t), "{name}");
+        }
+        assert_eq!(
+            cache_name(p).as_deref(),
+            Some("namedtuple[m.P|P|x,y](int64, float64)")
+        );
+    }
 
     #[test]
     fn primitives_are_preinterned_and_named() {

@@ -288,3 +288,22 @@ def test_ufuncs_and_cfuncs_load_from_the_cache(tmp_path):
             assert out[k][0] == out[k][1], k
     assert first["cf_hits"][0] == 0 and second["cf_hits"][0] == 1
     assert second["_warnings"] == []
+
+
+def test_namedtuple_results_are_cached_as_their_class(tmp_path):
+    write(tmp_path, "nmod", textwrap.dedent('''
+        from collections import namedtuple
+        import numba_rs as nb
+        Point = namedtuple("Point", "x y")
+        Pair = namedtuple("Pair", "a b")
+        @nb.njit(cache=True)
+        def make(x):
+            return Pair(Point(x, x * 0.5), Point(x + 1, 2.0))
+    '''))
+    calls = 'out["r"] = [run(m.make, 3), run(m.make.py_func, 3)]\n' \
+            'out["cls"] = [type(m.make(3).a).__name__, "Point"]'
+    first = run_child(tmp_path, "nmod", calls)
+    second = run_child(tmp_path, "nmod", calls)
+    assert first["_warnings"] == [] and second["_stats"]["make"] == [1, 0]
+    for out in (first, second):
+        assert out["r"][0] == out["r"][1] and out["cls"][0] == out["cls"][1]
