@@ -32,14 +32,18 @@ pub type CalleeImages<'a> = dyn Fn(u64, usize) -> Result<(String, Vec<u8>), Unca
 /// Identifies the code generator an image is valid for: target triple, host CPU and its
 /// features, and the LLVM version. Part of every cache key.
 pub fn host_id() -> R<String> {
-    let machine = codegen::host_machine()?;
-    let (major, minor, patch) = inkwell::support::get_llvm_version();
-    Ok(format!(
-        "{} {} {} llvm{major}.{minor}.{patch}",
-        machine.get_triple().as_str().to_string_lossy(),
-        machine.get_cpu().to_string_lossy(),
-        machine.get_feature_string().to_string_lossy(),
-    ))
+    static ID: std::sync::OnceLock<Result<String, LowerError>> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let machine = codegen::host_machine()?;
+        let (major, minor, patch) = inkwell::support::get_llvm_version();
+        Ok(format!(
+            "{} {} {} llvm{major}.{minor}.{patch}",
+            machine.get_triple().as_str().to_string_lossy(),
+            machine.get_cpu().to_string_lossy(),
+            machine.get_feature_string().to_string_lossy(),
+        ))
+    })
+    .clone()
 }
 
 /// The bitcode of `compiled`'s optimised module with every jitted callee linked in, or
@@ -62,7 +66,7 @@ pub fn image(
         return Err("dynamic globals".into());
     }
     let ctx = Context::create();
-    let module = parse_text(&ctx, text, &compiled.symbol).map_err(|e| e.to_string())?;
+    let module = codegen::parse_ir(&ctx, text, &compiled.symbol).map_err(|e| e.to_string())?;
     link_callees(&ctx, &module, callees)?;
     name_typecodes(&module)?;
     module.verify().map_err(|e| e.to_string())?;
@@ -190,11 +194,6 @@ fn bakes_address(text: &str) -> bool {
     })
 }
 
-fn parse_text<'ctx>(ctx: &'ctx Context, text: &str, name: &str) -> R<Module<'ctx>> {
-    let buf = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), name);
-    ctx.create_module_from_ir(buf).map_err(llvm_err)
-}
-
 /// Replace each `numba_rs.callee.<id>.<address>` declaration by the callee's code.
 fn link_callees<'ctx>(
     ctx: &'ctx Context,
@@ -240,19 +239,7 @@ fn link_callees<'ctx>(
         }
         let buf = MemoryBuffer::create_from_memory_range_copy(&bitcode, &symbol);
         let m = Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| e.to_string())?;
-        // The callee's definitions become internal once linked, so that a second copy
-        // (linked through another callee) is renamed instead of clashing.
-        let external: Vec<String> = m
-            .get_functions()
-            .filter(|f| f.count_basic_blocks() > 0 && f.get_linkage() == Linkage::External)
-            .map(|f| f.get_name().to_string_lossy().into_owned())
-            .collect();
-        module.link_in_module(m).map_err(|e| e.to_string())?;
-        for name in &external {
-            if let Some(f) = defined(name) {
-                f.set_linkage(Linkage::Internal);
-            }
-        }
+        codegen::link_internal(module, m).map_err(|e| e.to_string())?;
         if defined(&symbol).is_none() {
             return Err(format!("a callee ({symbol}) that did not link"));
         }
@@ -275,27 +262,7 @@ pub fn load(
     renumber_typecodes(&module)?;
     let text = module.print_to_string().to_string();
     let engine = codegen::jit(&module, &[])?;
-    let address = |name: &str| {
-        engine
-            .get_function_address(name)
-            .map_err(|e| LowerError::Llvm(format!("{name}: {e}")))
-    };
-    let native = address(symbol)?;
-    let entry_addr = address(&format!("{symbol}.entry"))?;
-    // SAFETY: images are made from modules whose entry wrapper has the EntryFn signature.
-    let entry: crate::EntryFn = unsafe { std::mem::transmute::<usize, crate::EntryFn>(entry_addr) };
-    let wrapper_addresses = crate::WrapperAddresses {
-        ufunc_loop: if wrappers.ufunc || wrappers.gufunc.is_some() {
-            address(&crate::wrappers::loop_symbol(symbol))?
-        } else {
-            0
-        },
-        cfunc: if wrappers.cfunc {
-            address(&crate::wrappers::cfunc_symbol(symbol))?
-        } else {
-            0
-        },
-    };
+    let (native, entry, wrapper_addresses) = codegen::addresses(&engine, symbol, wrappers)?;
     Box::leak(Box::new(engine));
     Ok(CompiledFunction {
         symbol: symbol.to_string(),

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
-use inkwell::module::Module;
+use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
@@ -150,6 +150,63 @@ pub fn assembly(module: &Module<'_>, machine: &TargetMachine) -> R<String> {
         .write_to_memory_buffer(&copy, FileType::Assembly)
         .map_err(llvm_err)?;
     Ok(String::from_utf8_lossy(buf.as_slice()).into_owned())
+}
+
+/// A module parsed from LLVM's text (a compiled function's optimised module).
+pub(crate) fn parse_ir<'ctx>(ctx: &'ctx Context, text: &str, name: &str) -> R<Module<'ctx>> {
+    let buf =
+        inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), name);
+    ctx.create_module_from_ir(buf).map_err(llvm_err)
+}
+
+/// Link `library` into `module`; what the library defines externally becomes internal to
+/// `module` (the linker only brings in what is external), so that a second copy, linked
+/// in through another library, is renamed rather than clashing. A declaration in
+/// `module` named like one of those definitions is resolved by it first.
+pub(crate) fn link_internal<'ctx>(module: &Module<'ctx>, library: Module<'ctx>) -> R<()> {
+    let defined: Vec<String> = library
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0 && f.get_linkage() == Linkage::External)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .collect();
+    module.link_in_module(library).map_err(llvm_err)?;
+    for name in &defined {
+        if let Some(f) = module
+            .get_function(name)
+            .filter(|f| f.count_basic_blocks() > 0)
+        {
+            f.set_linkage(Linkage::Internal);
+        }
+    }
+    Ok(())
+}
+
+/// The native function's, the entry wrapper's and the asked-for foreign wrappers'
+/// addresses of `symbol` in a JIT engine.
+pub(crate) fn addresses(
+    engine: &ExecutionEngine<'_>,
+    symbol: &str,
+    wrappers: &crate::Wrappers,
+) -> R<(usize, crate::EntryFn, crate::WrapperAddresses)> {
+    let address = |wanted: bool, name: &str| -> R<usize> {
+        if !wanted {
+            return Ok(0);
+        }
+        engine
+            .get_function_address(name)
+            .map_err(|e| LowerError::Llvm(format!("{name}: {e}")))
+    };
+    let native = address(true, symbol)?;
+    let entry_addr = address(true, &format!("{symbol}.entry"))?;
+    // SAFETY: every module gets an entry wrapper of exactly the EntryFn signature
+    // (`callconv::build_entry_wrapper`).
+    let entry = unsafe { std::mem::transmute::<usize, crate::EntryFn>(entry_addr) };
+    let loop_wanted = wrappers.ufunc || wrappers.gufunc.is_some();
+    let addrs = crate::WrapperAddresses {
+        ufunc_loop: address(loop_wanted, &crate::wrappers::loop_symbol(symbol))?,
+        cfunc: address(wrappers.cfunc, &crate::wrappers::cfunc_symbol(symbol))?,
+    };
+    Ok((native, entry, addrs))
 }
 
 /// JIT the module, mapping the runtime's symbols and `externals` (symbol, address).

@@ -146,10 +146,10 @@ impl<'ctx> FnLower<'ctx, '_> {
         let ctx = self.ctx;
         let i64t = ctx.i64_type();
         let ptr_t = ctx.ptr_type(AddressSpace::default());
-        let types: Vec<u32> = args
+        let types: Vec<TypeId> = args
             .iter()
             .map(|a| match a {
-                ExcArg::Literal(t) | ExcArg::Value(_, t) => t.0,
+                ExcArg::Literal(t) | ExcArg::Value(_, t) => *t,
             })
             .collect();
         let mut nslots = 0u64;
@@ -160,10 +160,7 @@ impl<'ctx> FnLower<'ctx, '_> {
         }
         let class_p = self.cstr(class)?;
         let func_p = self.cstr(&self.ir.qualname.clone())?;
-        let types_g = crate::cache::typecode_table(
-            self.module,
-            &types.iter().map(|&t| TypeId(t)).collect::<Vec<_>>(),
-        );
+        let types_g = crate::cache::typecode_table(self.module, &types);
         let st = excinfo_type(ctx);
         let dynamic = nslots > 0;
         let header = |slots: PointerValue<'ctx>, dynamic: bool| {

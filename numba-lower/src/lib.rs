@@ -186,11 +186,7 @@ impl std::fmt::Debug for LazyText {
 /// host code generator, as `NUMBA_DUMP_ASSEMBLY` does at compile time.
 pub fn assembly_of(optimized_ir: &str) -> R<String> {
     let ctx = inkwell::context::Context::create();
-    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
-        optimized_ir.as_bytes(),
-        "optimized",
-    );
-    let module = ctx.create_module_from_ir(buf).map_err(llvm_err)?;
+    let module = codegen::parse_ir(&ctx, optimized_ir, "optimized")?;
     let machine = codegen::host_machine()?;
     codegen::assembly(&module, &machine)
 }

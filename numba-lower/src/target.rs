@@ -8,12 +8,11 @@ use inkwell::context::Context;
 use numba_ir::FunctionIR;
 use numba_typeinfer::TypingResult;
 
-use crate::callconv::{boundary_shape, build_entry_wrapper, native_fn_type, EntryFn};
+use crate::callconv::{boundary_shape, build_entry_wrapper, native_fn_type};
 use crate::function::FnLower;
 use crate::registry::Registry;
 use crate::{
-    codegen, impls, mangle, CompiledFunction, LinkedFunctions, LowerError, LowerOptions,
-    TargetContext, R,
+    codegen, impls, mangle, CompiledFunction, LinkedFunctions, LowerOptions, TargetContext, R,
 };
 
 /// JIT compilation for the host CPU. A value: a dispatcher holds the target it compiles
@@ -167,29 +166,7 @@ impl TargetContext for CpuTarget {
         };
         let optimised_at = Instant::now();
         let engine = codegen::jit(&module, &externals)?;
-        let native = engine
-            .get_function_address(&symbol)
-            .map_err(|e| LowerError::Llvm(e.to_string()))?;
-        let entry_addr = engine
-            .get_function_address(&entry_sym)
-            .map_err(|e| LowerError::Llvm(e.to_string()))?;
-        // SAFETY: the entry wrapper was generated above with exactly the EntryFn signature.
-        let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(entry_addr) };
-        let address = |wanted: bool, name: String| -> R<usize> {
-            if !wanted {
-                return Ok(0);
-            }
-            engine
-                .get_function_address(&name)
-                .map_err(|e| LowerError::Llvm(e.to_string()))
-        };
-        let wrappers = crate::WrapperAddresses {
-            ufunc_loop: address(
-                w.ufunc || w.gufunc.is_some(),
-                crate::wrappers::loop_symbol(&symbol),
-            )?,
-            cfunc: address(w.cfunc, crate::wrappers::cfunc_symbol(&symbol))?,
-        };
+        let (native, entry, wrappers) = codegen::addresses(&engine, &symbol, w)?;
         Box::leak(Box::new(engine));
         let done = Instant::now();
         Ok(CompiledFunction {

@@ -135,7 +135,8 @@ def test_second_process_loads_what_the_first_saved(tmp_path):
     assert stats["dot_sqrt"] == [1, 0] and stats["scaled"] == [2, 0]
     assert stats["checked"] == [1, 0] and stats["psum"] == [1, 0] and stats["pair"] == [1, 0]
     # (helper is loaded too: the plain-Python oracle calls it.)
-    assert first == second or {k: v for k, v in first.items() if k != "_stats"} == {
+    # Loaded code gives what compiled code gave.
+    assert {k: v for k, v in first.items() if k != "_stats"} == {
         k: v for k, v in second.items() if k != "_stats"}
     check_results(second)
 

@@ -173,27 +173,8 @@ impl<'ctx> FnLower<'ctx, '_> {
         {
             return Ok(Some(lib.symbol));
         }
-        let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
-            lib.ir.as_bytes(),
-            &lib.symbol,
-        );
-        let m = self.ctx.create_module_from_ir(buf).map_err(llvm_err)?;
-        // Everything the library defines becomes internal to this module once linked
-        // (the linker only brings in what is external), so that a second copy, linked
-        // through another library, is renamed rather than clashing.
-        let defined: Vec<String> = m
-            .get_functions()
-            .filter(|f| {
-                f.count_basic_blocks() > 0 && f.get_linkage() == inkwell::module::Linkage::External
-            })
-            .map(|f| f.get_name().to_string_lossy().into_owned())
-            .collect();
-        self.module.link_in_module(m).map_err(llvm_err)?;
-        for name in &defined {
-            if let Some(f) = self.module.get_function(name) {
-                f.set_linkage(inkwell::module::Linkage::Internal);
-            }
-        }
+        let m = crate::codegen::parse_ir(self.ctx, &lib.ir, &lib.symbol)?;
+        crate::codegen::link_internal(self.module, m)?;
         crate::generator::mark_allocator_fns(self.ctx, self.module);
         self.linked_libraries.insert(lib.symbol.clone());
         Ok(Some(lib.symbol))
