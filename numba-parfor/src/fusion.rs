@@ -5,16 +5,18 @@
 //! source's class; a parfor result (`parfor_alloc`) has its leaves' class when every
 //! array leaf has the result's rank and one class (otherwise broadcasting may stretch one
 //! and the result gets a class of its own). A `$size = a.size` variable belongs to the
-//! class of `a`. Unlike Numba, which asserts equal shapes where it broadcasts, numba-rs
-//! broadcasts at run time as NumPy does, so classes are only ever joined where equality
-//! is certain and no assert is inserted.
+//! class of `a`. Classes are only ever joined where equality is certain. Where Numba
+//! asserts that an array expression's sizes match, the allocation carries Numba's
+//! message (`numpy::size_assertion`) and raises its AssertionError when the shapes do
+//! not broadcast; an axis of run-time length 1 still stretches, as in NumPy.
 //!
 //! **Fusion.** Two NumPy parfors of one block fuse when their sizes are in one class; the
 //! statements between them are set-up statements, constants and copies (moved before the
 //! first), or scalar computations, a mean's or min/max's final step and other NumPy
 //! parfors independent of the second (left after it); the second does not read a result
-//! of the first (reduction, mean); and every array the first writes is read by the second
-//! only at the loop's own position (its result's class). A `prange` parfor is a barrier:
+//! of the first (reduction, mean); and each reads the arrays the other writes only at
+//! the loop's own position (its result's class), so a whole-array store (`a[:] = 7`)
+//! fuses with the loop that filled `a`. A `prange` parfor is a barrier:
 //! its writes are not tracked, so nothing moves across it. The fused body runs the first
 //! body, then the second with its index equal to the first's.
 
@@ -230,6 +232,23 @@ impl Shapes {
 fn pure(ir: &FunctionIR, typing: &TypingResult, value: numba_ir::ExprId) -> bool {
     match ir.expr(value) {
         Expr::Const(_) | Expr::Global { .. } | Expr::FreeVar { .. } | Expr::Var(_) => true,
+        // An index tuple of numbers and slices.
+        Expr::BuildTuple { items } => items.iter().all(|&v| {
+            let t = typing.type_of(v).unliteral();
+            t.is_scalar() || matches!(t.get(), Type::Slice(_))
+        }),
+        // `slice(start, stop)` of numbers: an index built for a store fusion moved.
+        Expr::Call { args, kws, .. } => {
+            kws.is_empty()
+                && typing
+                    .calltypes
+                    .get(&value)
+                    .is_some_and(|s| matches!(s.ret.get(), Type::Slice(_)))
+                && args.iter().all(|&a| {
+                    let t = typing.type_of(a).unliteral();
+                    t.is_integer() || t == numba_typeinfer::types::NONE
+                })
+        }
         Expr::GetAttr { .. } => typing.calltypes.get(&value).is_some_and(|s| {
             matches!(
                 s.ret.get(),
@@ -574,7 +593,11 @@ fn try_fuse(
             return Attempt::Blocked(None);
         };
         let uses = ir.expr_uses(ir.expr(value));
-        if gen.inits.contains(&value) || pure(ir, typing, value) {
+        // A scalar computed from what is known before the first parfor moves up too
+        // (a store's value: `a = np.ones(n); a[:] = v * 2`).
+        let early_scalar =
+            scalar_only(ir, typing, target, value) && !uses.iter().any(|u| results.contains(u));
+        if gen.inits.contains(&value) || pure(ir, typing, value) || early_scalar {
             if uses.iter().any(|u| results.contains(u)) || read_before.contains(&target) {
                 return Attempt::Blocked(None);
             }
@@ -598,12 +621,9 @@ fn try_fuse(
     };
     let same_space =
         n1.start == n2.start && n1.step == n2.step && shapes.same_size(n1.stop, n2.stop);
-    // The first must not read what the second writes, and the second reads what the
-    // first writes only at its own position.
-    if !same_space
-        || p1.params.iter().any(|v| w2.contains(v))
-        || !reads_in_place(ir, shapes, p2, &w1)
-    {
+    // Each reads what the other writes only at its own position (the fused body keeps
+    // the order at each position: the first's statements, then the second's).
+    if !same_space || !reads_in_place(ir, shapes, p1, &w2) || !reads_in_place(ir, shapes, p2, &w1) {
         let why = Some(if same_space {
             cross_dependence_message(p1, p2)
         } else {

@@ -243,23 +243,33 @@ pub(crate) fn next_parfor_id() -> usize {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Numba's numbering: its NumPy conversions run before its loop conversion, so the
-/// parfors made from NumPy code take the first ids of the function and the `prange`
-/// loops the next (numba-rs converts the loops first, so that NumPy code inside a loop
-/// body stays in it). The ids are reassigned from the same pool.
+/// Numba's numbering: its conversions run setitem first, then NumPy, then loops, so the
+/// parfors made from stores take the first ids of the function, those from other NumPy
+/// code the next and the `prange` loops the last (numba-rs converts the loops first, so
+/// that NumPy code inside a loop body stays in it, and stores with the NumPy code). The
+/// ids are reassigned from the same pool.
 fn renumber(
     ir: &mut FunctionIR,
     report: &mut ParforReport,
     gen: &mut numpy::Generated,
     from_loops: usize,
 ) {
-    if from_loops == 0 || from_loops == report.produced.len() {
+    let made: Vec<usize> = report.produced.iter().map(|p| p.0).collect();
+    let store = |k: &usize| report.produced[*k].1 == numpy::SETITEM_PATTERN;
+    let numpy_made = from_loops..made.len();
+    let order: Vec<usize> = numpy_made
+        .clone()
+        .filter(store)
+        .chain(numpy_made.filter(|k| !store(k)))
+        .chain(0..from_loops)
+        .map(|k| made[k])
+        .collect();
+    if order == made {
         return;
     }
-    let made: Vec<usize> = report.produced.iter().map(|p| p.0).collect();
     let mut pool = made.clone();
     pool.sort_unstable();
-    let order = made[from_loops..].iter().chain(&made[..from_loops]);
+    let order = order.iter();
     let map: std::collections::HashMap<usize, usize> =
         order.copied().zip(pool.iter().copied()).collect();
     let new = |id: usize| map.get(&id).copied().unwrap_or(id);

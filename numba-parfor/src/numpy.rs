@@ -17,7 +17,10 @@
 //!   uninitialised and a parfor storing each element ("NumPy mapping").
 //! - Stores (`setitem`): into the view a basic index selects (`parfor_setview`, sources
 //!   overlapping it copied by `parfor_unalias`) or through a mask (`parfor_maskcheck`,
-//!   `parfor_maskset`).
+//!   `parfor_maskset`); a scalar stored into the whole array (`a[:] = x`, `a[:, :] = x`)
+//!   loops over the array's own positions, so that it fuses like NumPy parfors.
+//! - Array expressions carry the size assertion Numba's array analysis inserts
+//!   (`Sizes of a, b do not match on file (line)`), raised as its AssertionError.
 //!
 //! The loops run over flat (C-order) positions whatever the rank, so the schedule
 //! divides the work evenly and the positions are what fusion compares. The node kinds
@@ -125,6 +128,8 @@ pub(crate) struct Generated {
 
 struct Cx<'a> {
     ir: &'a mut FunctionIR,
+    /// The definitions of the function's variables before the conversion.
+    defs: &'a HashMap<VarId, Vec<ExprId>>,
     typing: &'a mut TypingResult,
     next_label: Label,
     gen: &'a mut Generated,
@@ -297,20 +302,11 @@ pub(crate) fn convert(
     gen: &mut Generated,
     options: &crate::ParforOptions,
 ) -> Result<(), ParforError> {
-    let defs: HashMap<VarId, Vec<ExprId>> = {
-        let mut m: HashMap<VarId, Vec<ExprId>> = HashMap::new();
-        for b in ir.blocks.values() {
-            for i in &b.body {
-                if let Stmt::Assign { target, value } = i.stmt {
-                    m.entry(target).or_default().push(value);
-                }
-            }
-        }
-        m
-    };
+    let defs = crate::prange::defs_of(ir);
     let next_label = ir.blocks.keys().max().copied().unwrap_or(0) + 1000;
     let mut cx = Cx {
         ir,
+        defs: &defs,
         typing,
         next_label,
         gen,
@@ -364,9 +360,9 @@ pub(crate) fn convert(
                 }
                 Expr::Call { .. } => match call_site(&cx, value) {
                     Some(call) => {
-                        reduction(&mut cx, &defs, target, &call, inst.loc, &mut new, report)
+                        reduction(&mut cx, target, &call, inst.loc, &mut new, report)
                             || creation(&mut cx, target, &call, inst.loc, &mut new, report)
-                            || fill(&mut cx, &defs, target, &call, inst.loc, &mut new, report)
+                            || fill(&mut cx, target, &call, inst.loc, &mut new, report)
                             || linspace(&mut cx, target, &call, inst.loc, &mut new, report)
                             || arange(&mut cx, target, &call, inst.loc, &mut new, report)
                     }
@@ -384,10 +380,19 @@ pub(crate) fn convert(
 }
 
 /// Numba's `repr_arrayexpr`: `((a mul b) add (sin(c)))`.
-fn repr_tree(ir: &FunctionIR, typing: &TypingResult, node: &ExtensionNode) -> String {
+fn repr_tree(
+    ir: &FunctionIR,
+    typing: &TypingResult,
+    defs: &HashMap<VarId, Vec<ExprId>>,
+    node: &ExtensionNode,
+) -> String {
     let mut text: HashMap<VarId, String> = HashMap::new();
     let leaf = |v: VarId| {
         let n = ir.var_name(v);
+        // Numba's tree holds constants themselves: `(g mul 2.0)`.
+        if let Some(Expr::Const(c)) = crate::prange::single_def(ir, defs, v) {
+            return c.py_repr();
+        }
         if n.starts_with('$') {
             format!("'{n}' (temporary variable)")
         } else {
@@ -437,6 +442,33 @@ fn repr_tree(ir: &FunctionIR, typing: &TypingResult, node: &ExtensionNode) -> St
     last
 }
 
+/// The message of the assertion Numba's array analysis puts before an array expression
+/// whose array leaves it cannot prove equal in size: `Sizes of a, b do not match on
+/// file.py (7)`. `None` for a single array leaf (nothing to compare). Unlike Numba, an
+/// axis of run-time length 1 still broadcasts, as in NumPy and the serial code.
+fn size_assertion(
+    ir: &FunctionIR,
+    typing: &TypingResult,
+    leaves: &[VarId],
+    loc: Loc,
+) -> Option<String> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut seen = HashSet::new();
+    for &v in leaves {
+        if typing.type_of(v).is_array() && seen.insert(v) {
+            names.push(ir.var_name(v));
+        }
+    }
+    (names.len() > 1).then(|| {
+        format!(
+            "Sizes of {} do not match on {} ({})",
+            names.join(", "),
+            ir.filename,
+            loc.line
+        )
+    })
+}
+
 /// `target = arrayexpr(...)` to an allocation and a parfor.
 fn arrayexpr(
     cx: &mut Cx<'_>,
@@ -463,12 +495,15 @@ fn arrayexpr(
     if !leaves.iter().any(|&v| cx.typing.type_of(v).is_array()) {
         return false;
     }
-    let pattern = format!("array expression {}", repr_tree(cx.ir, cx.typing, node));
-    let (inst, e) = cx.assign(
-        target,
-        Expr::Extension(Box::new(ExtensionNode::new(PARFOR_ALLOC, leaves.clone()))),
-        loc,
+    let pattern = format!(
+        "array expression {}",
+        repr_tree(cx.ir, cx.typing, cx.defs, node)
     );
+    let mut alloc = ExtensionNode::new(PARFOR_ALLOC, leaves.clone());
+    if let Some(msg) = size_assertion(cx.ir, cx.typing, &leaves, loc) {
+        alloc.attrs.push(("assert".into(), msg));
+    }
+    let (inst, e) = cx.assign(target, Expr::Extension(Box::new(alloc)), loc);
     cx.gen.inits.insert(e);
     out.push(inst);
     let size = cx.size_of(target, loc, out);
@@ -572,7 +607,6 @@ fn receiver(ir: &FunctionIR, defs: &HashMap<VarId, Vec<ExprId>>, func: VarId) ->
 /// `s = np.sum(a)`-style whole-array reductions to a reduction parfor.
 fn reduction(
     cx: &mut Cx<'_>,
-    defs: &HashMap<VarId, Vec<ExprId>>,
     target: VarId,
     call: &CallSite,
     loc: Loc,
@@ -602,7 +636,7 @@ fn reduction(
         if !args.is_empty() {
             return false;
         }
-        match receiver(cx.ir, defs, call.func) {
+        match receiver(cx.ir, cx.defs, call.func) {
             Some(v) => v,
             None => return false,
         }
@@ -731,7 +765,6 @@ fn reduction(
 /// the call's value is None.
 fn fill(
     cx: &mut Cx<'_>,
-    defs: &HashMap<VarId, Vec<ExprId>>,
     target: VarId,
     call: &CallSite,
     loc: Loc,
@@ -744,7 +777,7 @@ fn fill(
     if call.key != "array.fill" || call.bound {
         return false;
     }
-    let Some(arr) = receiver(cx.ir, defs, call.func) else {
+    let Some(arr) = receiver(cx.ir, cx.defs, call.func) else {
         return false;
     };
     let writable = matches!(
@@ -1395,7 +1428,8 @@ fn creation(
 }
 
 /// Numba's pattern for a setitem parfor.
-const SETITEM_PATTERN: &str = "('setitem', '')";
+/// The pattern Numba reports for a parfor made from a store (`setitem`).
+pub(crate) const SETITEM_PATTERN: &str = "('setitem', '')";
 
 /// `out[index] = <fused tree>` (the rewrites' `arrayexpr_setitem`) to a setitem parfor.
 fn setitem_expr(
@@ -1550,6 +1584,10 @@ fn setitem_view(
     if !matches!(view_t.get(), Type::Array { ndim, .. } if ndim >= 1) {
         return false;
     }
+    if leaves.iter().all(|&v| !cx.typing.type_of(v).is_array()) && whole_array_index(cx, index, at)
+    {
+        return setitem_whole(cx, arr, leaves, blocks, dtype, loc, out, report);
+    }
     let view = cx.var("$setitem_view", view_t, loc);
     let mut ops = vec![arr, index];
     ops.extend(&leaves);
@@ -1616,5 +1654,79 @@ fn setitem_view(
         report,
     );
     cx.gen.elementwise.remove(&id);
+    true
+}
+
+/// Whether `index` selects every element of an array of type `at`: full slices
+/// (`a[:]`, `a[:, :]`, `slice(None, None)` each), so that the view's flat positions are
+/// the array's own.
+fn whole_array_index(cx: &Cx<'_>, index: VarId, at: TypeId) -> bool {
+    let Type::Array { ndim, .. } = at.get() else {
+        return false;
+    };
+    let full = |v: VarId| match crate::prange::single_def(cx.ir, cx.defs, v) {
+        Some(Expr::Call {
+            func, args, kws, ..
+        }) => {
+            kws.is_empty()
+                && matches!(cx.typing.type_of(*func).get(), Type::Function(k) if k == "slice")
+                && args
+                    .iter()
+                    .all(|&a| cx.typing.type_of(a).unliteral() == NONE)
+        }
+        _ => false,
+    };
+    match crate::prange::single_def(cx.ir, cx.defs, index) {
+        Some(Expr::BuildTuple { items }) => {
+            items.len() as u32 <= ndim && items.iter().all(|&v| full(v))
+        }
+        _ => full(index),
+    }
+}
+
+/// `arr[:] = scalar tree`: a parfor over `arr`'s own flat positions, which fuses with
+/// the parfors before and after it over the same array (Numba fuses `a = np.ones(n);
+/// a[:] = 7` into one loop). Scalars need none of a view's broadcasting checks.
+#[allow(clippy::too_many_arguments)]
+fn setitem_whole(
+    cx: &mut Cx<'_>,
+    arr: VarId,
+    leaves: Vec<VarId>,
+    blocks: std::collections::BTreeMap<Label, Block>,
+    dtype: TypeId,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> bool {
+    let size = cx.size_of(arr, loc, out);
+    let i = cx.index_var(loc);
+    let elem = cx.var("$expr_out_var", dtype, loc);
+    let mut at_ops = vec![arr, i];
+    at_ops.extend(&leaves);
+    let mut at_node = ExtensionNode::new(ARRAYEXPR_AT, at_ops);
+    let names: Vec<String> = leaves.iter().map(|v| v.0.to_string()).collect();
+    at_node.attrs.push(("bind".into(), names.join(",")));
+    at_node.blocks = blocks;
+    let (get, _) = cx.assign(elem, Expr::Extension(Box::new(at_node)), loc);
+    let set = Inst {
+        stmt: Stmt::Extension(Box::new(ExtensionNode::new(SETFLAT, vec![arr, i, elem]))),
+        loc,
+    };
+    let mut params = vec![arr];
+    params.extend(&leaves);
+    cx.emit(
+        FlatLoop {
+            index: i,
+            size,
+            body: vec![get, set],
+            params,
+            reductions: Vec::new(),
+            pattern: SETITEM_PATTERN.into(),
+            cost: 2 + leaves.len() as i64,
+        },
+        loc,
+        out,
+        report,
+    );
     true
 }

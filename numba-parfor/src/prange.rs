@@ -44,7 +44,7 @@ fn loop_kind(typing: &TypingResult, f: VarId) -> Option<LoopKind> {
 }
 
 /// Every variable's defining expressions.
-fn defs_of(ir: &FunctionIR) -> HashMap<VarId, Vec<numba_ir::ExprId>> {
+pub(crate) fn defs_of(ir: &FunctionIR) -> HashMap<VarId, Vec<numba_ir::ExprId>> {
     let mut m: HashMap<VarId, Vec<numba_ir::ExprId>> = HashMap::new();
     for b in ir.blocks.values() {
         for i in &b.body {
@@ -57,7 +57,7 @@ fn defs_of(ir: &FunctionIR) -> HashMap<VarId, Vec<numba_ir::ExprId>> {
 }
 
 /// The single definition of `v`, following plain copies.
-fn single_def<'a>(
+pub(crate) fn single_def<'a>(
     ir: &'a FunctionIR,
     defs: &HashMap<VarId, Vec<numba_ir::ExprId>>,
     mut v: VarId,

@@ -126,10 +126,37 @@ def test_complex_expression(nthreads):
     np.testing.assert_allclose(par(axpy)(2 - 1j, z, w), axpy(2 - 1j, z, w), rtol=1e-15)
 
 
-def test_broadcast_error_is_numpy_valueerror():
+def test_size_mismatch_is_numbas_assertion():
+    # Numba 0.68.1's array analysis asserts the sizes before the parallel loop:
+    # AssertionError('Sizes of x, y do not match on <file> (<line>)'), naming the
+    # expression's arrays and the statement's line.
     f = par(axpy)
-    with pytest.raises(ValueError, match="could not be broadcast"):
+    line = axpy.__code__.co_firstlineno + 1
+    with pytest.raises(AssertionError) as e:
         f(1.0, np.ones(3), np.ones(4))
+    assert str(e.value) == f"Sizes of x, y do not match on {__file__} ({line})"
+    # The serial code keeps NumPy's error.
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        njit(axpy)(1.0, np.ones(3), np.ones(4))
+
+
+def test_length_one_axes_still_broadcast(nthreads):
+    # Unlike Numba (whose assertion also rejects a run-time length of 1), an axis of
+    # length 1 stretches as in NumPy and the serial code.
+    x, y = RNG.random((5, 1)), RNG.random(7)
+    np.testing.assert_array_equal(par(axpy)(2.0, x, y), axpy(2.0, x, y))
+    np.testing.assert_array_equal(par(axpy)(2.0, y[:1], y), axpy(2.0, y[:1], y))
+
+
+def test_slices_of_unequal_length_assert():
+    def shifted(a, m):
+        (n,) = a.shape
+        return a[0 : n - 2] + a[1:m]
+
+    a = RNG.random(10)
+    np.testing.assert_array_equal(par(shifted)(a, 9), shifted(a, 9))
+    with pytest.raises(AssertionError, match="do not match on"):
+        par(shifted)(a, 10)
 
 
 def test_division_follows_numpy(nthreads):
@@ -636,7 +663,8 @@ def test_removed_temporary_still_checks_broadcasting():
     m = RNG.random((300, 200))
     assert f(m, m[0]) == pytest.approx(sum_of_sum(m, m[0]), rel=1e-12)
     assert f(m, m[:, :1]) == pytest.approx(sum_of_sum(m, m[:, :1]), rel=1e-12)
-    with pytest.raises(ValueError, match="could not be broadcast"):
+    # Numba's size assertion, though the temporary itself is never stored.
+    with pytest.raises(AssertionError, match="do not match on"):
         f(np.ones(3), np.ones(4))
 
 
@@ -959,6 +987,42 @@ def test_setitem_parfors_are_reported_and_not_fused(capfd):
     r, out = stats(capfd, two, np.zeros(10), a)
     np.testing.assert_array_equal(r, a * 2.0 + 1.0)
     assert "pattern '('setitem', '')'" in out and fusions(out) == []
+
+
+def fill_then_store(n, v):
+    a = np.ones(n)
+    a[:] = v * 2 + 1
+    return a
+
+
+def grid_then_store(n, v):
+    g = np.zeros((n, 3))
+    g[:, :] = v
+    b = g * 2.0
+    return b
+
+
+def store_part(n, v):
+    a = np.ones(n)
+    a[1:] = v  # not the whole array: a view's loop, not fused
+    return a
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000, 300_000])
+def test_whole_array_store_fuses_with_its_allocation(capfd, nthreads, n):
+    # Numba 0.68.1 prints, for `a = np.ones(n); a[:] = 7`: setitem loop #0, ones loop
+    # #1, "Parallel for-loop #0 is fused into for-loop #1." (its setitem pass runs first).
+    r, out = stats(capfd, fill_then_store, n, 3)
+    np.testing.assert_array_equal(r, fill_then_store(n, 3))
+    first = min(produced(out))
+    assert re.search(rf"#{first} is produced from pattern '\('setitem', ''\)'", out)
+    assert fusions(out) == [(first, first + 1)]
+    r, out = stats(capfd, grid_then_store, n, 2.5)
+    np.testing.assert_array_equal(r, grid_then_store(n, 2.5))
+    assert len(fusions(out)) == 2  # zeros, the store and the product: one loop
+    r, out = stats(capfd, store_part, n, 4.0)
+    np.testing.assert_array_equal(r, store_part(n, 4.0))
+    assert fusions(out) == []
 
 
 # ------------------------------------------------------- parfor_diagnostics metadata

@@ -340,6 +340,22 @@ pub(super) fn broadcast_shape<'ctx>(
     nd: u32,
     operands: &[(TypeId, BasicValueEnum<'ctx>)],
 ) -> R<(Vec<IntValue<'ctx>>, IntValue<'ctx>)> {
+    broadcast_shape_or(
+        lw,
+        nd,
+        operands,
+        ("ValueError", "operands could not be broadcast together"),
+    )
+}
+
+/// [`broadcast_shape`], raising `error` (a class and its message) when the operands do
+/// not broadcast: a parfor's allocation raises Numba's array-analysis AssertionError.
+pub(super) fn broadcast_shape_or<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    nd: u32,
+    operands: &[(TypeId, BasicValueEnum<'ctx>)],
+    (class, message): (&str, &str),
+) -> R<(Vec<IntValue<'ctx>>, IntValue<'ctx>)> {
     if !operands.iter().any(|(t, _)| t.is_array()) {
         return Err(lw.unsupported("an element-wise operation needs an array"));
     }
@@ -380,11 +396,7 @@ pub(super) fn broadcast_shape<'ctx>(
             all_same = lw.b.build_and(all_same, same, "").map_err(llvm_err)?;
         }
     }
-    lw.raise_const_if(
-        bad,
-        "ValueError",
-        &["operands could not be broadcast together"],
-    )?;
+    lw.raise_const_if(bad, class, &[message])?;
     Ok((dims, all_same))
 }
 

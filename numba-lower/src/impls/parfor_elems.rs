@@ -17,7 +17,8 @@ use numba_parfor::numpy::{
 use numba_typeinfer::types::*;
 
 use super::array_ops::{
-    broadcast_ptr, broadcast_shape, dim, dtype_of, flat_ptr, load_elem, mean_of, store_elem, Typed,
+    broadcast_ptr, broadcast_shape, broadcast_shape_or, dim, dtype_of, flat_ptr, load_elem,
+    mean_of, store_elem, Typed,
 };
 use crate::function::FnLower;
 use crate::model::array::{field, ndim};
@@ -172,7 +173,11 @@ fn lower_alloc<'ctx>(
     let target = target_of(lw, node, target)?;
     let ret = lowered(lw.ty(target));
     let ops = super::arrayexpr::load_operands(lw, &node.operands)?;
-    let (dims, _) = broadcast_shape(lw, ndim(ret), &ops)?;
+    // Numba's array analysis asserts the leaves' sizes equal (its message names them).
+    let (dims, _) = match node.attrs.iter().find(|(k, _)| k == "assert") {
+        Some((_, msg)) => broadcast_shape_or(lw, ndim(ret), &ops, ("AssertionError", msg))?,
+        None => broadcast_shape(lw, ndim(ret), &ops)?,
+    };
     let a = if storage {
         super::arrays::allocate(lw, ret, &dims)?
     } else {
