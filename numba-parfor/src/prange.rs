@@ -652,7 +652,7 @@ fn reduction_of(
             .map_or(0, |i| i.loc.line);
         Err(misuse(line))
     };
-    let mut found: Option<(numba_ir::ExprId, u8)> = None;
+    let mut found: Vec<(numba_ir::ExprId, u8)> = Vec::new();
     for e in exprs {
         let reads_acc = ir.expr_uses(ir.expr(e)).iter().any(|u| copies.contains(u));
         let acc = match ir.expr(e) {
@@ -706,14 +706,61 @@ fn reduction_of(
             _ if reads_acc => return unsupported(e),
             _ => return Ok(None),
         };
-        if found.is_some_and(|(f, _)| f != e) {
-            return Ok(None);
-        }
-        found = Some((e, acc));
+        found.push((e, acc));
     }
-    let Some((expr, acc)) = found else {
+    // In body order, as Numba walks the reduce nodes.
+    let position: HashMap<numba_ir::ExprId, usize> = body
+        .values()
+        .flat_map(|b| &b.body)
+        .enumerate()
+        .filter_map(|(k, i)| match i.stmt {
+            Stmt::Assign { value, .. } => Some((value, k)),
+            _ => None,
+        })
+        .collect();
+    found.sort_by_key(|(e, _)| position.get(e).copied().unwrap_or(usize::MAX));
+    let Some(&(expr, acc)) = found.first() else {
         return Ok(None);
     };
+    // Several reduce nodes (`s += x` in two inner loops) make one reduction when they
+    // combine alike; Numba rejects in-place operators that differ (`c += 1; c *= 2`).
+    let mut inplace: Option<BinOp> = None;
+    for &(e, _) in &found {
+        if let Expr::InplaceBinOp { op, .. } = ir.expr(e) {
+            if inplace.is_some_and(|first| first != *op) {
+                let line = body
+                    .values()
+                    .flat_map(|b| &b.body)
+                    .find(|i| matches!(i.stmt, Stmt::Assign { value, .. } if value == e))
+                    .map_or(0, |i| i.loc.line);
+                return Err(ParforError::Unsupported {
+                    message: format!(
+                        "Reduction variable {} has multiple conflicting reduction operators.",
+                        name.split('.').next().unwrap_or(name)
+                    ),
+                    line,
+                });
+            }
+            inplace = Some(*op);
+        }
+    }
+    let class = |e: numba_ir::ExprId| -> Option<String> {
+        let op = match ir.expr(e) {
+            Expr::BinOp { op, .. } | Expr::InplaceBinOp { op, .. } => Some(*op),
+            Expr::Extension(node) => root_binop(ir, node).map(|(op, _, _)| op),
+            Expr::Call { func, .. } => return Some(format!("{}", typing.type_of(*func))),
+            _ => None,
+        };
+        Some(match op? {
+            BinOp::Add | BinOp::Sub => "+".into(),
+            _ => "*".into(),
+        })
+    };
+    let first = class(expr);
+    if found.iter().any(|&(e, _)| class(e) != first) {
+        return Ok(None);
+    }
+    let reduce_nodes: BTreeSet<numba_ir::ExprId> = found.iter().map(|&(e, _)| e).collect();
     // Nothing else that computes the accumulator may read it (Numba's `get_reduce_nodes`
     // over the statements the new value depends on): a partial result cannot be
     // combined twice (`acc = acc + acc * x`). Reads elsewhere (`if acc > t:`,
@@ -733,7 +780,7 @@ fn reduction_of(
         let Stmt::Assign { target, value } = &inst.stmt else {
             continue;
         };
-        if *value == expr || !slice.contains(target) {
+        if reduce_nodes.contains(value) || !slice.contains(target) {
             continue;
         }
         if matches!(ir.expr(*value), Expr::Var(_)) && copies.contains(target) {

@@ -177,6 +177,53 @@ def test_floordiv_reduction_is_rejected():
         f(np.arange(1, 5))
 
 
+def two_inner_loops(a, m):
+    s = 0
+    for i in prange(len(a)):
+        for j in range(m):
+            s += a[i] * j
+        for j in range(m):
+            s = s - a[i]  # not in place: Numba rejects only differing in-place operators
+    return s
+
+
+def inner_min(a):
+    best = 10**9
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            best = min(best, a[i, j])
+        best = min(best, a[i, 0] + 1)
+    return best
+
+
+@pytest.mark.parametrize("size", [3, 1000, 100_000])
+def test_reduction_updated_in_several_inner_loops(nthreads, size):
+    # Each reduce node combines alike (+ and -; min twice): one reduction, not a race.
+    a = RNG.integers(-50, 50, size)
+    f, p = both(two_inner_loops)
+    assert f(a, 7) == p(a, 7)
+    m = RNG.integers(-1000, 1000, (size, 4))
+    f, p = both(inner_min)
+    assert f(m) == p(m)
+
+
+def conflicting_ops(n):
+    c = 0
+    for i in prange(n):
+        c += 1
+        if i > 10:
+            c *= 1
+    return c
+
+
+def test_conflicting_reduction_operators_are_rejected():
+    # Numba 0.68.1: UnsupportedRewriteError (an UnsupportedError) at the second operator.
+    with pytest.raises(numba_rs.errors.UnsupportedError) as e:
+        njit(parallel=True)(conflicting_ops)(9)
+    assert "Reduction variable c has multiple conflicting reduction operators." in str(e.value)
+    assert "c *= 1" in str(e.value)
+
+
 # ----------------------------------------------------------------- loops writing arrays
 
 
