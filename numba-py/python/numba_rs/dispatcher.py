@@ -115,7 +115,7 @@ class ParforDiagnostics:
 
     def dump(self, level=1):
         """The ``parallel_diagnostics`` report of this specialisation."""
-        self._dispatcher.parallel_diagnostics(self._argtypes, level=level)
+        self._dispatcher._parfor_report(self._argtypes).dump(level)
 
 
 class CodeLibrary:
@@ -308,138 +308,32 @@ class CPUDispatcher(_Dispatcher):
     # -- pickling ---------------------------------------------------------------------
 
     def parallel_diagnostics(self, signature=None, level=1):
-        """Print what ``parallel=True`` did, in the layout of Numba's report: the
-        function's source with each parallel loop marked, the loops before (level >= 2)
-        and after fusion, and (level >= 3) the fusion summary and the allocations
-        hoisted out of parallel loops."""
-        if not 1 <= int(level) <= 4:
-            raise ValueError("Report level must be between 1 and 4")
+        """Print what ``parallel=True`` did to each specialisation (or the one
+        ``signature`` names), in the layout of Numba's report (see
+        :mod:`numba_rs.diagnostics`)."""
+        if level not in (1, 2, 3, 4):
+            raise ValueError("Report level unknown, should be one of 1, 2, 3, 4")
         if not self.signatures:
             raise ValueError("No compiled signatures to report on")
-        import inspect
+        sigs = [tuple(signature)] if signature is not None else self.signatures
+        for sig in sigs:
+            self._parfor_report(sig).dump(level)
 
-        sig = None if signature is None else tuple(signature)
-        loops = sorted(self._parallel_loops(sig))
-        try:
-            lines, first = inspect.getsourcelines(self.py_func)
-        except (OSError, TypeError):
-            lines, first = [], self.py_func.__code__.co_firstlineno
-        name = f" Function {self.__name__}, {self.py_func.__code__.co_filename} ({first}) "
-        print(" ")
-        print("=" * 80)
-        print(f" Parallel Accelerator Optimizing: {name}".center(80, "="))
-        print("=" * 80)
-        print("\n")
-        if not loops:
-            print("No source available" if not lines else "")
-            print("Function %s has no Parfor." % self.__name__)
-            return
-        print(f"Parallel loop listing for {name}")
-        marks = {}
-        for lid, line, _pattern, _into in loops:
-            marks.setdefault(line, []).append(lid)
-        width = max((len(x.rstrip("\n")) for x in lines), default=0) + 4
-        print("-" * width + "|loop #ID")
-        for k, text in enumerate(lines):
-            text = text.rstrip("\n")
-            ids = marks.get(first + k)
-            if ids:
-                tag = ", ".join(f"#{i}" for i in ids)
-                print(text.ljust(width, "-") + "| " + tag)
-            else:
-                print(text.ljust(width) + "| ")
-        # Fusion: each loop left is a region; the loops fused into it (transitively).
-        into = {lid: target for lid, _l, _p, target in loops}
+    def _parfor_report(self, sig):
+        from .diagnostics import Report
 
-        def root(lid):
-            while into.get(lid) is not None:
-                lid = into[lid]
-            return lid
-
-        regions = {}
-        for lid, line, _p, _t in sorted(loops, key=lambda x: (x[1], x[0])):
-            regions.setdefault(root(lid), []).append(lid)
-        order = sorted(regions, key=lambda r: min(l for i, l, _p, _t in loops if i == r))
-        fused = {r: sorted(x for x in regions[r] if x != r) for r in order}
-        tried = self._fusion_reports(sig)
-        if level >= 3 and (any(fused.values()) or tried):
-            print(" Fusing loops ".center(80, "-"))
-            print("Attempting fusion of parallel loops (combines loops with similar properties)...\n")
-            if level >= 4:
-                for a, b, msg in tried:
-                    print(f"  Trying to fuse loops #{a} and #{b}:")
-                    print(f"    {msg}")
-            if any(fused.values()):
-                print("\n \nFused loop summary:\n")
-            for r in order:
-                if fused[r]:
-                    print(f"+--{r} has the following loops fused into it:")
-                    for k in fused[r]:
-                        print(f"   +--{k} (fused)")
-                    print("")
-            print(
-                "\nFollowing the attempted fusion of parallel for-loops there are "
-                f"{len(order)} parallel for-loop(s) (originating from loops labelled: "
-                + ", ".join(f"#{r}" for r in order)
-                + ")."
-            )
-            print("-" * 80)
-            print("")
-        if level >= 2:
-            print(" Before Optimisation ".center(80, "-"))
-            for n, r in enumerate(order):
-                print(f"Parallel region {n}:")
-                print("\n".join(f"+--{k} (parallel)" for k in [r] + fused[r]))
-                print("\n")
-            print("-" * 80)
-        print(" After Optimisation ".center(80, "-"))
-        for n, r in enumerate(order):
-            print(f"Parallel region {n}:")
-            extra = f", fused with loop(s): {', '.join(map(str, fused[r]))}" if fused[r] else ""
-            print(f"+--{r} (parallel{extra})")
-            print("\n")
-        if any(fused.values()):
-            for n, r in enumerate(order):
-                print(f"\n \nParallel region {n} (loop #{r}) had {len(fused[r])} loop(s) fused.")
-        else:
-            print("Parallel structure is already optimal.")
-        print("-" * 80)
-        print("")
-        print("-" * 80)
-        print("\n ")
-        if level >= 3:
-            print("Loop invariant code motion".center(80, "-"))
-            self._print_allocation_hoisting(sig)
-            print("-" * 80)
-
-    def _print_allocation_hoisting(self, signature=None):
-        """Numba's "Allocation hoisting" report: each allocation a parallel loop's
-        kernel makes once per thread instead of every iteration."""
-        import linecache
-        import textwrap
-
-        wrapper = textwrap.TextWrapper(width=80, drop_whitespace=False)
-
-        def wrapped(text):
-            for line in text.splitlines():
-                for piece in wrapper.wrap(line):
-                    print(piece)
-
-        print("Allocation hoisting:")
-        hoisted = sorted(set(self._hoisted_allocations(signature)))
-        filename = self.py_func.__code__.co_filename
-        for lid, line, _func in hoisted:
-            wrapped(
-                f"The memory allocation derived from the instruction at {filename} ({line}) "
-                f"is hoisted out of the parallel loop labelled #{lid} (it will be performed "
-                "before the loop is executed and reused inside the loop):"
-            )
-            lines = linecache.getlines(filename)
-            if lines and line:
-                wrapped("   Allocation:: " + lines[0 if line < 2 else line - 1].strip())
-            wrapped("    - numpy.empty() is used for the allocation.\n")
-        if not hoisted:
-            wrapped("No allocation hoisting found")
+        if not self._options.get("parallel"):
+            raise ValueError("No parfors diagnostic available, is 'parallel=True' set?")
+        parallel = self._options.get("parallel")
+        fusion = not (isinstance(parallel, dict) and parallel.get("fusion") is False)
+        return Report(
+            self.py_func,
+            self._parallel_loops(sig),
+            self._fusion_reports(sig),
+            {},
+            self._hoisted_allocations(sig),
+            fusion_enabled=fusion,
+        )
 
     def __reduce__(self):
         ref = _importable(self)
