@@ -1586,7 +1586,21 @@ fn setitem_view(
     }
     if leaves.iter().all(|&v| !cx.typing.type_of(v).is_array()) && whole_array_index(cx, index, at)
     {
-        return setitem_whole(cx, arr, leaves, blocks, dtype, loc, out, report);
+        // `a[:] = scalar tree`: a loop over `a`'s own flat positions, which fuses with
+        // the loops before and after it over `a` (Numba fuses `a = np.ones(n); a[:] = 7`
+        // into one). Scalars need none of a view's broadcasting checks.
+        store_loop(
+            cx,
+            arr,
+            &leaves,
+            leaves.clone(),
+            blocks,
+            dtype,
+            loc,
+            out,
+            report,
+        );
+        return true;
     }
     let view = cx.var("$setitem_view", view_t, loc);
     let mut ops = vec![arr, index];
@@ -1623,23 +1637,43 @@ fn setitem_view(
         out.push(inst);
         srcs.push(src);
     }
-    let size = cx.size_of(view, loc, out);
+    let id = store_loop(cx, view, &leaves, srcs, blocks, dtype, loc, out, report);
+    // A store fusion does not track: nothing moves across it.
+    cx.gen.elementwise.remove(&id);
+    true
+}
+
+/// The parfor storing the tree `blocks` (over `leaves`, read through `operands`: the
+/// leaves or their unaliased copies) into every flat position of `dst`: its id.
+#[allow(clippy::too_many_arguments)]
+fn store_loop(
+    cx: &mut Cx<'_>,
+    dst: VarId,
+    leaves: &[VarId],
+    operands: Vec<VarId>,
+    blocks: std::collections::BTreeMap<Label, Block>,
+    dtype: TypeId,
+    loc: Loc,
+    out: &mut Vec<Inst>,
+    report: &mut ParforReport,
+) -> usize {
+    let size = cx.size_of(dst, loc, out);
     let i = cx.index_var(loc);
     let elem = cx.var("$expr_out_var", dtype, loc);
-    let mut at_ops = vec![view, i];
-    at_ops.extend(&srcs);
+    let mut at_ops = vec![dst, i];
+    at_ops.extend(&operands);
     let mut at_node = ExtensionNode::new(ARRAYEXPR_AT, at_ops);
     let names: Vec<String> = leaves.iter().map(|v| v.0.to_string()).collect();
     at_node.attrs.push(("bind".into(), names.join(",")));
     at_node.blocks = blocks;
     let (get, _) = cx.assign(elem, Expr::Extension(Box::new(at_node)), loc);
     let set = Inst {
-        stmt: Stmt::Extension(Box::new(ExtensionNode::new(SETFLAT, vec![view, i, elem]))),
+        stmt: Stmt::Extension(Box::new(ExtensionNode::new(SETFLAT, vec![dst, i, elem]))),
         loc,
     };
-    let mut params = vec![view];
-    params.extend(&srcs);
-    let id = cx.emit(
+    let mut params = vec![dst];
+    params.extend(operands);
+    cx.emit(
         FlatLoop {
             index: i,
             size,
@@ -1652,9 +1686,7 @@ fn setitem_view(
         loc,
         out,
         report,
-    );
-    cx.gen.elementwise.remove(&id);
-    true
+    )
 }
 
 /// Whether `index` selects every element of an array of type `at`: full slices
@@ -1682,51 +1714,4 @@ fn whole_array_index(cx: &Cx<'_>, index: VarId, at: TypeId) -> bool {
         }
         _ => full(index),
     }
-}
-
-/// `arr[:] = scalar tree`: a parfor over `arr`'s own flat positions, which fuses with
-/// the parfors before and after it over the same array (Numba fuses `a = np.ones(n);
-/// a[:] = 7` into one loop). Scalars need none of a view's broadcasting checks.
-#[allow(clippy::too_many_arguments)]
-fn setitem_whole(
-    cx: &mut Cx<'_>,
-    arr: VarId,
-    leaves: Vec<VarId>,
-    blocks: std::collections::BTreeMap<Label, Block>,
-    dtype: TypeId,
-    loc: Loc,
-    out: &mut Vec<Inst>,
-    report: &mut ParforReport,
-) -> bool {
-    let size = cx.size_of(arr, loc, out);
-    let i = cx.index_var(loc);
-    let elem = cx.var("$expr_out_var", dtype, loc);
-    let mut at_ops = vec![arr, i];
-    at_ops.extend(&leaves);
-    let mut at_node = ExtensionNode::new(ARRAYEXPR_AT, at_ops);
-    let names: Vec<String> = leaves.iter().map(|v| v.0.to_string()).collect();
-    at_node.attrs.push(("bind".into(), names.join(",")));
-    at_node.blocks = blocks;
-    let (get, _) = cx.assign(elem, Expr::Extension(Box::new(at_node)), loc);
-    let set = Inst {
-        stmt: Stmt::Extension(Box::new(ExtensionNode::new(SETFLAT, vec![arr, i, elem]))),
-        loc,
-    };
-    let mut params = vec![arr];
-    params.extend(&leaves);
-    cx.emit(
-        FlatLoop {
-            index: i,
-            size,
-            body: vec![get, set],
-            params,
-            reductions: Vec::new(),
-            pattern: SETITEM_PATTERN.into(),
-            cost: 2 + leaves.len() as i64,
-        },
-        loc,
-        out,
-        report,
-    );
-    true
 }

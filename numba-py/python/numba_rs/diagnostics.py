@@ -85,7 +85,7 @@ class Report:
         for lid, line, _p, _t in sorted(self.loops, key=lambda x: (x[1], x[0])):
             by_line.setdefault(line, []).append(str(lid))
         per_line = max([1] + [len(v) for v in by_line.values()])
-        count = len(self.final) + sum(len(v) for v in self.nested_fusion_info.values())
+        count = len(self.all_final())
         width = max(len(x) for x in lines) + (1 + per_line * (len(str(count)) + 2))
         out = ["\n", f"Parallel loop listing for {purpose}", "-" * width + "|loop #ID"]
         for k, text in enumerate(lines):
@@ -113,14 +113,15 @@ class Report:
                 if self.fusion_enabled
                 else "With fusion disabled"
             )
-            ids = ", ".join(f"#{x}" for x in self._all_final())
+            final = self.all_final()
+            ids = ", ".join(f"#{x}" for x in final)
             _wrapped(
-                f"\n{after} there are {len(self._all_final())} parallel for-loop(s) "
+                f"\n{after} there are {len(final)} parallel for-loop(s) "
                 f"(originating from loops labelled: {ids})."
             )
             _wrapped("-" * _WIDTH)
 
-    def _all_final(self):
+    def all_final(self):
         """The loops left after fusion, each followed by those nested in it."""
         out = []
 
@@ -241,7 +242,7 @@ class Report:
         print("Instruction hoisting:")
         filename = self.func.__code__.co_filename
         printed = False
-        for lid in self._all_final():
+        for lid in self.all_final():
             mine = [line for l, line, _f in self.hoisted if l == lid]
             if not mine:
                 print(f"loop #{lid} has nothing to hoist.")

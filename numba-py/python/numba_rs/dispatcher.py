@@ -86,36 +86,29 @@ class ParforDiagnostics:
     def __init__(self, dispatcher, argtypes):
         import re
 
-        self._dispatcher = dispatcher
-        self._argtypes = tuple(argtypes)
-        loops = sorted(dispatcher._parallel_loops(self._argtypes))
-        self.initial_parfors = [lid for lid, _l, _p, _t in loops]
-        self.fusion_info = {}
-        for lid, _line, _pattern, into in loops:
-            if into is not None:
-                self.fusion_info.setdefault(into, []).append(lid)
-        self.nested_fusion_info = {}
-        self.fusion_reports = [
-            FusionReport(a, b, msg) for a, b, msg in dispatcher._fusion_reports(self._argtypes)
-        ]
+        report = dispatcher._parfor_report(tuple(argtypes))
+        self._report = report
+        self.initial_parfors = [lid for lid, _l, _p, _t in report.loops]
+        self.fusion_info = report.fusion_info
+        self.nested_fusion_info = report.nested_fusion_info
+        self.fusion_reports = [FusionReport(a, b, msg) for a, b, msg in report.fusion_reports]
         self.replaced_fns = {}
-        for lid, line, pattern, _into in loops:
+        for lid, line, pattern, _into in report.loops:
             m = re.search(r"\('prange', 'internal', \(\('(\w+)', '(\w+)'\)", pattern)
             if m:
                 self.replaced_fns[lid] = ((m.group(1), m.group(2)), line)
-        self._after = [lid for lid, _l, _p, into in loops if into is None]
 
     def count_parfors(self):
-        """The parallel loops left after fusion."""
-        return len(self._after)
+        """The parallel loops left after fusion (with those nested in them)."""
+        return len(self._report.all_final())
 
     def hoisted_allocations(self):
         """``(loop id, line, function)`` of each allocation a loop makes once per thread."""
-        return sorted(set(self._dispatcher._hoisted_allocations(self._argtypes)))
+        return self._report.hoisted
 
     def dump(self, level=1):
         """The ``parallel_diagnostics`` report of this specialisation."""
-        self._dispatcher._parfor_report(self._argtypes).dump(level)
+        self._report.dump(level)
 
 
 class CodeLibrary:
