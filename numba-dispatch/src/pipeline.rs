@@ -634,7 +634,13 @@ fn compile_nopython_ir(
             name: "inline_closure_likes",
             cfg: true,
             run: move |ir: &mut FunctionIR| {
-                numba_ir::utils::inline_closures(ir, globals).map_err(|e| e.to_string())
+                let inlined =
+                    numba_ir::utils::inline_closures(ir, globals).map_err(|e| e.to_string())?;
+                // Array comprehensions become loops storing into an array (Numba's
+                // `_inline_arraycall`), parallel loops under `parallel={'comprehension'}`.
+                let parallel = options.parallel.is_some_and(|p| p.comprehension);
+                let arrays = numba_ir::comprehension::inline_array_comprehensions(ir, parallel);
+                Ok(inlined || arrays)
             },
         }),
         Box::new(Pass {

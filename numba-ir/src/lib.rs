@@ -23,6 +23,7 @@
 //! numba-typeinfer, keyed by the ids defined here.
 
 pub mod analysis;
+pub mod comprehension;
 pub mod error;
 pub mod global;
 pub mod interp;

@@ -33,11 +33,17 @@ enum LoopKind {
     Range,
     /// `pndindex(...)`: index tuples, by a flat loop over their C-order positions.
     NdIndex,
+    /// The internal `prange` of an array comprehension (numba_ir::comprehension).
+    Internal,
 }
+
+/// The typing key of an array comprehension's internal `prange`.
+const INTERNAL_PRANGE_KEY: &str = "numba_rs.internal_prange";
 
 fn loop_kind(typing: &TypingResult, f: VarId) -> Option<LoopKind> {
     match typing.type_of(f).get() {
         Type::Function(k) if PRANGE_KEYS.contains(&k.as_str()) => Some(LoopKind::Range),
+        Type::Function(k) if k == INTERNAL_PRANGE_KEY => Some(LoopKind::Internal),
         Type::Function(k) if PNDINDEX_KEYS.contains(&k.as_str()) => Some(LoopKind::NdIndex),
         _ => None,
     }
@@ -165,7 +171,7 @@ pub(crate) fn convert(
             continue;
         };
         let args = match kind {
-            LoopKind::Range => args.clone(),
+            LoopKind::Range | LoopKind::Internal => args.clone(),
             // The pndindex value itself: the loop runs over its flat positions.
             LoopKind::NdIndex => vec![range],
         };
@@ -231,7 +237,7 @@ pub(crate) fn convert(
             .unwrap_or_default();
         let mut pre = Vec::new();
         let bounds = match kind {
-            LoopKind::Range => args.clone(),
+            LoopKind::Range | LoopKind::Internal => args.clone(),
             LoopKind::NdIndex => {
                 let name = numba_ir::utils::fresh_name(ir, "$parfor_ndsize");
                 let size = ir.add_var(name, loc);
@@ -278,10 +284,16 @@ pub(crate) fn convert(
         }
         setup.extend([range, func]);
         let pattern = match kind {
-            LoopKind::Range => "('prange', 'user', '')",
-            LoopKind::NdIndex => "('prange', 'pndindex', '')",
+            LoopKind::Range => "('prange', 'user', '')".to_string(),
+            LoopKind::NdIndex => "('prange', 'pndindex', '')".to_string(),
+            // Numba names where the comprehension's `range` was swapped.
+            LoopKind::Internal => format!(
+                "('prange', 'internal', (('\"array comprehension\"', 'closure of'), Loc(filename={}, line={}, col=None)))",
+                ir.filename,
+                ir.var(func).loc.line
+            ),
         };
-        report.produced(pf.id, pattern, &ir.filename, loc.line);
+        report.produced(pf.id, &pattern, &ir.filename, loc.line);
         let node = pf.to_node();
         pre.push(Inst {
             stmt: Stmt::Extension(Box::new(node)),
@@ -338,7 +350,16 @@ fn check_index_not_overwritten(
     loop_body: &BTreeMap<Label, Block>,
     h: &Header,
 ) -> Result<(), ParforError> {
-    let unversioned = |v: VarId| ir.var_name(v).split('.').next().unwrap_or("").to_string();
+    // `i.1` is a version of `i`; `<listcomp>.i` (an inlined comprehension's) is a name
+    // of its own.
+    let unversioned = |v: VarId| {
+        let n = ir.var_name(v);
+        match n.rsplit_once('.') {
+            Some((base, k)) if !k.is_empty() && k.bytes().all(|c| c.is_ascii_digit()) => base,
+            _ => n,
+        }
+        .to_string()
+    };
     let mut index: BTreeSet<VarId> = BTreeSet::from([h.first]);
     if let Some(entry) = loop_body.get(&h.body_entry) {
         for i in &entry.body {
@@ -352,7 +373,7 @@ fn check_index_not_overwritten(
     let names: BTreeSet<String> = index
         .iter()
         .map(|&v| unversioned(v))
-        .filter(|n| !n.starts_with('$'))
+        .filter(|n| !n.contains('$'))
         .collect();
     for i in loop_body.values().flat_map(|b| &b.body) {
         let Stmt::Assign { target, value } = i.stmt else {

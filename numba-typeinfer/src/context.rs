@@ -453,7 +453,14 @@ impl BaseContext {
         // `prange` is `range` to typing and to serial lowering; the parfor pass finds
         // its loops by the callee's key.
         // `numba.prange` too: code written for Numba reaches it as `numba.prange`.
-        for key in ["range", "numba_rs.prange", "numba.prange"] {
+        // An array comprehension's `range` under `parallel=` becomes the internal prange
+        // (numba_ir::comprehension).
+        for key in [
+            "range",
+            "numba_rs.prange",
+            "numba.prange",
+            "numba_rs.internal_prange",
+        ] {
             self.register(
                 key,
                 Box::new(FnTemplate(

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use numba_ir::{Expr, ExprId, FunctionIR, Stmt, VarId};
 
 use crate::context::{typeof_const, CallOutcome, CalleeResolver, TypingContext};
+use crate::conv::tuple_items;
 use crate::error::TypingError;
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
@@ -70,6 +71,57 @@ struct Engine<'a> {
     yield_used: bool,
     /// Variables whose type `locals=` declares.
     declared: HashMap<VarId, TypeId>,
+    /// Array comprehensions (numba_ir::comprehension): each variable naming an
+    /// `empty_inferred` allocation or a view of one, with the allocation's variable.
+    inferred_roots: HashMap<VarId, VarId>,
+    /// The dtype each allocation's stores give it.
+    inferred_dtypes: HashMap<VarId, TypeId>,
+}
+
+/// The typing key of numba_ir's `empty_inferred` intrinsic.
+const EMPTY_INFERRED_KEY: &str = "intrinsic.empty_inferred";
+
+/// Every variable naming an `empty_inferred` allocation (or a copy or item view of one),
+/// with the allocation's variable.
+fn comprehension_roots(ir: &FunctionIR) -> HashMap<VarId, VarId> {
+    let mut defs: HashMap<VarId, &Expr> = HashMap::new();
+    for b in ir.blocks.values() {
+        for inst in &b.body {
+            if let Stmt::Assign { target, value } = inst.stmt {
+                defs.insert(target, ir.expr(value));
+            }
+        }
+    }
+    let is_intrinsic = |f: &VarId| {
+        matches!(defs.get(f), Some(Expr::Global { value, .. })
+            if matches!(&value.kind, numba_ir::GlobalKind::Intrinsic(n) if n == numba_ir::comprehension::EMPTY_INFERRED))
+    };
+    let mut roots: HashMap<VarId, VarId> = defs
+        .iter()
+        .filter(|(_, e)| matches!(e, Expr::Call { func, .. } if is_intrinsic(func)))
+        .map(|(v, _)| (*v, *v))
+        .collect();
+    if roots.is_empty() {
+        return roots;
+    }
+    loop {
+        let mut grew = false;
+        for (v, e) in &defs {
+            let src = match e {
+                Expr::Var(s) | Expr::Cast { value: s } => s,
+                Expr::GetItem { value, .. } | Expr::StaticGetItem { value, .. } => value,
+                _ => continue,
+            };
+            if let Some(&r) = roots.get(src) {
+                if roots.insert(*v, r).is_none() {
+                    grew = true;
+                }
+            }
+        }
+        if !grew {
+            return roots;
+        }
+    }
 }
 
 /// The variables `locals` names: each SSA version (`c`, `c.1`, ...) of a named variable.
@@ -161,6 +213,8 @@ pub fn infer_with_locals(
         yield_seen: Vec::new(),
         yield_used: ir.is_generator && yield_value_used(ir),
         declared: declared_locals(ir, locals),
+        inferred_roots: comprehension_roots(ir),
+        inferred_dtypes: HashMap::new(),
     };
     let mut passes = 0;
     while e.changed {
@@ -480,6 +534,11 @@ impl Engine<'_> {
                         index,
                         value,
                     } => {
+                        if let (Some(&root), Some(v)) =
+                            (self.inferred_roots.get(target), self.ty(*value))
+                        {
+                            self.infer_dtype(root, v, line)?;
+                        }
                         let tys = (self.ty(*target), self.raw_ty(*index), self.ty(*value));
                         if let (Some(t), Some(i), Some(v)) = tys {
                             if report && matches!(t.get(), Type::Array { readonly: true, .. }) {
@@ -560,6 +619,28 @@ impl Engine<'_> {
             }
         }
         None
+    }
+
+    /// An array comprehension stores `value` into (a view of) the allocation `root`.
+    fn infer_dtype(&mut self, root: VarId, value: TypeId, line: u32) -> Result<(), TypingError> {
+        let value = value.unliteral();
+        if !value.is_scalar() {
+            return Err(TypingError::Typing {
+                message: format!(
+                    "an array comprehension's values must be scalars, got {value}: numba-rs (as Numba) builds an array of arrays only from nested comprehensions whose inner sizes are known before the outer loop; preallocate the array and fill it instead"
+                ),
+                line,
+            });
+        }
+        let new = match self.inferred_dtypes.get(&root) {
+            None => value,
+            Some(&old) => self.ctx.unify(old, value).unwrap_or(old),
+        };
+        if self.inferred_dtypes.get(&root) != Some(&new) {
+            self.inferred_dtypes.insert(root, new);
+            self.changed = true;
+        }
+        Ok(())
     }
 
     fn record(&mut self, id: ExprId, sig: Signature) -> TypeId {
@@ -931,6 +1012,31 @@ impl Engine<'_> {
                             .and_then(|l| crate::ufunc_call::signature(ft, &l, &atys))
                             .map_err(|message| TypingError::Typing { message, line })?;
                         self.record(id, sig)
+                    }
+                    // An array comprehension's allocation: its dtype is what the loop
+                    // stores (found at the `SetItem`s below).
+                    Type::Function(k) if k == EMPTY_INFERRED_KEY => {
+                        let ndim = match atys.as_slice() {
+                            [t] => tuple_items(*t).filter(|i| i.iter().all(|i| i.is_integer())),
+                            _ => None,
+                        }
+                        .map(|i| i.len() as u32)
+                        .ok_or_else(|| TypingError::Typing {
+                            message: "empty_inferred takes one tuple of sizes".into(),
+                            line,
+                        })?;
+                        let root = self.target.and_then(|t| self.inferred_roots.get(&t).copied());
+                        let Some(dtype) = root.and_then(|r| self.inferred_dtypes.get(&r).copied()) else {
+                            return Ok(None);
+                        };
+                        self.record(
+                            id,
+                            Signature {
+                                ret: crate::types::array(dtype, ndim, Layout::C),
+                                args: atys,
+                                key: ImplKey::Function(EMPTY_INFERRED_KEY.into()),
+                            },
+                        )
                     }
                     Type::Function(_)
                     | Type::NamedTupleClass { .. }

@@ -29,7 +29,14 @@ fn int_tuple(t: TypeId) -> bool {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    for k in ["numpy.empty", "numpy.zeros", "numpy.ones"] {
+    // `intrinsic.empty_inferred`: an array comprehension's allocation (numba_ir's
+    // comprehension pass), `np.empty` of the inferred dtype.
+    for k in [
+        "numpy.empty",
+        "numpy.zeros",
+        "numpy.ones",
+        "intrinsic.empty_inferred",
+    ] {
         r.register(
             ImplKey::Function(k.into()),
             Args::Variadic(TypePat::Any),
