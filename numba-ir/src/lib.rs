@@ -11,6 +11,7 @@
 //! - post-processing as Numba runs it before `NUMBA_DUMP_IR` ([`postproc`]: single-backedge
 //!   loop canonicalisation, `del` insertion, generator yield points and state);
 //! - dataflow over blocks ([`analysis`]: use/def, liveness, dead maps);
+//! - array comprehensions compiled without lists ([`comprehension`]);
 //! - loop lifting for object mode ([`looplift`]) and with-lifting for nopython mode
 //!   ([`withlift`]: `objmode` bodies into functions of their own, `parallel_chunksize`,
 //!   Numba's testing contexts);

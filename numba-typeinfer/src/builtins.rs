@@ -46,14 +46,14 @@ impl BaseContext {
             );
         }
         // Array comprehensions (numba_ir::comprehension): the length of what the loop
-        // iterates, lowered as `len`; the allocation's dtype is inferred from the stores
+        // iterates (`len` of it); the allocation's dtype is inferred from the stores
         // (`infer.rs`).
         self.register(
             "intrinsic.length_of_iterator",
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
                     [x] if x.is_array() || tuple_items(*x).is_some() || *x == RANGE_STATE64 => {
-                        Some(sig("len", INTP, vec![*x]))
+                        Some(sig("intrinsic.length_of_iterator", INTP, vec![*x]))
                     }
                     _ => None,
                 },

@@ -36,6 +36,12 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![TypePat::Exact(RANGE_STATE64)]),
         len_range,
     );
+    // An array comprehension's length (numba_ir::comprehension): `len` of the iterable.
+    r.register(
+        key("intrinsic.length_of_iterator"),
+        Args::Exact(vec![TypePat::Any]),
+        length_of_iterator,
+    );
     r.register(
         key("isinstance"),
         Args::Exact(vec![TypePat::Any, TypePat::Any]),
@@ -603,4 +609,17 @@ fn slice<'ctx>(
         }
     };
     lw.make_struct(sig.ret, &[start.into(), stop.into(), step.into()])
+}
+
+fn length_of_iterator<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let len = Signature {
+        ret: sig.ret,
+        args: sig.args.clone(),
+        key: key("len"),
+    };
+    lw.call_impl(&len, a)
 }
