@@ -27,6 +27,9 @@ Kernels (the loops use `prange`, which is `range` when serial):
 - `stencil4`: a 4-point `@stencil` over a 2000 x 2000 matrix called from the jitted
   function (Numba turns it into a parfor of the caller; numba-rs calls the stencil's own
   parallel loop nest);
+- `rownumpy`: NumPy code in a `prange` body, `out[i] = np.sum(a[i, :] ** 2)` over a
+  20000 x 100 matrix (nested parfors: numba-rs fuses the row's expression and its sum
+  into one loop without a temporary, Numba hoists the temporary's allocation);
 - `launch`: a 100-item reduction (measures the inline path).
 
     python bench/parallel.py [scale [kernel ...]]   (only the kernels named)
@@ -148,6 +151,13 @@ def stencil4(m):
     return STK(m)
 
 
+def rownumpy(a):
+    out = np.empty(a.shape[0])
+    for i in PR(a.shape[0]):
+        out[i] = np.sum(a[i, :] ** 2)
+    return out
+
+
 def launch(a):
     s = 0.0
     for i in PR(a.shape[0]):
@@ -156,7 +166,7 @@ def launch(a):
 
 
 KERNELS = [psum, reductions, rows, arrexpr, npexpr, npnorm, montecarlo, mandelbrot, pairwise,
-           scratch, twoloops, stencil4, launch]
+           scratch, twoloops, stencil4, rownumpy, launch]
 
 
 def inputs(scale):
@@ -177,6 +187,7 @@ def inputs(scale):
         "scratch": (a[: n // 5],),
         "twoloops": (a, np.empty(n)),
         "stencil4": (m,),
+        "rownumpy": (rng.random((int(20000 * scale), 100)),),
         "launch": (a[:100],),
     }
 

@@ -870,6 +870,7 @@ fn compile_nopython_ir(
         .collect();
     compiled.hoisted_allocations = parfor_report.hoisted.clone();
     compiled.fusion_reports = parfor_report.fusion_reports.clone();
+    compiled.nested_parfors = parfor_report.nested.clone();
     compiled.rewrite_trace = trace_text.take();
     compiled.timings = times;
     finish(&mut compiled, ir, typing);

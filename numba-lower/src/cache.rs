@@ -287,6 +287,7 @@ pub fn load(
         parallel_loops: Vec::new(),
         hoisted_allocations: Vec::new(),
         fusion_reports: Vec::new(),
+        nested_parfors: Vec::new(),
         wrappers: wrapper_addresses,
         object_env: None,
     })

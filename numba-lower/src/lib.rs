@@ -138,6 +138,8 @@ pub struct CompiledFunction {
     pub hoisted_allocations: Vec<(usize, u32, String)>,
     /// Each fusion of parallel loops tried: first, second and Numba's report line.
     pub fusion_reports: Vec<(usize, usize, String)>,
+    /// The parallel loops nested in each parallel loop's body: outer id, inner ids.
+    pub nested_parfors: Vec<(usize, Vec<usize>)>,
     /// The foreign entry points [`LowerOptions::wrappers`] asked for.
     pub wrappers: WrapperAddresses,
     /// An object-mode function's environment to fill before the first call

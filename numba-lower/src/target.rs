@@ -197,6 +197,7 @@ impl TargetContext for CpuTarget {
             parallel_loops: Vec::new(),
             hoisted_allocations: Vec::new(),
             fusion_reports: Vec::new(),
+            nested_parfors: Vec::new(),
             wrappers,
             object_env: None,
         })

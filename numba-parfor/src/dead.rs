@@ -25,7 +25,9 @@ struct Outside {
     other: bool,
 }
 
-pub(crate) fn remove_dead_arrays(ir: &mut FunctionIR) {
+/// `keep`: variables read outside `ir`'s blocks (a loop body's, by the code around the
+/// loop), which stay stored.
+pub(crate) fn remove_dead_arrays(ir: &mut FunctionIR, keep: &HashSet<VarId>) {
     // Variables something reads: a method looked up for a call that conversion replaced
     // (`$m = getattr(d, mean)`, never called now) does not keep `d` alive.
     let mut read: HashSet<VarId> = HashSet::new();
@@ -38,6 +40,9 @@ pub(crate) fn remove_dead_arrays(ir: &mut FunctionIR) {
         }
     }
     let mut out: HashMap<VarId, Outside> = HashMap::new();
+    for &v in keep {
+        out.entry(v).or_default().other = true;
+    }
     for b in ir.blocks.values() {
         for inst in &b.body {
             if let Stmt::Assign { target, value } = &inst.stmt {

@@ -86,6 +86,10 @@ fn uses_are_local(ir: &FunctionIR, typing: &TypingResult, pf: &Parfor, x: VarId)
             Stmt::StaticSetItem { target, value, .. } => *value != x && *target == x,
             Stmt::Del { .. } => true,
             Stmt::Print { .. } => true,
+            // A nested parfor (`crate::nest`) reads its parameters element by element
+            // and keeps none of them.
+            Stmt::Extension(n) if n.kind == crate::node::PARFOR => Parfor::from_node(n)
+                .is_some_and(|p| !p.reductions.iter().any(|r| r.var == x) && !p.races.contains(&x)),
             s => !ir.stmt_vars(s).contains(&x),
         };
         if !ok {

@@ -21,7 +21,9 @@
 //! joined by jumps are merged (Numba's `simplify_CFG`), and adjacent parfors over equal
 //! iteration spaces fuse: NumPy ones by shape classes (`fusion`), `prange` loops when
 //! neither has a cross-iteration dependence (`loop_fusion`, Numba's
-//! `has_cross_iter_dep`).
+//! `has_cross_iter_dep`). The array expressions and reductions of a parallel loop's body
+//! become parfors nested in the loop's (`nest`), converted and fused the same way and
+//! run serially inside each division.
 //!
 //! Not yet: the full array analysis (classes through slicing and reshaping, Numba's
 //! asserts), fusing a `prange` loop with a NumPy parfor, stencils. [`ParforStage`] names
@@ -32,6 +34,7 @@ mod fusion;
 pub mod hoist;
 pub mod kernel;
 mod loop_fusion;
+mod nest;
 pub mod node;
 pub mod numpy;
 pub mod prange;
@@ -177,6 +180,9 @@ pub struct ParforReport {
     /// `(parfor, line, function)`: an allocation each kernel makes once per division
     /// instead of every iteration ([`hoist`]).
     pub hoisted: Vec<(usize, u32, String)>,
+    /// `(outer, inner)`: the parfors left (after fusion) in each parallel loop's body,
+    /// which run serially inside each of its divisions ([`nest`]).
+    pub nested: Vec<(usize, Vec<usize>)>,
     /// `(first, second, message)` of each fusion tried (Numba's `FusionReport`s: "-
     /// fusion succeeded: ..." or why it failed).
     pub fusion_reports: Vec<(usize, usize, String)>,
@@ -216,11 +222,23 @@ impl ParforReport {
                 "Parallel for-loop #{from} is fused into for-loop #{into}.\n"
             ));
         }
+        // Numba prints the count of nested loops where its format has a `#`.
+        for (outer, inner) in &self.nested {
+            out.push_str(&format!(
+                "After fusion, parallel for-loop {outer} has nested Parfor(s) #{}.\n",
+                inner.len()
+            ));
+        }
+        let nested: Vec<usize> = self
+            .nested
+            .iter()
+            .flat_map(|n| n.1.iter().copied())
+            .collect();
         let ids: Vec<String> = self
             .produced
             .iter()
             .map(|p| p.0)
-            .filter(|id| !self.fused.iter().any(|f| f.0 == *id))
+            .filter(|id| !self.fused.iter().any(|f| f.0 == *id) && !nested.contains(id))
             .map(|id| id.to_string())
             .collect();
         if ids.is_empty() {
@@ -294,6 +312,84 @@ fn renumber(
     }
 }
 
+/// Numba's numbering once loop bodies have parfors of their own ([`nest`]): Numba
+/// converts NumPy code before loops, so a body's NumPy parfors take ids before the loop
+/// around them, in source order with the function's other NumPy parfors. Every id the
+/// report and the IR hold is reassigned from the same pool.
+fn renumber_nested(ir: &mut FunctionIR, report: &mut ParforReport) {
+    if report.nested.is_empty() {
+        return;
+    }
+    let group = |pattern: &str| {
+        if pattern == numpy::SETITEM_PATTERN {
+            0
+        } else if pattern.starts_with("('prange', 'user'")
+            || pattern.starts_with("('prange', 'pndindex'")
+            || pattern.contains("array comprehension")
+        {
+            2
+        } else {
+            1
+        }
+    };
+    let mut order: Vec<(u8, u32, usize, usize)> = report
+        .produced
+        .iter()
+        .enumerate()
+        .map(|(k, (id, pattern, _, line))| {
+            let g = group(pattern);
+            (g, if g == 1 { *line } else { 0 }, k, *id)
+        })
+        .collect();
+    order.sort_unstable();
+    let mut pool: Vec<usize> = report.produced.iter().map(|p| p.0).collect();
+    pool.sort_unstable();
+    let map: std::collections::HashMap<usize, usize> = order
+        .iter()
+        .map(|o| o.3)
+        .zip(pool.iter().copied())
+        .collect();
+    let new = |id: usize| map.get(&id).copied().unwrap_or(id);
+    for p in &mut report.produced {
+        p.0 = new(p.0);
+    }
+    report.produced.sort_by_key(|p| p.0);
+    for f in &mut report.fused {
+        *f = (new(f.0), new(f.1));
+    }
+    for f in &mut report.fusion_reports {
+        f.0 = new(f.0);
+        f.1 = new(f.1);
+    }
+    for (outer, inner) in &mut report.nested {
+        *outer = new(*outer);
+        for i in inner.iter_mut() {
+            *i = new(*i);
+        }
+        inner.sort_unstable();
+    }
+    for h in &mut report.hoisted {
+        h.0 = new(h.0);
+    }
+    fn walk(
+        blocks: &mut std::collections::BTreeMap<numba_ir::Label, numba_ir::Block>,
+        new: &dyn Fn(usize) -> usize,
+    ) {
+        for block in blocks.values_mut() {
+            for inst in &mut block.body {
+                if let numba_ir::Stmt::Extension(n) = &mut inst.stmt {
+                    if let Some(mut pf) = node::Parfor::from_node(n) {
+                        pf.id = new(pf.id);
+                        walk(&mut pf.loop_body, new);
+                        **n = pf.to_node();
+                    }
+                }
+            }
+        }
+    }
+    walk(&mut ir.blocks, &new);
+}
+
 /// Run the implemented parfor stages on typed IR (phis stripped, rewrites applied).
 pub fn run(
     ir: &mut FunctionIR,
@@ -310,7 +406,7 @@ pub fn run(
     let from_loops = report.produced.len();
     let mut gen = numpy::Generated::default();
     if options.numpy || options.setitem || options.inplace_binop {
-        numpy::convert(ir, typing, &mut report, &mut gen, options)?;
+        numpy::convert(ir, typing, &mut report, &mut gen, options, false)?;
     }
     renumber(ir, &mut report, &mut gen, from_loops);
     let dump = |report: &mut ParforReport, ir: &FunctionIR, stage: &str| {
@@ -327,7 +423,10 @@ pub fn run(
         dump(&mut report, ir, "after fusion");
     }
     if options.numpy {
-        dead::remove_dead_arrays(ir);
+        dead::remove_dead_arrays(ir, &Default::default());
+        // NumPy code inside parallel loops: parfors nested in the loop's, run serially.
+        nest::convert_bodies(ir, typing, &mut report, options)?;
+        renumber_nested(ir, &mut report);
     }
     dump(&mut report, ir, "after optimization");
     // What the kernels will hoist (`kernel::build_kernel` applies the same plan).

@@ -294,13 +294,19 @@ fn elem_type(t: TypeId) -> Option<TypeId> {
 }
 
 /// Convert the array expressions and whole-array reductions of `ir`'s blocks (not those
-/// already inside a parfor: a `prange` body runs them serially).
+/// already inside a parfor: [`crate::nest`] converts a loop body's own).
+///
+/// `nested`: the blocks are a parallel loop's body, whose parfors run serially inside
+/// each division: only array expressions and reductions convert (they fuse, so an
+/// expression feeding a reduction makes no temporary array); allocations, fills and
+/// stores stay as they are, where the loop's allocation hoisting sees them.
 pub(crate) fn convert(
     ir: &mut FunctionIR,
     typing: &mut TypingResult,
     report: &mut ParforReport,
     gen: &mut Generated,
     options: &crate::ParforOptions,
+    nested: bool,
 ) -> Result<(), ParforError> {
     let defs = crate::prange::defs_of(ir);
     let next_label = ir.blocks.keys().max().copied().unwrap_or(0) + 1000;
@@ -317,7 +323,7 @@ pub(crate) fn convert(
         let mut new = Vec::with_capacity(old.len());
         for inst in old {
             let stored = match &inst.stmt {
-                _ if !options.setitem => None,
+                _ if !options.setitem || nested => None,
                 Stmt::Extension(node) if node.kind == "arrayexpr_setitem" => {
                     let node = (**node).clone();
                     Some(setitem_expr(&mut cx, &node, inst.loc, &mut new, report))
@@ -344,21 +350,26 @@ pub(crate) fn convert(
                 continue;
             };
             let done = match cx.ir.expr(value) {
-                &Expr::InplaceBinOp { op, lhs, rhs } if options.inplace_binop => inplace_binop(
-                    &mut cx,
-                    target,
-                    value,
-                    (op, lhs, rhs),
-                    inst.loc,
-                    &mut new,
-                    report,
-                ),
+                &Expr::InplaceBinOp { op, lhs, rhs } if options.inplace_binop && !nested => {
+                    inplace_binop(
+                        &mut cx,
+                        target,
+                        value,
+                        (op, lhs, rhs),
+                        inst.loc,
+                        &mut new,
+                        report,
+                    )
+                }
                 _ if !options.numpy => false,
                 Expr::Extension(node) if node.kind == "arrayexpr" => {
                     let node = (**node).clone();
                     arrayexpr(&mut cx, target, &node, inst.loc, &mut new, report)
                 }
                 Expr::Call { .. } => match call_site(&cx, value) {
+                    Some(call) if nested => {
+                        reduction(&mut cx, target, &call, inst.loc, &mut new, report)
+                    }
                     Some(call) => {
                         reduction(&mut cx, target, &call, inst.loc, &mut new, report)
                             || creation(&mut cx, target, &call, inst.loc, &mut new, report)

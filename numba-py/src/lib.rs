@@ -1193,6 +1193,16 @@ impl Dispatcher {
         self.parallel_facts(signature, |o| &o.fusion_reports)
     }
 
+    /// The parallel loops nested in each parallel loop's body, in every specialisation
+    /// (or in the one `signature` names): (outer loop id, inner loop ids).
+    #[pyo3(signature = (signature=None))]
+    fn _nested_parfors(
+        &self,
+        signature: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<(usize, Vec<usize>)>> {
+        self.parallel_facts(signature, |o| &o.nested_parfors)
+    }
+
     /// Allocations hoisted out of parallel loops in every specialisation (or in the one
     /// `signature` names): (loop id, source line, allocating function).
     #[pyo3(signature = (signature=None))]

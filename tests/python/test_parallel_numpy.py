@@ -1200,3 +1200,114 @@ def test_parallel_diagnostics_layout_matches_numba(level):
         ours, theirs = njit(parallel=True)(f), numba.njit(parallel=True)(g)
         np.testing.assert_array_equal(ours(*args), theirs(*args))
         assert _report(ours, level) == _report(theirs, level)
+
+
+# ------------------------------------------------------------ NumPy code in a prange body
+
+
+def row_sumsq(a):
+    out = np.empty(a.shape[0])
+    for i in prange(a.shape[0]):
+        out[i] = np.sum(a[i, :] ** 2)
+    return out
+
+
+def row_stats(a):
+    out = np.empty((a.shape[0], 4))
+    for i in prange(a.shape[0]):
+        r = np.sqrt(a[i, :] * 2 + 1)
+        out[i, 0] = r.max()
+        out[i, 1] = r.mean()
+        out[i, 2] = (a[i, :] - 0.5).min()
+        out[i, 3] = np.argmax(a[i, :] * -1.0)
+    return out
+
+
+def row_total(a):
+    # The body's reduction feeds the loop's own reduction.
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += (a[i, :] * a[i, :]).sum()
+    return s
+
+
+def row_kept(a, out):
+    # The expression's array is kept (stored into the output row): it stays an array.
+    for i in prange(a.shape[0]):
+        t = a[i, :] * 3.0
+        out[i, :] = t
+        out[i, 0] = t.sum()
+    return out
+
+
+def scratch_sum(a):
+    # A hoisted scratch array read by a nested reduction stays hoisted.
+    s = 0.0
+    for i in prange(a.shape[0]):
+        t = np.zeros(3)
+        t[0] = a[i]
+        t[1] = a[i] * 2.0
+        s += t.sum()
+    return s
+
+
+@pytest.mark.parametrize("shape", [(0, 4), (1, 1), (7, 5), (300, 50)])
+def test_numpy_code_in_a_prange_body(shape, nthreads):
+    a = RNG.random(shape)
+    np.testing.assert_allclose(par(row_sumsq)(a), row_sumsq(a), rtol=1e-12)
+    if shape[1]:
+        np.testing.assert_allclose(par(row_stats)(a), row_stats(a), rtol=1e-12)
+    np.testing.assert_allclose(par(row_total)(a), row_total(a), rtol=1e-9)
+    out = np.zeros(shape)
+    np.testing.assert_allclose(par(row_kept)(a, out.copy()), row_kept(a, out.copy()), rtol=1e-12)
+    v = RNG.random(shape[0] * 3)
+    np.testing.assert_allclose(par(scratch_sum)(v), scratch_sum(v), rtol=1e-9)
+
+
+def test_nested_parfors_are_reported_as_numba_does(capfd):
+    # Numba 0.68.1 converts NumPy code before loops: the body's array expression and
+    # sum are #0 and #1, the prange loop #2 (here relative to the first id). Numba
+    # leaves the two nested loops apart ("has nested Parfor(s) #2", it prints the count);
+    # numba-rs fuses them, so one is left.
+    r, out = stats(capfd, row_sumsq, np.ones((3, 4)))
+    np.testing.assert_array_equal(r, row_sumsq(np.ones((3, 4))))
+    ids = produced(out)
+    assert len(ids) == 3 and ids == sorted(ids)
+    first = ids[0]
+    lines = out.splitlines()
+    assert lines[0].startswith(f"Parallel for-loop #{first} is produced from pattern 'array expression (")
+    assert "(('sum', 'numpy')" in lines[1]
+    assert lines[2].startswith(f"Parallel for-loop #{first + 2} is produced from pattern '('prange', 'user', '')'")
+    assert fusions(out) == [(first + 1, first)]
+    assert f"After fusion, parallel for-loop {first + 2} has nested Parfor(s) #1." in out
+    assert f"After fusion, function row_sumsq has 1 parallel for-loop(s) #{{{first + 2}}}." in out
+
+
+def test_nested_parfors_in_diagnostics(capsys):
+    f = par(row_sumsq)
+    f(np.ones((3, 4)))
+    f.parallel_diagnostics(level=3)
+    text = capsys.readouterr().out
+    outer = int(re.search(r"\+--(\d+) is a parallel loop", text).group(1))
+    assert f"+--{outer - 2} --> rewritten as a serial loop" in text
+    assert f"+--{outer - 2} (serial, fused with loop(s): {outer - 1})" in text
+    flat = " ".join(text.split())
+    assert "had 1 loop(s) fused and 1 loop(s) serialized as part of the larger" in flat
+    # One region: the nested loop is not a region of its own.
+    assert "Parallel region 1" not in text
+
+
+def test_scratch_array_read_by_a_nested_reduction_is_still_hoisted(capsys):
+    f = par(scratch_sum)
+    f(np.ones(10))
+    f.parallel_diagnostics(level=3)
+    flat = " ".join(capsys.readouterr().out.split())
+    assert "is hoisted out of the parallel loop" in flat
+    assert f._hoisted_allocations()[0][2] == "numpy.zeros"
+
+
+def test_numpy_option_off_leaves_the_body_serial(capfd):
+    r, out = stats(capfd, row_sumsq, np.ones((3, 4)), parallel={"numpy": False})
+    np.testing.assert_array_equal(r, row_sumsq(np.ones((3, 4))))
+    assert len(produced(out)) == 1
+    assert "nested" not in out

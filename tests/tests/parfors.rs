@@ -206,7 +206,16 @@ fn numpy_parallel_ir(
     args: &[TypeId],
     options: &ParforOptions,
 ) -> (numba_ir::FunctionIR, ParforReport) {
-    let mut g = HashMap::new();
+    numpy_parallel_ir_with(name, args, options, HashMap::new())
+}
+
+/// [`numpy_parallel_ir`] with more globals (`range` as `prange`: [`globals`]).
+fn numpy_parallel_ir_with(
+    name: &str,
+    args: &[TypeId],
+    options: &ParforOptions,
+    mut g: HashMap<String, Global>,
+) -> (numba_ir::FunctionIR, ParforReport) {
     g.insert(
         "np".to_string(),
         Global {
@@ -302,4 +311,50 @@ fn numpy_options_switch_conversion_and_fusion() {
     assert!(parfors(&ir).is_empty());
     assert!(report.produced.is_empty());
     assert_eq!(report.warnings[0].category, "NumbaPerformanceWarning");
+}
+
+#[test]
+fn numpy_code_in_a_parallel_loop_becomes_nested_parfors() {
+    // for i in prange(n): out[i] = np.sum(a[i, :] ** 2): the row's expression and its
+    // sum are parfors of the loop's body, numbered before the loop (Numba converts
+    // NumPy code first), fused into one (numba-rs fuses nested loops, Numba does not).
+    let m = numba_typeinfer::types::array(
+        numba_typeinfer::types::FLOAT64,
+        2,
+        numba_typeinfer::types::Layout::C,
+    );
+    let (ir, report) =
+        numpy_parallel_ir_with("row_sumsq", &[m, f64_vec()], &ParforOptions::ALL, globals());
+    let pats: Vec<&str> = report.produced.iter().map(|p| p.1.as_str()).collect();
+    assert_eq!(pats.len(), 3, "{pats:?}");
+    assert!(pats[0].starts_with("array expression ("), "{pats:?}");
+    assert!(pats[1].contains("(('sum', 'numpy')"), "{pats:?}");
+    assert_eq!(pats[2], "('prange', 'user', '')");
+    let ids: Vec<usize> = report.produced.iter().map(|p| p.0).collect();
+    assert_eq!(report.fused, vec![(ids[1], ids[0])]);
+    assert_eq!(report.nested, vec![(ids[2], vec![ids[0]])]);
+    let stats = report.stats_text("row_sumsq");
+    assert!(
+        stats.contains(&format!(
+            "After fusion, parallel for-loop {} has nested Parfor(s) #1.\nAfter fusion, function row_sumsq has 1 parallel for-loop(s) #{{{}}}.",
+            ids[2], ids[2]
+        )),
+        "{stats}"
+    );
+    // One parfor in the function; the fused nested one inside its body.
+    let pfs = parfors(&ir);
+    assert_eq!(pfs.len(), 1);
+    let inner: Vec<Parfor> = pfs[0]
+        .loop_body
+        .values()
+        .flat_map(|b| &b.body)
+        .filter_map(|i| match &i.stmt {
+            numba_ir::Stmt::Extension(n) => Parfor::from_node(n),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(inner.len(), 1);
+    assert_eq!(inner[0].id, ids[0]);
+    assert_eq!(inner[0].reductions.len(), 1);
+    insta::assert_snapshot!("row_sumsq_ir", normalise(&ir.dump()));
 }

@@ -124,6 +124,7 @@ pub fn compile(
         parallel_loops: Vec::new(),
         hoisted_allocations: Vec::new(),
         fusion_reports: Vec::new(),
+        nested_parfors: Vec::new(),
         wrappers: crate::WrapperAddresses::default(),
         object_env: Some(ObjectEnv {
             cell,

@@ -63,7 +63,10 @@ class Report:
         """Fusion roots and roots of true loop nests by source line (a later root on
         the same line replaces an earlier one, as in Numba)."""
         lines = {}
-        for r in self._roots(self.fusion_info):
+        # A loop nested in another shows in its outer loop's region, fused or not
+        # (numba-rs fuses a loop body's NumPy loops; Numba's nested loops never fuse).
+        nested = {x for v in self.nested_fusion_info.values() for x in v}
+        for r in self._roots(self.fusion_info) - nested:
             lines[self.line_of.get(r, 0)] = ("fuse", r)
         for r in self._roots(self.nested_fusion_info):
             if self.nested_fusion_info.get(r):

@@ -323,7 +323,7 @@ class CPUDispatcher(_Dispatcher):
             self.py_func,
             self._parallel_loops(sig),
             self._fusion_reports(sig),
-            {},
+            dict(self._nested_parfors(sig)),
             self._hoisted_allocations(sig),
             fusion_enabled=fusion,
         )
