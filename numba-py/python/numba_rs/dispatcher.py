@@ -76,8 +76,9 @@ FusionReport = collections.namedtuple("FusionReport", ["first", "second", "messa
 class ParforDiagnostics:
     """What ``parallel=True`` did to one specialisation, as Numba's
     ``ParforDiagnostics`` holds it: ``fusion_info`` (loop id -> the ids fused into it),
-    ``nested_fusion_info`` (always empty: a ``prange`` inside a parallel loop runs as a
-    serial loop of its body, so numba-rs makes no nested parfors), ``replaced_fns``
+    ``nested_fusion_info`` (loop id -> the NumPy loops of its body, which run serially
+    inside it; a ``prange`` inside a parallel loop stays a serial loop of the body and
+    is not listed), ``replaced_fns``
     (NumPy functions replaced by parallel versions: key -> ``(name, module)`` and the
     line), ``fusion_reports`` (each fusion tried: ``first``, ``second`` and Numba's
     ``message``),
