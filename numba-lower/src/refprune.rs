@@ -326,6 +326,85 @@ fn is_call(inst: InstructionValue<'_>) -> bool {
     inst.get_opcode() == InstructionOpcode::Call
 }
 
+/// The value an `extractvalue` reads back from the `insertvalue` chain that built its
+/// aggregate (`v` itself otherwise): the MemInfo a struct was made with. An array built
+/// with a constant null MemInfo (a parfor's shape-only temporary) then has refops on
+/// null, which go, instead of a decref of an unknown pointer that pins every pair across
+/// it.
+fn inserted(v: BasicValueEnum<'_>) -> BasicValueEnum<'_> {
+    // The index path of an `extractvalue` / `insertvalue`.
+    fn path(inst: InstructionValue<'_>) -> Vec<u32> {
+        use inkwell::llvm_sys::core::{LLVMGetIndices, LLVMGetNumIndices};
+        use inkwell::values::AsValueRef;
+        // SAFETY: `inst` is a live extractvalue/insertvalue instruction (checked by the
+        // callers), for which LLVM keeps an array of `LLVMGetNumIndices` indices.
+        unsafe {
+            let r = inst.as_value_ref();
+            let n = LLVMGetNumIndices(r) as usize;
+            std::slice::from_raw_parts(LLVMGetIndices(r), n).to_vec()
+        }
+    }
+    let Some(x) = v.as_instruction_value() else {
+        return v;
+    };
+    if x.get_opcode() != InstructionOpcode::ExtractValue {
+        return v;
+    }
+    let k = path(x);
+    let Some(Operand::Value(mut agg)) = x.get_operand(0) else {
+        return v;
+    };
+    for _ in 0..64 {
+        let Some(i) = agg.as_instruction_value() else {
+            // The constant the chain started from (`{ ptr null, ... }`): its field.
+            return constant_field(agg, &k).unwrap_or(v);
+        };
+        if i.get_opcode() != InstructionOpcode::InsertValue {
+            return v;
+        }
+        let (Some(Operand::Value(outer)), Some(Operand::Value(item))) =
+            (i.get_operand(0), i.get_operand(1))
+        else {
+            return v;
+        };
+        let j = path(i);
+        if j == k {
+            return item;
+        }
+        // A field beside the one read: look further back. One inside the other (a
+        // whole sub-aggregate inserted): not followed.
+        let common = j.iter().zip(&k).take_while(|(a, b)| a == b).count();
+        if common == j.len() || common == k.len() {
+            return v;
+        }
+        agg = outer;
+    }
+    v
+}
+
+/// Field `path` (one level) of a constant aggregate, when it is a constant null pointer.
+fn constant_field<'ctx>(agg: BasicValueEnum<'ctx>, path: &[u32]) -> Option<BasicValueEnum<'ctx>> {
+    use inkwell::llvm_sys::core::{LLVMGetAggregateElement, LLVMIsAConstant};
+    use inkwell::values::AsValueRef;
+    let [k] = path else { return None };
+    // SAFETY: `agg` is a live value; LLVMGetAggregateElement returns null for anything
+    // but a constant aggregate with that element, and the element is a live constant.
+    unsafe {
+        let r = agg.as_value_ref();
+        if LLVMIsAConstant(r).is_null() {
+            return None;
+        }
+        let e = LLVMGetAggregateElement(r, *k);
+        if e.is_null() {
+            return None;
+        }
+        match BasicValueEnum::new(e) {
+            BasicValueEnum::PointerValue(p) if p.is_null() => Some(p.into()),
+            _ => None,
+        }
+    }
+}
+
 /// The result of `NRT_MemInfo_alloc`: a MemInfo allocated by this call of the function.
 fn is_fresh_meminfo(v: BasicValueEnum<'_>) -> bool {
     v.as_instruction_value()
@@ -352,7 +431,13 @@ fn consuming_functions<'ctx>(module: &Module<'ctx>) -> HashSet<FunctionValue<'ct
                 }
             }
         }
-        if consumes {
+        // A parallel loop's kernel (`<function>.parfor<N>`) and its worker are the
+        // lowering's own code: they take and drop references of their own in pairs and
+        // borrow their parameters, as Numba assumes every callee does. Without this a
+        // nested loop's kernel, called once per outer iteration, pins every incref
+        // around it (two atomic operations per iteration on a MemInfo both threads
+        // share).
+        if consumes && !is_parfor_kernel(f) {
             consumers.insert(f);
         }
         calls.insert(f, callees);
@@ -368,6 +453,18 @@ fn consuming_functions<'ctx>(module: &Module<'ctx>) -> HashSet<FunctionValue<'ct
         }
     }
     consumers
+}
+
+/// Whether `f` is a parfor kernel or worker numba-lower's parallel target generated
+/// (`parallel.rs` names them `<parent>.parfor<id>` and `<parent>.parfor<id>.worker`).
+fn is_parfor_kernel(f: FunctionValue<'_>) -> bool {
+    let name = f.get_name().to_bytes();
+    let Some(at) = name.windows(7).rposition(|w| w == b".parfor") else {
+        return false;
+    };
+    let rest = &name[at + 7..];
+    let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    digits > 0 && (rest.len() == digits || &rest[digits..] == b".worker")
 }
 
 /// A function's CFG with dominators and post-dominators (the CFG does not change while
@@ -566,7 +663,7 @@ impl<'ctx, 'a> Pruner<'ctx, 'a> {
             Some(Operand::Value(ptr)) => Some(RefOp {
                 inst,
                 kind,
-                ptr: Some(ptr),
+                ptr: Some(inserted(ptr)),
             }),
             // A refop without an argument is not ours: treat it as unknown.
             _ => Some(RefOp {

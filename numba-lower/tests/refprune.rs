@@ -591,3 +591,84 @@ fn every_function_of_the_module_is_pruned() {
         assert_eq!(calls(&m, f, "NRT_incref") + calls(&m, f, "NRT_decref"), 0);
     }
 }
+
+// ---------------------------------------------------------------- parallel kernels
+
+#[test]
+fn a_parfor_kernel_and_its_worker_are_not_barriers() {
+    // The parallel target's kernels (`<parent>.parfor<N>`) and workers take and drop
+    // references of their own in pairs: a call to one does not pin the caller's pair.
+    let body = "
+define void @k.parfor3(ptr %x) {
+entry:
+  call void @NRT_incref(ptr %x)
+  call void @NRT_decref(ptr %x)
+  ret void
+}
+define void @k.parfor3.worker(ptr %x) {
+entry:
+  call void @k.parfor3(ptr %x)
+  ret void
+}
+define void @f(ptr %p) {
+entry:
+  call void @NRT_incref(ptr %p)
+  call void @k.parfor3(ptr %p)
+  call void @k.parfor3.worker(ptr %p)
+  call void @NRT_decref(ptr %p)
+  ret void
+}";
+    // The kernel's own pair goes too.
+    assert_eq!(run(body, ALL), (stats(4, 0, 0, 0), 0, 0));
+    // A name that only looks like one is still a barrier.
+    let body = "
+define void @k.parforx(ptr %x) {
+entry:
+  call void @NRT_decref(ptr %x)
+  ret void
+}
+define void @f(ptr %p) {
+entry:
+  call void @NRT_incref(ptr %p)
+  call void @k.parforx(ptr %p)
+  call void @NRT_decref(ptr %p)
+  ret void
+}";
+    assert_eq!(run(body, ALL), (NONE, 1, 1));
+}
+
+#[test]
+fn refops_on_a_meminfo_built_as_null_are_removed() {
+    // A shape-only array (null MemInfo) built by an insertvalue chain from a constant:
+    // its decref does nothing, and does not stand between the other pair.
+    let body = "
+define void @f(ptr %p, i64 %n) {
+entry:
+  %a0 = insertvalue { ptr, ptr, i64, [1 x i64] } { ptr null, ptr null, i64 undef, [1 x i64] undef }, i64 %n, 2
+  %a1 = insertvalue { ptr, ptr, i64, [1 x i64] } %a0, i64 %n, 3, 0
+  call void @NRT_incref(ptr %p)
+  br label %next
+next:
+  %m = extractvalue { ptr, ptr, i64, [1 x i64] } %a1, 0
+  call void @NRT_decref(ptr %m)
+  call void @NRT_decref(ptr %p)
+  ret void
+}";
+    let (s, inc, dec) = run(body, ALL);
+    assert_eq!((inc, dec), (0, 0), "{s:?}");
+    // A MemInfo inserted from an unknown value stays a decref that may release.
+    let body = "
+define void @f(ptr %p, ptr %q, i64 %n) {
+entry:
+  %a0 = insertvalue { ptr, i64 } undef, ptr %q, 0
+  %a1 = insertvalue { ptr, i64 } %a0, i64 %n, 1
+  call void @NRT_incref(ptr %p)
+  br label %next
+next:
+  %m = extractvalue { ptr, i64 } %a1, 0
+  call void @NRT_decref(ptr %m)
+  call void @NRT_decref(ptr %p)
+  ret void
+}";
+    assert_eq!(run(body, ALL), (NONE, 1, 2));
+}
