@@ -6,7 +6,8 @@ run on this machine.
 For every kernel: numba-rs serial (`njit`), numba-rs `parallel=True`, Numba serial and
 Numba `parallel=True`; the speed-up of each parallel build over its own serial build,
 and the geometric mean of the speed-ups. Each figure is the best of 7 samples after a
-warm-up call (a sample repeats a sub-millisecond call until it lasts 1 ms). `launch` is
+warm-up call (a sample repeats a sub-millisecond call until it lasts 1 ms; the serial and
+parallel builds' samples alternate). `launch` is
 a tiny loop: it shows the cost of a parallel region the runtime decides to run inline
 (it must stay near 1.0x).
 
@@ -192,21 +193,26 @@ def inputs(scale):
     }
 
 
-def best(f, args, reps=7):
-    """The best per-call time of `reps` samples; a sample repeats the call until it
-    lasts a millisecond, so sub-microsecond kernels are not timer noise."""
-    f(*args)
-    t0 = time.perf_counter()
-    f(*args)
-    once = time.perf_counter() - t0
-    calls = max(1, int(1e-3 / max(once, 1e-9)))
-    ts = []
-    for _ in range(reps):
+def best(fs, args, reps=7):
+    """The best per-call time of each function in `fs` over `reps` samples; a sample
+    repeats the call until it lasts a millisecond, so sub-microsecond kernels are not
+    timer noise. The functions' samples alternate (serial, parallel, serial, ...), so a
+    drift of this VM's speed during the run weighs on both alike."""
+    plan = []
+    for f in fs:
+        f(*args)
         t0 = time.perf_counter()
-        for _ in range(calls):
-            f(*args)
-        ts.append((time.perf_counter() - t0) / calls)
-    return min(ts)
+        f(*args)
+        once = time.perf_counter() - t0
+        plan.append((f, max(1, int(1e-3 / max(once, 1e-9)))))
+    ts = [[] for _ in fs]
+    for _ in range(reps):
+        for k, (f, calls) in enumerate(plan):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                f(*args)
+            ts[k].append((time.perf_counter() - t0) / calls)
+    return [min(t) for t in ts]
 
 
 def build(module, kernel):
@@ -249,8 +255,7 @@ def main():
         line = f"{k.__name__:<12}"
         for name, mod in impls:
             ser, par = build(mod, k)
-            ts = best(ser, data[k.__name__])
-            tp = best(par, data[k.__name__])
+            ts, tp = best([ser, par], data[k.__name__])
             speedups[name].append(ts / tp)
             line += f"{ts * 1e3:>19.3f} ms{tp * 1e3:>21.3f} ms{ts / tp:>9.2f}x"
         print(line)
