@@ -640,7 +640,9 @@ fn compile_nopython_ir(
                 // `_inline_arraycall`), parallel loops under `parallel={'comprehension'}`.
                 let parallel = options.parallel.is_some_and(|p| p.comprehension);
                 let arrays = numba_ir::comprehension::inline_array_comprehensions(ir, parallel);
-                Ok(inlined || arrays)
+                // Lists only read (`np.array([1.0, 2.0])`) are tuples.
+                let tuples = numba_ir::comprehension::literal_lists_as_tuples(ir);
+                Ok(inlined || arrays || tuples)
             },
         }),
         Box::new(Pass {

@@ -1,8 +1,9 @@
 """Array comprehensions: `np.array([expr for x in it])` (and the same loop written with a
 list and `append`) compiled without a list, as Numba's `_inline_arraycall` does, serially
 and under parallel=True (its `comprehension` option makes the loop an internal prange).
-Each function is checked against CPython running it with NumPy (the oracle) on random
-inputs; the autouse fixture in conftest.py checks NRT balance."""
+Lists that are only read (`np.array([1.0, 2.0, x])`, a loop over a written-out list) are
+compiled as tuples. Each function is checked against CPython running it with NumPy (the
+oracle) on random inputs; the autouse fixture in conftest.py checks NRT balance."""
 
 import math
 import os
@@ -244,3 +245,72 @@ def test_serial_result_matches_numba_rs_parallel_result(nthreads):
     par = njit(parallel=True)(over_array)(a)
     np.testing.assert_array_equal(ser, par)
     assert numba_rs.get_num_threads() == nthreads
+
+
+# ------------------------------------------------------------ lists that are only read
+
+
+def lit_array(x):
+    return np.array([1.0, 2.0, x])
+
+
+def lit_dtype(i):
+    return np.array([i], np.int64) * 3
+
+
+def lit_dtype_kw(i):
+    return np.array([i, 2], dtype=np.float32) / 2
+
+
+def lit_nested(x, y):
+    return np.array([[x, y], [y, x], [x + y, 0]])
+
+
+def lit_mixed(i):
+    # Numba unifies the items (int and float make float64), as NumPy does here.
+    return np.array([i, 2.5])
+
+
+def lit_reads(x):
+    steps = [1, 0, -1]
+    s = 0
+    for v in steps:
+        s += v * x
+    return s + len(steps) + steps[x % 3] + (x in [1, 2, 3])
+
+
+def lit_in_prange(a):
+    out = np.empty(a.shape[0])
+    for i in numba_rs.prange(a.shape[0]):
+        w = np.array([0.25, 0.5, 0.25])
+        out[i] = (a[i] * w).sum()
+    return out
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_lists_only_read_compile_as_tuples(parallel):
+    check(lit_array, 3.5, parallel=parallel)
+    check(lit_dtype, 4, parallel=parallel)
+    check(lit_dtype_kw, 4, parallel=parallel)
+    check(lit_nested, 2, 5, parallel=parallel)
+    check(lit_mixed, 7, parallel=parallel)
+    for x in range(-3, 4):
+        assert njit(parallel=parallel)(lit_reads)(x) == lit_reads(x)
+    check(lit_in_prange, RNG.random(50), parallel=parallel)
+
+
+def test_a_list_that_is_changed_or_kept_stays_a_list():
+    def appended(n):
+        xs = [1, 2]
+        xs.append(n)
+        return np.array(xs)
+
+    def returned():
+        return [1, 2]
+
+    def passed(a):
+        return np.asarray([a[0], a[1]])
+
+    for f, args in ((appended, (3,)), (returned, ()), (passed, (np.ones(2),))):
+        with pytest.raises(UnsupportedError, match="lists"):
+            njit(f)(*args)
