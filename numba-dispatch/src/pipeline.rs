@@ -641,7 +641,7 @@ fn compile_nopython_ir(
                 let parallel = options.parallel.is_some_and(|p| p.comprehension);
                 let arrays = numba_ir::comprehension::inline_array_comprehensions(ir, parallel);
                 // Lists only read (`np.array([1.0, 2.0])`) are tuples.
-                let tuples = numba_ir::comprehension::literal_lists_as_tuples(ir);
+                let tuples = numba_ir::literal_lists::literal_lists_as_tuples(ir);
                 Ok(inlined || arrays || tuples)
             },
         }),

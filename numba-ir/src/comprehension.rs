@@ -61,12 +61,12 @@ pub fn inline_array_comprehensions(ir: &mut FunctionIR, parallel: bool) -> bool 
 
 /// The single definitions of variables (statement position and expression); variables
 /// defined more than once are absent.
-struct Defs {
-    at: HashMap<VarId, (Label, usize, ExprId)>,
+pub(crate) struct Defs {
+    pub(crate) at: HashMap<VarId, (Label, usize, ExprId)>,
 }
 
 impl Defs {
-    fn compute(ir: &FunctionIR) -> Defs {
+    pub(crate) fn compute(ir: &FunctionIR) -> Defs {
         let mut at = HashMap::new();
         let mut many = BTreeSet::new();
         for (&l, b) in &ir.blocks {
@@ -84,12 +84,12 @@ impl Defs {
         Defs { at }
     }
 
-    fn expr<'a>(&self, ir: &'a FunctionIR, v: VarId) -> Option<&'a Expr> {
+    pub(crate) fn expr<'a>(&self, ir: &'a FunctionIR, v: VarId) -> Option<&'a Expr> {
         self.at.get(&v).map(|&(_, _, e)| ir.expr(e))
     }
 
     /// `v` followed through copies and casts to the variable holding the value.
-    fn root(&self, ir: &FunctionIR, mut v: VarId) -> VarId {
+    pub(crate) fn root(&self, ir: &FunctionIR, mut v: VarId) -> VarId {
         for _ in 0..32 {
             match self.expr(ir, v) {
                 Some(Expr::Var(s)) | Some(Expr::Cast { value: s }) => v = *s,
@@ -99,11 +99,11 @@ impl Defs {
         v
     }
 
-    fn root_expr<'a>(&self, ir: &'a FunctionIR, v: VarId) -> Option<&'a Expr> {
+    pub(crate) fn root_expr<'a>(&self, ir: &'a FunctionIR, v: VarId) -> Option<&'a Expr> {
         self.expr(ir, self.root(ir, v))
     }
 
-    fn global<'a>(&self, ir: &'a FunctionIR, v: VarId) -> Option<&'a Global> {
+    pub(crate) fn global<'a>(&self, ir: &'a FunctionIR, v: VarId) -> Option<&'a Global> {
         match self.root_expr(ir, v)? {
             Expr::Global { value, .. } => Some(value),
             _ => None,
@@ -111,7 +111,7 @@ impl Defs {
     }
 
     /// Whether `v` is the NumPy function `name` (`np.name` or `from numpy import name`).
-    fn is_numpy(&self, ir: &FunctionIR, v: VarId, name: &str) -> bool {
+    pub(crate) fn is_numpy(&self, ir: &FunctionIR, v: VarId, name: &str) -> bool {
         match self.root_expr(ir, v) {
             Some(Expr::GetAttr { value, attr }) if attr == name => matches!(
                 self.global(ir, *value).map(|g| &g.kind),
@@ -125,7 +125,7 @@ impl Defs {
         }
     }
 
-    fn is_builtin(&self, ir: &FunctionIR, v: VarId, name: &str) -> bool {
+    pub(crate) fn is_builtin(&self, ir: &FunctionIR, v: VarId, name: &str) -> bool {
         matches!(self.global(ir, v).map(|g| &g.kind), Some(GlobalKind::Builtin(b)) if b == name)
     }
 }
@@ -168,6 +168,44 @@ enum Iterated {
 /// Rewrite the comprehension building the list `built`; `None` (and nothing changed)
 /// when it does not qualify.
 fn rewrite(ir: &mut FunctionIR, built: VarId, parallel: bool) -> Option<()> {
+    let found = find(ir, built)?;
+    apply(ir, found, parallel)
+}
+
+/// What [`find`] established about a comprehension, for [`apply`].
+struct Found {
+    defs: Defs,
+    cfg: numba_bytecode::cfg::ControlFlowGraph,
+    /// The list's variable and its names (copies).
+    list: VarId,
+    aliases: BTreeSet<VarId>,
+    /// The consumer's block (the loop's exit) and position.
+    exit: Label,
+    call_index: usize,
+    consumer: Consumer,
+    dtype: Option<VarId>,
+    dtype_available: bool,
+    /// `method = getattr(alias, append)` at `attr_index` and `appended = method(value)`
+    /// at `call_at`, both in `body_block`.
+    attr_index: usize,
+    method: VarId,
+    alias: VarId,
+    body_block: Label,
+    call_at: usize,
+    appended: VarId,
+    value: VarId,
+    /// The loop: its entry block (and terminator's position), header, the iteration's
+    /// `pair_first`, what it iterates and what gives its length.
+    entry: Label,
+    entry_end: usize,
+    header: Label,
+    first: VarId,
+    iterated: Iterated,
+    length_source: VarId,
+}
+
+/// Whether the list `built` is an array comprehension's (see the module doc).
+fn find(ir: &FunctionIR, built: VarId) -> Option<Found> {
     let defs = Defs::compute(ir);
     let (entry, _, _) = *defs.at.get(&built)?;
 
@@ -370,7 +408,60 @@ fn rewrite(ir: &mut FunctionIR, built: VarId, parallel: bool) -> Option<()> {
         }
     }
 
-    // Rewrite. First everything that does not move statements in other blocks.
+    Some(Found {
+        list,
+        aliases,
+        exit,
+        call_index,
+        consumer,
+        dtype,
+        dtype_available,
+        attr_index,
+        method,
+        alias,
+        body_block,
+        call_at,
+        appended,
+        value,
+        entry,
+        entry_end,
+        header,
+        first,
+        iterated,
+        length_source,
+        defs,
+        cfg,
+    })
+}
+
+/// Rewrite the comprehension [`find`] found.
+fn apply(ir: &mut FunctionIR, f: Found, parallel: bool) -> Option<()> {
+    let Found {
+        defs,
+        cfg,
+        list,
+        aliases,
+        exit,
+        call_index,
+        consumer,
+        dtype,
+        dtype_available,
+        attr_index,
+        method,
+        alias,
+        body_block,
+        call_at,
+        appended,
+        value,
+        entry,
+        entry_end,
+        header,
+        first,
+        iterated,
+        length_source,
+    } = f;
+    let available = |v: VarId| available_at(&defs, &cfg, v, (entry, entry_end));
+    // First everything that does not move statements in other blocks.
     let loc = ir.blocks[&entry].body[entry_end].loc;
     let new_var = |ir: &mut FunctionIR, base: &str| {
         let name = fresh_name(ir, base);
@@ -486,7 +577,7 @@ fn rewrite(ir: &mut FunctionIR, built: VarId, parallel: bool) -> Option<()> {
     stmts.push(assign(
         ir,
         size,
-        synthetic_call(len_func, vec![length_source]),
+        Expr::synthetic_call(len_func, vec![length_source]),
     ));
     let size_tuple = new_var(ir, "size_tuple");
     stmts.push(assign(
@@ -542,7 +633,7 @@ fn rewrite(ir: &mut FunctionIR, built: VarId, parallel: bool) -> Option<()> {
             stmts.push(assign(
                 ir,
                 array,
-                synthetic_call(empty_func, vec![size_tuple]),
+                Expr::synthetic_call(empty_func, vec![size_tuple]),
             ));
         }
     }
@@ -591,17 +682,6 @@ pub fn internal_prange() -> Global {
     }
 }
 
-fn synthetic_call(func: VarId, args: Vec<VarId>) -> Expr {
-    Expr::Call {
-        func,
-        args,
-        kws: Vec::new(),
-        vararg: None,
-        varkwarg: None,
-        form: CallForm::Synthetic,
-    }
-}
-
 /// Whether `v` holds its value at `(label, index)`: defined once, earlier in that block
 /// or in a block that dominates it.
 fn available_at(
@@ -621,64 +701,55 @@ fn available_at(
 /// constants, globals and what is computed from them by attribute reads and `range` /
 /// `len` / `length_of_iterator` calls, tuple building, item reads and arithmetic.
 fn rematerializable(ir: &FunctionIR, defs: &Defs, v: VarId, avail: &dyn Fn(VarId) -> bool) -> bool {
-    let go = |v| Remat { ir, defs, avail }.ok(v, 0);
-    go(v)
+    remat_ok(ir, defs, v, avail, 0)
 }
 
 /// The walk of [`rematerializable`]: variables available where the value is needed are
 /// leaves.
-struct Remat<'a> {
-    ir: &'a FunctionIR,
-    defs: &'a Defs,
-    avail: &'a dyn Fn(VarId) -> bool,
-}
-
-impl Remat<'_> {
-    fn ok(&self, v: VarId, depth: u32) -> bool {
-        let (ir, defs) = (self.ir, self.defs);
-        let go = |_: &FunctionIR, _: &Defs, v: VarId, d: u32| self.ok(v, d);
-        if (self.avail)(v) {
-            return true;
+fn remat_ok(
+    ir: &FunctionIR,
+    defs: &Defs,
+    v: VarId,
+    avail: &dyn Fn(VarId) -> bool,
+    depth: u32,
+) -> bool {
+    let go = |x: VarId| remat_ok(ir, defs, x, avail, depth + 1);
+    if avail(v) {
+        return true;
+    }
+    if depth > 16 {
+        return false;
+    }
+    let Some(e) = defs.expr(ir, v) else {
+        return false;
+    };
+    match e {
+        Expr::Arg { .. } | Expr::Const(_) | Expr::Global { .. } => true,
+        Expr::Var(s) | Expr::Cast { value: s } | Expr::GetAttr { value: s, .. } => go(*s),
+        Expr::StaticGetItem {
+            value,
+            index_var: None,
+            ..
+        } => go(*value),
+        Expr::BinOp { lhs, rhs, .. } => go(*lhs) && go(*rhs),
+        Expr::BuildTuple { items } => items.iter().all(|&i| go(i)),
+        Expr::Call {
+            func,
+            args,
+            kws,
+            vararg: None,
+            varkwarg: None,
+            ..
+        } if kws.is_empty() => {
+            let pure = match defs.global(ir, *func).map(|g| &g.kind) {
+                Some(GlobalKind::Builtin(b)) => b == "range" || b == "len",
+                Some(GlobalKind::Intrinsic(n)) => n == LENGTH_OF_ITERATOR,
+                Some(GlobalKind::ModuleFunction { name, .. }) => name == INTERNAL_PRANGE,
+                _ => false,
+            };
+            pure && go(*func) && args.iter().all(|&a| go(a))
         }
-        if depth > 16 {
-            return false;
-        }
-        let Some(e) = defs.expr(ir, v) else {
-            return false;
-        };
-        match e {
-            Expr::Arg { .. } | Expr::Const(_) | Expr::Global { .. } => true,
-            Expr::Var(s) | Expr::Cast { value: s } | Expr::GetAttr { value: s, .. } => {
-                go(ir, defs, *s, depth + 1)
-            }
-            Expr::StaticGetItem {
-                value,
-                index_var: None,
-                ..
-            } => go(ir, defs, *value, depth + 1),
-            Expr::BinOp { lhs, rhs, .. } => {
-                go(ir, defs, *lhs, depth + 1) && go(ir, defs, *rhs, depth + 1)
-            }
-            Expr::BuildTuple { items } => items.iter().all(|&i| go(ir, defs, i, depth + 1)),
-            Expr::Call {
-                func,
-                args,
-                kws,
-                vararg: None,
-                varkwarg: None,
-                ..
-            } if kws.is_empty() => {
-                let pure = match defs.global(ir, *func).map(|g| &g.kind) {
-                    Some(GlobalKind::Builtin(b)) => b == "range" || b == "len",
-                    Some(GlobalKind::Intrinsic(n)) => n == LENGTH_OF_ITERATOR,
-                    Some(GlobalKind::ModuleFunction { name, .. }) => name == INTERNAL_PRANGE,
-                    _ => false,
-                };
-                pure && go(ir, defs, *func, depth + 1)
-                    && args.iter().all(|&a| go(ir, defs, a, depth + 1))
-            }
-            _ => false,
-        }
+        _ => false,
     }
 }
 
@@ -858,88 +929,4 @@ fn fix_one(ir: &mut FunctionIR) -> bool {
         }
     }
     false
-}
-
-/// Lists written out and only read (`np.array([1.0, 2.0, 5.0])`, `np.array([i], np.int64)`,
-/// `np.array([[x, y], [y, x]])`, `len([...])`, `v in [...]`, `[...][k]`, a loop over
-/// one) become tuples: nothing can tell the two apart, and tuples need no list at run
-/// time. A list that is appended to, stored into, passed to anything else, returned or
-/// kept is left alone. Returns whether anything changed.
-pub fn literal_lists_as_tuples(ir: &mut FunctionIR) -> bool {
-    let mut converted: BTreeSet<VarId> = BTreeSet::new();
-    // Outer lists first: an inner list is read only as an item of a converted one.
-    loop {
-        let defs = Defs::compute(ir);
-        let du = DefUse::compute(ir);
-        let mut found = None;
-        'lists: for (&v, &(l, i, e)) in &defs.at {
-            if converted.contains(&v) {
-                continue;
-            }
-            let Expr::BuildList { items } = ir.expr(e) else {
-                continue;
-            };
-            if items.is_empty() {
-                continue;
-            }
-            let mut aliases: BTreeSet<VarId> = BTreeSet::from([v]);
-            let mut work = vec![v];
-            while let Some(a) = work.pop() {
-                for &(ul, ui) in du.uses.get(&a).into_iter().flatten() {
-                    let ok = match &ir.blocks[&ul].body[ui].stmt {
-                        Stmt::Del { .. } => true,
-                        Stmt::Assign { target, value } => match ir.expr(*value) {
-                            Expr::Var(_) | Expr::Cast { .. } => {
-                                if defs.at.contains_key(target) && aliases.insert(*target) {
-                                    work.push(*target);
-                                }
-                                defs.at.contains_key(target)
-                            }
-                            Expr::GetIter { .. } => true,
-                            Expr::GetItem { value, index } => *value == a && *index != a,
-                            Expr::StaticGetItem { value, .. } => *value == a,
-                            Expr::BinOp {
-                                op: BinOp::In,
-                                lhs,
-                                rhs,
-                            } => *lhs == a && *rhs != a,
-                            Expr::BuildTuple { .. } => converted.contains(target),
-                            Expr::Call {
-                                func,
-                                args,
-                                kws,
-                                vararg: None,
-                                varkwarg: None,
-                                ..
-                            } => {
-                                let first = args.first() == Some(&a)
-                                    && !args[1..].contains(&a)
-                                    && kws.iter().all(|(_, k)| *k != a);
-                                first
-                                    && (defs.is_numpy(ir, *func, "array")
-                                        || (args.len() == 1 && defs.is_builtin(ir, *func, "len")))
-                            }
-                            _ => false,
-                        },
-                        _ => false,
-                    };
-                    if !ok {
-                        continue 'lists;
-                    }
-                }
-            }
-            found = Some((v, l, i));
-            break;
-        }
-        let Some((v, l, i)) = found else {
-            return !converted.is_empty();
-        };
-        let Stmt::Assign { value, .. } = ir.blocks[&l].body[i].stmt else {
-            return !converted.is_empty();
-        };
-        if let Expr::BuildList { items } = ir.expr(value).clone() {
-            ir.exprs[value.0 as usize] = Expr::BuildTuple { items };
-        }
-        converted.insert(v);
-    }
 }

@@ -40,18 +40,6 @@ fn implicit_name(name: &str) -> String {
 /// Numba's `error_extras['reportable']`, appended to messages about internal errors.
 const REPORTABLE: &str = "\n-------------------------------------------------------------------------------\nThis should not have happened, a problem has occurred in Numba's internals.\nYou are currently using Numba version 0.68.1.\n\nPlease report the error message and traceback, along with a minimal reproducer\nat: https://github.com/numba/numba/issues/new?template=bug_report.md\n\nIf more help is needed please feel free to ask on the Numba discourse forum:\nhttps://numba.discourse.group/\n\nThanks in advance for your help in improving Numba!\n\n";
 
-/// A call the interpreter synthesises: arguments as a tuple, no keywords.
-fn synthetic_call(func: VarId, args: Vec<VarId>) -> Expr {
-    Expr::Call {
-        func,
-        args,
-        kws: Vec::new(),
-        vararg: None,
-        varkwarg: None,
-        form: CallForm::Synthetic,
-    }
-}
-
 /// Python dict semantics for a list of entries: a repeated key keeps its first position
 /// and takes the last value.
 fn dict_entries(entries: Vec<(Constant, LiteralValue)>) -> Vec<(Constant, LiteralValue)> {
@@ -407,7 +395,12 @@ fn rewrite_one_list_to_tuple(ir: &mut FunctionIR, label: Label) -> bool {
                     Some(v) => v,
                     None => ir.add_var(tmp_name, inst.loc),
                 };
-                new_hole.push(assign(ir, tmp, synthetic_call(gv, vec![arg]), inst.loc));
+                new_hole.push(assign(
+                    ir,
+                    tmp,
+                    Expr::synthetic_call(gv, vec![arg]),
+                    inst.loc,
+                ));
                 new_hole.push(assign(
                     ir,
                     target,
@@ -504,7 +497,7 @@ impl Interp<'_> {
             .lookup(name)
             .expect("the intrinsic was stored just above");
         let res = res.map_or_else(|| format!("$callres_{name}"), str::to_string);
-        self.store(synthetic_call(func, Vec::new()), &res, true);
+        self.store(Expr::synthetic_call(func, Vec::new()), &res, true);
     }
 
     /// `_insert_exception_check`: the values the handler edge pushes become `None`
@@ -839,7 +832,7 @@ impl Interp<'_> {
             false,
         );
         let func = self.get(attrvar)?;
-        self.store(synthetic_call(func, args), res, false);
+        self.store(Expr::synthetic_call(func, args), res, false);
         Ok(())
     }
 
@@ -1056,7 +1049,7 @@ impl Interp<'_> {
                 let func = self.get("$exc_match")?;
                 let lhs = self.get(&ti.inputs[0])?;
                 let rhs = self.get(&ti.inputs[1])?;
-                self.store(synthetic_call(func, vec![lhs, rhs]), &out(0), false);
+                self.store(Expr::synthetic_call(func, vec![lhs, rhs]), &out(0), false);
             }
             "POP_JUMP_FORWARD_IF_TRUE" | "POP_JUMP_BACKWARD_IF_TRUE" | "JUMP_IF_TRUE_OR_POP" => {
                 self.jump_if(inst, &ti.inputs[0], true)?
@@ -1292,7 +1285,7 @@ impl Interp<'_> {
                     false,
                 );
                 let func = self.get(&slicevar)?;
-                self.store(synthetic_call(func, args), &res, false);
+                self.store(Expr::synthetic_call(func, args), &res, false);
             }
             "LIST_APPEND" | "SET_ADD" | "SET_UPDATE" | "DICT_UPDATE" => {
                 let target = self.get(&ti.inputs[0])?;
@@ -1322,7 +1315,7 @@ impl Interp<'_> {
                     false,
                 );
                 let func = self.get(&out(0))?;
-                self.store(synthetic_call(func, vec![value]), &out(1), false);
+                self.store(Expr::synthetic_call(func, vec![value]), &out(1), false);
             }
             "BUILD_STRING" => {
                 if ti.inputs.is_empty() {

@@ -11,7 +11,8 @@
 //! - post-processing as Numba runs it before `NUMBA_DUMP_IR` ([`postproc`]: single-backedge
 //!   loop canonicalisation, `del` insertion, generator yield points and state);
 //! - dataflow over blocks ([`analysis`]: use/def, liveness, dead maps);
-//! - array comprehensions compiled without lists ([`comprehension`]);
+//! - array comprehensions compiled without lists ([`comprehension`]), and lists that are
+//!   only read compiled as tuples ([`literal_lists`]);
 //! - loop lifting for object mode ([`looplift`]) and with-lifting for nopython mode
 //!   ([`withlift`]: `objmode` bodies into functions of their own, `parallel_chunksize`,
 //!   Numba's testing contexts);
@@ -29,6 +30,7 @@ pub mod error;
 pub mod global;
 pub mod interp;
 pub mod ir;
+pub mod literal_lists;
 pub mod looplift;
 pub mod passes;
 pub mod postproc;

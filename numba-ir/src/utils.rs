@@ -48,6 +48,19 @@ impl DefUse {
 }
 
 impl Expr {
+    /// A call the compiler synthesises (`bool(pred)`, `slice(a, b)`, an intrinsic's):
+    /// arguments as a tuple, no keywords.
+    pub fn synthetic_call(func: VarId, args: Vec<VarId>) -> Expr {
+        Expr::Call {
+            func,
+            args,
+            kws: Vec::new(),
+            vararg: None,
+            varkwarg: None,
+            form: CallForm::Synthetic,
+        }
+    }
+
     /// Apply `f` to every variable the expression reads.
     pub fn for_each_use_mut(&mut self, mut f: impl FnMut(&mut VarId)) {
         match self {

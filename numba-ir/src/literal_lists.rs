@@ -1,0 +1,96 @@
+//! Lists written out and only read, compiled as tuples.
+//!
+//! `np.array([1.0, 2.0, x])`, `np.array([[x, y], [y, x]])`, `len(steps)`, `v in [1, 2]`,
+//! `steps[k]` and a loop over `steps = [1, 0, -1]` read a list that nothing changes or
+//! keeps: a tuple of the same items behaves the same and needs no list at run time
+//! (numba-rs has no run-time lists yet; Numba types these as reflected lists).
+
+use std::collections::BTreeSet;
+
+use crate::comprehension::Defs;
+use crate::ir::*;
+use crate::utils::DefUse;
+
+/// Lists written out and only read (`np.array([1.0, 2.0, 5.0])`, `np.array([i], np.int64)`,
+/// `np.array([[x, y], [y, x]])`, `len([...])`, `v in [...]`, `[...][k]`, a loop over
+/// one) become tuples: nothing can tell the two apart, and tuples need no list at run
+/// time. A list that is appended to, stored into, passed to anything else, returned or
+/// kept is left alone. Returns whether anything changed.
+pub fn literal_lists_as_tuples(ir: &mut FunctionIR) -> bool {
+    let mut converted: BTreeSet<VarId> = BTreeSet::new();
+    // Outer lists first: an inner list is read only as an item of a converted one.
+    loop {
+        let defs = Defs::compute(ir);
+        let du = DefUse::compute(ir);
+        let mut found = None;
+        'lists: for (&v, &(l, i, e)) in &defs.at {
+            if converted.contains(&v) {
+                continue;
+            }
+            let Expr::BuildList { items } = ir.expr(e) else {
+                continue;
+            };
+            if items.is_empty() {
+                continue;
+            }
+            let mut aliases: BTreeSet<VarId> = BTreeSet::from([v]);
+            let mut work = vec![v];
+            while let Some(a) = work.pop() {
+                for &(ul, ui) in du.uses.get(&a).into_iter().flatten() {
+                    let ok = match &ir.blocks[&ul].body[ui].stmt {
+                        Stmt::Del { .. } => true,
+                        Stmt::Assign { target, value } => match ir.expr(*value) {
+                            Expr::Var(_) | Expr::Cast { .. } => {
+                                if defs.at.contains_key(target) && aliases.insert(*target) {
+                                    work.push(*target);
+                                }
+                                defs.at.contains_key(target)
+                            }
+                            Expr::GetIter { .. } => true,
+                            Expr::GetItem { value, index } => *value == a && *index != a,
+                            Expr::StaticGetItem { value, .. } => *value == a,
+                            Expr::BinOp {
+                                op: BinOp::In,
+                                lhs,
+                                rhs,
+                            } => *lhs == a && *rhs != a,
+                            Expr::BuildTuple { .. } => converted.contains(target),
+                            Expr::Call {
+                                func,
+                                args,
+                                kws,
+                                vararg: None,
+                                varkwarg: None,
+                                ..
+                            } => {
+                                let first = args.first() == Some(&a)
+                                    && !args[1..].contains(&a)
+                                    && kws.iter().all(|(_, k)| *k != a);
+                                first
+                                    && (defs.is_numpy(ir, *func, "array")
+                                        || (args.len() == 1 && defs.is_builtin(ir, *func, "len")))
+                            }
+                            _ => false,
+                        },
+                        _ => false,
+                    };
+                    if !ok {
+                        continue 'lists;
+                    }
+                }
+            }
+            found = Some((v, l, i));
+            break;
+        }
+        let Some((v, l, i)) = found else {
+            return !converted.is_empty();
+        };
+        let Stmt::Assign { value, .. } = ir.blocks[&l].body[i].stmt else {
+            return !converted.is_empty();
+        };
+        if let Expr::BuildList { items } = ir.expr(value).clone() {
+            ir.exprs[value.0 as usize] = Expr::BuildTuple { items };
+        }
+        converted.insert(v);
+    }
+}
