@@ -68,6 +68,7 @@ pub fn literal_lists_as_tuples(ir: &mut FunctionIR) -> bool {
                                     && kws.iter().all(|(_, k)| *k != a);
                                 first
                                     && (defs.is_numpy(ir, *func, "array")
+                                        || defs.is_numpy(ir, *func, "asarray")
                                         || (args.len() == 1 && defs.is_builtin(ir, *func, "len")))
                             }
                             _ => false,

@@ -119,6 +119,34 @@ fn sig(key: &str, ret: TypeId, args: Vec<TypeId>) -> Signature {
     }
 }
 
+/// `np.array(obj[, dtype])` of a scalar, a (nested) tuple or an array: a new C array.
+pub(crate) fn array_from(a: &[TypeId]) -> Option<Signature> {
+    let (obj, dtype) = match a {
+        [o] => (*o, None),
+        [o, d] => (*o, Some(dtype_arg(*d)?)),
+        _ => return None,
+    };
+    let obj = obj.unliteral();
+    let (d, n) = match array_parts(obj) {
+        Some((d, n, ..)) => (d, n),
+        None => {
+            let (shape, leaves) = nested_shape(obj)?;
+            let mut d = *leaves.first()?;
+            for &l in &leaves[1..] {
+                d = promote_dtypes(d, l)?;
+            }
+            (d, shape.len() as u32)
+        }
+    };
+    let mut args = a.to_vec();
+    args[0] = obj;
+    Some(sig(
+        "numpy.array",
+        array(dtype.unwrap_or(d), n, Layout::C),
+        args,
+    ))
+}
+
 /// An array's `(dtype, ndim, layout, readonly)`.
 pub fn array_parts(t: TypeId) -> Option<(TypeId, u32, Layout, bool)> {
     match t.get() {
@@ -1056,32 +1084,7 @@ impl BaseContext {
         self.register(
             "numpy.array",
             Box::new(FnTemplate(
-                |a: &[TypeId]| {
-                    let (obj, dtype) = match a {
-                        [o] => (*o, None),
-                        [o, d] => (*o, Some(dtype_arg(*d)?)),
-                        _ => return None,
-                    };
-                    let obj = obj.unliteral();
-                    let (d, n) = match array_parts(obj) {
-                        Some((d, n, ..)) => (d, n),
-                        None => {
-                            let (shape, leaves) = nested_shape(obj)?;
-                            let mut d = *leaves.first()?;
-                            for &l in &leaves[1..] {
-                                d = promote_dtypes(d, l)?;
-                            }
-                            (d, shape.len() as u32)
-                        }
-                    };
-                    let mut args = a.to_vec();
-                    args[0] = obj;
-                    Some(sig(
-                        "numpy.array",
-                        array(dtype.unwrap_or(d), n, Layout::C),
-                        args,
-                    ))
-                },
+                array_from,
                 "(scalar, tuple, nested tuple or array), (..., dtype)",
             )),
         );

@@ -379,6 +379,8 @@ fn asarray(a: &[TypeId]) -> Option<Signature> {
         // An array is returned as it is.
         [x] if x.is_array() => Some(sig("numpy.asarray", *x, a.to_vec())),
         [x, none] if x.is_array() && *none == NONE => Some(sig("numpy.asarray", *x, a.to_vec())),
+        [x, none] if *none == NONE => crate::numpy::array_from(&[*x]),
+        [x, d] if !x.is_array() => crate::numpy::array_from(&[*x, *d]),
         [x, d] => {
             let (dtype, ndim, ..) = array_parts(*x)?;
             let want = dtype_arg(*d)?;
@@ -389,6 +391,8 @@ fn asarray(a: &[TypeId]) -> Option<Signature> {
             };
             Some(sig("numpy.asarray", ret, a.to_vec()))
         }
+        // A scalar or a (nested) tuple makes a new array, as `np.array` does.
+        [x] => crate::numpy::array_from(&[*x]),
         _ => None,
     }
 }

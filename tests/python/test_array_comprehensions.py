@@ -279,6 +279,10 @@ def lit_reads(x):
     return s + len(steps) + steps[x % 3] + (x in [1, 2, 3])
 
 
+def lit_asarray(a):
+    return np.asarray([a[0], a[1] * 2]) + np.asarray((a[1], 2), np.float32) + np.asarray(a[0])
+
+
 def lit_in_prange(a):
     out = np.empty(a.shape[0])
     for i in numba_rs.prange(a.shape[0]):
@@ -296,6 +300,7 @@ def test_lists_only_read_compile_as_tuples(parallel):
     check(lit_mixed, 7, parallel=parallel)
     for x in range(-3, 4):
         assert njit(parallel=parallel)(lit_reads)(x) == lit_reads(x)
+    check(lit_asarray, RNG.random(3), parallel=parallel)
     check(lit_in_prange, RNG.random(50), parallel=parallel)
 
 
@@ -309,7 +314,7 @@ def test_a_list_that_is_changed_or_kept_stays_a_list():
         return [1, 2]
 
     def passed(a):
-        return np.asarray([a[0], a[1]])
+        return np.sum([a[0], a[1]])
 
     for f, args in ((appended, (3,)), (returned, ()), (passed, (np.ones(2),))):
         with pytest.raises(UnsupportedError, match="lists"):
