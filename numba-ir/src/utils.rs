@@ -343,6 +343,16 @@ pub fn rename_var(ir: &mut FunctionIR, v: VarId, new_name: &str) -> Result<(), I
     Ok(())
 }
 
+/// A variable's name without the version SSA gives it (`x.1` is `x`), as Numba's
+/// messages name variables; only a numeric suffix goes (an inlined comprehension's
+/// `<listcomp>.x` is a name of its own).
+pub fn unversioned(name: &str) -> &str {
+    match name.rsplit_once('.') {
+        Some((base, k)) if !k.is_empty() && k.bytes().all(|c| c.is_ascii_digit()) => base,
+        _ => name,
+    }
+}
+
 /// A name not used by any variable: `base`, else `base.1`, `base.2`, ...
 pub fn fresh_name(ir: &FunctionIR, base: &str) -> String {
     let taken: BTreeSet<&str> = ir.vars.iter().map(|v| v.name.as_str()).collect();

@@ -505,7 +505,7 @@ pub(crate) fn mismatch_message(
     // `var_rename_map`): `$parfor_size` of `np.ones(n)`'s loop is `n`.
     let user = |v: VarId| {
         let n = ir.var_name(v);
-        (!n.starts_with('$')).then(|| n.split('.').next().unwrap_or(n).to_string())
+        (!n.starts_with('$')).then(|| numba_ir::utils::unversioned(n).to_string())
     };
     let name = |x: Bound| match x {
         Bound::Const(c) => c.to_string(),

@@ -352,14 +352,7 @@ fn check_index_not_overwritten(
 ) -> Result<(), ParforError> {
     // `i.1` is a version of `i`; `<listcomp>.i` (an inlined comprehension's) is a name
     // of its own.
-    let unversioned = |v: VarId| {
-        let n = ir.var_name(v);
-        match n.rsplit_once('.') {
-            Some((base, k)) if !k.is_empty() && k.bytes().all(|c| c.is_ascii_digit()) => base,
-            _ => n,
-        }
-        .to_string()
-    };
+    let unversioned = |v: VarId| numba_ir::utils::unversioned(ir.var_name(v)).to_string();
     let mut index: BTreeSet<VarId> = BTreeSet::from([h.first]);
     if let Some(entry) = loop_body.get(&h.body_entry) {
         for i in &entry.body {
@@ -588,7 +581,7 @@ fn build(
             "NumbaParallelSafetyWarning",
             format!(
                 "Variable {} used in parallel loop may be written to simultaneously by multiple workers and may result in non-deterministic or unintended results.",
-                ir.var_name(*r)
+                numba_ir::utils::unversioned(ir.var_name(*r))
             ),
             loc.line,
         );
@@ -661,7 +654,7 @@ fn reduction_of(
     let misuse = |line: u32| ParforError::Value {
         message: format!(
             "Use of reduction variable {} in an unsupported reduction function.",
-            name.split('.').next().unwrap_or(name)
+            numba_ir::utils::unversioned(name)
         ),
         line,
     };
@@ -757,7 +750,7 @@ fn reduction_of(
                 return Err(ParforError::Unsupported {
                     message: format!(
                         "Reduction variable {} has multiple conflicting reduction operators.",
-                        name.split('.').next().unwrap_or(name)
+                        numba_ir::utils::unversioned(name)
                     ),
                     line,
                 });

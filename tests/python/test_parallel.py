@@ -396,7 +396,8 @@ def last_value(a):
 
 def test_race_warns_and_keeps_the_last_iteration():
     a = RNG.random(10_000)
-    with pytest.warns(NumbaParallelSafetyWarning, match="may be written to simultaneously"):
+    # Numba names the variable as the user wrote it (`x`, not its SSA version `x.1`).
+    with pytest.warns(NumbaParallelSafetyWarning, match="^Variable x used in parallel loop may be written to simultaneously"):
         f = njit(parallel=True)(last_value)
         r = f(a)
     assert r == last_value(a)
