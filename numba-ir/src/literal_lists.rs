@@ -1,7 +1,7 @@
 //! Lists written out and only read, compiled as tuples.
 //!
 //! `np.array([1.0, 2.0, x])`, `np.array([[x, y], [y, x]])`, `len(steps)`, `v in [1, 2]`,
-//! `steps[k]` and a loop over `steps = [1, 0, -1]` read a list that nothing changes or
+//! `steps[k]`, `e[i] = [h, h, h]` and a loop over `steps = [1, 0, -1]` read a list that nothing changes or
 //! keeps: a tuple of the same items behaves the same and needs no list at run time
 //! (numba-rs has no run-time lists yet; Numba types these as reflected lists).
 
@@ -39,6 +39,12 @@ pub fn literal_lists_as_tuples(ir: &mut FunctionIR) -> bool {
                 for &(ul, ui) in du.uses.get(&a).into_iter().flatten() {
                     let ok = match &ir.blocks[&ul].body[ui].stmt {
                         Stmt::Del { .. } => true,
+                        // Its items stored into an array (`e[i] = [h, h, h]`).
+                        Stmt::SetItem {
+                            target,
+                            index,
+                            value,
+                        } => *value == a && *target != a && *index != a,
                         Stmt::Assign { target, value } => match ir.expr(*value) {
                             Expr::Var(_) | Expr::Cast { .. } => {
                                 if defs.at.contains_key(target) && aliases.insert(*target) {

@@ -283,6 +283,15 @@ def lit_asarray(a):
     return np.asarray([a[0], a[1] * 2]) + np.asarray((a[1], 2), np.float32) + np.asarray(a[0])
 
 
+def lit_rows(h):
+    e = np.zeros((3, 3))
+    for i in range(2):
+        e[i] = [h, h * 2, 3]
+    e[2] = (1, 2, h)
+    e[0, 1:] = [7, 8]
+    return e
+
+
 def lit_in_prange(a):
     out = np.empty(a.shape[0])
     for i in numba_rs.prange(a.shape[0]):
@@ -301,7 +310,22 @@ def test_lists_only_read_compile_as_tuples(parallel):
     for x in range(-3, 4):
         assert njit(parallel=parallel)(lit_reads)(x) == lit_reads(x)
     check(lit_asarray, RNG.random(3), parallel=parallel)
+    check(lit_rows, 1.5, parallel=parallel)
     check(lit_in_prange, RNG.random(50), parallel=parallel)
+
+
+def test_a_row_of_the_wrong_length_is_numpys_value_error():
+    # The array is the caller's: an array the function allocated before raising would
+    # leak (the README's known gap for raises from runtime helpers).
+    def bad(e, h):
+        e[0] = [h, h]
+        return e
+
+    with pytest.raises(ValueError):
+        bad(np.zeros((2, 3)), 1.0)
+    # Numba's message for it.
+    with pytest.raises(ValueError, match="cannot assign slice from input of different size"):
+        njit(bad)(np.zeros((2, 3)), 1.0)
 
 
 def test_a_list_that_is_changed_or_kept_stays_a_list():

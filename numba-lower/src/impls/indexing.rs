@@ -75,6 +75,17 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![array(), TypePat::Pred(any_index), array()]),
         setitem_basic,
     );
+    // A tuple of numbers filling a row (`e[i] = (h, h, h)`; typing admits it only where
+    // the selection is 1-d).
+    r.register(
+        ImplKey::SetItem,
+        Args::Exact(vec![
+            array(),
+            TypePat::Pred(|t| items_of(t).is_some_and(|i| i.iter().all(|k| *k == IndexItem::Int))),
+            TypePat::Pred(|t| tuple_items(t).is_some_and(|v| !v.is_empty())),
+        ]),
+        setitem_basic,
+    );
     r.register(
         ImplKey::GetItem,
         Args::Exact(vec![array(), TypePat::Pred(advanced)]),
