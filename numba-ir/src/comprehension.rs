@@ -38,7 +38,9 @@ pub const INTERNAL_PRANGE: &str = "internal_prange";
 /// Rewrite every array comprehension of `ir` (see the module doc); `parallel` turns their
 /// `range` loops into internal `prange` loops. Returns whether anything changed.
 pub fn inline_array_comprehensions(ir: &mut FunctionIR, parallel: bool) -> bool {
-    if candidates(ir).is_empty() {
+    // Most functions build no empty list: they pay one scan of the expressions.
+    let empty_list = |e: &Expr| matches!(e, Expr::BuildList { items } if items.is_empty());
+    if !ir.exprs.iter().any(empty_list) {
         return false;
     }
     // The inlined comprehension's entry and exit are blocks of their own: merged, the
@@ -184,7 +186,6 @@ struct Found {
     call_index: usize,
     consumer: Consumer,
     dtype: Option<VarId>,
-    dtype_available: bool,
     /// `method = getattr(alias, append)` at `attr_index` and `appended = method(value)`
     /// at `call_at`, both in `body_block`.
     attr_index: usize,
@@ -199,6 +200,8 @@ struct Found {
     entry: Label,
     entry_end: usize,
     header: Label,
+    /// The block the header branches to for another iteration.
+    body_start: Label,
     first: VarId,
     iterated: Iterated,
     length_source: VarId,
@@ -401,12 +404,15 @@ fn find(ir: &FunctionIR, built: VarId) -> Option<Found> {
     if !available(length_source) {
         return None;
     }
-    let dtype_available = dtype.is_some_and(available);
-    if let Some(d) = dtype {
-        if !dtype_available && !rematerializable(ir, &defs, d, &available) {
-            return None;
-        }
+    // The dtype is read where the array is allocated, or computed again there.
+    if dtype.is_some_and(|d| !rematerializable(ir, &defs, d, &available)) {
+        return None;
     }
+    // `range(m, n)`'s index is `i - m` where the body starts.
+    let body_start = match ir.blocks[&header].terminator() {
+        Some(Stmt::Branch { truebr, .. }) => *truebr,
+        _ => return None,
+    };
 
     Some(Found {
         list,
@@ -415,7 +421,6 @@ fn find(ir: &FunctionIR, built: VarId) -> Option<Found> {
         call_index,
         consumer,
         dtype,
-        dtype_available,
         attr_index,
         method,
         alias,
@@ -426,6 +431,7 @@ fn find(ir: &FunctionIR, built: VarId) -> Option<Found> {
         entry,
         entry_end,
         header,
+        body_start,
         first,
         iterated,
         length_source,
@@ -445,7 +451,6 @@ fn apply(ir: &mut FunctionIR, f: Found, parallel: bool) -> Option<()> {
         call_index,
         consumer,
         dtype,
-        dtype_available,
         attr_index,
         method,
         alias,
@@ -456,6 +461,7 @@ fn apply(ir: &mut FunctionIR, f: Found, parallel: bool) -> Option<()> {
         entry,
         entry_end,
         header,
+        body_start,
         first,
         iterated,
         length_source,
@@ -512,9 +518,6 @@ fn apply(ir: &mut FunctionIR, f: Found, parallel: bool) -> Option<()> {
         Index::Same => {}
         Index::Offset(start) => {
             // index = i - start, where the body starts.
-            let Some(Stmt::Branch { truebr, .. }) = ir.blocks[&header].terminator().cloned() else {
-                return None;
-            };
             let st = assign(
                 ir,
                 index,
@@ -524,7 +527,7 @@ fn apply(ir: &mut FunctionIR, f: Found, parallel: bool) -> Option<()> {
                     rhs: start,
                 },
             );
-            ir.blocks.get_mut(&truebr)?.body.insert(0, st);
+            ir.blocks.get_mut(&body_start)?.body.insert(0, st);
         }
         Index::Counter => {
             // index = index + 1 in the header (it starts at -1).
@@ -589,14 +592,7 @@ fn apply(ir: &mut FunctionIR, f: Found, parallel: bool) -> Option<()> {
     let array = new_var(ir, "array");
     match dtype {
         Some(d) => {
-            let d = if dtype_available {
-                d
-            } else {
-                let mut out = Vec::new();
-                let v = rematerialize(ir, &defs, d, loc, &mut out, &available)?;
-                stmts.extend(out);
-                v
-            };
+            let d = rematerialize(ir, &defs, d, loc, &mut stmts, &available)?;
             stmts.push(assign(
                 ir,
                 empty_func,
@@ -753,8 +749,9 @@ fn remat_ok(
     }
 }
 
-/// New statements (pushed to `out`) computing `v` again from its definition; arguments
-/// are read where they are. `None` when `v` is not [`rematerializable`].
+/// `v` where `avail` says: itself when available there, else new statements (pushed to
+/// `out`) computing it again from its definition. `None` when `v` is not
+/// [`rematerializable`].
 fn rematerialize(
     ir: &mut FunctionIR,
     defs: &Defs,
@@ -811,7 +808,8 @@ fn rematerialize(
     Some(go(ir, defs, v, loc, out, &mut HashMap::new(), avail))
 }
 
-/// `empty_inferred` allocations: the variable, its statement and its shape tuple.
+/// The `empty_inferred` allocation `v` names (through copies): its variable and its
+/// shape tuple.
 fn allocation(ir: &FunctionIR, defs: &Defs, v: VarId) -> Option<(VarId, VarId)> {
     let root = defs.root(ir, v);
     match defs.expr(ir, root)? {
@@ -894,25 +892,22 @@ fn fix_one(ir: &mut FunctionIR) -> bool {
             {
                 continue;
             }
-            let mut new = Vec::new();
-            let mut dims = Vec::new();
-            let loc = ir.blocks[&ol].body[oi].loc;
-            let mut ok = true;
-            for d in inner_dims {
-                if available_at(&defs, &cfg, d, (ol, oi)) {
-                    dims.push(d);
-                } else if let Some(n) = rematerialize(ir, &defs, d, loc, &mut new, &|v| {
-                    available_at(&defs, &cfg, v, (ol, oi))
-                }) {
-                    dims.push(n);
-                } else {
-                    ok = false;
-                    break;
-                }
-            }
-            if !ok {
+            // The inner sizes, read where the outer array is allocated or computed again.
+            let there = |v: VarId| available_at(&defs, &cfg, v, (ol, oi));
+            if !inner_dims
+                .iter()
+                .all(|&d| rematerializable(ir, &defs, d, &there))
+            {
                 continue;
             }
+            let mut new = Vec::new();
+            let loc = ir.blocks[&ol].body[oi].loc;
+            let dims: Vec<VarId> = inner_dims
+                .iter()
+                .map(|&d| {
+                    rematerialize(ir, &defs, d, loc, &mut new, &there).expect("rematerializable")
+                })
+                .collect();
             // Apply: the outer shape grows, the inner array is the outer one's row, and the
             // store of the row into itself goes.
             if let Expr::BuildTuple { items } = &mut ir.exprs[outer_tuple.0 as usize] {

@@ -17,13 +17,18 @@ use crate::utils::DefUse;
 /// time. A list that is appended to, stored into, passed to anything else, returned or
 /// kept is left alone. Returns whether anything changed.
 pub fn literal_lists_as_tuples(ir: &mut FunctionIR) -> bool {
+    // Most functions build no list: they pay one scan of the expressions.
+    let written_out = |e: &Expr| matches!(e, Expr::BuildList { items } if !items.is_empty());
+    if !ir.exprs.iter().any(written_out) {
+        return false;
+    }
     let mut converted: BTreeSet<VarId> = BTreeSet::new();
     // Outer lists first: an inner list is read only as an item of a converted one.
     loop {
         let defs = Defs::compute(ir);
         let du = DefUse::compute(ir);
         let mut found = None;
-        'lists: for (&v, &(l, i, e)) in &defs.at {
+        'lists: for (&v, &(_, _, e)) in &defs.at {
             if converted.contains(&v) {
                 continue;
             }
@@ -86,17 +91,14 @@ pub fn literal_lists_as_tuples(ir: &mut FunctionIR) -> bool {
                     }
                 }
             }
-            found = Some((v, l, i));
+            found = Some((v, e));
             break;
         }
-        let Some((v, l, i)) = found else {
+        let Some((v, e)) = found else {
             return !converted.is_empty();
         };
-        let Stmt::Assign { value, .. } = ir.blocks[&l].body[i].stmt else {
-            return !converted.is_empty();
-        };
-        if let Expr::BuildList { items } = ir.expr(value).clone() {
-            ir.exprs[value.0 as usize] = Expr::BuildTuple { items };
+        if let Expr::BuildList { items } = ir.expr(e).clone() {
+            ir.exprs[e.0 as usize] = Expr::BuildTuple { items };
         }
         converted.insert(v);
     }

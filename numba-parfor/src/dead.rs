@@ -27,9 +27,8 @@ struct Outside {
 
 /// `keep`: variables read outside `ir`'s blocks (a loop body's, by the code around the
 /// loop), which stay stored.
-pub(crate) fn remove_dead_arrays(ir: &mut FunctionIR, keep: &HashSet<VarId>) {
-    // Variables something reads: a method looked up for a call that conversion replaced
-    // (`$m = getattr(d, mean)`, never called now) does not keep `d` alive.
+/// The variables the statements of `ir`'s blocks read.
+pub(crate) fn read_vars(ir: &FunctionIR) -> HashSet<VarId> {
     let mut read: HashSet<VarId> = HashSet::new();
     for b in ir.blocks.values() {
         for inst in &b.body {
@@ -39,6 +38,13 @@ pub(crate) fn remove_dead_arrays(ir: &mut FunctionIR, keep: &HashSet<VarId>) {
             }
         }
     }
+    read
+}
+
+pub(crate) fn remove_dead_arrays(ir: &mut FunctionIR, keep: &HashSet<VarId>) {
+    // Variables something reads: a method looked up for a call that conversion replaced
+    // (`$m = getattr(d, mean)`, never called now) does not keep `d` alive.
+    let read = read_vars(ir);
     let mut out: HashMap<VarId, Outside> = HashMap::new();
     for &v in keep {
         out.entry(v).or_default().other = true;

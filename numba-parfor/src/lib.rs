@@ -285,71 +285,23 @@ fn renumber(
     if order == made {
         return;
     }
-    let mut pool = made.clone();
-    pool.sort_unstable();
-    let order = order.iter();
-    let map: std::collections::HashMap<usize, usize> =
-        order.copied().zip(pool.iter().copied()).collect();
-    let new = |id: usize| map.get(&id).copied().unwrap_or(id);
-    for p in &mut report.produced {
-        p.0 = new(p.0);
-    }
-    report.produced.sort_by_key(|p| p.0);
-    for h in &mut report.hoisted {
-        h.0 = new(h.0);
-    }
+    let new = reassign_ids(ir, report, &order);
     gen.elementwise = gen.elementwise.iter().map(|&id| new(id)).collect();
     gen.random = gen.random.iter().map(|&id| new(id)).collect();
-    for block in ir.blocks.values_mut() {
-        for inst in &mut block.body {
-            if let numba_ir::Stmt::Extension(n) = &mut inst.stmt {
-                if let Some(mut pf) = node::Parfor::from_node(n) {
-                    pf.id = new(pf.id);
-                    **n = pf.to_node();
-                }
-            }
-        }
-    }
 }
 
-/// Numba's numbering once loop bodies have parfors of their own ([`nest`]): Numba
-/// converts NumPy code before loops, so a body's NumPy parfors take ids before the loop
-/// around them, in source order with the function's other NumPy parfors. Every id the
-/// report and the IR hold is reassigned from the same pool.
-fn renumber_nested(ir: &mut FunctionIR, report: &mut ParforReport) {
-    if report.nested.is_empty() {
-        return;
-    }
-    let group = |pattern: &str| {
-        if pattern == numpy::SETITEM_PATTERN {
-            0
-        } else if pattern.starts_with("('prange', 'user'")
-            || pattern.starts_with("('prange', 'pndindex'")
-            || pattern.contains("array comprehension")
-        {
-            2
-        } else {
-            1
-        }
-    };
-    let mut order: Vec<(u8, u32, usize, usize)> = report
-        .produced
-        .iter()
-        .enumerate()
-        .map(|(k, (id, pattern, _, line))| {
-            let g = group(pattern);
-            (g, if g == 1 { *line } else { 0 }, k, *id)
-        })
-        .collect();
-    order.sort_unstable();
+/// Give the parfors `order` lists the ids the report holds, sorted (the first in `order`
+/// the smallest), everywhere the report and the IR (nested bodies too) name them.
+/// Returns the renaming.
+fn reassign_ids(
+    ir: &mut FunctionIR,
+    report: &mut ParforReport,
+    order: &[usize],
+) -> impl Fn(usize) -> usize {
     let mut pool: Vec<usize> = report.produced.iter().map(|p| p.0).collect();
     pool.sort_unstable();
-    let map: std::collections::HashMap<usize, usize> = order
-        .iter()
-        .map(|o| o.3)
-        .zip(pool.iter().copied())
-        .collect();
-    let new = |id: usize| map.get(&id).copied().unwrap_or(id);
+    let map: std::collections::HashMap<usize, usize> = order.iter().copied().zip(pool).collect();
+    let new = move |id: usize| map.get(&id).copied().unwrap_or(id);
     for p in &mut report.produced {
         p.0 = new(p.0);
     }
@@ -388,6 +340,41 @@ fn renumber_nested(ir: &mut FunctionIR, report: &mut ParforReport) {
         }
     }
     walk(&mut ir.blocks, &new);
+    new
+}
+
+/// Numba's numbering once loop bodies have parfors of their own ([`nest`]): Numba
+/// converts NumPy code before loops, so a body's NumPy parfors take ids before the loop
+/// around them, in source order with the function's other NumPy parfors. Every id the
+/// report and the IR hold is reassigned from the same pool.
+fn renumber_nested(ir: &mut FunctionIR, report: &mut ParforReport) {
+    if report.nested.is_empty() {
+        return;
+    }
+    let group = |pattern: &str| {
+        if pattern == numpy::SETITEM_PATTERN {
+            0
+        } else if pattern.starts_with("('prange', 'user'")
+            || pattern.starts_with("('prange', 'pndindex'")
+            || pattern.contains("array comprehension")
+        {
+            2
+        } else {
+            1
+        }
+    };
+    let mut order: Vec<(u8, u32, usize, usize)> = report
+        .produced
+        .iter()
+        .enumerate()
+        .map(|(k, (id, pattern, _, line))| {
+            let g = group(pattern);
+            (g, if g == 1 { *line } else { 0 }, k, *id)
+        })
+        .collect();
+    order.sort_unstable();
+    let order: Vec<usize> = order.iter().map(|o| o.3).collect();
+    let _ = reassign_ids(ir, report, &order);
 }
 
 /// Run the implemented parfor stages on typed IR (phis stripped, rewrites applied).

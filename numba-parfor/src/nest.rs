@@ -12,9 +12,7 @@
 //! hoisting takes them), and so are `prange` loops inside a body: they run as the
 //! serial loops they are.
 
-use std::collections::HashSet;
-
-use numba_ir::{FunctionIR, Stmt, VarId};
+use numba_ir::{Expr, FunctionIR, Stmt};
 use numba_typeinfer::TypingResult;
 
 use crate::node::{Parfor, PARFOR};
@@ -27,6 +25,8 @@ pub(crate) fn convert_bodies(
     report: &mut ParforReport,
     options: &ParforOptions,
 ) -> Result<(), ParforError> {
+    // Read around the loops (converting a body changes nothing outside it): kept stored.
+    let around = dead::read_vars(ir);
     let labels: Vec<_> = ir.blocks.keys().copied().collect();
     for l in labels {
         for k in 0..ir.blocks[&l].body.len() {
@@ -43,16 +43,7 @@ pub(crate) fn convert_bodies(
             if !has_numpy_code(ir, &pf) {
                 continue;
             }
-            // Read around the loop: kept stored.
-            let mut keep: HashSet<VarId> = HashSet::new();
-            for b in ir.blocks.values() {
-                for inst in &b.body {
-                    match &inst.stmt {
-                        Stmt::Assign { value, .. } => keep.extend(ir.expr_uses(ir.expr(*value))),
-                        s => keep.extend(ir.stmt_vars(s)),
-                    }
-                }
-            }
+            let mut keep = around.clone();
             keep.extend(pf.reductions.iter().map(|r| r.var));
             keep.extend(pf.races.iter().copied());
             let before = report.produced.len();
@@ -87,11 +78,15 @@ pub(crate) fn convert_bodies(
 
 /// Whether the body of `pf` holds an array expression or a call (a reduction candidate).
 fn has_numpy_code(ir: &FunctionIR, pf: &Parfor) -> bool {
-    pf.loop_body.values().flat_map(|b| &b.body).any(|i| match i.stmt {
-        Stmt::Assign { value, .. } => matches!(
-            ir.expr(value),
-            numba_ir::Expr::Call { .. }
-        ) || matches!(ir.expr(value), numba_ir::Expr::Extension(n) if n.kind == "arrayexpr"),
-        _ => false,
-    })
+    pf.loop_body
+        .values()
+        .flat_map(|b| &b.body)
+        .any(|i| match i.stmt {
+            Stmt::Assign { value, .. } => match ir.expr(value) {
+                Expr::Call { .. } => true,
+                Expr::Extension(n) => n.kind == "arrayexpr",
+                _ => false,
+            },
+            _ => false,
+        })
 }

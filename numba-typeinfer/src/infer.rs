@@ -84,6 +84,14 @@ const EMPTY_INFERRED_KEY: &str = "intrinsic.empty_inferred";
 /// Every variable naming an `empty_inferred` allocation (or a copy or item view of one),
 /// with the allocation's variable.
 fn comprehension_roots(ir: &FunctionIR) -> HashMap<VarId, VarId> {
+    let intrinsic = |e: &Expr| {
+        matches!(e, Expr::Global { value, .. }
+            if matches!(&value.kind, numba_ir::GlobalKind::Intrinsic(n) if n == numba_ir::comprehension::EMPTY_INFERRED))
+    };
+    // Most functions have no array comprehension: one scan of the expressions.
+    if !ir.exprs.iter().any(intrinsic) {
+        return HashMap::new();
+    }
     let mut defs: HashMap<VarId, &Expr> = HashMap::new();
     for b in ir.blocks.values() {
         for inst in &b.body {
@@ -92,10 +100,7 @@ fn comprehension_roots(ir: &FunctionIR) -> HashMap<VarId, VarId> {
             }
         }
     }
-    let is_intrinsic = |f: &VarId| {
-        matches!(defs.get(f), Some(Expr::Global { value, .. })
-            if matches!(&value.kind, numba_ir::GlobalKind::Intrinsic(n) if n == numba_ir::comprehension::EMPTY_INFERRED))
-    };
+    let is_intrinsic = |f: &VarId| defs.get(f).is_some_and(|e| intrinsic(e));
     let mut roots: HashMap<VarId, VarId> = defs
         .iter()
         .filter(|(_, e)| matches!(e, Expr::Call { func, .. } if is_intrinsic(func)))
