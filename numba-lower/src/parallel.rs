@@ -6,18 +6,21 @@
 //!    [`build_kernel`]: typed IR lowered by the ordinary walk, with NumPy's error model as
 //!    Numba's gufuncs have it), `i32 kernel(ret*, excinfo**, params..., lo, hi)`;
 //! 2. a worker `void worker(env*, lo, hi, slot)` unpacks the parameters from the
-//!    environment the caller filled and runs the kernel over one division, storing its
+//!    environment the launch filled and runs the kernel over one division, storing its
 //!    status, exception record and results (reduction partials, race values) in the
 //!    division's slots;
-//! 3. work below numba-nrt's measured inline threshold runs as one division on the
-//!    calling thread; otherwise the caller asks the runtime how many divisions it
-//!    deserves (`do_scheduling_signed`/`_unsigned`, Numba's names for numba-nrt's
-//!    `numba_rs_parfor_divisions`), runs them on numba-nrt's pool
-//!    (`numba_rs_parallel_for`), re-raises the first division's exception, and combines
-//!    the reduction partials in division order (Numba's `reduction_add` /
+//! 3. a launch `<kernel>.launch`, with the kernel's signature, asks the runtime how many
+//!    divisions the loop deserves (`do_scheduling_signed`/`_unsigned`, Numba's names for
+//!    numba-nrt's `numba_rs_parfor_divisions`), runs them on numba-nrt's pool
+//!    (`numba_rs_parallel_for`), and returns the first division's exception, or the
+//!    reduction partials combined in division order (Numba's `reduction_add` /
 //!    `reduction_mul`, the recorded `min`/`max` call replayed, the array and `argmin`/
-//!    `argmax` combinations). Races take the value of the last division, as a serial loop would leave
-//!    them when every iteration writes them.
+//!    `argmax` combinations) and the last division's races, as one division would;
+//! 4. at the call site, work below numba-nrt's measured inline threshold calls the
+//!    kernel (inlined) on the calling thread, the rest calls the launch; either result
+//!    is re-raised or combined into the variables as one division's. Races take the
+//!    value of the last division, as a serial loop would leave them when every
+//!    iteration writes them.
 
 use inkwell::module::Linkage;
 use inkwell::types::BasicType;
@@ -226,57 +229,56 @@ fn combine<'ctx>(
     lw.cast(out, lowered(sig.ret), t)
 }
 
-/// Combine the divisions' accumulators of an array reduction into the variable, in
-/// division order: `s op= part` into the array itself when the loop wrote it in place
-/// (`s += x`: the caller's array changes, as serially), else `s = s op part`, a new
-/// array each time, as `s = s + x` makes. Each part is released once read.
-fn combine_array<'ctx>(
+/// `s op part` for an array reduction: `s op= part` into `s` itself when the loop wrote
+/// it in place (`s += x`: the caller's array changes, as serially), else `s op part`, a
+/// new array, as `s = s + x` makes. Returns a new reference; `s` and `part` keep theirs.
+fn array_step<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     r: &numba_parfor::Reduction,
-    ndiv: IntValue<'ctx>,
-    load_part: &dyn Fn(&mut FnLower<'ctx, '_>, IntValue<'ctx>) -> R<BasicValueEnum<'ctx>>,
-) -> R<()> {
+    s: BasicValueEnum<'ctx>,
+    part: BasicValueEnum<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
     let t = lw.ty(r.var);
     let op = if r.op == RedOp::Add {
         BinOp::Add
     } else {
         BinOp::Mul
     };
-    let in_place = matches!(lw.ir.expr(r.expr), numba_ir::Expr::InplaceBinOp { .. });
-    let sig = if in_place {
-        let s = lw
-            .registry_sig(op, t, t)
-            .ok_or_else(|| lw.unsupported(format!("a {op:?} reduction of {t}")))?;
-        numba_typeinfer::numpy::inplace_array_binop(op, s, t).map_err(|m| lw.unsupported(m))?
+    let base = lw
+        .registry_sig(op, t, t)
+        .ok_or_else(|| lw.unsupported(format!("a {op:?} reduction of {t}")))?;
+    let sig = if in_place(lw, r) {
+        numba_typeinfer::numpy::inplace_array_binop(op, base, t).map_err(|m| lw.unsupported(m))?
     } else {
-        lw.registry_sig(op, t, t)
-            .ok_or_else(|| lw.unsupported(format!("a {op:?} reduction of {t}")))?
+        base
     };
-    let vt = value_type(lw.ctx, t)?;
-    let acc = lw.alloca_in_entry(vt, "parfor_acc")?;
+    let a = lw.cast(s, t, lowered(sig.args[0]))?;
+    let p = lw.cast(part, t, lowered(sig.args[1]))?;
+    let out = lw.call_impl(&sig, &[a, p])?;
+    lw.cast(out, lowered(sig.ret), t)
+}
+
+/// Whether an array reduction writes its variable in place (`s += x`).
+fn in_place(lw: &FnLower<'_, '_>, r: &numba_parfor::Reduction) -> bool {
+    matches!(lw.ir.expr(r.expr), numba_ir::Expr::InplaceBinOp { .. })
+}
+
+/// Combine the loop's accumulator of an array reduction (an owned reference) into the
+/// variable: in place into the caller's array, or a new array stored to the variable.
+fn combine_array<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    r: &numba_parfor::Reduction,
+    part: BasicValueEnum<'ctx>,
+) -> R<()> {
+    let t = lw.ty(r.var);
     let v0 = lw.load(r.var)?;
-    // The accumulator owns a reference throughout.
-    lw.incref(t, v0)?;
-    lw.b.build_store(acc, v0).map_err(llvm_err)?;
-    let (lp, i) = Loop::begin(lw, ndiv)?;
-    let part = load_part(lw, i)?;
-    let a = lw.b.build_load(vt, acc, "").map_err(llvm_err)?;
-    let pt = lowered(sig.args[1]);
-    let p = lw.cast(part, t, pt)?;
-    let at = lowered(sig.args[0]);
-    let a2 = lw.cast(a, t, at)?;
-    let out = lw.call_impl(&sig, &[a2, p])?;
-    let out = lw.cast(out, lowered(sig.ret), t)?;
-    lw.decref(t, a)?;
+    let out = array_step(lw, r, v0, part)?;
     lw.decref(t, part)?;
-    lw.b.build_store(acc, out).map_err(llvm_err)?;
-    lp.end(lw)?;
-    let v = lw.b.build_load(vt, acc, "").map_err(llvm_err)?;
-    if in_place {
-        // The same array as before the loop: drop the accumulator's reference.
-        lw.decref(t, v)
+    if in_place(lw, r) {
+        // The same array as before the loop: drop the result's reference.
+        lw.decref(t, out)
     } else {
-        lw.store_var(r.var, v)
+        lw.store_var(r.var, out)
     }
 }
 
@@ -418,7 +420,11 @@ fn lower_parfor<'ctx>(
         b.build_return(None).map_err(llvm_err)?;
     }
 
-    // 3. The launch.
+    // 3. The launch, outlined: scheduling, the pool and the divisions' combination stay
+    //    out of this function, which stays small enough to inline into its callers.
+    let launch = build_launch(lw, &pf, &kname, kfunc, worker, env_t, ret_t)?;
+
+    // 4. The call site.
     let nest = pf.loop_nests[0];
     let start = bound(lw, nest.start)?;
     let stop = bound(lw, nest.stop)?;
@@ -432,18 +438,12 @@ fn lower_parfor<'ctx>(
         key: ImplKey::Function("len".into()),
     };
     let count = lw.call_impl(&len_sig, &[range])?.into_int_value();
-    // Numba's scheduler names: unsigned when the index starts at a known non-negative
-    // constant (its `uintp` parfor index), signed otherwise.
-    let scheduler = match nest.start {
-        Bound::Const(c) if c >= 0 => "do_scheduling_unsigned",
-        _ => "do_scheduling_signed",
-    };
-    let divs_f = lw.runtime_fn(scheduler, i64t.fn_type(&[i64t.into(), i64t.into()], false));
     // Work below the runtime's inline threshold runs inline whatever the thread count:
-    // decided here (`count * cost < work`) without calling the scheduler, which costs a small loop a tenth of its time. The threshold
-    // is loaded from the runtime (the global `numba_rs_inline_work`, mapped by the JIT), so a loop
-    // of a size known at compile time keeps both paths and the runtime's value decides.
-    let cost = i64t.const_int(pf.cost.max(1) as u64, false);
+    // decided here (`count * cost < work`) without calling the scheduler, which costs a
+    // small loop a tenth of its time. The threshold is loaded from the runtime (the global
+    // `numba_rs_inline_work`, mapped by the JIT), so a loop of a size known at compile
+    // time keeps both paths and the runtime's value decides.
+    let cost = pf.cost.max(1);
     let cell = match lw
         .module
         .get_global(numba_nrt::parallel::INLINE_WORK_SYMBOL)
@@ -453,42 +453,49 @@ fn lower_parfor<'ctx>(
             let g = lw
                 .module
                 .add_global(i64t, None, numba_nrt::parallel::INLINE_WORK_SYMBOL);
-            g.set_linkage(inkwell::module::Linkage::External);
+            g.set_linkage(Linkage::External);
             g
         }
     }
     .as_pointer_value();
+    let e = llvm_err;
     let work =
         lw.b.build_load(i64t, cell, "work")
-            .map_err(llvm_err)?
+            .map_err(e)?
             .into_int_value();
     // `count * cost < work`, the product taken only where it cannot overflow (no
     // division on this path: it runs on every call of a small loop).
-    let safe = i64t.const_int((i64::MAX / pf.cost.max(1)) as u64, false);
+    let safe = i64t.const_int((i64::MAX / cost) as u64, false);
     let fits =
         lw.b.build_int_compare(IntPredicate::SLT, count, safe, "")
-            .map_err(llvm_err)?;
-    let product = lw.b.build_int_mul(count, cost, "").map_err(llvm_err)?;
+            .map_err(e)?;
+    let product =
+        lw.b.build_int_mul(count, i64t.const_int(cost as u64, false), "")
+            .map_err(e)?;
     let under =
         lw.b.build_int_compare(IntPredicate::SLT, product, work, "")
-            .map_err(llvm_err)?;
-    let small = lw.b.build_and(fits, under, "small").map_err(llvm_err)?;
-    let small_bb = lw.new_block("parfor.small");
-    let ask_bb = lw.new_block("parfor.schedule");
-    let end = lw.new_block("parfor.end");
-    lw.b.build_conditional_branch(small, small_bb, ask_bb)
-        .map_err(llvm_err)?;
-    let e = llvm_err;
+            .map_err(e)?;
+    let small = lw.b.build_and(fits, under, "small").map_err(e)?;
     let res_slot = lw.alloca_in_entry(ret_mem, "parfor_res")?;
-    let status_slot = lw.alloca_in_entry(i64t.into(), "parfor_status")?;
     let exc_slot = lw.alloca_in_entry(ptr.into(), "parfor_exc")?;
+    lw.b.build_store(exc_slot, ptr.const_null()).map_err(e)?;
+    let mut kargs: Vec<BasicMetadataValueEnum> = vec![res_slot.into(), exc_slot.into()];
+    for &p in &pf.params {
+        kargs.push(param_value(lw, &pf, p)?.into());
+    }
+    kargs.push(i64t.const_zero().into());
+    kargs.push(count.into());
+    let small_bb = lw.new_block("parfor.small");
+    let big_bb = lw.new_block("parfor.launch");
+    let joined = lw.new_block("parfor.joined");
+    let end = lw.new_block("parfor.end");
+    lw.b.build_conditional_branch(small, small_bb, big_bb)
+        .map_err(e)?;
 
     // Small work: the kernel called straight from here over the whole range and inlined
     // into this function, so the loop runs as the serial code does (no environment, no
-    // worker, no scheduler), then the one division's results are taken as below with
-    // the division count a constant 1, which folds the combination loops away.
+    // worker, no scheduler).
     lw.b.position_at_end(small_bb);
-    lw.b.build_store(exc_slot, ptr.const_null()).map_err(e)?;
     // A body that calls anything (`get_parallel_chunksize()`, a parallel function)
     // sees the chunk size 0 inside the region, as on the other paths; a body without
     // calls cannot tell, and keeps its few nanoseconds.
@@ -496,244 +503,279 @@ fn lower_parfor<'ctx>(
         matches!(i.stmt, numba_ir::Stmt::Assign { value, .. }
             if matches!(lw.ir.expr(value), numba_ir::Expr::Call { .. }))
     });
-    let chunk_f = lw.runtime_fn(
-        "numba_rs_set_parallel_chunksize",
-        i64t.fn_type(&[i64t.into()], false),
-    );
+    let chunk_f = chunk_fn(lw);
     let outer_chunk = if calls {
         Some(lw.call_value(chunk_f, &[i64t.const_zero().into()])?)
     } else {
         None
     };
-    let mut kargs: Vec<BasicMetadataValueEnum> = vec![res_slot.into(), exc_slot.into()];
-    for &p in &pf.params {
-        kargs.push(param_value(lw, &pf, p)?.into());
-    }
-    kargs.push(i64t.const_zero().into());
-    kargs.push(count.into());
     let call = lw.b.build_call(kfunc, &kargs, "status").map_err(e)?;
     let inline_kind = inkwell::attributes::Attribute::get_named_enum_kind_id("alwaysinline");
     call.add_attribute(
         inkwell::attributes::AttributeLoc::Function,
         ctx.create_enum_attribute(inline_kind, 0),
     );
-    let st = call
+    let small_st = call
         .try_as_basic_value()
         .basic()
         .ok_or_else(|| LowerError::Llvm("kernel returned void".into()))?;
-    lw.b.build_store(status_slot, st).map_err(e)?;
     if let Some(outer) = outer_chunk {
         lw.b.build_call(chunk_f, &[outer.into()], "").map_err(e)?;
     }
-    let one = i64t.const_int(1, false);
-    let slots = Slots {
-        results: res_slot,
-        statuses: status_slot,
-        excs: exc_slot,
-        heap: None,
-    };
-    collect(lw, &pf, ret_t, one, &slots, end)?;
+    let small_end =
+        lw.b.get_insert_block()
+            .ok_or_else(|| LowerError::Llvm("no block".into()))?;
+    lw.b.build_unconditional_branch(joined).map_err(e)?;
 
-    // Enough work to divide: the runtime says how many divisions.
-    lw.b.position_at_end(ask_bb);
-    let ndiv = lw
+    // Enough work to divide: the launch, which returns the divisions' results combined
+    // as if one division had run.
+    lw.b.position_at_end(big_bb);
+    let big_st = lw.call_value(launch, &kargs)?;
+    lw.b.build_unconditional_branch(joined).map_err(e)?;
+
+    lw.b.position_at_end(joined);
+    let phi = lw.b.build_phi(i32t, "status").map_err(e)?;
+    phi.add_incoming(&[(&small_st, small_end), (&big_st, big_bb)]);
+    let st = phi.as_basic_value().into_int_value();
+    collect(lw, &pf, ret_t, res_slot, exc_slot, st, end)?;
+    lw.b.position_at_end(end);
+    Ok(None)
+}
+
+/// numba-nrt's `numba_rs_set_parallel_chunksize`, which returns the previous size.
+fn chunk_fn<'ctx>(lw: &FnLower<'ctx, '_>) -> inkwell::values::FunctionValue<'ctx> {
+    let i64t = lw.ctx.i64_type();
+    lw.runtime_fn(
+        "numba_rs_set_parallel_chunksize",
+        i64t.fn_type(&[i64t.into()], false),
+    )
+}
+
+/// `<kernel>.launch`, with the kernel's own signature and contract (called over
+/// `0..count`): asks the runtime how many divisions the loop deserves
+/// (`do_scheduling_signed`/`_unsigned`, Numba's names for numba-nrt's
+/// `numba_rs_parfor_divisions`); one division (nested in another region, or one thread)
+/// runs the kernel here, more run the worker on numba-nrt's pool
+/// (`numba_rs_parallel_for`). It then returns the first failed division's status and
+/// exception, or the reductions combined in division order and the last division's
+/// races, so that its caller treats the result as one division's.
+///
+/// Kept out of line (`noinline`): inlined, it made every parallel function too large
+/// for LLVM to inline into its entry wrapper, and a tiny loop paid that call.
+fn build_launch<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    pf: &Parfor,
+    kname: &str,
+    kfunc: inkwell::values::FunctionValue<'ctx>,
+    worker: inkwell::values::FunctionValue<'ctx>,
+    env_t: inkwell::types::StructType<'ctx>,
+    ret_t: TypeId,
+) -> R<inkwell::values::FunctionValue<'ctx>> {
+    let ctx = lw.ctx;
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let i64t = ctx.i64_type();
+    let e = llvm_err;
+    let f = lw.module.add_function(
+        &format!("{kname}.launch"),
+        kfunc.get_type(),
+        Some(Linkage::Internal),
+    );
+    let noinline = inkwell::attributes::Attribute::get_named_enum_kind_id("noinline");
+    f.add_attribute(
+        inkwell::attributes::AttributeLoc::Function,
+        ctx.create_enum_attribute(noinline, 0),
+    );
+    let mut ll = FnLower::new(
+        ctx,
+        lw.module,
+        f,
+        lw.ir,
+        lw.typing,
+        lw.registry,
+        lw.options,
+        lw.linked,
+    )?;
+    ll.line = lw.line;
+    ll.linked_libraries = std::mem::take(&mut lw.linked_libraries);
+    let nparams = pf.params.len() as u32;
+    let arg = |i: u32| f.get_nth_param(i).expect("the kernel's parameters");
+    let params: Vec<BasicValueEnum> = (0..nparams).map(|i| arg(2 + i)).collect();
+    let count = arg(3 + nparams).into_int_value();
+    let cost = i64t.const_int(pf.cost.max(1) as u64, false);
+    // Numba's scheduler names: unsigned when the index starts at a known non-negative
+    // constant (its `uintp` parfor index), signed otherwise.
+    let scheduler = match pf.loop_nests[0].start {
+        Bound::Const(c) if c >= 0 => "do_scheduling_unsigned",
+        _ => "do_scheduling_signed",
+    };
+    let divs_f = ll.runtime_fn(scheduler, i64t.fn_type(&[i64t.into(), i64t.into()], false));
+    let ndiv = ll
         .call_value(divs_f, &[count.into(), cost.into()])?
         .into_int_value();
-    let alloc_f = lw.runtime_fn(
-        "numba_rs_parfor_scratch",
-        ptr.fn_type(&[i64t.into()], false),
-    );
+    let one =
+        ll.b.build_int_compare(IntPredicate::EQ, ndiv, i64t.const_int(1, false), "")
+            .map_err(e)?;
+    let inline_bb = ll.new_block("launch.inline");
+    let pool_bb = ll.new_block("launch.pool");
+    ll.b.build_conditional_branch(one, inline_bb, pool_bb)
+        .map_err(e)?;
+
+    // One division: the kernel runs here, writing this function's own result. The chunk
+    // size reads 0 inside a region, inline or pooled (numba-nrt resets it around pooled
+    // divisions), as Numba resets it around a launch.
+    ll.b.position_at_end(inline_bb);
+    let chunk_f = chunk_fn(&ll);
+    let outer_chunk = ll.call_value(chunk_f, &[i64t.const_zero().into()])?;
+    let all: Vec<BasicMetadataValueEnum> = f.get_param_iter().map(Into::into).collect();
+    let st = ll.call_value(kfunc, &all)?;
+    ll.b.build_call(chunk_f, &[outer_chunk.into()], "")
+        .map_err(e)?;
+    ll.b.build_return(Some(&st)).map_err(e)?;
+
+    // Several: each division's result, status and exception record in its own slot of
+    // arrays from numba-nrt's scratch allocator.
+    ll.b.position_at_end(pool_bb);
+    let ret_mem = memory_type(ctx, ret_t)?;
     let ret_size = ret_mem
         .size_of()
         .ok_or_else(|| LowerError::Llvm("unsized result".into()))?;
     let ret_size =
-        lw.b.build_int_z_extend_or_bit_cast(ret_size, i64t, "")
+        ll.b.build_int_z_extend_or_bit_cast(ret_size, i64t, "")
             .map_err(e)?;
-    let res_bytes = lw.b.build_int_mul(ndiv, ret_size, "").map_err(e)?;
+    let res_bytes = ll.b.build_int_mul(ndiv, ret_size, "").map_err(e)?;
     let word_bytes =
-        lw.b.build_int_mul(ndiv, i64t.const_int(8, false), "")
+        ll.b.build_int_mul(ndiv, i64t.const_int(8, false), "")
             .map_err(e)?;
-    let env = lw.alloca_in_entry(env_t.into(), "parfor_env")?;
-    for (i, &p) in pf.params.iter().enumerate() {
-        let v = param_value(lw, &pf, p)?;
-        let f =
-            lw.b.build_struct_gep(env_t, env, 3 + i as u32, "")
-                .map_err(e)?;
-        lw.b.build_store(f, v).map_err(e)?;
-    }
-    let set_slots = |lw: &mut FnLower<'ctx, '_>, ptrs: [BasicValueEnum<'ctx>; 3]| -> R<()> {
-        for (i, v) in ptrs.iter().enumerate() {
-            let f =
-                lw.b.build_struct_gep(env_t, env, i as u32, "")
-                    .map_err(llvm_err)?;
-            lw.b.build_store(f, *v).map_err(llvm_err)?;
-        }
-        Ok(())
-    };
-    // One division (nested in another region, or one thread): the worker runs here,
-    // with its slots on the stack; no thread, no heap.
-    let inline =
-        lw.b.build_int_compare(IntPredicate::EQ, ndiv, one, "")
-            .map_err(e)?;
-    let inline_bb = lw.new_block("parfor.inline");
-    let pool_bb = lw.new_block("parfor.pool");
-    let joined = lw.new_block("parfor.joined");
-    lw.b.build_conditional_branch(inline, inline_bb, pool_bb)
-        .map_err(e)?;
-    lw.b.position_at_end(inline_bb);
-    let local: [BasicValueEnum<'ctx>; 3] = [res_slot.into(), status_slot.into(), exc_slot.into()];
-    lw.b.build_store(exc_slot, ptr.const_null()).map_err(e)?;
-    set_slots(lw, local)?;
-    // The chunk size reads 0 inside a region, inline or pooled (numba-nrt resets it
-    // around pooled divisions), as Numba resets it around a launch.
-    let outer_chunk = lw.call_value(chunk_f, &[i64t.const_zero().into()])?;
-    lw.b.build_call(
-        worker,
-        &[
-            env.into(),
-            i64t.const_zero().into(),
-            count.into(),
-            i64t.const_zero().into(),
-        ],
-        "",
-    )
-    .map_err(e)?;
-    lw.b.build_call(chunk_f, &[outer_chunk.into()], "")
-        .map_err(e)?;
-    lw.b.build_unconditional_branch(joined).map_err(e)?;
-    lw.b.position_at_end(pool_bb);
+    let alloc_f = ll.runtime_fn(
+        "numba_rs_parfor_scratch",
+        ptr.fn_type(&[i64t.into()], false),
+    );
     let heap = [
-        lw.call_value(alloc_f, &[res_bytes.into()])?,
-        lw.call_value(alloc_f, &[word_bytes.into()])?,
-        lw.call_value(alloc_f, &[word_bytes.into()])?,
+        ll.call_value(alloc_f, &[res_bytes.into()])?,
+        ll.call_value(alloc_f, &[word_bytes.into()])?,
+        ll.call_value(alloc_f, &[word_bytes.into()])?,
     ];
-    set_slots(lw, heap)?;
-    let run_f = lw.runtime_fn(
+    let env = ll.alloca_in_entry(env_t.into(), "parfor_env")?;
+    for (i, v) in heap.iter().chain(&params).enumerate() {
+        let field = ll.b.build_struct_gep(env_t, env, i as u32, "").map_err(e)?;
+        ll.b.build_store(field, *v).map_err(e)?;
+    }
+    let run_f = ll.runtime_fn(
         "numba_rs_parallel_for",
         ctx.void_type()
             .fn_type(&[ptr.into(), ptr.into(), i64t.into(), i64t.into()], false),
     );
     let wptr = worker.as_global_value().as_pointer_value();
-    lw.b.build_call(
+    ll.b.build_call(
         run_f,
         &[wptr.into(), env.into(), count.into(), ndiv.into()],
         "",
     )
     .map_err(e)?;
-    lw.b.build_unconditional_branch(joined).map_err(e)?;
-    lw.b.position_at_end(joined);
-    let mut merged = Vec::new();
-    for k in 0..3 {
-        let phi = lw.b.build_phi(ptr, "").map_err(e)?;
-        phi.add_incoming(&[(&local[k], inline_bb), (&heap[k], pool_bb)]);
-        merged.push(phi.as_basic_value().into_pointer_value());
-    }
-    let slots = Slots {
-        results: merged[0],
-        statuses: merged[1],
-        excs: merged[2],
-        heap: Some((inline, res_bytes, word_bytes)),
+    let divisions = Divisions {
+        results: heap[0].into_pointer_value(),
+        statuses: heap[1].into_pointer_value(),
+        excs: heap[2].into_pointer_value(),
+        ndiv,
+        res_bytes,
+        word_bytes,
     };
-    collect(lw, &pf, ret_t, ndiv, &slots, end)?;
-    lw.b.position_at_end(end);
-    Ok(None)
+    combine_divisions(&mut ll, pf, ret_t, &divisions)?;
+    lw.externals.append(&mut ll.externals);
+    lw.frozen_data.append(&mut ll.frozen_data);
+    lw.linked_libraries = std::mem::take(&mut ll.linked_libraries);
+    Ok(f)
 }
 
-/// Where the divisions left their results: arrays of one result, status and exception
-/// record per division; `heap` when they came from numba-nrt's scratch allocator (with
-/// the "ran inline after all" flag and the byte sizes to free them with).
-struct Slots<'ctx> {
+/// Where the pool's divisions left their results: arrays of one result, status and
+/// exception record per division, from numba-nrt's scratch allocator (with their byte
+/// sizes, to free them with).
+struct Divisions<'ctx> {
     results: inkwell::values::PointerValue<'ctx>,
     statuses: inkwell::values::PointerValue<'ctx>,
     excs: inkwell::values::PointerValue<'ctx>,
-    heap: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
+    ndiv: IntValue<'ctx>,
+    res_bytes: IntValue<'ctx>,
+    word_bytes: IntValue<'ctx>,
 }
 
-/// After `ndiv` divisions ran: re-raise the first failure, else combine the reductions
-/// and take the races, then branch to `end`.
-fn collect<'ctx>(
+/// Division `i`'s output `k` (a reduction's partial or a race's value).
+fn load_part<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
+    ret_t: TypeId,
+    results: inkwell::values::PointerValue<'ctx>,
+    i: IntValue<'ctx>,
+    k: usize,
+) -> R<BasicValueEnum<'ctx>> {
+    let ret_mem = memory_type(lw.ctx, ret_t)?;
+    let rp = unsafe { lw.b.build_in_bounds_gep(ret_mem, results, &[i], "") }.map_err(llvm_err)?;
+    let m = lw.b.build_load(ret_mem, rp, "").map_err(llvm_err)?;
+    let tup = model_of(ret_t)?.load_memory(lw.ctx, &lw.b, ret_t, m)?;
+    lw.b.build_extract_value(tup.into_struct_value(), k as u32, "")
+        .map_err(llvm_err)
+}
+
+/// The launch's end after the pool ran: return the first failed division's status and
+/// exception (releasing what the finished divisions own), else the reductions combined
+/// in division order and the last division's races (releasing the others').
+fn combine_divisions<'ctx>(
+    ll: &mut FnLower<'ctx, '_>,
     pf: &Parfor,
     ret_t: TypeId,
-    ndiv: IntValue<'ctx>,
-    slots: &Slots<'ctx>,
-    end: inkwell::basic_block::BasicBlock<'ctx>,
+    d: &Divisions<'ctx>,
 ) -> R<()> {
-    let ctx = lw.ctx;
+    let ctx = ll.ctx;
     let ptr = ctx.ptr_type(AddressSpace::default());
     let i64t = ctx.i64_type();
     let i32t = ctx.i32_type();
-    let ret_mem = memory_type(ctx, ret_t)?;
     let e = llvm_err;
-    let (results, statuses, excs) = (slots.results, slots.statuses, slots.excs);
-    let free_all = |lw: &mut FnLower<'ctx, '_>| -> R<()> {
-        let Some((inline, res_bytes, word_bytes)) = slots.heap else {
-            return Ok(());
-        };
-        let free_f = lw.runtime_fn(
+    let free_all = |ll: &mut FnLower<'ctx, '_>| -> R<()> {
+        let free_f = ll.runtime_fn(
             "numba_rs_parfor_scratch_free",
-            lw.ctx
+            ll.ctx
                 .void_type()
                 .fn_type(&[ptr.into(), i64t.into()], false),
         );
-        let free_bb = lw.new_block("parfor.free");
-        let freed = lw.new_block("parfor.freed");
-        lw.b.build_conditional_branch(inline, freed, free_bb)
-            .map_err(llvm_err)?;
-        lw.b.position_at_end(free_bb);
         for (p, n) in [
-            (results, res_bytes),
-            (statuses, word_bytes),
-            (excs, word_bytes),
+            (d.results, d.res_bytes),
+            (d.statuses, d.word_bytes),
+            (d.excs, d.word_bytes),
         ] {
-            lw.b.build_call(free_f, &[p.into(), n.into()], "")
+            ll.b.build_call(free_f, &[p.into(), n.into()], "")
                 .map_err(llvm_err)?;
         }
-        lw.b.build_unconditional_branch(freed).map_err(llvm_err)?;
-        lw.b.position_at_end(freed);
         Ok(())
     };
-
-    let load_part =
-        |lw: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>, k: usize| -> R<BasicValueEnum<'ctx>> {
-            let rp = unsafe { lw.b.build_in_bounds_gep(ret_mem, results, &[i], "") }
+    // Division `i`'s status, and whether it finished without an exception.
+    let status_of =
+        |ll: &mut FnLower<'ctx, '_>, i: IntValue<'ctx>| -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
+            let p = unsafe { ll.b.build_in_bounds_gep(i32t, d.statuses, &[i], "") }
                 .map_err(llvm_err)?;
-            let m = lw.b.build_load(ret_mem, rp, "").map_err(llvm_err)?;
-            let tup = model_of(ret_t)?.load_memory(lw.ctx, &lw.b, ret_t, m)?;
-            lw.b.build_extract_value(tup.into_struct_value(), k as u32, "")
-                .map_err(llvm_err)
+            let st =
+                ll.b.build_load(i32t, p, "")
+                    .map_err(llvm_err)?
+                    .into_int_value();
+            let ok =
+                ll.b.build_int_compare(IntPredicate::EQ, st, i32t.const_zero(), "")
+                    .map_err(llvm_err)?;
+            Ok((st, ok))
         };
 
-    // Division `i`'s status, and whether it finished without an exception.
-    let status_of = |lw: &mut FnLower<'ctx, '_>,
-                     i: IntValue<'ctx>|
-     -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
-        let p = unsafe { lw.b.build_in_bounds_gep(i32t, statuses, &[i], "") }.map_err(llvm_err)?;
-        let st =
-            lw.b.build_load(i32t, p, "")
-                .map_err(llvm_err)?
-                .into_int_value();
-        let ok =
-            lw.b.build_int_compare(IntPredicate::EQ, st, i32t.const_zero(), "")
-                .map_err(llvm_err)?;
-        Ok((st, ok))
-    };
-
     // The first failed division's exception, in division order.
-    let (lp, i) = Loop::begin(lw, ndiv)?;
-    let (st, fine) = status_of(lw, i)?;
-    let failed = lw.new_block("parfor.failed");
-    let next = lw.new_block("parfor.next");
-    lw.b.build_conditional_branch(fine, next, failed)
+    let (lp, i) = Loop::begin(ll, d.ndiv)?;
+    let (st, fine) = status_of(ll, i)?;
+    let failed = ll.new_block("launch.failed");
+    let next = ll.new_block("launch.next");
+    ll.b.build_conditional_branch(fine, next, failed)
         .map_err(e)?;
-    lw.b.position_at_end(next);
-    lp.end(lw)?;
+    ll.b.position_at_end(next);
+    lp.end(ll)?;
     let ok =
-        lw.b.get_insert_block()
+        ll.b.get_insert_block()
             .ok_or_else(|| LowerError::Llvm("no block".into()))?;
-    lw.b.position_at_end(failed);
-    let ep = unsafe { lw.b.build_in_bounds_gep(ptr, excs, &[i], "") }.map_err(e)?;
-    let rec = lw.b.build_load(ptr, ep, "").map_err(e)?;
+    ll.b.position_at_end(failed);
+    let ep = unsafe { ll.b.build_in_bounds_gep(ptr, d.excs, &[i], "") }.map_err(e)?;
+    let rec = ll.b.build_load(ptr, ep, "").map_err(e)?;
     // The divisions that finished own references in their outputs (array reductions'
     // accumulators, refcounted race values): release them.
     let owned: Vec<(usize, TypeId)> = pf
@@ -742,76 +784,140 @@ fn collect<'ctx>(
         .map(|r| r.var)
         .chain(pf.races.iter().copied())
         .enumerate()
-        .map(|(k, v)| (k, lw.ty(v)))
+        .map(|(k, v)| (k, ll.ty(v)))
         .filter(|(_, t)| crate::nrt::is_refcounted(*t))
         .collect();
     if !owned.is_empty() {
-        let (lp, j) = Loop::begin(lw, ndiv)?;
-        let (_, done) = status_of(lw, j)?;
-        let rel = lw.new_block("parfor.release");
-        let skip = lw.new_block("parfor.skip");
-        lw.b.build_conditional_branch(done, rel, skip).map_err(e)?;
-        lw.b.position_at_end(rel);
+        let (lp, j) = Loop::begin(ll, d.ndiv)?;
+        let (_, done) = status_of(ll, j)?;
+        let rel = ll.new_block("launch.release");
+        let skip = ll.new_block("launch.skip");
+        ll.b.build_conditional_branch(done, rel, skip).map_err(e)?;
+        ll.b.position_at_end(rel);
         for &(k, t) in &owned {
-            let part = load_part(lw, j, k)?;
-            lw.decref(t, part)?;
+            let part = load_part(ll, ret_t, d.results, j, k)?;
+            ll.decref(t, part)?;
         }
-        lw.b.build_unconditional_branch(skip).map_err(e)?;
-        lw.b.position_at_end(skip);
-        lp.end(lw)?;
+        ll.b.build_unconditional_branch(skip).map_err(e)?;
+        ll.b.position_at_end(skip);
+        lp.end(ll)?;
     }
-    free_all(lw)?;
-    // The record is stored in the block that leaves, marked as a raising exit as a
-    // `raise` marks it, so reference-count pruning treats this exit as the serial code's
-    // (a loop over an argument keeps no incref/decref pair for its error path).
-    let store = lw.b.build_store(lw.excinfo, rec).map_err(e)?;
+    free_all(ll)?;
+    mark_exception_exit(ll, rec)?;
+    ll.b.build_return(Some(&st)).map_err(e)?;
+
+    // Reductions in division order, from division 0's partial.
+    ll.b.position_at_end(ok);
+    let zero = i64t.const_zero();
+    let rest =
+        ll.b.build_int_sub(d.ndiv, i64t.const_int(1, false), "")
+            .map_err(e)?;
+    let mut outputs = Vec::new();
+    for (k, r) in pf.reductions.iter().enumerate() {
+        let t = ll.ty(r.var);
+        let vt = value_type(ctx, t)?;
+        let acc = ll.alloca_in_entry(vt, "launch_acc")?;
+        let first = load_part(ll, ret_t, d.results, zero, k)?;
+        ll.b.build_store(acc, first).map_err(e)?;
+        let (lp, j) = Loop::begin(ll, rest)?;
+        let i =
+            ll.b.build_int_add(j, i64t.const_int(1, false), "")
+                .map_err(e)?;
+        let part = load_part(ll, ret_t, d.results, i, k)?;
+        let a = ll.b.build_load(vt, acc, "").map_err(e)?;
+        let c = if t.is_array() {
+            // Each partial is a division's own array, owned here: combined, both go.
+            let c = array_step(ll, r, a, part)?;
+            ll.decref(t, a)?;
+            ll.decref(t, part)?;
+            c
+        } else {
+            combine(ll, r, a, part)?
+        };
+        ll.b.build_store(acc, c).map_err(e)?;
+        lp.end(ll)?;
+        outputs.push(ll.b.build_load(vt, acc, "").map_err(e)?);
+    }
+    // Races: the last division's values; the others' references are released.
+    let nred = pf.reductions.len();
+    for (j, &v) in pf.races.iter().enumerate() {
+        let k = nred + j;
+        let t = ll.ty(v);
+        if crate::nrt::is_refcounted(t) {
+            let (lp, i) = Loop::begin(ll, rest)?;
+            let part = load_part(ll, ret_t, d.results, i, k)?;
+            ll.decref(t, part)?;
+            lp.end(ll)?;
+        }
+        outputs.push(load_part(ll, ret_t, d.results, rest, k)?);
+    }
+    free_all(ll)?;
+    if outputs.is_empty() {
+        ll.b.build_return(Some(&i32t.const_int(crate::STATUS_OK as u64, true)))
+            .map_err(e)?;
+        return Ok(());
+    }
+    let tuple = ll.make_struct(ret_t, &outputs)?;
+    ll.return_value(tuple, ret_t)
+}
+
+/// Store an exception record into the function's `excinfo`, marked as a raising exit as
+/// a `raise` marks it, so reference-count pruning treats this exit as the serial code's
+/// (a loop over an argument keeps no incref/decref pair for its error path).
+fn mark_exception_exit<'ctx>(lw: &mut FnLower<'ctx, '_>, rec: BasicValueEnum<'ctx>) -> R<()> {
+    let ctx = lw.ctx;
+    let store = lw.b.build_store(lw.excinfo, rec).map_err(llvm_err)?;
     let kind = ctx.get_kind_id(crate::refprune::EXCEPTION_OUTPUT_MD);
     let mark = ctx.metadata_node(&[ctx.bool_type().const_int(1, false).into()]);
     store
         .set_metadata(mark, kind)
-        .map_err(|m| LowerError::Llvm(m.to_string()))?;
+        .map_err(|m| LowerError::Llvm(m.to_string()))
+}
+
+/// After the loop ran (inline, or through its launch): re-raise its exception, else
+/// combine the reductions into their variables and take the races, then branch to `end`.
+fn collect<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    pf: &Parfor,
+    ret_t: TypeId,
+    result: inkwell::values::PointerValue<'ctx>,
+    exc: inkwell::values::PointerValue<'ctx>,
+    st: IntValue<'ctx>,
+    end: inkwell::basic_block::BasicBlock<'ctx>,
+) -> R<()> {
+    let ctx = lw.ctx;
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let e = llvm_err;
+    let fine =
+        lw.b.build_int_compare(IntPredicate::EQ, st, ctx.i32_type().const_zero(), "")
+            .map_err(e)?;
+    let ok = lw.new_block("parfor.ok");
+    let failed = lw.new_block("parfor.failed");
+    lw.b.build_conditional_branch(fine, ok, failed).map_err(e)?;
+    lw.b.position_at_end(failed);
+    let rec = lw.b.build_load(ptr, exc, "").map_err(e)?;
+    mark_exception_exit(lw, rec)?;
     // Inside a `try` the exception stays pending and control goes on past the parfor
     // to the statement's exception check.
     lw.propagate_status(st, end)?;
 
-    // Reductions and races from the division results.
     lw.b.position_at_end(ok);
+    let zero = ctx.i64_type().const_zero();
     let nred = pf.reductions.len();
     for (k, r) in pf.reductions.iter().enumerate() {
+        let part = load_part(lw, ret_t, result, zero, k)?;
         if lw.ty(r.var).is_array() {
-            combine_array(lw, r, ndiv, &|lw, i| load_part(lw, i, k))?;
+            combine_array(lw, r, part)?;
             continue;
         }
-        let t = value_type(ctx, lw.ty(r.var))?;
-        let acc = lw.alloca_in_entry(t, "parfor_acc")?;
         let v0 = lw.load(r.var)?;
-        lw.b.build_store(acc, v0).map_err(e)?;
-        let (lp, i) = Loop::begin(lw, ndiv)?;
-        let part = load_part(lw, i, k)?;
-        let a = lw.b.build_load(t, acc, "").map_err(e)?;
-        let c = combine(lw, r, a, part)?;
-        lw.b.build_store(acc, c).map_err(e)?;
-        lp.end(lw)?;
-        let v = lw.b.build_load(t, acc, "").map_err(e)?;
+        let v = combine(lw, r, v0, part)?;
         lw.store_var(r.var, v)?;
     }
-    // Races: the last division's values; the others' references are released.
-    let last =
-        lw.b.build_int_sub(ndiv, i64t.const_int(1, false), "")
-            .map_err(e)?;
     for (j, &v) in pf.races.iter().enumerate() {
-        let k = nred + j;
-        let t = lw.ty(v);
-        if crate::nrt::is_refcounted(t) {
-            let (lp, i) = Loop::begin(lw, last)?;
-            let part = load_part(lw, i, k)?;
-            lw.decref(t, part)?;
-            lp.end(lw)?;
-        }
-        let val = load_part(lw, last, k)?;
+        let val = load_part(lw, ret_t, result, zero, nred + j)?;
         lw.store_var(v, val)?;
     }
-    free_all(lw)?;
     lw.b.build_unconditional_branch(end).map_err(e)?;
     Ok(())
 }

@@ -455,8 +455,9 @@ fn consuming_functions<'ctx>(module: &Module<'ctx>) -> HashSet<FunctionValue<'ct
     consumers
 }
 
-/// Whether `f` is a parfor kernel or worker numba-lower's parallel target generated
-/// (`parallel.rs` names them `<parent>.parfor<id>` and `<parent>.parfor<id>.worker`).
+/// Whether `f` is a parfor kernel, worker or launch numba-lower's parallel target
+/// generated (`parallel.rs` names them `<parent>.parfor<id>`, `<parent>.parfor<id>.worker`
+/// and `<parent>.parfor<id>.launch`).
 fn is_parfor_kernel(f: FunctionValue<'_>) -> bool {
     let name = f.get_name().to_bytes();
     let Some(at) = name.windows(7).rposition(|w| w == b".parfor") else {
@@ -464,7 +465,7 @@ fn is_parfor_kernel(f: FunctionValue<'_>) -> bool {
     };
     let rest = &name[at + 7..];
     let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-    digits > 0 && (rest.len() == digits || &rest[digits..] == b".worker")
+    digits > 0 && matches!(&rest[digits..], b"" | b".worker" | b".launch")
 }
 
 /// A function's CFG with dominators and post-dominators (the CFG does not change while

@@ -595,9 +595,10 @@ fn every_function_of_the_module_is_pruned() {
 // ---------------------------------------------------------------- parallel kernels
 
 #[test]
-fn a_parfor_kernel_and_its_worker_are_not_barriers() {
-    // The parallel target's kernels (`<parent>.parfor<N>`) and workers take and drop
-    // references of their own in pairs: a call to one does not pin the caller's pair.
+fn a_parfor_kernel_its_worker_and_launch_are_not_barriers() {
+    // The parallel target's kernels (`<parent>.parfor<N>`), workers and launches take
+    // and drop references of their own in pairs: a call to one does not pin the
+    // caller's pair.
     let body = "
 define void @k.parfor3(ptr %x) {
 entry:
@@ -610,17 +611,37 @@ entry:
   call void @k.parfor3(ptr %x)
   ret void
 }
+define void @k.parfor3.launch(ptr %x) {
+entry:
+  call void @k.parfor3.worker(ptr %x)
+  ret void
+}
 define void @f(ptr %p) {
 entry:
   call void @NRT_incref(ptr %p)
   call void @k.parfor3(ptr %p)
   call void @k.parfor3.worker(ptr %p)
+  call void @k.parfor3.launch(ptr %p)
   call void @NRT_decref(ptr %p)
   ret void
 }";
     // The kernel's own pair goes too.
     assert_eq!(run(body, ALL), (stats(4, 0, 0, 0), 0, 0));
     // A name that only looks like one is still a barrier.
+    let body = "
+define void @k.parfor3.launcher(ptr %x) {
+entry:
+  call void @NRT_decref(ptr %x)
+  ret void
+}
+define void @f(ptr %p) {
+entry:
+  call void @NRT_incref(ptr %p)
+  call void @k.parfor3.launcher(ptr %p)
+  call void @NRT_decref(ptr %p)
+  ret void
+}";
+    assert_eq!(run(body, ALL), (NONE, 1, 1));
     let body = "
 define void @k.parforx(ptr %x) {
 entry:

@@ -696,6 +696,34 @@ def test_launches_call_numbas_scheduler_names():
     assert "do_scheduling_unsigned" in res.library.get_asm_str()
 
 
+def _llvm_functions(llvm):
+    """The module's function definitions by name, each with its body's text."""
+    out = {}
+    for part in llvm.split("\ndefine ")[1:]:
+        name = part.split("@", 1)[1].split("(", 1)[0].strip('"')
+        out[name] = part.split("\n}", 1)[0]
+    return out
+
+
+def test_the_pool_path_is_outlined_into_a_launch_function():
+    # Scheduling, the pool and the combination of the divisions live in
+    # `<kernel>.launch`, so the function itself stays small enough for LLVM to inline
+    # into its entry wrapper (a tiny loop then costs what the serial build costs).
+    f = njit(parallel=True)(scheduled)
+    a = RNG.random(1000)
+    assert f(a.copy(), 3) == pytest.approx(scheduled(a.copy(), 3))
+    funcs = _llvm_functions(f.inspect_llvm(f.signatures[0]))
+    launches = [n for n in funcs if n.endswith(".launch")]
+    assert len(launches) == 2
+    for n in launches:
+        assert "@do_scheduling_" in funcs[n] and "@numba_rs_parallel_for(" in funcs[n]
+    (native,) = [n for n in funcs if "." not in n]
+    assert native + ".entry" in funcs
+    body = funcs[native]
+    assert "@numba_rs_parallel_for(" not in body and "@do_scheduling_" not in body
+    assert body.count(".launch(") == 2
+
+
 def test_overloads_found_by_numbas_own_types():
     numba = pytest.importorskip("numba")
     f = njit(parallel=True)(scheduled)
