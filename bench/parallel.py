@@ -194,17 +194,29 @@ def inputs(scale):
 
 
 def best(fs, args, reps=7):
-    """The best per-call time of each function in `fs` over `reps` samples; a sample
-    repeats the call until it lasts a millisecond, so sub-microsecond kernels are not
-    timer noise. The functions' samples alternate (serial, parallel, serial, ...), so a
-    drift of this VM's speed during the run weighs on both alike."""
+    """The best per-call time of each function in `fs` over `reps` samples (three times
+    as many for kernels whose batch needs over a hundred calls: their minimum is the
+    noisiest); a sample repeats the call until it lasts a millisecond, so
+    sub-microsecond kernels are not timer noise. The functions' samples alternate
+    (serial, parallel, serial, ...), so a drift of this VM's speed during the run weighs
+    on both alike."""
     plan = []
     for f in fs:
         f(*args)
-        t0 = time.perf_counter()
-        f(*args)
-        once = time.perf_counter() - t0
-        plan.append((f, max(1, int(1e-3 / max(once, 1e-9)))))
+        # The batch size by doubling until a batch lasts a millisecond (one timed call
+        # of a sub-microsecond kernel is mostly the timer's own cost, and gave batches
+        # far shorter than a millisecond).
+        calls = 1
+        while True:
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                f(*args)
+            if time.perf_counter() - t0 >= 1e-3:
+                break
+            calls *= 2
+        plan.append((f, calls))
+    if any(calls > 100 for _, calls in plan):
+        reps *= 3
     ts = [[] for _ in fs]
     for _ in range(reps):
         for k, (f, calls) in enumerate(plan):
@@ -213,6 +225,11 @@ def best(fs, args, reps=7):
                 f(*args)
             ts[k].append((time.perf_counter() - t0) / calls)
     return [min(t) for t in ts]
+
+
+def ms(t):
+    """A time in milliseconds, or microseconds below 10 us (the launch loop's)."""
+    return f"{t * 1e3:.3f} ms" if t >= 1e-5 else f"{t * 1e6:.3f} us"
 
 
 def build(module, kernel):
@@ -257,7 +274,7 @@ def main():
             ser, par = build(mod, k)
             ts, tp = best([ser, par], data[k.__name__])
             speedups[name].append(ts / tp)
-            line += f"{ts * 1e3:>19.3f} ms{tp * 1e3:>21.3f} ms{ts / tp:>9.2f}x"
+            line += f"{ms(ts):>22}{ms(tp):>24}{ts / tp:>9.2f}x"
         print(line)
     for name, s in speedups.items():
         g = math.exp(sum(math.log(x) for x in s) / len(s))
