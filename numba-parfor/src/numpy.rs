@@ -432,7 +432,10 @@ fn repr_tree(
                             Some(ImplKey::Function(k)) => {
                                 k.rsplit('.').next().unwrap_or(k).to_string()
                             }
-                            _ => "_".into(),
+                            Some(k) => numba_typeinfer::numpy::operator_ufunc_name(k)
+                                .unwrap_or("_")
+                                .to_string(),
+                            None => "_".into(),
                         };
                         let parts: Vec<String> = args.iter().map(|a| get(&text, *a)).collect();
                         if parts.len() == 1 {

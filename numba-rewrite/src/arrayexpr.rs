@@ -75,6 +75,13 @@ pub fn elementwise_operands(
             ImplKey::Function(k) if numba_typeinfer::numpy::ufunc_nin(k) == Some(args.len()) => {
                 args.clone()
             }
+            // A ufunc that is an operator (`np.bitwise_and`), typed as the operator.
+            ImplKey::BinOp(op)
+                if args.len() == 2 && numba_typeinfer::numpy::ELEMENTWISE_BINOPS.contains(op) =>
+            {
+                args.clone()
+            }
+            ImplKey::Unary(UnaryOp::Invert) if args.len() == 1 => args.clone(),
             _ => return None,
         },
         _ => return None,

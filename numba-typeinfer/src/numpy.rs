@@ -185,6 +185,41 @@ pub const BINARY_UFUNCS: &[&str] = &[
     "hypot",
 ];
 
+/// Binary ufuncs that are an operator (`np.bitwise_and(a, b)` is `a & b`): typed and
+/// lowered as the operator, so that they also fuse into array expressions as it does. The
+/// first name of an operator is the ufunc's `__name__` (`np.mod` is `np.remainder`).
+pub const OPERATOR_UFUNCS: &[(&str, BinOp)] = &[
+    ("bitwise_and", BinOp::And),
+    ("bitwise_or", BinOp::Or),
+    ("bitwise_xor", BinOp::Xor),
+    ("left_shift", BinOp::LShift),
+    ("right_shift", BinOp::RShift),
+    ("floor_divide", BinOp::FloorDiv),
+    ("remainder", BinOp::Mod),
+    ("mod", BinOp::Mod),
+    ("greater", BinOp::Gt),
+    ("greater_equal", BinOp::Ge),
+    ("less", BinOp::Lt),
+    ("less_equal", BinOp::Le),
+    ("equal", BinOp::Eq),
+    ("not_equal", BinOp::Ne),
+];
+
+/// `np.invert` (`np.bitwise_not`), the `~` operator; on a bool it is `not`, as in NumPy.
+pub const INVERT_UFUNCS: &[&str] = &["invert", "bitwise_not"];
+
+/// The ufunc name of an operator's signature (`bitwise_and` for `&`), for reports.
+pub fn operator_ufunc_name(key: &ImplKey) -> Option<&'static str> {
+    match key {
+        ImplKey::BinOp(op) => OPERATOR_UFUNCS
+            .iter()
+            .find(|(_, o)| o == op)
+            .map(|(n, _)| *n),
+        ImplKey::Unary(UnaryOp::Invert | UnaryOp::Not) => Some(INVERT_UFUNCS[0]),
+        _ => None,
+    }
+}
+
 /// The number of inputs of the NumPy ufunc a typing key (`numpy.sqrt`) names, if it is
 /// one numba-rs types element-wise.
 pub fn ufunc_nin(key: &str) -> Option<usize> {
@@ -699,19 +734,29 @@ pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
         BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge if promoted.is_complex() => return None,
         BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge => BOOLEAN,
         BinOp::TrueDiv => float_result(promoted),
-        BinOp::And | BinOp::Or | BinOp::Xor | BinOp::LShift | BinOp::RShift => {
+        BinOp::And | BinOp::Or | BinOp::Xor => {
             if !(promoted.is_integer() || promoted == BOOLEAN) {
                 return None;
             }
             promoted
         }
+        // NumPy has no bool loops for these: bools take the int8 ones.
+        BinOp::LShift | BinOp::RShift | BinOp::FloorDiv | BinOp::Mod | BinOp::Pow
+            if promoted == BOOLEAN =>
+        {
+            INT8
+        }
+        BinOp::LShift | BinOp::RShift => {
+            if !promoted.is_integer() {
+                return None;
+            }
+            promoted
+        }
+        // NumPy's TypeError: "numpy boolean subtract, the `-` operator, is not supported".
+        BinOp::Sub if promoted == BOOLEAN => return None,
         BinOp::FloorDiv | BinOp::Mod if promoted.is_complex() => return None,
         BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::Mod | BinOp::Pow => {
-            if promoted == BOOLEAN && !matches!(op, BinOp::Add | BinOp::Mul) {
-                INT64
-            } else {
-                promoted
-            }
+            promoted
         }
         BinOp::MatMul => return matmul(lhs, rhs, "matmul"),
         BinOp::Is | BinOp::IsNot | BinOp::In => return None,
@@ -1310,6 +1355,40 @@ impl BaseContext {
                         _ => None,
                     },
                     "(number or array, number or array)",
+                )),
+            );
+        }
+        // Ufuncs that are operators take the operator's typing (and signature key).
+        for &(name, op) in OPERATOR_UFUNCS {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x, y] if element(*x).is_some() && element(*y).is_some() => {
+                            crate::context::binop_signature(op, x.unliteral(), y.unliteral())
+                        }
+                        _ => None,
+                    },
+                    "(number or array, number or array)",
+                )),
+            );
+        }
+        for &name in INVERT_UFUNCS {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] if x.unliteral() == BOOLEAN => {
+                            crate::context::unary_signature(UnaryOp::Not, BOOLEAN)
+                        }
+                        [x] if element(*x).is_some() => {
+                            crate::context::unary_signature(UnaryOp::Invert, x.unliteral())
+                        }
+                        _ => None,
+                    },
+                    "(integer or bool, or an array of them)",
                 )),
             );
         }

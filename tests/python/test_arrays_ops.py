@@ -466,3 +466,72 @@ def test_dtype_type_makes_elements(dt):
     want, w7 = dtype_type_fill(np.zeros(5, dt))
     np.testing.assert_array_equal(got, want)
     assert g7 == w7 and type(g7) is type(w7.item())
+
+
+OPERATOR_UFUNCS = ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+                   "floor_divide", "remainder", "mod", "greater", "greater_equal", "less",
+                   "less_equal", "equal", "not_equal"]
+
+
+def _ufunc_call(name, nin):
+    g = {"np": np}
+    params = ", ".join("xy"[:nin])
+    exec(f"def f({params}):\n    return np.{name}({params})", g)
+    return g["f"]
+
+
+@pytest.mark.parametrize("name", OPERATOR_UFUNCS)
+def test_operator_ufuncs_match_numpy(name):
+    """The ufuncs that are operators (`np.bitwise_and` is `&`): NumPy's values and dtypes
+    for arrays of ints, uint8 and bools, arrays with scalars, and scalars, serially and
+    under parallel=True (where they fuse into array expressions)."""
+    import warnings
+    ufunc = getattr(np, name)
+    f = _ufunc_call(name, 2)
+    a = np.arange(-5, 15)
+    b = (np.arange(20) % 7) + 1
+    cases = [(a, b), (a, 3), (7, b), (a.astype(np.uint8), b.astype(np.uint8)),
+             (a > 3, b > 3), (a.reshape(4, 5), b[:5])]
+    if not name.endswith("shift") and not name.startswith("bitwise"):
+        cases.append((a * 0.5, b))
+    for x, y in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = ufunc(x, y)
+        for got in (njit(f)(x, y), njit(parallel=True)(f)(x, y)):
+            assert got.dtype == want.dtype, (x, y)
+            np.testing.assert_array_equal(got, want)
+    assert njit(f)(7, 3) == ufunc(7, 3)
+
+
+def test_invert_ufuncs_match_numpy():
+    for name in ["invert", "bitwise_not"]:
+        f = _ufunc_call(name, 1)
+        for x in [np.arange(-3, 9), np.arange(-3, 9) > 2, np.arange(9, dtype=np.uint8)]:
+            want = getattr(np, name)(x)
+            got = njit(f)(x)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+        # On a bool, NumPy's invert is `not` (Python's `~True` is -2).
+        assert njit(f)(True) is False and njit(f)(5) == ~5
+
+
+def test_bool_arrays_take_numpys_int8_loops_and_reject_subtraction():
+    from numba_rs.errors import TypingError
+    a = np.array([True, False, True])
+    b = np.array([True, True, False])
+    for op in ["a // b", "a % b", "a ** b", "a << b", "a >> b", "a + b", "a * b", "a / b"]:
+        g = {}
+        exec(f"def f(a, b):\n    return {op}", g)
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = eval(op)
+            got = njit(g["f"])(a, b)
+        assert got.dtype == want.dtype, op
+        np.testing.assert_array_equal(got, want)
+
+    def sub(a, b):
+        return a - b
+    with pytest.raises(TypingError):
+        njit(sub)(a, b)

@@ -248,6 +248,16 @@ fn element_op<'ctx>(
         Expr::Call { args, .. } => {
             let key = match lw.typing.calltypes.get(&id).map(|s| &s.key) {
                 Some(ImplKey::Function(k)) => k.clone(),
+                // A ufunc that is an operator (`np.bitwise_and(a, b)`).
+                Some(&ImplKey::BinOp(op)) if args.len() == 2 => {
+                    let x = get(lw, &args[0])?;
+                    let y = get(lw, &args[1])?;
+                    return apply_binop(lw, op, x, y);
+                }
+                Some(&ImplKey::Unary(op)) if args.len() == 1 => {
+                    let x = get(lw, &args[0])?;
+                    return apply_unary(lw, op, x);
+                }
                 _ => return Err(lw.unsupported("untyped call in an arrayexpr node")),
             };
             let name = key.strip_prefix("numpy.").unwrap_or(&key).to_string();
