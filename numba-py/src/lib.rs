@@ -932,6 +932,22 @@ impl Dispatcher {
         })
     }
 
+    /// Issue the compile warnings of `c` (once per specialisation, whichever path
+    /// compiled it), at the function's file and the warning's line.
+    fn warn_for(&self, py: Python<'_>, c: &Arc<CompiledFunction>) -> PyResult<()> {
+        if c.warnings.is_empty() {
+            return Ok(());
+        }
+        let filename: Option<String> = self
+            .py_func
+            .bind(py)
+            .getattr("__code__")
+            .and_then(|c| c.getattr("co_filename"))
+            .and_then(|f| f.extract())
+            .ok();
+        issue_warnings(py, c, filename.as_deref())
+    }
+
     /// The specialisation for `tys` through `resolve` (which looks up first), compiling
     /// or converting on a miss.
     fn compiled_for(&self, py: Python<'_>, tys: &[TypeId]) -> PyResult<Arc<CompiledFunction>> {
@@ -946,16 +962,7 @@ impl Dispatcher {
             Ok(res) => res.map_err(to_py_err)?,
             Err(p) => return Err(internal_error(&p)),
         };
-        if !c.warnings.is_empty() {
-            let filename: Option<String> = self
-                .py_func
-                .bind(py)
-                .getattr("__code__")
-                .and_then(|c| c.getattr("co_filename"))
-                .and_then(|f| f.extract())
-                .ok();
-            issue_warnings(py, &c, filename.as_deref())?;
-        }
+        self.warn_for(py, &c)?;
         if self.nogil && c.object_env.is_some() {
             // Object-mode code calls the C API: it keeps the GIL (Numba's warning).
             let cat = py.import("numba_rs.errors")?.getattr("NumbaWarning")?;
@@ -1114,7 +1121,8 @@ impl Dispatcher {
         for s in signatures.unwrap_or_default() {
             let (ret, args) = numba_typeinfer::parse_signature(&s).map_err(TypingError::new_err)?;
             d.check_signature_length(args.len())?;
-            d.core.compile_explicit(ret, &args).map_err(to_py_err)?;
+            let c = d.core.compile_explicit(ret, &args).map_err(to_py_err)?;
+            d.warn_for(py, &c)?;
         }
         Ok(d)
     }
@@ -1383,6 +1391,7 @@ impl Dispatcher {
         let (ret, args) = numba_typeinfer::parse_signature(text).map_err(TypingError::new_err)?;
         self.check_signature_length(args.len())?;
         let c = self.core.compile_signature(ret, &args).map_err(to_py_err)?;
+        self.warn_for(py, &c)?;
         signature_key(py, &c.arg_types)
     }
 

@@ -403,6 +403,22 @@ def test_race_warns_and_keeps_the_last_iteration():
     assert r == last_value(a)
 
 
+def test_compile_warnings_come_from_eager_compilation_too():
+    # Numba warns while compiling: with a signature in the decorator, or `.compile(sig)`,
+    # that is before any call (Numba's test_parfor_race_1 compiles eagerly).
+    a = RNG.random(100)
+    with pytest.warns(NumbaParallelSafetyWarning, match="^Variable x used in parallel loop"):
+        f = njit("float64(float64[::1])", parallel=True)(last_value)
+    assert f(a) == last_value(a)
+    g = njit(parallel=True)(last_value)
+    with pytest.warns(NumbaParallelSafetyWarning, match="^Variable x used in parallel loop"):
+        g.compile("float64(float64[::1])")
+    # Once per specialisation: calling it does not warn again.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert g(a) == last_value(a)
+
+
 def test_parallel_options_dict():
     with pytest.warns(NumbaPerformanceWarning, match="no transformation for parallel"):
         f = njit(parallel={"prange": False})(sum_sq)
