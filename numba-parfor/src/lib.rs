@@ -189,6 +189,9 @@ pub struct ParforReport {
     /// `(stage, IR dump)` after the conversions, fusion and clean-up, when
     /// [`ParforOptions::dump_stages`] asks (Numba's `dprint_func_ir` titles).
     pub dumps: Vec<(String, String)>,
+    /// `id -> (blocks in the loop, header)` of each parfor made from a loop: Numba
+    /// converts loops smallest first (inner before outer), which its numbering follows.
+    loop_sizes: std::collections::HashMap<usize, (usize, numba_ir::Label)>,
 }
 
 impl ParforReport {
@@ -275,11 +278,13 @@ fn renumber(
     let made: Vec<usize> = report.produced.iter().map(|p| p.0).collect();
     let store = |k: &usize| report.produced[*k].1 == numpy::SETITEM_PATTERN;
     let numpy_made = from_loops..made.len();
+    let mut loops: Vec<usize> = (0..from_loops).collect();
+    loops.sort_by_key(|&k| loop_key(report, made[k]));
     let order: Vec<usize> = numpy_made
         .clone()
         .filter(store)
         .chain(numpy_made.filter(|k| !store(k)))
-        .chain(0..from_loops)
+        .chain(loops)
         .map(|k| made[k])
         .collect();
     if order == made {
@@ -288,6 +293,16 @@ fn renumber(
     let new = reassign_ids(ir, report, &order);
     gen.elementwise = gen.elementwise.iter().map(|&id| new(id)).collect();
     gen.random = gen.random.iter().map(|&id| new(id)).collect();
+}
+
+/// Where Numba's loop conversion takes the loop parfor `id`: smallest loop first, then
+/// in the order of their headers.
+fn loop_key(report: &ParforReport, id: usize) -> (usize, numba_ir::Label) {
+    report
+        .loop_sizes
+        .get(&id)
+        .copied()
+        .unwrap_or((usize::MAX, 0))
 }
 
 /// Give the parfors `order` lists the ids the report holds, sorted (the first in `order`
@@ -323,6 +338,11 @@ fn reassign_ids(
     for h in &mut report.hoisted {
         h.0 = new(h.0);
     }
+    report.loop_sizes = report
+        .loop_sizes
+        .iter()
+        .map(|(&id, &v)| (new(id), v))
+        .collect();
     fn walk(
         blocks: &mut std::collections::BTreeMap<numba_ir::Label, numba_ir::Block>,
         new: &dyn Fn(usize) -> usize,
@@ -345,7 +365,8 @@ fn reassign_ids(
 
 /// Numba's numbering once loop bodies have parfors of their own ([`nest`]): Numba
 /// converts NumPy code before loops, so a body's NumPy parfors take ids before the loop
-/// around them, in source order with the function's other NumPy parfors. Every id the
+/// around them, in source order with the function's other NumPy parfors; and loops
+/// smallest first, so a `prange` nested in another takes an id before it. Every id the
 /// report and the IR hold is reassigned from the same pool.
 fn renumber_nested(ir: &mut FunctionIR, report: &mut ParforReport) {
     if report.nested.is_empty() {
@@ -363,17 +384,26 @@ fn renumber_nested(ir: &mut FunctionIR, report: &mut ParforReport) {
             1
         }
     };
-    let mut order: Vec<(u8, u32, usize, usize)> = report
+    // NumPy parfors by line, loops as Numba converts them (smallest first: a loop
+    // nested in another before it), then as produced.
+    // (group, line, conversion order, position produced, id)
+    type Key = (u8, u32, (usize, numba_ir::Label), usize, usize);
+    let mut order: Vec<Key> = report
         .produced
         .iter()
         .enumerate()
         .map(|(k, (id, pattern, _, line))| {
             let g = group(pattern);
-            (g, if g == 1 { *line } else { 0 }, k, *id)
+            let at = if g == 2 {
+                loop_key(report, *id)
+            } else {
+                (0, 0)
+            };
+            (g, if g == 1 { *line } else { 0 }, at, k, *id)
         })
         .collect();
     order.sort_unstable();
-    let order: Vec<usize> = order.iter().map(|o| o.3).collect();
+    let order: Vec<usize> = order.iter().map(|o| o.4).collect();
     let _ = reassign_ids(ir, report, &order);
 }
 
@@ -411,7 +441,10 @@ pub fn run(
     }
     if options.numpy {
         dead::remove_dead_arrays(ir, &Default::default());
-        // NumPy code inside parallel loops: parfors nested in the loop's, run serially.
+    }
+    if options.numpy || options.prange {
+        // Loops and NumPy code inside parallel loops: parfors nested in the loop's, run
+        // serially.
         nest::convert_bodies(ir, typing, &mut report, options)?;
         renumber_nested(ir, &mut report);
     }

@@ -1,24 +1,33 @@
-//! NumPy code inside a parallel loop's body as parfors nested in the loop's (Numba's
+//! Parallel code inside a parallel loop's body as parfors nested in the loop's (Numba's
 //! nested parfors).
 //!
-//! A `prange` body's array expressions and whole-array reductions become parfors of the
-//! body, converted and fused as the function's own are, so that `out[i] =
-//! np.sum(a[i, :] ** 2)` computes its squares and their sum in one loop, without the
-//! temporary row the serial code allocates in every iteration. They run serially inside
-//! each division of the outer loop: lowered inside the outer loop's kernel, where the
-//! runtime gives a nested region one division, run inline.
+//! - A `prange` loop in a `prange` body (and an array comprehension's loop there) becomes
+//!   a parfor of the body, as Numba converts inner loops too. Its liveness is the body's,
+//!   with what the function reads outside the loops and the outer loop's reductions and
+//!   races live where the body ends.
+//! - A body's array expressions and whole-array reductions become parfors of the body,
+//!   converted and fused as the function's own are, so that `out[i] =
+//!   np.sum(a[i, :] ** 2)` computes its squares and their sum in one loop, without the
+//!   temporary row the serial code allocates in every iteration. Allocations, fills and
+//!   stores in a body are left alone (the outer loop's allocation hoisting takes them).
 //!
-//! Allocations, fills and stores in a body are left alone (the outer loop's allocation
-//! hoisting takes them), and so are `prange` loops inside a body: they run as the
-//! serial loops they are.
+//! Bodies of nested parfors get the same treatment in turn. Nested parfors run serially
+//! inside each division of the outer loop: lowered inside the outer loop's kernel, where
+//! the runtime gives a nested region one division, run inline.
 
-use numba_ir::{Expr, FunctionIR, Stmt};
+use std::collections::HashSet;
+
+use numba_ir::{Block, ExtensionNode, FunctionIR, Inst, Label, Stmt, VarId};
 use numba_typeinfer::TypingResult;
 
 use crate::node::{Parfor, PARFOR};
-use crate::{dead, fusion, numpy, ParforError, ParforOptions, ParforReport};
+use crate::{dead, fusion, numpy, prange, ParforError, ParforOptions, ParforReport};
 
-/// Convert the NumPy code in the body of every parfor of `ir` (see the module doc).
+/// The statement standing for "the rest of the function" at the end of a body while its
+/// loops are converted: its operands are what is live there.
+const LIVE_OUT: &str = "parfor_live_out";
+
+/// Convert the parallel code in the body of every parfor of `ir` (see the module doc).
 pub(crate) fn convert_bodies(
     ir: &mut FunctionIR,
     typing: &mut TypingResult,
@@ -27,6 +36,17 @@ pub(crate) fn convert_bodies(
 ) -> Result<(), ParforError> {
     // Read around the loops (converting a body changes nothing outside it): kept stored.
     let around = dead::read_vars(ir);
+    convert_level(ir, typing, report, options, &around)
+}
+
+/// The bodies of the parfors in `ir.blocks`; `around` is what is read outside them.
+fn convert_level(
+    ir: &mut FunctionIR,
+    typing: &mut TypingResult,
+    report: &mut ParforReport,
+    options: &ParforOptions,
+    around: &HashSet<VarId>,
+) -> Result<(), ParforError> {
     let labels: Vec<_> = ir.blocks.keys().copied().collect();
     for l in labels {
         for k in 0..ir.blocks[&l].body.len() {
@@ -39,31 +59,28 @@ pub(crate) fn convert_bodies(
             let Some(mut pf) = Parfor::from_node(node) else {
                 continue;
             };
-            // Only loop bodies hold NumPy code (a NumPy parfor's body is element nodes).
-            if !has_numpy_code(ir, &pf) {
-                continue;
-            }
             let mut keep = around.clone();
             keep.extend(pf.reductions.iter().map(|r| r.var));
             keep.extend(pf.races.iter().copied());
             let before = report.produced.len();
             // The body's blocks stand in for the function's while the passes run on them.
             let outer = std::mem::replace(&mut ir.blocks, std::mem::take(&mut pf.loop_body));
-            let mut gen = numpy::Generated::default();
-            let converted = numpy::convert(ir, typing, report, &mut gen, options, true);
-            if converted.is_ok() && report.produced.len() > before {
-                numba_ir::utils::merge_blocks(ir);
-                if options.fusion {
-                    fusion::fuse(ir, typing, &gen, report);
+            let converted = convert_body(ir, typing, report, options, &keep, &pf);
+            let made: Vec<usize> = report.produced[before..].iter().map(|p| p.0).collect();
+            // Deeper bodies, with what this body reads kept too.
+            let deeper = converted.and_then(|()| {
+                if made.is_empty() {
+                    return Ok(());
                 }
-                dead::remove_dead_arrays(ir, &keep);
-            }
+                let mut around = keep.clone();
+                around.extend(dead::read_vars(ir));
+                convert_level(ir, typing, report, options, &around)
+            });
             pf.loop_body = std::mem::replace(&mut ir.blocks, outer);
-            converted?;
-            if report.produced.len() == before {
+            deeper?;
+            if made.is_empty() {
                 continue;
             }
-            let made: Vec<usize> = report.produced[before..].iter().map(|p| p.0).collect();
             let left: Vec<usize> = made
                 .into_iter()
                 .filter(|id| !report.fused.iter().any(|f| f.0 == *id))
@@ -76,15 +93,112 @@ pub(crate) fn convert_bodies(
     Ok(())
 }
 
-/// Whether the body of `pf` holds an array expression or a call (a reduction candidate).
-fn has_numpy_code(ir: &FunctionIR, pf: &Parfor) -> bool {
-    pf.loop_body
+/// One body, standing in as `ir.blocks`: its loops, then its NumPy code.
+fn convert_body(
+    ir: &mut FunctionIR,
+    typing: &mut TypingResult,
+    report: &mut ParforReport,
+    options: &ParforOptions,
+    keep: &HashSet<VarId>,
+    pf: &Parfor,
+) -> Result<(), ParforError> {
+    let before = report.produced.len();
+    if options.prange {
+        convert_loops(ir, typing, report, options, keep, pf)?;
+    }
+    // Only loop bodies hold NumPy code (a NumPy parfor's body is element nodes).
+    if !options.numpy || !has_numpy_code(ir) {
+        return Ok(());
+    }
+    let mut gen = numpy::Generated::default();
+    let loops_made = report.produced.len();
+    numpy::convert(ir, typing, report, &mut gen, options, true)?;
+    if report.produced.len() > loops_made {
+        numba_ir::utils::merge_blocks(ir);
+        if options.fusion {
+            fusion::fuse(ir, typing, &gen, report);
+        }
+        dead::remove_dead_arrays(ir, keep);
+    } else if report.produced.len() > before {
+        numba_ir::utils::merge_blocks(ir);
+    }
+    Ok(())
+}
+
+/// The `prange` loops of a body. A body ends in one block without a terminator (where
+/// the next iteration begins): while the loops convert, it holds a [`LIVE_OUT`]
+/// statement reading `keep` and a return, so that liveness sees the rest of the
+/// function there. A body of another shape is left alone.
+fn convert_loops(
+    ir: &mut FunctionIR,
+    typing: &mut TypingResult,
+    report: &mut ParforReport,
+    options: &ParforOptions,
+    keep: &HashSet<VarId>,
+    pf: &Parfor,
+) -> Result<(), ParforError> {
+    let has_loop = ir.blocks.iter().any(|(&l, b)| {
+        b.terminator().is_some_and(|t| {
+            t.successors()
+                .iter()
+                .any(|&s| s <= l && ir.blocks.contains_key(&s))
+        })
+    });
+    if !has_loop {
+        return Ok(());
+    }
+    let ends: Vec<Label> = ir
+        .blocks
+        .iter()
+        .filter(|(_, b)| b.terminator().is_none())
+        .map(|(&l, _)| l)
+        .collect();
+    let leaves = ir
+        .blocks
+        .values()
+        .filter_map(Block::terminator)
+        .flat_map(Stmt::successors)
+        .any(|s| !ir.blocks.contains_key(&s));
+    let [end] = ends[..] else {
+        return Ok(());
+    };
+    if leaves {
+        return Ok(());
+    }
+    let mut live: Vec<VarId> = keep.iter().copied().collect();
+    live.sort();
+    let loc = pf.loc;
+    let stand_in = [
+        Inst {
+            stmt: Stmt::Extension(Box::new(ExtensionNode::new(LIVE_OUT, live))),
+            loc,
+        },
+        Inst {
+            stmt: Stmt::Return {
+                value: pf.index_var,
+            },
+            loc,
+        },
+    ];
+    let block = ir.blocks.get_mut(&end).expect("end block");
+    let at = block.body.len();
+    block.body.extend(stand_in);
+    let converted = prange::convert(ir, typing, report, options.reduction);
+    if let Some(block) = ir.blocks.get_mut(&end) {
+        block.body.truncate(at);
+    }
+    converted
+}
+
+/// Whether the blocks hold an array expression or a call (a reduction candidate).
+fn has_numpy_code(ir: &FunctionIR) -> bool {
+    ir.blocks
         .values()
         .flat_map(|b| &b.body)
         .any(|i| match i.stmt {
             Stmt::Assign { value, .. } => match ir.expr(value) {
-                Expr::Call { .. } => true,
-                Expr::Extension(n) => n.kind == "arrayexpr",
+                numba_ir::Expr::Call { .. } => true,
+                numba_ir::Expr::Extension(n) => n.kind == "arrayexpr",
                 _ => false,
             },
             _ => false,

@@ -294,6 +294,7 @@ pub(crate) fn convert(
             ),
         };
         report.produced(pf.id, &pattern, &ir.filename, loc.line);
+        report.loop_sizes.insert(pf.id, (lp.body.len(), lp.header));
         let node = pf.to_node();
         pre.push(Inst {
             stmt: Stmt::Extension(Box::new(node)),
@@ -540,17 +541,23 @@ fn build(
         cost *= 64;
     }
     let mut outside_defs: BTreeSet<VarId> = BTreeSet::new();
+    let mut all_defs = body_defs.clone();
+    let mut all_uses = body_uses.clone();
     for (l, b) in &ir.blocks {
-        // The header becomes the parfor: its definitions are the body's now.
-        if l == header {
-            continue;
-        }
         for inst in &b.body {
             if let Stmt::Assign { target, .. } = inst.stmt {
-                outside_defs.insert(target);
+                all_defs.insert(target);
+                // The header becomes the parfor: its definitions are the body's now.
+                if l != header {
+                    outside_defs.insert(target);
+                }
             }
+            all_uses.extend(ir.stmt_vars(&inst.stmt));
         }
     }
+    // What nothing here defines comes from around these blocks: the parameters and index
+    // of the loop whose body they are, when a nested loop converts (`nest`).
+    outside_defs.extend(all_uses.difference(&all_defs));
     let exit_live = live.get(&h.exit).cloned().unwrap_or_default();
     let mut params: Vec<VarId> = body_uses
         .iter()
@@ -632,20 +639,40 @@ fn reduction_of(
         }
     }
     // The accumulator's copies: every variable reached backwards from `v` through plain
-    // copies (across inner loops, strip_phis leaves chains of them). The expressions
+    // copies (across inner loops, strip_phis leaves chains of them), and forwards to a
+    // variable defined only by copies, one of them of the chain (an inner loop's phi,
+    // `best.3 = best.4` before the loop and `best.3 = best.1` in it). The expressions
     // that define the chain's other ends are the candidate reduce nodes.
     let mut copies: BTreeSet<VarId> = BTreeSet::new();
     let mut exprs: Vec<numba_ir::ExprId> = Vec::new();
     let mut stack = vec![v];
-    while let Some(x) = stack.pop() {
-        if !copies.insert(x) {
-            continue;
-        }
-        for &e in defs.get(&x).map(|d| d.as_slice()).unwrap_or_default() {
-            match ir.expr(e) {
-                Expr::Var(src) => stack.push(*src),
-                _ => exprs.push(e),
+    loop {
+        while let Some(x) = stack.pop() {
+            if !copies.insert(x) {
+                continue;
             }
+            for &e in defs.get(&x).map(|d| d.as_slice()).unwrap_or_default() {
+                match ir.expr(e) {
+                    Expr::Var(src) => stack.push(*src),
+                    _ => exprs.push(e),
+                }
+            }
+        }
+        stack.extend(defs.iter().filter_map(|(&x, ds)| {
+            let srcs: Vec<VarId> = ds
+                .iter()
+                .filter_map(|&e| match ir.expr(e) {
+                    Expr::Var(src) => Some(*src),
+                    _ => None,
+                })
+                .collect();
+            (!copies.contains(&x)
+                && srcs.len() == ds.len()
+                && srcs.iter().any(|s| copies.contains(s)))
+            .then_some(x)
+        }));
+        if stack.is_empty() {
+            break;
         }
     }
     // Numba's error for an accumulator read by something that cannot combine partial

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import re
 import warnings
 
 import numpy as np
@@ -203,8 +204,13 @@ def test_reduction_updated_in_several_inner_loops(nthreads, size):
     f, p = both(two_inner_loops)
     assert f(a, 7) == p(a, 7)
     m = RNG.integers(-1000, 1000, (size, 4))
-    f, p = both(inner_min)
-    assert f(m) == p(m)
+    # A race would keep the last division's minimum (and warn): the minimum is put in
+    # the first rows, which the last division never sees.
+    m[0, 1] = -5000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumbaParallelSafetyWarning)
+        f, p = both(inner_min)
+        assert f(m) == p(m) == -5000
 
 
 def conflicting_ops(n):
@@ -320,6 +326,133 @@ def test_nested_prange_inner_runs_serially(nthreads):
     a = RNG.random((64, 33))
     f, p = both(nested)
     assert f(a) == pytest.approx(p(a), rel=1e-12)
+
+
+def nested_fill(n):
+    a = np.empty((n, n))
+    for i in prange(n):
+        for j in prange(n):
+            a[i, j] = i * 10 + j
+    return a
+
+
+def nested_rowsum(a):
+    out = np.zeros(a.shape[0])
+    for i in prange(a.shape[0]):
+        s = 0.0
+        for j in prange(a.shape[1]):
+            s += a[i, j]
+        out[i] = s
+    return out
+
+
+def nested_three(n):
+    a = np.zeros((n, n, n))
+    for i in prange(n):
+        for j in prange(n):
+            for k in prange(n):
+                a[i, j, k] = i * 100 + j * 10 + k
+    return a
+
+
+def nested_in_range(a):
+    out = np.zeros(a.shape[0])
+    for i in prange(a.shape[0]):
+        for r in range(2):
+            acc = 0.0
+            for j in prange(a.shape[1]):
+                acc += a[i, j] * (r + 1)
+            out[i] += acc
+    return out
+
+
+def nested_max_then_use(a):
+    out = np.zeros(a.shape[0])
+    for i in prange(a.shape[0]):
+        m = a[i, 0]
+        for j in prange(a.shape[1]):
+            m = max(m, a[i, j])
+        out[i] = m + i
+    return out
+
+
+def nested_numpy_in_inner(a):
+    out = np.zeros((a.shape[0], a.shape[1]))
+    for i in prange(a.shape[0]):
+        for j in prange(a.shape[1]):
+            out[i, j] = np.sum(a[i, :] * a[i, j])
+    return out
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (nested_fill, (37,)),
+        (nested_rowsum, (RNG.random((300, 200)),)),
+        (nested_three, (9,)),
+        (nested_in_range, (RNG.random((50, 40)),)),
+        (nested_max_then_use, (RNG.random((60, 70)),)),
+        (nested_numpy_in_inner, (RNG.random((12, 30)),)),
+    ],
+)
+def test_prange_nested_in_prange_is_a_nested_parfor(nthreads, f, args):
+    """A `prange` in a `prange` body becomes a parfor nested in the outer one (Numba's
+    nested parfors), with its own reductions; it runs serially inside each division.
+    CPython's result is the oracle."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        got = njit(parallel=True)(f)(*args)
+    np.testing.assert_allclose(got, f(*args), rtol=1e-12)
+
+
+def test_nested_prange_is_numbered_and_reported_as_numba_does(capfd, monkeypatch):
+    # Numba 0.68.1's lines for nested_fill: the inner loop (converted first, being the
+    # smaller) is #0, the outer #1, which holds it.
+    monkeypatch.setenv("NUMBA_DEBUG_ARRAY_OPT_STATS", "1")
+    f = njit(parallel=True)(nested_fill)
+    np.testing.assert_array_equal(f(4), nested_fill(4))
+    out = capfd.readouterr().out
+    lines = [ln for ln in out.splitlines() if ln.startswith(("Parallel for-loop", "After fusion"))]
+    first = int(re.search(r"#(\d+)", lines[0]).group(1))
+    inner_line = nested_fill.__code__.co_firstlineno + 3
+    want = [
+        f"Parallel for-loop #{first} is produced from pattern '('prange', 'user', '')' at {__file__} ({inner_line})",
+        f"Parallel for-loop #{first + 1} is produced from pattern '('prange', 'user', '')' at {__file__} ({inner_line - 1})",
+        f"After fusion, parallel for-loop {first + 1} has nested Parfor(s) #1.",
+        f"After fusion, function nested_fill has 1 parallel for-loop(s) #{{{first + 1}}}.",
+    ]
+    assert lines == want
+    diag = f.overloads[f.signatures[0]].metadata["parfor_diagnostics"]
+    assert diag.count_parfors() == 2
+    assert dict(diag.nested_fusion_info) == {first + 1: [first]}
+    f.parallel_diagnostics(level=4)
+    text = capfd.readouterr().out
+    assert f"+--{first + 1} (parallel)\n   +--{first} (serial)" in text
+
+
+def sibling_loops(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        x = a[i]
+        if x > 0.5:
+            s += x * 2
+        else:
+            s += x
+    t = 0.0
+    for i in prange(a.shape[0]):
+        t += a[i]
+    return s + t
+
+
+def test_loops_are_numbered_smallest_first_as_numba_converts_them(capfd, monkeypatch):
+    # Numba converts loops in order of size: the second (smaller) loop gets the first id.
+    monkeypatch.setenv("NUMBA_DEBUG_ARRAY_OPT_STATS", "1")
+    a = RNG.random(100)
+    assert njit(parallel=True)(sibling_loops)(a) == pytest.approx(sibling_loops(a))
+    made = re.findall(r"Parallel for-loop #(\d+) is produced .* \((\d+)\)", capfd.readouterr().out)
+    first_line = sibling_loops.__code__.co_firstlineno
+    ids = {int(line) - first_line: int(i) for i, line in made}
+    assert ids[9] + 1 == ids[2]
 
 
 def uses_globals_and_calls(a):
