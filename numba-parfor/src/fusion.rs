@@ -61,6 +61,9 @@ pub(crate) struct Shapes {
     multi: BTreeSet<VarId>,
     /// Shape variables arrays were created from: the class of those arrays.
     shape_class: HashMap<VarId, u32>,
+    /// Sizes known equal to another: a 1-d array created from `a.shape[0]` has that
+    /// extent (`(class, axis)` to the one it equals).
+    alias: HashMap<(u32, i64), (u32, i64)>,
     next: u32,
 }
 
@@ -160,9 +163,18 @@ impl Shapes {
                                 }
                             };
                             s.class.insert(target, c);
-                            // A 1-d array made from an integer: that integer is its size.
+                            // A 1-d array made from an integer: that integer is its size
+                            // (and when the integer is another array's extent, so is the
+                            // new array's).
                             if typing.type_of(shape).unliteral().is_integer() {
-                                s.size.insert(shape, (c, 0));
+                                match s.size.get(&shape) {
+                                    Some(&k) if k != (c, 0) => {
+                                        s.alias.insert((c, 0), k);
+                                    }
+                                    _ => {
+                                        s.size.insert(shape, (c, 0));
+                                    }
+                                }
                             }
                         }
                     }
@@ -212,13 +224,30 @@ impl Shapes {
             (Bound::Const(x), Bound::Const(y)) => x == y,
             (Bound::Var(x), Bound::Var(y)) => {
                 x == y
-                    || matches!((self.size.get(&x), self.size.get(&y)), (Some(p), Some(q)) if p == q)
+                    || matches!((self.size.get(&x), self.size.get(&y)),
+                        (Some(&p), Some(&q)) if self.canon(p) == self.canon(q))
                     || self.int_key(x) == self.int_key(y)
             }
             (Bound::Const(c), Bound::Var(v)) | (Bound::Var(v), Bound::Const(c)) => {
                 self.int_key(v) == IntKey::Const(c)
             }
         }
+    }
+
+    /// The size a `(class, axis)` size is known to equal, followed to its end.
+    fn canon(&self, mut k: (u32, i64)) -> (u32, i64) {
+        for _ in 0..16 {
+            match self.alias.get(&k) {
+                Some(&n) => k = n,
+                None => break,
+            }
+        }
+        k
+    }
+
+    /// Whether `t` is an array's `shape` tuple (assigned once).
+    pub(crate) fn is_shape_tuple(&self, t: VarId) -> bool {
+        self.shape_tuple.contains_key(&t) && !self.multi.contains(&t)
     }
 
     /// Multiply-assigned variables get a fresh class from `of`, so never compare equal.
@@ -405,22 +434,20 @@ pub(crate) fn fuse(
 }
 
 /// `len(a)`, `a.shape`, `a.size`, `a.ndim` of an array, or an item of a shape tuple:
-/// what no element store changes.
-fn shape_query(ir: &FunctionIR, typing: &TypingResult, value: numba_ir::ExprId) -> bool {
+/// what no element store changes. (The shape tuples are the analysis's: while fusion
+/// runs, the block being rewritten is out of `ir.blocks`.)
+fn shape_query(
+    ir: &FunctionIR,
+    typing: &TypingResult,
+    shapes: &Shapes,
+    value: numba_ir::ExprId,
+) -> bool {
     let array = |v: &VarId| typing.type_of(*v).unliteral().is_array();
     match ir.expr(value) {
         Expr::GetAttr { value: a, attr } => {
             array(a) && matches!(attr.as_str(), "shape" | "size" | "ndim")
         }
-        Expr::StaticGetItem { value: t, .. } => {
-            matches!(typing.type_of(*t).unliteral().get(), Type::UniTuple(..))
-                && ir.blocks.values().flat_map(|b| &b.body).any(|i| {
-                    matches!(i.stmt, Stmt::Assign { target, value: v }
-                        if target == *t
-                            && matches!(ir.expr(v), Expr::GetAttr { value: a, attr }
-                                if attr == "shape" && array(a)))
-                })
-        }
+        Expr::StaticGetItem { value: t, .. } => shapes.is_shape_tuple(*t),
         Expr::Call {
             func, args, kws, ..
         } => {
@@ -466,7 +493,7 @@ fn fuse_loops(
         let movable = pure(ir, typing, value)
             || gen.inits.contains(&value)
             || scalar_only(ir, typing, target, value)
-            || shape_query(ir, typing, value);
+            || shape_query(ir, typing, shapes, value);
         let moves = movable
             && !ir
                 .expr_uses(ir.expr(value))

@@ -15,7 +15,7 @@
 //! inside each division of the outer loop: lowered inside the outer loop's kernel, where
 //! the runtime gives a nested region one division, run inline.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use numba_ir::{Block, ExtensionNode, FunctionIR, Inst, Label, Stmt, VarId};
 use numba_typeinfer::TypingResult;
@@ -126,9 +126,10 @@ fn convert_body(
 }
 
 /// The `prange` loops of a body. A body ends in one block without a terminator (where
-/// the next iteration begins): while the loops convert, it holds a [`LIVE_OUT`]
-/// statement reading `keep` and a return, so that liveness sees the rest of the
-/// function there. A body of another shape is left alone.
+/// the next iteration begins), or jumps past its blocks (a fused body): while the loops
+/// convert, that block holds a [`LIVE_OUT`] statement reading `keep` and a return, so
+/// that liveness sees the rest of the function there. A body of another shape is left
+/// alone.
 fn convert_loops(
     ir: &mut FunctionIR,
     typing: &mut TypingResult,
@@ -153,17 +154,24 @@ fn convert_loops(
         .filter(|(_, b)| b.terminator().is_none())
         .map(|(&l, _)| l)
         .collect();
-    let leaves = ir
+    let outside: BTreeSet<Label> = ir
         .blocks
         .values()
         .filter_map(Block::terminator)
         .flat_map(Stmt::successors)
-        .any(|s| !ir.blocks.contains_key(&s));
-    let [end] = ends[..] else {
-        return Ok(());
+        .filter(|s| !ir.blocks.contains_key(s))
+        .collect();
+    let first = ir.blocks.keys().next().copied().unwrap_or(0);
+    // Where the body ends: its empty last block, or (a fused body) the label its last
+    // jump names, past its blocks, which stands in for one while the loops convert.
+    let outside: Vec<Label> = outside.into_iter().collect();
+    let (end, borrowed) = match (&ends[..], &outside[..]) {
+        ([end], []) => (*end, false),
+        ([], [end]) if *end > first => (*end, true),
+        _ => return Ok(()),
     };
-    if leaves {
-        return Ok(());
+    if borrowed {
+        ir.blocks.insert(end, Block::default());
     }
     let mut live: Vec<VarId> = keep.iter().copied().collect();
     live.sort();
@@ -184,7 +192,9 @@ fn convert_loops(
     let at = block.body.len();
     block.body.extend(stand_in);
     let converted = prange::convert(ir, typing, report, options.reduction);
-    if let Some(block) = ir.blocks.get_mut(&end) {
+    if borrowed {
+        ir.blocks.remove(&end);
+    } else if let Some(block) = ir.blocks.get_mut(&end) {
         block.body.truncate(at);
     }
     converted

@@ -449,10 +449,27 @@ def test_loops_are_numbered_smallest_first_as_numba_converts_them(capfd, monkeyp
     monkeypatch.setenv("NUMBA_DEBUG_ARRAY_OPT_STATS", "1")
     a = RNG.random(100)
     assert njit(parallel=True)(sibling_loops)(a) == pytest.approx(sibling_loops(a))
-    made = re.findall(r"Parallel for-loop #(\d+) is produced .* \((\d+)\)", capfd.readouterr().out)
+    out = capfd.readouterr().out
+    made = re.findall(r"Parallel for-loop #(\d+) is produced .* \((\d+)\)", out)
     first_line = sibling_loops.__code__.co_firstlineno
     ids = {int(line) - first_line: int(i) for i, line in made}
     assert ids[9] + 1 == ids[2]
+    # And, as in Numba, the two fuse (their sizes are both a.shape[0], computed twice).
+    assert f"Parallel for-loop #{ids[9]} is fused into for-loop #{ids[2]}." in out
+
+
+def test_an_allocation_fuses_with_the_prange_loop_over_its_length(capfd, monkeypatch):
+    # Numba 0.68.1: np.zeros(a.shape[0]) and a prange over a.shape[0] fuse; the inner
+    # prange is then nested in the fused loop.
+    monkeypatch.setenv("NUMBA_DEBUG_ARRAY_OPT_STATS", "1")
+    a = RNG.random((40, 30))
+    np.testing.assert_allclose(njit(parallel=True)(nested_rowsum)(a), nested_rowsum(a))
+    out = capfd.readouterr().out
+    ids = [int(i) for i in re.findall(r"Parallel for-loop #(\d+) is produced", out)]
+    zeros, inner, outer = ids
+    assert f"Parallel for-loop #{outer} is fused into for-loop #{zeros}." in out
+    assert f"After fusion, parallel for-loop {zeros} has nested Parfor(s) #1." in out
+    assert f"function nested_rowsum has 1 parallel for-loop(s) #{{{zeros}}}." in out
 
 
 def uses_globals_and_calls(a):
