@@ -634,6 +634,10 @@ fn compile_nopython_ir(
             name: "inline_closure_likes",
             cfg: true,
             run: move |ir: &mut FunctionIR| {
+                // `functools.reduce` calls become loops calling the function (Numba's
+                // `_inline_reduction`), which a lambda then inlines into.
+                let reduced =
+                    numba_ir::reduce::inline_reduce_calls(ir).map_err(|e| e.to_string())?;
                 let inlined =
                     numba_ir::utils::inline_closures(ir, globals).map_err(|e| e.to_string())?;
                 // Array comprehensions become loops storing into an array (Numba's
@@ -642,7 +646,7 @@ fn compile_nopython_ir(
                 let arrays = numba_ir::comprehension::inline_array_comprehensions(ir, parallel);
                 // Lists only read (`np.array([1.0, 2.0])`) are tuples.
                 let tuples = numba_ir::literal_lists::literal_lists_as_tuples(ir);
-                Ok(inlined || arrays || tuples)
+                Ok(reduced || inlined || arrays || tuples)
             },
         }),
         Box::new(Pass {

@@ -36,6 +36,7 @@ pub mod passes;
 pub mod postproc;
 mod print;
 pub mod prune;
+pub mod reduce;
 pub mod ssa;
 pub mod utils;
 pub mod verify;

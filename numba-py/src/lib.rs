@@ -168,6 +168,19 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             if m == "math" || m == "cmath" || m == "random" || m == "operator" {
                 return mk(GlobalKind::ModuleFunction { module: m, name });
             }
+            // `functools.reduce` (from the C module `_functools`).
+            if m == "_functools"
+                && name == "reduce"
+                && py
+                    .import("functools")
+                    .and_then(|f| f.getattr("reduce"))
+                    .is_ok_and(|v| v.is(value))
+            {
+                return mk(GlobalKind::ModuleFunction {
+                    module: "functools".into(),
+                    name,
+                });
+            }
             // `prange` and the threading queries jitted code may call: ours, or Numba's
             // own objects in code written for Numba (`from numba import prange`).
             let parallel_name = matches!(

@@ -529,3 +529,90 @@ def length_branches(t):
 def test_len_of_a_tuple_argument_prunes_branches(t):
     # `t[1]` does not exist for a 1-tuple: only pruning by len(t) lets this compile.
     check(length_branches, t)
+
+
+# ------------------------------------------------------------------ functools.reduce
+
+from functools import reduce  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+_add = njit(lambda x, y: x + y)
+
+
+def reduce_min_lambda(a):
+    return reduce(lambda x, y: min(x, y), a, 10)
+
+
+def reduce_range_no_initial():
+    return reduce(lambda x, y: x + y, range(-10, 10))
+
+
+def reduce_inner_function():
+    def func(x, y):
+        return x + y
+
+    return reduce(func, range(-10, 10), 100)
+
+
+def reduce_jitted_function():
+    return reduce(_add, range(-10, 10))
+
+
+def reduce_module_attribute(a):
+    return functools.reduce(lambda x, y: x * y, a, 1.0)
+
+
+def reduce_masked(a):
+    return reduce(lambda x, y: max(x, y), a[a > 0.5], 0.0)
+
+
+def reduce_tuple(t):
+    return reduce(lambda x, y: x + y, t)
+
+
+def reduce_in_loop(a):
+    s = 0.0
+    for i in range(3):
+        s += reduce(lambda x, y: x + y * i, a, 0.0)
+    return s
+
+
+_RNG = np.random.default_rng(3)
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (reduce_min_lambda, (_RNG.random(211),)),
+        (reduce_min_lambda, (_RNG.integers(0, 10, 211).astype(np.int32),)),
+        (reduce_range_no_initial, ()),
+        (reduce_inner_function, ()),
+        (reduce_jitted_function, ()),
+        (reduce_module_attribute, (_RNG.random(12),)),
+        (reduce_masked, (_RNG.random(100),)),
+        (reduce_tuple, ((1, 2, 3),)),
+        (reduce_tuple, ((1.5,),)),
+        (reduce_in_loop, (_RNG.random(50),)),
+    ],
+)
+def test_functools_reduce(f, args):
+    """`functools.reduce` with a lambda, an inner function or a jitted function, with and
+    without an initial value: CPython's result (same order of operations)."""
+    assert njit(f)(*args) == f(*args)
+
+
+def test_functools_reduce_errors():
+    def empty(a):
+        return reduce(lambda x, y: x + y, a)
+
+    with pytest.raises(TypeError, match="reduce\\(\\) of empty iterable with no initial value"):
+        njit(empty)(np.zeros(0))
+
+    def one_argument(a):
+        return reduce(lambda x, y: x + y)
+
+    from numba_rs.errors import UnsupportedError
+
+    with pytest.raises(UnsupportedError, match="invalid reduce call, two arguments are required"):
+        njit(one_argument)(np.zeros(3))
