@@ -636,8 +636,9 @@ fn compile_nopython_ir(
             run: move |ir: &mut FunctionIR| {
                 // `functools.reduce` calls become loops calling the function (Numba's
                 // `_inline_reduction`), which a lambda then inlines into.
-                let reduced =
-                    numba_ir::reduce::inline_reduce_calls(ir).map_err(|e| e.to_string())?;
+                let parallel_reduce = options.parallel.is_some_and(|p| p.reduction);
+                let reduced = numba_ir::reduce::inline_reduce_calls(ir, parallel_reduce)
+                    .map_err(|e| e.to_string())?;
                 let inlined =
                     numba_ir::utils::inline_closures(ir, globals).map_err(|e| e.to_string())?;
                 // Array comprehensions become loops storing into an array (Numba's

@@ -19,6 +19,12 @@
 //! It runs before closures are inlined, so a lambda or inner function passed as `f` is
 //! inlined into the loop; a jitted function stays a call. The IR is not in SSA form yet,
 //! so `acc` may be assigned in several places.
+//!
+//! Under `parallel=` (its `reduction` option), a call with an initial value iterates
+//! `reduce_source(iterable)` instead: the intrinsic [`REDUCE_SOURCE`] is the iterable
+//! itself, and marks the loop for numba-parfor, which makes it a reduction parfor when
+//! the iterable is a 1-d array (Numba's `ConvertReducePass`). The intrinsic's global
+//! carries the name of the variable holding `f` (Numba's pattern names it).
 
 use numba_bytecode::Constant;
 
@@ -27,12 +33,16 @@ use crate::ir::*;
 use crate::utils::{dead_code_elimination, fresh_name};
 use crate::GlobalKind;
 
+/// `x = reduce_source(iterable)`: `iterable` itself; the loop over it is a `reduce`.
+pub const REDUCE_SOURCE: &str = "reduce_source";
+
 /// Numba's (and CPython's) message for a call with the wrong number of arguments.
 const ARITY: &str =
     "invalid reduce call, two arguments are required (optional initial value can also be specified)";
 
-/// Rewrite every `functools.reduce` call of `ir` into a loop. Returns whether any was.
-pub fn inline_reduce_calls(ir: &mut FunctionIR) -> Result<bool, IrError> {
+/// Rewrite every `functools.reduce` call of `ir` into a loop; `parallel` marks the loops
+/// over an iterable with an initial value (see the module doc). Returns whether any was.
+pub fn inline_reduce_calls(ir: &mut FunctionIR, parallel: bool) -> Result<bool, IrError> {
     // Most functions never name functools: one scan of the expressions.
     let names_functools = |e: &Expr| match e {
         Expr::Global { value, .. } => match &value.kind {
@@ -49,7 +59,7 @@ pub fn inline_reduce_calls(ir: &mut FunctionIR) -> Result<bool, IrError> {
     }
     let mut changed = false;
     while let Some((label, index)) = find(ir)? {
-        rewrite(ir, label, index);
+        rewrite(ir, label, index, parallel);
         changed = true;
     }
     if changed {
@@ -126,7 +136,7 @@ fn find(ir: &FunctionIR) -> Result<Option<(Label, usize)>, IrError> {
     Ok(None)
 }
 
-fn rewrite(ir: &mut FunctionIR, label: Label, index: usize) {
+fn rewrite(ir: &mut FunctionIR, label: Label, index: usize, parallel: bool) {
     let block = ir.blocks.get_mut(&label).expect("block");
     let rest = block.body.split_off(index + 1);
     let call = block.body.pop().expect("the call");
@@ -161,7 +171,28 @@ fn rewrite(ir: &mut FunctionIR, label: Label, index: usize) {
 
     let it = var(ir, "$reduce_iter");
     let acc = var(ir, "$reduce_acc");
-    let mut entry = vec![assign(ir, it, Expr::GetIter { value: iterable })];
+    let mut entry = Vec::new();
+    let source = if parallel && initial.is_some() {
+        let func = var(ir, "$reduce_source_func");
+        let global = Expr::Global {
+            name: REDUCE_SOURCE.into(),
+            value: crate::Global {
+                kind: GlobalKind::Intrinsic(REDUCE_SOURCE.into()),
+                repr: ir.var_name(f).to_string(),
+            },
+        };
+        entry.push(assign(ir, func, global));
+        let source = var(ir, "$reduce_source");
+        entry.push(assign(
+            ir,
+            source,
+            Expr::synthetic_call(func, vec![iterable]),
+        ));
+        source
+    } else {
+        iterable
+    };
+    entry.push(assign(ir, it, Expr::GetIter { value: source }));
     // `iternext` into `(item, more)`: the statements, the item and the flag.
     let next = |ir: &mut FunctionIR| {
         let pair = var(ir, "$reduce_pair");

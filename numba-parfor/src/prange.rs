@@ -35,6 +35,9 @@ enum LoopKind {
     NdIndex,
     /// The internal `prange` of an array comprehension (numba_ir::comprehension).
     Internal,
+    /// A `functools.reduce` loop over `reduce_source(a)` (numba_ir::reduce): over a 1-d
+    /// array, a loop over its positions reading each element.
+    Reduce,
 }
 
 /// The typing key of an array comprehension's internal `prange`.
@@ -45,8 +48,20 @@ fn loop_kind(typing: &TypingResult, f: VarId) -> Option<LoopKind> {
         Type::Function(k) if PRANGE_KEYS.contains(&k.as_str()) => Some(LoopKind::Range),
         Type::Function(k) if k == INTERNAL_PRANGE_KEY => Some(LoopKind::Internal),
         Type::Function(k) if PNDINDEX_KEYS.contains(&k.as_str()) => Some(LoopKind::NdIndex),
+        Type::Function(k) if k == "intrinsic.reduce_source" => Some(LoopKind::Reduce),
         _ => None,
     }
+}
+
+/// Where a converted loop's variable comes from at each position.
+#[derive(Clone, Copy)]
+enum Item {
+    /// The position itself (`prange`).
+    Index,
+    /// The index tuple at that flat position of a `pndindex` value.
+    Unravel(VarId),
+    /// The element at that position of a 1-d array (a `reduce` loop).
+    Element(VarId),
 }
 
 /// Every variable's defining expressions.
@@ -174,6 +189,18 @@ pub(crate) fn convert(
             LoopKind::Range | LoopKind::Internal => args.clone(),
             // The pndindex value itself: the loop runs over its flat positions.
             LoopKind::NdIndex => vec![range],
+            // Over a 1-d array only (Numba's `ConvertReducePass`); other iterables stay
+            // the serial loop.
+            LoopKind::Reduce => {
+                let one_d = matches!(
+                    typing.type_of(range).unliteral().get(),
+                    Type::Array { ndim: 1, .. }
+                );
+                if !one_d {
+                    continue;
+                }
+                vec![range]
+            }
         };
         let mut body: BTreeSet<Label> = lp
             .body
@@ -255,6 +282,36 @@ pub(crate) fn convert(
                 });
                 vec![size]
             }
+            LoopKind::Reduce => {
+                let name = numba_ir::utils::fresh_name(ir, "$parfor_size");
+                let size = ir.add_var(name, loc);
+                typing.typemap.push(INT64);
+                let value = ir.add_expr(Expr::GetAttr {
+                    value: range,
+                    attr: "size".into(),
+                });
+                typing.calltypes.insert(
+                    value,
+                    numba_typeinfer::Signature {
+                        ret: INT64,
+                        args: vec![typing.type_of(range)],
+                        key: numba_typeinfer::ImplKey::GetAttr("size".into()),
+                    },
+                );
+                pre.push(Inst {
+                    stmt: Stmt::Assign {
+                        target: size,
+                        value,
+                    },
+                    loc,
+                });
+                vec![size]
+            }
+        };
+        let item = match kind {
+            LoopKind::NdIndex => Item::Unravel(range),
+            LoopKind::Reduce => Item::Element(range),
+            LoopKind::Range | LoopKind::Internal => Item::Index,
         };
         let pf = build(
             ir,
@@ -263,7 +320,7 @@ pub(crate) fn convert(
             &h,
             &body,
             &bounds,
-            (kind == LoopKind::NdIndex).then_some(range),
+            item,
             &live,
             reductions_on,
             loc,
@@ -286,6 +343,14 @@ pub(crate) fn convert(
         let pattern = match kind {
             LoopKind::Range => "('prange', 'user', '')".to_string(),
             LoopKind::NdIndex => "('prange', 'pndindex', '')".to_string(),
+            // Numba names the variable holding the function (the intrinsic's repr).
+            LoopKind::Reduce => {
+                let name = match single_def(ir, &defs, func) {
+                    Some(Expr::Global { value, .. }) => value.repr.clone(),
+                    _ => "reduce".into(),
+                };
+                format!("('{name} function', 'reduction')")
+            }
             // Numba names where the comprehension's `range` was swapped.
             LoopKind::Internal => format!(
                 "('prange', 'internal', (('\"array comprehension\"', 'closure of'), Loc(filename={}, line={}, col=None)))",
@@ -420,7 +485,7 @@ fn build(
     h: &Header,
     body: &BTreeSet<Label>,
     args: &[VarId],
-    ndindex: Option<VarId>,
+    item: Item,
     live: &BTreeMap<Label, BTreeSet<VarId>>,
     reductions_on: bool,
     loc: Loc,
@@ -477,14 +542,29 @@ fn build(
     }
     loop_body.insert(end, Block::default());
     // The loop variable's value comes from the index at the body's entry (a pndindex
-    // loop's from the index tuple at that flat position).
-    let copy = ir.add_expr(match ndindex {
-        None => Expr::Var(index),
-        Some(idx) => Expr::Extension(Box::new(numba_ir::ExtensionNode::new(
+    // loop's from the index tuple at that flat position, a reduce loop's from the
+    // array's element there).
+    let copy = ir.add_expr(match item {
+        Item::Index => Expr::Var(index),
+        Item::Unravel(idx) => Expr::Extension(Box::new(numba_ir::ExtensionNode::new(
             UNRAVEL,
             vec![idx, index],
         ))),
+        Item::Element(array) => Expr::GetItem {
+            value: array,
+            index,
+        },
     });
+    if let Item::Element(array) = item {
+        typing.calltypes.insert(
+            copy,
+            numba_typeinfer::Signature {
+                ret: typing.type_of(h.first),
+                args: vec![typing.type_of(array), typing.type_of(index)],
+                key: numba_typeinfer::ImplKey::GetItem,
+            },
+        );
+    }
     let mut prefix = vec![Inst {
         stmt: Stmt::Assign {
             target: h.first,
@@ -653,7 +733,8 @@ fn reduction_of(
             }
             for &e in defs.get(&x).map(|d| d.as_slice()).unwrap_or_default() {
                 match ir.expr(e) {
-                    Expr::Var(src) => stack.push(*src),
+                    // An inlined function's return value passes through a `cast`.
+                    Expr::Var(src) | Expr::Cast { value: src } => stack.push(*src),
                     _ => exprs.push(e),
                 }
             }
@@ -662,7 +743,7 @@ fn reduction_of(
             let srcs: Vec<VarId> = ds
                 .iter()
                 .filter_map(|&e| match ir.expr(e) {
-                    Expr::Var(src) => Some(*src),
+                    Expr::Var(src) | Expr::Cast { value: src } => Some(*src),
                     _ => None,
                 })
                 .collect();
@@ -824,7 +905,7 @@ fn reduction_of(
         if reduce_nodes.contains(value) || !slice.contains(target) {
             continue;
         }
-        if matches!(ir.expr(*value), Expr::Var(_)) && copies.contains(target) {
+        if matches!(ir.expr(*value), Expr::Var(_) | Expr::Cast { .. }) && copies.contains(target) {
             continue;
         }
         if ir

@@ -60,6 +60,22 @@ impl BaseContext {
                 "(range,), (array,), (tuple,)",
             )),
         );
+        // A `functools.reduce` loop's iterable under `parallel=` (numba_ir::reduce): the
+        // iterable itself.
+        self.register(
+            "intrinsic.reduce_source",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] => Some(sig(
+                        "intrinsic.reduce_source",
+                        x.unliteral(),
+                        vec![x.unliteral()],
+                    )),
+                    _ => None,
+                },
+                "(iterable,)",
+            )),
+        );
         self.register(
             "intrinsic.empty_inferred",
             Box::new(FnTemplate(|_: &[TypeId]| None, "(shape tuple,)")),

@@ -3,6 +3,7 @@ the same function run by CPython (the oracle) on random inputs, with 1, 2 and
 NUMBA_NUM_THREADS threads. Integer reductions are exact; float ones within tolerance
 (the partial sums add in another order). The autouse fixture checks NRT balance."""
 
+import functools
 import math
 import os
 import subprocess
@@ -1511,3 +1512,47 @@ def test_prange_loops_fuse_as_numbas_do(nthreads, capfd, f, make, loops):
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert f"has {loops} parallel for-loop(s)" in out, out
     assert ("is fused into" in out) == (loops == 1)
+
+
+# ------------------------------------------------------------ functools.reduce
+
+def reduce_min_from(a):
+    init_val = 10
+    return functools.reduce(lambda x, y: min(x, y), a, init_val)
+
+
+def reduce_sum_from_zero(a):
+    return functools.reduce(lambda x, y: x + y, a, 0.0)
+
+
+def reduce_range(n):
+    return functools.reduce(lambda x, y: x + y, range(n), 0)
+
+
+def reduce_without_initial(a):
+    return functools.reduce(lambda x, y: x + y, a)
+
+
+@pytest.mark.parametrize("size", [0, 7, 211, 400_000])
+def test_reduce_over_an_array_is_a_reduction_parfor(nthreads, size, capfd, monkeypatch):
+    """Numba's ConvertReducePass: `reduce(f, a, init)` over a 1-d array is a parfor whose
+    accumulator is a reduction (pattern `('<f> function', 'reduction')`, Numba 0.68.1's
+    ids and variable names); CPython's result is the oracle."""
+    monkeypatch.setenv("NUMBA_DEBUG_ARRAY_OPT_STATS", "1")
+    a = RNG.random(size)
+    ints = RNG.integers(0, 100, size).astype(np.int32)
+    assert njit(parallel=True)(reduce_min_from)(a) == reduce_min_from(a)
+    assert njit(parallel=True)(reduce_min_from)(ints) == reduce_min_from(ints)
+    assert njit(parallel=True)(reduce_sum_from_zero)(a) == pytest.approx(reduce_sum_from_zero(a), rel=1e-9)
+    out = capfd.readouterr().out
+    assert out.count("function', 'reduction')'") == 3, out
+    assert "make_function" in out
+
+
+def test_reduce_without_an_array_or_initial_value_stays_serial():
+    # Numba rejects these under parallel=True; numba-rs runs them as the serial loop.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        assert njit(parallel=True)(reduce_range)(100) == reduce_range(100)
+        a = RNG.random(50)
+        assert njit(parallel=True)(reduce_without_initial)(a) == reduce_without_initial(a)

@@ -42,6 +42,15 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![TypePat::Any]),
         length_of_iterator,
     );
+    // A `functools.reduce` loop's iterable (numba_ir::reduce): itself, a new reference.
+    r.register(
+        key("intrinsic.reduce_source"),
+        Args::Exact(vec![TypePat::Any]),
+        |lw, sig, a| {
+            lw.incref(sig.ret, a[0])?;
+            Ok(a[0])
+        },
+    );
     r.register(
         key("isinstance"),
         Args::Exact(vec![TypePat::Any, TypePat::Any]),
