@@ -30,7 +30,7 @@ use numba_bytecode::Constant;
 
 use crate::error::IrError;
 use crate::ir::*;
-use crate::utils::{dead_code_elimination, fresh_name};
+use crate::utils::{dead_code_elimination, first_def, fresh_name};
 use crate::GlobalKind;
 
 /// `x = reduce_source(iterable)`: `iterable` itself; the loop over it is a `reduce`.
@@ -71,15 +71,7 @@ pub fn inline_reduce_calls(ir: &mut FunctionIR, parallel: bool) -> Result<bool, 
 
 /// Whether `v` holds `functools.reduce` (through copies, or as the module's attribute).
 fn is_reduce(ir: &FunctionIR, v: VarId) -> bool {
-    let def = |v: VarId| -> Option<&Expr> {
-        ir.blocks
-            .values()
-            .flat_map(|b| &b.body)
-            .find_map(|i| match i.stmt {
-                Stmt::Assign { target, value } if target == v => Some(ir.expr(value)),
-                _ => None,
-            })
-    };
+    let def = |v: VarId| first_def(ir, v);
     let mut cur = v;
     for _ in 0..8 {
         match def(cur) {

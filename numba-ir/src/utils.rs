@@ -523,18 +523,21 @@ pub fn inline_closure_call(
     Ok(())
 }
 
+/// The expression of `v`'s first assignment (in block order), if any.
+pub fn first_def(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
+    ir.blocks
+        .values()
+        .flat_map(|b| &b.body)
+        .find_map(|i| match i.stmt {
+            Stmt::Assign { target, value } if target == v => Some(ir.expr(value)),
+            _ => None,
+        })
+}
+
 /// The variables a closure's cells come from: `f = make_function(closure=t)` with
 /// `t = build_tuple(items=[...])`.
 fn closure_items_of(ir: &FunctionIR, func: VarId) -> Option<Vec<VarId>> {
-    let def_of = |v: VarId| -> Option<&Expr> {
-        ir.blocks
-            .values()
-            .flat_map(|b| &b.body)
-            .find_map(|i| match i.stmt {
-                Stmt::Assign { target, value } if target == v => Some(ir.expr(value)),
-                _ => None,
-            })
-    };
+    let def_of = |v: VarId| first_def(ir, v);
     // Follow copies (`double = $make_function`) to the make_function.
     let mut f = func;
     let mut made = def_of(f)?;

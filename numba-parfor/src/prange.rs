@@ -53,6 +53,34 @@ fn loop_kind(typing: &TypingResult, f: VarId) -> Option<LoopKind> {
     }
 }
 
+/// `size = count` (an int64 named after `base`, typed by `sig` when it is a call-like
+/// expression), appended to `pre`.
+fn size_stmt(
+    ir: &mut FunctionIR,
+    typing: &mut TypingResult,
+    base: &str,
+    count: Expr,
+    sig: Option<numba_typeinfer::Signature>,
+    loc: Loc,
+    pre: &mut Vec<Inst>,
+) -> VarId {
+    let name = numba_ir::utils::fresh_name(ir, base);
+    let size = ir.add_var(name, loc);
+    typing.typemap.push(INT64);
+    let value = ir.add_expr(count);
+    if let Some(sig) = sig {
+        typing.calltypes.insert(value, sig);
+    }
+    pre.push(Inst {
+        stmt: Stmt::Assign {
+            target: size,
+            value,
+        },
+        loc,
+    });
+    size
+}
+
 /// Where a converted loop's variable comes from at each position.
 #[derive(Clone, Copy)]
 enum Item {
@@ -266,46 +294,37 @@ pub(crate) fn convert(
         let bounds = match kind {
             LoopKind::Range | LoopKind::Internal => args.clone(),
             LoopKind::NdIndex => {
-                let name = numba_ir::utils::fresh_name(ir, "$parfor_ndsize");
-                let size = ir.add_var(name, loc);
-                typing.typemap.push(INT64);
-                let value = ir.add_expr(Expr::Extension(Box::new(numba_ir::ExtensionNode::new(
-                    NDSIZE,
-                    vec![range],
-                ))));
-                pre.push(Inst {
-                    stmt: Stmt::Assign {
-                        target: size,
-                        value,
-                    },
+                let count =
+                    Expr::Extension(Box::new(numba_ir::ExtensionNode::new(NDSIZE, vec![range])));
+                vec![size_stmt(
+                    ir,
+                    typing,
+                    "$parfor_ndsize",
+                    count,
+                    None,
                     loc,
-                });
-                vec![size]
+                    &mut pre,
+                )]
             }
             LoopKind::Reduce => {
-                let name = numba_ir::utils::fresh_name(ir, "$parfor_size");
-                let size = ir.add_var(name, loc);
-                typing.typemap.push(INT64);
-                let value = ir.add_expr(Expr::GetAttr {
+                let count = Expr::GetAttr {
                     value: range,
                     attr: "size".into(),
-                });
-                typing.calltypes.insert(
-                    value,
-                    numba_typeinfer::Signature {
-                        ret: INT64,
-                        args: vec![typing.type_of(range)],
-                        key: numba_typeinfer::ImplKey::GetAttr("size".into()),
-                    },
-                );
-                pre.push(Inst {
-                    stmt: Stmt::Assign {
-                        target: size,
-                        value,
-                    },
+                };
+                let sig = numba_typeinfer::Signature {
+                    ret: INT64,
+                    args: vec![typing.type_of(range)],
+                    key: numba_typeinfer::ImplKey::GetAttr("size".into()),
+                };
+                vec![size_stmt(
+                    ir,
+                    typing,
+                    "$parfor_size",
+                    count,
+                    Some(sig),
                     loc,
-                });
-                vec![size]
+                    &mut pre,
+                )]
             }
         };
         let item = match kind {
