@@ -24,7 +24,9 @@ Kernels (the loops use `prange`, which is `range` when serial):
 - `pairwise`: Euclidean distances of 1500 points in 3-D;
 - `scratch`: a 3-element `np.zeros` scratch array per iteration over 2*10^6 items
   (allocation hoisting);
-- `twoloops`: two prange loops over one array that both compilers fuse;
+- `twoloops`: a sqrt map and a dot product, two prange loops over one array (both
+  compilers keep them apart: fused, the map would run at the pace of the dot product's
+  serial additions);
 - `stencil4`: a 4-point `@stencil` over a 2000 x 2000 matrix called from the jitted
   function (Numba turns it into a parfor of the caller; numba-rs calls the stencil's own
   parallel loop nest);
@@ -135,7 +137,7 @@ def scratch(a):
 
 
 def twoloops(a, out):
-    # Two prange loops over one space: both compilers fuse them into one region.
+    # Two prange loops over one space, kept apart by both compilers (see the docstring).
     for i in PR(a.shape[0]):
         out[i] = math.sqrt(a[i]) + 1.0
     s = 0.0
