@@ -102,7 +102,6 @@ fn convert_body(
     keep: &HashSet<VarId>,
     pf: &Parfor,
 ) -> Result<(), ParforError> {
-    let before = report.produced.len();
     if options.prange {
         convert_loops(ir, typing, report, options, keep, pf)?;
     }
@@ -111,16 +110,15 @@ fn convert_body(
         return Ok(());
     }
     let mut gen = numpy::Generated::default();
-    let loops_made = report.produced.len();
+    let before = report.produced.len();
     numpy::convert(ir, typing, report, &mut gen, options, true)?;
-    if report.produced.len() > loops_made {
+    if report.produced.len() > before {
+        // Fusion looks within one block.
         numba_ir::utils::merge_blocks(ir);
         if options.fusion {
             fusion::fuse(ir, typing, &gen, report);
         }
         dead::remove_dead_arrays(ir, keep);
-    } else if report.produced.len() > before {
-        numba_ir::utils::merge_blocks(ir);
     }
     Ok(())
 }

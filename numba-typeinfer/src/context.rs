@@ -285,6 +285,17 @@ pub fn arith_type(tys: &[TypeId]) -> Option<TypeId> {
     acc
 }
 
+impl BaseContext {
+    /// The built-in context, made once per process: for lookups that need no
+    /// function-specific state (the lowering's scalar helpers). Building one registers
+    /// every template, about 60 µs.
+    pub fn builtin() -> &'static BaseContext {
+        static BUILTIN: std::sync::LazyLock<BaseContext> =
+            std::sync::LazyLock::new(BaseContext::default);
+        &BUILTIN
+    }
+}
+
 impl Default for BaseContext {
     fn default() -> Self {
         let mut ctx = BaseContext {

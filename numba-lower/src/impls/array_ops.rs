@@ -618,9 +618,9 @@ pub(crate) fn scalar_call<'ctx>(
         _ => {}
     }
     let tys: Vec<TypeId> = args.iter().map(|a| a.1).collect();
-    let typing = numba_typeinfer::BaseContext::default();
+    let typing = numba_typeinfer::BaseContext::builtin();
     let f = intern(Type::Function(key.to_string()));
-    let sig = numba_typeinfer::TypingContext::resolve_call(&typing, f, &tys)
+    let sig = numba_typeinfer::TypingContext::resolve_call(typing, f, &tys)
         .ok_or_else(|| lw.unsupported(format!("no {key} for {tys:?}")))?;
     let mut vals = Vec::new();
     for (&(v, t), &to) in args.iter().zip(&sig.args) {

@@ -11,7 +11,7 @@ use crate::{llvm_err, R};
 
 pub(crate) fn register(r: &mut Registry) {
     // Every `math.*` function the typing context knows.
-    let typing = BaseContext::default();
+    let typing = BaseContext::builtin();
     const OWN: &[&str] = &["math.frexp", "math.ldexp", "math.gcd"];
     r.register(
         ImplKey::Function("math.frexp".into()),

@@ -17,7 +17,7 @@ fn is_array_like(t: TypeId) -> bool {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    let typing = BaseContext::default();
+    let typing = BaseContext::builtin();
     for k in typing.function_keys().filter(|k| k.starts_with("numpy.")) {
         r.not_yet(ImplKey::Function(k.to_string()), WHY);
     }
