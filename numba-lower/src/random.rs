@@ -7,6 +7,12 @@
 
 use std::cell::RefCell;
 
+mod numpy;
+pub use numpy::{
+    numba_rs_np_disc, numba_rs_np_disc_fill, numba_rs_np_dist, numba_rs_np_dist_fill,
+    numba_rs_np_vector, FLOAT_KINDS, INT_KINDS, VECTOR_DIRICHLET, VECTOR_MULTINOMIAL,
+};
+
 const N: usize = 624;
 const M: usize = 397;
 
@@ -162,49 +168,11 @@ impl Mt {
         self.gauss = Some(f * x1);
         f * x2
     }
-
-    /// One draw of a float distribution of `numpy.random`, with NumPy's legacy formulas:
-    /// [`NP_UNIFORM`] `a + (b - a) * U`, [`NP_NORMAL`] `a + b * gauss`,
-    /// [`NP_EXPONENTIAL`] `a * -log(1 - U)`.
-    fn np_draw(&mut self, kind: u32, a: f64, b: f64) -> f64 {
-        match kind {
-            NP_UNIFORM => a + (b - a) * self.next_double(),
-            NP_NORMAL => a + b * self.gauss(),
-            NP_EXPONENTIAL => a * -(1.0 - self.next_double()).ln(),
-            _ => f64::NAN,
-        }
-    }
 }
-
-/// `numpy.random.uniform(a, b)` (and `random()` as `uniform(0, 1)`).
-pub const NP_UNIFORM: u32 = 0;
-/// `numpy.random.normal(a, b)` (and `standard_normal()` as `normal(0, 1)`).
-pub const NP_NORMAL: u32 = 1;
-/// `numpy.random.exponential(a)` (and `standard_exponential()` as `exponential(1)`).
-pub const NP_EXPONENTIAL: u32 = 2;
 
 /// `np.random.seed(n)`.
 pub extern "C" fn numba_rs_np_seed(seed: i64) {
     with_np(|s| *s = Mt::seeded(seed as u32));
-}
-
-/// One value of a float distribution (`kind` is [`NP_UNIFORM`], [`NP_NORMAL`] or
-/// [`NP_EXPONENTIAL`]).
-pub extern "C" fn numba_rs_np_draw(kind: u32, a: f64, b: f64) -> f64 {
-    with_np(|s| s.np_draw(kind, a, b))
-}
-
-/// `n` values of a float distribution into `out`, in order (as `size=` fills in C order).
-///
-/// # Safety
-/// `out` must be valid for `n` writes of `f64`.
-pub unsafe extern "C" fn numba_rs_np_fill(kind: u32, a: f64, b: f64, out: *mut f64, n: i64) {
-    with_np(|s| {
-        for i in 0..n.max(0) as usize {
-            // SAFETY: guaranteed by the caller.
-            unsafe { out.add(i).write(s.np_draw(kind, a, b)) };
-        }
-    });
 }
 
 /// `np.random.randint(low, high)`; sets `*bad` when `low >= high`.
@@ -573,8 +541,20 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
         ),
         ("numba_rs_rnd_dist", numba_rs_rnd_dist as *const () as usize),
         ("numba_rs_np_seed", numba_rs_np_seed as *const () as usize),
-        ("numba_rs_np_draw", numba_rs_np_draw as *const () as usize),
-        ("numba_rs_np_fill", numba_rs_np_fill as *const () as usize),
+        ("numba_rs_np_dist", numba_rs_np_dist as *const () as usize),
+        (
+            "numba_rs_np_dist_fill",
+            numba_rs_np_dist_fill as *const () as usize,
+        ),
+        ("numba_rs_np_disc", numba_rs_np_disc as *const () as usize),
+        (
+            "numba_rs_np_vector",
+            numba_rs_np_vector as *const () as usize,
+        ),
+        (
+            "numba_rs_np_disc_fill",
+            numba_rs_np_disc_fill as *const () as usize,
+        ),
         (
             "numba_rs_np_randint",
             numba_rs_np_randint as *const () as usize,
@@ -627,7 +607,7 @@ mod tests {
         assert_eq!(ints, [741_280_623_151, 506_137_267_392, 291_447_657_211]);
         let mut normals = [0f64; 3];
         // SAFETY: `normals` holds 3 items.
-        unsafe { numba_rs_np_fill(NP_NORMAL, 0.0, 1.0, normals.as_mut_ptr(), 3) };
+        unsafe { numba_rs_np_dist_fill(3, 0.0, 1.0, 0.0, normals.as_mut_ptr(), 3) };
         assert_eq!(
             normals,
             [
@@ -644,10 +624,7 @@ mod tests {
             numba_rs_np_choice(std::ptr::null(), 0, 8, 10, c.as_mut_ptr().cast(), 4, 0);
         }
         assert_eq!(c, [9, 5, 2, 4]);
-        assert_eq!(
-            numba_rs_np_draw(NP_UNIFORM, 0.0, 1.0),
-            0.354_138_042_915_001_4
-        );
+        assert_eq!(numba_rs_np_dist(0, 0.0, 1.0, 0.0), 0.354_138_042_915_001_4);
     }
 
     #[test]

@@ -1267,7 +1267,8 @@ fn variance(
     true
 }
 
-/// The `numpy.random` draws that become parfors: a scalar draw per element.
+/// The `numpy.random` draws that become parfors, a scalar draw per element: Numba's
+/// `random_calls`, and `standard_exponential`.
 const RANDOM_DRAWS: &[&str] = &[
     "random",
     "random_sample",
@@ -1281,6 +1282,19 @@ const RANDOM_DRAWS: &[&str] = &[
     "randint",
     "rand",
     "randn",
+    "chisquare",
+    "weibull",
+    "power",
+    "geometric",
+    "poisson",
+    "rayleigh",
+    "beta",
+    "binomial",
+    "f",
+    "gamma",
+    "lognormal",
+    "laplace",
+    "triangular",
 ];
 
 /// `a = np.zeros(shape, ...)` / `np.ones(...)` (Numba's "NumPy mapping" of `zeros` and
@@ -1364,6 +1378,33 @@ fn creation(
                     }
                     (vec![args[pos]], args[..pos].to_vec())
                 };
+            if !scalar_args.is_empty() && numba_typeinfer::np_random::distribution(name).is_some() {
+                // The parameters are checked once, before the allocation a raise in the
+                // loop would leave behind (`numpy.random.<name>.check`). `randint`'s
+                // check depends on the size (none when empty) and stays in the loop.
+                let none = cx.var("$random_check", NONE, loc);
+                let (inst, e) = cx.assign(
+                    none,
+                    Expr::Call {
+                        func: call.func,
+                        args: scalar_args.clone(),
+                        kws: Vec::new(),
+                        vararg: None,
+                        varkwarg: None,
+                        form: call.form,
+                    },
+                    loc,
+                );
+                cx.typing.calltypes.insert(
+                    e,
+                    Signature {
+                        ret: NONE,
+                        args: sig.args[..scalar_args.len()].to_vec(),
+                        key: ImplKey::Function(format!("{k}.check")),
+                    },
+                );
+                out.push(inst);
+            }
             let (inst, e) = cx.assign(
                 target,
                 Expr::Extension(Box::new(ExtensionNode::new(PARFOR_EMPTY, shape.clone()))),
@@ -1390,7 +1431,9 @@ fn creation(
                 e,
                 Signature {
                     ret: dtype,
-                    args: scalar_args.iter().map(|&a| cx.typing.type_of(a)).collect(),
+                    // The template's parameter types (ints drawn as floats are
+                    // converted), as in the sized call.
+                    args: scalar_args.iter().zip(&sig.args).map(|(_, &t)| t).collect(),
                     key: sig.key.clone(),
                 },
             );

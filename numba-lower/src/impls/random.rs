@@ -1,10 +1,13 @@
 //! The `random` module and `numpy.random` through the generators in `crate::random`:
 //! scalars come from one runtime call each, arrays (`size=`, `rand(d0, ...)`, `choice`,
-//! `permutation`) are allocated here and filled by one runtime call in C order, and
-//! `shuffle` permutes an array in place.
+//! `permutation`, `dirichlet`, `multinomial`) are allocated here and filled by one
+//! runtime call in C order, and `shuffle` permutes an array in place. The distributions'
+//! parameters are checked here, from numba-typeinfer's table, before anything is
+//! allocated.
 
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue, StructValue};
 use inkwell::IntPredicate;
+use numba_typeinfer::np_random::{Constraint, Distribution, Test};
 use numba_typeinfer::types::{TypeId, NONE};
 use numba_typeinfer::{ImplKey, Signature};
 
@@ -14,7 +17,7 @@ use super::function_of;
 use crate::function::FnLower;
 use crate::model::array::{field, ndim};
 use crate::model::model_of;
-use crate::random::{DISTRIBUTIONS, NP_EXPONENTIAL, NP_NORMAL, NP_UNIFORM};
+use crate::random::{DISTRIBUTIONS, FLOAT_KINDS, INT_KINDS, VECTOR_DIRICHLET, VECTOR_MULTINOMIAL};
 use crate::registry::{Args, Registry, TypePat};
 use crate::{llvm_err, R};
 
@@ -41,22 +44,20 @@ pub(crate) fn register(r: &mut Registry) {
     }
     let np = |k: &str| ImplKey::Function(format!("numpy.random.{k}"));
     r.register(np("seed"), Args::Exact(vec![TypePat::Int]), np_seed);
-    for k in [
-        "random",
-        "random_sample",
-        "sample",
-        "ranf",
-        "rand",
-        "uniform",
-        "randn",
-        "standard_normal",
-        "normal",
-        "exponential",
-        "standard_exponential",
-    ] {
-        r.register(np(k), Args::Variadic(TypePat::Any), np_float);
+    for d in numba_typeinfer::np_random::DISTRIBUTIONS {
+        r.register(np(d.name), Args::Variadic(TypePat::Any), np_distribution);
+        r.register(
+            np(&format!("{}.check", d.name)),
+            Args::Variadic(TypePat::Any),
+            np_check,
+        );
+    }
+    for k in ["rand", "randn"] {
+        r.register(np(k), Args::Variadic(TypePat::Int), np_dims);
     }
     r.register(np("randint"), Args::Variadic(TypePat::Any), np_randint);
+    r.register(np("dirichlet"), Args::Variadic(TypePat::Any), np_vector);
+    r.register(np("multinomial"), Args::Variadic(TypePat::Any), np_vector);
     r.register(np("choice"), Args::Variadic(TypePat::Any), np_choice);
     r.register(np("shuffle"), Args::Exact(vec![TypePat::Any]), np_shuffle);
     r.register(
@@ -64,20 +65,6 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![TypePat::Any]),
         np_permutation,
     );
-}
-
-/// `numpy.random`'s float distributions: the kind of draw, how many scalar parameters
-/// precede `size`, and their defaults.
-fn np_distribution(name: &str) -> Option<(u32, usize, [f64; 2])> {
-    Some(match name {
-        "random" | "random_sample" | "sample" | "ranf" | "rand" => (NP_UNIFORM, 0, [0.0, 1.0]),
-        "uniform" => (NP_UNIFORM, 2, [0.0, 1.0]),
-        "standard_normal" | "randn" => (NP_NORMAL, 0, [0.0, 1.0]),
-        "normal" => (NP_NORMAL, 2, [0.0, 1.0]),
-        "standard_exponential" => (NP_EXPONENTIAL, 0, [1.0, 0.0]),
-        "exponential" => (NP_EXPONENTIAL, 1, [1.0, 0.0]),
-        _ => return None,
-    })
 }
 
 fn np_name(sig: &Signature) -> &str {
@@ -135,61 +122,377 @@ fn np_seed<'ctx>(
     Ok(lw.ghost())
 }
 
-/// `random(size=None)` and its aliases, `uniform(low=0, high=1, size=None)`,
-/// `standard_normal(size=None)`, `normal(loc=0, scale=1, size=None)`,
-/// `standard_exponential(size=None)`, `exponential(scale=1, size=None)`, and
-/// `rand(d0, ...)`/`randn(d0, ...)`: one value, or an array filled in C order.
-fn np_float<'ctx>(
+/// Raise NumPy's ValueError for parameter `v` (a float, or an int for an int parameter)
+/// when it fails `check`.
+fn check_param<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    v: BasicValueEnum<'ctx>,
+    name: &str,
+    check: Constraint,
+) -> R<()> {
+    use inkwell::FloatPredicate as F;
+    for (tests, msg) in check.checks(name) {
+        let mut bad = lw.ctx.bool_type().const_zero();
+        for t in tests {
+            let c = match v {
+                BasicValueEnum::IntValue(i) => {
+                    let i64t = lw.ctx.i64_type();
+                    // Integers are never NaN: ordered and unordered agree.
+                    let (pred, x) = match t {
+                        Test::Ult(x) => (IntPredicate::SLT, x),
+                        Test::Uge(x) => (IntPredicate::SGE, x),
+                        Test::Ule(x) | Test::Ole(x) => (IntPredicate::SLE, x),
+                        Test::Ugt(x) | Test::Ogt(x) => (IntPredicate::SGT, x),
+                        Test::SignBit => (IntPredicate::SLT, 0.0),
+                    };
+                    let k = i64t.const_int(x as i64 as u64, true);
+                    lw.b.build_int_compare(pred, i, k, "").map_err(llvm_err)?
+                }
+                v => {
+                    let f = v.into_float_value();
+                    let f64t = lw.ctx.f64_type();
+                    let (pred, x) = match t {
+                        Test::Ult(x) => (F::ULT, x),
+                        Test::Ule(x) => (F::ULE, x),
+                        Test::Ugt(x) => (F::UGT, x),
+                        Test::Uge(x) => (F::UGE, x),
+                        Test::Ole(x) => (F::OLE, x),
+                        Test::Ogt(x) => (F::OGT, x),
+                        Test::SignBit => {
+                            let i64t = lw.ctx.i64_type();
+                            let bits =
+                                lw.b.build_bit_cast(f, i64t, "")
+                                    .map_err(llvm_err)?
+                                    .into_int_value();
+                            let neg = lw
+                                .b
+                                .build_int_compare(IntPredicate::SLT, bits, i64t.const_zero(), "")
+                                .map_err(llvm_err)?;
+                            let num =
+                                lw.b.build_float_compare(F::ORD, f, f, "")
+                                    .map_err(llvm_err)?;
+                            let sign = lw.b.build_and(neg, num, "").map_err(llvm_err)?;
+                            bad = lw.b.build_or(bad, sign, "").map_err(llvm_err)?;
+                            continue;
+                        }
+                    };
+                    lw.b.build_float_compare(pred, f, f64t.const_float(x), "")
+                        .map_err(llvm_err)?
+                }
+            };
+            bad = lw.b.build_or(bad, c, "").map_err(llvm_err)?;
+        }
+        lw.raise_const_if(bad, "ValueError", &[&msg])?;
+    }
+    Ok(())
+}
+
+/// The checks NumPy makes across parameters: `triangular`'s order, `hypergeometric`'s
+/// sample size.
+fn check_joint<'ctx>(lw: &mut FnLower<'ctx, '_>, name: &str, v: &[BasicValueEnum<'ctx>]) -> R<()> {
+    use inkwell::FloatPredicate as F;
+    match (name, v) {
+        ("triangular", [l, m, r]) => {
+            let (l, m, r) = (
+                l.into_float_value(),
+                m.into_float_value(),
+                r.into_float_value(),
+            );
+            for (pred, x, y, msg) in [
+                (F::OGT, l, m, "left > mode"),
+                (F::OGT, m, r, "mode > right"),
+                (F::OEQ, l, r, "left == right"),
+            ] {
+                let c = lw.b.build_float_compare(pred, x, y, "").map_err(llvm_err)?;
+                lw.raise_const_if(c, "ValueError", &[msg])?;
+            }
+        }
+        ("hypergeometric", [g, b, s]) => {
+            let total =
+                lw.b.build_int_add(g.into_int_value(), b.into_int_value(), "")
+                    .map_err(llvm_err)?;
+            let c =
+                lw.b.build_int_compare(IntPredicate::SLT, total, s.into_int_value(), "")
+                    .map_err(llvm_err)?;
+            lw.raise_const_if(c, "ValueError", &["ngood + nbad < nsample"])?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// One draw of `d` with parameters `params` (all of them, defaults filled in), or an
+/// array of shape `dims` filled in C order (of type `ret`).
+fn draw<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    d: &Distribution,
+    ret: TypeId,
+    params: &[BasicValueEnum<'ctx>],
+    dims: Option<Vec<IntValue<'ctx>>>,
+) -> R<BasicValueEnum<'ctx>> {
+    let (f64t, i64t, i32t) = (lw.ctx.f64_type(), lw.ctx.i64_type(), lw.ctx.i32_type());
+    let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
+    let kinds = if d.int_result { INT_KINDS } else { FLOAT_KINDS };
+    let kind = kinds
+        .iter()
+        .position(|k| *k == d.draw)
+        .ok_or_else(|| lw.unsupported(format!("numpy.random.{} is not lowered", d.name)))?;
+    let mut args: Vec<inkwell::values::BasicMetadataValueEnum<'ctx>> =
+        vec![i32t.const_int(kind as u64, false).into()];
+    let mut types: Vec<inkwell::types::BasicMetadataTypeEnum<'ctx>> = vec![i32t.into()];
+    // Floats fill `a, b[, c]`; an integer draw's int parameters fill `i, j, k`.
+    let floats: Vec<_> = d
+        .params
+        .iter()
+        .zip(params)
+        .filter(|(p, _)| !p.int)
+        .map(|(_, v)| *v)
+        .collect();
+    let nfloat = if d.int_result { 2 } else { 3 };
+    for i in 0..nfloat {
+        args.push(
+            floats
+                .get(i)
+                .copied()
+                .unwrap_or(f64t.const_zero().into())
+                .into(),
+        );
+        types.push(f64t.into());
+    }
+    if d.int_result {
+        let ints: Vec<_> = d
+            .params
+            .iter()
+            .zip(params)
+            .filter(|(p, _)| p.int)
+            .map(|(_, v)| *v)
+            .collect();
+        for i in 0..3 {
+            args.push(
+                ints.get(i)
+                    .copied()
+                    .unwrap_or(i64t.const_zero().into())
+                    .into(),
+            );
+            types.push(i64t.into());
+        }
+    }
+    use inkwell::types::BasicType;
+    let (one, fill, elem): (_, _, inkwell::types::BasicTypeEnum) = if d.int_result {
+        ("numba_rs_np_disc", "numba_rs_np_disc_fill", i64t.into())
+    } else {
+        ("numba_rs_np_dist", "numba_rs_np_dist_fill", f64t.into())
+    };
+    let Some(dims) = dims else {
+        let f = lw.runtime_fn(one, elem.fn_type(&types, false));
+        return lw.call_value(f, &args);
+    };
+    let (arr, data, n) = new_array(lw, ret, &dims)?;
+    args.push(data.into());
+    args.push(n.into());
+    types.push(ptr.into());
+    types.push(i64t.into());
+    let f = lw.runtime_fn(fill, lw.ctx.void_type().fn_type(&types, false));
+    lw.b.build_call(f, &args, "").map_err(llvm_err)?;
+    Ok(arr.into())
+}
+
+/// The parameters `d` draws with (omitted ones take their defaults), checked as NumPy
+/// checks them: `hypergeometric`'s sum, then each parameter in order.
+fn checked_params<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    d: &Distribution,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<Vec<BasicValueEnum<'ctx>>> {
+    let f64t = lw.ctx.f64_type();
+    let mut params = Vec::with_capacity(d.params.len());
+    for (i, p) in d.params.iter().enumerate() {
+        let v = match (a.get(i), p.default) {
+            (Some(v), _) => *v,
+            (None, Some(x)) => f64t.const_float(x).into(),
+            (None, None) => {
+                return Err(lw.unsupported(format!("{}() needs {}", d.name, p.name)));
+            }
+        };
+        params.push(v);
+    }
+    // `triangular`'s order has no per-parameter checks to come before or after.
+    check_joint(lw, d.name, &params)?;
+    for (p, &v) in d.params.iter().zip(&params) {
+        check_param(lw, v, p.name, p.check)?;
+    }
+    Ok(params)
+}
+
+/// `numpy.random.<name>.check(params...)`: only the parameter checks of a draw, which a
+/// parallel loop of draws makes once before allocating its result.
+fn np_check<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let name = np_name(sig).trim_end_matches(".check");
+    let d = numba_typeinfer::np_random::distribution(name)
+        .ok_or_else(|| lw.unsupported(format!("numpy.random.{name} is not lowered")))?;
+    checked_params(lw, d, a)?;
+    Ok(lw.ghost())
+}
+
+/// A distribution of NumPy's `RandomState` (numba-typeinfer's `np_random::DISTRIBUTIONS`):
+/// its parameters (omitted ones take their defaults) checked as NumPy checks them, then
+/// one value, or with `size` an array filled in C order.
+fn np_distribution<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let name = np_name(sig);
-    let (kind, nparams, defaults) = np_distribution(name)
+    let d = numba_typeinfer::np_random::distribution(name)
         .ok_or_else(|| lw.unsupported(format!("numpy.random.{name} is not lowered")))?;
-    let f64t = lw.ctx.f64_type();
-    let mut params = [f64t.const_float(defaults[0]), f64t.const_float(defaults[1])];
-    let dims = if matches!(name, "rand" | "randn") {
-        (!a.is_empty()).then(|| a.iter().map(|v| v.into_int_value()).collect::<Vec<_>>())
+    let params = checked_params(lw, d, a)?;
+    let dims = size_dims(lw, sig, a, d.params.len())?;
+    draw(lw, d, sig.ret, &params, dims)
+}
+
+/// `rand(d0, ...)` (`random_sample`) and `randn(d0, ...)` (`standard_normal`): a scalar
+/// without dimensions, else an array of those dimensions.
+fn np_dims<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let base = if np_name(sig) == "rand" {
+        "random"
     } else {
-        for (p, v) in params.iter_mut().zip(a.iter().take(nparams)) {
-            *p = v.into_float_value();
-        }
-        size_dims(lw, sig, a, nparams)?
+        "standard_normal"
     };
-    let i32t = lw.ctx.i32_type();
-    let kind = i32t.const_int(u64::from(kind), false);
-    let Some(dims) = dims else {
-        let f = lw.runtime_fn(
-            "numba_rs_np_draw",
-            f64t.fn_type(&[i32t.into(), f64t.into(), f64t.into()], false),
-        );
-        return lw.call_value(f, &[kind.into(), params[0].into(), params[1].into()]);
+    let d = numba_typeinfer::np_random::distribution(base)
+        .ok_or_else(|| lw.unsupported(format!("numpy.random.{base} is not lowered")))?;
+    let dims = (!a.is_empty()).then(|| a.iter().map(|v| v.into_int_value()).collect());
+    draw(lw, d, sig.ret, &[], dims)
+}
+
+/// `dirichlet(alpha, size=None)` and `multinomial(n, pvals, size=None)`: the vector
+/// parameter (an array, or a tuple stored to the stack) checked as NumPy checks it, then
+/// rows of its length, one per position of `size`, drawn by the runtime.
+fn np_vector<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let dirichlet = np_name(sig) == "dirichlet";
+    let (kind, vi) = if dirichlet {
+        (VECTOR_DIRICHLET, 0)
+    } else {
+        (VECTOR_MULTINOMIAL, 1)
     };
-    let (arr, data, n) = new_array(lw, sig.ret, &dims)?;
+    let (i64t, i32t, f64t) = (lw.ctx.i64_type(), lw.ctx.i32_type(), lw.ctx.f64_type());
     let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
-    let i64t = lw.ctx.i64_type();
+    let vt = sig.args[vi];
+    let (p, stride, k) = match numba_typeinfer::conv::tuple_items(vt) {
+        Some(items) => {
+            let buf = lw.alloca_in_entry(f64t.array_type(items.len() as u32).into(), "vector")?;
+            let sv = a[vi].into_struct_value();
+            for (i, &it) in items.iter().enumerate() {
+                let x =
+                    lw.b.build_extract_value(sv, i as u32, "")
+                        .map_err(llvm_err)?;
+                let x = lw.cast(x, it, numba_typeinfer::types::FLOAT64)?;
+                // SAFETY: `i` is within the buffer's `items.len()` doubles.
+                let slot = unsafe {
+                    lw.b.build_in_bounds_gep(f64t, buf, &[i64t.const_int(i as u64, false)], "")
+                }
+                .map_err(llvm_err)?;
+                lw.b.build_store(slot, x).map_err(llvm_err)?;
+            }
+            (
+                buf,
+                i64t.const_int(8, false),
+                i64t.const_int(items.len() as u64, false),
+            )
+        }
+        None => {
+            let arr = a[vi].into_struct_value();
+            (
+                data_ptr(lw, arr)?,
+                dim(lw, arr, field::STRIDES, 0)?,
+                dim(lw, arr, field::SHAPE, 0)?,
+            )
+        }
+    };
+    let n = if dirichlet {
+        i64t.const_zero()
+    } else {
+        lw.cast(a[0], sig.args[0], numba_typeinfer::types::INT64)?
+            .into_int_value()
+    };
     let f = lw.runtime_fn(
-        "numba_rs_np_fill",
-        lw.ctx.void_type().fn_type(
+        "numba_rs_np_vector",
+        i32t.fn_type(
             &[
                 i32t.into(),
-                f64t.into(),
-                f64t.into(),
+                ptr.into(),
+                i64t.into(),
+                i64t.into(),
+                i64t.into(),
                 ptr.into(),
                 i64t.into(),
             ],
             false,
         ),
     );
+    let kind = i32t.const_int(u64::from(kind), false);
+    // The checks come before allocating (a raise does not free what was allocated).
+    let status = lw
+        .call_value(
+            f,
+            &[
+                kind.into(),
+                p.into(),
+                stride.into(),
+                k.into(),
+                n.into(),
+                ptr.const_null().into(),
+                i64t.const_zero().into(),
+            ],
+        )?
+        .into_int_value();
+    let messages: &[(u64, &str)] = if dirichlet {
+        // Numba's wording (NumPy says "alpha <= 0").
+        &[(1, "dirichlet: alpha must be > 0.0")]
+    } else {
+        &[
+            (1, "pvals < 0, pvals > 1 or pvals contains NaNs"),
+            (2, "sum(pvals[:-1]) > 1.0"),
+            (3, "n < 0"),
+        ]
+    };
+    for &(code, msg) in messages {
+        let c =
+            lw.b.build_int_compare(IntPredicate::EQ, status, i32t.const_int(code, false), "")
+                .map_err(llvm_err)?;
+        lw.raise_const_if(c, "ValueError", &[msg])?;
+    }
+    let mut dims = size_dims(lw, sig, a, vi + 1)?.unwrap_or_default();
+    dims.push(k);
+    let (arr, data, total) = new_array(lw, sig.ret, &dims)?;
+    if !dirichlet {
+        let bytes =
+            lw.b.build_int_mul(total, i64t.const_int(8, false), "")
+                .map_err(llvm_err)?;
+        lw.b.build_memset(data, 8, lw.ctx.i8_type().const_zero(), bytes)
+            .map_err(llvm_err)?;
+    }
     lw.b.build_call(
         f,
         &[
             kind.into(),
-            params[0].into(),
-            params[1].into(),
-            data.into(),
+            p.into(),
+            stride.into(),
+            k.into(),
             n.into(),
+            data.into(),
+            total.into(),
         ],
         "",
     )
