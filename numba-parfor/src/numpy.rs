@@ -90,8 +90,8 @@ pub const SETVIEW: &str = "parfor_setview";
 pub const UNALIAS: &str = "parfor_unalias";
 /// `parfor_maskcheck(a, mask)`: NumPy's IndexError unless `mask` has `a`'s shape.
 pub const MASKCHECK: &str = "parfor_maskcheck";
-/// `parfor_maskset(a, mask, i, x)`: flat element `i` of `a` becomes `x` where `mask`'s
-/// is true.
+/// `parfor_maskset(a, mask, i, x)`: flat element `i` of `a` becomes `x` (or flat element
+/// `i` of `x`, an array of `a`'s shape) where `mask`'s is true.
 pub const MASKSET: &str = "parfor_maskset";
 /// `p = parfor_argstart()`: an `argmin`/`argmax` accumulator, `(0, -1)` (no position).
 pub const ARGSTART: &str = "parfor_argstart";
@@ -133,6 +133,9 @@ struct Cx<'a> {
     typing: &'a mut TypingResult,
     next_label: Label,
     gen: &'a mut Generated,
+    /// `c[mask]` copies a masked store now reads from `c` itself: removed at the end
+    /// when nothing else reads them.
+    masked_copies: Vec<VarId>,
 }
 
 impl Cx<'_> {
@@ -316,6 +319,7 @@ pub(crate) fn convert(
         typing,
         next_label,
         gen,
+        masked_copies: Vec::new(),
     };
     let labels: Vec<Label> = cx.ir.blocks.keys().copied().collect();
     for l in labels {
@@ -386,6 +390,21 @@ pub(crate) fn convert(
             }
         }
         cx.ir.blocks.get_mut(&l).expect("block").body = new;
+    }
+    if !cx.masked_copies.is_empty() {
+        // The store checked the mask against the source: the copy's own check goes too.
+        let read = crate::dead::read_vars(cx.ir);
+        let dead: HashSet<VarId> = cx
+            .masked_copies
+            .iter()
+            .copied()
+            .filter(|v| !read.contains(v))
+            .collect();
+        for b in cx.ir.blocks.values_mut() {
+            b.body.retain(
+                |i| !matches!(i.stmt, Stmt::Assign { target, .. } if dead.contains(&target)),
+            );
+        }
     }
     Ok(())
 }
@@ -1555,13 +1574,65 @@ fn setitem_plain(
         dtype, ndim: mnd, ..
     } = it.get()
     {
-        if dtype != numba_typeinfer::types::BOOLEAN || mnd != ndim || !vt.is_scalar() {
+        if dtype != numba_typeinfer::types::BOOLEAN || mnd != ndim {
             return false;
         }
-        out.push(Inst {
-            stmt: Stmt::Extension(Box::new(ExtensionNode::new(MASKCHECK, vec![arr, index]))),
-            loc,
-        });
+        // `a[mask] = c[mask]` (the same mask variable, `c` of `a`'s rank): element `i`
+        // of `c` where the mask is set (Numba's "masked_assign_array").
+        let source = match cx.defs.get(&value).map(Vec::as_slice) {
+            _ if vt.is_scalar() => None,
+            Some(&[e]) => match cx.ir.expr(e) {
+                Expr::GetItem { value: c, index: m }
+                    if *m == index && nothing_writes_since(cx, out, value) =>
+                {
+                    Some(*c)
+                }
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let mut checks = vec![arr];
+        let value = match source {
+            Some(c) => {
+                let Type::Array {
+                    dtype,
+                    ndim: cnd,
+                    readonly,
+                    ..
+                } = cx.typing.type_of(c).unliteral().get()
+                else {
+                    return false;
+                };
+                if cnd != ndim {
+                    return false;
+                }
+                checks.push(c);
+                cx.masked_copies.push(value);
+                let st = numba_typeinfer::types::intern(Type::Array {
+                    dtype,
+                    ndim,
+                    layout: numba_typeinfer::types::Layout::A,
+                    readonly,
+                });
+                // NumPy copies `c[mask]` before storing: `c` overlapping `a` other than
+                // element for element is read from a copy.
+                let src = cx.var("$setitem_src", st, loc);
+                let (inst, _) = cx.assign(
+                    src,
+                    Expr::Extension(Box::new(ExtensionNode::new(UNALIAS, vec![arr, c]))),
+                    loc,
+                );
+                out.push(inst);
+                src
+            }
+            None => value,
+        };
+        for v in checks {
+            out.push(Inst {
+                stmt: Stmt::Extension(Box::new(ExtensionNode::new(MASKCHECK, vec![v, index]))),
+                loc,
+            });
+        }
         let size = cx.size_of(arr, loc, out);
         let i = cx.index_var(loc);
         let set = Inst {
@@ -1614,6 +1685,24 @@ fn setitem_plain(
         out,
         report,
     )
+}
+
+/// `v` is assigned earlier in `out` (the block converted so far), and only loads follow
+/// it: reading its source later reads what it read.
+fn nothing_writes_since(cx: &Cx<'_>, out: &[Inst], v: VarId) -> bool {
+    let Some(pos) = out
+        .iter()
+        .rposition(|i| matches!(i.stmt, Stmt::Assign { target, .. } if target == v))
+    else {
+        return false;
+    };
+    out[pos + 1..].iter().all(|i| match i.stmt {
+        Stmt::Assign { value, .. } => matches!(
+            cx.ir.expr(value),
+            Expr::Var(_) | Expr::Global { .. } | Expr::FreeVar { .. } | Expr::Const(_)
+        ),
+        _ => false,
+    })
 }
 
 /// The parfor storing the tree `blocks` over `leaves` (of result dtype and rank `ret`)

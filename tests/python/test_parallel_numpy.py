@@ -975,6 +975,53 @@ def test_masked_setitem(nthreads, dtype):
         par(set_mask)(a.copy(), m[:-1])
 
 
+def mask_from_self(a, m):
+    a[m] = a[m]
+    return a
+
+
+def mask_from_other(a, m, c):
+    a[m] = c[m]
+    return a
+
+
+def mask_from_reversed(a, m):
+    a[m] = a[::-1][m]  # the source overlaps the destination in another order
+    return a
+
+
+def mask_after_a_write(a, m, c):
+    v = c[m]
+    c[:] = 0  # the copy holds the values from before this store
+    a[m] = v
+    return a, c
+
+
+@pytest.mark.parametrize("shape", [(0,), (1001,), (300, 200)])
+def test_masked_store_of_a_masked_array_is_a_parfor(nthreads, capfd, shape):
+    a = RNG.random(shape)
+    m = RNG.random(shape) > 0.4
+    c = RNG.integers(0, 9, shape)
+    for f, args in [
+        (mask_from_self, (a, m)),
+        (mask_from_other, (a, m, c)),
+        (mask_from_reversed, (a, m)),
+        (mask_after_a_write, (a, m, c)),
+    ]:
+        r, out = stats(capfd, f, *[x.copy() for x in args])
+        expected = f(*[x.copy() for x in args])
+        if isinstance(expected, tuple):
+            for g, e in zip(r, expected):
+                np.testing.assert_array_equal(g, e)
+        else:
+            np.testing.assert_array_equal(r, expected)
+        if f is not mask_after_a_write:
+            # One store loop, and no filtered copy of the source left to allocate.
+            assert "('setitem', '')" in out and len(produced(out)) == 1, f.__name__
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        par(mask_from_other)(a.copy(), m, np.zeros(tuple(d + 1 for d in shape)))
+
+
 def test_setitem_into_views_broadcasts(nthreads):
     a = RNG.random((400_000, 5))
     np.testing.assert_array_equal(par(set_cols)(a.copy(), 2.5), set_cols(a.copy(), 2.5))

@@ -420,8 +420,8 @@ fn lower_maskcheck<'ctx>(
     Ok(None)
 }
 
-/// `parfor_maskset(a, mask, i, x)`: `a`'s flat element `i` becomes `x` where the mask's
-/// is true.
+/// `parfor_maskset(a, mask, i, x)`: `a`'s flat element `i` becomes `x` (an array's flat
+/// element `i`) where the mask's is true.
 fn lower_maskset<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     node: &ExtensionNode,
@@ -442,7 +442,14 @@ fn lower_maskset<'ctx>(
         .map_err(llvm_err)?;
     lw.b.position_at_end(store);
     let x = lw.load(xv)?;
-    let x = lw.cast(x, lw.ty(xv), dtype_of(t))?;
+    let xt = lowered(lw.ty(xv));
+    let (x, xt) = if xt.is_array() {
+        let xp = flat_ptr(lw, xt, x.into_struct_value(), i)?;
+        (load_elem(lw, dtype_of(xt), xp)?, dtype_of(xt))
+    } else {
+        (x, xt)
+    };
+    let x = lw.cast(x, xt, dtype_of(t))?;
     let p = flat_ptr(lw, t, a, i)?;
     store_elem(lw, dtype_of(t), p, x)?;
     lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
