@@ -151,6 +151,22 @@ impl Mt {
         }
     }
 
+    /// CPython's `shuffle`: for `i` from `n - 1` down to 1, `swap(i, j)` with `j`
+    /// drawn as `randbelow(i + 1)` (the bit length of `i + 1` bits, redrawn until below).
+    fn shuffle_python(&mut self, n: i64, mut swap: impl FnMut(usize, usize)) {
+        for i in (1..n.max(0) as u64).rev() {
+            let m = i + 1;
+            let k = 64 - m.leading_zeros();
+            let j = loop {
+                let r = self.bits(k);
+                if r < m {
+                    break r;
+                }
+            };
+            swap(i as usize, j as usize);
+        }
+    }
+
     /// The polar method with a cached second value (NumPy's legacy `gauss` too).
     fn gauss(&mut self) -> f64 {
         if let Some(g) = self.gauss.take() {
@@ -220,6 +236,39 @@ pub unsafe extern "C" fn numba_rs_np_shuffle(
     strides: *const i64,
     itemsize: i64,
 ) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { shuffle_items(data, ndim, shape, strides, itemsize, false) }
+}
+
+/// `random.shuffle(x)` on an array: as [`numba_rs_np_shuffle`], with the `random`
+/// module's generator and CPython's `shuffle` (`j = randbelow(i + 1)` from `getrandbits`).
+///
+/// # Safety
+/// As [`numba_rs_np_shuffle`].
+pub unsafe extern "C" fn numba_rs_rnd_shuffle(
+    data: *mut u8,
+    ndim: i64,
+    shape: *const i64,
+    strides: *const i64,
+    itemsize: i64,
+) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { shuffle_items(data, ndim, shape, strides, itemsize, true) }
+}
+
+/// The items along the first axis permuted in place, by NumPy's legacy algorithm or
+/// (`python`) CPython's.
+///
+/// # Safety
+/// As [`numba_rs_np_shuffle`].
+unsafe fn shuffle_items(
+    data: *mut u8,
+    ndim: i64,
+    shape: *const i64,
+    strides: *const i64,
+    itemsize: i64,
+    python: bool,
+) {
     let ndim = ndim.max(1) as usize;
     // SAFETY: guaranteed by the caller.
     let (shape, strides) = unsafe {
@@ -239,24 +288,27 @@ pub unsafe extern "C" fn numba_rs_np_shuffle(
     let size = itemsize.max(0) as usize;
     let mut tmp = vec![0u8; size];
     let stride0 = strides[0] as isize;
-    with_np(|s| {
-        s.shuffle(shape[0], |i, j| {
-            if i == j {
-                return;
+    let swap = |i: usize, j: usize| {
+        if i == j {
+            return;
+        }
+        for &o in &offsets {
+            // SAFETY: both items lie inside the array (i, j < shape[0]); the copies go
+            // through `tmp`, so items that overlap (stride 0) stay sound.
+            unsafe {
+                let p = data.offset(i as isize * stride0 + o);
+                let q = data.offset(j as isize * stride0 + o);
+                std::ptr::copy(p, tmp.as_mut_ptr(), size);
+                std::ptr::copy(q, p, size);
+                std::ptr::copy(tmp.as_ptr(), q, size);
             }
-            for &o in &offsets {
-                // SAFETY: both items lie inside the array (i, j < shape[0]); the copies go
-                // through `tmp`, so items that overlap (stride 0) stay sound.
-                unsafe {
-                    let p = data.offset(i as isize * stride0 + o);
-                    let q = data.offset(j as isize * stride0 + o);
-                    std::ptr::copy(p, tmp.as_mut_ptr(), size);
-                    std::ptr::copy(q, p, size);
-                    std::ptr::copy(tmp.as_ptr(), q, size);
-                }
-            }
-        })
-    });
+        }
+    };
+    if python {
+        with(|s| s.shuffle_python(shape[0], swap));
+    } else {
+        with_np(|s| s.shuffle(shape[0], swap));
+    }
 }
 
 /// `np.random.permutation(n)`: `0..n` shuffled into `out`.
@@ -566,6 +618,10 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
         (
             "numba_rs_np_shuffle",
             numba_rs_np_shuffle as *const () as usize,
+        ),
+        (
+            "numba_rs_rnd_shuffle",
+            numba_rs_rnd_shuffle as *const () as usize,
         ),
         (
             "numba_rs_np_permutation",

@@ -376,6 +376,24 @@ impl BaseContext {
                 )),
             );
         }
+        // `random.shuffle(x)` on an array: in place along the first axis (Numba's).
+        self.register(
+            "random.shuffle",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] => match x.get() {
+                        Type::Array {
+                            ndim,
+                            readonly: false,
+                            ..
+                        } if ndim >= 1 => Some(sig("random.shuffle", NONE, vec![*x])),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                "(x: writable array)",
+            )),
+        );
         self.register(
             "random.triangular",
             Box::new(FnTemplate(

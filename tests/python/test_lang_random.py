@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from numba_rs import njit
+from numba_rs.errors import TypingError
 
 SEEDS = [0, 1, 42, 12345, 2**31 - 1, 2**32 - 1]
 
@@ -200,3 +201,33 @@ def test_gamma_beta_vonmises_like_cpython(seed, a, b):
 def test_gammavariate_rejects_non_positive_parameters():
     with pytest.raises(ValueError, match="alpha and beta must be > 0.0"):
         draw_gamma_beta_vonmises(1, -1.0, 2.0)
+
+
+@njit
+def shuffle_python(seed, a, rounds):
+    random.seed(seed)
+    for _ in range(rounds):
+        random.shuffle(a)
+    return random.random()
+
+
+@pytest.mark.parametrize("seed", [0, 3, 2**32 - 1])
+def test_random_shuffle_of_arrays_is_cpythons(seed):
+    # CPython's shuffle on the same generator state: the same permutation, rows of a 2-d
+    # array move whole, and the stream goes on from the same place.
+    for a in (np.arange(20), np.arange(32.0).reshape(8, 4), np.arange(40)[::3]):
+        got = a.copy()
+        after = shuffle_python(seed, got, 3)
+        r = oracle(seed)
+        rows = list(range(len(a)))
+        for _ in range(3):
+            r.shuffle(rows)
+        np.testing.assert_array_equal(got, a[rows])
+        assert after == r.random()
+
+
+def test_random_shuffle_of_a_read_only_array_is_a_typing_error():
+    a = np.arange(5)
+    a.flags.writeable = False
+    with pytest.raises(TypingError):
+        shuffle_python(0, a, 1)

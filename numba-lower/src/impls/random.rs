@@ -34,6 +34,7 @@ pub(crate) fn register(r: &mut Registry) {
         getrandbits,
     );
     r.register(key("randrange"), Args::Variadic(TypePat::Int), randrange);
+    r.register(key("shuffle"), Args::Exact(vec![TypePat::Any]), rnd_shuffle);
     r.register(
         key("randint"),
         Args::Exact(vec![TypePat::Int; 2]),
@@ -670,6 +671,16 @@ fn np_choice<'ctx>(
 
 /// Shuffle the array `arr` of type `t` along its first axis, in place.
 fn shuffle_array<'ctx>(lw: &mut FnLower<'ctx, '_>, t: TypeId, arr: StructValue<'ctx>) -> R<()> {
+    shuffle_with(lw, "numba_rs_np_shuffle", t, arr)
+}
+
+/// Shuffle `arr` in place with the runtime's `shuffle` function (NumPy's or CPython's).
+fn shuffle_with<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    shuffle: &str,
+    t: TypeId,
+    arr: StructValue<'ctx>,
+) -> R<()> {
     let i64t = lw.ctx.i64_type();
     let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
     let nd = ndim(t);
@@ -684,7 +695,7 @@ fn shuffle_array<'ctx>(lw: &mut FnLower<'ctx, '_>, t: TypeId, arr: StructValue<'
     let data = data_ptr(lw, arr)?;
     let itemsize = get_int(lw, arr, field::ITEMSIZE)?;
     let f = lw.runtime_fn(
-        "numba_rs_np_shuffle",
+        shuffle,
         lw.ctx.void_type().fn_type(
             &[ptr.into(), i64t.into(), ptr.into(), ptr.into(), i64t.into()],
             false,
@@ -747,6 +758,22 @@ fn np_permutation<'ctx>(
     lw.b.build_call(f, &[data.into(), n.into()], "")
         .map_err(llvm_err)?;
     Ok(arr.into())
+}
+
+/// `random.shuffle(x)`: in place along the first axis, CPython's algorithm on the
+/// `random` module's generator (Numba's).
+fn rnd_shuffle<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    shuffle_with(
+        lw,
+        "numba_rs_rnd_shuffle",
+        sig.args[0],
+        a[0].into_struct_value(),
+    )?;
+    Ok(lw.ghost())
 }
 
 fn seed<'ctx>(
