@@ -41,11 +41,18 @@ impl Mt {
 
     fn twist(&mut self) {
         let mt = &mut self.mt;
-        for k in 0..N {
-            let y = (mt[k] & 0x8000_0000) | (mt[(k + 1) % N] & 0x7fff_ffff);
-            let mag = if y & 1 == 1 { 0x9908_b0df } else { 0 };
-            mt[k] = mt[(k + M) % N] ^ (y >> 1) ^ mag;
+        let step = |cur: u32, next: u32, far: u32| {
+            let y = (cur & 0x8000_0000) | (next & 0x7fff_ffff);
+            far ^ (y >> 1) ^ (if y & 1 == 1 { 0x9908_b0df } else { 0 })
+        };
+        // The reference recurrence in three runs, without a modulo per word.
+        for k in 0..N - M {
+            mt[k] = step(mt[k], mt[k + 1], mt[k + M]);
         }
+        for k in N - M..N - 1 {
+            mt[k] = step(mt[k], mt[k + 1], mt[k + M - N]);
+        }
+        mt[N - 1] = step(mt[N - 1], mt[0], mt[M - 1]);
         self.index = 0;
     }
 

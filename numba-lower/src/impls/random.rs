@@ -233,11 +233,13 @@ fn draw<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     let (f64t, i64t, i32t) = (lw.ctx.f64_type(), lw.ctx.i64_type(), lw.ctx.i32_type());
     let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
-    let kinds = if d.int_result { INT_KINDS } else { FLOAT_KINDS };
-    let kind = kinds
-        .iter()
-        .position(|k| *k == d.draw)
-        .ok_or_else(|| lw.unsupported(format!("numpy.random.{} is not lowered", d.name)))?;
+    let kind = if d.int_result {
+        INT_KINDS.iter().position(|(k, _)| *k == d.draw)
+    } else {
+        FLOAT_KINDS.iter().position(|(k, _)| *k == d.draw)
+    };
+    let kind =
+        kind.ok_or_else(|| lw.unsupported(format!("numpy.random.{} is not lowered", d.name)))?;
     let mut args: Vec<inkwell::values::BasicMetadataValueEnum<'ctx>> =
         vec![i32t.const_int(kind as u64, false).into()];
     let mut types: Vec<inkwell::types::BasicMetadataTypeEnum<'ctx>> = vec![i32t.into()];

@@ -2,52 +2,95 @@
 //! algorithms, kept unchanged since NumPy 1.16), over the `numpy.random` generator of
 //! [`super`]. Seeded alike, a jitted draw gives NumPy's value.
 //!
-//! The distributions are named by their index in [`FLOAT_KINDS`] or [`INT_KINDS`]; the
-//! lowering looks the index up by the name numba-typeinfer's table gives. Parameters are
+//! A distribution crosses from generated code as its index in [`FLOAT_KINDS`] or
+//! [`INT_KINDS`], which the lowering finds by the name numba-typeinfer's table gives;
+//! the runtime turns it into the enum once per call, not once per item. Parameters are
 //! checked by the caller (the lowering raises NumPy's ValueError first), so the
 //! algorithms here assume valid ones.
 
 use super::{with_np, Mt};
+/// A float distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Float {
+    Random,
+    Uniform,
+    StandardNormal,
+    Normal,
+    StandardExponential,
+    Exponential,
+    Beta,
+    Chisquare,
+    F,
+    Gamma,
+    StandardGamma,
+    Gumbel,
+    Laplace,
+    Logistic,
+    Lognormal,
+    Pareto,
+    Power,
+    Rayleigh,
+    StandardCauchy,
+    StandardT,
+    Triangular,
+    Vonmises,
+    Wald,
+    Weibull,
+    NoncentralChisquare,
+    NoncentralF,
+}
 
-/// The float distributions, by index (`numba_rs_np_dist`).
-pub const FLOAT_KINDS: &[&str] = &[
-    "random",
-    "uniform",
-    "standard_normal",
-    "normal",
-    "standard_exponential",
-    "exponential",
-    "beta",
-    "chisquare",
-    "f",
-    "gamma",
-    "standard_gamma",
-    "gumbel",
-    "laplace",
-    "logistic",
-    "lognormal",
-    "pareto",
-    "power",
-    "rayleigh",
-    "standard_cauchy",
-    "standard_t",
-    "triangular",
-    "vonmises",
-    "wald",
-    "weibull",
-    "noncentral_chisquare",
-    "noncentral_f",
+/// The float distributions by name; a kind is an index here (`numba_rs_np_dist`).
+pub const FLOAT_KINDS: &[(&str, Float)] = &[
+    ("random", Float::Random),
+    ("uniform", Float::Uniform),
+    ("standard_normal", Float::StandardNormal),
+    ("normal", Float::Normal),
+    ("standard_exponential", Float::StandardExponential),
+    ("exponential", Float::Exponential),
+    ("beta", Float::Beta),
+    ("chisquare", Float::Chisquare),
+    ("f", Float::F),
+    ("gamma", Float::Gamma),
+    ("standard_gamma", Float::StandardGamma),
+    ("gumbel", Float::Gumbel),
+    ("laplace", Float::Laplace),
+    ("logistic", Float::Logistic),
+    ("lognormal", Float::Lognormal),
+    ("pareto", Float::Pareto),
+    ("power", Float::Power),
+    ("rayleigh", Float::Rayleigh),
+    ("standard_cauchy", Float::StandardCauchy),
+    ("standard_t", Float::StandardT),
+    ("triangular", Float::Triangular),
+    ("vonmises", Float::Vonmises),
+    ("wald", Float::Wald),
+    ("weibull", Float::Weibull),
+    ("noncentral_chisquare", Float::NoncentralChisquare),
+    ("noncentral_f", Float::NoncentralF),
 ];
 
-/// The integer distributions, by index (`numba_rs_np_disc`).
-pub const INT_KINDS: &[&str] = &[
-    "binomial",
-    "negative_binomial",
-    "poisson",
-    "geometric",
-    "zipf",
-    "logseries",
-    "hypergeometric",
+/// An integer distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Int {
+    Binomial,
+    NegativeBinomial,
+    Poisson,
+    Geometric,
+    Zipf,
+    Logseries,
+    Hypergeometric,
+}
+
+/// The integer distributions by name; a kind is an index here (`numba_rs_np_disc`).
+pub const INT_KINDS: &[(&str, Int)] = &[
+    ("binomial", Int::Binomial),
+    ("negative_binomial", Int::NegativeBinomial),
+    ("poisson", Int::Poisson),
+    ("geometric", Int::Geometric),
+    ("zipf", Int::Zipf),
+    ("logseries", Int::Logseries),
+    ("hypergeometric", Int::Hypergeometric),
 ];
 
 impl Mt {
@@ -216,29 +259,28 @@ impl Mt {
         }
     }
 
-    /// One draw of [`FLOAT_KINDS`]`[kind]` with parameters `a`, `b`, `c` (in NumPy's
-    /// order; those a distribution lacks are ignored).
-    fn np_dist(&mut self, kind: u32, a: f64, b: f64, c: f64) -> f64 {
-        let name = FLOAT_KINDS.get(kind as usize).copied().unwrap_or("");
-        match name {
-            "random" => self.next_double(),
-            "uniform" => a + (b - a) * self.next_double(),
-            "standard_normal" => self.gauss(),
-            "normal" => a + b * self.gauss(),
-            "standard_exponential" => self.std_exponential(),
-            "exponential" => a * self.std_exponential(),
-            "beta" => self.beta(a, b),
-            "chisquare" => self.chisquare(a),
-            "f" => (self.chisquare(a) * b) / (self.chisquare(b) * a),
-            "gamma" => b * self.std_gamma(a),
-            "standard_gamma" => self.std_gamma(a),
-            "gumbel" => loop {
+    /// One draw of `kind` with parameters `a`, `b`, `c` (in NumPy's order; those a
+    /// distribution lacks are ignored).
+    fn np_dist(&mut self, kind: Float, a: f64, b: f64, c: f64) -> f64 {
+        match kind {
+            Float::Random => self.next_double(),
+            Float::Uniform => a + (b - a) * self.next_double(),
+            Float::StandardNormal => self.gauss(),
+            Float::Normal => a + b * self.gauss(),
+            Float::StandardExponential => self.std_exponential(),
+            Float::Exponential => a * self.std_exponential(),
+            Float::Beta => self.beta(a, b),
+            Float::Chisquare => self.chisquare(a),
+            Float::F => (self.chisquare(a) * b) / (self.chisquare(b) * a),
+            Float::Gamma => b * self.std_gamma(a),
+            Float::StandardGamma => self.std_gamma(a),
+            Float::Gumbel => loop {
                 let u = 1.0 - self.next_double();
                 if u < 1.0 {
                     break a - b * (-u.ln()).ln();
                 }
             },
-            "laplace" => loop {
+            Float::Laplace => loop {
                 let u = self.next_double();
                 if u >= 0.5 {
                     break a - b * (2.0 - u - u).ln();
@@ -247,38 +289,37 @@ impl Mt {
                     break a + b * (u + u).ln();
                 }
             },
-            "logistic" => loop {
+            Float::Logistic => loop {
                 let u = self.next_double();
                 if u > 0.0 {
                     break a + b * (u / (1.0 - u)).ln();
                 }
             },
-            "lognormal" => (a + b * self.gauss()).exp(),
-            "pareto" => (self.std_exponential() / a).exp() - 1.0,
-            "power" => (1.0 - (-self.std_exponential()).exp()).powf(1.0 / a),
-            "rayleigh" => a * (-2.0 * (-self.next_double()).ln_1p()).sqrt(),
-            "standard_cauchy" => self.gauss() / self.gauss(),
-            "standard_t" => {
+            Float::Lognormal => (a + b * self.gauss()).exp(),
+            Float::Pareto => (self.std_exponential() / a).exp() - 1.0,
+            Float::Power => (1.0 - (-self.std_exponential()).exp()).powf(1.0 / a),
+            Float::Rayleigh => a * (-2.0 * (-self.next_double()).ln_1p()).sqrt(),
+            Float::StandardCauchy => self.gauss() / self.gauss(),
+            Float::StandardT => {
                 let num = self.gauss();
                 let denom = self.std_gamma(a / 2.0);
                 (a / 2.0).sqrt() * num / denom.sqrt()
             }
-            "triangular" => self.triangular(a, b, c),
-            "vonmises" => self.vonmises(a, b),
-            "wald" => self.wald(a, b),
-            "weibull" => {
+            Float::Triangular => self.triangular(a, b, c),
+            Float::Vonmises => self.vonmises(a, b),
+            Float::Wald => self.wald(a, b),
+            Float::Weibull => {
                 if a == 0.0 {
                     0.0
                 } else {
                     self.std_exponential().powf(1.0 / a)
                 }
             }
-            "noncentral_chisquare" => self.noncentral_chisquare(a, b),
-            "noncentral_f" => {
+            Float::NoncentralChisquare => self.noncentral_chisquare(a, b),
+            Float::NoncentralF => {
                 let t = self.noncentral_chisquare(a, c) * b;
                 t / (self.chisquare(b) * a)
             }
-            _ => f64::NAN,
         }
     }
 
@@ -611,23 +652,21 @@ impl Mt {
         z
     }
 
-    /// One draw of [`INT_KINDS`]`[kind]`: float parameters `a`, `b` and int ones `i`,
+    /// One draw of `kind`: float parameters `a`, `b` and int ones `i`,
     /// `j`, `k`, in NumPy's order within each kind (`binomial(n=i, p=a)`,
     /// `hypergeometric(i, j, k)`).
-    fn np_disc(&mut self, kind: u32, a: f64, b: f64, i: i64, j: i64, k: i64) -> i64 {
-        let name = INT_KINDS.get(kind as usize).copied().unwrap_or("");
-        match name {
-            "binomial" => self.binomial(i, a),
-            "negative_binomial" => {
+    fn np_disc(&mut self, kind: Int, a: f64, b: f64, i: i64, j: i64, k: i64) -> i64 {
+        match kind {
+            Int::Binomial => self.binomial(i, a),
+            Int::NegativeBinomial => {
                 let y = (1.0 - b) / b * self.std_gamma(a);
                 self.poisson(y)
             }
-            "poisson" => self.poisson(a),
-            "geometric" => self.geometric(a),
-            "zipf" => self.zipf(a),
-            "logseries" => self.logseries(a),
-            "hypergeometric" => self.hypergeometric(i, j, k),
-            _ => 0,
+            Int::Poisson => self.poisson(a),
+            Int::Geometric => self.geometric(a),
+            Int::Zipf => self.zipf(a),
+            Int::Logseries => self.logseries(a),
+            Int::Hypergeometric => self.hypergeometric(i, j, k),
         }
     }
 }
@@ -669,9 +708,12 @@ fn loggam(x: f64) -> f64 {
     gl
 }
 
-/// One value of the float distribution [`FLOAT_KINDS`]`[kind]`.
+/// One value of the float distribution [`FLOAT_KINDS`]`[kind]` (NaN for no such kind).
 pub extern "C" fn numba_rs_np_dist(kind: u32, a: f64, b: f64, c: f64) -> f64 {
-    with_np(|s| s.np_dist(kind, a, b, c))
+    match FLOAT_KINDS.get(kind as usize) {
+        Some(&(_, k)) => with_np(|s| s.np_dist(k, a, b, c)),
+        None => f64::NAN,
+    }
 }
 
 /// `n` values of a float distribution into `out`, in order (as `size=` fills in C order).
@@ -686,6 +728,10 @@ pub unsafe extern "C" fn numba_rs_np_dist_fill(
     out: *mut f64,
     n: i64,
 ) {
+    // The kind is looked up once, not per item.
+    let Some(&(_, kind)) = FLOAT_KINDS.get(kind as usize) else {
+        return;
+    };
     with_np(|s| {
         for i in 0..n.max(0) as usize {
             // SAFETY: guaranteed by the caller.
@@ -694,9 +740,12 @@ pub unsafe extern "C" fn numba_rs_np_dist_fill(
     });
 }
 
-/// One value of the integer distribution [`INT_KINDS`]`[kind]`.
+/// One value of the integer distribution [`INT_KINDS`]`[kind]` (0 for no such kind).
 pub extern "C" fn numba_rs_np_disc(kind: u32, a: f64, b: f64, i: i64, j: i64, k: i64) -> i64 {
-    with_np(|s| s.np_disc(kind, a, b, i, j, k))
+    match INT_KINDS.get(kind as usize) {
+        Some(&(_, d)) => with_np(|s| s.np_disc(d, a, b, i, j, k)),
+        None => 0,
+    }
 }
 
 /// `n` values of an integer distribution into `out`, in order.
@@ -714,6 +763,9 @@ pub unsafe extern "C" fn numba_rs_np_disc_fill(
     out: *mut i64,
     n: i64,
 ) {
+    let Some(&(_, kind)) = INT_KINDS.get(kind as usize) else {
+        return;
+    };
     with_np(|s| {
         for idx in 0..n.max(0) as usize {
             // SAFETY: guaranteed by the caller.
@@ -875,8 +927,12 @@ mod tests {
     #[test]
     fn every_typed_distribution_has_a_draw_of_its_kind() {
         for d in numba_typeinfer::np_random::DISTRIBUTIONS {
-            let kinds = if d.int_result { INT_KINDS } else { FLOAT_KINDS };
-            assert!(kinds.contains(&d.draw), "{} draws {}", d.name, d.draw);
+            let found = if d.int_result {
+                INT_KINDS.iter().any(|(k, _)| *k == d.draw)
+            } else {
+                FLOAT_KINDS.iter().any(|(k, _)| *k == d.draw)
+            };
+            assert!(found, "{} draws {}", d.name, d.draw);
         }
     }
 
