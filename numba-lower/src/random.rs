@@ -20,6 +20,8 @@ struct Mt {
     mt: [u32; N],
     index: usize,
     gauss: Option<f64>,
+    /// NumPy's cached binomial set-up (a pure function of its `(n, p)` key).
+    binomial: Option<numpy::Binomial>,
 }
 
 impl Mt {
@@ -36,6 +38,7 @@ impl Mt {
             mt,
             index: N,
             gauss: None,
+            binomial: None,
         }
     }
 

@@ -1397,16 +1397,23 @@ fn creation(
                     }
                     (vec![args[pos]], args[..pos].to_vec())
                 };
-            if !scalar_args.is_empty() && numba_typeinfer::np_random::distribution(name).is_some() {
+            let checked = if numba_typeinfer::np_random::distribution(name).is_some() {
+                scalar_args.len()
+            } else if name == "randint" {
+                // Its check also reads the size: an empty one checks nothing.
+                scalar_args.len() + 1
+            } else {
+                0
+            };
+            if checked > 0 {
                 // The parameters are checked once, before the allocation a raise in the
-                // loop would leave behind (`numpy.random.<name>.check`). `randint`'s
-                // check depends on the size (none when empty) and stays in the loop.
+                // loop would leave behind (`numpy.random.<name>.check`).
                 let none = cx.var("$random_check", NONE, loc);
                 let (inst, e) = cx.assign(
                     none,
                     Expr::Call {
                         func: call.func,
-                        args: scalar_args.clone(),
+                        args: args[..checked].to_vec(),
                         kws: Vec::new(),
                         vararg: None,
                         varkwarg: None,
@@ -1418,7 +1425,7 @@ fn creation(
                     e,
                     Signature {
                         ret: NONE,
-                        args: sig.args[..scalar_args.len()].to_vec(),
+                        args: sig.args[..checked].to_vec(),
                         key: ImplKey::Function(format!("{k}.check")),
                     },
                 );

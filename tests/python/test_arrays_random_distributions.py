@@ -365,3 +365,21 @@ def test_parallel_bad_parameter_raises_numpys_error():
     with pytest.raises(ValueError, match="scale < 0"):
         f(1000, -1.0)
     # Checked once before the loop allocates: the fixture finds nothing left behind.
+
+
+def test_parallel_randint_checks_before_allocating():
+    def bad(low, high, n):
+        return np.random.randint(low, high, n)
+
+    f = njit(parallel=True)(bad)
+    # NumPy's error, raised before the result exists: the fixture finds no leak.
+    with pytest.raises(ValueError, match="low >= high"):
+        f(5, 5, 1000)
+    with pytest.raises(ValueError, match="low >= high"):
+        np.random.randint(5, 5, 1000)
+    # An empty size draws nothing and checks nothing, as the serial build (and Numba).
+    assert f(5, 5, 0).shape == (0,)
+    assert njit(bad)(5, 5, 0).shape == (0,)
+    got = f(-3, 9, 5000)
+    assert got.dtype == np.int64
+    assert sorted(set(got.tolist())) == list(range(-3, 9))

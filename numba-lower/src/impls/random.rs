@@ -57,6 +57,11 @@ pub(crate) fn register(r: &mut Registry) {
         r.register(np(k), Args::Variadic(TypePat::Int), np_dims);
     }
     r.register(np("randint"), Args::Variadic(TypePat::Any), np_randint);
+    r.register(
+        np("randint.check"),
+        Args::Variadic(TypePat::Any),
+        np_randint_check,
+    );
     r.register(np("dirichlet"), Args::Variadic(TypePat::Any), np_vector);
     r.register(np("multinomial"), Args::Variadic(TypePat::Any), np_vector);
     r.register(np("choice"), Args::Variadic(TypePat::Any), np_choice);
@@ -511,14 +516,7 @@ fn np_randint<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     let i64t = lw.ctx.i64_type();
     let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
-    let first = a
-        .first()
-        .ok_or_else(|| lw.unsupported("randint() needs an argument"))?
-        .into_int_value();
-    let (low, high) = match (sig.args.get(1), a.get(1)) {
-        (Some(&t), Some(h)) if t != NONE => (first, h.into_int_value()),
-        _ => (i64t.const_zero(), first),
-    };
+    let (low, high) = randint_bounds(lw, sig, a)?;
     let Some(dims) = size_dims(lw, sig, a, 2)? else {
         let f = lw.runtime_fn(
             "numba_rs_np_randint",
@@ -537,17 +535,8 @@ fn np_randint<'ctx>(
         lw.raise_const_if(is_bad, "ValueError", &["low >= high"])?;
         return Ok(r);
     };
-    // Checked before allocating (a raise does not free what was allocated); an empty
-    // size draws nothing and checks nothing, as in NumPy.
-    let m = count(lw, &dims)?;
-    let empty =
-        lw.b.build_int_compare(IntPredicate::SGE, low, high, "")
-            .map_err(llvm_err)?;
-    let wanted =
-        lw.b.build_int_compare(IntPredicate::NE, m, i64t.const_zero(), "")
-            .map_err(llvm_err)?;
-    let bad = lw.b.build_and(empty, wanted, "").map_err(llvm_err)?;
-    lw.raise_const_if(bad, "ValueError", &["low >= high"])?;
+    // Checked before allocating (a raise does not free what was allocated).
+    check_randint(lw, low, high, &dims)?;
     let (arr, data, n) = new_array(lw, sig.ret, &dims)?;
     let f = lw.runtime_fn(
         "numba_rs_np_randint_fill",
@@ -558,6 +547,55 @@ fn np_randint<'ctx>(
     lw.b.build_call(f, &[low.into(), high.into(), data.into(), n.into()], "")
         .map_err(llvm_err)?;
     Ok(arr.into())
+}
+
+/// `randint`'s `(low, high)` from its first two arguments (`high=None`: `[0, low)`).
+fn randint_bounds<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
+    let first = a
+        .first()
+        .ok_or_else(|| lw.unsupported("randint() needs an argument"))?
+        .into_int_value();
+    Ok(match (sig.args.get(1), a.get(1)) {
+        (Some(&t), Some(h)) if t != NONE => (first, h.into_int_value()),
+        _ => (lw.ctx.i64_type().const_zero(), first),
+    })
+}
+
+/// NumPy's `low >= high` error for a sized `randint`; an empty size draws nothing and
+/// checks nothing.
+fn check_randint<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    low: IntValue<'ctx>,
+    high: IntValue<'ctx>,
+    dims: &[IntValue<'ctx>],
+) -> R<()> {
+    let m = count(lw, dims)?;
+    let empty =
+        lw.b.build_int_compare(IntPredicate::SGE, low, high, "")
+            .map_err(llvm_err)?;
+    let wanted =
+        lw.b.build_int_compare(IntPredicate::NE, m, m.get_type().const_zero(), "")
+            .map_err(llvm_err)?;
+    let bad = lw.b.build_and(empty, wanted, "").map_err(llvm_err)?;
+    lw.raise_const_if(bad, "ValueError", &["low >= high"])
+}
+
+/// `numpy.random.randint.check(low, high, size)`: the sized `randint`'s check alone,
+/// emitted by the parfor pass before the result is allocated.
+fn np_randint_check<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (low, high) = randint_bounds(lw, sig, a)?;
+    let dims =
+        size_dims(lw, sig, a, 2)?.ok_or_else(|| lw.unsupported("randint.check needs a size"))?;
+    check_randint(lw, low, high, &dims)?;
+    Ok(lw.ghost())
 }
 
 /// `choice(a, size=None, replace=True)` for an int population (`range(a)`) or a 1-d

@@ -93,6 +93,91 @@ pub const INT_KINDS: &[(&str, Int)] = &[
     ("hypergeometric", Int::Hypergeometric),
 ];
 
+/// A binomial draw's set-up for one `(n, p)` (see [`Mt::binomial`]).
+#[derive(Clone, Copy)]
+pub(super) struct Binomial {
+    n: i64,
+    p: f64,
+    /// Drawn with `1 - p` and returned as `n - y`.
+    flip: bool,
+    how: BinomialHow,
+}
+
+#[derive(Clone, Copy)]
+enum BinomialHow {
+    Inversion { p: f64, q: f64, qn: f64, bound: i64 },
+    Btpe(Btpe),
+}
+
+/// BTPE's constants for `r = min(p, 1 - p)`.
+#[derive(Clone, Copy)]
+struct Btpe {
+    r: f64,
+    q: f64,
+    m: i64,
+    mf: f64,
+    p1: f64,
+    xm: f64,
+    xl: f64,
+    xr: f64,
+    c: f64,
+    laml: f64,
+    lamr: f64,
+    p2: f64,
+    p3: f64,
+    p4: f64,
+    nrq: f64,
+}
+
+impl Binomial {
+    fn new(n: i64, p: f64) -> Binomial {
+        let flip = p > 0.5;
+        let r = if flip { 1.0 - p } else { p };
+        let q = 1.0 - r;
+        let nf = n as f64;
+        let how = if r * nf <= 30.0 {
+            let qn = (nf * q.ln()).exp();
+            let np = nf * r;
+            let bound = nf.min(np + 10.0 * (np * q + 1.0).sqrt()) as i64;
+            BinomialHow::Inversion { p: r, q, qn, bound }
+        } else {
+            let fm = nf * r + r;
+            let m = fm.floor() as i64;
+            let mf = m as f64;
+            let p1 = (2.195 * (nf * r * q).sqrt() - 4.6 * q).floor() + 0.5;
+            let xm = mf + 0.5;
+            let xl = xm - p1;
+            let xr = xm + p1;
+            let c = 0.134 + 20.5 / (15.3 + mf);
+            let a = (fm - xl) / (fm - xl * r);
+            let laml = a * (1.0 + a / 2.0);
+            let a = (xr - fm) / (xr * q);
+            let lamr = a * (1.0 + a / 2.0);
+            let p2 = p1 * (1.0 + 2.0 * c);
+            let p3 = p2 + c / laml;
+            let p4 = p3 + c / lamr;
+            BinomialHow::Btpe(Btpe {
+                r,
+                q,
+                m,
+                mf,
+                p1,
+                xm,
+                xl,
+                xr,
+                c,
+                laml,
+                lamr,
+                p2,
+                p3,
+                p4,
+                nrq: nf * r * q,
+            })
+        };
+        Binomial { n, p, flip, how }
+    }
+}
+
 impl Mt {
     fn std_exponential(&mut self) -> f64 {
         -(1.0 - self.next_double()).ln()
@@ -370,28 +455,32 @@ impl Mt {
         }
     }
 
+    /// NumPy's binomial: inversion for a small mean, else BTPE, on `min(p, 1 - p)`. The
+    /// set-up of the last `(n, p)` is kept (NumPy's `binomial_t`), so a run of draws with
+    /// the same parameters computes it once.
     fn binomial(&mut self, n: i64, p: f64) -> i64 {
-        if p <= 0.5 {
-            if p * n as f64 <= 30.0 {
-                self.binomial_inversion(n, p)
-            } else {
-                self.binomial_btpe(n, p)
+        let b = match self.binomial {
+            Some(b) if b.n == n && b.p.to_bits() == p.to_bits() => b,
+            _ => {
+                let b = Binomial::new(n, p);
+                self.binomial = Some(b);
+                b
             }
+        };
+        let y = match &b.how {
+            BinomialHow::Inversion { p, q, qn, bound } => {
+                self.binomial_inversion(n, *p, *q, *qn, *bound)
+            }
+            BinomialHow::Btpe(t) => self.binomial_btpe(n, t),
+        };
+        if b.flip {
+            n - y
         } else {
-            let q = 1.0 - p;
-            if q * n as f64 <= 30.0 {
-                n - self.binomial_inversion(n, q)
-            } else {
-                n - self.binomial_btpe(n, q)
-            }
+            y
         }
     }
 
-    fn binomial_inversion(&mut self, n: i64, p: f64) -> i64 {
-        let q = 1.0 - p;
-        let qn = (n as f64 * q.ln()).exp();
-        let np = n as f64 * p;
-        let bound = (n as f64).min(np + 10.0 * (np * q + 1.0).sqrt()) as i64;
+    fn binomial_inversion(&mut self, n: i64, p: f64, q: f64, qn: f64, bound: i64) -> i64 {
         let mut x = 0;
         let mut px = qn;
         let mut u = self.next_double();
@@ -411,25 +500,24 @@ impl Mt {
 
     /// Kachitvichyanukul and Schmeiser's BTPE, with the legacy Stirling terms (the
     /// last two added, not subtracted) that keep NumPy's stream.
-    fn binomial_btpe(&mut self, n: i64, p: f64) -> i64 {
-        let r = p.min(1.0 - p);
-        let q = 1.0 - r;
-        let fm = n as f64 * r + r;
-        let m = fm.floor() as i64;
-        let mf = m as f64;
-        let p1 = (2.195 * (n as f64 * r * q).sqrt() - 4.6 * q).floor() + 0.5;
-        let xm = mf + 0.5;
-        let xl = xm - p1;
-        let xr = xm + p1;
-        let c = 0.134 + 20.5 / (15.3 + mf);
-        let a = (fm - xl) / (fm - xl * r);
-        let laml = a * (1.0 + a / 2.0);
-        let a = (xr - fm) / (xr * q);
-        let lamr = a * (1.0 + a / 2.0);
-        let p2 = p1 * (1.0 + 2.0 * c);
-        let p3 = p2 + c / laml;
-        let p4 = p3 + c / lamr;
-        let nrq = n as f64 * r * q;
+    fn binomial_btpe(&mut self, n: i64, t: &Btpe) -> i64 {
+        let Btpe {
+            r,
+            q,
+            m,
+            mf,
+            p1,
+            xm,
+            xl,
+            xr,
+            c,
+            laml,
+            lamr,
+            p2,
+            p3,
+            p4,
+            nrq,
+        } = *t;
         let stirling = |x: f64, x2: f64| {
             (13680.0 - (462.0 - (132.0 - (99.0 - 140.0 / x2) / x2) / x2) / x2) / x / 166320.0
         };
@@ -507,11 +595,7 @@ impl Mt {
             }
             break 'draw y;
         };
-        if p > 0.5 {
-            n - y
-        } else {
-            y
-        }
+        y
     }
 
     fn geometric(&mut self, p: f64) -> i64 {
