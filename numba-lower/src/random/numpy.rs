@@ -521,7 +521,7 @@ impl Mt {
         let stirling = |x: f64, x2: f64| {
             (13680.0 - (462.0 - (132.0 - (99.0 - 140.0 / x2) / x2) / x2) / x2) / x / 166320.0
         };
-        let y = 'draw: loop {
+        'draw: loop {
             let u = self.next_double() * p4;
             let mut v = self.next_double();
             let y;
@@ -594,8 +594,7 @@ impl Mt {
                 continue;
             }
             break 'draw y;
-        };
-        y
+        }
     }
 
     fn geometric(&mut self, p: f64) -> i64 {
