@@ -29,6 +29,7 @@
 //! asserts), fusing a `prange` loop with a NumPy parfor, stencils. [`ParforStage`] names
 //! every stage of seed 001; [`ParforPass`] is the interface each implements.
 
+pub mod asserts;
 mod dead;
 mod fusion;
 pub mod hoist;
@@ -417,6 +418,8 @@ pub fn run(
     if ir.is_generator {
         return Ok(report);
     }
+    // Numba's array analysis: the size assertions before joining and `dot` calls.
+    asserts::insert(ir, typing);
     if options.prange {
         prange::convert(ir, typing, &mut report, options.reduction)?;
     }

@@ -492,14 +492,23 @@ fn size_assertion(
             names.push(ir.var_name(v));
         }
     }
-    (names.len() > 1).then(|| {
-        format!(
-            "Sizes of {} do not match on {} ({})",
-            names.join(", "),
-            ir.filename,
-            loc.line
-        )
-    })
+    (names.len() > 1).then(|| sizes_text(ir, &names, loc))
+}
+
+/// Numba's `assert_equiv` message naming variables.
+pub(crate) fn sizes_message(ir: &FunctionIR, vars: &[VarId], loc: Loc) -> String {
+    let names: Vec<&str> = vars.iter().map(|&v| ir.var_name(v)).collect();
+    sizes_text(ir, &names, loc)
+}
+
+/// `Sizes of a, b do not match on file.py (7)`.
+pub(crate) fn sizes_text(ir: &FunctionIR, names: &[&str], loc: Loc) -> String {
+    format!(
+        "Sizes of {} do not match on {} ({})",
+        names.join(", "),
+        ir.filename,
+        loc.line
+    )
 }
 
 /// `target = arrayexpr(...)` to an allocation and a parfor.
@@ -1079,8 +1088,15 @@ fn inplace_binop(
     if !typed || !esig.ret.is_scalar() {
         return false;
     }
+    let mut check = ExtensionNode::new(INPLACE_CHECK, vec![lhs, rhs]);
+    if rt.is_array() {
+        // Numba's array analysis asserts the operands' sizes equal.
+        check
+            .attrs
+            .push(("assert".into(), sizes_message(cx.ir, &[lhs, rhs], loc)));
+    }
     out.push(Inst {
-        stmt: Stmt::Extension(Box::new(ExtensionNode::new(INPLACE_CHECK, vec![lhs, rhs]))),
+        stmt: Stmt::Extension(Box::new(check)),
         loc,
     });
     let src = if rt.is_array() {
@@ -1543,7 +1559,7 @@ fn setitem_expr(
     };
     setitem_view(
         cx,
-        *arr,
+        (*arr, ret),
         *index,
         leaves.to_vec(),
         node.blocks.clone(),
@@ -1683,7 +1699,7 @@ fn setitem_plain(
     );
     setitem_view(
         cx,
-        arr,
+        (arr, value),
         index,
         vec![value],
         blocks,
@@ -1713,11 +1729,12 @@ fn nothing_writes_since(cx: &Cx<'_>, out: &[Inst], v: VarId) -> bool {
 }
 
 /// The parfor storing the tree `blocks` over `leaves` (of result dtype and rank `ret`)
-/// into the view `arr[index]`, element by element.
+/// into the view `arr[index]`, element by element; `value` is the stored value's
+/// variable (the tree's result), which Numba's assertion names.
 #[allow(clippy::too_many_arguments)]
 fn setitem_view(
     cx: &mut Cx<'_>,
-    arr: VarId,
+    (arr, value): (VarId, VarId),
     index: VarId,
     leaves: Vec<VarId>,
     blocks: std::collections::BTreeMap<Label, Block>,
@@ -1760,6 +1777,15 @@ fn setitem_view(
     ops.extend(&leaves);
     let mut sv = ExtensionNode::new(SETVIEW, ops);
     sv.attrs.push(("ndim".into(), ret_nd.to_string()));
+    if leaves.iter().any(|&v| cx.typing.type_of(v).is_array()) {
+        // Numba's array analysis asserts the leaves' sizes equal (the expression's own
+        // assertion), then the value's against the target's.
+        if let Some(msg) = size_assertion(cx.ir, cx.typing, &leaves, loc) {
+            sv.attrs.push(("assert_leaves".into(), msg));
+        }
+        sv.attrs
+            .push(("assert".into(), sizes_message(cx.ir, &[arr, value], loc)));
+    }
     let (inst, _) = cx.assign(view, Expr::Extension(Box::new(sv)), loc);
     out.push(inst);
     let mut srcs = Vec::with_capacity(leaves.len());

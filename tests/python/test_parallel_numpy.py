@@ -159,6 +159,132 @@ def test_slices_of_unequal_length_assert():
         par(shifted)(a, 10)
 
 
+def store_sum(a, b, c):
+    a[:] = b + c
+    return a
+
+
+def store_slice(a, b):
+    a[1:3] = b
+    return a
+
+
+def store_column(a, b):
+    a[:, 1] = b
+    return a
+
+
+def scale_in_place(a, b):
+    a *= b
+    return a
+
+
+def line_of(f, k=1):
+    return f.__code__.co_firstlineno + k
+
+
+def test_store_and_in_place_sizes_are_numbas_assertions(nthreads):
+    # Numba 0.68.1 asserts a store's value against its target, after the value
+    # expression's own leaves, and an in-place operator's operands (checked against
+    # Numba's own output for these functions).
+    at = lambda f: f"on {__file__} ({line_of(f)})"  # noqa: E731
+    cases = [
+        (store_sum, (np.zeros(5), np.ones(3), np.ones(3)), "a, $binop_add8.2"),
+        (store_sum, (np.zeros(5), np.ones(3), np.ones(4)), "b, c"),
+        (store_slice, (np.zeros(5), np.ones(3)), "a, b"),
+        (store_column, (np.zeros((2, 5)), np.ones(3)), "a, b"),
+        (scale_in_place, (np.zeros(5), np.ones(3)), "a, b"),
+    ]
+    for f, args, names in cases:
+        with pytest.raises(AssertionError) as e:
+            par(f)(*args)
+        assert str(e.value) == f"Sizes of {names} do not match {at(f)}"
+        # Serially these are NumPy's (and Numba's serial) ValueErrors.
+        with pytest.raises(ValueError):
+            njit(f)(*[x.copy() for x in args])
+    # Shapes that agree (or broadcast, as in NumPy) store as NumPy does.
+    for f, args in [
+        (store_sum, (np.zeros(5), RNG.random(5), RNG.random(1))),
+        (store_slice, (np.zeros(5), RNG.random(2))),
+        (store_slice, (np.zeros(5), RNG.random(1))),
+        (store_column, (np.zeros((4, 3)), RNG.random(4))),
+        (scale_in_place, (RNG.random((3, 4)), RNG.random(4))),
+    ]:
+        got = par(f)(*[x.copy() for x in args])
+        np.testing.assert_array_equal(got, f(*[x.copy() for x in args]))
+
+
+def joins(a, b):
+    return (
+        np.concatenate((a, b)),
+        np.concatenate((a, b, a), axis=1),
+        np.stack((a, a)),
+        np.hstack((a, b)),
+        np.vstack((a, b)),
+        np.dstack((b, b)),
+    )
+
+
+def join_rows(a, b):
+    return np.concatenate((a, b, a), axis=1)
+
+
+def test_joins_assert_their_fixed_axes_as_numba(nthreads):
+    # Numba's array analysis asserts the axes a join keeps before the call:
+    # `Sizes of a_size0.N, b_size0.N` for concatenate (its shape variables; ours carry
+    # no SSA suffix), whole arrays for stack. (A raise frees nothing allocated before
+    # it, so each failing join is alone in its function.)
+    a, b = RNG.random((2, 3)), RNG.random((2, 3))
+    got = par(joins)(a, b)
+    for g, w in zip(got, joins(a, b)):
+        np.testing.assert_array_equal(g, w)
+    del got, g  # the results are NRT arrays the fixture counts
+    with pytest.raises(AssertionError) as e:
+        par(join_rows)(a, RNG.random((3, 3)))
+    where = f"on {__file__} ({line_of(join_rows)})"
+    assert str(e.value) == f"Sizes of a_size0, b_size0 do not match {where}"
+    with pytest.raises(ValueError, match="dimension 0"):
+        njit(join_rows)(a, RNG.random((3, 3)))
+
+    def stacked(a, b):
+        return np.stack((a, b))
+
+    with pytest.raises(AssertionError, match=r"^Sizes of a, b do not match on "):
+        par(stacked)(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="same shape"):
+        njit(stacked)(np.ones(3), np.ones(4))
+
+
+def dot(a, b):
+    return np.dot(a, b)
+
+
+@pytest.mark.parametrize(
+    "sa, sb, names",
+    [((2, 3), (4, 2), "a_size1, b_size0"), ((3,), (4, 2), "a_size0, b_size0"), ((2, 3), (4,), "a_size1, b_size0")],
+)
+def test_dot_asserts_the_contracted_axis(sa, sb, names):
+    with pytest.raises(AssertionError) as e:
+        par(dot)(np.ones(sa), np.ones(sb))
+    assert str(e.value) == f"Sizes of {names} do not match on {__file__} ({line_of(dot)})"
+    a, b = RNG.random(sa), RNG.random(sb[:-1] + (sa[-1],) if len(sb) == 1 else (sa[-1],) + sb[1:])
+    np.testing.assert_allclose(par(dot)(a, b), np.dot(a, b), rtol=1e-12)
+
+
+def join_in_loop(a, b, n):
+    t = 0.0
+    for i in prange(n):
+        t += np.concatenate((a, b), axis=1).sum() + i
+    return t
+
+
+def test_join_assertion_in_a_parallel_loop(nthreads):
+    a, b = RNG.random((2, 3)), RNG.random((2, 2))
+    assert par(join_in_loop)(a, b, 50) == pytest.approx(join_in_loop(a, b, 50), rel=1e-12)
+    with pytest.raises(AssertionError, match="Sizes of a_size0, b_size0 do not match"):
+        par(join_in_loop)(a, RNG.random((3, 2)), 50)
+
+
 def test_division_follows_numpy(nthreads):
     def div(a, b):
         return a / b
@@ -1030,7 +1156,8 @@ def test_setitem_into_views_broadcasts(nthreads):
     r = RNG.random(999_996)
     x = RNG.random(1_000_000)
     np.testing.assert_array_equal(par(set_slice)(x.copy(), r), set_slice(x.copy(), r))
-    with pytest.raises(ValueError):
+    # Numba's array analysis asserts the value's size against the target's.
+    with pytest.raises(AssertionError, match=r"^Sizes of out, \$binop_add"):
         par(set_expr)(np.zeros(3), np.ones(4), np.ones(4))
 
 

@@ -17,8 +17,8 @@ use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
 use super::array_ops::{
-    apply_binop, apply_unary, broadcast_shape, dim, dtype_of, fill_elements, map_elements,
-    ufunc_element, Typed,
+    apply_binop, apply_unary, broadcast_shape, broadcast_shape_or, dim, dtype_of, fill_elements,
+    map_elements, ufunc_element, Typed,
 };
 use super::indexing::{release, unaliased_operand, SHAPE_MISMATCH};
 use crate::function::FnLower;
@@ -80,7 +80,8 @@ fn lower_setitem<'ctx>(
         Stmt::Return { value } => Some(ndim(lowered(lw.ty(value)))),
         _ => None,
     });
-    let (view_t, view, view_dims, operands) = selection(lw, *out, *index, leaves, ret_nd)?;
+    let (view_t, view, view_dims, operands) =
+        selection(lw, *out, *index, leaves, ret_nd, (None, None))?;
     let nd = ndim(view_t);
     // Operands overlapping the destination are read from copies; the flat loop needs
     // every array operand to have the selection's shape.
@@ -133,13 +134,16 @@ pub(super) type StoreTarget<'ctx> = (
 /// The selection `out[index]` an in-place store writes (a view: its type, value and
 /// shape) and the loaded `leaves`, after checking that the leaves broadcast together to
 /// a shape of `ret_nd` axes (the selection's rank when `None`) that fits the selection:
-/// the checks evaluating and then assigning would make.
+/// the checks evaluating and then assigning would make. `asserts` are Numba's parallel
+/// messages for the two checks (the leaves', the store's), raised as AssertionError in
+/// place of NumPy's errors.
 pub(super) fn selection<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     out: VarId,
     index: VarId,
     leaves: &[VarId],
     ret_nd: Option<u32>,
+    asserts: (Option<&str>, Option<&str>),
 ) -> R<StoreTarget<'ctx>> {
     let (out, index) = (&out, &index);
     let out_t = lowered(lw.ty(*out));
@@ -166,7 +170,10 @@ pub(super) fn selection<'ctx>(
     if !operands.iter().any(|(t, _)| t.is_array()) {
         return Ok((view_t, view, view_dims, operands));
     }
-    let (edims, _) = broadcast_shape(lw, ret_nd, &operands)?;
+    let (edims, _) = match asserts.0 {
+        Some(msg) => broadcast_shape_or(lw, ret_nd, &operands, ("AssertionError", msg))?,
+        None => broadcast_shape(lw, ret_nd, &operands)?,
+    };
     let i64t = lw.ctx.i64_type();
     let one = i64t.const_int(1, false);
     let mut bad = lw.ctx.bool_type().const_zero();
@@ -182,7 +189,10 @@ pub(super) fn selection<'ctx>(
         let not_ok = lw.b.build_not(ok, "").map_err(llvm_err)?;
         bad = lw.b.build_or(bad, not_ok, "").map_err(llvm_err)?;
     }
-    lw.raise_const_if(bad, "ValueError", &[SHAPE_MISMATCH])?;
+    match asserts.1 {
+        Some(msg) => lw.raise_const_if(bad, "AssertionError", &[msg])?,
+        None => lw.raise_const_if(bad, "ValueError", &[SHAPE_MISMATCH])?,
+    }
     Ok((view_t, view, view_dims, operands))
 }
 

@@ -54,6 +54,62 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(ARGSTART, lower_argstart);
     r.register_extension(ARGSTEP, lower_argstep);
     r.register_extension(ARGFINISH, lower_argfinish);
+    r.register_extension(numba_parfor::asserts::ASSERT_EQUIV, lower_assert_equiv);
+}
+
+/// `assert_equiv(arrays...)`: Numba's AssertionError (attr `msg`) unless each operand has
+/// the first one's size at its axis (attr `axes`: an axis per operand, `*` for the whole
+/// shape).
+fn lower_assert_equiv<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    _: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let attr = |k: &str| {
+        node.attrs
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let (Some(msg), Some(axes)) = (attr("msg"), attr("axes")) else {
+        return Err(lw.unsupported(format!("malformed {} node", node.kind)));
+    };
+    let axes: Vec<&str> = axes.split(',').collect();
+    if axes.len() != node.operands.len() {
+        return Err(lw.unsupported(format!("malformed {} node", node.kind)));
+    }
+    let mut sizes: Vec<Vec<IntValue<'ctx>>> = Vec::new();
+    for (&v, axis) in node.operands.iter().zip(&axes) {
+        let t = lowered(lw.ty(v));
+        let a = lw.load(v)?.into_struct_value();
+        let picked: Vec<u32> = match axis.parse::<u32>() {
+            Ok(d) if d < ndim(t) => vec![d],
+            Ok(_) => return Err(lw.unsupported(format!("malformed {} node", node.kind))),
+            Err(_) => (0..ndim(t)).collect(),
+        };
+        sizes.push(
+            picked
+                .into_iter()
+                .map(|d| dim(lw, a, field::SHAPE, d))
+                .collect::<R<_>>()?,
+        );
+    }
+    let mut bad = lw.ctx.bool_type().const_zero();
+    let first = sizes.first().cloned().unwrap_or_default();
+    for other in &sizes[1..] {
+        if other.len() != first.len() {
+            bad = lw.ctx.bool_type().const_int(1, false);
+            continue;
+        }
+        for (&x, &y) in first.iter().zip(other) {
+            let ne =
+                lw.b.build_int_compare(IntPredicate::NE, x, y, "")
+                    .map_err(llvm_err)?;
+            bad = lw.b.build_or(bad, ne, "").map_err(llvm_err)?;
+        }
+    }
+    lw.raise_const_if(bad, "AssertionError", &[msg])?;
+    Ok(None)
 }
 
 /// The node's `op` attribute: `min` or `max`.
@@ -373,8 +429,15 @@ fn lower_setview<'ctx>(
         .find(|(k, _)| k == "ndim")
         .and_then(|(_, v)| v.parse().ok());
     let (out, index) = (operand(lw, node, 0)?, operand(lw, node, 1)?);
+    let attr = |k: &str| {
+        node.attrs
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let asserts = (attr("assert_leaves"), attr("assert"));
     let (view_t, view, _, _) =
-        super::arrayexpr::selection(lw, out, index, &node.operands[2..], ret_nd)?;
+        super::arrayexpr::selection(lw, out, index, &node.operands[2..], ret_nd, asserts)?;
     lw.incref(view_t, view.into())?;
     Ok(Some(lw.cast(view.into(), view_t, lw.ty(target))?))
 }
@@ -757,7 +820,12 @@ fn lower_inplace_check<'ctx>(
     let (ot, vt) = (lowered(lw.ty(ov)), lowered(lw.ty(vv)));
     let (o, v) = (lw.load(ov)?, lw.load(vv)?);
     let nr = ndim(ot).max(if vt.is_array() { ndim(vt) } else { 0 });
-    let (dims, _) = broadcast_shape(lw, nr, &[(ot, o), (vt, v)])?;
+    let ops = [(ot, o), (vt, v)];
+    // Numba's array analysis asserts the operands' sizes equal (its message names them).
+    let (dims, _) = match node.attrs.iter().find(|(k, _)| k == "assert") {
+        Some((_, msg)) => broadcast_shape_or(lw, nr, &ops, ("AssertionError", msg))?,
+        None => broadcast_shape(lw, nr, &ops)?,
+    };
     super::inplace::check_output_shape(lw, o.into_struct_value(), ndim(ot), &dims)?;
     Ok(None)
 }
