@@ -1,8 +1,8 @@
 //! The size assertions Numba's array analysis puts before calls whose arrays must agree
 //! in some dimensions (`_analyze_op_call_numpy_concatenate`, `_stack`, `_hstack`,
-//! `_vstack`, `_dstack`, `_dot`): an `assert_equiv` statement ([`ASSERT_EQUIV`]) that
-//! raises Numba's AssertionError (`Sizes of a_size1, b_size1 do not match on file (7)`)
-//! before the call would raise NumPy's ValueError.
+//! `_vstack`, `_dstack`, `_dot`, the last also for `a.dot(b)`): an `assert_equiv`
+//! statement ([`ASSERT_EQUIV`]) that raises Numba's AssertionError (`Sizes of a_size1,
+//! b_size1 do not match on file (7)`) before the call would raise NumPy's ValueError.
 //!
 //! As in Numba, a sequence counts only when it is a tuple built in the function and an
 //! axis only when it is a constant; operands that are one variable are not compared.
@@ -80,7 +80,10 @@ fn call_asserts(
     defs: &HashMap<VarId, Vec<ExprId>>,
     value: ExprId,
 ) -> Vec<Equiv> {
-    let Expr::Call { args, kws, .. } = ir.expr(value) else {
+    let Expr::Call {
+        func, args, kws, ..
+    } = ir.expr(value)
+    else {
         return Vec::new();
     };
     let Some(ImplKey::Function(key)) = typing.calltypes.get(&value).map(|s| &s.key) else {
@@ -92,7 +95,18 @@ fn call_asserts(
             .or_else(|| kws.iter().find(|(k, _)| k == name).map(|(_, v)| *v))
     };
     if key == "numpy.dot" {
-        return match (arg(0, "a"), arg(1, "b")) {
+        // `a.dot(b)` is typed as `np.dot(a, b)`; its first operand is the receiver.
+        let method = typing
+            .calltypes
+            .get(&value)
+            .is_some_and(|s| s.args.len() == args.len() + 1);
+        let a = if method {
+            crate::numpy::receiver(ir, defs, *func)
+        } else {
+            arg(0, "a")
+        };
+        let b = arg(usize::from(!method), "b");
+        return match (a, b) {
             (Some(a), Some(b)) => dot(ir, typing, a, b).into_iter().collect(),
             _ => Vec::new(),
         };

@@ -636,7 +636,11 @@ fn call_site(cx: &Cx<'_>, value: ExprId) -> Option<CallSite> {
 
 /// The value a bound method was taken from (`a` of `f = a.sum`), when `func` has that
 /// one definition.
-fn receiver(ir: &FunctionIR, defs: &HashMap<VarId, Vec<ExprId>>, func: VarId) -> Option<VarId> {
+pub(crate) fn receiver(
+    ir: &FunctionIR,
+    defs: &HashMap<VarId, Vec<ExprId>>,
+    func: VarId,
+) -> Option<VarId> {
     match defs.get(&func).map(|d| d.as_slice()) {
         Some([d]) => match ir.expr(*d) {
             Expr::GetAttr { value, .. } => Some(*value),

@@ -180,8 +180,27 @@ def test_array_methods(n):
 
 
 def test_bad_reshape_is_value_error():
-    with pytest.raises(ValueError, match="reshape"):
+    # Numba's messages (`normalize_reshape_value`); NumPy raises ValueError too.
+    with pytest.raises(ValueError, match="^total size of new array must be unchanged$"):
         njit(lambda a: a.reshape(4, 4))(np.arange(10))
+    with pytest.raises(ValueError, match="^multiple negative shape values$"):
+        # Checked before a strided array is copied: nothing is left allocated.
+        njit(lambda a: a.reshape(-1, -1))(np.arange(10.0)[::2])
+
+
+@pytest.mark.parametrize("shape", [(-1307, 1), (-5,), (3, -2), (2, 6), (0, -1), (4, -1, 3)])
+def test_reshape_infers_any_negative_dimension(shape):
+    # NumPy takes any negative dimension as the one to infer.
+    a = np.arange(12.0)
+    f = njit(lambda a, s: a.reshape(s))
+    try:
+        want = a.reshape(shape)
+    except ValueError:
+        with pytest.raises(ValueError):
+            f(a, shape)
+        return
+    np.testing.assert_array_equal(f(a, shape), want)
+    np.testing.assert_array_equal(f(a[::-1], shape), a[::-1].reshape(shape))
 
 
 @pytest.mark.parametrize("sa,sb", [((3, 4), (4,)), ((3, 1), (1, 4)), ((2, 3, 4), (3, 1)),

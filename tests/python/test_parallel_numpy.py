@@ -1492,3 +1492,13 @@ def test_numpy_option_off_leaves_the_body_serial(capfd):
     np.testing.assert_array_equal(r, row_sumsq(np.ones((3, 4))))
     assert len(produced(out)) == 1
     assert "nested" not in out
+
+
+def test_dot_method_asserts_as_the_function():
+    def mdot(a, b):
+        return a.dot(b)
+
+    with pytest.raises(AssertionError, match=r"^Sizes of a_size1, b_size0 do not match on "):
+        par(mdot)(np.ones((2, 3)), np.ones((4, 2)))
+    a, b = RNG.random((3, 4)), RNG.random((4, 2))
+    np.testing.assert_allclose(par(mdot)(a, b), a.dot(b), rtol=1e-12)

@@ -1426,7 +1426,7 @@ pub(super) fn flatten<'ctx>(
 }
 
 /// `a.reshape(shape)` / `a.reshape(d0, d1, ...)`: a C-ordered view of a contiguous array
-/// (a copy first otherwise); one dimension may be -1.
+/// (a copy first otherwise); one dimension may be negative (inferred).
 fn reshape<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
@@ -1446,7 +1446,63 @@ fn reshape<'ctx>(
             ..
         }
     );
-    // A non-C array is copied into C order first (the copy is a new reference, the
+    let nitems = get_int(lw, src, field::NITEMS)?;
+    // Numba's `normalize_reshape_value`: one negative dimension (any negative value, as
+    // in NumPy) is inferred from the others.
+    let zero = i64t.const_zero();
+    let one = i64t.const_int(1, false);
+    let mut known = one;
+    let mut negatives = zero;
+    let mut is_negs = Vec::with_capacity(dims.len());
+    for &d in &dims {
+        let is_neg =
+            lw.b.build_int_compare(IntPredicate::SLT, d, zero, "")
+                .map_err(llvm_err)?;
+        let factor =
+            lw.b.build_select(is_neg, one, d, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        known = lw.b.build_int_mul(known, factor, "").map_err(llvm_err)?;
+        let count =
+            lw.b.build_int_z_extend(is_neg, i64t, "")
+                .map_err(llvm_err)?;
+        negatives = lw.b.build_int_add(negatives, count, "").map_err(llvm_err)?;
+        is_negs.push(is_neg);
+    }
+    let several =
+        lw.b.build_int_compare(IntPredicate::UGT, negatives, one, "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(several, "ValueError", &["multiple negative shape values"])?;
+    let safe_known = {
+        let z =
+            lw.b.build_int_compare(IntPredicate::EQ, known, zero, "")
+                .map_err(llvm_err)?;
+        lw.b.build_select(z, one, known, "")
+            .map_err(llvm_err)?
+            .into_int_value()
+    };
+    let inferred =
+        lw.b.build_int_signed_div(nitems, safe_known, "")
+            .map_err(llvm_err)?;
+    let mut final_dims = Vec::new();
+    let mut product = one;
+    for (&d, &is_neg) in dims.iter().zip(&is_negs) {
+        let x =
+            lw.b.build_select(is_neg, inferred, d, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        product = lw.b.build_int_mul(product, x, "").map_err(llvm_err)?;
+        final_dims.push(x);
+    }
+    let bad =
+        lw.b.build_int_compare(IntPredicate::NE, product, nitems, "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(
+        bad,
+        "ValueError",
+        &["total size of new array must be unchanged"],
+    )?;
+    // A non-C array is copied into C order after the checks (the copy is a new reference, the
     // view of it takes over that reference).
     let (base, owned) = if c_layout {
         (src, false)
@@ -1467,52 +1523,6 @@ fn reshape<'ctx>(
         lp.end(lw)?;
         (out, true)
     };
-    let nitems = get_int(lw, base, field::NITEMS)?;
-    // Resolve a -1 dimension from the others.
-    let mut known = i64t.const_int(1, false);
-    for &d in &dims {
-        let is_neg =
-            lw.b.build_int_compare(IntPredicate::EQ, d, i64t.const_all_ones(), "")
-                .map_err(llvm_err)?;
-        let factor =
-            lw.b.build_select(is_neg, i64t.const_int(1, false), d, "")
-                .map_err(llvm_err)?
-                .into_int_value();
-        known = lw.b.build_int_mul(known, factor, "").map_err(llvm_err)?;
-    }
-    let one = i64t.const_int(1, false);
-    let safe_known = {
-        let z =
-            lw.b.build_int_compare(IntPredicate::EQ, known, i64t.const_zero(), "")
-                .map_err(llvm_err)?;
-        lw.b.build_select(z, one, known, "")
-            .map_err(llvm_err)?
-            .into_int_value()
-    };
-    let inferred =
-        lw.b.build_int_signed_div(nitems, safe_known, "")
-            .map_err(llvm_err)?;
-    let mut final_dims = Vec::new();
-    let mut product = one;
-    for &d in &dims {
-        let is_neg =
-            lw.b.build_int_compare(IntPredicate::EQ, d, i64t.const_all_ones(), "")
-                .map_err(llvm_err)?;
-        let x =
-            lw.b.build_select(is_neg, inferred, d, "")
-                .map_err(llvm_err)?
-                .into_int_value();
-        product = lw.b.build_int_mul(product, x, "").map_err(llvm_err)?;
-        final_dims.push(x);
-    }
-    let bad =
-        lw.b.build_int_compare(IntPredicate::NE, product, nitems, "")
-            .map_err(llvm_err)?;
-    lw.raise_const_if(
-        bad,
-        "ValueError",
-        &["cannot reshape array into the requested shape"],
-    )?;
     let k = final_dims.len();
     let size = get_int(lw, base, field::ITEMSIZE)?;
     let mut strides = vec![size; k];
