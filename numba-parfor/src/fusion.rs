@@ -487,6 +487,11 @@ fn fuse_loops(
     let results = p1.results();
     let mut ups = Vec::new();
     for inst in between {
+        // A masked `reduce`'s mask check reads shapes only (see `crate::prange`).
+        if matches!(&inst.stmt, Stmt::Extension(n) if n.kind == crate::numpy::MASKCHECK) {
+            ups.push(inst.clone());
+            continue;
+        }
         let Stmt::Assign { target, value } = inst.stmt else {
             return Attempt::Blocked(None);
         };

@@ -213,6 +213,7 @@ pub(crate) fn convert(
         let Some(kind) = loop_kind(typing, func).filter(|_| kws.is_empty()) else {
             continue;
         };
+        let first_arg = args.first().copied();
         let args = match kind {
             LoopKind::Range | LoopKind::Internal => args.clone(),
             // The pndindex value itself: the loop runs over its flat positions.
@@ -229,6 +230,11 @@ pub(crate) fn convert(
                 }
                 vec![range]
             }
+        };
+        // `reduce(f, a[mask], init)`: the loop runs over `a`, where `mask` is set.
+        let masked = match (kind, first_arg) {
+            (LoopKind::Reduce, Some(x)) => masked_source(ir, typing, &defs, x, range),
+            _ => None,
         };
         let mut body: BTreeSet<Label> = lp
             .body
@@ -307,13 +313,24 @@ pub(crate) fn convert(
                 )]
             }
             LoopKind::Reduce => {
+                let source = masked.map_or(range, |m| m.array);
+                if let Some(m) = masked {
+                    // NumPy's IndexError for a mask of another shape, before the loop.
+                    pre.push(Inst {
+                        stmt: Stmt::Extension(Box::new(numba_ir::ExtensionNode::new(
+                            crate::numpy::MASKCHECK,
+                            vec![m.array, m.mask],
+                        ))),
+                        loc,
+                    });
+                }
                 let count = Expr::GetAttr {
-                    value: range,
+                    value: source,
                     attr: "size".into(),
                 };
                 let sig = numba_typeinfer::Signature {
                     ret: INT64,
-                    args: vec![typing.type_of(range)],
+                    args: vec![typing.type_of(source)],
                     key: numba_typeinfer::ImplKey::GetAttr("size".into()),
                 };
                 vec![size_stmt(
@@ -329,10 +346,10 @@ pub(crate) fn convert(
         };
         let item = match kind {
             LoopKind::NdIndex => Item::Unravel(range),
-            LoopKind::Reduce => Item::Element(range),
+            LoopKind::Reduce => Item::Element(masked.map_or(range, |m| m.array)),
             LoopKind::Range | LoopKind::Internal => Item::Index,
         };
-        let pf = build(
+        let mut pf = build(
             ir,
             typing,
             &lp.header,
@@ -345,6 +362,10 @@ pub(crate) fn convert(
             loc,
             report,
         )?;
+        if let Some(m) = masked {
+            guard_body(ir, typing, &mut pf, (h.body_entry, h.first), m.mask);
+            setup.push(m.copy);
+        }
         taken.extend(body.iter().copied());
         // The iterator's copies back to the `getiter`, the call, the callee.
         let mut v = h.iter;
@@ -393,6 +414,155 @@ pub(crate) fn convert(
     }
     remove_unused(ir, &setup);
     Ok(())
+}
+
+/// The filtered copy `copy = array[mask]` a `reduce` loop iterates (see
+/// [`masked_source`]).
+#[derive(Debug, Clone, Copy)]
+struct Masked {
+    array: VarId,
+    mask: VarId,
+    copy: VarId,
+}
+
+/// `x = a[mask]` with `a` a 1-d array and `mask` a boolean array, when the `reduce` loop's
+/// `reduce_source(x)` call (`source`) is all that reads `x` and nothing but set-up (names,
+/// constants, copies) runs between the two: the loop can read `a` where `mask` is set
+/// instead (Numba's `_find_mask`), and the copy is never made.
+fn masked_source(
+    ir: &FunctionIR,
+    typing: &TypingResult,
+    defs: &HashMap<VarId, Vec<numba_ir::ExprId>>,
+    x: VarId,
+    source: VarId,
+) -> Option<Masked> {
+    let &[d] = defs.get(&x)?.as_slice() else {
+        return None;
+    };
+    let &Expr::GetItem {
+        value: array,
+        index: mask,
+    } = ir.expr(d)
+    else {
+        return None;
+    };
+    let is_1d = |v: VarId, want_bool: bool| match typing.type_of(v).unliteral().get() {
+        Type::Array { ndim: 1, dtype, .. } => {
+            !want_bool || dtype == numba_typeinfer::types::BOOLEAN
+        }
+        _ => false,
+    };
+    if !is_1d(array, false) || !is_1d(mask, true) || array == x || mask == x {
+        return None;
+    }
+    if numba_ir::utils::DefUse::compute(ir).use_count(x) != 1 {
+        return None;
+    }
+    let block = ir.blocks.values().find(|b| {
+        b.body
+            .iter()
+            .any(|i| matches!(i.stmt, Stmt::Assign { value, .. } if value == d))
+    })?;
+    let start = block
+        .body
+        .iter()
+        .position(|i| matches!(i.stmt, Stmt::Assign { value, .. } if value == d))?;
+    for inst in &block.body[start + 1..] {
+        match inst.stmt {
+            Stmt::Assign { target, .. } if target == source => {
+                return Some(Masked {
+                    array,
+                    mask,
+                    copy: x,
+                })
+            }
+            Stmt::Assign { value, .. } => match ir.expr(value) {
+                Expr::Global { .. } | Expr::FreeVar { .. } | Expr::Const(_) | Expr::Var(_) => {}
+                _ => return None,
+            },
+            Stmt::Del { .. } => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Run the body of `pf` only where `mask` is set at the loop's index: its entry block
+/// becomes `m = mask[index]; branch m, <the old entry>, <the end>`.
+fn guard_body(
+    ir: &mut FunctionIR,
+    typing: &mut TypingResult,
+    pf: &mut Parfor,
+    (entry, item_var): (Label, VarId),
+    mask: VarId,
+) {
+    let end = pf.loop_body.keys().max().copied().unwrap_or(entry);
+    let moved = end.max(ir.blocks.keys().max().copied().unwrap_or(0)) + 1;
+    let Some(old) = pf.loop_body.remove(&entry) else {
+        return;
+    };
+    if !pf.params.contains(&mask) {
+        pf.params.push(mask);
+        pf.params.sort();
+    }
+    let loc = old.body.first().map(|i| i.loc).unwrap_or(pf.loc);
+    // The item's load (the entry's first statement) runs before the branch: a load on
+    // both paths lets LLVM turn the branch into a select (no misprediction on a random
+    // mask), which it cannot do for a load only one path makes.
+    let mut old = old;
+    let item = match old.body.first().map(|i| &i.stmt) {
+        Some(Stmt::Assign { target, .. }) if *target == item_var => Some(old.body.remove(0)),
+        _ => None,
+    };
+    pf.loop_body.insert(moved, old);
+    let name = numba_ir::utils::fresh_name(ir, "$mask_item");
+    let m = ir.add_var(name, loc);
+    typing.typemap.push(numba_typeinfer::types::BOOLEAN);
+    let get = ir.add_expr(Expr::GetItem {
+        value: mask,
+        index: pf.index_var,
+    });
+    typing.calltypes.insert(
+        get,
+        numba_typeinfer::Signature {
+            ret: numba_typeinfer::types::BOOLEAN,
+            args: vec![typing.type_of(mask), typing.type_of(pf.index_var)],
+            key: numba_typeinfer::ImplKey::GetItem,
+        },
+    );
+    // The empty end block is the body's exit (the loop's back edge).
+    let exit = pf
+        .loop_body
+        .iter()
+        .filter(|(_, b)| b.body.is_empty())
+        .map(|(l, _)| *l)
+        .max()
+        .unwrap_or(end);
+    pf.loop_body.insert(
+        entry,
+        Block {
+            body: item
+                .into_iter()
+                .chain([
+                    Inst {
+                        stmt: Stmt::Assign {
+                            target: m,
+                            value: get,
+                        },
+                        loc,
+                    },
+                    Inst {
+                        stmt: Stmt::Branch {
+                            cond: m,
+                            truebr: moved,
+                            falsebr: exit,
+                        },
+                        loc,
+                    },
+                ])
+                .collect(),
+        },
+    );
 }
 
 /// Drop the assignments of `vars` nothing reads any more (a converted loop's

@@ -1549,6 +1549,50 @@ def test_reduce_over_an_array_is_a_reduction_parfor(nthreads, size, capfd, monke
     assert "make_function" in out
 
 
+def reduce_masked(a, t):
+    return functools.reduce(lambda x, y: x + y, a[a > t], 0.0)
+
+
+def reduce_masked_min(a, m):
+    return functools.reduce(lambda x, y: min(x, y), a[m], 1000)
+
+
+def reduce_masked_copy_read_again(a, t):
+    b = a[a > t]
+    return functools.reduce(lambda x, y: x + y, b, 0.0) + b.size
+
+
+@pytest.mark.parametrize("size", [0, 7, 211, 400_000])
+def test_reduce_over_a_masked_array_reads_the_array_where_the_mask_is_set(
+    nthreads, size, capfd, monkeypatch
+):
+    """Numba's `_find_mask`: `reduce(f, a[mask], init)` loops over `a` where the mask is
+    set, fused with the loop computing the mask, and never makes the filtered copy."""
+    from numba_rs.runtime import rtsys
+
+    monkeypatch.setenv("NUMBA_DEBUG_ARRAY_OPT_STATS", "1")
+    a = RNG.random(size)
+    f = njit(parallel=True)(reduce_masked)
+    assert f(a, 0.5) == pytest.approx(reduce_masked(a, 0.5), rel=1e-9)
+    out = capfd.readouterr().out
+    assert "is fused into for-loop" in out and "1 parallel for-loop(s)" in out, out
+    # One allocation per call: the mask; the serial build also allocates the copy.
+    before = rtsys.get_allocation_stats().alloc
+    f(a, 0.5)
+    assert rtsys.get_allocation_stats().alloc - before == 1
+    ints = RNG.integers(-500, 500, size)
+    m = RNG.random(size) < 0.3
+    assert njit(parallel=True)(reduce_masked_min)(ints, m) == reduce_masked_min(ints, m)
+    # A copy something else reads is made, and the loop runs over it.
+    g = njit(parallel=True)(reduce_masked_copy_read_again)
+    assert g(a, 0.5) == pytest.approx(reduce_masked_copy_read_again(a, 0.5), rel=1e-9)
+
+
+def test_reduce_over_a_mask_of_another_shape_is_numpys_index_error():
+    with pytest.raises(IndexError):
+        njit(parallel=True)(reduce_masked_min)(np.arange(5), np.ones(4, dtype=np.bool_))
+
+
 def test_reduce_without_an_array_or_initial_value_stays_serial():
     # Numba rejects these under parallel=True; numba-rs runs them as the serial loop.
     with warnings.catch_warnings():
