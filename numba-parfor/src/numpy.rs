@@ -93,6 +93,10 @@ pub const MASKCHECK: &str = "parfor_maskcheck";
 /// `parfor_maskset(a, mask, i, x)`: flat element `i` of `a` becomes `x` (or flat element
 /// `i` of `x`, an array of `a`'s shape) where `mask`'s is true.
 pub const MASKSET: &str = "parfor_maskset";
+/// `x = parfor_masked(m, e)` (attr `op`: `sum`, `prod`, `min`, `max`): `e` where the
+/// mask item `m` is set, else the reduction's identity; with op `count`, `parfor_masked(m)`
+/// is 1 or 0. A reduction over `a[mask]` reads `a` through it (no filtered copy).
+pub const MASKED: &str = "parfor_masked";
 /// `p = parfor_argstart()`: an `argmin`/`argmax` accumulator, `(0, -1)` (no position).
 pub const ARGSTART: &str = "parfor_argstart";
 /// `p = parfor_argstep(p, e, i)` (attr `op`: `argmin` or `argmax`): the pair with element
@@ -392,6 +396,27 @@ pub(crate) fn convert(
         cx.ir.blocks.get_mut(&l).expect("block").body = new;
     }
     if !cx.masked_copies.is_empty() {
+        // A masked reduction's `copy.sum` attribute nothing calls any more goes first.
+        let read = crate::dead::read_vars(cx.ir);
+        let copies: HashSet<VarId> = cx.masked_copies.iter().copied().collect();
+        let ir = &mut *cx.ir;
+        let unread_attrs: HashSet<VarId> = ir
+            .blocks
+            .values()
+            .flat_map(|b| &b.body)
+            .filter_map(|i| match i.stmt {
+                Stmt::Assign { target, value } if !read.contains(&target) => match ir.expr(value) {
+                    Expr::GetAttr { value, .. } if copies.contains(value) => Some(target),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        for b in ir.blocks.values_mut() {
+            b.body.retain(|i| {
+                !matches!(i.stmt, Stmt::Assign { target, .. } if unread_attrs.contains(&target))
+            });
+        }
         // The store checked the mask against the source: the copy's own check goes too.
         let read = crate::dead::read_vars(cx.ir);
         let dead: HashSet<VarId> = cx
@@ -736,7 +761,20 @@ fn reduction(
             }
         }
     };
-    let size = cx.size_of(arr, loc, out);
+    // `a[mask].sum()`: `a` read where the mask is set, without the filtered copy.
+    let masked = match name {
+        "sum" | "prod" | "mean" | "min" | "max" => masked_elements(cx, arr, out),
+        _ => None,
+    };
+    if let Some((a, m)) = masked {
+        out.push(Inst {
+            stmt: Stmt::Extension(Box::new(ExtensionNode::new(MASKCHECK, vec![a, m]))),
+            loc,
+        });
+        cx.masked_copies.push(arr);
+    }
+    let source = masked.map_or(arr, |(a, _)| a);
+    let size = cx.size_of(source, loc, out);
     let (acc, start) = match name {
         "argmin" | "argmax" => (
             cx.var(
@@ -758,7 +796,58 @@ fn reduction(
     cx.gen.inits.insert(e);
     out.push(inst);
     let index = cx.index_var(loc);
-    let (get, elem) = cx.getflat(arr, index, dtype, loc);
+    let (get, elem) = cx.getflat(source, index, dtype, loc);
+    let mut body = vec![get];
+    let mut params = vec![source, acc];
+    let mut reductions = Vec::new();
+    // Over a mask: the element or the identity, and (for a mean, min or max) a count of
+    // the elements taken.
+    let mut count = None;
+    let elem = match masked {
+        None => elem,
+        Some((_, m)) => {
+            let (get_m, mi) = cx.getflat(m, index, numba_typeinfer::types::BOOLEAN, loc);
+            body.push(get_m);
+            let x = cx.var("$masked_elem", dtype, loc);
+            let op = if name == "mean" { "sum" } else { name };
+            let (inst, _) = cx.assign(
+                x,
+                Expr::Extension(Box::new(with_op(MASKED, vec![mi, elem], op))),
+                loc,
+            );
+            body.push(inst);
+            params.push(m);
+            if matches!(name, "mean" | "min" | "max") {
+                let c = cx.var("$masked_count", INT64, loc);
+                let (inst, e) = cx.assign(c, Expr::Const(Constant::Int(0)), loc);
+                cx.gen.inits.insert(e);
+                out.push(inst);
+                let ci = cx.var("$masked_one", INT64, loc);
+                let (inst, _) = cx.assign(
+                    ci,
+                    Expr::Extension(Box::new(with_op(MASKED, vec![mi], "count"))),
+                    loc,
+                );
+                body.push(inst);
+                let add =
+                    numba_typeinfer::context::binop_signature(numba_ir::BinOp::Add, INT64, INT64);
+                let Some(add) = add else {
+                    return false;
+                };
+                let (step, e) = cx.step(c, (numba_ir::BinOp::Add, ci), add, loc);
+                body.push(step);
+                params.push(c);
+                reductions.push(Reduction {
+                    var: c,
+                    op: RedOp::Add,
+                    expr: e,
+                    acc_operand: 0,
+                });
+                count = Some(c);
+            }
+            x
+        }
+    };
     let step_expr = match &step_sig {
         Some((op, _)) => Expr::BinOp {
             op: *op,
@@ -773,18 +862,23 @@ fn reduction(
         cx.typing.calltypes.insert(step_e, sig);
     }
     let pattern = cx.internal_pattern(name, loc);
+    body.push(step);
+    reductions.insert(
+        0,
+        Reduction {
+            var: acc,
+            op: red_op,
+            expr: step_e,
+            acc_operand: 0,
+        },
+    );
     cx.emit(
         FlatLoop {
             index,
             size,
-            body: vec![get, step],
-            params: vec![arr, acc],
-            reductions: vec![Reduction {
-                var: acc,
-                op: red_op,
-                expr: step_e,
-                acc_operand: 0,
-            }],
+            body,
+            params,
+            reductions,
             pattern,
             cost: 3,
         },
@@ -793,9 +887,10 @@ fn reduction(
         report,
     );
     // The result from the accumulator: a mean divides, min/max check for emptiness.
+    let taken = count.unwrap_or(size);
     let finish = match name {
-        "mean" => Some(ExtensionNode::new(MEAN, vec![acc, size])),
-        _ if minmax => Some(with_op(NONEMPTY, vec![acc, size], name)),
+        "mean" => Some(ExtensionNode::new(MEAN, vec![acc, taken])),
+        _ if minmax => Some(with_op(NONEMPTY, vec![acc, taken], name)),
         "argmin" | "argmax" => Some(with_op(ARGFINISH, vec![acc], name)),
         _ => None,
     };
@@ -1716,6 +1811,47 @@ fn setitem_plain(
 
 /// `v` is assigned earlier in `out` (the block converted so far), and only loads follow
 /// it: reading its source later reads what it read.
+/// `arr = a[mask]`, a boolean mask of `a`'s rank, with nothing but loads (and `arr.sum`)
+/// since: `(a, mask)`, whose set positions the reduction can read instead. The copy goes
+/// at the end of the conversion when nothing else reads it.
+fn masked_elements(cx: &Cx<'_>, arr: VarId, out: &[Inst]) -> Option<(VarId, VarId)> {
+    let &[d] = cx.defs.get(&arr)?.as_slice() else {
+        return None;
+    };
+    let &Expr::GetItem { value: a, index: m } = cx.ir.expr(d) else {
+        return None;
+    };
+    let (
+        Type::Array { ndim, .. },
+        Type::Array {
+            ndim: mnd, dtype, ..
+        },
+    ) = (
+        cx.typing.type_of(a).unliteral().get(),
+        cx.typing.type_of(m).unliteral().get(),
+    )
+    else {
+        return None;
+    };
+    if dtype != numba_typeinfer::types::BOOLEAN || ndim != mnd || a == arr || m == arr {
+        return None;
+    }
+    let pos = out
+        .iter()
+        .rposition(|i| matches!(i.stmt, Stmt::Assign { target, .. } if target == arr))?;
+    out[pos + 1..]
+        .iter()
+        .all(|i| match i.stmt {
+            Stmt::Assign { value, .. } => match cx.ir.expr(value) {
+                Expr::Var(_) | Expr::Global { .. } | Expr::FreeVar { .. } | Expr::Const(_) => true,
+                Expr::GetAttr { value, .. } => *value == arr,
+                _ => false,
+            },
+            _ => false,
+        })
+        .then_some((a, m))
+}
+
 fn nothing_writes_since(cx: &Cx<'_>, out: &[Inst], v: VarId) -> bool {
     let Some(pos) = out
         .iter()

@@ -55,6 +55,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.register_extension(ARGSTEP, lower_argstep);
     r.register_extension(ARGFINISH, lower_argfinish);
     r.register_extension(numba_parfor::asserts::ASSERT_EQUIV, lower_assert_equiv);
+    r.register_extension(numba_parfor::numpy::MASKED, lower_masked);
 }
 
 /// `assert_equiv(arrays...)`: Numba's AssertionError (attr `msg`) unless each operand has
@@ -132,6 +133,12 @@ fn lower_extreme<'ctx>(
     let target = target_of(lw, node, target)?;
     let is_min = op_of(lw, node)? == "min";
     let t = lowered(lw.ty(target));
+    extreme(lw, t, is_min).map(Some)
+}
+
+/// The start of a `min` (`is_min`) or `max` reduction of `t`: its largest (smallest)
+/// value, infinity for floats.
+fn extreme<'ctx>(lw: &FnLower<'ctx, '_>, t: TypeId, is_min: bool) -> R<BasicValueEnum<'ctx>> {
     let lt = value_type(lw.ctx, t)?;
     let v: BasicValueEnum<'ctx> = if t.is_float() {
         let inf = if is_min {
@@ -162,7 +169,50 @@ fn lower_extreme<'ctx>(
     } else {
         return Err(lw.unsupported(format!("a parallel min/max of {t}")));
     };
-    Ok(Some(v))
+    Ok(v)
+}
+
+/// `x = parfor_masked(m, e)` (attr `op`): `e` where the mask item `m` is set, else the
+/// identity of the reduction `op` (`sum` 0, `prod` 1, `min`/`max` the type's extreme);
+/// for `count`, 1 or 0.
+fn lower_masked<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    node: &ExtensionNode,
+    target: Option<VarId>,
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let target = target_of(lw, node, target)?;
+    let op = node
+        .attrs
+        .iter()
+        .find(|(k, _)| k == "op")
+        .map(|(_, v)| v.as_str())
+        .filter(|v| ["sum", "prod", "min", "max", "count"].contains(v))
+        .ok_or_else(|| lw.unsupported(format!("malformed {} node", node.kind)))?;
+    let t = lowered(lw.ty(target));
+    let mv = operand(lw, node, 0)?;
+    let m = lw.load(mv)?;
+    let m = lw.cast(m, lowered(lw.ty(mv)), BOOLEAN)?.into_int_value();
+    let m =
+        lw.b.build_int_compare(IntPredicate::NE, m, m.get_type().const_zero(), "")
+            .map_err(llvm_err)?;
+    let (on, off) = match op {
+        "count" => (
+            lw.cast(lw.ctx.i64_type().const_int(1, false).into(), INT64, t)?,
+            lw.cast(lw.ctx.i64_type().const_zero().into(), INT64, t)?,
+        ),
+        _ => {
+            let ev = operand(lw, node, 1)?;
+            let e = lw.load(ev)?;
+            let e = lw.cast(e, lowered(lw.ty(ev)), t)?;
+            let off = match op {
+                "min" | "max" => extreme(lw, t, op == "min")?,
+                "prod" => lw.cast(lw.ctx.i64_type().const_int(1, false).into(), INT64, t)?,
+                _ => lw.cast(lw.ctx.i64_type().const_zero().into(), INT64, t)?,
+            };
+            (e, off)
+        }
+    };
+    Ok(Some(lw.b.build_select(m, on, off, "").map_err(llvm_err)?))
 }
 
 /// `x = parfor_minmax(acc, e)`.
