@@ -66,13 +66,7 @@ fn lower_assert_equiv<'ctx>(
     node: &ExtensionNode,
     _: Option<VarId>,
 ) -> R<Option<BasicValueEnum<'ctx>>> {
-    let attr = |k: &str| {
-        node.attrs
-            .iter()
-            .find(|(key, _)| key == k)
-            .map(|(_, v)| v.as_str())
-    };
-    let (Some(msg), Some(axes)) = (attr("msg"), attr("axes")) else {
+    let (Some(msg), Some(axes)) = (attr(node, "msg"), attr(node, "axes")) else {
         return Err(lw.unsupported(format!("malformed {} node", node.kind)));
     };
     let axes: Vec<&str> = axes.split(',').collect();
@@ -111,6 +105,14 @@ fn lower_assert_equiv<'ctx>(
     }
     lw.raise_const_if(bad, "AssertionError", &[msg])?;
     Ok(None)
+}
+
+/// The node's attribute `key`.
+fn attr<'a>(node: &'a ExtensionNode, key: &str) -> Option<&'a str> {
+    node.attrs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
 }
 
 /// The node's `op` attribute: `min` or `max`.
@@ -181,11 +183,7 @@ fn lower_masked<'ctx>(
     target: Option<VarId>,
 ) -> R<Option<BasicValueEnum<'ctx>>> {
     let target = target_of(lw, node, target)?;
-    let op = node
-        .attrs
-        .iter()
-        .find(|(k, _)| k == "op")
-        .map(|(_, v)| v.as_str())
+    let op = attr(node, "op")
         .filter(|v| ["sum", "prod", "min", "max", "count"].contains(v))
         .ok_or_else(|| lw.unsupported(format!("malformed {} node", node.kind)))?;
     let t = lowered(lw.ty(target));
@@ -280,8 +278,8 @@ fn lower_alloc<'ctx>(
     let ret = lowered(lw.ty(target));
     let ops = super::arrayexpr::load_operands(lw, &node.operands)?;
     // Numba's array analysis asserts the leaves' sizes equal (its message names them).
-    let (dims, _) = match node.attrs.iter().find(|(k, _)| k == "assert") {
-        Some((_, msg)) => broadcast_shape_or(lw, ndim(ret), &ops, ("AssertionError", msg))?,
+    let (dims, _) = match attr(node, "assert") {
+        Some(msg) => broadcast_shape_or(lw, ndim(ret), &ops, ("AssertionError", msg))?,
         None => broadcast_shape(lw, ndim(ret), &ops)?,
     };
     let a = if storage {
@@ -479,13 +477,7 @@ fn lower_setview<'ctx>(
         .find(|(k, _)| k == "ndim")
         .and_then(|(_, v)| v.parse().ok());
     let (out, index) = (operand(lw, node, 0)?, operand(lw, node, 1)?);
-    let attr = |k: &str| {
-        node.attrs
-            .iter()
-            .find(|(key, _)| key == k)
-            .map(|(_, v)| v.as_str())
-    };
-    let asserts = (attr("assert_leaves"), attr("assert"));
+    let asserts = (attr(node, "assert_leaves"), attr(node, "assert"));
     let (view_t, view, _, _) =
         super::arrayexpr::selection(lw, out, index, &node.operands[2..], ret_nd, asserts)?;
     lw.incref(view_t, view.into())?;
@@ -872,8 +864,8 @@ fn lower_inplace_check<'ctx>(
     let nr = ndim(ot).max(if vt.is_array() { ndim(vt) } else { 0 });
     let ops = [(ot, o), (vt, v)];
     // Numba's array analysis asserts the operands' sizes equal (its message names them).
-    let (dims, _) = match node.attrs.iter().find(|(k, _)| k == "assert") {
-        Some((_, msg)) => broadcast_shape_or(lw, nr, &ops, ("AssertionError", msg))?,
+    let (dims, _) = match attr(node, "assert") {
+        Some(msg) => broadcast_shape_or(lw, nr, &ops, ("AssertionError", msg))?,
         None => broadcast_shape(lw, nr, &ops)?,
     };
     super::inplace::check_output_shape(lw, o.into_struct_value(), ndim(ot), &dims)?;
