@@ -161,6 +161,41 @@ impl Cx<'_> {
         )
     }
 
+    /// `src = parfor_unalias(dst, leaf)` appended to `out`: `leaf`, or a copy of it where
+    /// it overlaps `dst` other than element for element (an `A` array of `leaf`'s dtype
+    /// and rank). `None` when `leaf` is not an array.
+    fn unaliased(
+        &mut self,
+        base: &str,
+        (dst, leaf): (VarId, VarId),
+        loc: Loc,
+        out: &mut Vec<Inst>,
+    ) -> Option<VarId> {
+        let Type::Array {
+            dtype,
+            ndim,
+            readonly,
+            ..
+        } = self.typing.type_of(leaf).unliteral().get()
+        else {
+            return None;
+        };
+        let st = numba_typeinfer::types::intern(Type::Array {
+            dtype,
+            ndim,
+            layout: numba_typeinfer::types::Layout::A,
+            readonly,
+        });
+        let src = self.var(base, st, loc);
+        let (inst, _) = self.assign(
+            src,
+            Expr::Extension(Box::new(ExtensionNode::new(UNALIAS, vec![dst, leaf]))),
+            loc,
+        );
+        out.push(inst);
+        Some(src)
+    }
+
     /// `$size = arr.size`, an init statement.
     /// `elem = parfor_getflat(arr, index)` for a new `elem` of type `dtype`.
     fn getflat(&mut self, arr: VarId, index: VarId, dtype: TypeId, loc: Loc) -> (Inst, VarId) {
@@ -1199,29 +1234,10 @@ fn inplace_binop(
         loc,
     });
     let src = if rt.is_array() {
-        let Type::Array {
-            dtype,
-            ndim,
-            readonly,
-            ..
-        } = rt.get()
-        else {
-            return false;
-        };
-        let st = numba_typeinfer::types::intern(Type::Array {
-            dtype,
-            ndim,
-            layout: numba_typeinfer::types::Layout::A,
-            readonly,
-        });
-        let src = cx.var("$inplace_src", st, loc);
-        let (inst, _) = cx.assign(
-            src,
-            Expr::Extension(Box::new(ExtensionNode::new(UNALIAS, vec![lhs, rhs]))),
-            loc,
-        );
-        out.push(inst);
-        src
+        match cx.unaliased("$inplace_src", (lhs, rhs), loc, out) {
+            Some(src) => src,
+            None => return false,
+        }
     } else {
         rhs
     };
@@ -1716,13 +1732,7 @@ fn setitem_plain(
         let mut checks = vec![arr];
         let value = match source {
             Some(c) => {
-                let Type::Array {
-                    dtype,
-                    ndim: cnd,
-                    readonly,
-                    ..
-                } = cx.typing.type_of(c).unliteral().get()
-                else {
+                let Type::Array { ndim: cnd, .. } = cx.typing.type_of(c).unliteral().get() else {
                     return false;
                 };
                 if cnd != ndim {
@@ -1730,22 +1740,12 @@ fn setitem_plain(
                 }
                 checks.push(c);
                 cx.masked_copies.push(value);
-                let st = numba_typeinfer::types::intern(Type::Array {
-                    dtype,
-                    ndim,
-                    layout: numba_typeinfer::types::Layout::A,
-                    readonly,
-                });
                 // NumPy copies `c[mask]` before storing: `c` overlapping `a` other than
                 // element for element is read from a copy.
-                let src = cx.var("$setitem_src", st, loc);
-                let (inst, _) = cx.assign(
-                    src,
-                    Expr::Extension(Box::new(ExtensionNode::new(UNALIAS, vec![arr, c]))),
-                    loc,
-                );
-                out.push(inst);
-                src
+                match cx.unaliased("$setitem_src", (arr, c), loc, out) {
+                    Some(src) => src,
+                    None => return false,
+                }
             }
             None => value,
         };
@@ -1930,31 +1930,8 @@ fn setitem_view(
     out.push(inst);
     let mut srcs = Vec::with_capacity(leaves.len());
     for &leaf in &leaves {
-        let lt = cx.typing.type_of(leaf).unliteral();
-        let Type::Array {
-            dtype,
-            ndim,
-            readonly,
-            ..
-        } = lt.get()
-        else {
-            srcs.push(leaf);
-            continue;
-        };
-        let st = numba_typeinfer::types::intern(Type::Array {
-            dtype,
-            ndim,
-            layout: numba_typeinfer::types::Layout::A,
-            readonly,
-        });
-        let src = cx.var("$setitem_src", st, loc);
-        let (inst, _) = cx.assign(
-            src,
-            Expr::Extension(Box::new(ExtensionNode::new(UNALIAS, vec![view, leaf]))),
-            loc,
-        );
-        out.push(inst);
-        srcs.push(src);
+        let src = cx.unaliased("$setitem_src", (view, leaf), loc, out);
+        srcs.push(src.unwrap_or(leaf));
     }
     let id = store_loop(cx, view, &leaves, srcs, blocks, dtype, loc, out, report);
     // A store fusion does not track: nothing moves across it.

@@ -425,10 +425,10 @@ struct Masked {
     copy: VarId,
 }
 
-/// `x = a[mask]` with `a` a 1-d array and `mask` a boolean array, when the `reduce` loop's
-/// `reduce_source(x)` call (`source`) is all that reads `x` and nothing but set-up (names,
-/// constants, copies) runs between the two: the loop can read `a` where `mask` is set
-/// instead (Numba's `_find_mask`), and the copy is never made.
+/// `x = a[mask]` with `a` a 1-d array and `mask` a boolean array, when nothing but set-up
+/// (names, constants, copies) runs between it and the `reduce` loop's `reduce_source(x)`
+/// call (`source`): the loop can read `a` where `mask` is set instead (Numba's
+/// `_find_mask`); the copy goes when nothing else reads it.
 fn masked_source(
     ir: &FunctionIR,
     typing: &TypingResult,
@@ -453,9 +453,6 @@ fn masked_source(
         _ => false,
     };
     if !is_1d(array, false) || !is_1d(mask, true) || array == x || mask == x {
-        return None;
-    }
-    if numba_ir::utils::DefUse::compute(ir).use_count(x) != 1 {
         return None;
     }
     let block = ir.blocks.values().find(|b| {
@@ -496,9 +493,10 @@ fn guard_body(
     (entry, item_var): (Label, VarId),
     mask: VarId,
 ) {
+    // `build` gives the body an empty end block of the largest label (the back edge).
     let end = pf.loop_body.keys().max().copied().unwrap_or(entry);
     let moved = end.max(ir.blocks.keys().max().copied().unwrap_or(0)) + 1;
-    let Some(old) = pf.loop_body.remove(&entry) else {
+    let Some(mut old) = pf.loop_body.remove(&entry) else {
         return;
     };
     if !pf.params.contains(&mask) {
@@ -509,7 +507,6 @@ fn guard_body(
     // The item's load (the entry's first statement) runs before the branch: a load on
     // both paths lets LLVM turn the branch into a select (no misprediction on a random
     // mask), which it cannot do for a load only one path makes.
-    let mut old = old;
     let item = match old.body.first().map(|i| &i.stmt) {
         Some(Stmt::Assign { target, .. }) if *target == item_var => Some(old.body.remove(0)),
         _ => None,
@@ -530,14 +527,6 @@ fn guard_body(
             key: numba_typeinfer::ImplKey::GetItem,
         },
     );
-    // The empty end block is the body's exit (the loop's back edge).
-    let exit = pf
-        .loop_body
-        .iter()
-        .filter(|(_, b)| b.body.is_empty())
-        .map(|(l, _)| *l)
-        .max()
-        .unwrap_or(end);
     pf.loop_body.insert(
         entry,
         Block {
@@ -555,7 +544,7 @@ fn guard_body(
                         stmt: Stmt::Branch {
                             cond: m,
                             truebr: moved,
-                            falsebr: exit,
+                            falsebr: end,
                         },
                         loc,
                     },
