@@ -1,14 +1,6 @@
-//! Array analysis (the part fusion needs) and parfor fusion (Numba's
-//! `ParforPass.fuse_parfors` / `try_fuse`).
-//!
-//! **Shape classes.** Arrays whose shapes are known equal share a class: a copy has its
-//! source's class; a parfor result (`parfor_alloc`) has its leaves' class when every
-//! array leaf has the result's rank and one class (otherwise broadcasting may stretch one
-//! and the result gets a class of its own). A `$size = a.size` variable belongs to the
-//! class of `a`. Classes are only ever joined where equality is certain. Where Numba
-//! asserts that an array expression's sizes match, the allocation carries Numba's
-//! message (`numpy::size_assertion`) and raises its AssertionError when the shapes do
-//! not broadcast; an axis of run-time length 1 still stretches, as in NumPy.
+//! Parfor fusion (Numba's `ParforPass.fuse_parfors` / `try_fuse`), over the shape
+//! classes of [`crate::shapes`]: sizes are compared there, and an equality that rests on
+//! an array expression's assertion makes that assertion strict once fusion uses it.
 //!
 //! **Fusion.** Two NumPy parfors of one block fuse when their sizes are in one class; the
 //! statements between them are set-up statements, constants and copies (moved before the
@@ -20,241 +12,16 @@
 //! its writes are not tracked, so nothing moves across it. The fused body runs the first
 //! body, then the second with its index equal to the first's.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use numba_ir::{Block, Expr, FunctionIR, Inst, Stmt, VarId};
 use numba_typeinfer::types::Type;
 use numba_typeinfer::TypingResult;
 
 use crate::node::{Bound, Parfor, PARFOR};
-use crate::numpy::{Generated, ARRAYEXPR_AT, GETFLAT, PARFOR_ALLOC, SETFLAT};
+use crate::numpy::{Generated, ARRAYEXPR_AT, GETFLAT, SETFLAT};
+use crate::shapes::Shapes;
 use crate::ParforReport;
-
-fn ndim(typing: &TypingResult, v: VarId) -> Option<u32> {
-    match typing.type_of(v).get() {
-        Type::Array { ndim, .. } => Some(ndim),
-        _ => None,
-    }
-}
-
-/// How an integer variable was computed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum IntKey {
-    Const(i64),
-    Var(VarId),
-    Op(numba_ir::BinOp, Box<IntKey>, Box<IntKey>),
-}
-
-/// Equivalence classes of array shapes (and of sizes through them).
-#[derive(Debug, Default)]
-pub(crate) struct Shapes {
-    class: HashMap<VarId, u32>,
-    /// Size variables: the class of the array whose size (`-1`) or extent along an axis
-    /// (`len(a)`, `a.shape[d]`) they hold; a 1-d array's size is its extent 0.
-    size: HashMap<VarId, (u32, i64)>,
-    /// `a.shape` tuples: the array they came from.
-    shape_tuple: HashMap<VarId, VarId>,
-    /// Integers by how they were computed (constants, and `+ - *` of such), so that two
-    /// computations of `n - 1` compare equal.
-    ints: HashMap<VarId, IntKey>,
-    /// Variables assigned more than once never share a class.
-    multi: BTreeSet<VarId>,
-    /// Shape variables arrays were created from: the class of those arrays.
-    shape_class: HashMap<VarId, u32>,
-    /// Sizes known equal to another: a 1-d array created from `a.shape[0]` has that
-    /// extent (`(class, axis)` to the one it equals).
-    alias: HashMap<(u32, i64), (u32, i64)>,
-    next: u32,
-}
-
-impl Shapes {
-    fn fresh(&mut self) -> u32 {
-        self.next += 1;
-        self.next
-    }
-
-    fn of(&mut self, v: VarId) -> u32 {
-        if self.multi.contains(&v) {
-            return self.fresh();
-        }
-        if let Some(&c) = self.class.get(&v) {
-            return c;
-        }
-        let c = self.fresh();
-        self.class.insert(v, c);
-        c
-    }
-
-    pub(crate) fn analyze(ir: &FunctionIR, typing: &TypingResult, gen: &Generated) -> Shapes {
-        let mut s = Shapes::default();
-        let mut seen = BTreeSet::new();
-        for b in ir.blocks.values() {
-            for i in &b.body {
-                if let Stmt::Assign { target, .. } = i.stmt {
-                    if !seen.insert(target) {
-                        s.multi.insert(target);
-                    }
-                }
-            }
-        }
-        for b in ir.blocks.values() {
-            for i in &b.body {
-                let Stmt::Assign { target, value } = i.stmt else {
-                    continue;
-                };
-                if s.multi.contains(&target) {
-                    continue;
-                }
-                if typing.type_of(target).unliteral().is_integer() {
-                    let key = match ir.expr(value) {
-                        Expr::Const(numba_bytecode::Constant::Int(k)) => Some(IntKey::Const(*k)),
-                        Expr::Var(src) => Some(s.int_key(*src)),
-                        Expr::BinOp { op, lhs, rhs }
-                            if matches!(
-                                op,
-                                numba_ir::BinOp::Add | numba_ir::BinOp::Sub | numba_ir::BinOp::Mul
-                            ) && typing.type_of(*lhs).unliteral().is_integer()
-                                && typing.type_of(*rhs).unliteral().is_integer() =>
-                        {
-                            Some(IntKey::Op(
-                                *op,
-                                Box::new(s.int_key(*lhs)),
-                                Box::new(s.int_key(*rhs)),
-                            ))
-                        }
-                        _ => None,
-                    };
-                    if let Some(k) = key {
-                        s.ints.insert(target, k);
-                    }
-                }
-                match ir.expr(value) {
-                    Expr::Var(src) if typing.type_of(target).is_array() => {
-                        let c = s.of(*src);
-                        s.class.insert(target, c);
-                    }
-                    Expr::Extension(node) if node.kind == PARFOR_ALLOC => {
-                        let nd = ndim(typing, target);
-                        let arrays: Vec<VarId> = node
-                            .operands
-                            .iter()
-                            .copied()
-                            .filter(|&v| typing.type_of(v).is_array())
-                            .collect();
-                        let classes: BTreeSet<u32> = arrays.iter().map(|&v| s.of(v)).collect();
-                        let same_rank = arrays.iter().all(|&v| ndim(typing, v) == nd);
-                        let c = if same_rank && classes.len() == 1 {
-                            *classes.iter().next().expect("one class")
-                        } else {
-                            s.fresh()
-                        };
-                        s.class.insert(target, c);
-                    }
-                    // Arrays created from one (singly assigned) shape variable.
-                    _ if gen.created.contains_key(&target) => {
-                        let shape = gen.created[&target];
-                        if !s.multi.contains(&shape) {
-                            let c = match s.shape_class.get(&shape) {
-                                Some(&c) => c,
-                                None => {
-                                    let c = s.of(target);
-                                    s.shape_class.insert(shape, c);
-                                    c
-                                }
-                            };
-                            s.class.insert(target, c);
-                            // A 1-d array made from an integer: that integer is its size
-                            // (and when the integer is another array's extent, so is the
-                            // new array's).
-                            if typing.type_of(shape).unliteral().is_integer() {
-                                match s.size.get(&shape) {
-                                    Some(&k) if k != (c, 0) => {
-                                        s.alias.insert((c, 0), k);
-                                    }
-                                    _ => {
-                                        s.size.insert(shape, (c, 0));
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    Expr::GetAttr { value: arr, attr }
-                        if attr == "size" && typing.type_of(*arr).is_array() =>
-                    {
-                        let c = s.of(*arr);
-                        let axis = if ndim(typing, *arr) == Some(1) { 0 } else { -1 };
-                        s.size.insert(target, (c, axis));
-                    }
-                    Expr::GetAttr { value: arr, attr }
-                        if attr == "shape" && typing.type_of(*arr).is_array() =>
-                    {
-                        s.shape_tuple.insert(target, *arr);
-                    }
-                    Expr::StaticGetItem {
-                        value: t, index, ..
-                    } if s.shape_tuple.contains_key(t) && *index >= 0 => {
-                        let arr = s.shape_tuple[t];
-                        let c = s.of(arr);
-                        s.size.insert(target, (c, *index));
-                    }
-                    Expr::Call { func, args, .. }
-                        if args.len() == 1
-                            && typing.type_of(args[0]).is_array()
-                            && matches!(typing.type_of(*func).get(), Type::Function(k) if k == "len") =>
-                    {
-                        let c = s.of(args[0]);
-                        s.size.insert(target, (c, 0));
-                    }
-                    _ => {}
-                }
-            }
-        }
-        s
-    }
-
-    fn int_key(&self, v: VarId) -> IntKey {
-        if self.multi.contains(&v) {
-            return IntKey::Var(v);
-        }
-        self.ints.get(&v).cloned().unwrap_or(IntKey::Var(v))
-    }
-
-    pub(crate) fn same_size(&self, a: Bound, b: Bound) -> bool {
-        match (a, b) {
-            (Bound::Const(x), Bound::Const(y)) => x == y,
-            (Bound::Var(x), Bound::Var(y)) => {
-                x == y
-                    || matches!((self.size.get(&x), self.size.get(&y)),
-                        (Some(&p), Some(&q)) if self.canon(p) == self.canon(q))
-                    || self.int_key(x) == self.int_key(y)
-            }
-            (Bound::Const(c), Bound::Var(v)) | (Bound::Var(v), Bound::Const(c)) => {
-                self.int_key(v) == IntKey::Const(c)
-            }
-        }
-    }
-
-    /// The size a `(class, axis)` size is known to equal, followed to its end.
-    fn canon(&self, mut k: (u32, i64)) -> (u32, i64) {
-        for _ in 0..16 {
-            match self.alias.get(&k) {
-                Some(&n) => k = n,
-                None => break,
-            }
-        }
-        k
-    }
-
-    /// Whether `t` is an array's `shape` tuple (assigned once).
-    pub(crate) fn is_shape_tuple(&self, t: VarId) -> bool {
-        self.shape_tuple.contains_key(&t) && !self.multi.contains(&t)
-    }
-
-    /// Multiply-assigned variables get a fresh class from `of`, so never compare equal.
-    pub(crate) fn same_shape(&mut self, a: VarId, b: VarId) -> bool {
-        a == b || self.of(a) == self.of(b)
-    }
-}
 
 /// A statement that reads no array data and has no effect: a constant, a global, a
 /// copy, a function or module attribute. Fusion may run it earlier.
@@ -384,6 +151,7 @@ pub(crate) fn fuse(
                 let Some(p1) = parfor_of(&out[k]) else {
                     continue;
                 };
+                shapes.begin();
                 let attempt = if user_loop(&p1) || user_loop(&p2) {
                     fuse_loops(ir, typing, &mut shapes, gen, &p1, &p2, &out[k + 1..])
                 } else {
@@ -391,6 +159,7 @@ pub(crate) fn fuse(
                 };
                 match attempt {
                     Attempt::Fused(fused, ups, stay) => {
+                        shapes.commit(ir);
                         report.fused.push((p2.id, p1.id));
                         report.fusion_reports.push((
                             p1.id,
@@ -469,8 +238,9 @@ fn user_loop(pf: &Parfor) -> bool {
 }
 
 /// A `prange` parfor and another (a `prange` loop or a 1-d NumPy parfor) with only
-/// set-up, scalar and shape statements between them (moved before the first), fused by
-/// [`crate::loop_fusion`].
+/// set-up, scalar and shape statements between them (moved before the first) and scalar
+/// statements reading the first's results (a reduction's final step, left after the
+/// fused loop), fused by [`crate::loop_fusion`].
 fn fuse_loops(
     ir: &mut FunctionIR,
     typing: &TypingResult,
@@ -484,8 +254,11 @@ fn fuse_loops(
     if gen.random.contains(&p1.id) || gen.random.contains(&p2.id) {
         return Attempt::Blocked(None);
     }
-    let results = p1.results();
+    let mut results = p1.results();
     let mut ups = Vec::new();
+    let mut stay = Vec::new();
+    // What the statements a moved statement passes over read (it must not redefine it).
+    let mut read_before: BTreeSet<VarId> = p1.params.iter().copied().collect();
     for inst in between {
         // A masked `reduce`'s mask check reads shapes only (see `crate::prange`).
         if matches!(&inst.stmt, Stmt::Extension(n) if n.kind == crate::numpy::MASKCHECK) {
@@ -495,20 +268,28 @@ fn fuse_loops(
         let Stmt::Assign { target, value } = inst.stmt else {
             return Attempt::Blocked(None);
         };
+        let uses = ir.expr_uses(ir.expr(value));
         let movable = pure(ir, typing, value)
             || gen.inits.contains(&value)
             || scalar_only(ir, typing, target, value)
             || shape_query(ir, typing, shapes, value);
-        let moves = movable
-            && !ir
-                .expr_uses(ir.expr(value))
-                .iter()
-                .any(|u| results.contains(u))
-            && !p1.params.contains(&target);
-        if !moves {
+        if movable && !uses.iter().any(|u| results.contains(u)) && !read_before.contains(&target) {
+            ups.push(inst.clone());
+        } else if gen.posts.contains(&value) || scalar_only(ir, typing, target, value) {
+            // A NumPy reduction's final step (`parfor_nonempty`) stays after the loop.
+            results.insert(target);
+            read_before.extend(ir.stmt_vars(&inst.stmt));
+            stay.push(inst.clone());
+        } else {
             return Attempt::Blocked(None);
         }
-        ups.push(inst.clone());
+    }
+    if p2
+        .params
+        .iter()
+        .any(|v| results.contains(v) && !p1.results().contains(v))
+    {
+        return Attempt::Blocked(None);
     }
     // A loop with a float reduction runs at the pace of its serial chain of additions (no
     // vectorising a strictly ordered sum); fused into it, a loop without one that calls
@@ -534,7 +315,7 @@ fn fuse_loops(
         return Attempt::Blocked(None);
     }
     match crate::loop_fusion::try_fuse_loops(ir, typing, shapes, p1, p2) {
-        Ok(fused) => Attempt::Fused(Box::new(fused), ups, Vec::new()),
+        Ok(fused) => Attempt::Fused(Box::new(fused), ups, stay),
         Err(why) => Attempt::Blocked(Some(why)),
     }
 }
@@ -566,12 +347,10 @@ pub(crate) fn mismatch_message(
         Bound::Const(c) => c.to_string(),
         Bound::Var(v) => user(v)
             .or_else(|| {
-                let key = shapes.size.get(&v)?;
                 shapes
-                    .size
-                    .iter()
-                    .filter(|(_, k)| *k == key)
-                    .filter_map(|(&w, _)| user(w))
+                    .size_names(ir, v)
+                    .into_iter()
+                    .map(|n| numba_ir::utils::unversioned(n).to_string())
                     .min()
             })
             .unwrap_or_else(|| ir.var_name(v).to_string()),

@@ -39,6 +39,7 @@ mod nest;
 pub mod node;
 pub mod numpy;
 pub mod prange;
+pub mod shapes;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -18,9 +18,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use numba_ir::{Block, Expr, FunctionIR, Inst, Label, Stmt, VarId};
 use numba_typeinfer::TypingResult;
 
-use crate::fusion::Shapes;
 use crate::node::{Bound, Parfor};
 use crate::numpy::{ARRAYEXPR_AT, GETFLAT, SETFLAT};
+use crate::shapes::Shapes;
 use numba_typeinfer::types::Type;
 
 /// What the accesses seen so far established (Numba's `index_positions`,
@@ -261,7 +261,7 @@ pub(crate) fn try_fuse_loops(
             p2.loop_nests.len()
         ));
     };
-    let same = |a: Bound, b: Bound| a == b || shapes.same_size(a, b);
+    let mut same = |a: Bound, b: Bound| a == b || shapes.same_size(a, b);
     if !(same(n1.start, n2.start) && same(n1.stop, n2.stop) && same(n1.step, n2.step)) {
         return Err(crate::fusion::mismatch_message(ir, shapes, n1, n2));
     }

@@ -1443,7 +1443,9 @@ def no_fuse_loop_then_reversed_view(a):
     return a[::-1] + 1
 
 
-def no_fuse_broadcast_operand(a, b):
+def fuse_loop_then_expression_with_argument(a, b):
+    # Numba's array analysis asserts `a` and `b` equal in size, so the loop and the
+    # expression share an iteration space.
     for i in prange(len(a)):
         a[i] = i
     return a + b
@@ -1474,6 +1476,40 @@ def no_fuse_loop_then_method(a, b):
     return b
 
 
+def fuse_empty_then_reductions(x):
+    n = len(x)
+    r = np.empty(n)
+    for i in prange(n):
+        r[i] = np.sqrt(x[i])
+    return r.max() - r.min()
+
+
+def fuse_reshape_then_ones(a):
+    b = a.reshape(a.size)
+    c = np.ones(a.size)
+    return b + c
+
+
+def fuse_shapes_built_twice(m, n):
+    a = np.ones((m, n))
+    b = np.zeros((m, n))
+    return a + b
+
+
+def fuse_zeros_like_loop_then_expression(a):
+    b = np.zeros_like(a)
+    for i in prange(len(a)):
+        b[i] = a[i] * 2
+    return b + a
+
+
+def fuse_shape_unpacked_store_then_reduction(a):
+    m, n = a.shape
+    b = np.empty((m, n))
+    b[:] = 3.0
+    return (a * b).sum()
+
+
 FUSION_CASES = [
     (no_fuse_method_reads_whole_array, lambda: (np.arange(10.0),), 2),
     (no_fuse_loop_then_method, lambda: (np.zeros(300), np.zeros(300)), 2),
@@ -1481,7 +1517,13 @@ FUSION_CASES = [
     (fuse_loop_then_expression, lambda: (np.zeros(500),), 1),
     (fuse_loop_then_reduction, lambda: (np.zeros(777),), 1),
     (no_fuse_loop_then_reversed_view, lambda: (np.zeros(20),), 2),
-    (no_fuse_broadcast_operand, lambda: (np.zeros(9), np.ones(1)), 2),
+    (fuse_loop_then_expression_with_argument, lambda: (np.zeros(9), np.ones(9)), 1),
+    # Shapes followed through creation calls and reshapes (counts as in Numba 0.68.1).
+    (fuse_empty_then_reductions, lambda: (RNG.random(1000),), 1),
+    (fuse_reshape_then_ones, lambda: (RNG.random((30, 7)),), 1),
+    (fuse_shapes_built_twice, lambda: (13, 17), 1),
+    (fuse_zeros_like_loop_then_expression, lambda: (RNG.random(501),), 1),
+    (fuse_shape_unpacked_store_then_reduction, lambda: (RNG.random((40, 9)),), 1),
     (no_fuse_expression_read_shifted, lambda: (np.arange(10.0),), 2),
     (fuse_map_then_read, lambda: (np.zeros(1001), np.zeros(1001), 1001), 1),
     (fuse_len_bounds, lambda: (np.zeros(999), np.zeros(999)), 1),
@@ -1512,6 +1554,24 @@ def test_prange_loops_fuse_as_numbas_do(nthreads, capfd, f, make, loops):
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert f"has {loops} parallel for-loop(s)" in out, out
     assert ("is fused into" in out) == (loops == 1)
+
+
+def test_fusion_relies_on_numbas_size_assertion():
+    # Fused, the loop over `len(a)` computes `a + b` too, which needs equal sizes: a
+    # stretched length-1 operand raises Numba 0.68.1's AssertionError (checked against
+    # it), while the same expression unfused still broadcasts as NumPy does.
+    def add_only(a, b):
+        return a + b
+
+    got = njit(parallel=True)(add_only)(np.zeros(9), np.ones(1))
+    np.testing.assert_array_equal(got, np.ones(9))
+    del got
+    f = njit(parallel=True)(fuse_loop_then_expression_with_argument)
+    line = fuse_loop_then_expression_with_argument.__code__.co_firstlineno + 5
+    for a, b in [(np.zeros(9), np.ones(1)), (np.zeros(1), np.ones(9))]:
+        with pytest.raises(AssertionError) as e:
+            f(a, b)
+        assert str(e.value) == f"Sizes of a, b do not match on {__file__} ({line})"
 
 
 # ------------------------------------------------------------ functools.reduce

@@ -354,7 +354,19 @@ pub(super) fn broadcast_shape_or<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     nd: u32,
     operands: &[(TypeId, BasicValueEnum<'ctx>)],
+    error: (&str, &str),
+) -> R<(Vec<IntValue<'ctx>>, IntValue<'ctx>)> {
+    broadcast_checked(lw, nd, operands, error, false)
+}
+
+/// [`broadcast_shape_or`]; with `exact`, an axis of length 1 does not stretch either
+/// (Numba's array-analysis assertion: every operand's axis equals the result's).
+pub(super) fn broadcast_checked<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    nd: u32,
+    operands: &[(TypeId, BasicValueEnum<'ctx>)],
     (class, message): (&str, &str),
+    exact: bool,
 ) -> R<(Vec<IntValue<'ctx>>, IntValue<'ctx>)> {
     if !operands.iter().any(|(t, _)| t.is_array()) {
         return Err(lw.unsupported("an element-wise operation needs an array"));
@@ -387,10 +399,14 @@ pub(super) fn broadcast_shape_or<'ctx>(
             let same =
                 lw.b.build_int_compare(IntPredicate::EQ, od, dims[d as usize], "")
                     .map_err(llvm_err)?;
-            let is_one =
-                lw.b.build_int_compare(IntPredicate::EQ, od, one, "")
-                    .map_err(llvm_err)?;
-            let ok = lw.b.build_or(same, is_one, "").map_err(llvm_err)?;
+            let ok = if exact {
+                same
+            } else {
+                let is_one =
+                    lw.b.build_int_compare(IntPredicate::EQ, od, one, "")
+                        .map_err(llvm_err)?;
+                lw.b.build_or(same, is_one, "").map_err(llvm_err)?
+            };
             let not_ok = lw.b.build_not(ok, "").map_err(llvm_err)?;
             bad = lw.b.build_or(bad, not_ok, "").map_err(llvm_err)?;
             all_same = lw.b.build_and(all_same, same, "").map_err(llvm_err)?;

@@ -17,8 +17,8 @@ use numba_parfor::numpy::{
 use numba_typeinfer::types::*;
 
 use super::array_ops::{
-    broadcast_ptr, broadcast_shape, broadcast_shape_or, dim, dtype_of, flat_ptr, load_elem,
-    mean_of, store_elem, Typed,
+    broadcast_checked, broadcast_ptr, broadcast_shape, broadcast_shape_or, dim, dtype_of, flat_ptr,
+    load_elem, mean_of, store_elem, Typed,
 };
 use crate::function::FnLower;
 use crate::model::array::{field, ndim};
@@ -278,8 +278,10 @@ fn lower_alloc<'ctx>(
     let ret = lowered(lw.ty(target));
     let ops = super::arrayexpr::load_operands(lw, &node.operands)?;
     // Numba's array analysis asserts the leaves' sizes equal (its message names them).
+    // A length-1 axis stretches, as in NumPy, unless fusion relied on the equality.
+    let exact = attr(node, numba_parfor::shapes::STRICT).is_some();
     let (dims, _) = match attr(node, "assert") {
-        Some(msg) => broadcast_shape_or(lw, ndim(ret), &ops, ("AssertionError", msg))?,
+        Some(msg) => broadcast_checked(lw, ndim(ret), &ops, ("AssertionError", msg), exact)?,
         None => broadcast_shape(lw, ndim(ret), &ops)?,
     };
     let a = if storage {
