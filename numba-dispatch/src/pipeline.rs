@@ -260,6 +260,28 @@ impl<F: FnMut(&mut FunctionIR) -> Result<bool, String>> FunctionPass for Pass<F>
     }
 }
 
+/// A pass from a closure whose failures are the user's code ([`IrError`], with its kind
+/// and line).
+struct CodePass<F> {
+    name: &'static str,
+    run: F,
+}
+
+impl<F: FnMut(&mut FunctionIR) -> Result<bool, IrError>> FunctionPass for CodePass<F> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn mutates_cfg(&self) -> bool {
+        true
+    }
+    fn run(&mut self, ir: &mut FunctionIR) -> Result<bool, PassError> {
+        (self.run)(ir).map_err(|error| PassError::Code {
+            pass: self.name.to_string(),
+            error,
+        })
+    }
+}
+
 /// What `NUMBA_DEBUG_PRINT_AFTER` asks for.
 fn print_after() -> Vec<String> {
     std::env::var("NUMBA_DEBUG_PRINT_AFTER")
@@ -306,6 +328,15 @@ fn pass_error(e: PassError) -> CompileError {
     match e {
         // A pass gives up on a construct it cannot handle: the user's code.
         PassError::Failed { message, .. } => CompileError::new(ErrorKind::Unsupported, message),
+        PassError::Code { error, .. } => {
+            let kind = match error {
+                IrError::Typing { .. } => ErrorKind::Typing,
+                _ => ErrorKind::Unsupported,
+            };
+            let mut err = CompileError::new(kind, error.to_string());
+            err.line = error.line().filter(|&l| l > 0);
+            err
+        }
         other => CompileError::new(ErrorKind::Internal, other.to_string()),
     }
 }
@@ -431,7 +462,11 @@ fn compile_object_mode_ir(
     // loops are lifted, in Numba's order (ObjectModeFrontEnd, then InlineClosureLikes):
     // a comprehension's loop is not lifted out of an object-mode function.
     numba_ir::utils::inline_closures(&mut ir, globals).map_err(|e| {
-        let mut err = CompileError::new(ErrorKind::Unsupported, e.to_string());
+        let kind = match e {
+            IrError::Typing { .. } => ErrorKind::Typing,
+            _ => ErrorKind::Unsupported,
+        };
+        let mut err = CompileError::new(kind, e.to_string());
         err.line = e.line();
         here(err)
     })?;
@@ -630,17 +665,14 @@ fn compile_nopython_ir(
                 Ok(changed)
             },
         }),
-        Box::new(Pass {
+        Box::new(CodePass {
             name: "inline_closure_likes",
-            cfg: true,
             run: move |ir: &mut FunctionIR| {
                 // `functools.reduce` calls become loops calling the function (Numba's
                 // `_inline_reduction`), which a lambda then inlines into.
                 let parallel_reduce = options.parallel.is_some_and(|p| p.reduction);
-                let reduced = numba_ir::reduce::inline_reduce_calls(ir, parallel_reduce)
-                    .map_err(|e| e.to_string())?;
-                let inlined =
-                    numba_ir::utils::inline_closures(ir, globals).map_err(|e| e.to_string())?;
+                let reduced = numba_ir::reduce::inline_reduce_calls(ir, parallel_reduce)?;
+                let inlined = numba_ir::utils::inline_closures(ir, globals)?;
                 // Array comprehensions become loops storing into an array (Numba's
                 // `_inline_arraycall`), parallel loops under `parallel={'comprehension'}`.
                 let parallel = options.parallel.is_some_and(|p| p.comprehension);

@@ -8,6 +8,10 @@ pub enum IrError {
     /// A construct numba-rs (or Numba) does not support.
     #[error("{message}")]
     Unsupported { message: String, line: u32 },
+    /// A call that does not match its callee (Numba's TypingError): too many or too few
+    /// arguments, an unknown keyword.
+    #[error("{message}")]
+    Typing { message: String, line: u32 },
     /// The bytecode front end failed.
     #[error(transparent)]
     Bytecode(#[from] numba_bytecode::BytecodeError),
@@ -17,7 +21,7 @@ impl IrError {
     /// The source line, when known.
     pub fn line(&self) -> Option<u32> {
         match self {
-            IrError::Unsupported { line, .. } => Some(*line),
+            IrError::Unsupported { line, .. } | IrError::Typing { line, .. } => Some(*line),
             IrError::Bytecode(numba_bytecode::BytecodeError::Unsupported { line, .. }) => {
                 Some(*line)
             }

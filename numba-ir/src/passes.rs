@@ -31,6 +31,10 @@ pub enum PassError {
     /// The pass itself gave up.
     #[error("pass '{pass}' failed: {message}")]
     Failed { pass: String, message: String },
+    /// The user's code: a construct the pass does not support, or a call that does not
+    /// match its callee (with the kind of error and the line).
+    #[error("{error}")]
+    Code { pass: String, error: crate::IrError },
     /// The IR no longer verifies after the pass.
     #[error("IR does not verify after pass '{pass}': {}", .errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))]
     Verify {

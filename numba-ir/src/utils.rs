@@ -403,23 +403,13 @@ pub fn inline_closure_call(
     else {
         return Err(unsupported("not a call".into(), line));
     };
-    if !kws.is_empty() || vararg.is_some() || varkwarg.is_some() {
+    if vararg.is_some() || varkwarg.is_some() {
         return Err(unsupported(
-            "inlining supports positional arguments only".into(),
+            "inlining supports positional and keyword arguments only".into(),
             line,
         ));
     }
-    if args.len() != callee.arg_names.len() {
-        return Err(unsupported(
-            format!(
-                "'{}' takes {} arguments, the call passes {}",
-                callee.qualname,
-                callee.arg_names.len(),
-                args.len()
-            ),
-            line,
-        ));
-    }
+    let (args, defaults) = bind_arguments(ir, func, callee, &args, &kws, line)?;
     let closure_items = closure_items_of(ir, func);
     // Fresh labels above every existing one.
     let base = ir.blocks.keys().next_back().copied().unwrap_or(0) + 2;
@@ -512,6 +502,7 @@ pub fn inline_closure_call(
         .ok_or_else(|| unsupported(format!("no block {label}"), line))?;
     let tail: Vec<Inst> = caller.body.split_off(index + 1);
     caller.body.pop();
+    caller.body.extend(defaults);
     caller.body.push(Inst {
         stmt: Stmt::Jump {
             target: callee_entry,
@@ -521,6 +512,128 @@ pub fn inline_closure_call(
     ir.blocks.extend(new_blocks);
     ir.blocks.insert(after, Block { body: tail });
     Ok(())
+}
+
+/// The callee's arguments for a call (Python's binding): the positional ones, then the
+/// keywords by name, then the defaults of the `make_function` that made `func` for the
+/// rest. Constant defaults get variables assigned by the returned statements (to run
+/// before the callee's body). A call that does not bind raises Python's message as a
+/// TypingError.
+fn bind_arguments(
+    ir: &mut FunctionIR,
+    func: VarId,
+    callee: &FunctionIR,
+    args: &[VarId],
+    kws: &[(String, VarId)],
+    line: u32,
+) -> Result<(Vec<VarId>, Vec<Inst>), IrError> {
+    let typing = |message: String| IrError::Typing { message, line };
+    let name = callee
+        .qualname
+        .rsplit('.')
+        .next()
+        .unwrap_or(&callee.qualname);
+    let params = &callee.arg_names;
+    if args.len() > params.len() {
+        return Err(typing(format!(
+            "{name}() takes {} positional argument{} but {} were given",
+            params.len(),
+            if params.len() == 1 { "" } else { "s" },
+            args.len()
+        )));
+    }
+    let mut bound: Vec<Option<VarId>> = vec![None; params.len()];
+    for (slot, &a) in bound.iter_mut().zip(args) {
+        *slot = Some(a);
+    }
+    for (k, v) in kws {
+        let Some(i) = params.iter().position(|p| p == k) else {
+            return Err(typing(format!(
+                "{name}() got an unexpected keyword argument '{k}'"
+            )));
+        };
+        if bound[i].replace(*v).is_some() {
+            return Err(typing(format!(
+                "{name}() got multiple values for argument '{k}'"
+            )));
+        }
+    }
+    let mut setup = Vec::new();
+    if bound.iter().any(Option::is_none) {
+        // The defaults: a tuple built from variables, or a constant tuple.
+        enum Defaults {
+            Vars(Vec<VarId>),
+            Consts(Vec<numba_bytecode::Constant>),
+        }
+        let mut f = func;
+        let mut made = first_def(ir, f);
+        for _ in 0..16 {
+            match made {
+                Some(Expr::Var(src)) => {
+                    f = *src;
+                    made = first_def(ir, f);
+                }
+                _ => break,
+            }
+        }
+        let defaults = match made {
+            Some(Expr::MakeFunction {
+                defaults: Some(d), ..
+            }) => match first_def(ir, *d) {
+                Some(Expr::BuildTuple { items }) => Some(Defaults::Vars(items.clone())),
+                Some(Expr::Const(numba_bytecode::Constant::Tuple(items))) => {
+                    Some(Defaults::Consts(items.clone()))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let count = match &defaults {
+            Some(Defaults::Vars(v)) => v.len(),
+            Some(Defaults::Consts(c)) => c.len(),
+            None => 0,
+        };
+        let first_default = params.len().saturating_sub(count);
+        let loc = Loc { line };
+        for i in 0..params.len() {
+            if bound[i].is_some() {
+                continue;
+            }
+            if i < first_default {
+                let missing: Vec<String> = (0..first_default)
+                    .filter(|&j| bound[j].is_none())
+                    .map(|j| format!("'{}'", params[j]))
+                    .collect();
+                return Err(typing(format!(
+                    "{name}() missing {} required positional argument{}: {}",
+                    missing.len(),
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing.join(" and ")
+                )));
+            }
+            let k = i - first_default;
+            bound[i] = Some(match &defaults {
+                Some(Defaults::Vars(v)) => v[k],
+                Some(Defaults::Consts(c)) => {
+                    let var = ir.add_var(fresh_name(ir, &format!("$default_{}", params[i])), loc);
+                    let value = ir.add_expr(Expr::Const(c[k].clone()));
+                    setup.push(Inst {
+                        stmt: Stmt::Assign { target: var, value },
+                        loc,
+                    });
+                    var
+                }
+                None => unreachable!("a parameter past the first default has one"),
+            });
+        }
+    }
+    Ok((
+        bound
+            .into_iter()
+            .map(|b| b.expect("every parameter bound"))
+            .collect(),
+        setup,
+    ))
 }
 
 /// The expression of `v`'s first assignment (in block order), if any.
@@ -669,13 +782,12 @@ fn find_inlinable_call(ir: &FunctionIR) -> Option<(Label, usize, numba_bytecode:
             if let Stmt::Assign { value, .. } = &inst.stmt {
                 if let Expr::Call {
                     func,
-                    kws,
                     vararg,
                     varkwarg,
                     ..
                 } = ir.expr(*value)
                 {
-                    if kws.is_empty() && vararg.is_none() && varkwarg.is_none() {
+                    if vararg.is_none() && varkwarg.is_none() {
                         if let Some(code) = make_function_of(*func) {
                             return Some((label, index, code.clone()));
                         }

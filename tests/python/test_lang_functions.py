@@ -119,6 +119,63 @@ def test_closure_mixed_types(x, f):
     check(closure_float_int, x, f)
 
 
+def inner_defaults_and_keywords(x, k):
+    def f(a, b=3, c=4):
+        return a + b * c
+
+    g = lambda a, b=k: a - b  # noqa: E731 (a default from a variable)
+    return f(x), f(x, 1), f(x, c=1), f(c=2, a=x), f(x, c=k, b=2), g(x), g(x, 1), g(b=x, a=k)
+
+
+@pytest.mark.parametrize("x,k", [(5, 2), (-3, 7), (0, 0)])
+def test_inner_function_defaults_and_keywords(x, k):
+    # Bound as Python binds them (Numba 0.68.1 gets f(x, c=1) wrong: 17 + 9 + 16).
+    check(inner_defaults_and_keywords, x, k)
+
+
+def inner_too_many(x):
+    g = lambda a: a  # noqa: E731
+    return g(x, 1)
+
+
+def inner_missing(x):
+    def f(a, b, c=1):
+        return a + b + c
+
+    return f(c=x)
+
+
+def inner_unknown_keyword(x):
+    def f(a):
+        return a
+
+    return f(x, z=1)
+
+
+@pytest.mark.parametrize(
+    "pyfunc, message",
+    [
+        (inner_too_many, "<lambda>() takes 1 positional argument but 2 were given"),
+        (inner_missing, "f() missing 2 required positional arguments: 'a' and 'b'"),
+        (inner_unknown_keyword, "f() got an unexpected keyword argument 'z'"),
+    ],
+)
+def test_inner_function_bad_call_is_a_typing_error(pyfunc, message):
+    from numba_rs.errors import TypingError
+
+    with pytest.raises(TypeError) as py:
+        pyfunc(1)
+    assert message in str(py.value)  # CPython's own words
+    with pytest.raises(TypingError) as e:
+        njit(pyfunc)(1)
+    assert message in str(e.value)
+    import inspect
+
+    # The call's line: each function's last.
+    line = pyfunc.__code__.co_firstlineno + len(inspect.getsource(pyfunc).splitlines()) - 1
+    assert f"line {line}:" in str(e.value)
+
+
 # ------------------------------------------ jitted functions as arguments
 
 
