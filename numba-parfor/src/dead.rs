@@ -1,18 +1,33 @@
-//! Temporary arrays that fusion left inside one parfor (Numba's `remove_dead_parfor`
-//! with its get/setitem forwarding).
+//! Arrays that fusion left inside one parfor (Numba's `remove_dead_parfor` with its
+//! get/setitem forwarding).
 //!
 //! After `d = a * b; s = np.sum(d * d)` fuse, `d` and the temporary `d * d` are written
-//! and read back at the same position of one loop and used nowhere else. Each such array
-//! is not stored at all: its reads take the value the body just computed, and its
-//! allocation becomes `parfor_shape` (the same shape, and the same broadcasting error,
-//! without memory), which the loop still reads its length and positions from.
+//! and read back at the same position of one loop and used nowhere else. The same holds
+//! for an array the function makes with `np.empty` and fills in a `prange` loop that
+//! fused with the NumPy code reading it (`c[i] = f(a[i])`, then `(c + b).sum()`). Each
+//! such array is not stored at all: its reads take the value the body just computed, and
+//! its allocation keeps only its shape (`parfor_shape`, or `parfor_empty` with attr
+//! `shape_only`: the same shape and the same errors, without memory), which the loop
+//! still reads its length from.
+//!
+//! The store must be the array's only one in the body, at the loop index, of a value of
+//! the array's dtype assigned once, and it must come before every read on every path
+//! (it dominates them in the body's control flow); the reads must be at the loop index
+//! too, and the array 1-d (or a NumPy temporary, whose positions are flat).
 
 use std::collections::{HashMap, HashSet};
 
-use numba_ir::{Expr, FunctionIR, Stmt, VarId};
+use std::collections::BTreeSet;
+
+use numba_ir::{Expr, ExprId, ExtensionNode, FunctionIR, Label, Stmt, VarId};
+use numba_typeinfer::types::Type;
+use numba_typeinfer::{ImplKey, TypingResult};
 
 use crate::node::{Parfor, PARFOR};
-use crate::numpy::{ARRAYEXPR_AT, GETFLAT, PARFOR_ALLOC, PARFOR_SHAPE, SETFLAT};
+use crate::numpy::{ARRAYEXPR_AT, GETFLAT, PARFOR_ALLOC, PARFOR_EMPTY, PARFOR_SHAPE, SETFLAT};
+
+/// The attribute of a `parfor_empty` that keeps only the shape.
+pub const SHAPE_ONLY: &str = "shape_only";
 
 /// How the code outside parfor bodies uses a variable.
 #[derive(Default)]
@@ -41,7 +56,11 @@ pub(crate) fn read_vars(ir: &FunctionIR) -> HashSet<VarId> {
     read
 }
 
-pub(crate) fn remove_dead_arrays(ir: &mut FunctionIR, keep: &HashSet<VarId>) {
+pub(crate) fn remove_dead_arrays(
+    ir: &mut FunctionIR,
+    typing: &TypingResult,
+    keep: &HashSet<VarId>,
+) {
     // Variables something reads: a method looked up for a call that conversion replaced
     // (`$m = getattr(d, mean)`, never called now) does not keep `d` alive.
     let read = read_vars(ir);
@@ -65,7 +84,15 @@ pub(crate) fn remove_dead_arrays(ir: &mut FunctionIR, keep: &HashSet<VarId>) {
                             out.entry(*target).or_default().other = true;
                         }
                     }
-                    Expr::GetAttr { attr, .. } if attr == "size" => {}
+                    // `np.empty(shape)`: a new array nothing else can alias.
+                    Expr::Call { args, .. } if is_empty_call(typing, *value) => {
+                        out.entry(*target).or_default().allocs += 1;
+                        for u in args {
+                            out.entry(*u).or_default().other = true;
+                        }
+                    }
+                    Expr::GetAttr { attr, .. }
+                        if matches!(attr.as_str(), "size" | "shape" | "ndim") => {}
                     e => {
                         for u in ir.expr_uses(e) {
                             out.entry(u).or_default().other = true;
@@ -116,7 +143,7 @@ pub(crate) fn remove_dead_arrays(ir: &mut FunctionIR, keep: &HashSet<VarId>) {
                 .collect();
             let mut changed = false;
             for x in mine {
-                if forward(ir, &mut pf, x) {
+                if forward(ir, typing, &mut pf, x) {
                     removed.insert(x);
                     changed = true;
                 }
@@ -136,69 +163,252 @@ pub(crate) fn remove_dead_arrays(ir: &mut FunctionIR, keep: &HashSet<VarId>) {
             if !removed.contains(&target) {
                 continue;
             }
-            if let Expr::Extension(node) = &mut ir.exprs[value.0 as usize] {
-                if node.kind == PARFOR_ALLOC {
+            let e = &mut ir.exprs[value.0 as usize];
+            match e {
+                Expr::Extension(node) if node.kind == PARFOR_ALLOC => {
                     node.kind = PARFOR_SHAPE.into();
                 }
+                Expr::Call { args, .. } => {
+                    let mut node = ExtensionNode::new(PARFOR_EMPTY, vec![args[0]]);
+                    node.attrs.push((SHAPE_ONLY.into(), "1".into()));
+                    *e = Expr::Extension(Box::new(node));
+                }
+                _ => {}
             }
         }
     }
 }
 
-/// In `pf`'s (single-block) body, drop the store to `x` and make every later read of it
-/// the stored value; false (nothing changed) when `x` is used in any other way.
-fn forward(ir: &mut FunctionIR, pf: &mut Parfor, x: VarId) -> bool {
-    if pf.loop_body.len() != 1 {
-        return false;
-    }
-    let Some(block) = pf.loop_body.values_mut().next() else {
-        return false;
-    };
-    // Check first: one store, before every data read; reads only by getflat or as an
-    // arrayexpr leaf; shape reads by arrayexpr_at's result operand.
-    let mut stored: Option<(usize, VarId)> = None;
-    for (k, inst) in block.body.iter().enumerate() {
-        let ok = match &inst.stmt {
-            Stmt::Extension(n) if n.kind == SETFLAT => {
-                if n.operands[0] == x {
-                    if stored.is_some() || n.operands[1..].contains(&x) {
-                        return false;
-                    }
-                    stored = Some((k, n.operands[2]));
-                    true
-                } else {
-                    !n.operands.contains(&x)
-                }
+/// `np.empty(shape, ...)` (as typed: the call a converted `np.zeros`/`np.ones` makes
+/// too) with its shape as the first argument.
+fn is_empty_call(typing: &TypingResult, value: ExprId) -> bool {
+    typing
+        .calltypes
+        .get(&value)
+        .is_some_and(|s| s.key == ImplKey::Function("numpy.empty".into()) && !s.args.is_empty())
+}
+
+/// A position in a body: block and statement.
+type At = (Label, usize);
+
+/// The body's successor edges between its own blocks.
+fn successors(pf: &Parfor) -> HashMap<Label, Vec<Label>> {
+    pf.loop_body
+        .iter()
+        .map(|(&l, b)| {
+            let succ = match b.terminator() {
+                Some(Stmt::Jump { target }) => vec![*target],
+                Some(Stmt::Branch {
+                    truebr, falsebr, ..
+                }) => vec![*truebr, *falsebr],
+                _ => vec![],
+            };
+            let succ = succ
+                .into_iter()
+                .filter(|t| pf.loop_body.contains_key(t))
+                .collect();
+            (l, succ)
+        })
+        .collect()
+}
+
+/// The blocks of a body that lie on a cycle (an inner loop): they may run more than once
+/// per iteration.
+fn on_cycle(succ: &HashMap<Label, Vec<Label>>) -> BTreeSet<Label> {
+    let mut cyclic = BTreeSet::new();
+    for &start in succ.keys() {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<Label> = succ[&start].clone();
+        while let Some(l) = stack.pop() {
+            if l == start {
+                cyclic.insert(start);
+                break;
             }
-            Stmt::Assign { value, .. } => match ir.expr(*value) {
-                Expr::Extension(n) if n.kind == GETFLAT && n.operands[0] == x => stored.is_some(),
-                Expr::Extension(n) if n.kind == ARRAYEXPR_AT => {
-                    n.operands[1] != x && (!n.operands[2..].contains(&x) || stored.is_some())
-                }
-                e => !ir.expr_uses(e).contains(&x),
-            },
-            s => !ir.stmt_vars(s).contains(&x),
-        };
-        if !ok {
-            return false;
+            if seen.insert(l) {
+                stack.extend(succ.get(&l).into_iter().flatten().copied());
+            }
         }
     }
-    let Some((at, value)) = stored else {
+    cyclic
+}
+
+/// The blocks of a body each block is dominated by (the body's entry is its first
+/// label; edges are the jumps and branches between its blocks).
+fn dominators(pf: &Parfor, succ: &HashMap<Label, Vec<Label>>) -> HashMap<Label, BTreeSet<Label>> {
+    let labels: BTreeSet<Label> = pf.loop_body.keys().copied().collect();
+    let Some(&entry) = labels.iter().next() else {
+        return HashMap::new();
+    };
+    let mut preds: HashMap<Label, Vec<Label>> = HashMap::new();
+    for (&l, ts) in succ {
+        for &t in ts {
+            preds.entry(t).or_default().push(l);
+        }
+    }
+    let mut dom: HashMap<Label, BTreeSet<Label>> = labels
+        .iter()
+        .map(|&l| {
+            let d = if l == entry {
+                BTreeSet::from([l])
+            } else {
+                labels.clone()
+            };
+            (l, d)
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        for &l in labels.iter().filter(|&&l| l != entry) {
+            let mut d: Option<BTreeSet<Label>> = None;
+            for p in preds.get(&l).into_iter().flatten() {
+                let pd = &dom[p];
+                d = Some(match d {
+                    None => pd.clone(),
+                    Some(acc) => acc.intersection(pd).copied().collect(),
+                });
+            }
+            let mut d = d.unwrap_or_default();
+            d.insert(l);
+            if d != dom[&l] {
+                dom.insert(l, d);
+                changed = true;
+            }
+        }
+        if !changed {
+            return dom;
+        }
+    }
+}
+
+/// In `pf`'s body, drop the one store to `x` and make every read of it the stored value;
+/// false (nothing changed) when `x` is used in any other way, or a read is not sure to
+/// follow the store.
+fn forward(ir: &mut FunctionIR, typing: &TypingResult, pf: &mut Parfor, x: VarId) -> bool {
+    // One loop index: the positions of a multi-loop nest are pairs.
+    if pf.loop_nests.len() != 1 {
+        return false;
+    }
+    let (index, _) = crate::loop_fusion::index_vars(ir, pf);
+    let at_index = |v: VarId| index.contains(&v);
+    let rank = |v: VarId| match typing.type_of(v).unliteral().get() {
+        Type::Array { ndim, .. } => Some(ndim),
+        _ => None,
+    };
+    // A NumPy temporary's positions are flat ones; a user array's must be 1-d for its
+    // index to be the flat position.
+    let flat_only = rank(x) != Some(1);
+    let mut store: Option<(At, VarId)> = None;
+    let mut reads: Vec<At> = Vec::new();
+    // Where each variable is assigned, and how often.
+    let mut assigned: HashMap<VarId, (usize, Label)> = HashMap::new();
+    for (&l, block) in &pf.loop_body {
+        for (k, inst) in block.body.iter().enumerate() {
+            let ok = match &inst.stmt {
+                Stmt::Extension(n) if n.kind == SETFLAT => {
+                    if n.operands[0] == x {
+                        if store.is_some()
+                            || n.operands[1..].contains(&x)
+                            || !at_index(n.operands[1])
+                        {
+                            return false;
+                        }
+                        store = Some(((l, k), n.operands[2]));
+                        true
+                    } else {
+                        !n.operands.contains(&x)
+                    }
+                }
+                Stmt::SetItem {
+                    target,
+                    index: i,
+                    value,
+                } if *target == x => {
+                    if store.is_some() || flat_only || *value == x || !at_index(*i) {
+                        return false;
+                    }
+                    store = Some(((l, k), *value));
+                    true
+                }
+                Stmt::Assign { target, value } => {
+                    assigned.entry(*target).or_insert((0, l)).0 += 1;
+                    match ir.expr(*value) {
+                        Expr::Extension(n) if n.kind == GETFLAT && n.operands[0] == x => {
+                            reads.push((l, k));
+                            at_index(n.operands[1])
+                        }
+                        Expr::GetItem { value: a, index: i } if *a == x => {
+                            reads.push((l, k));
+                            !flat_only && at_index(*i)
+                        }
+                        // A leaf (read at the index of a 1-d result of x's shape, as fusion
+                        // required), or the result operand (only its shape is read).
+                        Expr::Extension(n) if n.kind == ARRAYEXPR_AT => {
+                            if n.operands[2..].contains(&x) {
+                                reads.push((l, k));
+                            }
+                            n.operands[1] != x && at_index(n.operands[1])
+                                || !n.operands[2..].contains(&x)
+                        }
+                        e => !ir.expr_uses(e).contains(&x),
+                    }
+                }
+                s => !ir.stmt_vars(s).contains(&x),
+            };
+            if !ok {
+                return false;
+            }
+        }
+    }
+    let Some(((sl, sk), value)) = store else {
         return false;
     };
-    block.body.remove(at);
+    // The stored value: of x's dtype (a read gives exactly it), assigned at most once in
+    // the body, and neither it nor the store in an inner loop (so each runs at most once
+    // per iteration, and the value still holds what was stored where x is read).
+    let dtype = match typing.type_of(x).unliteral().get() {
+        Type::Array { dtype, .. } => dtype,
+        _ => return false,
+    };
+    let succ = successors(pf);
+    let cyclic = on_cycle(&succ);
+    let value_def = assigned.get(&value).copied();
+    if typing.type_of(value).unliteral() != dtype.unliteral()
+        || value_def.is_some_and(|(n, l)| n > 1 || cyclic.contains(&l))
+        || cyclic.contains(&sl)
+    {
+        return false;
+    }
+    let dom = dominators(pf, &succ);
+    let before = |(l, k): At| {
+        if l == sl {
+            sk < k
+        } else {
+            dom.get(&l).is_some_and(|d| d.contains(&sl))
+        }
+    };
+    if !reads.iter().all(|&r| before(r)) {
+        return false;
+    }
+    pf.loop_body
+        .get_mut(&sl)
+        .expect("the store's block")
+        .body
+        .remove(sk);
     let subst = |v: &mut VarId| {
         if *v == x {
             *v = value;
         }
     };
-    for inst in &block.body {
+    for inst in pf.loop_body.values().flat_map(|b| &b.body) {
         let Stmt::Assign { value: e, .. } = inst.stmt else {
             continue;
         };
         let mut nested = Vec::new();
         match &mut ir.exprs[e.0 as usize] {
             expr @ Expr::Extension(_) if is_getflat_of(expr, x) => {
+                *expr = Expr::Var(value);
+            }
+            expr @ Expr::GetItem { .. } if reads_item_of(expr, x) => {
                 *expr = Expr::Var(value);
             }
             Expr::Extension(n) if n.kind == ARRAYEXPR_AT && n.operands[2..].contains(&x) => {
@@ -220,6 +430,10 @@ fn forward(ir: &mut FunctionIR, pf: &mut Parfor, x: VarId) -> bool {
         }
     }
     true
+}
+
+fn reads_item_of(e: &Expr, x: VarId) -> bool {
+    matches!(e, Expr::GetItem { value, .. } if *value == x)
 }
 
 fn is_getflat_of(e: &Expr, x: VarId) -> bool {

@@ -30,7 +30,7 @@
 //! every stage of seed 001; [`ParforPass`] is the interface each implements.
 
 pub mod asserts;
-mod dead;
+pub mod dead;
 mod fusion;
 pub mod hoist;
 pub mod kernel;
@@ -444,7 +444,7 @@ pub fn run(
         dump(&mut report, ir, "after fusion");
     }
     if options.numpy {
-        dead::remove_dead_arrays(ir, &Default::default());
+        dead::remove_dead_arrays(ir, typing, &Default::default());
     }
     if options.numpy || options.prange {
         // Loops and NumPy code inside parallel loops: parfors nested in the loop's, run

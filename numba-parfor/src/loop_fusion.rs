@@ -58,7 +58,7 @@ impl Accesses {
 }
 
 /// The loop index and its copies, and the variables computed from them.
-fn index_vars(ir: &FunctionIR, pf: &Parfor) -> (BTreeSet<VarId>, BTreeSet<VarId>) {
+pub(crate) fn index_vars(ir: &FunctionIR, pf: &Parfor) -> (BTreeSet<VarId>, BTreeSet<VarId>) {
     let mut index: BTreeSet<VarId> = pf.loop_nests.iter().map(|n| n.index).collect();
     index.insert(pf.index_var);
     let mut derived: BTreeSet<VarId> = BTreeSet::new();

@@ -118,7 +118,7 @@ fn convert_body(
         if options.fusion {
             fusion::fuse(ir, typing, &gen, report);
         }
-        dead::remove_dead_arrays(ir, keep);
+        dead::remove_dead_arrays(ir, typing, keep);
     }
     Ok(())
 }

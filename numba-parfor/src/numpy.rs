@@ -44,7 +44,8 @@ pub const PARFOR_ALLOC: &str = "parfor_alloc";
 pub const PARFOR_SHAPE: &str = "parfor_shape";
 /// `out = parfor_empty(shape...)`: a new C array of `out`'s type, uninitialised, of the
 /// shape an int, a tuple of ints or several ints give (a `numpy.random` draw's `size`, or
-/// `rand`'s dimensions).
+/// `rand`'s dimensions). With attr `shape_only` (an `np.empty` array whose stores and
+/// reads fusion left in one loop, see `crate::dead`), no memory: only the shape.
 pub const PARFOR_EMPTY: &str = "parfor_empty";
 /// `x = arrayexpr_at(out, i, leaves...)`: the fused tree (the node's nested block, as in
 /// an `arrayexpr` node) evaluated at flat position `i` of `out`'s shape, each leaf read

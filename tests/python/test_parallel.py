@@ -1574,6 +1574,84 @@ def test_fusion_relies_on_numbas_size_assertion():
         assert str(e.value) == f"Sizes of a, b do not match on {__file__} ({line})"
 
 
+def filled_then_summed(a, b):
+    n = a.shape[0]
+    c = np.empty(n)
+    for i in prange(n):
+        c[i] = math.sqrt(a[i]) * 2.0
+    return (c + b).sum()
+
+
+def filled_then_extremes(x, y):
+    n = len(x)
+    r = np.empty(n)
+    for i in prange(n):
+        r[i] = np.sqrt(x[i] ** 2 + y[i] ** 2)
+    return r.max() - r.min()
+
+
+def stored_under_condition(a):
+    n = len(a)
+    c = np.zeros(n)
+    for i in prange(n):
+        if a[i] > 0.5:
+            c[i] = a[i]
+    return c.sum()
+
+
+def stored_in_inner_loop(a, m):
+    n = len(a)
+    c = np.empty(n)
+    for i in prange(n):
+        for j in range(m):
+            c[i] = a[i] * j
+    return c.sum() + c.max()
+
+
+def stored_as_another_dtype(a):
+    n = len(a)
+    c = np.empty(n)
+    for i in prange(n):
+        c[i] = int(a[i] * 10)
+    return c.sum()
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 300_001])
+def test_array_filled_and_read_in_one_fused_loop_is_never_stored(nthreads, n):
+    # Numba's get/setitem forwarding after fusion: `c` is written and read at the same
+    # position of the fused loop only, so its reads take the computed value and no
+    # memory is allocated for it (nor for the temporary `c + b`).
+    from numba_rs.runtime import rtsys
+
+    a, b = RNG.random(n), RNG.random(n)
+    f = njit(parallel=True)(filled_then_summed)
+    g = njit(parallel=True)(filled_then_extremes)
+    want = filled_then_summed(a, b)
+    assert f(a, b) == pytest.approx(want, rel=1e-9)
+    before = rtsys.get_allocation_stats().alloc
+    assert f(a, b) == pytest.approx(want, rel=1e-9)
+    if n:
+        assert g(a, b) == pytest.approx(filled_then_extremes(a, b), rel=1e-12)
+    assert rtsys.get_allocation_stats().alloc == before
+
+
+@pytest.mark.parametrize("n", [1, 7, 300_001])
+def test_stores_not_sure_to_run_are_kept(nthreads, n):
+    # A store under a condition, one in an inner loop, or one converting its value
+    # keeps the array: the reads must see what is in memory.
+    from numba_rs.runtime import rtsys
+
+    a = RNG.random(n)
+    for f, args in [
+        (stored_under_condition, (a,)),
+        (stored_in_inner_loop, (a, 3)),
+        (stored_as_another_dtype, (a,)),
+    ]:
+        before = rtsys.get_allocation_stats().alloc
+        assert njit(parallel=True)(f)(*args) == pytest.approx(f(*args), rel=1e-9)
+        assert rtsys.get_allocation_stats().alloc > before
+
+
 # ------------------------------------------------------------ functools.reduce
 
 def reduce_min_from(a):

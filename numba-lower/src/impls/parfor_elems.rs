@@ -309,6 +309,10 @@ fn lower_empty<'ctx>(
     if dims.len() != ndim(ret) as usize {
         return Err(lw.unsupported(format!("a {}-d shape for {ret}", dims.len())));
     }
+    // An array fusion left unread keeps its shape (and its errors) without memory.
+    if attr(node, numba_parfor::dead::SHAPE_ONLY).is_some() {
+        return Ok(Some(super::arrays::shape_only(lw, ret, &dims)?.into()));
+    }
     Ok(Some(super::arrays::allocate(lw, ret, &dims)?.into()))
 }
 
