@@ -934,6 +934,59 @@ fn reduction_of(
             break;
         }
     }
+    // Updates in a row (`s += a[i]; s += b[i]`, `m = max(m, x); m = max(m, y)`): an
+    // update's accumulator operand defined, once, by another update of the accumulator
+    // joins the chain, so the steps compose into one reduction.
+    let update = |e: numba_ir::ExprId| match ir.expr(e) {
+        Expr::BinOp { op, .. } | Expr::InplaceBinOp { op, .. } => {
+            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::TrueDiv)
+        }
+        Expr::Call { func, args, .. } => {
+            args.len() == 2
+                && matches!(typing.type_of(*func).get(),
+                    Type::Function(k) if k == "min" || k == "max")
+        }
+        _ => false,
+    };
+    loop {
+        let mut grew = false;
+        for e in exprs.clone() {
+            if !update(e) {
+                continue;
+            }
+            for u in ir.expr_uses(ir.expr(e)) {
+                if copies.contains(&u) {
+                    continue;
+                }
+                // Through copies (`c.1 = $binop_iadd78.4`) to the defining update.
+                let mut via = vec![u];
+                let mut def = None;
+                while let Some(&[d]) = defs.get(via.last().expect("one")).map(|d| d.as_slice()) {
+                    match ir.expr(d) {
+                        Expr::Var(src) | Expr::Cast { value: src } if via.len() < 16 => {
+                            via.push(*src)
+                        }
+                        _ => {
+                            def = Some(d);
+                            break;
+                        }
+                    }
+                }
+                if let Some(d) = def {
+                    if update(d) && ir.expr_uses(ir.expr(d)).iter().any(|w| copies.contains(w)) {
+                        copies.extend(via);
+                        if !exprs.contains(&d) {
+                            exprs.push(d);
+                        }
+                        grew = true;
+                    }
+                }
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
     // Numba's error for an accumulator read by something that cannot combine partial
     // results (`acc = cmath.sqrt(acc)`, `acc ^= x`, `acc = acc + acc`).
     let name = ir.var_name(v);
@@ -1024,10 +1077,12 @@ fn reduction_of(
     };
     // Several reduce nodes (`s += x` in two inner loops) make one reduction when they
     // combine alike; Numba rejects in-place operators that differ (`c += 1; c *= 2`).
+    // `+=` and `-=` combine alike (a sum), as do `*=` and `/=`.
+    let additive = |op: BinOp| matches!(op, BinOp::Add | BinOp::Sub);
     let mut inplace: Option<BinOp> = None;
     for &(e, _) in &found {
         if let Expr::InplaceBinOp { op, .. } = ir.expr(e) {
-            if inplace.is_some_and(|first| first != *op) {
+            if inplace.is_some_and(|first| additive(first) != additive(*op)) {
                 let line = body
                     .values()
                     .flat_map(|b| &b.body)

@@ -1652,6 +1652,63 @@ def test_stores_not_sure_to_run_are_kept(nthreads, n):
         assert rtsys.get_allocation_stats().alloc > before
 
 
+def two_sums(a, b):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+        s += b[i]
+    return s
+
+
+def sum_then_subtract(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s = s + a[i]
+        s -= 0.5
+    return s
+
+
+def two_maxima(a, b):
+    m = -np.inf
+    for i in prange(a.shape[0]):
+        m = max(m, a[i])
+        m = max(m, b[i])
+    return m
+
+
+def count_twice(a):
+    c = 0
+    for i in prange(a.shape[0]):
+        c += 1
+        c += 2
+    return c
+
+
+def product_then_divide(a):
+    p = 1.0
+    for i in prange(a.shape[0]):
+        p *= a[i]
+        p /= a[i] * 0.5
+    return p
+
+
+@pytest.mark.parametrize("n", [0, 3, 1_000_001])
+def test_updates_in_a_row_make_one_reduction(nthreads, n):
+    # Each update's accumulator is the previous update's result: the steps compose into
+    # one reduction (Numba 0.68.1 rejects `s += x; s += y` with a ValueError, and gives
+    # max twice right); with the thread pool, the partial results must all combine.
+    a, b = RNG.random(n), RNG.random(n)
+    b[n // 2 :] += 2.0
+    assert njit(parallel=True)(two_sums)(a, b) == pytest.approx(two_sums(a, b), rel=1e-9)
+    assert njit(parallel=True)(sum_then_subtract)(a) == pytest.approx(sum_then_subtract(a), rel=1e-9)
+    assert njit(parallel=True)(two_maxima)(a, b) == two_maxima(a, b)
+    assert njit(parallel=True)(count_twice)(a) == count_twice(a) == 3 * n
+    small = RNG.random(min(n, 60)) + 0.5
+    assert njit(parallel=True)(product_then_divide)(small) == pytest.approx(
+        product_then_divide(small), rel=1e-9
+    )
+
+
 # ------------------------------------------------------------ functools.reduce
 
 def reduce_min_from(a):
