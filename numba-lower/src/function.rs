@@ -307,8 +307,12 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         self.holds_gen = (0..self.ir.vars.len())
             .map(|i| holds_generator(lowered(self.typing.typemap[i])))
             .collect();
+        // Every slot holding a reference starts empty: a `del` on entry to a block may
+        // name a variable one of its predecessors never assigned (it then releases
+        // nothing).
         for (i, &r) in self.reassigned.iter().enumerate() {
-            if r || self.holds_gen[i] {
+            if r || self.holds_gen[i] || crate::nrt::is_refcounted(lowered(self.typing.typemap[i]))
+            {
                 let t = value_type(self.ctx, lowered(self.typing.typemap[i]))?;
                 self.b
                     .build_store(self.slots[i], t.const_zero())
@@ -557,12 +561,14 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 if crate::nrt::is_refcounted(self.ty(*var)) {
                     let v = self.load(*var)?;
                     self.decref(self.ty(*var), v)?;
-                    if self.reassigned[var.0 as usize] || self.holds_gen[var.0 as usize] {
-                        let zero = v.get_type().const_zero();
-                        self.b
-                            .build_store(self.slots[var.0 as usize], zero)
-                            .map_err(llvm_err)?;
-                    }
+                    // Zeroed (as Numba's `delvar` does), so that a later `del` of it on
+                    // the same path releases nothing: a block's dels on entry cover every
+                    // predecessor, one of which may have deleted it already (`while a and
+                    // b:` exits from two blocks). LLVM removes the store where unneeded.
+                    let zero = v.get_type().const_zero();
+                    self.b
+                        .build_store(self.slots[var.0 as usize], zero)
+                        .map_err(llvm_err)?;
                 }
             }
             Stmt::SetItem {

@@ -7,6 +7,7 @@ rewrites the asserts of test modules.
 
 import functools
 
+import numpy as np
 import pytest
 
 from numba_rs import errors, njit
@@ -465,3 +466,50 @@ def test_unmatched_except_reraises_like_cpython(x):
     except ValueError as e:
         got = ("raised", e.args)
     assert got == expected
+
+
+# ------------------------------------------------ references across control flow
+
+
+def caught_with_live_array(x):
+    out = np.zeros(3)
+    try:
+        if x < 0:
+            raise ValueError("neg")
+        out[0] = x
+    except Exception:
+        out[0] = -1.0
+    return out
+
+
+def rebound_in_and_loop(u0, maxit):
+    # The loop exits from two blocks (`and`): each block's releases on entry cover both.
+    u = u0.copy()
+    it = 0
+    while it < maxit and it < 100:
+        u = u + 1.0
+        it += 1
+    return u
+
+
+def rebound_in_or_loop(u0, maxit):
+    u = u0.copy()
+    it = 0
+    while not (it >= maxit or it >= 100):
+        u = u * 2.0
+        it += 1
+    return u
+
+
+@pytest.mark.parametrize("x", [-1.0, 2.0])
+def test_try_except_with_a_live_array_releases_it_once(x):
+    for _ in range(3):  # a double release aborted the process on the second call
+        np.testing.assert_array_equal(jitted(caught_with_live_array)(x), caught_with_live_array(x))
+
+
+@pytest.mark.parametrize("maxit", [0, 1, 2, 150])
+def test_array_rebound_in_a_loop_with_a_compound_condition(maxit):
+    u0 = np.arange(3.0)
+    for f in (rebound_in_and_loop, rebound_in_or_loop):
+        for _ in range(3):
+            np.testing.assert_array_equal(jitted(f)(u0, maxit), f(u0, maxit))

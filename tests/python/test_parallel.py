@@ -1709,6 +1709,44 @@ def test_updates_in_a_row_make_one_reduction(nthreads, n):
     )
 
 
+def caught_in_body(a):
+    out = np.empty(a.shape[0])
+    for i in prange(a.shape[0]):
+        try:
+            if a[i] < 0:
+                raise ValueError("neg")
+            out[i] = math.sqrt(a[i])
+        except Exception:
+            out[i] = -1.0
+    return out
+
+
+def jacobi_until(u0, tol, maxit):
+    # A convergence loop around a parallel loop: `while err > tol and it < maxit`.
+    u = u0.copy()
+    err = tol + 1.0
+    it = 0
+    while err > tol and it < maxit:
+        v = u.copy()
+        for i in prange(1, u.shape[0] - 1):
+            v[i] = 0.5 * (u[i - 1] + u[i + 1])
+        err = np.abs(v - u).max()
+        u = v
+        it += 1
+    return u, it
+
+
+def test_try_except_in_a_body_and_array_rebinding_release_once(nthreads):
+    a = RNG.random(400_001) - 0.5
+    for _ in range(3):
+        np.testing.assert_array_equal(njit(parallel=True)(caught_in_body)(a), caught_in_body(a))
+    u0 = RNG.random(2001)
+    got, it = njit(parallel=True)(jacobi_until)(u0, 1e-3, 50)
+    want, wit = jacobi_until(u0, 1e-3, 50)
+    assert it == wit
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 # ------------------------------------------------------------ functools.reduce
 
 def reduce_min_from(a):
