@@ -382,11 +382,15 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
     }
 
     /// Route every exit with an error status through one block that releases the
-    /// generator objects the frame still holds (other values follow Numba: an exception
-    /// leaves them to leak).
+    /// references the frame still holds (generator objects, arrays, ...).
     fn release_on_error(&mut self) -> R<()> {
+        // Every reference the frame holds is in a slot (slots start empty and a `del`
+        // empties them), so releasing the non-empty ones frees exactly what is live: an
+        // exception from a callee or a parallel region leaks nothing (Numba leaks these).
         let vars: Vec<VarId> = (0..self.ir.vars.len())
-            .filter(|&i| self.holds_gen[i])
+            .filter(|&i| {
+                self.holds_gen[i] || crate::nrt::is_refcounted(lowered(self.typing.typemap[i]))
+            })
             .map(|i| VarId(i as u32))
             .collect();
         if vars.is_empty() {

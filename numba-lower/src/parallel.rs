@@ -444,6 +444,9 @@ fn lower_parfor<'ctx>(
     // `numba_rs_inline_work`, mapped by the JIT), so a loop of a size known at compile
     // time keeps both paths and the runtime's value decides.
     let cost = pf.cost.max(1);
+    // A parallel region compiled: the threading layer counts as initialised, as Numba's
+    // does once it compiles one (whether or not a region later runs on the pool).
+    numba_nrt::parallel::mark_region();
     let cell = match lw
         .module
         .get_global(numba_nrt::parallel::INLINE_WORK_SYMBOL)

@@ -299,6 +299,21 @@ pub fn threads_launched() -> bool {
     POOL.lock().unwrap_or_else(|e| e.into_inner()).is_some()
 }
 
+/// Whether a parallel region has been compiled or run: Numba's threading layer counts as
+/// initialised from then on.
+static REGION_RUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Record that a parallel region was compiled (see [`region_run`]).
+pub fn mark_region() {
+    REGION_RUN.store(true, Ordering::Relaxed);
+}
+
+/// Whether any parallel region has been compiled or run in this process (see
+/// [`threads_launched`]).
+pub fn region_run() -> bool {
+    REGION_RUN.load(Ordering::Relaxed) || threads_launched()
+}
+
 /// How many divisions a region of `count` iterations of about `cost` units each gets on
 /// this thread: 1 (run inline) when the work is below [`INLINE_WORK`] or the thread is
 /// already inside a region; otherwise the thread count (or `count / chunksize` divisions

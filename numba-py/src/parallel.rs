@@ -79,10 +79,10 @@ pub(crate) fn config_num_threads() -> usize {
     pool::config_num_threads()
 }
 
-/// The layer's name once the pool has run a region (Numba's `threading_layer()`).
+/// The layer's name once a parallel region has been compiled (Numba's `threading_layer()`).
 #[pyfunction]
 pub(crate) fn threading_layer() -> PyResult<&'static str> {
-    if pool::threads_launched() {
+    if pool::region_run() {
         Ok(pool::THREADING_LAYER)
     } else {
         Err(PyValueError::new_err("Threading layer is not initialized."))

@@ -1747,6 +1747,71 @@ def test_try_except_in_a_body_and_array_rebinding_release_once(nthreads):
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+def test_threading_layer_once_a_parallel_function_is_compiled():
+    # Numba's documented snippet: a small parallel call (run inline here), then the layer.
+    code = textwrap.dedent(
+        """
+        import numpy as np, numba_rs
+        try:
+            numba_rs.threading_layer()
+            raise SystemExit("no error before any parallel function")
+        except ValueError as e:
+            assert str(e) == "Threading layer is not initialized.", e
+        @numba_rs.njit(parallel=True)
+        def foo(a, b):
+            return a + b
+        x = np.arange(10.0)
+        foo(x, x.copy())
+        print(numba_rs.threading_layer())
+        """
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "numba_rs"
+
+
+def raises_after_allocating(a):
+    out = np.empty_like(a)
+    tmp = a * 2.0
+    for i in prange(a.shape[0]):
+        if a[i] > 100:
+            raise RuntimeError("too big")
+        out[i] = tmp[i]
+    return out
+
+
+@njit
+def helper_raises(x):
+    if x > 1:
+        raise ValueError("x > 1")
+    return x
+
+
+def raises_in_callee(a):
+    out = np.ones(3)
+    t = a + 1.0
+    y = helper_raises(a[0])
+    return out, t, y
+
+
+@pytest.mark.parametrize("n", [3, 400_001])
+def test_an_exception_releases_the_arrays_the_function_holds(nthreads, n):
+    # The conftest fixture checks allocations balance: the arrays allocated before a
+    # raise in a parallel region, or in a callee, are released on the way out.
+    a = RNG.random(n)
+    a[n // 2] = 200.0
+    f = njit(parallel=True)(raises_after_allocating)
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="too big"):
+            f(a)
+    g = njit(raises_in_callee)
+    with pytest.raises(ValueError, match="x > 1"):
+        g(np.array([5.0]))
+    out, t, y = g(np.array([0.5]))
+    assert y == 0.5 and t[0] == 1.5 and out.sum() == 3.0
+    del out, t
+
+
 # ------------------------------------------------------------ functools.reduce
 
 def reduce_min_from(a):

@@ -53,5 +53,5 @@ def get_parallel_chunksize():
 
 
 def threading_layer():
-    """The threading layer in use (``'numba_rs'``, once a parallel region has run)."""
+    """The threading layer in use (``'numba_rs'``, once a parallel region has been compiled)."""
     return _rt.threading_layer()
