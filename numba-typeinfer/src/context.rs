@@ -545,7 +545,10 @@ impl BaseContext {
                             if let Some(items) = crate::conv::tuple_items(*x) {
                                 let items: Vec<TypeId> =
                                     items.iter().map(|i| i.unliteral()).collect();
-                                if items.is_empty() || !items.iter().all(|i| i.is_scalar()) {
+                                // Complex numbers are not ordered (Python's TypeError).
+                                if items.is_empty()
+                                    || !items.iter().all(|i| i.is_scalar() && !i.is_complex())
+                                {
                                     return None;
                                 }
                                 let r = if items.iter().all(|&t| t == BOOLEAN) {
@@ -558,7 +561,7 @@ impl BaseContext {
                             let (d, ..) = crate::numpy::array_parts(*x)?;
                             return Some(sig(key, d, vec![*x]));
                         }
-                        if a.len() < 2 || !a.iter().all(|t| t.is_scalar()) {
+                        if a.len() < 2 || !a.iter().all(|t| t.is_scalar() && !t.is_complex()) {
                             return None;
                         }
                         let r = if a.iter().all(|&t| t == BOOLEAN) {

@@ -608,3 +608,24 @@ def zip_of_nothing():
 
 def test_zip_of_nothing_is_empty():
     assert njit(zip_of_nothing)() == zip_of_nothing()
+
+
+def min_of_complex(a, b):
+    return min(a, b)
+
+
+def max_of_complex_tuple(t):
+    return max(t)
+
+
+def test_min_max_of_complex_is_a_typing_error():
+    # Complex numbers are not ordered: CPython raises TypeError, Numba a TypingError
+    # (this was an internal compiler error).
+    from numba_rs.errors import TypingError
+
+    with pytest.raises(TypeError):
+        min_of_complex(1j, 2j)
+    with pytest.raises(TypingError, match="min"):
+        njit(min_of_complex)(1j, 2j)
+    with pytest.raises(TypingError, match="max"):
+        njit(max_of_complex_tuple)((1j, 2.0 + 0j))
