@@ -81,7 +81,12 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             let c = v.cast::<PyComplex>().map_err(PyErr::from);
             let (re, im) = match c {
                 Ok(c) => (c.real(), c.imag()),
-                Err(_) => (v.extract::<f64>()?, 0.0),
+                // np.complex64 (not a Python complex) and other numbers: `complex(v)`.
+                Err(_) => {
+                    let z = v.py().get_type::<PyComplex>().call1((v,))?;
+                    let z = z.cast::<PyComplex>().map_err(PyErr::from)?;
+                    (z.real(), z.imag())
+                }
             };
             out.push(re.to_bits());
             out.push(im.to_bits());

@@ -163,12 +163,12 @@ pub fn array_parts(t: TypeId) -> Option<(TypeId, u32, Layout, bool)> {
 /// Unary ufuncs whose integer inputs give float64 (NumPy's float-only loops).
 pub const FLOAT_UFUNCS: &[&str] = &[
     "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
-    "sinh", "cosh", "tanh", "expm1", "log1p",
+    "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "expm1", "log1p",
 ];
 
 /// Unary ufuncs that keep their input's kind.
 pub const SAME_KIND_UFUNCS: &[&str] = &[
-    "abs", "absolute", "negative", "square", "floor", "ceil", "trunc",
+    "abs", "absolute", "negative", "square", "floor", "ceil", "trunc", "sign",
 ];
 
 /// Binary ufuncs, with broadcasting.

@@ -95,9 +95,25 @@ impl BaseContext {
                             let ret = crate::numpy::array_attr(*x, name)?;
                             Some(sig(key, ret, vec![*x]))
                         }
+                        // A number: its part (a complex one's float part; a real one's
+                        // value, or zero for `imag`).
+                        [x] if x.unliteral().is_scalar() => {
+                            let x = x.unliteral();
+                            let ret = match x.get() {
+                                Type::Complex { bits } => {
+                                    if bits == 64 {
+                                        FLOAT32
+                                    } else {
+                                        FLOAT64
+                                    }
+                                }
+                                _ => x,
+                            };
+                            Some(sig(key, ret, vec![x]))
+                        }
                         _ => None,
                     },
-                    "(array(complex),)",
+                    "(array(complex),), (number,)",
                 )),
             );
         }
@@ -107,10 +123,13 @@ impl BaseContext {
                 key,
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| match a {
+                        [x] if x.unliteral().is_scalar() => {
+                            Some(sig(key, x.unliteral(), vec![x.unliteral()]))
+                        }
                         [x] => conj(key, *x),
                         _ => None,
                     },
-                    "(array,)",
+                    "(array,), (number,)",
                 )),
             );
         }

@@ -554,3 +554,35 @@ def test_bool_arrays_take_numpys_int8_loops_and_reject_subtraction():
         return a - b
     with pytest.raises(TypingError):
         njit(sub)(a, b)
+
+
+def sign_and_inverse_hyperbolics(a):
+    return np.sign(a), np.arcsinh(a), np.arctanh(np.tanh(a)), np.arccosh(np.cosh(a) + 1.0)
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        np.array([-3, 0, 5, -1], dtype=np.int64),
+        np.array([-2.5, 0.0, -0.0, np.nan, 3.0, -np.inf]),
+        np.array([-1.5, 0.0, 2.0], dtype=np.float32),
+    ],
+)
+def test_sign_and_inverse_hyperbolic_ufuncs(a):
+    got = njit(sign_and_inverse_hyperbolics)(a)
+    with np.errstate(all="ignore"):
+        want = sign_and_inverse_hyperbolics(a)
+    assert got[0].dtype == want[0].dtype
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6 if a.dtype == np.float32 else 1e-14)
+    # +0 for either zero, as NumPy gives.
+    assert not np.signbit(got[0][a == 0]).any()
+    for x in a[:3]:
+        assert njit(lambda v: np.sign(v))(x) == np.sign(x)
+
+
+def test_sign_of_unsigned_integers():
+    a = np.array([0, 7, 200], dtype=np.uint8)
+    got = njit(lambda v: np.sign(v))(a)
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, np.sign(a))

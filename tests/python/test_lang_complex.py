@@ -282,3 +282,50 @@ NAN = float("nan")
 )
 def test_cmath_classification(z):
     check(c_classify, z)
+
+
+# ------------------------------------------------ NumPy on complex numbers
+
+np = pytest.importorskip("numpy")
+
+UFUNCS = ["exp", "log", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+          "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "sign"]
+
+
+def _ufunc_of(name):
+    src = f"def f(z):\n    return np.{name}(z)\n"
+    ns = {"np": np}
+    exec(src, ns)
+    return ns["f"]
+
+
+@pytest.mark.parametrize("name", UFUNCS)
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_numpy_ufuncs_on_complex_scalars_and_arrays(name, dtype):
+    f = _ufunc_of(name)
+    zs = np.array([0.3 + 0.4j, -1.5 + 2j, 2 - 0.5j, -0.25 - 0.75j], dtype=dtype)
+    tol = 2e-6 if dtype == np.complex64 else 1e-14
+    g = njit(f)
+    got = g(zs)
+    np.testing.assert_allclose(got, f(zs), rtol=tol)
+    assert got.dtype == f(zs).dtype
+    for z in zs:
+        np.testing.assert_allclose(g(z), f(z), rtol=tol)
+
+
+def parts_and_conjugate(z):
+    return np.real(z), np.imag(z), np.conj(z)
+
+
+@pytest.mark.parametrize("z", [np.complex64(1 + 2j), np.complex128(-3 + 0.5j), 2.5, 7, True])
+def test_real_imag_conj_of_numbers(z):
+    got = njit(parts_and_conjugate)(z)
+    want = parts_and_conjugate(z)
+    for g, w in zip(got, want):
+        assert g == w
+
+
+def test_complex64_argument_keeps_its_imaginary_part():
+    z = np.complex64(1.5 - 2.5j)
+    assert njit(lambda x: x)(z) == z
+    assert njit(lambda x: x.imag)(z) == -2.5

@@ -46,6 +46,9 @@ const UNARY_UFUNCS: &[(&str, &str)] = &[
     ("sinh", "math.sinh"),
     ("cosh", "math.cosh"),
     ("tanh", "math.tanh"),
+    ("arcsinh", "math.asinh"),
+    ("arccosh", "math.acosh"),
+    ("arctanh", "math.atanh"),
     ("floor", "math.floor"),
     ("ceil", "math.ceil"),
     ("trunc", "math.trunc"),
@@ -55,6 +58,7 @@ const UNARY_UFUNCS: &[(&str, &str)] = &[
     ("log1p", "math.log1p"),
     ("negative", "neg"),
     ("square", "square"),
+    ("sign", "sign"),
 ];
 
 const BINARY_UFUNCS: &[(&str, &str)] = &[
@@ -577,6 +581,7 @@ pub(crate) fn scalar_call<'ctx>(
     match key {
         "neg" => return apply_unary(lw, UnaryOp::Neg, args[0]),
         "square" => return apply_binop(lw, BinOp::Mul, args[0], args[0]),
+        "sign" => return sign(lw, args[0]),
         // Complex min/max in lexicographic order, as Numba's reductions compare them.
         "min" | "max" if args[0].1.is_complex() && args[0].1 == args[1].1 => {
             let (a, t) = args[0];
@@ -634,6 +639,19 @@ pub(crate) fn scalar_call<'ctx>(
         _ => {}
     }
     let tys: Vec<TypeId> = args.iter().map(|a| a.1).collect();
+    // On complex numbers a ufunc is the `cmath` function (C99's complex functions, as
+    // NumPy's are).
+    let cmath;
+    let key = match key.strip_prefix("math.") {
+        Some(name)
+            if tys.first().is_some_and(|t| t.is_complex())
+                && numba_typeinfer::builtins::CMATH_COMPLEX.contains(&name) =>
+        {
+            cmath = format!("cmath.{name}");
+            cmath.as_str()
+        }
+        _ => key,
+    };
     let typing = numba_typeinfer::BaseContext::builtin();
     let f = intern(Type::Function(key.to_string()));
     let sig = numba_typeinfer::TypingContext::resolve_call(typing, f, &tys)
@@ -2373,4 +2391,81 @@ fn all_any<'ctx>(
     lw.b.build_store(slot, v).map_err(llvm_err)?;
     lp.end(lw)?;
     lw.b.build_load(bool_t, slot, "").map_err(llvm_err)
+}
+
+/// NumPy's `sign`: -1, 0 or 1 of the input's type (NaN stays NaN); for a complex number,
+/// `z / |z|` (NumPy 2), 0 for 0.
+fn sign<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    (v, t): (BasicValueEnum<'ctx>, TypeId),
+) -> R<(BasicValueEnum<'ctx>, TypeId)> {
+    let e = llvm_err;
+    if t.is_complex() {
+        let (re, im) = super::complex::parts(lw, v)?;
+        let ft = re.get_type();
+        let (h, ht) = scalar_call(lw, "abs", &[(v, t)])?;
+        let h = lw.cast(
+            h,
+            ht,
+            if ft == lw.ctx.f32_type() {
+                FLOAT32
+            } else {
+                FLOAT64
+            },
+        )?;
+        let h = h.into_float_value();
+        let zero = ft.const_zero();
+        let is_zero =
+            lw.b.build_float_compare(inkwell::FloatPredicate::OEQ, h, zero, "")
+                .map_err(e)?;
+        let one = ft.const_float(1.0);
+        let d =
+            lw.b.build_select(is_zero, one, h, "")
+                .map_err(e)?
+                .into_float_value();
+        let r = lw.b.build_float_div(re, d, "").map_err(e)?;
+        let i = lw.b.build_float_div(im, d, "").map_err(e)?;
+        return Ok((super::complex::make(lw, t, r, i)?, t));
+    }
+    if t.is_float() {
+        let x = v.into_float_value();
+        let ft = x.get_type();
+        let (zero, one) = (ft.const_zero(), ft.const_float(1.0));
+        let gt =
+            lw.b.build_float_compare(inkwell::FloatPredicate::OGT, x, zero, "")
+                .map_err(e)?;
+        let lt =
+            lw.b.build_float_compare(inkwell::FloatPredicate::OLT, x, zero, "")
+                .map_err(e)?;
+        // Zero comes back as +0 (`x + 0.0`), NaN as NaN.
+        let base = lw.b.build_float_add(x, zero, "").map_err(e)?;
+        let r =
+            lw.b.build_select(lt, ft.const_float(-1.0), base, "")
+                .map_err(e)?;
+        let r =
+            lw.b.build_select(gt, one, r.into_float_value(), "")
+                .map_err(e)?;
+        return Ok((r, t));
+    }
+    if t == BOOLEAN {
+        return Ok((v, t));
+    }
+    let x = v.into_int_value();
+    let it = x.get_type();
+    let zero = it.const_zero();
+    let gt_pred = if t.is_signed() {
+        IntPredicate::SGT
+    } else {
+        IntPredicate::UGT
+    };
+    let gt = lw.b.build_int_compare(gt_pred, x, zero, "").map_err(e)?;
+    let gt = lw.b.build_int_z_extend(gt, it, "").map_err(e)?;
+    if !t.is_signed() {
+        return Ok((gt.into(), t));
+    }
+    let lt =
+        lw.b.build_int_compare(IntPredicate::SLT, x, zero, "")
+            .map_err(e)?;
+    let lt = lw.b.build_int_z_extend(lt, it, "").map_err(e)?;
+    Ok((lw.b.build_int_sub(gt, lt, "").map_err(e)?.into(), t))
 }
