@@ -128,6 +128,89 @@ pub unsafe extern "C" fn numba_rs_cmath(op: u32, re: f64, im: f64, out: *mut f64
     }
 }
 
+/// CPython's complex division (`_Py_c_quot`, Smith's algorithm); `None` for a zero
+/// divisor.
+fn c_quot(a: (f64, f64), b: (f64, f64)) -> Option<(f64, f64)> {
+    let (abs_breal, abs_bimag) = (b.0.abs(), b.1.abs());
+    if abs_breal >= abs_bimag {
+        if abs_breal == 0.0 {
+            return None;
+        }
+        let ratio = b.1 / b.0;
+        let denom = b.0 + b.1 * ratio;
+        Some(((a.0 + a.1 * ratio) / denom, (a.1 - a.0 * ratio) / denom))
+    } else if abs_bimag >= abs_breal {
+        let ratio = b.0 / b.1;
+        let denom = b.0 * ratio + b.1;
+        Some(((a.0 * ratio + a.1) / denom, (a.1 * ratio - a.0) / denom))
+    } else {
+        Some((f64::NAN, f64::NAN))
+    }
+}
+
+fn c_mul(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+}
+
+/// `a ** b` on complex numbers as CPython computes it (`complex_pow`): repeated
+/// multiplication for an integral exponent of at most 100, else polar form. Writes the
+/// result to `out[0..2]`; returns 1 for zero to a negative or complex power (CPython's
+/// ZeroDivisionError), else 0.
+///
+/// # Safety
+/// `out` must be valid for two writes.
+pub unsafe extern "C" fn numba_rs_cpow(ar: f64, ai: f64, br: f64, bi: f64, out: *mut f64) -> i32 {
+    let a = (ar, ai);
+    let r: Option<(f64, f64)> = if bi == 0.0 && br == br.floor() && br.abs() <= 100.0 {
+        let n = br as i64;
+        let mut r = (1.0, 0.0);
+        let mut p = a;
+        let mut m = n.unsigned_abs();
+        while m > 0 {
+            if m & 1 == 1 {
+                r = c_mul(r, p);
+            }
+            m >>= 1;
+            if m > 0 {
+                p = c_mul(p, p);
+            }
+        }
+        if n < 0 {
+            c_quot((1.0, 0.0), r)
+        } else {
+            Some(r)
+        }
+    } else if br == 0.0 && bi == 0.0 {
+        Some((1.0, 0.0))
+    } else if ar == 0.0 && ai == 0.0 {
+        if bi != 0.0 || br < 0.0 {
+            None
+        } else {
+            Some((0.0, 0.0))
+        }
+    } else {
+        let vabs = ar.hypot(ai);
+        let mut len = vabs.powf(br);
+        let at = ai.atan2(ar);
+        let mut phase = at * br;
+        if bi != 0.0 {
+            len /= (at * bi).exp();
+            phase += bi * vabs.ln();
+        }
+        Some((len * phase.cos(), len * phase.sin()))
+    };
+    let (status, (re, im)) = match r {
+        Some(v) => (0, v),
+        None => (1, (f64::INFINITY, f64::NAN)),
+    };
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        *out = re;
+        *out.add(1) = im;
+    }
+    status
+}
+
 /// `hash(int)` as CPython computes it for a machine integer.
 pub extern "C" fn numba_rs_hash_int(x: i64) -> i64 {
     let m = i128::from(MODULUS);
@@ -347,6 +430,7 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
             numba_rs_report_error as *const () as usize,
         ),
         ("numba_rs_cmath", numba_rs_cmath as *const () as usize),
+        ("numba_rs_cpow", numba_rs_cpow as *const () as usize),
         (
             "numba_rs_exc_match",
             numba_rs_exc_match as *const () as usize,

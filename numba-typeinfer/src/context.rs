@@ -930,8 +930,9 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
                     key: ImplKey::BinOp(op),
                 })
             } else {
+                // Complex powers too (CPython's algorithm, numba-lower's `power`).
                 let t = arith_type(&[lhs, rhs])?;
-                (!t.is_complex()).then(|| mk(t, t))
+                Some(mk(t, t))
             }
         }
         BinOp::Add | BinOp::Sub | BinOp::Mul => {

@@ -329,3 +329,36 @@ def test_complex64_argument_keeps_its_imaginary_part():
     z = np.complex64(1.5 - 2.5j)
     assert njit(lambda x: x)(z) == z
     assert njit(lambda x: x.imag)(z) == -2.5
+
+
+def cpow(a, b):
+    return a ** b
+
+
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        (1 + 2j, 2), (1 + 2j, -3), (0.5 - 0.25j, 2.5), (-3 + 0.5j, 0.5 + 1j), (2j, 0),
+        (0j, 2.5), (1 + 1j, 101), (-1.5 + 0j, 1 / 3), (3, 0.5j), (2.0, -1 + 1j),
+    ],
+)
+def test_complex_power_as_cpython(a, b):
+    got = jitted(cpow)(a, b)
+    want = cpow(a, b)
+    assert got == pytest.approx(want, rel=1e-13, abs=1e-300)
+
+
+def test_complex_zero_to_a_negative_power():
+    with pytest.raises(ZeroDivisionError) as py:
+        cpow(0j, -1.5)
+    with pytest.raises(ZeroDivisionError) as e:
+        jitted(cpow)(0j, -1.5)
+    assert str(e.value) == str(py.value)
+    with pytest.raises(ZeroDivisionError):
+        jitted(cpow)(0j, -2)
+
+
+def test_numpy_power_of_complex_arrays():
+    z = np.array([1 + 2j, -0.5 + 0.25j, 3 - 1j])
+    got = njit(lambda x: np.power(x, 2.5) + x ** (1 + 1j))(z)
+    np.testing.assert_allclose(got, np.power(z, 2.5) + z ** (1 + 1j), rtol=1e-13)

@@ -15,7 +15,7 @@ use crate::{llvm_err, ErrorModel, R};
 
 pub(crate) fn register(r: &mut Registry) {
     use BinOp::*;
-    for op in [Add, Sub, Mul, TrueDiv, Eq, Ne] {
+    for op in [Add, Sub, Mul, TrueDiv, Pow, Eq, Ne] {
         r.register(
             ImplKey::BinOp(op),
             Args::Exact(vec![TypePat::Complex, TypePat::Complex]),
@@ -120,6 +120,7 @@ fn complex_binop<'ctx>(
             }
         }
         BinOp::TrueDiv => divide(lw, t, a, b)?,
+        BinOp::Pow => power(lw, t, a, b)?,
         other => {
             return Err(lw.unsupported(format!(
                 "operator '{}' on {t} is not supported",
@@ -127,6 +128,96 @@ fn complex_binop<'ctx>(
             )))
         }
     })
+}
+
+/// `a ** b` through the runtime's `numba_rs_cpow` (CPython's algorithm, in double
+/// precision): zero to a negative or complex power raises CPython's ZeroDivisionError
+/// (NumPy's inf+nanj under the 'numpy' error model).
+fn power<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    a: (FloatValue<'ctx>, FloatValue<'ctx>),
+    b: (FloatValue<'ctx>, FloatValue<'ctx>),
+) -> R<BasicValueEnum<'ctx>> {
+    let f64t = lw.ctx.f64_type();
+    let i32t = lw.ctx.i32_type();
+    let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
+    let wide = |lw: &FnLower<'ctx, '_>, x: FloatValue<'ctx>| -> R<FloatValue<'ctx>> {
+        lw.b.build_float_ext(x, f64t, "").map_err(llvm_err)
+    };
+    let args = if a.0.get_type() == f64t {
+        [a.0, a.1, b.0, b.1]
+    } else {
+        [
+            wide(lw, a.0)?,
+            wide(lw, a.1)?,
+            wide(lw, b.0)?,
+            wide(lw, b.1)?,
+        ]
+    };
+    let f = lw.runtime_fn(
+        "numba_rs_cpow",
+        i32t.fn_type(
+            &[
+                f64t.into(),
+                f64t.into(),
+                f64t.into(),
+                f64t.into(),
+                ptr.into(),
+            ],
+            false,
+        ),
+    );
+    let out = lw.alloca_in_entry(f64t.array_type(2).into(), "cpow_out")?;
+    let status = lw
+        .call_value(
+            f,
+            &[
+                args[0].into(),
+                args[1].into(),
+                args[2].into(),
+                args[3].into(),
+                out.into(),
+            ],
+        )?
+        .into_int_value();
+    if lw.error_model() != crate::ErrorModel::Numpy {
+        let bad =
+            lw.b.build_int_compare(inkwell::IntPredicate::NE, status, i32t.const_zero(), "")
+                .map_err(llvm_err)?;
+        lw.raise_const_if(
+            bad,
+            "ZeroDivisionError",
+            &["0.0 to a negative or complex power"],
+        )?;
+    }
+    let mut got = Vec::new();
+    for i in 0..2u64 {
+        // SAFETY (of the generated code): out holds two doubles.
+        let p = unsafe {
+            lw.b.build_in_bounds_gep(
+                f64t.array_type(2),
+                out,
+                &[
+                    lw.ctx.i64_type().const_zero(),
+                    lw.ctx.i64_type().const_int(i, false),
+                ],
+                "",
+            )
+            .map_err(llvm_err)?
+        };
+        let v =
+            lw.b.build_load(f64t, p, "")
+                .map_err(llvm_err)?
+                .into_float_value();
+        got.push(if a.0.get_type() == f64t {
+            v
+        } else {
+            lw.b.build_float_trunc(v, a.0.get_type(), "")
+                .map_err(llvm_err)?
+        });
+    }
+    make(lw, t, got[0], got[1])
 }
 
 /// CPython's `_Py_c_quot` (Smith's algorithm), raising on a zero divisor.
