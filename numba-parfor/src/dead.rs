@@ -232,19 +232,27 @@ fn on_cycle(succ: &HashMap<Label, Vec<Label>>) -> BTreeSet<Label> {
     cyclic
 }
 
-/// The blocks of a body each block is dominated by (the body's entry is its first
-/// label; edges are the jumps and branches between its blocks).
+/// The blocks of a body each block is dominated by (edges are the jumps and branches
+/// between its blocks; the entry is the one block without a predecessor).
 fn dominators(pf: &Parfor, succ: &HashMap<Label, Vec<Label>>) -> HashMap<Label, BTreeSet<Label>> {
     let labels: BTreeSet<Label> = pf.loop_body.keys().copied().collect();
-    let Some(&entry) = labels.iter().next() else {
-        return HashMap::new();
-    };
     let mut preds: HashMap<Label, Vec<Label>> = HashMap::new();
     for (&l, ts) in succ {
         for &t in ts {
             preds.entry(t).or_default().push(l);
         }
     }
+    // The entry: the one block nothing in the body jumps to (none known: no dominance
+    // between blocks, so only reads in the store's own block are forwarded).
+    let entries: Vec<Label> = labels
+        .iter()
+        .copied()
+        .filter(|l| !preds.contains_key(l))
+        .collect();
+    let [entry] = entries.as_slice() else {
+        return HashMap::new();
+    };
+    let entry = *entry;
     let mut dom: HashMap<Label, BTreeSet<Label>> = labels
         .iter()
         .map(|&l| {
