@@ -33,6 +33,8 @@ Kernels (the loops use `prange`, which is `range` when serial):
 - `rownumpy`: NumPy code in a `prange` body, `out[i] = np.sum(a[i, :] ** 2)` over a
   20000 x 100 matrix (nested parfors: numba-rs fuses the row's expression and its sum
   into one loop without a temporary, Numba hoists the temporary's allocation);
+- `fillsum`: a prange loop filling a new array, then `(c + b).sum()` (the loop and the
+  NumPy code fuse; the array is never stored: get/setitem forwarding, in both compilers);
 - `launch`: a 100-item reduction (measures the inline path).
 
     python bench/parallel.py [scale [kernel ...]]   (only the kernels named)
@@ -161,6 +163,14 @@ def rownumpy(a):
     return out
 
 
+def fillsum(a, b):
+    n = a.shape[0]
+    c = np.empty(n)
+    for i in PR(n):
+        c[i] = math.sqrt(a[i]) * 2.0
+    return (c + b).sum()
+
+
 def launch(a):
     s = 0.0
     for i in PR(a.shape[0]):
@@ -169,7 +179,7 @@ def launch(a):
 
 
 KERNELS = [psum, reductions, rows, arrexpr, npexpr, npnorm, montecarlo, mandelbrot, pairwise,
-           scratch, twoloops, stencil4, rownumpy, launch]
+           scratch, twoloops, stencil4, rownumpy, fillsum, launch]
 
 
 def inputs(scale):
@@ -191,6 +201,7 @@ def inputs(scale):
         "twoloops": (a, np.empty(n)),
         "stencil4": (m,),
         "rownumpy": (rng.random((int(20000 * scale), 100)),),
+        "fillsum": (a, b),
         "launch": (a[:100],),
     }
 
