@@ -25,8 +25,10 @@
 //! become parfors nested in the loop's (`nest`), converted and fused the same way and
 //! run serially inside each division.
 //!
-//! Not yet: the full array analysis (classes through slicing and reshaping, Numba's
-//! asserts), fusing a `prange` loop with a NumPy parfor, stencils. [`ParforStage`] names
+//! Shape classes live in [`shapes`] (Numba's array analysis, the part fusion needs).
+//!
+//! Not yet: shape classes through slicing, fusing N-d `prange` nests with N-d NumPy
+//! parfors, stencils as parfors of their caller. [`ParforStage`] names
 //! every stage of seed 001; [`ParforPass`] is the interface each implements.
 
 pub mod asserts;
