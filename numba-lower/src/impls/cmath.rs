@@ -78,26 +78,8 @@ fn complex_fn<'ctx>(
         "",
     )
     .map_err(llvm_err)?;
-    let i64t = lw.ctx.i64_type();
-    let mut got = Vec::new();
-    for i in 0..2 {
-        // SAFETY (of the generated code): out holds two doubles.
-        let p = unsafe {
-            lw.b.build_in_bounds_gep(
-                f64t.array_type(2),
-                out,
-                &[i64t.const_zero(), i64t.const_int(i, false)],
-                "",
-            )
-            .map_err(llvm_err)?
-        };
-        got.push(
-            lw.b.build_load(f64t, p, "")
-                .map_err(llvm_err)?
-                .into_float_value(),
-        );
-    }
-    let r = make(lw, COMPLEX128, got[0], got[1])?;
+    let (re, im) = super::complex::load_pair(lw, out)?;
+    let r = make(lw, COMPLEX128, re, im)?;
     lw.cast(r, COMPLEX128, sig.ret)
 }
 

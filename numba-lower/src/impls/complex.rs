@@ -191,33 +191,46 @@ fn power<'ctx>(
             &["0.0 to a negative or complex power"],
         )?;
     }
+    let (re, im) = load_pair(lw, out)?;
+    let got: Vec<FloatValue<'ctx>> = if a.0.get_type() == f64t {
+        vec![re, im]
+    } else {
+        let ft = a.0.get_type();
+        vec![
+            lw.b.build_float_trunc(re, ft, "").map_err(llvm_err)?,
+            lw.b.build_float_trunc(im, ft, "").map_err(llvm_err)?,
+        ]
+    };
+    make(lw, t, got[0], got[1])
+}
+
+/// The two doubles a runtime helper wrote to `out` (a `[2 x double]` slot): a complex
+/// result's parts.
+pub(crate) fn load_pair<'ctx>(
+    lw: &FnLower<'ctx, '_>,
+    out: inkwell::values::PointerValue<'ctx>,
+) -> R<(FloatValue<'ctx>, FloatValue<'ctx>)> {
+    let f64t = lw.ctx.f64_type();
+    let i64t = lw.ctx.i64_type();
     let mut got = Vec::new();
-    for i in 0..2u64 {
+    for i in 0..2 {
         // SAFETY (of the generated code): out holds two doubles.
         let p = unsafe {
             lw.b.build_in_bounds_gep(
                 f64t.array_type(2),
                 out,
-                &[
-                    lw.ctx.i64_type().const_zero(),
-                    lw.ctx.i64_type().const_int(i, false),
-                ],
+                &[i64t.const_zero(), i64t.const_int(i, false)],
                 "",
             )
             .map_err(llvm_err)?
         };
-        let v =
+        got.push(
             lw.b.build_load(f64t, p, "")
                 .map_err(llvm_err)?
-                .into_float_value();
-        got.push(if a.0.get_type() == f64t {
-            v
-        } else {
-            lw.b.build_float_trunc(v, a.0.get_type(), "")
-                .map_err(llvm_err)?
-        });
+                .into_float_value(),
+        );
     }
-    make(lw, t, got[0], got[1])
+    Ok((got[0], got[1]))
 }
 
 /// CPython's `_Py_c_quot` (Smith's algorithm), raising on a zero divisor.
