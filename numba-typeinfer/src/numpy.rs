@@ -168,7 +168,15 @@ pub const FLOAT_UFUNCS: &[&str] = &[
 
 /// Unary ufuncs that keep their input's kind.
 pub const SAME_KIND_UFUNCS: &[&str] = &[
-    "abs", "absolute", "negative", "square", "floor", "ceil", "trunc", "sign",
+    "abs",
+    "absolute",
+    "negative",
+    "square",
+    "floor",
+    "ceil",
+    "trunc",
+    "sign",
+    "logical_not",
 ];
 
 /// Binary ufuncs, with broadcasting.
@@ -183,6 +191,9 @@ pub const BINARY_UFUNCS: &[&str] = &[
     "divide",
     "true_divide",
     "hypot",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
 ];
 
 /// Binary ufuncs that are an operator (`np.bitwise_and(a, b)` is `a & b`): typed and
@@ -1311,6 +1322,7 @@ impl BaseContext {
                             let d = element(*x)?;
                             let d = match name {
                                 "floor" | "ceil" | "trunc" => float_result(d),
+                                "logical_not" => BOOLEAN,
                                 "abs" | "absolute" if d.is_complex() => {
                                     if d == COMPLEX64 {
                                         FLOAT32
@@ -1344,6 +1356,7 @@ impl BaseContext {
                             }
                             let d = match name {
                                 "arctan2" | "divide" | "true_divide" | "hypot" => float_result(d),
+                                "logical_and" | "logical_or" | "logical_xor" => BOOLEAN,
                                 _ => d,
                             };
                             Some(sig(

@@ -586,3 +586,25 @@ def test_sign_of_unsigned_integers():
     got = njit(lambda v: np.sign(v))(a)
     assert got.dtype == np.uint8
     np.testing.assert_array_equal(got, np.sign(a))
+
+
+def logical_ufuncs(a, b):
+    return (
+        np.logical_and(a, b),
+        np.logical_or(a > 0, b),
+        np.logical_xor(a, b),
+        np.logical_not(a),
+        np.logical_and(a > -1, a < 2),
+    )
+
+
+def test_logical_ufuncs():
+    # The truth of each operand (NaN is true), a bool array, as NumPy computes them.
+    a = np.array([-2, 0, 3, 1])
+    b = np.array([0.0, 1.5, np.nan, 0.0])
+    for g, w in zip(njit(logical_ufuncs)(a, b), logical_ufuncs(a, b)):
+        assert g.dtype == np.bool_
+        np.testing.assert_array_equal(g, w)
+    scalar = njit(lambda x, y: (np.logical_and(x, y), np.logical_or(x, y), np.logical_not(x)))
+    for x, y in [(2, 0.0), (0, 1j), (0.0, 0)]:
+        assert scalar(x, y) == (np.logical_and(x, y), np.logical_or(x, y), np.logical_not(x))

@@ -59,6 +59,7 @@ const UNARY_UFUNCS: &[(&str, &str)] = &[
     ("negative", "neg"),
     ("square", "square"),
     ("sign", "sign"),
+    ("logical_not", "logical_not"),
 ];
 
 const BINARY_UFUNCS: &[(&str, &str)] = &[
@@ -72,6 +73,9 @@ const BINARY_UFUNCS: &[(&str, &str)] = &[
     ("maximum", "max"),
     ("arctan2", "math.atan2"),
     ("hypot", "math.hypot"),
+    ("logical_and", "logical_and"),
+    ("logical_or", "logical_or"),
+    ("logical_xor", "logical_xor"),
 ];
 
 pub(crate) fn register(r: &mut Registry) {
@@ -582,6 +586,21 @@ pub(crate) fn scalar_call<'ctx>(
         "neg" => return apply_unary(lw, UnaryOp::Neg, args[0]),
         "square" => return apply_binop(lw, BinOp::Mul, args[0], args[0]),
         "sign" => return sign(lw, args[0]),
+        // NumPy's logical ufuncs: the truth of each operand, a bool.
+        "logical_not" | "logical_and" | "logical_or" | "logical_xor" => {
+            let mut t = Vec::new();
+            for &(v, ty) in args {
+                t.push(lw.truth(v, ty)?);
+            }
+            let e = llvm_err;
+            let r = match key {
+                "logical_not" => lw.b.build_not(t[0], "").map_err(e)?,
+                "logical_and" => lw.b.build_and(t[0], t[1], "").map_err(e)?,
+                "logical_or" => lw.b.build_or(t[0], t[1], "").map_err(e)?,
+                _ => lw.b.build_xor(t[0], t[1], "").map_err(e)?,
+            };
+            return Ok((r.into(), BOOLEAN));
+        }
         // Complex min/max in lexicographic order, as Numba's reductions compare them.
         "min" | "max" if args[0].1.is_complex() && args[0].1 == args[1].1 => {
             let (a, t) = args[0];
