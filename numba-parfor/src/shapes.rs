@@ -458,8 +458,9 @@ impl Shapes {
             }
             return;
         }
-        if ndim(typing, target).is_some_and(|nd| nd > 1) {
-            // Arrays of one shape tuple variable share a class.
+        // Arrays created from one shape tuple variable share a class (not reshapes: a -1
+        // in the tuple stands for a size each source infers for itself).
+        if !extents_only && ndim(typing, target).is_some_and(|nd| nd > 1) {
             match self.shape_class.get(&shape) {
                 Some(&c) => {
                     self.set_class(typing, target, c);

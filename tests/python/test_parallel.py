@@ -1510,6 +1510,15 @@ def fuse_shape_unpacked_store_then_reduction(a):
     return (a * b).sum()
 
 
+def no_fuse_reshapes_of_one_inferred_shape(x, y, n):
+    # `-1` is inferred from each source: the two reshapes' sizes differ, so the loops
+    # stay apart (Numba 0.68.1 fuses them and returns 0.0 here; CPython gives 15066.0).
+    t = (-1, n)
+    b = x.reshape(t)
+    d = y.reshape(t)
+    return b.sum() + 1000.0 * d.sum()
+
+
 FUSION_CASES = [
     (no_fuse_method_reads_whole_array, lambda: (np.arange(10.0),), 2),
     (no_fuse_loop_then_method, lambda: (np.zeros(300), np.zeros(300)), 2),
@@ -1524,6 +1533,7 @@ FUSION_CASES = [
     (fuse_shapes_built_twice, lambda: (13, 17), 1),
     (fuse_zeros_like_loop_then_expression, lambda: (RNG.random(501),), 1),
     (fuse_shape_unpacked_store_then_reduction, lambda: (RNG.random((40, 9)),), 1),
+    (no_fuse_reshapes_of_one_inferred_shape, lambda: (np.arange(12.0), np.arange(6.0), 3), 2),
     (no_fuse_expression_read_shifted, lambda: (np.arange(10.0),), 2),
     (fuse_map_then_read, lambda: (np.zeros(1001), np.zeros(1001), 1001), 1),
     (fuse_len_bounds, lambda: (np.zeros(999), np.zeros(999)), 1),
