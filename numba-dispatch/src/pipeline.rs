@@ -328,17 +328,21 @@ fn pass_error(e: PassError) -> CompileError {
     match e {
         // A pass gives up on a construct it cannot handle: the user's code.
         PassError::Failed { message, .. } => CompileError::new(ErrorKind::Unsupported, message),
-        PassError::Code { error, .. } => {
-            let kind = match error {
-                IrError::Typing { .. } => ErrorKind::Typing,
-                _ => ErrorKind::Unsupported,
-            };
-            let mut err = CompileError::new(kind, error.to_string());
-            err.line = error.line().filter(|&l| l > 0);
-            err
-        }
+        PassError::Code { error, .. } => code_error(&error),
         other => CompileError::new(ErrorKind::Internal, other.to_string()),
     }
+}
+
+/// The user's code rejected by an IR pass: a call that does not bind is a TypingError,
+/// anything else unsupported, at the line the pass names.
+fn code_error(error: &IrError) -> CompileError {
+    let kind = match error {
+        IrError::Typing { .. } => ErrorKind::Typing,
+        _ => ErrorKind::Unsupported,
+    };
+    let mut err = CompileError::new(kind, error.to_string());
+    err.line = error.line().filter(|&l| l > 0);
+    err
 }
 
 /// What pruning may assume about each argument (an omitted one is its default).
@@ -461,15 +465,7 @@ fn compile_object_mode_ir(
     // Comprehensions and closures called where they are made are inlined after the
     // loops are lifted, in Numba's order (ObjectModeFrontEnd, then InlineClosureLikes):
     // a comprehension's loop is not lifted out of an object-mode function.
-    numba_ir::utils::inline_closures(&mut ir, globals).map_err(|e| {
-        let kind = match e {
-            IrError::Typing { .. } => ErrorKind::Typing,
-            _ => ErrorKind::Unsupported,
-        };
-        let mut err = CompileError::new(kind, e.to_string());
-        err.line = e.line();
-        here(err)
-    })?;
+    numba_ir::utils::inline_closures(&mut ir, globals).map_err(|e| here(code_error(&e)))?;
     numba_ir::postproc::insert_dels(&mut ir);
     let lower_options = LowerOptions {
         self_id: options.dispatcher_id,

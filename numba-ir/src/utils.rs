@@ -565,18 +565,7 @@ fn bind_arguments(
             Vars(Vec<VarId>),
             Consts(Vec<numba_bytecode::Constant>),
         }
-        let mut f = func;
-        let mut made = first_def(ir, f);
-        for _ in 0..16 {
-            match made {
-                Some(Expr::Var(src)) => {
-                    f = *src;
-                    made = first_def(ir, f);
-                }
-                _ => break,
-            }
-        }
-        let defaults = match made {
+        let defaults = match made_by(ir, func) {
             Some(Expr::MakeFunction {
                 defaults: Some(d), ..
             }) => match first_def(ir, *d) {
@@ -647,29 +636,29 @@ pub fn first_def(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
         })
 }
 
-/// The variables a closure's cells come from: `f = make_function(closure=t)` with
-/// `t = build_tuple(items=[...])`.
-fn closure_items_of(ir: &FunctionIR, func: VarId) -> Option<Vec<VarId>> {
-    let def_of = |v: VarId| first_def(ir, v);
-    // Follow copies (`double = $make_function`) to the make_function.
-    let mut f = func;
-    let mut made = def_of(f)?;
+/// The expression that made the function `func` holds, through copies (`double =
+/// $make_function`).
+fn made_by(ir: &FunctionIR, func: VarId) -> Option<&Expr> {
+    let mut made = first_def(ir, func)?;
     for _ in 0..16 {
         match made {
-            Expr::Var(src) => {
-                f = *src;
-                made = def_of(f)?;
-            }
+            Expr::Var(src) => made = first_def(ir, *src)?,
             _ => break,
         }
     }
-    let Expr::MakeFunction {
+    Some(made)
+}
+
+/// The variables a closure's cells come from: `f = make_function(closure=t)` with
+/// `t = build_tuple(items=[...])`.
+fn closure_items_of(ir: &FunctionIR, func: VarId) -> Option<Vec<VarId>> {
+    let Some(Expr::MakeFunction {
         closure: Some(t), ..
-    } = made
+    }) = made_by(ir, func)
     else {
         return None;
     };
-    match def_of(*t)? {
+    match first_def(ir, *t)? {
         Expr::BuildTuple { items } => Some(items.clone()),
         _ => None,
     }

@@ -314,10 +314,10 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         // Every slot holding a reference starts empty: a `del` on entry to a block may
         // name a variable one of its predecessors never assigned (it then releases
         // nothing).
-        for (i, &r) in self.reassigned.iter().enumerate() {
-            if r || self.holds_gen[i] || crate::nrt::is_refcounted(lowered(self.typing.typemap[i]))
-            {
-                let t = value_type(self.ctx, lowered(self.typing.typemap[i]))?;
+        for i in 0..self.ir.vars.len() {
+            let t = lowered(self.typing.typemap[i]);
+            if self.holds_gen[i] || crate::nrt::is_refcounted(t) {
+                let t = value_type(self.ctx, t)?;
                 self.b
                     .build_store(self.slots[i], t.const_zero())
                     .map_err(llvm_err)?;

@@ -301,17 +301,17 @@ pub fn threads_launched() -> bool {
 
 /// Whether a parallel region has been compiled or run: Numba's threading layer counts as
 /// initialised from then on.
-static REGION_RUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static LAYER_INITIALISED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Record that a parallel region was compiled (see [`region_run`]).
+/// Record that a parallel region was compiled (see [`layer_initialised`]).
 pub fn mark_region() {
-    REGION_RUN.store(true, Ordering::Relaxed);
+    LAYER_INITIALISED.store(true, Ordering::Relaxed);
 }
 
 /// Whether any parallel region has been compiled or run in this process (see
 /// [`threads_launched`]).
-pub fn region_run() -> bool {
-    REGION_RUN.load(Ordering::Relaxed) || threads_launched()
+pub fn layer_initialised() -> bool {
+    LAYER_INITIALISED.load(Ordering::Relaxed) || threads_launched()
 }
 
 /// How many divisions a region of `count` iterations of about `cost` units each gets on

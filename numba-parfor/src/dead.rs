@@ -15,10 +15,9 @@
 //! (it dominates them in the body's control flow); the reads must be at the loop index
 //! too, and the array 1-d (or a NumPy temporary, whose positions are flat).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
-use std::collections::BTreeSet;
-
+use numba_bytecode::cfg::ControlFlowGraph;
 use numba_ir::{Expr, ExprId, ExtensionNode, FunctionIR, Label, Stmt, VarId};
 use numba_typeinfer::types::Type;
 use numba_typeinfer::{ImplKey, TypingResult};
@@ -191,101 +190,36 @@ fn is_empty_call(typing: &TypingResult, value: ExprId) -> bool {
 /// A position in a body: block and statement.
 type At = (Label, usize);
 
-/// The body's successor edges between its own blocks.
-fn successors(pf: &Parfor) -> HashMap<Label, Vec<Label>> {
-    pf.loop_body
+/// The control flow between a body's own blocks, entered at the one block nothing in the
+/// body jumps to (`None` without exactly one such block).
+fn body_cfg(pf: &Parfor) -> Option<ControlFlowGraph> {
+    let edges: Vec<(Label, Label)> = pf
+        .loop_body
         .iter()
-        .map(|(&l, b)| {
-            let succ = match b.terminator() {
-                Some(Stmt::Jump { target }) => vec![*target],
-                Some(Stmt::Branch {
-                    truebr, falsebr, ..
-                }) => vec![*truebr, *falsebr],
-                _ => vec![],
-            };
-            let succ = succ
+        .flat_map(|(&l, b)| {
+            b.terminator()
+                .map(Stmt::successors)
+                .unwrap_or_default()
                 .into_iter()
-                .filter(|t| pf.loop_body.contains_key(t))
-                .collect();
-            (l, succ)
+                .map(move |t| (l, t))
         })
-        .collect()
-}
-
-/// The blocks of a body that lie on a cycle (an inner loop): they may run more than once
-/// per iteration.
-fn on_cycle(succ: &HashMap<Label, Vec<Label>>) -> BTreeSet<Label> {
-    let mut cyclic = BTreeSet::new();
-    for &start in succ.keys() {
-        let mut seen = BTreeSet::new();
-        let mut stack: Vec<Label> = succ[&start].clone();
-        while let Some(l) = stack.pop() {
-            if l == start {
-                cyclic.insert(start);
-                break;
-            }
-            if seen.insert(l) {
-                stack.extend(succ.get(&l).into_iter().flatten().copied());
-            }
-        }
-    }
-    cyclic
-}
-
-/// The blocks of a body each block is dominated by (edges are the jumps and branches
-/// between its blocks; the entry is the one block without a predecessor).
-fn dominators(pf: &Parfor, succ: &HashMap<Label, Vec<Label>>) -> HashMap<Label, BTreeSet<Label>> {
-    let labels: BTreeSet<Label> = pf.loop_body.keys().copied().collect();
-    let mut preds: HashMap<Label, Vec<Label>> = HashMap::new();
-    for (&l, ts) in succ {
-        for &t in ts {
-            preds.entry(t).or_default().push(l);
-        }
-    }
-    // The entry: the one block nothing in the body jumps to (none known: no dominance
-    // between blocks, so only reads in the store's own block are forwarded).
-    let entries: Vec<Label> = labels
-        .iter()
+        .filter(|(_, t)| pf.loop_body.contains_key(t))
+        .collect();
+    let targets: BTreeSet<Label> = edges.iter().map(|&(_, t)| t).collect();
+    let entries: Vec<Label> = pf
+        .loop_body
+        .keys()
         .copied()
-        .filter(|l| !preds.contains_key(l))
+        .filter(|l| !targets.contains(l))
         .collect();
     let [entry] = entries.as_slice() else {
-        return HashMap::new();
+        return None;
     };
-    let entry = *entry;
-    let mut dom: HashMap<Label, BTreeSet<Label>> = labels
-        .iter()
-        .map(|&l| {
-            let d = if l == entry {
-                BTreeSet::from([l])
-            } else {
-                labels.clone()
-            };
-            (l, d)
-        })
-        .collect();
-    loop {
-        let mut changed = false;
-        for &l in labels.iter().filter(|&&l| l != entry) {
-            let mut d: Option<BTreeSet<Label>> = None;
-            for p in preds.get(&l).into_iter().flatten() {
-                let pd = &dom[p];
-                d = Some(match d {
-                    None => pd.clone(),
-                    Some(acc) => acc.intersection(pd).copied().collect(),
-                });
-            }
-            let mut d = d.unwrap_or_default();
-            d.insert(l);
-            if d != dom[&l] {
-                dom.insert(l, d);
-                changed = true;
-            }
-        }
-        if !changed {
-            return dom;
-        }
-    }
+    Some(ControlFlowGraph::new(
+        *entry,
+        pf.loop_body.keys().copied(),
+        edges,
+    ))
 }
 
 /// In `pf`'s body, drop the one store to `x` and make every read of it the stored value;
@@ -377,21 +311,22 @@ fn forward(ir: &mut FunctionIR, typing: &TypingResult, pf: &mut Parfor, x: VarId
         Type::Array { dtype, .. } => dtype,
         _ => return false,
     };
-    let succ = successors(pf);
-    let cyclic = on_cycle(&succ);
+    let Some(cfg) = body_cfg(pf) else {
+        return false;
+    };
+    let in_loop = |l: Label| !cfg.in_loops(l).is_empty();
     let value_def = assigned.get(&value).copied();
     if typing.type_of(value).unliteral() != dtype.unliteral()
-        || value_def.is_some_and(|(n, l)| n > 1 || cyclic.contains(&l))
-        || cyclic.contains(&sl)
+        || value_def.is_some_and(|(n, l)| n > 1 || in_loop(l))
+        || in_loop(sl)
     {
         return false;
     }
-    let dom = dominators(pf, &succ);
     let before = |(l, k): At| {
         if l == sl {
             sk < k
         } else {
-            dom.get(&l).is_some_and(|d| d.contains(&sl))
+            cfg.doms.get(&l).is_some_and(|d| d.contains(&sl))
         }
     };
     if !reads.iter().all(|&r| before(r)) {

@@ -257,6 +257,8 @@ fn fuse_loops(
     let mut results = p1.results();
     let mut ups = Vec::new();
     let mut stay = Vec::new();
+    // What the statements left after the loop define (the second loop must not read it).
+    let mut stayed: BTreeSet<VarId> = BTreeSet::new();
     // What the statements a moved statement passes over read (it must not redefine it).
     let mut read_before: BTreeSet<VarId> = p1.params.iter().copied().collect();
     for inst in between {
@@ -278,17 +280,14 @@ fn fuse_loops(
         } else if gen.posts.contains(&value) || scalar_only(ir, typing, target, value) {
             // A NumPy reduction's final step (`parfor_nonempty`) stays after the loop.
             results.insert(target);
+            stayed.insert(target);
             read_before.extend(ir.stmt_vars(&inst.stmt));
             stay.push(inst.clone());
         } else {
             return Attempt::Blocked(None);
         }
     }
-    if p2
-        .params
-        .iter()
-        .any(|v| results.contains(v) && !p1.results().contains(v))
-    {
+    if p2.params.iter().any(|v| stayed.contains(v)) {
         return Attempt::Blocked(None);
     }
     // A loop with a float reduction runs at the pace of its serial chain of additions (no

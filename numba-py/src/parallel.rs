@@ -82,7 +82,7 @@ pub(crate) fn config_num_threads() -> usize {
 /// The layer's name once a parallel region has been compiled (Numba's `threading_layer()`).
 #[pyfunction]
 pub(crate) fn threading_layer() -> PyResult<&'static str> {
-    if pool::region_run() {
+    if pool::layer_initialised() {
         Ok(pool::THREADING_LAYER)
     } else {
         Err(PyValueError::new_err("Threading layer is not initialized."))

@@ -166,7 +166,8 @@ pub const FLOAT_UFUNCS: &[&str] = &[
     "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "expm1", "log1p",
 ];
 
-/// Unary ufuncs that keep their input's kind.
+/// Unary ufuncs typed from their input's kind (`floor` of an int gives a float, `abs` of
+/// a complex its float, `logical_not` a bool; the rest keep the input's type).
 pub const SAME_KIND_UFUNCS: &[&str] = &[
     "abs",
     "absolute",

@@ -99,14 +99,9 @@ impl BaseContext {
                         // value, or zero for `imag`).
                         [x] if x.unliteral().is_scalar() => {
                             let x = x.unliteral();
+                            // As the `.real`/`.imag` attributes type.
                             let ret = match x.get() {
-                                Type::Complex { bits } => {
-                                    if bits == 64 {
-                                        FLOAT32
-                                    } else {
-                                        FLOAT64
-                                    }
-                                }
+                                Type::Complex { bits } => intern(Type::Float { bits: bits / 2 }),
                                 _ => x,
                             };
                             Some(sig(key, ret, vec![x]))

@@ -34,16 +34,24 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![TypePat::Complex]),
         complex_abs,
     );
+    // `.real`/`.imag` of a number, and NumPy's `np.real(x)`/`np.imag(x)` of one.
     for attr in ["real", "imag"] {
         r.register(
             ImplKey::GetAttr(attr.into()),
-            Args::Exact(vec![TypePat::Complex]),
-            complex_part_attr,
+            Args::Exact(vec![TypePat::Number]),
+            number_part,
         );
         r.register(
-            ImplKey::GetAttr(attr.into()),
-            Args::Exact(vec![TypePat::Pred(|t| t.is_integer() || t.is_float())]),
-            real_part_attr,
+            ImplKey::Function(format!("numpy.{attr}")),
+            Args::Exact(vec![TypePat::Number]),
+            number_part,
+        );
+    }
+    for k in ["numpy.conj", "numpy.conjugate"] {
+        r.register(
+            ImplKey::Function(k.into()),
+            Args::Exact(vec![TypePat::Number]),
+            conjugate,
         );
     }
     r.register(
@@ -120,7 +128,7 @@ fn complex_binop<'ctx>(
             }
         }
         BinOp::TrueDiv => divide(lw, t, a, b)?,
-        BinOp::Pow => power(lw, t, a, b)?,
+        BinOp::Pow => power(lw, t, args[0], args[1])?,
         other => {
             return Err(lw.unsupported(format!(
                 "operator '{}' on {t} is not supported",
@@ -136,25 +144,15 @@ fn complex_binop<'ctx>(
 fn power<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     t: TypeId,
-    a: (FloatValue<'ctx>, FloatValue<'ctx>),
-    b: (FloatValue<'ctx>, FloatValue<'ctx>),
+    a: BasicValueEnum<'ctx>,
+    b: BasicValueEnum<'ctx>,
 ) -> R<BasicValueEnum<'ctx>> {
     let f64t = lw.ctx.f64_type();
     let i32t = lw.ctx.i32_type();
     let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
-    let wide = |lw: &FnLower<'ctx, '_>, x: FloatValue<'ctx>| -> R<FloatValue<'ctx>> {
-        lw.b.build_float_ext(x, f64t, "").map_err(llvm_err)
-    };
-    let args = if a.0.get_type() == f64t {
-        [a.0, a.1, b.0, b.1]
-    } else {
-        [
-            wide(lw, a.0)?,
-            wide(lw, a.1)?,
-            wide(lw, b.0)?,
-            wide(lw, b.1)?,
-        ]
-    };
+    // In double precision, as the cmath functions run.
+    let (a, b) = (lw.cast(a, t, COMPLEX128)?, lw.cast(b, t, COMPLEX128)?);
+    let ((ar, ai), (br, bi)) = (parts(lw, a)?, parts(lw, b)?);
     let f = lw.runtime_fn(
         "numba_rs_cpow",
         i32t.fn_type(
@@ -170,16 +168,7 @@ fn power<'ctx>(
     );
     let out = lw.alloca_in_entry(f64t.array_type(2).into(), "cpow_out")?;
     let status = lw
-        .call_value(
-            f,
-            &[
-                args[0].into(),
-                args[1].into(),
-                args[2].into(),
-                args[3].into(),
-                out.into(),
-            ],
-        )?
+        .call_value(f, &[ar.into(), ai.into(), br.into(), bi.into(), out.into()])?
         .into_int_value();
     if lw.error_model() != crate::ErrorModel::Numpy {
         let bad =
@@ -192,16 +181,8 @@ fn power<'ctx>(
         )?;
     }
     let (re, im) = load_pair(lw, out)?;
-    let got: Vec<FloatValue<'ctx>> = if a.0.get_type() == f64t {
-        vec![re, im]
-    } else {
-        let ft = a.0.get_type();
-        vec![
-            lw.b.build_float_trunc(re, ft, "").map_err(llvm_err)?,
-            lw.b.build_float_trunc(im, ft, "").map_err(llvm_err)?,
-        ]
-    };
-    make(lw, t, got[0], got[1])
+    let r = make(lw, COMPLEX128, re, im)?;
+    lw.cast(r, COMPLEX128, t)
 }
 
 /// The two doubles a runtime helper wrote to `out` (a `[2 x double]` slot): a complex
@@ -326,29 +307,25 @@ fn complex_abs<'ctx>(
     Ok(lw.float_binary("hypot", re, im)?.into())
 }
 
-fn complex_part_attr<'ctx>(
+/// The real or imaginary part of a number (`.real`/`.imag`, `np.real`/`np.imag`): a
+/// complex one's float part; a real one itself, or zero for the imaginary part.
+fn number_part<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let (re, im) = parts(lw, a[0])?;
-    Ok(match &sig.key {
-        ImplKey::GetAttr(attr) if attr == "imag" => im.into(),
-        _ => re.into(),
-    })
-}
-
-/// `.real` of a real number is itself; `.imag` is zero.
-fn real_part_attr<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
-) -> R<BasicValueEnum<'ctx>> {
-    Ok(match &sig.key {
-        ImplKey::GetAttr(attr) if attr == "imag" => {
-            crate::model::value_type(lw.ctx, sig.ret)?.const_zero()
-        }
-        _ => a[0],
+    let imag = match &sig.key {
+        ImplKey::GetAttr(attr) => attr == "imag",
+        key => super::function_of(key) == "numpy.imag",
+    };
+    if sig.args[0].is_complex() {
+        let (re, im) = parts(lw, a[0])?;
+        return Ok(if imag { im } else { re }.into());
+    }
+    Ok(if imag {
+        crate::model::value_type(lw.ctx, sig.ret)?.const_zero()
+    } else {
+        a[0]
     })
 }
 

@@ -32,10 +32,6 @@ pub(crate) fn register(r: &mut Registry) {
     }
     for k in ["numpy.real", "numpy.imag"] {
         r.register(f(k), Args::Exact(vec![array()]), part);
-        r.register(f(k), Args::Exact(vec![TypePat::Number]), scalar_part);
-    }
-    for k in ["numpy.conj", "numpy.conjugate"] {
-        r.register(f(k), Args::Exact(vec![TypePat::Number]), scalar_conj);
     }
     for k in [
         "numpy.conj",
@@ -277,36 +273,4 @@ fn atleast<'ctx>(
     let out = rebuild(lw, arr, &sh, &st)?;
     lw.incref(ret, out.into())?;
     Ok(out.into())
-}
-
-/// `np.real(x)` / `np.imag(x)` of a number.
-fn scalar_part<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
-) -> R<BasicValueEnum<'ctx>> {
-    let imag = super::function_of(&sig.key) == "numpy.imag";
-    if sig.args[0].is_complex() {
-        let (re, im) = super::complex::parts(lw, a[0])?;
-        return Ok(if imag { im } else { re }.into());
-    }
-    Ok(if imag {
-        crate::model::value_type(lw.ctx, sig.ret)?.const_zero()
-    } else {
-        a[0]
-    })
-}
-
-/// `np.conj(x)` of a number: the conjugate of a complex one, a real one as it is.
-fn scalar_conj<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
-) -> R<BasicValueEnum<'ctx>> {
-    if !sig.args[0].is_complex() {
-        return Ok(a[0]);
-    }
-    let (re, im) = super::complex::parts(lw, a[0])?;
-    let neg = lw.b.build_float_neg(im, "").map_err(llvm_err)?;
-    super::complex::make(lw, sig.args[0], re, neg)
 }
