@@ -86,8 +86,11 @@ extern "C" {
 /// `out` must be valid for two writes.
 pub unsafe extern "C" fn numba_rs_cmath(op: u32, re: f64, im: f64, out: *mut f64) {
     let z = CDouble { re, im };
-    let name = numba_typeinfer::builtins::CMATH_COMPLEX
-        .get(op as usize)
+    use numba_typeinfer::builtins::{CMATH_COMPLEX, NPY_COMPLEX};
+    let name = CMATH_COMPLEX
+        .iter()
+        .chain(NPY_COMPLEX)
+        .nth(op as usize)
         .copied()
         .unwrap_or("");
     // SAFETY: pure libm functions on a value argument.
@@ -115,6 +118,36 @@ pub unsafe extern "C" fn numba_rs_cmath(op: u32, re: f64, im: f64, out: *mut f64
             "asinh" => casinh(z),
             "acosh" => cacosh(z),
             "atanh" => catanh(z),
+            // NumPy's `nc_log2`, `nc_expm1`, `nc_log1p`, `nc_exp2` (npy_math_complex).
+            "log2" => {
+                let l = clog(z);
+                CDouble {
+                    re: l.re / std::f64::consts::LN_2,
+                    im: l.im / std::f64::consts::LN_2,
+                }
+            }
+            "expm1" => {
+                let a = (z.im / 2.0).sin();
+                CDouble {
+                    re: z.re.exp_m1() * z.im.cos() - 2.0 * a * a,
+                    im: z.re.exp() * z.im.sin(),
+                }
+            }
+            "log1p" => {
+                let x = z.re + 1.0;
+                CDouble {
+                    re: x.hypot(z.im).ln(),
+                    im: z.im.atan2(x),
+                }
+            }
+            "exp2" => cexp(CDouble {
+                re: z.re * std::f64::consts::LN_2,
+                im: z.im * std::f64::consts::LN_2,
+            }),
+            "rint" => CDouble {
+                re: z.re.round_ties_even(),
+                im: z.im.round_ties_even(),
+            },
             _ => CDouble {
                 re: f64::NAN,
                 im: f64::NAN,

@@ -213,6 +213,18 @@ pub const CMATH_COMPLEX: &[&str] = &[
     "tanh", "asinh", "acosh", "atanh",
 ];
 
+/// NumPy's complex loops that have no `cmath` function (`np.log2`, `np.expm1`, ...), typed
+/// under `npcomplex.<name>` for the ufunc lowering (no Python module has these names).
+pub const NPY_COMPLEX: &[&str] = &["log2", "expm1", "log1p", "exp2", "rint"];
+
+/// The complex functions the runtime's `numba_rs_cmath` computes, by operation number.
+pub fn complex_fn_index(name: &str) -> Option<usize> {
+    CMATH_COMPLEX
+        .iter()
+        .chain(NPY_COMPLEX)
+        .position(|n| *n == name)
+}
+
 impl BaseContext {
     pub(crate) fn install_cmath(&mut self) {
         let complex_of = |t: TypeId| {
@@ -222,8 +234,12 @@ impl BaseContext {
                 COMPLEX128
             }
         };
-        for name in CMATH_COMPLEX {
-            let key: &'static str = Box::leak(format!("cmath.{name}").into_boxed_str());
+        let keys = CMATH_COMPLEX
+            .iter()
+            .map(|n| format!("cmath.{n}"))
+            .chain(NPY_COMPLEX.iter().map(|n| format!("npcomplex.{n}")));
+        for key in keys {
+            let key: &'static str = Box::leak(key.into_boxed_str());
             self.register(
                 key,
                 Box::new(FnTemplate(

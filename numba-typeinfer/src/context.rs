@@ -678,6 +678,13 @@ impl TypingContext for BaseContext {
                 Self::numpy_dtype(attr)
             }
             Type::Module(m) => {
+                let attr = match m.as_str() {
+                    "numpy" => crate::numpy::UFUNC_ALIASES
+                        .iter()
+                        .find(|(alias, _)| *alias == attr)
+                        .map_or(attr, |(_, name)| name),
+                    _ => attr,
+                };
                 let key = format!("{m}.{attr}");
                 if self.functions.contains_key(&key) {
                     Some(intern(Type::Function(key)))

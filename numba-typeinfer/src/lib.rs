@@ -21,6 +21,7 @@ pub mod conv;
 pub mod error;
 pub mod generators;
 pub mod infer;
+pub mod machine_info;
 pub mod np_random;
 pub mod numpy;
 pub mod numpy_manip;

@@ -163,7 +163,50 @@ pub fn array_parts(t: TypeId) -> Option<(TypeId, u32, Layout, bool)> {
 /// Unary ufuncs whose integer inputs give float64 (NumPy's float-only loops).
 pub const FLOAT_UFUNCS: &[&str] = &[
     "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
-    "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "expm1", "log1p",
+    "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "expm1", "log1p", "exp2", "cbrt",
+    "deg2rad", "radians", "rad2deg", "degrees", "rint", "fabs", "spacing",
+];
+
+/// Ufuncs NumPy has no complex loops for (a complex argument is a typing error).
+pub const REAL_UFUNCS: &[&str] = &[
+    "cbrt",
+    "deg2rad",
+    "radians",
+    "rad2deg",
+    "degrees",
+    "fabs",
+    "spacing",
+    "signbit",
+    "minimum",
+    "maximum",
+    "arctan2",
+    "hypot",
+    "copysign",
+    "fmax",
+    "fmin",
+    "fmod",
+    "gcd",
+    "lcm",
+    "ldexp",
+    "logaddexp",
+    "logaddexp2",
+    "nextafter",
+];
+
+/// NumPy 2's second names of ufuncs (`np.acos is np.arccos`): the attribute resolves to
+/// the first name's function, as Numba resolves the same object.
+pub const UFUNC_ALIASES: &[(&str, &str)] = &[
+    ("acos", "arccos"),
+    ("acosh", "arccosh"),
+    ("asin", "arcsin"),
+    ("asinh", "arcsinh"),
+    ("atan", "arctan"),
+    ("atanh", "arctanh"),
+    ("atan2", "arctan2"),
+    ("pow", "power"),
+    ("bitwise_invert", "invert"),
+    ("bitwise_left_shift", "left_shift"),
+    ("bitwise_right_shift", "right_shift"),
 ];
 
 /// Unary ufuncs typed from their input's kind (`floor` of an int gives a float, `abs` of
@@ -178,6 +221,9 @@ pub const SAME_KIND_UFUNCS: &[&str] = &[
     "trunc",
     "sign",
     "logical_not",
+    "positive",
+    "reciprocal",
+    "signbit",
 ];
 
 /// Binary ufuncs, with broadcasting.
@@ -195,6 +241,17 @@ pub const BINARY_UFUNCS: &[&str] = &[
     "logical_and",
     "logical_or",
     "logical_xor",
+    "copysign",
+    "fmax",
+    "fmin",
+    "fmod",
+    "gcd",
+    "lcm",
+    "ldexp",
+    "logaddexp",
+    "logaddexp2",
+    "nextafter",
+    "float_power",
 ];
 
 /// Binary ufuncs that are an operator (`np.bitwise_and(a, b)` is `a & b`): typed and
@@ -268,7 +325,7 @@ pub fn promote_dtypes(a: TypeId, b: TypeId) -> Option<TypeId> {
 /// integer and an inexact input, the integer may cast "same kind" to the inexact type, so
 /// the first loop accepting the inexact input wins (`minimum(int64, float32)` is float32);
 /// otherwise NumPy's promotion.
-fn ufunc_loop(a: TypeId, b: TypeId) -> Option<TypeId> {
+pub fn ufunc_loop(a: TypeId, b: TypeId) -> Option<TypeId> {
     let int_like = |t: TypeId| t.is_integer() || t == BOOLEAN;
     match (int_like(a), int_like(b)) {
         (true, false) if b.is_float() || b.is_complex() => Some(b),
@@ -291,7 +348,7 @@ fn broadcast(args: &[TypeId], dtype: TypeId) -> TypeId {
 }
 
 /// `float64` for integer inputs to a float-only function, the dtype itself otherwise.
-fn float_result(d: TypeId) -> TypeId {
+pub fn float_result(d: TypeId) -> TypeId {
     if d.is_integer() || d == BOOLEAN {
         FLOAT64
     } else {
@@ -1305,6 +1362,9 @@ impl BaseContext {
                     move |a: &[TypeId]| match a {
                         [x] => {
                             let d = float_result(element(*x)?);
+                            if d.is_complex() && REAL_UFUNCS.contains(&name) {
+                                return None;
+                            }
                             Some(sig(key, broadcast(a, d), vec![x.unliteral()]))
                         }
                         _ => None,
@@ -1321,9 +1381,12 @@ impl BaseContext {
                     move |a: &[TypeId]| match a {
                         [x] => {
                             let d = element(*x)?;
+                            if d.is_complex() && REAL_UFUNCS.contains(&name) {
+                                return None;
+                            }
                             let d = match name {
                                 "floor" | "ceil" | "trunc" => float_result(d),
-                                "logical_not" => BOOLEAN,
+                                "logical_not" | "signbit" => BOOLEAN,
                                 "abs" | "absolute" if d.is_complex() => {
                                     if d == COMPLEX64 {
                                         FLOAT32
@@ -1349,15 +1412,24 @@ impl BaseContext {
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| match a {
                         [x, y] => {
-                            let d = ufunc_loop(element(*x)?, element(*y)?)?;
-                            if d.is_complex()
-                                && matches!(name, "minimum" | "maximum" | "arctan2" | "hypot")
-                            {
+                            let (ex, ey) = (element(*x)?, element(*y)?);
+                            let d = ufunc_loop(ex, ey)?;
+                            if d.is_complex() && REAL_UFUNCS.contains(&name) {
                                 return None;
                             }
+                            let int_like = |t: TypeId| t.is_integer() || t == BOOLEAN;
                             let d = match name {
-                                "arctan2" | "divide" | "true_divide" | "hypot" => float_result(d),
+                                "arctan2" | "divide" | "true_divide" | "hypot" | "copysign"
+                                | "logaddexp" | "logaddexp2" | "nextafter" => float_result(d),
                                 "logical_and" | "logical_or" | "logical_xor" => BOOLEAN,
+                                // Integer loops only (NumPy's `gcd`/`lcm` have no others).
+                                "gcd" | "lcm" if !int_like(d) || d == BOOLEAN => return None,
+                                // `ldexp(float, int)`: the float's type.
+                                "ldexp" if !int_like(ey) => return None,
+                                "ldexp" => float_result(ex),
+                                // Always in double precision.
+                                "float_power" if d.is_complex() => COMPLEX128,
+                                "float_power" => FLOAT64,
                                 _ => d,
                             };
                             Some(sig(

@@ -1,6 +1,7 @@
 //! NumPy typing of small array functions: `ptp`, `take` (function and method),
 //! `ascontiguousarray`, `asfortranarray`, `real`/`imag` (functions), `conj`/`conjugate`
-//! (function and method), `flatnonzero`, `atleast_1d`/`2d`/`3d` (one array).
+//! (function and method), `flatnonzero`, `atleast_1d`/`2d`/`3d` (one array), `finfo`/`iinfo`
+//! (see [`crate::machine_info`]).
 //!
 //! Result types are Numba's: `ptp` keeps the dtype; `take` gives the dtype for an integer
 //! index and a C array shaped like the indices for an index array; the layout functions
@@ -142,6 +143,26 @@ impl BaseContext {
                 "(array,)",
             )),
         );
+        for name in ["finfo", "iinfo"] {
+            let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] => {
+                            let ret = crate::machine_info::info_type(name, *x)?;
+                            Some(sig(key, ret, vec![*x]))
+                        }
+                        _ => None,
+                    },
+                    if name == "finfo" {
+                        "(float or complex dtype, array or number,)"
+                    } else {
+                        "(integer dtype, array or number,)"
+                    },
+                )),
+            );
+        }
         for (name, n) in [("atleast_1d", 1), ("atleast_2d", 2), ("atleast_3d", 3)] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             self.register(

@@ -60,6 +60,18 @@ const UNARY_UFUNCS: &[(&str, &str)] = &[
     ("square", "square"),
     ("sign", "sign"),
     ("logical_not", "logical_not"),
+    ("exp2", "exp2"),
+    ("cbrt", "cbrt"),
+    ("deg2rad", "radians"),
+    ("radians", "radians"),
+    ("rad2deg", "degrees"),
+    ("degrees", "degrees"),
+    ("rint", "rint"),
+    ("fabs", "fabs"),
+    ("spacing", "spacing"),
+    ("positive", "pos"),
+    ("reciprocal", "reciprocal"),
+    ("signbit", "signbit"),
 ];
 
 const BINARY_UFUNCS: &[(&str, &str)] = &[
@@ -76,6 +88,17 @@ const BINARY_UFUNCS: &[(&str, &str)] = &[
     ("logical_and", "logical_and"),
     ("logical_or", "logical_or"),
     ("logical_xor", "logical_xor"),
+    ("copysign", "copysign"),
+    ("fmax", "fmax"),
+    ("fmin", "fmin"),
+    ("fmod", "fmod"),
+    ("gcd", "gcd"),
+    ("lcm", "lcm"),
+    ("ldexp", "math.ldexp"),
+    ("logaddexp", "logaddexp"),
+    ("logaddexp2", "logaddexp2"),
+    ("nextafter", "nextafter"),
+    ("float_power", "float_power"),
 ];
 
 pub(crate) fn register(r: &mut Registry) {
@@ -582,6 +605,9 @@ pub(crate) fn scalar_call<'ctx>(
     if let Some(op) = op {
         return apply_binop(lw, op, args[0], args[1]);
     }
+    if let Some(r) = super::ufunc_scalar::numpy_scalar(lw, key, args) {
+        return r;
+    }
     match key {
         "neg" => return apply_unary(lw, UnaryOp::Neg, args[0]),
         "square" => return apply_binop(lw, BinOp::Mul, args[0], args[0]),
@@ -662,11 +688,15 @@ pub(crate) fn scalar_call<'ctx>(
     // NumPy's are).
     let cmath;
     let key = match key.strip_prefix("math.") {
-        Some(name)
-            if tys.first().is_some_and(|t| t.is_complex())
-                && numba_typeinfer::builtins::CMATH_COMPLEX.contains(&name) =>
-        {
-            cmath = format!("cmath.{name}");
+        Some(name) if tys.first().is_some_and(|t| t.is_complex()) => {
+            use numba_typeinfer::builtins::{CMATH_COMPLEX, NPY_COMPLEX};
+            if CMATH_COMPLEX.contains(&name) {
+                cmath = format!("cmath.{name}");
+            } else if NPY_COMPLEX.contains(&name) {
+                cmath = format!("npcomplex.{name}");
+            } else {
+                cmath = key.to_string();
+            }
             cmath.as_str()
         }
         _ => key,

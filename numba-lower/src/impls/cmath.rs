@@ -1,9 +1,10 @@
 //! The `cmath` module: complex functions through libm's C99 complex functions (a runtime
-//! helper), `phase`, `polar`, `rect`, the classification functions and the constants.
+//! helper, which also computes NumPy's complex `log2`/`expm1`/`log1p`/`exp2`/`rint`),
+//! `phase`, `polar`, `rect`, the classification functions and the constants.
 
 use inkwell::values::BasicValueEnum;
 use inkwell::FloatPredicate;
-use numba_typeinfer::builtins::CMATH_COMPLEX;
+use numba_typeinfer::builtins::{complex_fn_index, CMATH_COMPLEX, NPY_COMPLEX};
 use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
@@ -20,6 +21,13 @@ fn key(k: &str) -> ImplKey {
 pub(crate) fn register(r: &mut Registry) {
     for name in CMATH_COMPLEX {
         r.register(key(name), Args::Exact(vec![TypePat::Complex]), complex_fn);
+    }
+    for name in NPY_COMPLEX {
+        r.register(
+            ImplKey::Function(format!("npcomplex.{name}")),
+            Args::Exact(vec![TypePat::Complex]),
+            complex_fn,
+        );
     }
     for name in ["isnan", "isinf", "isfinite"] {
         r.register(key(name), Args::Exact(vec![TypePat::Complex]), classify);
@@ -41,8 +49,9 @@ pub(crate) fn register(r: &mut Registry) {
 }
 
 fn name(sig: &Signature) -> &str {
-    function_of(&sig.key)
-        .strip_prefix("cmath.")
+    let f = function_of(&sig.key);
+    f.strip_prefix("cmath.")
+        .or_else(|| f.strip_prefix("npcomplex."))
         .unwrap_or_default()
 }
 
@@ -51,10 +60,8 @@ fn complex_fn<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let op = CMATH_COMPLEX
-        .iter()
-        .position(|n| *n == name(sig))
-        .ok_or_else(|| lw.unsupported(format!("no cmath function {}", name(sig))))?;
+    let op = complex_fn_index(name(sig))
+        .ok_or_else(|| lw.unsupported(format!("no complex function {}", name(sig))))?;
     let z = lw.cast(a[0], sig.args[0], COMPLEX128)?;
     let (re, im) = parts(lw, z)?;
     let f64t = lw.ctx.f64_type();

@@ -37,6 +37,7 @@ mod slices;
 mod sorting;
 mod tuple;
 mod ufunc_call;
+mod ufunc_scalar;
 mod view;
 
 use numba_typeinfer::ImplKey;

@@ -1,7 +1,8 @@
 //! Small NumPy functions over arrays: `np.ptp`, `np.take`/`a.take` (flat positions, wrapped
 //! and checked), `np.ascontiguousarray`/`asfortranarray` (the array itself when its layout
 //! already fits, else a copy), `np.real`/`np.imag` (views of a complex array),
-//! `np.conj`/`a.conj()` (a new array), `np.flatnonzero`, `np.atleast_1d/2d/3d` (views).
+//! `np.conj`/`a.conj()` (a new array), `np.flatnonzero`, `np.atleast_1d/2d/3d` (views),
+//! `np.finfo`/`np.iinfo` (constants).
 //! Calls return new references: results that share the argument's memory take one.
 
 use inkwell::values::{BasicValueEnum, IntValue};
@@ -49,6 +50,33 @@ pub(crate) fn register(r: &mut Registry) {
     for k in ["numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d"] {
         r.register(f(k), Args::Exact(vec![array()]), atleast);
     }
+    for k in ["numpy.finfo", "numpy.iinfo"] {
+        r.register(f(k), Args::Exact(vec![TypePat::Any]), machine_info);
+    }
+}
+
+/// `np.finfo(t)` / `np.iinfo(t)`: a namedtuple of constants (the argument is not read).
+fn machine_info<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    _: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    use numba_typeinfer::machine_info::{machine_info, InfoValue};
+    let ImplKey::Function(key) = &sig.key else {
+        unreachable!("registered under function keys")
+    };
+    let func = key.trim_start_matches("numpy.");
+    let values = machine_info(func, sig.args[0])
+        .ok_or_else(|| lw.unsupported(format!("np.{func} of {}", sig.args[0])))?;
+    let mut vals = Vec::new();
+    for (t, v) in values {
+        vals.push(match v {
+            InfoValue::Int(i) => lw.ctx.i64_type().const_int(i as u64, true).into(),
+            InfoValue::Float(x) if t == FLOAT32 => lw.ctx.f32_type().const_float(x).into(),
+            InfoValue::Float(x) => lw.ctx.f64_type().const_float(x).into(),
+        });
+    }
+    lw.make_struct(sig.ret, &vals)
 }
 
 /// `max - min` over every element (Numba's `np.ptp`; empty arrays raise as min/max do).

@@ -1,0 +1,266 @@
+"""NumPy ufuncs beyond the operators and the `math` ones (`exp2 cbrt rint fabs spacing
+signbit reciprocal positive deg2rad radians rad2deg degrees copysign fmax fmin fmod gcd lcm
+ldexp logaddexp logaddexp2 nextafter float_power`), NumPy 2's second names (`np.acos`,
+`np.pow`, ...), complex `log2 expm1 log1p exp2 rint`, and `np.finfo`/`np.iinfo`; every
+result checked against NumPy's on the same inputs, edge values included (NaN, infinities,
+signed zeros, zero divisors, integer extremes)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import numba_rs
+
+FLOATS = np.array([0.0, -0.0, 1.5, -2.25, 3.0, 1e-300, -7.5e10, np.inf, -np.inf, np.nan])
+POS = np.array([0.5, 1.0, 2.0, 8.0, 27.0, 1e-10, 1e10])
+INTS = np.array([0, 1, -1, 7, -12, 35, 2**40, -(2**40)], dtype=np.int64)
+
+
+def jit1(name):
+    return numba_rs.njit(eval(f"lambda a: np.{name}(a)"))
+
+
+def jit2(name):
+    return numba_rs.njit(eval(f"lambda a, b: np.{name}(a, b)"))
+
+
+def same(got, want, rtol=1e-12, atol=0, zeros=True):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape
+    if got.dtype.kind in "fc":
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        if not zeros:
+            return
+        # Signed zeros and infinities agree exactly.
+        real = want.real if want.dtype.kind == "c" else want
+        greal = got.real if got.dtype.kind == "c" else got
+        mask = (real == 0) | np.isinf(real)
+        assert np.array_equal(np.signbit(greal[mask]), np.signbit(real[mask]))
+    else:
+        assert np.array_equal(got, want)
+
+
+def numpy(f, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*args)
+
+
+UNARY_FLOAT = ["exp2", "cbrt", "rint", "fabs", "spacing", "deg2rad", "radians",
+               "rad2deg", "degrees", "reciprocal", "positive", "signbit"]
+
+
+@pytest.mark.parametrize("name", UNARY_FLOAT)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_unary_float_arrays(name, dtype):
+    a = FLOATS.astype(dtype)
+    want = numpy(getattr(np, name), a)
+    got = numpy(jit1(name), a)
+    same(got, want, rtol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("name", UNARY_FLOAT)
+def test_unary_scalars(name):
+    f = jit1(name)
+    for x in [1.5, -2.25, 0.0, 3]:
+        want = numpy(getattr(np, name), x)
+        got = numpy(f, x)
+        same(got, want)
+
+
+@pytest.mark.parametrize("name", ["exp2", "cbrt", "rint", "fabs", "spacing", "degrees",
+                                  "signbit", "positive", "reciprocal"])
+def test_unary_int_arrays(name):
+    a = np.array([1, -2, 3, 5, -7], dtype=np.int32)
+    same(numpy(jit1(name), a), numpy(getattr(np, name), a))
+
+
+@pytest.mark.parametrize("name", ["log2", "expm1", "log1p", "exp2", "rint", "reciprocal",
+                                  "positive"])
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_unary(name, dtype):
+    z = np.array([1 + 2j, -0.5 + 0.25j, 3 - 1j, 1e-9 + 1e-9j, 2.5 - 3.5j], dtype=dtype)
+    want = numpy(getattr(np, name), z)
+    got = numpy(jit1(name), z)
+    # NumPy's complex64 loops run in single precision; ours in double, rounded after.
+    single = dtype == np.complex64
+    same(got, want, rtol=1e-5 if single else 1e-12, atol=1e-7 if single else 0)
+    # A complex scalar too.
+    same(numpy(jit1(name), complex(z[0])), numpy(getattr(np, name), complex(z[0])), 1e-5)
+
+
+@pytest.mark.parametrize("name", ["cbrt", "fabs", "spacing", "degrees", "signbit",
+                                  "copysign", "fmod", "gcd", "logaddexp", "nextafter"])
+def test_complex_rejected(name):
+    # NumPy has no complex loop for these; Numba's typing rejects them.
+    z = np.array([1 + 2j])
+    f = jit1(name) if name in UNARY_FLOAT or name in ("cbrt", "fabs") else jit2(name)
+    args = (z,) if f.py_func.__code__.co_argcount == 1 else (z, z)
+    with pytest.raises(numba_rs.errors.TypingError):
+        f(*args)
+
+
+BINARY_FLOAT = ["copysign", "fmax", "fmin", "fmod", "logaddexp", "logaddexp2",
+                "nextafter", "float_power"]
+
+
+@pytest.mark.parametrize("name", BINARY_FLOAT)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_binary_float_arrays(name, dtype):
+    a = np.repeat(FLOATS, len(FLOATS)).astype(dtype)
+    b = np.tile(FLOATS, len(FLOATS)).astype(dtype)
+    want = numpy(getattr(np, name), a, b)
+    got = numpy(jit2(name), a, b)
+    # Which zero fmax(0.0, -0.0) gives differs between NumPy's own scalar and SIMD loops.
+    zeros = name not in ("fmax", "fmin")
+    same(got, want, rtol=1e-6 if dtype == np.float32 else 1e-12, zeros=zeros)
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin", "fmod", "gcd", "lcm"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint16])
+def test_binary_int_arrays(name, dtype):
+    vals = INTS.astype(dtype)
+    a = np.repeat(vals, len(vals))
+    b = np.tile(vals, len(vals))
+    want = numpy(getattr(np, name), a, b)
+    got = numpy(jit2(name), a, b)
+    same(got, want)
+
+
+def test_int_extremes():
+    a = np.array([np.iinfo(np.int64).min, -9, 9], dtype=np.int64)
+    b = np.array([-1, 0, -4], dtype=np.int64)
+    same(numpy(jit2("fmod"), a, b), numpy(np.fmod, a, b))
+    same(jit2("gcd")(a, b), np.gcd(a, b))
+
+
+def test_binary_broadcast_and_mixed_types():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5
+    b = np.array([1.0, -1.0, 2.0, -0.0])
+    for name in BINARY_FLOAT:
+        zeros = name not in ("fmax", "fmin")
+        same(numpy(jit2(name), a, b), numpy(getattr(np, name), a, b), rtol=1e-6, zeros=zeros)
+        same(numpy(jit2(name), a, 2), numpy(getattr(np, name), a, 2), rtol=1e-6)
+        same(numpy(jit2(name), 1.5, -0.5), numpy(getattr(np, name), 1.5, -0.5))
+    i = np.array([12, 18, -8], dtype=np.int32)
+    for name in ["gcd", "lcm", "fmod", "fmax"]:
+        # A Python int is int64 to Numba (NumPy 2 would keep int32 for it).
+        same(jit2(name)(i, 30), getattr(np, name)(i, np.int64(30)))
+
+
+def test_ldexp():
+    x = np.array([0.5, -1.25, 3.0, np.inf, np.nan], dtype=np.float32)
+    e = np.array([1, 3, -2, 4, 0], dtype=np.int32)
+    same(jit2("ldexp")(x, e), np.ldexp(x, e))
+    same(jit2("ldexp")(x.astype(np.float64), 10), np.ldexp(x.astype(np.float64), 10))
+    with pytest.raises(numba_rs.errors.TypingError):
+        jit2("ldexp")(x, 1.5)
+
+
+def test_float_power_complex():
+    z = np.array([1 + 1j, 2 - 0.5j])
+    same(jit2("float_power")(z, 2), np.float_power(z, 2))
+    same(jit2("float_power")(np.array([2, 3], np.int32), -1), np.float_power(np.array([2, 3], np.int32), -1))
+
+
+def test_gcd_rejects_floats():
+    with pytest.raises(numba_rs.errors.TypingError):
+        jit2("gcd")(np.array([1.0]), np.array([2.0]))
+
+
+@pytest.mark.parametrize("alias, name", [("acos", "arccos"), ("asin", "arcsin"),
+                                         ("atan", "arctan"), ("acosh", "arccosh"),
+                                         ("asinh", "arcsinh"), ("atanh", "arctanh")])
+def test_numpy2_unary_aliases(alias, name):
+    a = np.array([0.25, 0.5, 0.75]) + (1.0 if name == "arccosh" else 0.0)
+    same(jit1(alias)(a), getattr(np, name)(a))
+
+
+def test_numpy2_binary_aliases():
+    a = np.array([1.0, -2.0, 3.0])
+    b = np.array([2.0, 0.5, -1.0])
+    same(jit2("atan2")(a, b), np.arctan2(a, b))
+    same(jit2("pow")(np.abs(a), b), np.power(np.abs(a), b))
+    i = np.array([1, 2, 3])
+    same(jit2("bitwise_left_shift")(i, 2), np.left_shift(i, 2))
+    same(jit2("bitwise_right_shift")(i * 8, 2), np.right_shift(i * 8, 2))
+    same(jit1("bitwise_invert")(i), np.invert(i))
+
+
+def test_new_ufuncs_fuse_and_parallelise(nthreads):
+    def f(a, b):
+        return np.sum(np.logaddexp(a, b) + np.fmod(a, 3.0) * np.degrees(b) - np.cbrt(a))
+
+    a = np.linspace(-5.0, 5.0, 10001)
+    b = np.linspace(3.0, -2.0, 10001)
+    want = f(a, b)
+    np.testing.assert_allclose(numba_rs.njit(parallel=True)(f)(a, b), want, rtol=1e-9)
+    np.testing.assert_allclose(numba_rs.njit(f)(a, b), want, rtol=1e-9)
+
+
+# -- np.finfo / np.iinfo ------------------------------------------------------------
+
+FINFO_FIELDS = ["eps", "epsneg", "iexp", "machep", "max", "maxexp", "min", "minexp",
+                "negep", "nexp", "nmant", "precision", "resolution", "tiny", "bits"]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex64, np.complex128])
+def test_finfo_fields(dtype):
+    @numba_rs.njit
+    def every(x):
+        return np.finfo(x.dtype)
+
+    info = every(np.zeros(2, dtype))
+    want = np.finfo(dtype)
+    assert type(info).__name__ == "finfo"
+    for field in FINFO_FIELDS:
+        got, exp = getattr(info, field), getattr(want, field)
+        assert got == exp, field
+        assert type(got).__name__ in ("float", "int"), field
+
+
+def test_finfo_forms_and_use():
+    @numba_rs.njit
+    def close(a, b):
+        return np.abs(a - b) < 4 * np.finfo(np.float64).eps * np.abs(b)
+
+    @numba_rs.njit
+    def tiny(x):
+        return np.finfo(x).tiny, np.finfo(np.float32).max
+
+    assert close(1.0 + 2.0**-52, 1.0)
+    assert not close(1.0 + 2.0**-40, 1.0)
+    assert tiny(2.0) == (np.finfo(np.float64).tiny, float(np.finfo(np.float32).max))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                   np.uint32, np.int64, np.uint64])
+def test_iinfo(dtype):
+    @numba_rs.njit
+    def info(a):
+        i = np.iinfo(a.dtype)
+        return i.min, i.max, i.bits
+
+    assert info(np.zeros(1, dtype)) == (np.iinfo(dtype).min, np.iinfo(dtype).max,
+                                        np.iinfo(dtype).bits)
+
+
+def test_iinfo_in_code():
+    @numba_rs.njit
+    def clamp_add(x, y):
+        hi = np.iinfo(np.int32).max
+        s = x + y
+        return hi if s > hi else s
+
+    assert clamp_add(2**31 - 5, 10) == 2**31 - 1
+    assert clamp_add(1, 2) == 3
+
+
+@pytest.mark.parametrize("src", ["np.iinfo(np.float64)", "np.iinfo(x)", "np.finfo(np.int32)",
+                                 "np.iinfo(np.bool_)"])
+def test_info_rejected(src):
+    f = numba_rs.njit(eval(f"lambda x: {src}"))
+    with pytest.raises(numba_rs.errors.TypingError, match="(finfo|iinfo)"):
+        f(1.5)
