@@ -160,6 +160,8 @@ pub struct Dispatcher {
     /// code that reads them lives as long as the process.
     slots: Mutex<HashMap<Vec<TypeId>, &'static AtomicUsize>>,
     parameters: std::sync::OnceLock<Option<(Vec<String>, Vec<numba_bytecode::Constant>)>>,
+    /// Whether the function has a `*args` parameter (read once).
+    star_parameter: std::sync::OnceLock<bool>,
     /// Signatures being compiled right now, by argument types: threads that miss one wait
     /// for its result instead of compiling it again.
     pending: Mutex<HashMap<Vec<TypeId>, Arc<Pending>>>,
@@ -279,6 +281,7 @@ fn register_full(
         can_compile: AtomicBool::new(true),
         slots: Mutex::new(HashMap::new()),
         parameters: std::sync::OnceLock::new(),
+        star_parameter: std::sync::OnceLock::new(),
         pending: Mutex::new(HashMap::new()),
         objmode_with,
         cache_stats: Mutex::new(CacheStats::default()),
@@ -506,6 +509,16 @@ impl Dispatcher {
         self.parameters
             .get_or_init(|| self.source.parameters().ok())
             .clone()
+    }
+
+    /// Whether the function takes `*args`: a call's positional arguments past
+    /// [`Dispatcher::parameters`] are passed as one tuple.
+    pub fn has_star_parameter(&self) -> bool {
+        *self.star_parameter.get_or_init(|| {
+            self.source
+                .load()
+                .is_ok_and(|(code, _)| code.flags & numba_bytecode::code::CO_VARARGS != 0)
+        })
     }
 
     /// Whether a specialisation for these types is being compiled on this thread.

@@ -150,6 +150,10 @@ impl CalleeResolver for Registry {
         crate::lookup_dispatcher(id)?.parameters()
     }
 
+    fn has_star_parameter(&self, id: u64) -> bool {
+        crate::lookup_dispatcher(id).is_some_and(|d| d.has_star_parameter())
+    }
+
     fn resolve_ufunc(&self, id: u64, args: &[TypeId]) -> Result<UFuncLoop, String> {
         let u = crate::lookup_ufunc(id).ok_or_else(|| format!("unknown ufunc #{id}"))?;
         let l = u.select_loop(args)?;
@@ -733,18 +737,28 @@ fn compile_nopython_ir(
 
     // Type inference.
     let start = Instant::now();
-    let mut typing = numba_typeinfer::infer_with_locals(
-        &ir,
-        args,
-        &options.locals,
-        &target.typing,
-        &Registry,
-        options.dispatcher_id,
-    )
+    let mut typing = loop {
+        let typed = numba_typeinfer::infer_with_locals(
+            &ir,
+            args,
+            &options.locals,
+            &target.typing,
+            &Registry,
+            options.dispatcher_id,
+        );
+        // `f(*t)` with `t` a tuple: spread it into arguments and type again.
+        match typed {
+            Err(TypingError::StarArgs { call, count, .. })
+                if numba_ir::utils::expand_star_call(&mut ir, call, count) => {}
+            other => break other,
+        }
+    }
     .map_err(|e| {
         let (kind, line) = match &e {
             TypingError::Typing { line, .. } => (ErrorKind::Typing, *line),
-            TypingError::Unsupported { line, .. } => (ErrorKind::Unsupported, *line),
+            TypingError::Unsupported { line, .. } | TypingError::StarArgs { line, .. } => {
+                (ErrorKind::Unsupported, *line)
+            }
         };
         let mut err = CompileError::new(kind, e.to_string());
         err.line = Some(line);

@@ -161,6 +161,9 @@ pub fn interpret(
         with_exits: Vec::new(),
     };
     it.ir.is_generator = code.is_generator();
+    if code.flags & numba_bytecode::code::CO_VARARGS != 0 {
+        it.ir.star_param = Some(code.argcount as usize);
+    }
     for (i, (&label, block)) in df.blocks.iter().enumerate() {
         it.start_block(label);
         if i == 0 {

@@ -574,6 +574,9 @@ pub struct FunctionIR {
     pub filename: String,
     pub firstlineno: u32,
     pub arg_names: Vec<String>,
+    /// The position of the `*args` parameter in `arg_names` (`CO_VARARGS`): calls gather
+    /// the positional arguments past it into a tuple.
+    pub star_param: Option<usize>,
     pub vars: Vec<VarData>,
     pub exprs: Vec<Expr>,
     pub blocks: BTreeMap<Label, Block>,

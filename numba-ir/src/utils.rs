@@ -534,20 +534,39 @@ fn bind_arguments(
         .next()
         .unwrap_or(&callee.qualname);
     let params = &callee.arg_names;
-    if args.len() > params.len() {
+    // Parameters a positional argument can fill: those before `*args`.
+    let npos = callee.star_param.unwrap_or(params.len());
+    if args.len() > npos && callee.star_param.is_none() {
         return Err(typing(format!(
             "{name}() takes {} positional argument{} but {} were given",
-            params.len(),
-            if params.len() == 1 { "" } else { "s" },
+            npos,
+            if npos == 1 { "" } else { "s" },
             args.len()
         )));
     }
     let mut bound: Vec<Option<VarId>> = vec![None; params.len()];
-    for (slot, &a) in bound.iter_mut().zip(args) {
+    for (slot, &a) in bound.iter_mut().zip(&args[..args.len().min(npos)]) {
         *slot = Some(a);
     }
+    let mut setup = Vec::new();
+    // `*args`: the positional arguments past the others, as a tuple.
+    if let Some(star) = callee.star_param {
+        let loc = Loc { line };
+        let rest = args.get(npos..).unwrap_or_default().to_vec();
+        let var = ir.add_var(fresh_name(ir, &format!("$star_{}", params[star])), loc);
+        let value = ir.add_expr(Expr::BuildTuple { items: rest });
+        setup.push(Inst {
+            stmt: Stmt::Assign { target: var, value },
+            loc,
+        });
+        bound[star] = Some(var);
+    }
     for (k, v) in kws {
-        let Some(i) = params.iter().position(|p| p == k) else {
+        let Some(i) = params
+            .iter()
+            .position(|p| p == k)
+            .filter(|&i| Some(i) != callee.star_param)
+        else {
             return Err(typing(format!(
                 "{name}() got an unexpected keyword argument '{k}'"
             )));
@@ -558,7 +577,6 @@ fn bind_arguments(
             )));
         }
     }
-    let mut setup = Vec::new();
     if bound.iter().any(Option::is_none) {
         // The defaults: a tuple built from variables, or a constant tuple.
         enum Defaults {
@@ -582,11 +600,18 @@ fn bind_arguments(
             Some(Defaults::Consts(c)) => c.len(),
             None => 0,
         };
-        let first_default = params.len().saturating_sub(count);
+        let first_default = npos.saturating_sub(count);
         let loc = Loc { line };
         for i in 0..params.len() {
             if bound[i].is_some() {
                 continue;
+            }
+            if i >= npos {
+                return Err(typing(format!(
+                    "{name}() missing keyword-only argument '{}' (defaults of keyword-only \
+                     parameters are not supported by numba-rs yet)",
+                    params[i]
+                )));
             }
             if i < first_default {
                 let missing: Vec<String> = (0..first_default)
@@ -786,4 +811,56 @@ fn find_inlinable_call(ir: &FunctionIR) -> Option<(Label, usize, numba_bytecode:
         }
     }
     None
+}
+
+/// Spread the star argument of the call `call` (`f(x, *t)`, `vararg = t`) into `count`
+/// positional arguments `t[0] .. t[count-1]`, read just before the call, once typing
+/// knows `t` is a tuple of `count` items. The call then has no star argument; nothing else
+/// changes (each new variable is assigned once).
+pub fn expand_star_call(ir: &mut FunctionIR, call: ExprId, count: usize) -> bool {
+    let Expr::Call {
+        vararg: Some(tuple),
+        ..
+    } = ir.expr(call).clone()
+    else {
+        return false;
+    };
+    let site = ir.blocks.iter().find_map(|(&label, block)| {
+        block
+            .body
+            .iter()
+            .position(|inst| matches!(&inst.stmt, Stmt::Assign { value, .. } if *value == call))
+            .map(|i| (label, i))
+    });
+    let Some((label, index)) = site else {
+        return false;
+    };
+    let loc = ir.blocks[&label].body[index].loc;
+    let base = format!("{}.item", ir.var_name(tuple));
+    let mut items = Vec::with_capacity(count);
+    let mut insts = Vec::with_capacity(count);
+    for i in 0..count {
+        let name = fresh_name(ir, &format!("{base}{i}"));
+        let v = ir.add_var(name, loc);
+        let e = ir.add_expr(Expr::StaticGetItem {
+            value: tuple,
+            index: i as i64,
+            index_var: None,
+        });
+        insts.push(Inst {
+            stmt: Stmt::Assign {
+                target: v,
+                value: e,
+            },
+            loc,
+        });
+        items.push(v);
+    }
+    if let Expr::Call { args, vararg, .. } = &mut ir.exprs[call.0 as usize] {
+        args.extend(items);
+        *vararg = None;
+    }
+    let body = &mut ir.blocks.get_mut(&label).expect("found above").body;
+    body.splice(index..index, insts);
+    true
 }

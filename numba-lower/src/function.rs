@@ -765,6 +765,17 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                         let (v, from) = match b {
                             numba_typeinfer::BoundArg::Var(v) => (self.load(*v)?, self.ty(*v)),
                             numba_typeinfer::BoundArg::Const(c) => self.constant(c)?,
+                            // `*args`: a tuple of the (borrowed) arguments.
+                            numba_typeinfer::BoundArg::Pack(vars) => {
+                                let mut items = Vec::with_capacity(vars.len());
+                                let mut tys = Vec::with_capacity(vars.len());
+                                for v in vars {
+                                    items.push(self.load(*v)?);
+                                    tys.push(self.ty(*v));
+                                }
+                                let t = tuple_of(&tys);
+                                (self.make_struct(t, &items)?, t)
+                            }
                         };
                         vals.push(self.cast(v, from, lowered(to))?);
                     }

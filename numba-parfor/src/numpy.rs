@@ -1143,7 +1143,9 @@ fn arange(
                 .take(3)
                 .filter_map(|b| match b {
                     numba_typeinfer::BoundArg::Var(v) => Some(*v),
-                    numba_typeinfer::BoundArg::Const(_) => None,
+                    numba_typeinfer::BoundArg::Const(_) | numba_typeinfer::BoundArg::Pack(_) => {
+                        None
+                    }
                 })
                 .collect(),
             None => return false,

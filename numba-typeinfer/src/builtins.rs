@@ -152,6 +152,20 @@ impl BaseContext {
             )),
         );
         self.register(
+            "tuple",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [] => Some(sig("tuple", intern(Type::Tuple(Vec::new())), Vec::new())),
+                    // A tuple stays itself (what `(*t, x)` and `f(x, *t)` build on).
+                    [t] if crate::conv::tuple_items(*t).is_some() => {
+                        Some(sig("tuple", *t, vec![*t]))
+                    }
+                    _ => None,
+                },
+                "(), (tuple,)",
+            )),
+        );
+        self.register(
             "reversed",
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {

@@ -99,6 +99,11 @@ pub trait CalleeResolver {
     fn parameters(&self, _dispatcher_id: u64) -> Option<(Vec<String>, Vec<Constant>)> {
         None
     }
+    /// Whether the jitted function takes `*args` after [`CalleeResolver::parameters`]:
+    /// the extra positional arguments of a call are passed as one tuple.
+    fn has_star_parameter(&self, _dispatcher_id: u64) -> bool {
+        false
+    }
 }
 
 /// Resolution of globals, attributes, operators and calls.

@@ -11,12 +11,23 @@ pub enum TypingError {
     /// Types are fine but the construct is not supported (yet).
     #[error("{message}")]
     Unsupported { message: String, line: u32 },
+    /// Not a failure: the star argument of `call` is a tuple of `count` items, so the
+    /// caller spreads it into positional arguments
+    /// (`numba_ir::utils::expand_star_call`) and types the function again.
+    #[error("the star argument of a call needs spreading into {count} arguments")]
+    StarArgs {
+        call: numba_ir::ExprId,
+        count: usize,
+        line: u32,
+    },
 }
 
 impl TypingError {
     pub fn line(&self) -> u32 {
         match self {
-            TypingError::Typing { line, .. } | TypingError::Unsupported { line, .. } => *line,
+            TypingError::Typing { line, .. }
+            | TypingError::Unsupported { line, .. }
+            | TypingError::StarArgs { line, .. } => *line,
         }
     }
 }

@@ -24,6 +24,8 @@ pub enum BoundArg {
     Var(VarId),
     /// A parameter left to its default value.
     Const(numba_bytecode::Constant),
+    /// A `*args` parameter: the tuple of these arguments.
+    Pack(Vec<VarId>),
 }
 
 /// The side tables inference produces; the IR itself is untouched.
@@ -853,10 +855,28 @@ impl Engine<'_> {
                 varkwarg,
                 ..
             } => {
-                if vararg.is_some() || varkwarg.is_some() {
+                if varkwarg.is_some() {
                     return Err(TypingError::Unsupported {
-                        message: "calls with star arguments are not supported by numba-rs yet"
+                        message: "calls with ** arguments are not supported by numba-rs yet"
                             .into(),
+                        line,
+                    });
+                }
+                // `f(*t)`: once `t` is known to be a tuple, the caller spreads it into
+                // positional arguments and types again (Numba's `*args` of a tuple).
+                if let Some(star) = vararg {
+                    let Some(t) = self.ty(*star) else {
+                        return Ok(None);
+                    };
+                    let Some(count) = crate::conv::tuple_items(t).map(|items| items.len()) else {
+                        return Err(TypingError::Typing {
+                            message: format!("a star argument must be a tuple, got {t}"),
+                            line,
+                        });
+                    };
+                    return Err(TypingError::StarArgs {
+                        call: id,
+                        count,
                         line,
                     });
                 }
@@ -867,10 +887,19 @@ impl Engine<'_> {
                 if let Type::Dispatcher { id: did, .. } = ft.get() {
                     let params = self.callees.parameters(did);
                     if let Some((names, defaults)) = params {
-                        let needs = !kws.is_empty() || args.len() < names.len();
+                        let star = self.callees.has_star_parameter(did);
+                        let needs = !kws.is_empty() || args.len() < names.len() || star;
                         if needs {
-                            let bound = bind_call(args, kws, &names, &defaults)
+                            let (fixed, rest) = if star && args.len() > names.len() {
+                                args.split_at(names.len())
+                            } else {
+                                (args.as_slice(), &[][..])
+                            };
+                            let mut bound = bind_call(fixed, kws, &names, &defaults)
                                 .map_err(|m| TypingError::Typing { message: m, line })?;
+                            if star {
+                                bound.push(BoundArg::Pack(rest.to_vec()));
+                            }
                             if self.call_args.get(&id) != Some(&bound) {
                                 self.call_args.insert(id, bound);
                             }
@@ -921,7 +950,7 @@ impl Engine<'_> {
                                 .iter()
                                 .filter_map(|b| match b {
                                     BoundArg::Var(v) => Some(*v),
-                                    BoundArg::Const(_) => None,
+                                    BoundArg::Const(_) | BoundArg::Pack(_) => None,
                                 })
                                 .collect();
                             if self.call_args.get(&id) != Some(&bound) {
@@ -946,6 +975,18 @@ impl Engine<'_> {
                                     }
                                     None => return Ok(None),
                                 },
+                                BoundArg::Pack(vars) => {
+                                    let mut items = Vec::with_capacity(vars.len());
+                                    for v in vars {
+                                        match self.ty(v) {
+                                            Some(t) => items.push(t),
+                                            None => return Ok(None),
+                                        }
+                                    }
+                                    let t = crate::types::tuple_of(&items);
+                                    atys.push(t);
+                                    raw_atys.push(t);
+                                }
                                 BoundArg::Const(c) => match typeof_const(&c) {
                                     Some(t) => {
                                         atys.push(t.unliteral());

@@ -51,6 +51,18 @@ pub(crate) fn register(r: &mut Registry) {
             Ok(a[0])
         },
     );
+    // `tuple(t)` of a tuple is the tuple itself (a new reference); `tuple()` is empty.
+    r.register(
+        key("tuple"),
+        Args::Variadic(TypePat::Any),
+        |lw, sig, a| match a.first() {
+            Some(&t) => {
+                lw.incref(sig.ret, t)?;
+                Ok(t)
+            }
+            None => lw.make_struct(sig.ret, &[]),
+        },
+    );
     r.register(
         key("isinstance"),
         Args::Exact(vec![TypePat::Any, TypePat::Any]),
