@@ -40,6 +40,7 @@ use numba_lower::CompiledFunction;
 use numba_typeinfer::TypeId;
 
 pub use error::{CompileError, ErrorKind};
+pub use numba_typeinfer::context::Parameters;
 pub use pipeline::{
     compile_function, compile_lifted_loop, compile_lifted_with, compile_object_mode,
     CompileOptions, ObjectMode, Target,
@@ -89,13 +90,9 @@ pub trait FunctionSource: Send + Sync {
     }
     /// Parameter names and the default values of the trailing parameters. The default
     /// reads the names from the code object and knows no defaults.
-    fn parameters(&self) -> Result<(Vec<String>, Vec<numba_bytecode::Constant>), String> {
+    fn parameters(&self) -> Result<Parameters, String> {
         let (code, _) = self.load()?;
-        let n = code.argcount as usize;
-        Ok((
-            code.varnames().iter().take(n).cloned().collect(),
-            Vec::new(),
-        ))
+        Ok(Parameters::of_code(&code))
     }
 }
 
@@ -159,9 +156,7 @@ pub struct Dispatcher {
     /// callers compiled while it was still in progress (mutual recursion). Leaked: the
     /// code that reads them lives as long as the process.
     slots: Mutex<HashMap<Vec<TypeId>, &'static AtomicUsize>>,
-    parameters: std::sync::OnceLock<Option<(Vec<String>, Vec<numba_bytecode::Constant>)>>,
-    /// Whether the function has a `*args` parameter (read once).
-    star_parameter: std::sync::OnceLock<bool>,
+    parameters: std::sync::OnceLock<Option<Parameters>>,
     /// Signatures being compiled right now, by argument types: threads that miss one wait
     /// for its result instead of compiling it again.
     pending: Mutex<HashMap<Vec<TypeId>, Arc<Pending>>>,
@@ -281,7 +276,6 @@ fn register_full(
         can_compile: AtomicBool::new(true),
         slots: Mutex::new(HashMap::new()),
         parameters: std::sync::OnceLock::new(),
-        star_parameter: std::sync::OnceLock::new(),
         pending: Mutex::new(HashMap::new()),
         objmode_with,
         cache_stats: Mutex::new(CacheStats::default()),
@@ -462,8 +456,11 @@ impl Dispatcher {
             fn module(&self) -> String {
                 self.parent.source.module()
             }
-            fn parameters(&self) -> Result<(Vec<String>, Vec<numba_bytecode::Constant>), String> {
-                Ok((self.ir.arg_names.clone(), Vec::new()))
+            fn parameters(&self) -> Result<Parameters, String> {
+                Ok(Parameters {
+                    names: self.ir.arg_names.clone(),
+                    ..Parameters::default()
+                })
             }
             fn lifted_ir(&self) -> Option<numba_ir::FunctionIR> {
                 Some(self.ir.clone())
@@ -504,21 +501,11 @@ impl Dispatcher {
         self.source.host()
     }
 
-    /// The function's parameter names and trailing defaults (read once).
-    pub fn parameters(&self) -> Option<(Vec<String>, Vec<numba_bytecode::Constant>)> {
+    /// The function's parameters (read once).
+    pub fn parameters(&self) -> Option<Parameters> {
         self.parameters
             .get_or_init(|| self.source.parameters().ok())
             .clone()
-    }
-
-    /// Whether the function takes `*args`: a call's positional arguments past
-    /// [`Dispatcher::parameters`] are passed as one tuple.
-    pub fn has_star_parameter(&self) -> bool {
-        *self.star_parameter.get_or_init(|| {
-            self.source
-                .load()
-                .is_ok_and(|(code, _)| code.flags & numba_bytecode::code::CO_VARARGS != 0)
-        })
     }
 
     /// Whether a specialisation for these types is being compiled on this thread.
@@ -680,7 +667,7 @@ impl Dispatcher {
                 .iter()
                 .any(|t| matches!(t.get(), numba_typeinfer::types::Type::Omitted(_)))
             {
-                self.parameters().map(|(_, d)| d).unwrap_or_default()
+                self.parameters().map(|p| p.defaults).unwrap_or_default()
             } else {
                 Vec::new()
             };

@@ -146,12 +146,8 @@ impl CalleeResolver for Registry {
         Ok(CallOutcome::Resolved(c.return_type))
     }
 
-    fn parameters(&self, id: u64) -> Option<(Vec<String>, Vec<numba_bytecode::Constant>)> {
+    fn parameters(&self, id: u64) -> Option<numba_typeinfer::context::Parameters> {
         crate::lookup_dispatcher(id)?.parameters()
-    }
-
-    fn has_star_parameter(&self, id: u64) -> bool {
-        crate::lookup_dispatcher(id).is_some_and(|d| d.has_star_parameter())
     }
 
     fn resolve_ufunc(&self, id: u64, args: &[TypeId]) -> Result<UFuncLoop, String> {

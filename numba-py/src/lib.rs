@@ -401,8 +401,8 @@ impl FunctionSource for PySource {
         Some(self)
     }
 
-    fn parameters(&self) -> Result<(Vec<String>, Vec<Constant>), String> {
-        Python::attach(|py| -> PyResult<(Vec<String>, Vec<Constant>)> {
+    fn parameters(&self) -> Result<numba_dispatch::Parameters, String> {
+        Python::attach(|py| -> PyResult<numba_dispatch::Parameters> {
             let func = self.func.bind(py);
             let code = func.getattr("__code__")?;
             let n: usize = code.getattr("co_argcount")?.extract()?;
@@ -421,7 +421,12 @@ impl FunctionSource for PySource {
                     defaults.push(c);
                 }
             }
-            Ok((names.into_iter().take(n).collect(), defaults))
+            let flags: u32 = code.getattr("co_flags")?.extract()?;
+            Ok(numba_dispatch::Parameters {
+                names: names.into_iter().take(n).collect(),
+                defaults,
+                star: flags & numba_bytecode::code::CO_VARARGS != 0,
+            })
         })
         .map_err(|e| e.to_string())
     }
@@ -850,7 +855,7 @@ impl Dispatcher {
         let core = numba_dispatch::lookup_dispatcher(id).ok_or_else(|| {
             UnsupportedError::new_err("internal error: lifted loop not registered")
         })?;
-        let names = core.parameters().map(|(n, _)| n).unwrap_or_default();
+        let names = core.parameters().map(|p| p.names).unwrap_or_default();
         Ok(Dispatcher {
             vectorcall: call::vectorcall,
             core,

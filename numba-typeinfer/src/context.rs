@@ -94,15 +94,38 @@ pub trait CalleeResolver {
     /// The function being typed (`dispatcher_id`, `args`) has this return type so far:
     /// callers further down a mutual recursion may use it.
     fn publish_return(&self, _dispatcher_id: u64, _args: &[TypeId], _ret: TypeId) {}
-    /// A jitted function's parameter names and the default values of its trailing
-    /// parameters, to bind keyword and omitted arguments.
-    fn parameters(&self, _dispatcher_id: u64) -> Option<(Vec<String>, Vec<Constant>)> {
+    /// A jitted function's parameters, to bind keyword, omitted and extra positional
+    /// arguments.
+    fn parameters(&self, _dispatcher_id: u64) -> Option<Parameters> {
         None
     }
-    /// Whether the jitted function takes `*args` after [`CalleeResolver::parameters`]:
-    /// the extra positional arguments of a call are passed as one tuple.
-    fn has_star_parameter(&self, _dispatcher_id: u64) -> bool {
-        false
+}
+
+/// A jitted function's parameters as calls bind them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Parameters {
+    /// The positional parameters' names.
+    pub names: Vec<String>,
+    /// The default values of the trailing positional parameters.
+    pub defaults: Vec<Constant>,
+    /// Whether a `*args` parameter follows them: a call's extra positional arguments
+    /// are passed as one tuple.
+    pub star: bool,
+}
+
+impl Parameters {
+    /// The parameters a code object declares (no defaults: those live on the function).
+    pub fn of_code(code: &numba_bytecode::CodeObject) -> Self {
+        Parameters {
+            names: code
+                .varnames()
+                .iter()
+                .take(code.argcount as usize)
+                .cloned()
+                .collect(),
+            defaults: Vec::new(),
+            star: code.flags & numba_bytecode::code::CO_VARARGS != 0,
+        }
     }
 }
 

@@ -886,8 +886,12 @@ impl Engine<'_> {
                 // A jitted callee binds keywords and defaults as Python does.
                 if let Type::Dispatcher { id: did, .. } = ft.get() {
                     let params = self.callees.parameters(did);
-                    if let Some((names, defaults)) = params {
-                        let star = self.callees.has_star_parameter(did);
+                    if let Some(crate::context::Parameters {
+                        names,
+                        defaults,
+                        star,
+                    }) = params
+                    {
                         let needs = !kws.is_empty() || args.len() < names.len() || star;
                         if needs {
                             let (fixed, rest) = if star && args.len() > names.len() {

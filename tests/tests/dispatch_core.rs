@@ -54,13 +54,8 @@ impl FunctionSource for CountingSource {
         Ok((self.code()?, Box::new(g)))
     }
 
-    fn parameters(&self) -> Result<(Vec<String>, Vec<numba_bytecode::Constant>), String> {
-        let code = self.code()?;
-        let n = code.argcount as usize;
-        Ok((
-            code.varnames().iter().take(n).cloned().collect(),
-            Vec::new(),
-        ))
+    fn parameters(&self) -> Result<numba_dispatch::Parameters, String> {
+        Ok(numba_dispatch::Parameters::of_code(&self.code()?))
     }
 }
 
