@@ -334,6 +334,16 @@ pub fn ufunc_loop(a: TypeId, b: TypeId) -> Option<TypeId> {
     }
 }
 
+/// The result of a ufunc or array operator over `args`: a scalar when no argument is an
+/// array or every array is 0-d (Numba's ufunc typing, and NumPy's result), else a
+/// C-ordered array of the broadcast rank.
+fn ufunc_result(args: &[TypeId], dtype: TypeId) -> TypeId {
+    match broadcast(args, dtype).get() {
+        Type::Array { ndim: 0, .. } => dtype,
+        _ => broadcast(args, dtype),
+    }
+}
+
 /// The result of an element-wise operation over `args`: a scalar when no argument is an
 /// array, else a C-ordered array of the broadcast rank.
 fn broadcast(args: &[TypeId], dtype: TypeId) -> TypeId {
@@ -745,10 +755,14 @@ fn kind_rank(t: TypeId) -> u8 {
 /// Signatures whose result is not an array pass through unchanged.
 pub fn inplace_array_binop(op: BinOp, sig: Signature, rhs: TypeId) -> Result<Signature, String> {
     let lhs = sig.args.first().copied().unwrap_or(sig.ret).unliteral();
-    let (Type::Array { dtype: into, .. }, Type::Array { dtype: out, .. }) =
-        (lhs.get(), sig.ret.get())
-    else {
+    let Type::Array { dtype: into, .. } = lhs.get() else {
         return Ok(sig);
+    };
+    let out = match sig.ret.get() {
+        Type::Array { dtype, .. } => dtype,
+        // A 0-d target: the operator's result is typed as a scalar.
+        _ if sig.ret.is_scalar() => sig.ret,
+        _ => return Ok(sig),
     };
     // In-place matrix multiplication stays a new array (NumPy has no `@=` for arrays).
     if op == BinOp::MatMul {
@@ -831,7 +845,7 @@ pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
         BinOp::Is | BinOp::IsNot | BinOp::In => return None,
     };
     Some(Signature {
-        ret: broadcast(&[lhs, rhs], dtype),
+        ret: ufunc_result(&[lhs, rhs], dtype),
         args: vec![lhs.unliteral(), rhs.unliteral()],
         key: ImplKey::BinOp(op),
     })
@@ -839,10 +853,10 @@ pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
 
 /// `-a`, `+a`, `~a`, `not a` on an array.
 pub fn array_unary(op: UnaryOp, value: TypeId) -> Option<Signature> {
-    let (dtype, ndim, ..) = array_parts(value)?;
+    let (dtype, ..) = array_parts(value)?;
     let ret = match op {
-        UnaryOp::Neg | UnaryOp::Pos => array(dtype, ndim, Layout::C),
-        UnaryOp::Invert if dtype.is_integer() || dtype == BOOLEAN => array(dtype, ndim, Layout::C),
+        UnaryOp::Neg | UnaryOp::Pos => ufunc_result(&[value], dtype),
+        UnaryOp::Invert if dtype.is_integer() || dtype == BOOLEAN => ufunc_result(&[value], dtype),
         // `not array` is the truth value of the array, an error for size > 1 in NumPy.
         _ => return None,
     };
@@ -1365,7 +1379,7 @@ impl BaseContext {
                             if d.is_complex() && REAL_UFUNCS.contains(&name) {
                                 return None;
                             }
-                            Some(sig(key, broadcast(a, d), vec![x.unliteral()]))
+                            Some(sig(key, ufunc_result(a, d), vec![x.unliteral()]))
                         }
                         _ => None,
                     },
@@ -1396,7 +1410,7 @@ impl BaseContext {
                                 }
                                 _ => d,
                             };
-                            Some(sig(key, broadcast(a, d), vec![x.unliteral()]))
+                            Some(sig(key, ufunc_result(a, d), vec![x.unliteral()]))
                         }
                         _ => None,
                     },
@@ -1434,7 +1448,7 @@ impl BaseContext {
                             };
                             Some(sig(
                                 key,
-                                broadcast(a, d),
+                                ufunc_result(a, d),
                                 vec![x.unliteral(), y.unliteral()],
                             ))
                         }
@@ -1497,7 +1511,7 @@ impl BaseContext {
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| match a {
                         [x] if element(*x).is_some_and(|d| d.is_scalar()) => {
-                            Some(sig(key, broadcast(a, BOOLEAN), vec![x.unliteral()]))
+                            Some(sig(key, ufunc_result(a, BOOLEAN), vec![x.unliteral()]))
                         }
                         _ => None,
                     },

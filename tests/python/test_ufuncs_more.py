@@ -264,3 +264,36 @@ def test_info_rejected(src):
     f = numba_rs.njit(eval(f"lambda x: {src}"))
     with pytest.raises(numba_rs.errors.TypingError, match="(finfo|iinfo)"):
         f(1.5)
+
+
+# -- 0-d arrays ---------------------------------------------------------------------
+
+
+def zero_d_exprs(a, b):
+    return a + 1, a * a - b, np.sin(a), -a, np.isnan(a), np.maximum(a, 0.5), a > b
+
+
+def test_zero_d_expressions_are_scalars():
+    # NumPy gives scalars for ufuncs and operators over 0-d arrays; Numba types them so.
+    a, b = np.array(2.5), np.array(4.0)
+    want = zero_d_exprs(a, b)
+    for jit in (numba_rs.njit, numba_rs.njit(parallel=True)):
+        got = jit(zero_d_exprs)(a, b)
+        assert got == tuple(w.item() for w in want)
+        assert all(not isinstance(g, np.ndarray) for g in got)
+
+
+def test_zero_d_with_others():
+    @numba_rs.njit
+    def mixed(a, v):
+        a += 1.5  # in place: `a` stays the 0-d array
+        s = 0.0
+        for i in range(3):
+            s += a * i
+        return a, s, a * v
+
+    a = np.array(2.0)
+    out, s, prod = mixed(a, np.arange(3.0))
+    assert out is a and a[()] == 3.5
+    assert s == 10.5 and type(s) is float
+    np.testing.assert_array_equal(prod, np.array(3.5) * np.arange(3.0))

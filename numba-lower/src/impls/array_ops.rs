@@ -357,6 +357,25 @@ pub(super) fn map_elements<'ctx, 'a>(
     operands: &[(TypeId, BasicValueEnum<'ctx>)],
     f: ElementOp<'_, 'ctx, 'a>,
 ) -> R<BasicValueEnum<'ctx>> {
+    // Every array operand 0-d: Numba types the result as a scalar (NumPy's too).
+    if !ret.is_array() {
+        if operands.iter().any(|(t, _)| ndim(*t) > 0) {
+            return Err(lw.unsupported(format!("an element-wise result of type {ret}")));
+        }
+        let mut elems = Vec::with_capacity(operands.len());
+        for &(t, v) in operands {
+            if t.is_array() {
+                let d = dtype_of(t);
+                let zero = lw.ctx.i64_type().const_zero();
+                let p = flat_ptr(lw, t, v.into_struct_value(), zero)?;
+                elems.push((load_elem(lw, d, p)?, d));
+            } else {
+                elems.push((v, t));
+            }
+        }
+        let (r, rt) = f(lw, &elems)?;
+        return lw.cast(r, rt, ret);
+    }
     let (dims, all_same) = broadcast_shape(lw, ndim(ret), operands)?;
     let out = allocate(lw, ret, &dims)?;
     fill_elements(lw, (ret, out), &dims, all_same, operands, f)?;
@@ -547,9 +566,6 @@ fn elementwise_binop<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let op = super::binop_of(&sig.key);
-    if !sig.ret.is_array() {
-        return Err(lw.unsupported("array operator"));
-    }
     map_elements(
         lw,
         sig.ret,
