@@ -63,9 +63,6 @@ pub struct FnLower<'ctx, 'a> {
     /// their `del`, so that an exception leaving the function releases the generators
     /// its frame still holds (`release_on_error`).
     holds_gen: Vec<bool>,
-    /// Whether an error exit releases every reference the frame holds (see
-    /// `release_on_error`); parallel kernels release only generators.
-    pub(crate) release_all_on_error: bool,
     /// Set while lowering the element operation of a whole-array loop: NumPy's
     /// semantics (division by zero gives inf, nan or 0), not Python's exceptions.
     pub(crate) error_model_override: Option<crate::ErrorModel>,
@@ -143,7 +140,6 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             slots: Vec::new(),
             reassigned: Vec::new(),
             holds_gen: Vec::new(),
-            release_all_on_error: true,
             error_model_override: None,
             blocks: HashMap::new(),
             entry,
@@ -391,13 +387,11 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         // Every reference the frame holds is in a slot (slots start empty and a `del`
         // empties them), so releasing the non-empty ones frees exactly what is live: an
         // exception from a callee or a parallel region leaks nothing (Numba leaks these).
-        // Not in a parallel kernel: the larger kernel measured `bench/parallel.py`'s
-        // pairwise 1.25x instead of 1.9x (an exception there leaks its own temporaries).
+        // Parallel kernels too (measured in `bench/parallel.py`, 2026-11-25: no kernel
+        // slower than without the release path).
         let vars: Vec<VarId> = (0..self.ir.vars.len())
             .filter(|&i| {
-                self.holds_gen[i]
-                    || (self.release_all_on_error
-                        && crate::nrt::is_refcounted(lowered(self.typing.typemap[i])))
+                self.holds_gen[i] || crate::nrt::is_refcounted(lowered(self.typing.typemap[i]))
             })
             .map(|i| VarId(i as u32))
             .collect();

@@ -323,7 +323,6 @@ fn lower_parfor<'ctx>(
             lw.linked,
         )?;
         klw.error_model_override = Some(ErrorModel::Numpy);
-        klw.release_all_on_error = false;
         klw.linked_libraries = std::mem::take(&mut lw.linked_libraries);
         klw.lower_body()?;
         lw.externals.append(&mut klw.externals);

@@ -561,6 +561,33 @@ def test_exception_in_body_propagates(nthreads):
         f(a)
 
 
+@njit
+def _checked_sum(row, x):
+    if x < 0:
+        raise ValueError("negative lead")
+    return row.sum()
+
+
+def raises_in_callee_with_temps(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        t = a[i] * 2.0  # a per-iteration array, live while the callee raises
+        s += _checked_sum(t, a[i, 0])
+    return s
+
+
+def test_exception_from_callee_releases_body_temporaries(nthreads):
+    # The body's own arrays are released when a callee's exception leaves the kernel
+    # (the autouse fixture checks the NRT counters balance).
+    f = njit(parallel=True)(raises_in_callee_with_temps)
+    a = RNG.random((2_000, 8))
+    assert f(a) == pytest.approx(2.0 * a.sum())
+    a[1_500, 0] = -1.0
+    a[30, 0] = -1.0
+    with pytest.raises(ValueError, match="negative lead"):
+        f(a)
+
+
 def last_value(a):
     x = 0.0
     for i in prange(len(a)):
