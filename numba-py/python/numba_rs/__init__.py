@@ -1,6 +1,17 @@
 """numba-rs: Numba's JIT rebuilt in Rust. Use it as ``import numba_rs as numba``."""
 
-from . import config, errors, types
+from . import config, errors, extending, types
+from .errors import (  # noqa: F401  (Numba's top level has its error classes)
+    NumbaDeprecationWarning,
+    NumbaError,
+    NumbaParallelSafetyWarning,
+    NumbaPerformanceWarning,
+    NumbaTypeError,
+    NumbaValueError,
+    NumbaWarning,
+    TypingError,
+    UnsupportedError,
+)
 from . import _numba_rs
 from ._numba_rs import Dispatcher, typeof
 from .decorators import jit, njit
@@ -20,7 +31,7 @@ from .withcontexts import objmode, parallel_chunksize
 from .stencils import stencil
 from .types import *  # noqa: F401,F403  (type objects at top level, as in numba)
 
-__all__ = ["jit", "njit", "vectorize", "guvectorize", "cfunc", "carray", "farray", "errors", "types", "typeof", "config", "Dispatcher", "prange", "pndindex", "set_num_threads", "get_num_threads",
+__all__ = ["jit", "njit", "vectorize", "guvectorize", "cfunc", "carray", "farray", "errors", "extending", "types", "typeof", "config", "Dispatcher", "prange", "pndindex", "set_num_threads", "get_num_threads",
            "get_thread_id", "set_parallel_chunksize", "get_parallel_chunksize", "objmode", "parallel_chunksize",
            "threading_layer", "stencil"] + list(
     types.__all__
