@@ -567,6 +567,150 @@ fn compile_nopython(
     compile_nopython_ir(ir, globals, args, npos, options, target, times)
 }
 
+/// Runs a phase of the rewrite registry over a function (tracing as asked).
+type RunRewrites<'a> = dyn Fn(
+        Phase,
+        &mut FunctionIR,
+        Option<&mut numba_typeinfer::TypingResult>,
+    ) -> Result<usize, numba_rewrite::RewriteError>
+    + 'a;
+
+/// The untyped half of the nopython pipeline (Numba's untyped passes, from IR
+/// processing to SSA), over any function's IR given its arguments' types.
+struct Frontend<'a> {
+    globals: &'a dyn GlobalResolver,
+    options: &'a CompileOptions,
+    run_rewrites: &'a RunRewrites<'a>,
+    objmode_lines: &'a std::cell::RefCell<Vec<u32>>,
+}
+
+impl Frontend<'_> {
+    /// Run the untyped passes on `ir`, a function of `npos` positional parameters (with
+    /// these trailing `defaults`) called with `args`.
+    fn untyped(
+        &self,
+        ir: &mut FunctionIR,
+        args: &[TypeId],
+        npos: usize,
+        defaults: &[numba_bytecode::Constant],
+        times: &mut Vec<(String, Duration)>,
+    ) -> Result<(), CompileError> {
+        let here = locate(ir);
+        let wanted = print_after();
+        let (globals, options, run_rewrites, objmode_lines) = (
+            self.globals,
+            self.options,
+            self.run_rewrites,
+            self.objmode_lines,
+        );
+        let none_args = arg_none(args, npos, defaults);
+        let semantic_args = args.to_vec();
+        let omitted_args = args.to_vec();
+        // A with-lifting error keeps its own kind (Numba's CompilerError or TypingError).
+        let with_error: std::cell::RefCell<Option<CompileError>> = std::cell::RefCell::new(None);
+        let untyped: Vec<Box<dyn FunctionPass + '_>> = vec![
+            Box::new(Pass {
+                name: "ir_processing",
+                cfg: true,
+                run: |ir: &mut FunctionIR| {
+                    numba_ir::postproc::run(ir, false);
+                    if env_flag("NUMBA_DUMP_IR") {
+                        print!("{}", ir.dump_with_header());
+                    }
+                    Ok(true)
+                },
+            }),
+            Box::new(Pass {
+                name: "with_lifting",
+                cfg: true,
+                run: |ir: &mut FunctionIR| {
+                    let changed =
+                        with_lifting(ir, globals, options, objmode_lines).map_err(|e| {
+                            let text = e.message.clone();
+                            *with_error.borrow_mut() = Some(e);
+                            text
+                        })?;
+                    // Numba compiles the rewritten function afresh, dumping its IR again.
+                    if changed && env_flag("NUMBA_DUMP_IR") {
+                        print!("{}", ir.dump_with_header());
+                    }
+                    Ok(changed)
+                },
+            }),
+            Box::new(CodePass {
+                name: "inline_closure_likes",
+                run: move |ir: &mut FunctionIR| {
+                    // `functools.reduce` calls become loops calling the function (Numba's
+                    // `_inline_reduction`), which a lambda then inlines into.
+                    let parallel_reduce = options.parallel.is_some_and(|p| p.reduction);
+                    let reduced = numba_ir::reduce::inline_reduce_calls(ir, parallel_reduce)?;
+                    let inlined = numba_ir::utils::inline_closures(ir, globals)?;
+                    // Array comprehensions become loops storing into an array (Numba's
+                    // `_inline_arraycall`), parallel loops under `parallel={'comprehension'}`.
+                    let parallel = options.parallel.is_some_and(|p| p.comprehension);
+                    let arrays = numba_ir::comprehension::inline_array_comprehensions(ir, parallel);
+                    // Lists only read (`np.array([1.0, 2.0])`) are tuples.
+                    let tuples = numba_ir::literal_lists::literal_lists_as_tuples(ir);
+                    Ok(reduced || inlined || arrays || tuples)
+                },
+            }),
+            Box::new(Pass {
+                name: "make_function_op_code_to_jit_function",
+                cfg: false,
+                run: move |ir: &mut FunctionIR| {
+                    Ok(make_functions_jitted(ir, options.dispatcher_id))
+                },
+            }),
+            Box::new(Pass {
+                name: "omitted_arguments",
+                cfg: false,
+                run: move |ir: &mut FunctionIR| {
+                    substitute_omitted(ir, &omitted_args, npos, defaults)
+                },
+            }),
+            Box::new(Pass {
+                name: "rewrite_semantic_constants",
+                cfg: false,
+                run: move |ir: &mut FunctionIR| Ok(rewrite_semantic_constants(ir, &semantic_args)),
+            }),
+            Box::new(Pass {
+                name: "dead_branch_prune",
+                cfg: true,
+                run: move |ir: &mut FunctionIR| Ok(dead_branch_prune(ir, &none_args)),
+            }),
+            Box::new(Pass {
+                name: "generic_rewrites",
+                cfg: false,
+                run: move |ir: &mut FunctionIR| {
+                    run_rewrites(Phase::BeforeInference, ir, None)
+                        .map(|n| n > 0)
+                        .map_err(|e| e.to_string())
+                },
+            }),
+            Box::new(Pass {
+                name: "reconstruct_ssa",
+                cfg: false,
+                run: |ir: &mut FunctionIR| {
+                    numba_ir::ssa::reconstruct_ssa(ir).map_err(|e| e.to_string())?;
+                    // A generator's state is named by the variables typing will see.
+                    if ir.is_generator {
+                        numba_ir::postproc::compute_generator_info(ir);
+                    }
+                    Ok(true)
+                },
+            }),
+        ];
+        run_passes(ir, untyped, times, &wanted).map_err(|e| {
+            here(
+                with_error
+                    .borrow_mut()
+                    .take()
+                    .unwrap_or_else(|| pass_error(e)),
+            )
+        })
+    }
+}
+
 /// `translate_bytecode`: a code object's IR, or the error naming where it failed.
 fn translate(code: CodeObject, globals: &dyn GlobalResolver) -> Result<FunctionIR, CompileError> {
     let qualname = code.qualname.clone();
@@ -606,7 +750,6 @@ fn compile_nopython_ir(
 ) -> Result<CompiledFunction, CompileError> {
     let here = locate(&ir);
     let wanted = print_after();
-    let none_args = arg_none(args, npos, &options.defaults);
     let rewrites = &target.rewrites;
     let dump_ir = env_flag("NUMBA_DUMP_IR");
     // The rewrites' trace: printed as it is made under NUMBA_DUMP_IR (between the other
@@ -627,109 +770,15 @@ fn compile_nopython_ir(
         }
         Ok(n)
     };
-    let semantic_args = args.to_vec();
-    let omitted_args = args.to_vec();
-    // A with-lifting error keeps its own kind (Numba's CompilerError or TypingError).
-    let with_error: std::cell::RefCell<Option<CompileError>> = std::cell::RefCell::new(None);
     // The lines of the `with objmode` blocks lifted out (for the nogil warning).
     let objmode_lines: std::cell::RefCell<Vec<u32>> = std::cell::RefCell::new(Vec::new());
-    let untyped: Vec<Box<dyn FunctionPass + '_>> = vec![
-        Box::new(Pass {
-            name: "ir_processing",
-            cfg: true,
-            run: |ir: &mut FunctionIR| {
-                numba_ir::postproc::run(ir, false);
-                if env_flag("NUMBA_DUMP_IR") {
-                    print!("{}", ir.dump_with_header());
-                }
-                Ok(true)
-            },
-        }),
-        Box::new(Pass {
-            name: "with_lifting",
-            cfg: true,
-            run: |ir: &mut FunctionIR| {
-                let changed = with_lifting(ir, globals, options, &objmode_lines).map_err(|e| {
-                    let text = e.message.clone();
-                    *with_error.borrow_mut() = Some(e);
-                    text
-                })?;
-                // Numba compiles the rewritten function afresh, dumping its IR again.
-                if changed && env_flag("NUMBA_DUMP_IR") {
-                    print!("{}", ir.dump_with_header());
-                }
-                Ok(changed)
-            },
-        }),
-        Box::new(CodePass {
-            name: "inline_closure_likes",
-            run: move |ir: &mut FunctionIR| {
-                // `functools.reduce` calls become loops calling the function (Numba's
-                // `_inline_reduction`), which a lambda then inlines into.
-                let parallel_reduce = options.parallel.is_some_and(|p| p.reduction);
-                let reduced = numba_ir::reduce::inline_reduce_calls(ir, parallel_reduce)?;
-                let inlined = numba_ir::utils::inline_closures(ir, globals)?;
-                // Array comprehensions become loops storing into an array (Numba's
-                // `_inline_arraycall`), parallel loops under `parallel={'comprehension'}`.
-                let parallel = options.parallel.is_some_and(|p| p.comprehension);
-                let arrays = numba_ir::comprehension::inline_array_comprehensions(ir, parallel);
-                // Lists only read (`np.array([1.0, 2.0])`) are tuples.
-                let tuples = numba_ir::literal_lists::literal_lists_as_tuples(ir);
-                Ok(reduced || inlined || arrays || tuples)
-            },
-        }),
-        Box::new(Pass {
-            name: "make_function_op_code_to_jit_function",
-            cfg: false,
-            run: move |ir: &mut FunctionIR| Ok(make_functions_jitted(ir, options.dispatcher_id)),
-        }),
-        Box::new(Pass {
-            name: "omitted_arguments",
-            cfg: false,
-            run: move |ir: &mut FunctionIR| {
-                substitute_omitted(ir, &omitted_args, npos, &options.defaults)
-            },
-        }),
-        Box::new(Pass {
-            name: "rewrite_semantic_constants",
-            cfg: false,
-            run: move |ir: &mut FunctionIR| Ok(rewrite_semantic_constants(ir, &semantic_args)),
-        }),
-        Box::new(Pass {
-            name: "dead_branch_prune",
-            cfg: true,
-            run: move |ir: &mut FunctionIR| Ok(dead_branch_prune(ir, &none_args)),
-        }),
-        Box::new(Pass {
-            name: "generic_rewrites",
-            cfg: false,
-            run: move |ir: &mut FunctionIR| {
-                run_rewrites(Phase::BeforeInference, ir, None)
-                    .map(|n| n > 0)
-                    .map_err(|e| e.to_string())
-            },
-        }),
-        Box::new(Pass {
-            name: "reconstruct_ssa",
-            cfg: false,
-            run: |ir: &mut FunctionIR| {
-                numba_ir::ssa::reconstruct_ssa(ir).map_err(|e| e.to_string())?;
-                // A generator's state is named by the variables typing will see.
-                if ir.is_generator {
-                    numba_ir::postproc::compute_generator_info(ir);
-                }
-                Ok(true)
-            },
-        }),
-    ];
-    run_passes(&mut ir, untyped, &mut times, &wanted).map_err(|e| {
-        here(
-            with_error
-                .borrow_mut()
-                .take()
-                .unwrap_or_else(|| pass_error(e)),
-        )
-    })?;
+    let front = Frontend {
+        globals,
+        options,
+        run_rewrites: &run_rewrites,
+        objmode_lines: &objmode_lines,
+    };
+    front.untyped(&mut ir, args, npos, &options.defaults, &mut times)?;
 
     // Type inference.
     let start = Instant::now();
