@@ -1458,6 +1458,24 @@ impl BaseContext {
                 )),
             );
         }
+        // `np.divmod(x, y)`: the pair `(x // y, x % y)`, each as its operator types it.
+        self.register(
+            "numpy.divmod",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x, y] if element(*x).is_some() && element(*y).is_some() => {
+                        let (x, y) = (x.unliteral(), y.unliteral());
+                        let q = crate::context::binop_signature(BinOp::FloorDiv, x, y)?;
+                        let r = crate::context::binop_signature(BinOp::Mod, x, y)?;
+                        (q.ret == r.ret).then(|| {
+                            sig("numpy.divmod", intern(Type::UniTuple(q.ret, 2)), vec![x, y])
+                        })
+                    }
+                    _ => None,
+                },
+                "(number or array, number or array)",
+            )),
+        );
         // Ufuncs that are operators take the operator's typing (and signature key).
         for &(name, op) in OPERATOR_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());

@@ -297,3 +297,21 @@ def test_zero_d_with_others():
     assert out is a and a[()] == 3.5
     assert s == 10.5 and type(s) is float
     np.testing.assert_array_equal(prod, np.array(3.5) * np.arange(3.0))
+
+
+def test_divmod():
+    f = jit2("divmod")
+    a = np.array([7, -7, 9, -3, 0], dtype=np.int64)
+    b = np.array([2, 2, -4, -3, 5], dtype=np.int64)
+    q, r = f(a, b)
+    wq, wr = np.divmod(a, b)
+    same(q, wq)
+    same(r, wr)
+    x = np.array([7.5, -7.5, 2.25, -0.0])
+    q, r = f(x, 2.0)
+    wq, wr = np.divmod(x, 2.0)
+    same(q, wq)
+    same(r, wr)
+    # Scalars: the pair of numbers.
+    assert f(-7, 2) == (-4, 1) == tuple(np.divmod(-7, 2))
+    assert f(7.5, -2.0) == tuple(float(v) for v in np.divmod(7.5, -2.0))

@@ -2,7 +2,7 @@
 //! and checked), `np.ascontiguousarray`/`asfortranarray` (the array itself when its layout
 //! already fits, else a copy), `np.real`/`np.imag` (views of a complex array),
 //! `np.conj`/`a.conj()` (a new array), `np.flatnonzero`, `np.atleast_1d/2d/3d` (views),
-//! `np.finfo`/`np.iinfo` (constants).
+//! `np.finfo`/`np.iinfo` (constants), `np.divmod`.
 //! Calls return new references: results that share the argument's memory take one.
 
 use inkwell::values::{BasicValueEnum, IntValue};
@@ -50,9 +50,33 @@ pub(crate) fn register(r: &mut Registry) {
     for k in ["numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d"] {
         r.register(f(k), Args::Exact(vec![array()]), atleast);
     }
+    r.register(
+        f("numpy.divmod"),
+        Args::Exact(vec![TypePat::Any, TypePat::Any]),
+        divmod,
+    );
     for k in ["numpy.finfo", "numpy.iinfo"] {
         r.register(f(k), Args::Exact(vec![TypePat::Any]), machine_info);
     }
+}
+
+/// `np.divmod(x, y)`: `(x // y, x % y)` through the operators' implementations (new
+/// arrays for array operands, NumPy's element rules).
+fn divmod<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let mut parts = Vec::with_capacity(2);
+    for op in [numba_ir::BinOp::FloorDiv, numba_ir::BinOp::Mod] {
+        let s = numba_typeinfer::context::binop_signature(op, sig.args[0], sig.args[1])
+            .ok_or_else(|| lw.unsupported("np.divmod of these types"))?;
+        let x = lw.cast(a[0], sig.args[0], s.args[0])?;
+        let y = lw.cast(a[1], sig.args[1], s.args[1])?;
+        let v = lw.call_impl(&s, &[x, y])?;
+        parts.push(v);
+    }
+    lw.make_struct(sig.ret, &parts)
 }
 
 /// `np.finfo(t)` / `np.iinfo(t)`: a namedtuple of constants (the argument is not read).
