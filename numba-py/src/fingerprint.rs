@@ -139,7 +139,8 @@ fn load_numpy(np: &Bound<'_, PyAny>) -> PyResult<NumpyTypes> {
     let dtype = np.getattr("dtype")?;
     let mut scalars = Vec::new();
     let mut dtypes = [None; TYPENUMS];
-    for code in "?bBhHiIlLqQfdgFDGe".chars() {
+    // Not `e` (float16): numba-rs rejects it, on the slow path.
+    for code in "?bBhHiIlLqQfdgFDG".chars() {
         let d = dtype.call1((code.to_string(),))?;
         let num: usize = d.getattr("num")?.extract()?;
         let name: String = d.getattr("name")?.extract()?;

@@ -675,6 +675,12 @@ fn typeof_numpy_scalar(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
         return Ok(None);
     }
     let name: String = v.getattr("dtype")?.getattr("name")?.extract()?;
+    if name == "float16" {
+        return Err(TypingError::new_err(
+            "Cannot determine numba-rs type of <class 'numpy.float16'>: float16 is not \
+             supported by numba-rs",
+        ));
+    }
     Ok(types::from_name(&name).filter(|t| t.is_scalar()))
 }
 
@@ -765,7 +771,22 @@ fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
     if ty.name()? != "ndarray" || !v.hasattr("__array_interface__")? {
         return Ok(None);
     }
-    let dtype_name: String = v.getattr("dtype")?.getattr("name")?.extract()?;
+    let np_dtype = v.getattr("dtype")?;
+    let dtype_name: String = np_dtype.getattr("name")?.extract()?;
+    // Numba rejects these too: numba-rs reads elements in native order and has no
+    // float16 arithmetic.
+    let native: bool = np_dtype.getattr("isnative")?.extract()?;
+    if !native || dtype_name == "float16" {
+        let what = if native {
+            "float16 arrays are".to_string()
+        } else {
+            format!("arrays in non-native byte order ({}) are", np_dtype.str()?)
+        };
+        return Err(TypingError::new_err(format!(
+            "Cannot determine numba-rs type of an array of dtype {dtype_name}: {what} not \
+             supported by numba-rs"
+        )));
+    }
     let dtype = types::from_name(&dtype_name).ok_or_else(|| {
         TypingError::new_err(format!(
             "Cannot determine numba-rs type of an array of dtype {dtype_name}"

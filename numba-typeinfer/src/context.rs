@@ -313,6 +313,25 @@ pub fn arith_type(tys: &[TypeId]) -> Option<TypeId> {
     acc
 }
 
+/// The type Numba compares (and takes `min`/`max` of) numbers in: [`arith_type`], except
+/// that uint64 with a signed integer is float64 (Numba's templates have no mixed-sign
+/// integer loop and float64 is the safe conversion of both; `arith_type`'s int64 would
+/// read values from 2**63 as negative).
+pub fn compare_type(tys: &[TypeId]) -> Option<TypeId> {
+    let tys: Vec<TypeId> = tys.iter().map(|t| t.unliteral()).collect();
+    let tys = tys.as_slice();
+    let signed = tys.iter().any(|t| t.is_integer() && t.is_signed());
+    let u64_ = tys.iter().any(|&t| t == UINT64);
+    if signed && u64_ {
+        let rest: Vec<TypeId> = tys.iter().filter(|t| !t.is_integer()).copied().collect();
+        return match rest.is_empty() {
+            true => Some(FLOAT64),
+            false => arith_type(&[rest, vec![FLOAT64]].concat()),
+        };
+    }
+    arith_type(tys)
+}
+
 impl BaseContext {
     /// The built-in context, made once per process: for lookups that need no
     /// function-specific state (the lowering's scalar helpers). Building one registers
@@ -582,7 +601,7 @@ impl BaseContext {
                                 let r = if items.iter().all(|&t| t == BOOLEAN) {
                                     BOOLEAN
                                 } else {
-                                    arith_type(&items)?
+                                    compare_type(&items)?
                                 };
                                 return Some(sig(key, r, vec![*x]));
                             }
@@ -595,7 +614,7 @@ impl BaseContext {
                         let r = if a.iter().all(|&t| t == BOOLEAN) {
                             BOOLEAN
                         } else {
-                            arith_type(a)?
+                            compare_type(a)?
                         };
                         Some(sig(key, r, vec![r; a.len()]))
                     },
@@ -928,7 +947,7 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
             if lhs == BOOLEAN && rhs == BOOLEAN {
                 return Some(mk(BOOLEAN, BOOLEAN));
             }
-            let t = arith_type(&[lhs, rhs])?;
+            let t = compare_type(&[lhs.unliteral(), rhs.unliteral()])?;
             if t.is_complex() && !matches!(op, BinOp::Eq | BinOp::Ne) {
                 return None;
             }

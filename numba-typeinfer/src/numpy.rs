@@ -85,7 +85,6 @@ pub const DTYPE_NAMES: &[(&str, TypeId)] = &[
     ("uint16", UINT16),
     ("uint32", UINT32),
     ("uint64", UINT64),
-    ("float16", FLOAT16),
     ("float32", FLOAT32),
     ("float64", FLOAT64),
     ("double", FLOAT64),
@@ -105,7 +104,6 @@ pub const DTYPE_NAMES: &[(&str, TypeId)] = &[
     ("uintc", UINT32),
     ("ushort", UINT16),
     ("ubyte", UINT8),
-    ("half", FLOAT16),
     ("single", FLOAT32),
     ("csingle", COMPLEX64),
     ("cdouble", COMPLEX128),
@@ -415,6 +413,11 @@ pub fn nested_shape(t: TypeId) -> Option<(Vec<u32>, Vec<TypeId>)> {
 
 /// A dtype argument: `np.float64`, `np.dtype(...)`-typed values or `float`/`int`/`bool`.
 pub(crate) fn dtype_arg(t: TypeId) -> Option<TypeId> {
+    // float16 has no arithmetic here (Numba's neither): arrays of it are not made.
+    dtype_arg_any(t).filter(|&d| d != FLOAT16)
+}
+
+fn dtype_arg_any(t: TypeId) -> Option<TypeId> {
     match t.get() {
         Type::NumberClass(d) | Type::DType(d) => Some(d),
         // `dtype='int32'`, as Numba accepts a constant string.

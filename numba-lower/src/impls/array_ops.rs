@@ -336,6 +336,15 @@ pub(super) fn apply_binop<'ctx>(
     (x, xt): (BasicValueEnum<'ctx>, TypeId),
     (y, yt): (BasicValueEnum<'ctx>, TypeId),
 ) -> R<(BasicValueEnum<'ctx>, TypeId)> {
+    // Integers whose NumPy loop is float64 (uint64 with a signed integer) compute in it,
+    // as NumPy's loop does; Python's rules would take int64 and read 2**63 up as negative.
+    if xt.is_integer() && yt.is_integer() {
+        if let Some(t) = numba_typeinfer::numpy::ufunc_loop(xt, yt).filter(|t| t.is_float()) {
+            let x = lw.cast(x, xt, t)?;
+            let y = lw.cast(y, yt, t)?;
+            return apply_binop(lw, op, (x, t), (y, t));
+        }
+    }
     let sig = numba_typeinfer::context::binop_signature(op, xt, yt)
         .ok_or_else(|| lw.unsupported(format!("no operator {} on {xt} and {yt}", op.symbol())))?;
     let x = lw.cast(x, xt, sig.args[0])?;
