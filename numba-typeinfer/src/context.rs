@@ -321,7 +321,7 @@ pub fn compare_type(tys: &[TypeId]) -> Option<TypeId> {
     let tys: Vec<TypeId> = tys.iter().map(|t| t.unliteral()).collect();
     let tys = tys.as_slice();
     let signed = tys.iter().any(|t| t.is_integer() && t.is_signed());
-    let u64_ = tys.iter().any(|&t| t == UINT64);
+    let u64_ = tys.contains(&UINT64);
     if signed && u64_ {
         let rest: Vec<TypeId> = tys.iter().filter(|t| !t.is_integer()).copied().collect();
         return match rest.is_empty() {
