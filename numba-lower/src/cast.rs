@@ -244,6 +244,21 @@ impl<'ctx> FnLower<'ctx, '_> {
                 }
                 out.into()
             }
+            // An array seen with a laxer layout or as readonly (`C` or `F` where the
+            // variable is `A`): the same struct, the same reference.
+            (
+                Type::Array {
+                    dtype: d1,
+                    ndim: n1,
+                    ..
+                },
+                Type::Array {
+                    dtype: d2,
+                    ndim: n2,
+                    ..
+                },
+                _,
+            ) if d1 == d2 && n1 == n2 => v,
             // Between types without data (a literal string and its kind, modules...).
             (_, _, BasicTypeEnum::StructType(st)) if st.count_fields() == 0 => self.ghost(),
             _ => return Err(self.unsupported(format!("cannot convert {from} to {to}"))),

@@ -1402,7 +1402,9 @@ impl BaseContext {
                                 return None;
                             }
                             let d = match name {
-                                "floor" | "ceil" | "trunc" => float_result(d),
+                                // Integers and bools are already whole: NumPy 2 (and
+                                // Numba) keep their dtype.
+                                "floor" | "ceil" | "trunc" => d,
                                 "logical_not" | "signbit" => BOOLEAN,
                                 "abs" | "absolute" if d.is_complex() => {
                                     if d == COMPLEX64 {

@@ -66,3 +66,53 @@ def test_non_native_byte_order_is_a_typing_error(dtype):
         numba_rs.njit(lambda a: a.sum())(a)
     # The same values in native order work.
     assert numba_rs.njit(lambda a: a.sum())(a.astype(a.dtype.newbyteorder("="))) == 3
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "trunc"])
+@pytest.mark.parametrize("a", [
+    np.array([np.nan, 1e300, -2.5, np.inf, -np.inf, -0.0, 0.5]),
+    np.array([np.nan, -2.5, 3.5], dtype=np.float32),
+    np.array([7, 2**63 + 5], dtype=np.uint64),
+    np.array([-3, 4], dtype=np.int8),
+    np.array([True, False]),
+], ids=lambda a: str(a.dtype))
+def test_rounding_ufuncs_keep_numpys_dtype_and_values(name, a):
+    # Floats round in their own type (NaN and inf stay); whole numbers keep their dtype.
+    f = numba_rs.njit(eval(f"lambda a: np.{name}(a)"))
+    got, want = f(a), getattr(np, name)(a)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    x = numba_rs.njit(eval(f"lambda x: np.{name}(x)"))(a[0])
+    assert x == getattr(np, name)(a[0]) or (np.isnan(x) and np.isnan(a[0]))
+
+
+def halve_until_one(a):
+    while a.size > 1:
+        a = a[::2]
+    return a[0]
+
+
+def maybe_reversed(a, rev):
+    b = a[::-1] if rev else a
+    return b.sum(), b
+
+
+def inverse_or_self(a, x):
+    if x:
+        return np.linalg.inv(a)
+    return a
+
+
+def test_array_variables_of_several_layouts():
+    # A variable holding a C array on one path and an A (or F) array on another is typed
+    # with the laxer layout, as in Numba.
+    a = np.arange(10.0)
+    assert numba_rs.njit(halve_until_one)(a) == halve_until_one(a)
+    for rev in (True, False):
+        s, b = numba_rs.njit(maybe_reversed)(a, rev)
+        ws, wb = maybe_reversed(a, rev)
+        assert s == ws
+        np.testing.assert_array_equal(b, wb)
+    m = np.array([[2.0, 1.0], [0.0, 4.0]])
+    for x in (True, False):
+        np.testing.assert_allclose(numba_rs.njit(inverse_or_self)(m, x), inverse_or_self(m, x))

@@ -1,4 +1,5 @@
-//! NumPy ufunc loops with no Python scalar function to borrow: `exp2`, `cbrt`, `rint`,
+//! NumPy ufunc loops with no Python scalar function to borrow: `floor`/`ceil`/`trunc`
+//! (float to float, whole numbers unchanged), `exp2`, `cbrt`, `rint`,
 //! `spacing`, `signbit`, `reciprocal`, `positive`, `radians`/`degrees` (at the element's
 //! precision), `copysign`, `fmax`/`fmin`, `fmod`, `gcd`/`lcm`, `logaddexp`/`logaddexp2`,
 //! `nextafter` and `float_power`, each as NumPy's (and Numba's `npyfuncs`) computes one
@@ -34,6 +35,12 @@ pub(super) fn numpy_scalar<'ctx>(
         ("exp2" | "cbrt" | "rint" | "fabs" | "radians" | "degrees" | "spacing", [x]) => {
             unary_float(lw, key, *x)
         }
+        // Whole numbers stay as they are; floats round in their own type (Python's
+        // `math.floor` would give an int, and NaN or inf has none).
+        ("floor" | "ceil" | "trunc", [x]) if !x.1.is_float() => Ok(*x),
+        ("floor" | "ceil" | "trunc", [x]) => lw
+            .float_unary(key, x.0.into_float_value())
+            .map(|r| (r.into(), x.1)),
         ("signbit", [x]) => signbit(lw, *x),
         ("pos", [x]) => apply_unary(lw, numba_ir::UnaryOp::Pos, *x),
         ("reciprocal", [x]) => reciprocal(lw, *x),
