@@ -411,6 +411,20 @@ pub fn inline_closure_call(
     }
     let (args, defaults) = bind_arguments(ir, func, callee, &args, &kws, line)?;
     let closure_items = closure_items_of(ir, func);
+    // The callee's free variables, by name: its `nonlocal` stores assign the caller's
+    // variable itself (the closure tuple holds the caller's variables).
+    let freevars: Vec<String> = match made_by(ir, func) {
+        Some(Expr::MakeFunction { code, .. }) => code.freevars(),
+        _ => Vec::new(),
+    };
+    let outer: HashMap<&str, VarId> = match &closure_items {
+        Some(items) => freevars
+            .iter()
+            .zip(items)
+            .map(|(n, &v)| (n.as_str(), v))
+            .collect(),
+        None => HashMap::new(),
+    };
     // Fresh labels above every existing one.
     let base = ir.blocks.keys().next_back().copied().unwrap_or(0) + 2;
     let relabel = |l: Label| base + l;
@@ -418,6 +432,10 @@ pub fn inline_closure_call(
     // Fresh variables for the callee's.
     let mut var_map: HashMap<VarId, VarId> = HashMap::new();
     for (i, v) in callee.vars.iter().enumerate() {
+        if let Some(&o) = outer.get(v.name.as_str()) {
+            var_map.insert(VarId(i as u32), o);
+            continue;
+        }
         let name = fresh_name(ir, &format!("{}.{}", callee.name, v.name));
         let id = ir.add_var(name, v.loc);
         var_map.insert(VarId(i as u32), id);

@@ -116,3 +116,45 @@ def test_array_variables_of_several_layouts():
     m = np.array([[2.0, 1.0], [0.0, 4.0]])
     for x in (True, False):
         np.testing.assert_allclose(numba_rs.njit(inverse_or_self)(m, x), inverse_or_self(m, x))
+
+
+def nonlocal_sum(n):
+    total = 0
+
+    def add(v):
+        nonlocal total
+        total += v
+
+    for i in range(n):
+        add(i)
+    return total
+
+
+def nonlocal_counter(n):
+    count = n
+
+    def bump():
+        nonlocal count
+        count = count + 1
+        return count
+
+    return bump(), bump(), count
+
+
+def test_nonlocal_writes_of_inlined_inner_functions():
+    # An inner function's `nonlocal` store assigns the enclosing function's variable.
+    assert numba_rs.njit(nonlocal_sum)(5) == nonlocal_sum(5) == 10
+    assert numba_rs.njit(nonlocal_counter)(0) == nonlocal_counter(0) == (1, 2, 2)
+
+
+@pytest.mark.parametrize("dtype, lo, hi", [
+    (np.uint8, 10, 300), (np.uint8, -1, 50), (np.uint8, -1.5, 50), (np.int8, -50, 200),
+    (np.uint64, -3, 7), (np.int16, -1000, 1000),
+])
+def test_clip_bounds_outside_the_dtype(dtype, lo, hi):
+    # Numba compares in the common type and casts back (no wrap-around of the bounds).
+    a = np.array([0, 5, 100, np.iinfo(dtype).max], dtype=dtype)
+    got = numba_rs.njit(lambda a, lo, hi: np.clip(a, lo, hi))(a, lo, hi)
+    want = np.clip(a.astype(np.float64), lo, hi).astype(dtype)
+    assert got.dtype == a.dtype
+    np.testing.assert_array_equal(got, want)

@@ -2104,19 +2104,29 @@ fn clip<'ctx>(
         .zip(a.iter().copied())
         .filter(|(t, _)| *t != NONE)
         .collect();
+    // Float results compare in their own type (NaN propagates); integer ones in the
+    // common type of the element and the bounds, so that a bound outside the dtype's range
+    // (`clip(uint8, -1, 300)`) clips as NumPy's and Numba's do instead of wrapping.
+    let same_type = |lw: &mut FnLower<'ctx, '_>, x: Typed<'ctx>| -> R<Typed<'ctx>> {
+        if out.is_float() || out.is_complex() {
+            Ok((lw.cast(x.0, x.1, out)?, out))
+        } else {
+            Ok(x)
+        }
+    };
     map_elements(lw, sig.ret, &operands, &mut |lw, e| {
-        let mut v = (lw.cast(e[0].0, e[0].1, out)?, out);
+        let mut v = same_type(lw, e[0])?;
         let mut k = 1;
         if has_lo {
-            let lo = (lw.cast(e[k].0, e[k].1, out)?, out);
+            let lo = same_type(lw, e[k])?;
             v = scalar_call(lw, "max", &[v, lo])?;
             k += 1;
         }
         if has_hi {
-            let hi = (lw.cast(e[k].0, e[k].1, out)?, out);
-            v = scalar_call(lw, "min", &[(v.0, out), hi])?;
+            let hi = same_type(lw, e[k])?;
+            v = scalar_call(lw, "min", &[v, hi])?;
         }
-        Ok(v)
+        Ok((lw.cast(v.0, v.1, out)?, out))
     })
 }
 
