@@ -1008,6 +1008,11 @@ pub fn unary_signature(op: UnaryOp, value: TypeId) -> Option<Signature> {
     let (ret, arg) = match op {
         UnaryOp::Not => (BOOLEAN, value),
         UnaryOp::Invert if value == BOOLEAN => (INT64, INT64),
+        // Numba negates and inverts a narrow integer in its own width (`-uint8(5)` is
+        // 251), then widens the result to 64 bits.
+        UnaryOp::Invert | UnaryOp::Neg if value.is_integer() && value.bitwidth() < 64 => {
+            (arith_type(&[value])?, value)
+        }
         UnaryOp::Invert => {
             let t = arith_type(&[value])?;
             if !t.is_integer() {

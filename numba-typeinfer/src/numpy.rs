@@ -167,6 +167,9 @@ pub const FLOAT_UFUNCS: &[&str] = &[
 
 /// Ufuncs NumPy has no complex loops for (a complex argument is a typing error).
 pub const REAL_UFUNCS: &[&str] = &[
+    "floor",
+    "ceil",
+    "trunc",
     "cbrt",
     "deg2rad",
     "radians",
@@ -1488,6 +1491,12 @@ impl BaseContext {
                 key,
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| match a {
+                        // Numbers: a ufunc call of its own (NumPy's rules, no exceptions).
+                        [x, y] if x.unliteral().is_scalar() && y.unliteral().is_scalar() => {
+                            let s =
+                                crate::context::binop_signature(op, x.unliteral(), y.unliteral())?;
+                            Some(sig(key, s.ret, vec![x.unliteral(), y.unliteral()]))
+                        }
                         [x, y] if element(*x).is_some() && element(*y).is_some() => {
                             crate::context::binop_signature(op, x.unliteral(), y.unliteral())
                         }

@@ -158,3 +158,34 @@ def test_clip_bounds_outside_the_dtype(dtype, lo, hi):
     want = np.clip(a.astype(np.float64), lo, hi).astype(dtype)
     assert got.dtype == a.dtype
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("v", [np.uint8(5), np.int8(-128), np.int16(7), np.uint32(3),
+                               np.uint64(5), 7], ids=lambda v: type(v).__name__)
+def test_unary_operators_on_narrow_integers(v):
+    # Numba negates and inverts in the operand's width, then widens to 64 bits.
+    want = {
+        "uint8": (251, 250, 5), "int8": (-128, 127, -128), "int16": (-7, -8, 7),
+        "uint32": (4294967293, 4294967292, 3),
+        "uint64": (2**64 - 5, 2**64 - 6, 5), "int": (-7, -8, 7),
+    }[type(v).__name__]
+    assert numba_rs.njit(lambda x: (-x, ~x, +x))(v) == want
+
+
+def scalar_ufuncs():
+    return (np.divide(2.0, 0.0), np.true_divide(7, 0), np.floor_divide(7, 0),
+            np.remainder(7.0, 0.0), np.power(0.0, -1.0), np.reciprocal(0.0),
+            np.floor_divide(-7, 2), np.remainder(-7, 3), np.greater(3, 2))
+
+
+def test_ufuncs_on_numbers_follow_numpys_rules():
+    # No ZeroDivisionError: inf, nan or 0 as NumPy (and Numba) give them.
+    with np.errstate(all="ignore"):
+        want = scalar_ufuncs()
+    got = numba_rs.njit(scalar_ufuncs)()
+    np.testing.assert_array_equal(np.array(got, dtype=float), np.array(want, dtype=float))
+
+
+def test_rounding_ufuncs_reject_complex():
+    with pytest.raises(TypingError):
+        numba_rs.njit(lambda a: np.floor(a))(np.array([1 + 2j]))

@@ -151,6 +151,15 @@ pub(crate) fn register(r: &mut Registry) {
             binary_ufunc,
         );
     }
+    // A ufunc that is an operator, called on numbers (on arrays it is typed as the
+    // operator itself): the operator under NumPy's rules (`np.floor_divide(7, 0)` is 0).
+    for (name, _) in numba_typeinfer::numpy::OPERATOR_UFUNCS {
+        r.register(
+            ImplKey::Function(format!("numpy.{name}")),
+            Args::Exact(vec![TypePat::Any, TypePat::Any]),
+            scalar_operator_ufunc,
+        );
+    }
 }
 
 pub(super) fn get_int<'ctx>(
@@ -773,12 +782,34 @@ fn unary_ufunc<'ctx>(
         .find(|(n, _)| *n == name)
         .ok_or_else(|| lw.unsupported(format!("numpy.{name}")))?;
     if !sig.args[0].is_array() {
-        let (r, rt) = scalar_call(lw, key, &[(a[0], sig.args[0])])?;
+        // NumPy's rules on numbers too (`np.reciprocal(0.0)` is inf, not an exception).
+        let saved = lw.error_model_override.replace(crate::ErrorModel::Numpy);
+        let r = scalar_call(lw, key, &[(a[0], sig.args[0])]);
+        lw.error_model_override = saved;
+        let (r, rt) = r?;
         return lw.cast(r, rt, sig.ret);
     }
     map_elements(lw, sig.ret, &[(sig.args[0], a[0])], &mut |lw, e| {
         scalar_call(lw, key, e)
     })
+}
+
+fn scalar_operator_ufunc<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let name = ufunc_name(sig).to_string();
+    let op = numba_typeinfer::numpy::OPERATOR_UFUNCS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, op)| *op)
+        .ok_or_else(|| lw.unsupported(format!("numpy.{name}")))?;
+    let saved = lw.error_model_override.replace(crate::ErrorModel::Numpy);
+    let r = apply_binop(lw, op, (a[0], sig.args[0]), (a[1], sig.args[1]));
+    lw.error_model_override = saved;
+    let (r, rt) = r?;
+    lw.cast(r, rt, sig.ret)
 }
 
 fn binary_ufunc<'ctx>(
@@ -792,7 +823,11 @@ fn binary_ufunc<'ctx>(
         .find(|(n, _)| *n == name)
         .ok_or_else(|| lw.unsupported(format!("numpy.{name}")))?;
     if !sig.args[0].is_array() && !sig.args[1].is_array() {
-        let (r, rt) = scalar_call(lw, key, &[(a[0], sig.args[0]), (a[1], sig.args[1])])?;
+        // NumPy's rules on numbers too (`np.divide(2.0, 0.0)` is inf, as in Numba).
+        let saved = lw.error_model_override.replace(crate::ErrorModel::Numpy);
+        let r = scalar_call(lw, key, &[(a[0], sig.args[0]), (a[1], sig.args[1])]);
+        lw.error_model_override = saved;
+        let (r, rt) = r?;
         return lw.cast(r, rt, sig.ret);
     }
     map_elements(

@@ -55,15 +55,17 @@ fn int_unary<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let v = a[0].into_int_value();
-    Ok(match unary_of(&sig.key) {
+    let r: BasicValueEnum<'ctx> = match unary_of(&sig.key) {
         UnaryOp::Pos => v.into(),
         UnaryOp::Neg => lw.b.build_int_neg(v, "").map_err(llvm_err)?.into(),
         UnaryOp::Invert => lw.b.build_not(v, "").map_err(llvm_err)?.into(),
         UnaryOp::Not => {
             let c = lw.truth(v.into(), sig.args[0])?;
-            lw.b.build_not(c, "").map_err(llvm_err)?.into()
+            return Ok(lw.b.build_not(c, "").map_err(llvm_err)?.into());
         }
-    })
+    };
+    // A narrow integer's result widened (see `unary_signature`).
+    lw.cast(r, sig.args[0], sig.ret)
 }
 
 fn int_binop<'ctx>(
