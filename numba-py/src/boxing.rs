@@ -19,16 +19,23 @@ use smallvec::SmallVec;
 static CLASSES: LazyLock<Mutex<HashMap<String, Py<PyAny>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
-/// The key of a class, remembering the class for [`class_by_key`].
+/// The key of a class, remembering the class for [`class_by_key`]: `module.qualname`, or
+/// `module.qualname#n` for another class of the same name (two `namedtuple('Point', ...)`
+/// calls, exception classes made by a factory), so that each keeps its own identity.
 pub fn register_class(cls: &Bound<'_, PyAny>) -> PyResult<String> {
     let module: String = cls.getattr("__module__")?.extract()?;
     let qualname: String = cls.getattr("__qualname__")?.extract()?;
-    let key = format!("{module}.{qualname}");
-    CLASSES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .entry(key.clone())
-        .or_insert_with(|| cls.clone().unbind());
+    let base = format!("{module}.{qualname}");
+    let mut classes = CLASSES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut key = base.clone();
+    for n in 2.. {
+        match classes.get(&key) {
+            Some(c) if c.bind(cls.py()).is(cls) => return Ok(key),
+            Some(_) => key = format!("{base}#{n}"),
+            None => break,
+        }
+    }
+    classes.insert(key.clone(), cls.clone().unbind());
     Ok(key)
 }
 

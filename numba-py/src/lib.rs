@@ -148,10 +148,23 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
                 .cast::<pyo3::types::PyType>()
                 .is_ok_and(|t| t.is_subclass(&exc_base).unwrap_or(false))
         {
-            if module.as_deref() == Some("builtins") {
+            // A builtin exception by its name; any other class (one made by `exec` says
+            // its module is `builtins` too) by its registered key.
+            if module.as_deref() == Some("builtins")
+                && builtins.getattr(name.as_str()).is_ok_and(|b| b.is(value))
+            {
                 return mk(GlobalKind::ExceptionClass(name));
             }
-            return mk(GlobalKind::ExceptionClass(boxing::register_class(value)?));
+            let key = boxing::register_class(value)?;
+            if key.contains('#') {
+                // Another class of the same name: raises name the class by the repr the
+                // IR prints, so it carries the key's `#n` too.
+                return Ok(Global {
+                    repr: format!("<class '{key}'>"),
+                    kind: GlobalKind::ExceptionClass(key),
+                });
+            }
+            return mk(GlobalKind::ExceptionClass(key));
         }
         if module.as_deref() == Some("builtins")
             && builtins.getattr(name.as_str()).is_ok_and(|b| b.is(value))

@@ -189,3 +189,36 @@ def test_ufuncs_on_numbers_follow_numpys_rules():
 def test_rounding_ufuncs_reject_complex():
     with pytest.raises(TypingError):
         numba_rs.njit(lambda a: np.floor(a))(np.array([1 + 2j]))
+
+
+def _raiser(base):
+    class E(base):
+        pass
+
+    def h(x):
+        if x:
+            raise E("boom")
+        return 1
+
+    return numba_rs.njit(h), E
+
+
+def test_classes_of_the_same_name_keep_their_identity():
+    # Two exception classes named alike (a factory): each function raises its own.
+    h1, e1 = _raiser(KeyError)
+    h2, e2 = _raiser(IndexError)
+    for h, e in ((h2, e2), (h1, e1)):
+        with pytest.raises(e) as info:
+            h(1)
+        assert type(info.value) is e
+    # Two namedtuple classes named alike: results come back as the one built.
+    from collections import namedtuple
+
+    p1 = namedtuple("Point", ["x", "y"])
+    f1 = numba_rs.njit(lambda a: p1(a, 2.0))
+    assert type(f1(1.0)) is p1
+    p2 = namedtuple("Point", ["u", "v", "w"])
+    f2 = numba_rs.njit(lambda a: p2(a, 2.0, 3.0))
+    r = f2(1.0)
+    assert type(r) is p2 and r == (1.0, 2.0, 3.0)
+    assert type(f1(1.0)) is p1
