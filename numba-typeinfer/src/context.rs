@@ -406,7 +406,7 @@ impl BaseContext {
         for name in [
             "sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
             "tanh", "log10", "log2", "log1p", "expm1", "fabs", "erf", "erfc", "gamma", "lgamma",
-            "asinh", "acosh", "atanh", "degrees", "radians",
+            "asinh", "acosh", "atanh", "degrees", "radians", "exp2", "cbrt",
         ] {
             let key: &'static str = Box::leak(format!("math.{name}").into_boxed_str());
             self.register(key, Box::new(unary_float(key)));

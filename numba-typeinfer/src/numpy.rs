@@ -920,7 +920,8 @@ impl IndexItem {
     pub fn of(t: TypeId) -> Option<IndexItem> {
         let t = t.unliteral();
         Some(match t.get() {
-            Type::Integer { .. } | Type::Boolean => IndexItem::Int,
+            // Not a bool (`a[True]` adds an axis in NumPy; Numba rejects it).
+            Type::Integer { .. } => IndexItem::Int,
             Type::Slice(n) => IndexItem::Slice { has_step: n == 3 },
             Type::Ellipsis => IndexItem::Ellipsis,
             Type::NoneType => IndexItem::NewAxis,

@@ -222,3 +222,17 @@ def test_classes_of_the_same_name_keep_their_identity():
     r = f2(1.0)
     assert type(r) is p2 and r == (1.0, 2.0, 3.0)
     assert type(f1(1.0)) is p1
+
+
+def test_bool_scalar_index_is_a_typing_error():
+    # NumPy adds an axis for `a[True]`; Numba rejects it (a bool is not an integer index).
+    with pytest.raises(TypingError):
+        numba_rs.njit(lambda a: a[True])(np.arange(3.0))
+    with pytest.raises(TypingError):
+        numba_rs.njit(lambda a: a[False, 0])(np.ones((2, 2)))
+
+
+def test_math_exp2_and_cbrt():
+    # Python 3.11's math functions, as CPython computes them.
+    got = numba_rs.njit(lambda x: (math.exp2(x), math.cbrt(x), math.exp2(3)))(-27.0)
+    assert got == (math.exp2(-27.0), math.cbrt(-27.0), math.exp2(3))
