@@ -1410,6 +1410,12 @@ impl BaseContext {
                                 // Numba) keep their dtype.
                                 "floor" | "ceil" | "trunc" => d,
                                 "logical_not" | "signbit" => BOOLEAN,
+                                // NumPy and Numba have no bool loops for these: int8's.
+                                "square" | "reciprocal" | "negative" | "positive" | "sign"
+                                    if d == BOOLEAN =>
+                                {
+                                    INT8
+                                }
                                 "abs" | "absolute" if d.is_complex() => {
                                     if d == COMPLEX64 {
                                         FLOAT32
@@ -1450,6 +1456,8 @@ impl BaseContext {
                                 // `ldexp(float, int)`: the float's type.
                                 "ldexp" if !int_like(ey) => return None,
                                 "ldexp" => float_result(ex),
+                                // No bool loops: int8's, as NumPy and Numba.
+                                "power" | "fmod" if d == BOOLEAN => INT8,
                                 // Always in double precision.
                                 "float_power" if d.is_complex() => COMPLEX128,
                                 "float_power" => FLOAT64,

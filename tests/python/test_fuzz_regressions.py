@@ -236,3 +236,25 @@ def test_math_exp2_and_cbrt():
     # Python 3.11's math functions, as CPython computes them.
     got = numba_rs.njit(lambda x: (math.exp2(x), math.cbrt(x), math.exp2(3)))(-27.0)
     assert got == (math.exp2(-27.0), math.cbrt(-27.0), math.exp2(3))
+
+
+@pytest.mark.parametrize("name", ["square", "reciprocal", "negative", "positive", "sign"])
+def test_unary_ufuncs_on_bools_take_int8_loops(name):
+    # Numba's (and, where it has one, NumPy's) int8 loop: no bool results.
+    b = np.array([True, False])
+    got = numba_rs.njit(eval(f"lambda a: np.{name}(a)"))(b)
+    assert got.dtype == np.int8
+    want = {"square": [1, 0], "reciprocal": [1, 0], "negative": [-1, 0],
+            "positive": [1, 0], "sign": [1, 0]}[name]
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["power", "fmod"])
+def test_binary_ufuncs_on_bools_take_int8_loops(name):
+    a = np.array([True, False, True, False])
+    b = np.array([True, True, False, False])
+    got = numba_rs.njit(eval(f"lambda a, b: np.{name}(a, b)"))(a, b)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(a, b)
+    assert got.dtype == want.dtype == np.int8
+    np.testing.assert_array_equal(got, want)

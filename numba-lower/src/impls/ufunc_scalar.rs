@@ -118,6 +118,10 @@ fn signbit<'ctx>(lw: &mut FnLower<'ctx, '_>, x: Typed<'ctx>) -> R<Typed<'ctx>> {
 
 /// `1 / x`: integers through double precision and back, as NumPy's integer loops.
 fn reciprocal<'ctx>(lw: &mut FnLower<'ctx, '_>, (v, t): Typed<'ctx>) -> R<Typed<'ctx>> {
+    // int8's loop on bools: 1/1 is 1 and 1/0 is 0, as NumPy gives them.
+    if t == BOOLEAN {
+        return Ok((lw.cast(v, t, INT8)?, INT8));
+    }
     if t.is_complex() {
         let one = lw.ctx.f64_type().const_float(1.0);
         let one = lw.cast(one.into(), FLOAT64, t)?;
