@@ -1502,9 +1502,17 @@ impl BaseContext {
                     move |a: &[TypeId]| match a {
                         // Numbers: a ufunc call of its own (NumPy's rules, no exceptions).
                         [x, y] if x.unliteral().is_scalar() && y.unliteral().is_scalar() => {
-                            let s =
-                                crate::context::binop_signature(op, x.unliteral(), y.unliteral())?;
-                            Some(sig(key, s.ret, vec![x.unliteral(), y.unliteral()]))
+                            let (x, y) = (x.unliteral(), y.unliteral());
+                            // Integers whose NumPy loop is float64 (uint64 with a signed
+                            // integer) are typed as that loop.
+                            let (l, r) = match ufunc_loop(x, y) {
+                                Some(t) if t.is_float() && x.is_integer() && y.is_integer() => {
+                                    (t, t)
+                                }
+                                _ => (x, y),
+                            };
+                            let s = crate::context::binop_signature(op, l, r)?;
+                            Some(sig(key, s.ret, vec![x, y]))
                         }
                         [x, y] if element(*x).is_some() && element(*y).is_some() => {
                             crate::context::binop_signature(op, x.unliteral(), y.unliteral())

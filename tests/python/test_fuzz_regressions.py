@@ -258,3 +258,11 @@ def test_binary_ufuncs_on_bools_take_int8_loops(name):
         want = getattr(np, name)(a, b)
     assert got.dtype == want.dtype == np.int8
     np.testing.assert_array_equal(got, want)
+
+
+def test_operator_ufuncs_on_uint64_and_int64_numbers_use_the_float_loop():
+    u, i = np.uint64(2**63 + 5), np.int64(6)
+    got = numba_rs.njit(lambda u, i: (np.remainder(u, i), np.floor_divide(u, i)))(u, i)
+    want = (np.remainder(u, i), np.floor_divide(u, i))
+    assert got == tuple(float(w) for w in want)
+    assert all(type(g) is float for g in got)
