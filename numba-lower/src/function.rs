@@ -171,6 +171,15 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             .unwrap_or(self.options.error_model)
     }
 
+    /// Run `f` under NumPy's error model (`x / 0` is inf, not a ZeroDivisionError), as
+    /// ufuncs and element-wise array operations compute.
+    pub(crate) fn with_numpy_errors<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        let saved = self.error_model_override.replace(crate::ErrorModel::Numpy);
+        let r = f(self);
+        self.error_model_override = saved;
+        r
+    }
+
     /// An `Unsupported` error at the current line.
     pub fn unsupported(&self, message: impl Into<String>) -> LowerError {
         LowerError::Unsupported {

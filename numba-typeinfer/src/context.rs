@@ -323,11 +323,10 @@ pub fn compare_type(tys: &[TypeId]) -> Option<TypeId> {
     let signed = tys.iter().any(|t| t.is_integer() && t.is_signed());
     let u64_ = tys.contains(&UINT64);
     if signed && u64_ {
-        let rest: Vec<TypeId> = tys.iter().filter(|t| !t.is_integer()).copied().collect();
-        return match rest.is_empty() {
-            true => Some(FLOAT64),
-            false => arith_type(&[rest, vec![FLOAT64]].concat()),
-        };
+        // The integers as float64, with whatever else is there (a float or complex).
+        let mut rest: Vec<TypeId> = tys.iter().filter(|t| !t.is_integer()).copied().collect();
+        rest.push(FLOAT64);
+        return arith_type(&rest);
     }
     arith_type(tys)
 }

@@ -520,10 +520,7 @@ pub(super) fn fill_elements<'ctx, 'a>(
             }
         }
         // Element operations follow NumPy: `x / 0` is inf, not a ZeroDivisionError.
-        let saved = lw.error_model_override.replace(crate::ErrorModel::Numpy);
-        let r = f(lw, &elems);
-        lw.error_model_override = saved;
-        let (r, rt) = r?;
+        let (r, rt) = lw.with_numpy_errors(|lw| f(lw, &elems))?;
         let r = lw.cast(r, rt, dtype)?;
         let p = flat_ptr(lw, dst_t, dst, i)?;
         store_elem(lw, dtype, p, r)?;
@@ -783,10 +780,7 @@ fn unary_ufunc<'ctx>(
         .ok_or_else(|| lw.unsupported(format!("numpy.{name}")))?;
     if !sig.args[0].is_array() {
         // NumPy's rules on numbers too (`np.reciprocal(0.0)` is inf, not an exception).
-        let saved = lw.error_model_override.replace(crate::ErrorModel::Numpy);
-        let r = scalar_call(lw, key, &[(a[0], sig.args[0])]);
-        lw.error_model_override = saved;
-        let (r, rt) = r?;
+        let (r, rt) = lw.with_numpy_errors(|lw| scalar_call(lw, key, &[(a[0], sig.args[0])]))?;
         return lw.cast(r, rt, sig.ret);
     }
     map_elements(lw, sig.ret, &[(sig.args[0], a[0])], &mut |lw, e| {
@@ -805,10 +799,8 @@ fn scalar_operator_ufunc<'ctx>(
         .find(|(n, _)| *n == name)
         .map(|(_, op)| *op)
         .ok_or_else(|| lw.unsupported(format!("numpy.{name}")))?;
-    let saved = lw.error_model_override.replace(crate::ErrorModel::Numpy);
-    let r = apply_binop(lw, op, (a[0], sig.args[0]), (a[1], sig.args[1]));
-    lw.error_model_override = saved;
-    let (r, rt) = r?;
+    let (r, rt) =
+        lw.with_numpy_errors(|lw| apply_binop(lw, op, (a[0], sig.args[0]), (a[1], sig.args[1])))?;
     lw.cast(r, rt, sig.ret)
 }
 
@@ -824,10 +816,9 @@ fn binary_ufunc<'ctx>(
         .ok_or_else(|| lw.unsupported(format!("numpy.{name}")))?;
     if !sig.args[0].is_array() && !sig.args[1].is_array() {
         // NumPy's rules on numbers too (`np.divide(2.0, 0.0)` is inf, as in Numba).
-        let saved = lw.error_model_override.replace(crate::ErrorModel::Numpy);
-        let r = scalar_call(lw, key, &[(a[0], sig.args[0]), (a[1], sig.args[1])]);
-        lw.error_model_override = saved;
-        let (r, rt) = r?;
+        let (r, rt) = lw.with_numpy_errors(|lw| {
+            scalar_call(lw, key, &[(a[0], sig.args[0]), (a[1], sig.args[1])])
+        })?;
         return lw.cast(r, rt, sig.ret);
     }
     map_elements(
