@@ -25,6 +25,7 @@
 mod api;
 pub mod cache;
 mod error;
+mod inline;
 mod pipeline;
 pub mod selection;
 mod ufuncs;
@@ -40,6 +41,7 @@ use numba_lower::CompiledFunction;
 use numba_typeinfer::TypeId;
 
 pub use error::{CompileError, ErrorKind};
+pub use inline::{InlineOption, InlineSite};
 pub use numba_typeinfer::context::Parameters;
 pub use pipeline::{
     compile_function, compile_lifted_loop, compile_lifted_with, compile_object_mode,
@@ -94,6 +96,11 @@ pub trait FunctionSource: Send + Sync {
         let (code, _) = self.load()?;
         Ok(Parameters::of_code(&code))
     }
+    /// For `inline=` a function ([`InlineOption::CostModel`]): whether to inline this call
+    /// site. The host runs the user's function; the default has none.
+    fn inline_cost_model(&self, _site: &InlineSite<'_>) -> Result<bool, String> {
+        Err("this function has no inline cost model".into())
+    }
 }
 
 /// Per-function compilation options (the `@jit(...)` keywords that change code).
@@ -124,6 +131,8 @@ pub struct JitOptions {
     pub generated: bool,
     /// `cache=True`: where this function's specialisations are cached on disk.
     pub cache: Option<cache::CacheSite>,
+    /// `inline=`: whether jitted callers splice this function's IR in before typing.
+    pub inline: InlineOption,
 }
 
 /// One jitted function and its specialisations.
@@ -401,7 +410,10 @@ impl Dispatcher {
                 code,
             }),
             self.target.clone(),
-            self.options.clone(),
+            JitOptions {
+                inline: InlineOption::Never,
+                ..self.options.clone()
+            },
         )
     }
 

@@ -224,6 +224,7 @@ impl LinkedFunctions for Registry {
         Some(numba_lower::Library {
             symbol: c.symbol.clone(),
             ir: c.optimized_ir.as_str().into(),
+            frozen: c.frozen_data.clone(),
         })
     }
 
@@ -644,7 +645,19 @@ impl Frontend<'_> {
                     // `_inline_reduction`), which a lambda then inlines into.
                     let parallel_reduce = options.parallel.is_some_and(|p| p.reduction);
                     let reduced = numba_ir::reduce::inline_reduce_calls(ir, parallel_reduce)?;
-                    let inlined = numba_ir::utils::inline_closures(ir, globals)?;
+                    // Inner functions, and jitted functions asking to be inlined, until
+                    // neither brings in more (an inlined body may call either).
+                    let mut inlined = false;
+                    let mut declined = Vec::new();
+                    loop {
+                        let closures = numba_ir::utils::inline_closures(ir, globals)?;
+                        let jitted =
+                            crate::inline::inline_jitted_calls(ir, globals, &mut declined)?;
+                        if !(closures || jitted) {
+                            break;
+                        }
+                        inlined = true;
+                    }
                     // Array comprehensions become loops storing into an array (Numba's
                     // `_inline_arraycall`), parallel loops under `parallel={'comprehension'}`.
                     let parallel = options.parallel.is_some_and(|p| p.comprehension);

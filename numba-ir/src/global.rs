@@ -23,7 +23,11 @@ pub enum GlobalKind {
     /// A NumPy array frozen into the compiled code at compile time, as Numba freezes
     /// global arrays.
     Array(ConstArray),
-    /// A tuple holding at least one array (a tuple of plain constants is a `Const`): its
+    /// A NumPy scalar (`np.int32(0)`, `np.float32(1e-6)`, `np.bool_(True)`) frozen as a
+    /// constant of its exact dtype, as Numba types it: a 0-d capture (empty `shape`) of
+    /// its bytes.
+    Scalar(ConstArray),
+    /// A tuple holding at least one array or NumPy scalar (a tuple of plain constants is a `Const`): its
     /// items, each a `Const`, an `Array` or a `Tuple`.
     Tuple(Vec<GlobalKind>),
     /// Another jitted function, by the id of its dispatcher.

@@ -378,6 +378,39 @@ pub fn inline_closure_call(
     index: usize,
     callee: &FunctionIR,
 ) -> Result<(), IrError> {
+    inline_call(ir, (label, index), callee, Inlinee::Closure)
+}
+
+/// What an inlined callee is: a function made in the caller (its defaults and closure
+/// cells are the caller's variables), or a function of its own (a jitted function
+/// `inline='always'` splices in), whose defaults are constants and whose free variables
+/// were resolved when its IR was built.
+#[derive(Debug, Clone, Copy)]
+pub enum Inlinee<'a> {
+    Closure,
+    Function { defaults: &'a [numba_bytecode::Constant] },
+}
+
+/// Inline the call at `ir.blocks[label].body[index]` with `callee`, the IR of a function
+/// of its own (Numba's `InlineWorker` for `@njit(inline='always')`): as
+/// [`inline_closure_call`], its missing arguments taking `defaults` (those of the trailing
+/// parameters).
+pub fn inline_function_call(
+    ir: &mut FunctionIR,
+    label: Label,
+    index: usize,
+    callee: &FunctionIR,
+    defaults: &[numba_bytecode::Constant],
+) -> Result<(), IrError> {
+    inline_call(ir, (label, index), callee, Inlinee::Function { defaults })
+}
+
+fn inline_call(
+    ir: &mut FunctionIR,
+    (label, index): (Label, usize),
+    callee: &FunctionIR,
+    inlinee: Inlinee<'_>,
+) -> Result<(), IrError> {
     let unsupported = |message: String, line: u32| IrError::Unsupported { message, line };
     let block = ir
         .blocks
@@ -409,8 +442,12 @@ pub fn inline_closure_call(
             line,
         ));
     }
-    let (args, defaults) = bind_arguments(ir, func, callee, &args, &kws, line)?;
-    let closure_items = closure_items_of(ir, func);
+    let (args, defaults) = bind_arguments(ir, (func, inlinee), callee, &args, &kws, line)?;
+    let closure_items = match inlinee {
+        Inlinee::Closure => closure_items_of(ir, func),
+        Inlinee::Function { .. } => None,
+    };
+    let own_freevars = matches!(inlinee, Inlinee::Function { .. });
     // The callee's free variables, by name: its `nonlocal` stores assign the caller's
     // variable itself (the closure tuple holds the caller's variables).
     let freevars: Vec<String> = match made_by(ir, func) {
@@ -455,6 +492,11 @@ pub fn inline_closure_call(
                     let mut e = callee.expr(*value).clone();
                     e = match e {
                         Expr::Arg { index, .. } => Expr::Var(args[index as usize]),
+                        // A function of its own read its cells when its IR was built.
+                        mut e @ Expr::FreeVar { .. } if own_freevars => {
+                            e.for_each_use_mut(remap);
+                            e
+                        }
                         Expr::FreeVar { index, name, .. } => {
                             let item = closure_items
                                 .as_ref()
@@ -539,7 +581,7 @@ pub fn inline_closure_call(
 /// TypingError.
 fn bind_arguments(
     ir: &mut FunctionIR,
-    func: VarId,
+    (func, inlinee): (VarId, Inlinee<'_>),
     callee: &FunctionIR,
     args: &[VarId],
     kws: &[(String, VarId)],
@@ -601,10 +643,18 @@ fn bind_arguments(
             Vars(Vec<VarId>),
             Consts(Vec<numba_bytecode::Constant>),
         }
-        let defaults = match made_by(ir, func) {
-            Some(Expr::MakeFunction {
-                defaults: Some(d), ..
-            }) => match first_def(ir, *d) {
+        let made = match inlinee {
+            Inlinee::Closure => made_by(ir, func),
+            Inlinee::Function { .. } => None,
+        };
+        let defaults = match (inlinee, made) {
+            (Inlinee::Function { defaults }, _) => Some(Defaults::Consts(defaults.to_vec())),
+            (
+                _,
+                Some(Expr::MakeFunction {
+                    defaults: Some(d), ..
+                }),
+            ) => match first_def(ir, *d) {
                 Some(Expr::BuildTuple { items }) => Some(Defaults::Vars(items.clone())),
                 Some(Expr::Const(numba_bytecode::Constant::Tuple(items))) => {
                     Some(Defaults::Consts(items.clone()))

@@ -236,6 +236,17 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
             engine.add_global_mapping(&g, *addr);
         }
     }
+    // A linked callee's `with objmode` block calls the host's helper, which the caller's
+    // own lowering did not ask for.
+    let helper = crate::impls::objmode_with::HELPER;
+    if let Some(f) = module
+        .get_function(helper)
+        .filter(|f| f.count_basic_blocks() == 0)
+    {
+        if !externals.iter().any(|(n, _)| n == helper) {
+            engine.add_global_mapping(&f, crate::objmode::api::address(helper)?);
+        }
+    }
     // Calls to other compiled functions name their address
     // (`numba_rs.callee.<id>.<hex address>`); modules linked in from another function's
     // library bring such declarations with them.

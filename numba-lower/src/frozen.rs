@@ -37,6 +37,7 @@ impl<'ctx> FnLower<'ctx, '_> {
         match kind {
             GlobalKind::Const(c) => self.constant(c),
             GlobalKind::Array(a) => self.const_array(a),
+            GlobalKind::Scalar(a) => self.const_scalar(a),
             GlobalKind::Tuple(items) => {
                 let t = match typeof_global_value(kind) {
                     Some(Ok(t)) => lowered(t),
@@ -54,6 +55,55 @@ impl<'ctx> FnLower<'ctx, '_> {
             }
             _ => Err(self.unsupported("this global cannot be frozen into the code")),
         }
+    }
+
+    /// A NumPy scalar global: its bytes read as the Python number of the same value, then
+    /// converted to the scalar's own dtype (exact: every dtype's values fit the number).
+    fn const_scalar(&mut self, a: &ConstArray) -> R<(BasicValueEnum<'ctx>, TypeId)> {
+        let t = match numba_typeinfer::context::typeof_global_value(&GlobalKind::Scalar(a.clone())) {
+            Some(Ok(t)) => t,
+            Some(Err(m)) => return Err(self.unsupported(m)),
+            None => return Err(self.unsupported("this global cannot be frozen")),
+        };
+        let bytes = &a.data[..];
+        let word = |n: usize| -> u64 {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(&bytes[..n]);
+            u64::from_le_bytes(w)
+        };
+        let c = match t.get() {
+            Type::Boolean => numba_bytecode::Constant::Bool(bytes.first().is_some_and(|&b| b != 0)),
+            Type::Integer { bits, signed } => {
+                let n = usize::from(bits / 8);
+                let raw = word(n);
+                let shift = 64 - u32::from(bits);
+                // Sign-extend signed values; uint64 keeps its bits (the cast to uint64 below
+                // reads them back).
+                let v = if signed && shift > 0 {
+                    ((raw << shift) as i64) >> shift
+                } else {
+                    raw as i64
+                };
+                numba_bytecode::Constant::Int(v)
+            }
+            Type::Float { bits: 32 } => {
+                numba_bytecode::Constant::Float(f64::from(f32::from_bits(word(4) as u32)))
+            }
+            Type::Float { .. } => numba_bytecode::Constant::Float(f64::from_bits(word(8))),
+            Type::Complex { bits: 64 } => {
+                let re = f32::from_bits(word(4) as u32);
+                let im = f32::from_bits(u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]));
+                numba_bytecode::Constant::Complex(f64::from(re), f64::from(im))
+            }
+            Type::Complex { .. } => {
+                let mut im = [0u8; 8];
+                im.copy_from_slice(&bytes[8..16]);
+                numba_bytecode::Constant::Complex(f64::from_bits(word(8)), f64::from_le_bytes(im))
+            }
+            _ => return Err(self.unsupported(format!("a global NumPy scalar of type {t}"))),
+        };
+        let (v, from) = self.constant(&c)?;
+        Ok((self.cast(v, from, t)?, t))
     }
 
     /// The array struct of a global array: its data a private constant in the module (one

@@ -700,7 +700,9 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Expr::Const(c) => self.constant(c)?,
             Expr::Global { value, .. } | Expr::FreeVar { value, .. } => match &value.kind {
                 GlobalKind::Const(c) => self.constant(c)?,
-                GlobalKind::Array(_) | GlobalKind::Tuple(_) => self.frozen_global(&value.kind)?,
+                GlobalKind::Array(_) | GlobalKind::Scalar(_) | GlobalKind::Tuple(_) => {
+                    self.frozen_global(&value.kind)?
+                }
                 _ => (self.ghost(), NONE),
             },
             Expr::Var(v) | Expr::Cast { value: v } | Expr::ExhaustIter { value: v, .. } => {

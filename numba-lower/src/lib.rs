@@ -213,14 +213,18 @@ impl std::fmt::Debug for FrozenData {
 /// more than the constant is worth.
 pub const FREEZE_IN_MODULE_LIMIT: usize = 1_000_000;
 
-/// A compiled function's optimised module, for callers that link it in to inline it
-/// (a generator's functions into the code that consumes it).
+/// A compiled function's optimised module, for callers that link it in so that LLVM can
+/// inline it (a jitted callee into its caller, as Numba links its callees' libraries; a
+/// generator's functions into the code that consumes it).
 #[derive(Debug, Clone)]
 pub struct Library {
     /// The function's symbol (a generator's init symbol; see `generator::GeneratorSymbols`).
     pub symbol: String,
     /// The optimised module's text ([`CompiledFunction::optimized_ir`]).
     pub ir: std::sync::Arc<str>,
+    /// Captures the module's code reads in place ([`CompiledFunction::frozen_data`]): a
+    /// caller that links the module keeps them too.
+    pub frozen: FrozenData,
 }
 
 /// Other compiled functions a module calls: native address by dispatcher id and arg types.

@@ -50,6 +50,8 @@ struct PySource {
     /// `parallel=` with its `stencil` option on: a stencil this function calls runs as
     /// parallel loops.
     parallel: bool,
+    /// `inline=` a function: the cost model asked per call site.
+    inline_model: Option<Py<PyAny>>,
 }
 
 /// A global as a function compiled with `parallel` sees it: a stencil object gives the
@@ -256,6 +258,8 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
 fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<GlobalKind>> {
     if value.get_type().is(py.get_type::<PyTuple>()) {
         let mut items = Vec::new();
+        // A tuple of plain constants is a `Const`; one holding arrays or NumPy scalars
+        // is frozen item by item.
         let mut holds_array = false;
         for item in value.try_iter()? {
             let item = item?;
@@ -273,6 +277,9 @@ fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Glo
             items.push(kind);
         }
         return Ok(holds_array.then_some(GlobalKind::Tuple(items)));
+    }
+    if let Some(scalar) = numpy_scalar(py, value)? {
+        return Ok(Some(scalar));
     }
     if value.get_type().name()? != "ndarray" || !value.hasattr("__array_interface__")? {
         return Ok(None);
@@ -311,6 +318,70 @@ fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Glo
     let array = numba_ir::ConstArray::new(name, itemsize, shape, layout, data)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(Some(GlobalKind::Array(array)))
+}
+
+/// A function's untyped IR as an inline cost model reads it (`numba_rs.inlining.FunctionIR`:
+/// `blocks` of statements, `arg_names`, `func_id`, `dump()`).
+fn inline_info<'py>(
+    py: Python<'py>,
+    helper: &Bound<'py, PyModule>,
+    ir: &numba_ir::FunctionIR,
+) -> PyResult<Bound<'py, PyAny>> {
+    let blocks = PyDict::new(py);
+    for (label, block) in &ir.blocks {
+        let body: Vec<String> = block
+            .body
+            .iter()
+            .map(|i| ir.stmt_to_string(&i.stmt))
+            .collect();
+        blocks.set_item(*label, body)?;
+    }
+    helper.getattr("FunctionIR")?.call1((
+        blocks,
+        ir.arg_names.clone(),
+        ir.name.clone(),
+        ir.qualname.clone(),
+        ir.filename.clone(),
+        ir.firstlineno,
+        ir.dump(),
+    ))
+}
+
+/// A NumPy scalar (`np.int32(0)`, `np.bool_(True)`, `np.complex64(1j)`) as a constant of
+/// its own dtype (a 0-d capture of its bytes); `None` for anything else. A dtype numba-rs
+/// cannot compile (float16, datetimes, strings, non-native byte order) is `Unsupported`.
+fn numpy_scalar(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<GlobalKind>> {
+    let ty = value.get_type();
+    let module: String = ty
+        .getattr("__module__")
+        .and_then(|m| m.extract())
+        .unwrap_or_default();
+    if module != "numpy" || !value.is_instance(&py.import("numpy")?.getattr("generic")?)? {
+        return Ok(None);
+    }
+    let dtype = value.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    let name: String = dtype.getattr("name")?.extract()?;
+    let native: bool = dtype.getattr("isnative")?.extract()?;
+    if !native || !["b", "i", "u", "f", "c"].contains(&kind.as_str()) || name == "float16" {
+        return Ok(Some(GlobalKind::Unsupported {
+            message: format!(
+                "Cannot determine Numba type of <class 'numpy.{name}'>: numba-rs does not \
+                 support NumPy scalars of dtype {name} yet"
+            ),
+        }));
+    }
+    let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+    let bytes = value.call_method0("tobytes")?;
+    let data: std::sync::Arc<[u8]> = bytes
+        .cast::<PyBytes>()
+        .map_err(PyErr::from)?
+        .as_bytes()
+        .into();
+    let scalar =
+        numba_ir::ConstArray::new(name, itemsize, Vec::new(), numba_ir::ArrayLayout::C, data)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(Some(GlobalKind::Scalar(scalar)))
 }
 
 /// An `enum.Enum` subclass whose members all have int values (what Numba supports).
@@ -412,6 +483,32 @@ fn all_names(code: &CodeObject) -> HashSet<String> {
 impl FunctionSource for PySource {
     fn host(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
         Some(self)
+    }
+
+    fn inline_cost_model(&self, site: &numba_dispatch::InlineSite<'_>) -> Result<bool, String> {
+        let Some(model) = &self.inline_model else {
+            return Err("no inline cost model".into());
+        };
+        Python::attach(|py| {
+            let run = || -> PyResult<bool> {
+                let helper = py.import("numba_rs.inlining")?;
+                let caller = inline_info(py, &helper, site.caller)?;
+                let callee = inline_info(py, &helper, site.callee)?;
+                let name = |v: numba_ir::VarId| site.caller.vars[v.0 as usize].name.clone();
+                let args: Vec<String> = site.args.iter().map(|&v| name(v)).collect();
+                let kws: Vec<(String, String)> =
+                    site.kws.iter().map(|(k, v)| (k.clone(), name(*v))).collect();
+                let expr = helper.getattr("CallExpr")?.call1((
+                    name(site.func),
+                    args,
+                    kws,
+                    name(site.target),
+                    site.line,
+                ))?;
+                model.bind(py).call1((expr, caller, callee))?.is_truthy()
+            };
+            run().map_err(|e| e.to_string())
+        })
     }
 
     fn parameters(&self) -> Result<numba_dispatch::Parameters, String> {
@@ -666,6 +763,77 @@ impl Type {
             types::Type::Array { ndim, .. } => ndim,
             _ => 0,
         }
+    }
+    /// An array type's layout (`'C'`, `'F'` or `'A'`, Numba's `Array.layout`); None for
+    /// other types.
+    #[getter]
+    fn layout(&self) -> Option<&'static str> {
+        match TypeId(self.code).get() {
+            types::Type::Array { layout, .. } => Some(match layout {
+                types::Layout::C => "C",
+                types::Layout::F => "F",
+                types::Layout::A => "A",
+            }),
+            _ => None,
+        }
+    }
+    /// `float64[:]`, `int32[:, ::1]` (C), `float64[::1, :]` (F), `float64[:, :, :]` (A):
+    /// an array type of this dtype, as Numba's type objects build them.
+    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<Type> {
+        let items: Vec<Bound<'_, PyAny>> = match key.cast::<PyTuple>() {
+            Ok(t) => t.iter().collect(),
+            Err(_) => vec![key.clone()],
+        };
+        let bad = || {
+            PyTypeError::new_err(format!(
+                "Can only index numba types with slices with no start or stop, got {}.",
+                key.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
+        };
+        // Whether each axis is `::1` (contiguous) or `:`.
+        let mut unit = Vec::with_capacity(items.len());
+        for item in &items {
+            let slice = item.cast::<pyo3::types::PySlice>().map_err(|_| bad())?;
+            if !slice.getattr("start")?.is_none() || !slice.getattr("stop")?.is_none() {
+                return Err(bad());
+            }
+            let step = slice.getattr("step")?;
+            if step.is_none() {
+                unit.push(false);
+            } else if step.extract::<i64>().ok() == Some(1) {
+                unit.push(true);
+            } else {
+                return Err(bad());
+            }
+        }
+        let n = unit.len();
+        if n == 0 {
+            return Err(bad());
+        }
+        let layout = match unit.iter().filter(|&&u| u).count() {
+            0 => types::Layout::A,
+            1 if unit[n - 1] => types::Layout::C,
+            1 if unit[0] => types::Layout::F,
+            1 => {
+                return Err(PyTypeError::new_err(
+                    "Can only specify the step 1 on the first or last dimension of an array type",
+                ))
+            }
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "Can only specify one of [::1] in an array type",
+                ))
+            }
+        };
+        let dtype = TypeId(self.code);
+        if matches!(dtype.get(), types::Type::Array { .. }) {
+            return Err(PyTypeError::new_err(format!(
+                "an array type's dtype cannot be the array type {dtype}"
+            )));
+        }
+        Ok(Type {
+            code: types::array(dtype, n as u32, layout).0,
+        })
     }
     /// `float64(int64, int64)` builds a signature (`numba_rs.types.Signature`), as in
     /// `@njit(float64(int64))`.
@@ -1039,7 +1207,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, _lifted_core=None, _generate=None))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, inline=None, _lifted_core=None, _generate=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -1056,6 +1224,7 @@ impl Dispatcher {
         object_mode: &str,
         looplift: bool,
         cache: Option<(String, String, String)>,
+        inline: Option<Py<PyAny>>,
         _lifted_core: Option<u64>,
         _generate: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
@@ -1125,6 +1294,28 @@ impl Dispatcher {
                 )))
             }
         };
+        // `inline=`: 'never' (the default), 'always' or a cost model, as Numba's
+        // `InlineOptions` checks it.
+        let (inline, inline_model) = match inline {
+            None => (numba_dispatch::InlineOption::Never, None),
+            Some(v) => {
+                let b = v.bind(py);
+                match b.extract::<String>().ok().as_deref() {
+                    Some("never") => (numba_dispatch::InlineOption::Never, None),
+                    Some("always") => (numba_dispatch::InlineOption::Always, None),
+                    _ if !b.is_instance_of::<PyString>() && b.is_callable() => {
+                        (numba_dispatch::InlineOption::CostModel, Some(v))
+                    }
+                    _ => {
+                        return Err(PyValueError::new_err(format!(
+                            "kwarg 'inline' must be one of the strings 'always' or 'never', \
+                             or it can be a callable that returns True/False. Found value {}",
+                            b.repr()?
+                        )))
+                    }
+                }
+            }
+        };
         let generated = _generate.is_some();
         let core = numba_dispatch::register_with(
             &name,
@@ -1134,6 +1325,7 @@ impl Dispatcher {
                 generate: _generate,
                 // `parallel={'stencil': False}` keeps the stencils it calls serial.
                 parallel: parallel.is_some_and(|p| p.stencil),
+                inline_model,
             }),
             TARGET.clone(),
             JitOptions {
@@ -1154,6 +1346,7 @@ impl Dispatcher {
                     stem,
                     source: source.into(),
                 }),
+                inline,
             },
         );
         let _ = this.set((core.id, short));

@@ -224,6 +224,9 @@ pub fn typeof_global_value(kind: &GlobalKind) -> Option<Result<TypeId, String>> 
         GlobalKind::Const(c) => typeof_const(c)
             .ok_or_else(|| format!("Cannot determine Numba type of constant {}", c.py_repr())),
         GlobalKind::Array(a) => typeof_const_array(a),
+        GlobalKind::Scalar(a) => from_name(&a.dtype)
+            .filter(|t| t.is_scalar() && CONST_ARRAY_DTYPES.contains(&a.dtype.as_str()))
+            .ok_or_else(|| format!("Cannot determine Numba type of <class 'numpy.{}'>", a.dtype)),
         GlobalKind::Tuple(items) => items
             .iter()
             .map(|k| {
@@ -674,7 +677,7 @@ impl TypingContext for BaseContext {
                 }
             }
             GlobalKind::ExceptionClass(n) => Ok(intern(Type::ExceptionClass(n.clone()))),
-            GlobalKind::Const(_) | GlobalKind::Array(_) | GlobalKind::Tuple(_) => {
+            GlobalKind::Const(_) | GlobalKind::Array(_) | GlobalKind::Scalar(_) | GlobalKind::Tuple(_) => {
                 typeof_global_value(&g.kind).unwrap_or_else(|| Err("not a frozen value".into()))
             }
             GlobalKind::Dispatcher { id, name } => Ok(intern(Type::Dispatcher { id: *id, name: name.clone() })),

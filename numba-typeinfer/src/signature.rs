@@ -84,13 +84,31 @@ impl fmt::Display for Signature {
 /// return type (if given) and the argument types.
 pub fn parse_signature(text: &str) -> Result<(Option<TypeId>, Vec<TypeId>), String> {
     let text = text.trim();
-    let open = text
-        .find('(')
-        .ok_or_else(|| format!("invalid signature {text:?}: expected 'ret(args)'"))?;
     let close = text
         .rfind(')')
-        .filter(|&c| c > open && text[c + 1..].trim().is_empty())
-        .ok_or_else(|| format!("invalid signature {text:?}: unbalanced parentheses"))?;
+        .filter(|&c| text[c + 1..].trim().is_empty())
+        .ok_or_else(|| format!("invalid signature {text:?}: expected 'ret(args)'"))?;
+    // The argument list is the group the last `)` closes: the return type before it may
+    // hold parentheses of its own (`array(float64, 1d, A)(array(float64, 1d, C))`).
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, c) in text[..=close].char_indices().rev() {
+        match c {
+            ')' | ']' => depth += 1,
+            '(' | '[' => {
+                depth = depth
+                    .checked_sub(1)
+                    .ok_or_else(|| format!("invalid signature {text:?}: unbalanced parentheses"))?;
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let open =
+        open.ok_or_else(|| format!("invalid signature {text:?}: unbalanced parentheses"))?;
     let ret_name = text[..open].trim();
     let ret = if ret_name.is_empty() {
         None
@@ -194,6 +212,24 @@ pub fn parse_sig_type(text: &str) -> Result<TypeId, String> {
 mod tests {
     use super::*;
     use crate::types::*;
+
+    #[test]
+    fn return_types_with_parentheses() {
+        // What a Numba `Signature` of array types prints.
+        let (ret, args) =
+            parse_signature("array(float64, 1d, A)(array(float64, 1d, C), float64)").unwrap();
+        assert_eq!(ret, Some(array(FLOAT64, 1, Layout::A)));
+        assert_eq!(args, vec![array(FLOAT64, 1, Layout::C), FLOAT64]);
+        let (ret, args) = parse_signature("float64[:](float64[::1], float64, float64)").unwrap();
+        assert_eq!(ret, Some(array(FLOAT64, 1, Layout::A)));
+        assert_eq!(args.len(), 3);
+        let (ret, args) = parse_signature("UniTuple(int64 x 2)(int64)").unwrap();
+        assert_eq!(ret, Some(intern(Type::UniTuple(INT64, 2))));
+        assert_eq!(args, vec![INT64]);
+        assert_eq!(parse_signature("(int64,)").unwrap(), (None, vec![INT64]));
+        assert!(parse_signature("int64(int64").is_err());
+        assert!(parse_signature("int64)").is_err());
+    }
 
     #[test]
     fn parses() {

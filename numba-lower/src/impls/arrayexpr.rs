@@ -20,7 +20,7 @@ use super::array_ops::{
     apply_binop, apply_unary, broadcast_shape, broadcast_shape_or, dim, dtype_of, fill_elements,
     map_elements, ufunc_element, Typed,
 };
-use super::indexing::{release, unaliased_operand, SHAPE_MISMATCH};
+use super::indexing::{conflicts, release, SHAPE_MISMATCH};
 use crate::function::FnLower;
 use crate::model::array::{field, ndim};
 use crate::model::lowered;
@@ -66,7 +66,11 @@ fn lower_arrayexpr<'ctx>(
     Ok(Some(v))
 }
 
-/// `out[index] = arrayexpr(...)`: the loop writes the view `out[index]` directly.
+/// `out[index] = arrayexpr(...)`: the loop writes the view `out[index]` directly. When
+/// an operand's memory overlaps the view other than element for element (a stencil update
+/// `u[1:-1] = u[2:] + u[:-2]`), the expression is evaluated into one temporary first and
+/// that is copied into the view: one extra array however many operands overlap, as
+/// evaluating and then assigning would make.
 fn lower_setitem<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     node: &ExtensionNode,
@@ -75,52 +79,94 @@ fn lower_setitem<'ctx>(
     let [out, index, leaves @ ..] = node.operands.as_slice() else {
         return Err(lw.unsupported("malformed arrayexpr_setitem node"));
     };
-    // The expression's own rank.
-    let ret_nd = body(node).iter().find_map(|i| match i.stmt {
-        Stmt::Return { value } => Some(ndim(lowered(lw.ty(value)))),
+    // The expression's own type.
+    let ret_t = body(node).iter().find_map(|i| match i.stmt {
+        Stmt::Return { value } => Some(lowered(lw.ty(value))),
         _ => None,
     });
+    let ret_nd = ret_t.map(ndim);
     let (view_t, view, view_dims, operands) =
         selection(lw, *out, *index, leaves, ret_nd, (None, None))?;
-    let nd = ndim(view_t);
-    // Operands overlapping the destination are read from copies; the flat loop needs
-    // every array operand to have the selection's shape.
-    let mut reads = Vec::with_capacity(operands.len());
-    let mut owned = Vec::new();
-    let mut same = lw.ctx.bool_type().const_int(1, false);
-    for (t, v) in operands {
-        if !t.is_array() {
-            reads.push((t, v));
-            continue;
+    let mut conflict = lw.ctx.bool_type().const_zero();
+    for &(t, v) in &operands {
+        if t.is_array() {
+            let c = conflicts(lw, (view_t, view), t, v.into_struct_value())?;
+            conflict = lw.b.build_or(conflict, c, "").map_err(llvm_err)?;
         }
-        let (t2, v2, mi) = unaliased_operand(lw, (view_t, view), t, v.into_struct_value())?;
-        owned.push(mi);
-        if ndim(t2) != nd {
-            same = lw.ctx.bool_type().const_zero();
-        } else {
-            for (d, &want) in view_dims.iter().enumerate() {
-                let got = dim(lw, v2, field::SHAPE, d as u32)?;
-                let eq =
-                    lw.b.build_int_compare(inkwell::IntPredicate::EQ, got, want, "")
-                        .map_err(llvm_err)?;
-                same = lw.b.build_and(same, eq, "").map_err(llvm_err)?;
-            }
-        }
-        reads.push((t2, v2.into()));
     }
+    let direct = lw.new_block("setitem.direct");
+    let join = lw.new_block("setitem.done");
+    match ret_t.filter(|t| t.is_array()) {
+        Some(ret_t) if operands.iter().any(|(t, _)| t.is_array()) => {
+            let staged = lw.new_block("setitem.staged");
+            lw.b.build_conditional_branch(conflict, staged, direct)
+                .map_err(llvm_err)?;
+            lw.b.position_at_end(staged);
+            let tmp_t = intern(Type::Array {
+                dtype: dtype_of(ret_t),
+                ndim: ndim(ret_t),
+                layout: Layout::C,
+                readonly: false,
+            });
+            let tmp = map_elements(lw, tmp_t, &operands, &mut |lw, elems| {
+                eval(lw, node, leaves, elems)
+            })?
+            .into_struct_value();
+            let read = [(tmp_t, tmp.into())];
+            let same = same_shape(lw, &read, &view_dims)?;
+            fill_elements(lw, (view_t, view), &view_dims, same, &read, &mut |_, e| {
+                Ok(e[0])
+            })?;
+            let mi =
+                lw.b.build_extract_value(tmp, field::MEMINFO, "")
+                    .map_err(llvm_err)?
+                    .into_pointer_value();
+            release(lw, mi)?;
+            lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
+        }
+        _ => {
+            lw.b.build_unconditional_branch(direct).map_err(llvm_err)?;
+        }
+    }
+    lw.b.position_at_end(direct);
+    let same = same_shape(lw, &operands, &view_dims)?;
     fill_elements(
         lw,
         (view_t, view),
         &view_dims,
         same,
-        &reads,
+        &operands,
         &mut |lw, elems| eval(lw, node, leaves, elems),
     )?;
-    for mi in owned {
-        // A null MemInfo (nothing copied) is ignored by NRT_decref.
-        release(lw, mi)?;
-    }
+    lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
+    lw.b.position_at_end(join);
     Ok(None)
+}
+
+/// Whether every array among `reads` has exactly the shape `dims` (the flat loop's fast
+/// path reads them position for position).
+fn same_shape<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    reads: &[(TypeId, BasicValueEnum<'ctx>)],
+    dims: &[inkwell::values::IntValue<'ctx>],
+) -> R<inkwell::values::IntValue<'ctx>> {
+    let mut same = lw.ctx.bool_type().const_int(1, false);
+    for &(t, v) in reads {
+        if !t.is_array() {
+            continue;
+        }
+        if ndim(t) as usize != dims.len() {
+            return Ok(lw.ctx.bool_type().const_zero());
+        }
+        for (d, &want) in dims.iter().enumerate() {
+            let got = dim(lw, v.into_struct_value(), field::SHAPE, d as u32)?;
+            let eq =
+                lw.b.build_int_compare(inkwell::IntPredicate::EQ, got, want, "")
+                    .map_err(llvm_err)?;
+            same = lw.b.build_and(same, eq, "").map_err(llvm_err)?;
+        }
+    }
+    Ok(same)
 }
 
 /// What [`selection`] gives: the view's type, value and shape, and the loaded leaves.

@@ -103,6 +103,17 @@ pub(super) fn native_callee<'ctx>(
                 .into_pointer_value();
         return Ok(Callee::Indirect(p));
     }
+    // A compiled callee's module is linked in, so that LLVM may inline it (Numba links
+    // every callee's library into its caller's); called through its address otherwise.
+    if let Some(symbol) = lw.link_library(id, args)? {
+        if let Some(f) = lw
+            .module
+            .get_function(&symbol)
+            .filter(|f| f.count_basic_blocks() > 0)
+        {
+            return Ok(Callee::Direct(f));
+        }
+    }
     let addr = lw.linked.native_address(id, args).unwrap_or(0);
     let name = format!("numba_rs.callee.{id}.{addr:x}");
     Ok(Callee::Direct(match lw.module.get_function(&name) {

@@ -155,9 +155,9 @@ fn gen_function<'ctx>(
 }
 
 impl<'ctx> FnLower<'ctx, '_> {
-    /// Link the compiled module of a generator function into this one (once) so its
-    /// functions can be called directly and inlined; its init symbol, or `None` when the
-    /// library is not available.
+    /// Link the compiled module of a jitted function (a generator's, or a callee's) into
+    /// this one (once) so its functions can be called directly and inlined; its symbol (a
+    /// generator's init symbol), or `None` when the library is not available.
     pub(crate) fn link_library(&mut self, id: u64, args: &[TypeId]) -> R<Option<String>> {
         if id == 0 {
             return Ok(None);
@@ -175,6 +175,11 @@ impl<'ctx> FnLower<'ctx, '_> {
         }
         let m = crate::codegen::parse_ir(self.ctx, &lib.ir, &lib.symbol)?;
         crate::codegen::link_internal(self.module, m)?;
+        for d in &lib.frozen.0 {
+            if !self.frozen_data.iter().any(|k| std::sync::Arc::ptr_eq(k, d)) {
+                self.frozen_data.push(d.clone());
+            }
+        }
         crate::generator::mark_allocator_fns(self.ctx, self.module);
         self.linked_libraries.insert(lib.symbol.clone());
         Ok(Some(lib.symbol))

@@ -409,12 +409,25 @@ fn unaliased_source<'ctx>(
 /// release afterwards is null when nothing was copied.
 pub(super) fn unaliased_operand<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
-    (dt, dst): (TypeId, StructValue<'ctx>),
+    dst: (TypeId, StructValue<'ctx>),
     src_t: TypeId,
     src: StructValue<'ctx>,
 ) -> R<(TypeId, StructValue<'ctx>, PointerValue<'ctx>)> {
+    let cond = conflicts(lw, dst, src_t, src)?;
+    copy_if(lw, cond, src_t, src)
+}
+
+/// Whether an element-wise loop writing `dst` would read `src` after writing over it:
+/// their memory overlaps other than element for element (the same memory with the same
+/// shape and strides is safe: each position is read before it is written).
+pub(super) fn conflicts<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    (dt, dst): (TypeId, StructValue<'ctx>),
+    src_t: TypeId,
+    src: StructValue<'ctx>,
+) -> R<IntValue<'ctx>> {
     let overlap = may_overlap(lw, (dt, dst), (src_t, src))?;
-    let cond = if ndim(dt) == ndim(src_t) {
+    Ok(if ndim(dt) == ndim(src_t) {
         let a = data_ptr(lw, dst)?;
         let b = data_ptr(lw, src)?;
         let mut same =
@@ -434,8 +447,7 @@ pub(super) fn unaliased_operand<'ctx>(
         lw.b.build_and(overlap, differ, "").map_err(llvm_err)?
     } else {
         overlap
-    };
-    copy_if(lw, cond, src_t, src)
+    })
 }
 
 /// `src`, or a C copy of it when `cond` holds, with the copy's MemInfo (or null).

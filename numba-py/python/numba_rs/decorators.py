@@ -29,12 +29,12 @@ _FASTMATH_FLAGS = {
 _ACCEPTED = {"nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"}
 # Options understood but not implemented yet: a NumbaWarning names them.
 _NOT_YET = {
-    "inline": "inlining into jitted callers",
     "debug": "debug info",
     "target_backend": "other targets",
     "signature_or_function": None,
 }
 _KNOWN = _ACCEPTED | set(_NOT_YET) | {
+    "inline",
     "cache",
     "forceobj",
     "looplift",
@@ -121,8 +121,6 @@ def _check_options(options):
         raise ValueError("Only one of 'nopython' or 'forceobj' can be True.")
     for name, what in _NOT_YET.items():
         value = options.get(name)
-        if name == "inline" and value in (None, "never"):
-            continue
         if value not in (None, False, {}) and what is not None:
             warnings.warn(
                 f"numba-rs does not implement the option {name}={value!r} ({what}) yet; "
@@ -162,6 +160,8 @@ def _jit(args, options):
         "boundscheck": options.get("boundscheck"),
         "parallel": _parallel_pairs(options.get("parallel", False)),
     }
+    if options.get("inline") is not None:
+        kw["inline"] = options["inline"]
     if options.get("locals"):
         kw["locals"] = _locals_pairs(options["locals"])
     if options.get("forceobj"):
