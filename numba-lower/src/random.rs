@@ -16,13 +16,22 @@ pub use numpy::{
 const N: usize = 624;
 const M: usize = 397;
 
-struct Mt {
-    mt: [u32; N],
+/// One Mersenne Twister's state. `repr(C)`: compiled code draws 32-bit words inline
+/// (`impls::random`), reading `index` at offset 0 and the words from [`MT_WORDS_OFFSET`],
+/// and calls [`numba_rs_rnd_twist`] when the words are used up.
+#[repr(C)]
+pub struct Mt {
     index: usize,
+    mt: [u32; N],
     gauss: Option<f64>,
     /// NumPy's cached binomial set-up (a pure function of its `(n, p)` key).
     binomial: Option<numpy::Binomial>,
 }
+
+/// Where a state's words start (after `index`).
+pub(crate) const MT_WORDS_OFFSET: u64 = std::mem::offset_of!(Mt, mt) as u64;
+/// How many words a state holds.
+pub(crate) const MT_WORDS: u64 = N as u64;
 
 impl Mt {
     fn seeded(seed: u32) -> Mt {
@@ -385,6 +394,22 @@ pub unsafe extern "C" fn numba_rs_np_choice(
     }
 }
 
+/// The calling thread's `random` generator, for code that draws inline. The address
+/// is the thread's for as long as it lives; nothing else borrows the state while compiled
+/// code runs.
+pub extern "C" fn numba_rs_rnd_state() -> *mut Mt {
+    STATE.with(|s| s.as_ptr())
+}
+
+/// Refill a state's words (they are used up: `index` is past the end).
+///
+/// # Safety
+/// `state` comes from [`numba_rs_rnd_state`] on this thread.
+pub unsafe extern "C" fn numba_rs_rnd_twist(state: *mut Mt) {
+    // SAFETY: guaranteed by the caller; no other reference to the state is live.
+    unsafe { (*state).twist() }
+}
+
 /// `random.seed(n)`.
 pub extern "C" fn numba_rs_rnd_seed(seed: i64) {
     with(|s| *s = Mt::seeded(seed as u32));
@@ -585,6 +610,8 @@ pub const DISTRIBUTIONS: &[&str] = &[
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
         ("numba_rs_rnd_seed", numba_rs_rnd_seed as *const () as usize),
+        ("numba_rs_rnd_state", numba_rs_rnd_state as *const () as usize),
+        ("numba_rs_rnd_twist", numba_rs_rnd_twist as *const () as usize),
         (
             "numba_rs_rnd_random",
             numba_rs_rnd_random as *const () as usize,

@@ -161,17 +161,68 @@ pub unsafe extern "C" fn numba_rs_median(buf: *mut f64, n: i64) -> f64 {
     }
     // SAFETY: guaranteed by the caller.
     let v = unsafe { std::slice::from_raw_parts_mut(buf, n) };
-    if v.iter().any(|x| x.is_nan()) {
+    // A fold without early exit: it vectorises, where `any` tests one value at a time.
+    if v.iter().fold(false, |seen, x| seen | x.is_nan()) {
         return f64::NAN;
     }
     let mid = n / 2;
-    let (_, &mut hi, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
+    select(v, mid);
+    let hi = v[mid];
     if n % 2 == 1 {
         return hi;
     }
     // The largest of the lower half is the other middle value.
     let lo = v[..mid].iter().copied().fold(f64::NEG_INFINITY, f64::max);
     lo + (hi - lo) / 2.0
+}
+
+/// Put the `k`-th smallest of `v` (no NaN) at `v[k]`, smaller ones before it and larger
+/// ones after: quickselect with a median-of-three pivot and Hoare's partition, as Numba's
+/// `median` selects (one pass per halving on sorted or reversed data, where Rust's
+/// `select_nth_unstable` does much more work), falling back to the standard library's
+/// introselect when the pivots keep failing.
+fn select(v: &mut [f64], k: usize) {
+    let (mut lo, mut hi) = (0usize, v.len() - 1);
+    let mut budget = 2 * (usize::BITS - v.len().leading_zeros()) + 16;
+    while lo < hi {
+        if budget == 0 {
+            v[lo..=hi].select_nth_unstable_by(k - lo, f64::total_cmp);
+            return;
+        }
+        budget -= 1;
+        let mid = lo + (hi - lo) / 2;
+        if v[mid] < v[lo] {
+            v.swap(mid, lo);
+        }
+        if v[hi] < v[lo] {
+            v.swap(hi, lo);
+        }
+        if v[hi] < v[mid] {
+            v.swap(hi, mid);
+        }
+        let pivot = v[mid];
+        // Hoare: afterwards v[lo..=j] <= pivot <= v[j+1..=hi], lo <= j < hi.
+        let (mut i, mut j) = (lo, hi);
+        loop {
+            while v[i] < pivot {
+                i += 1;
+            }
+            while pivot < v[j] {
+                j -= 1;
+            }
+            if i >= j {
+                break;
+            }
+            v.swap(i, j);
+            i += 1;
+            j -= 1;
+        }
+        if k <= j {
+            hi = j;
+        } else {
+            lo = j + 1;
+        }
+    }
 }
 
 pub fn symbols() -> Vec<(&'static str, usize)> {
@@ -195,6 +246,38 @@ mod tests {
         assert_eq!([buf[0], buf[2], buf[4]], [-1.0, 2.0, 3.0]);
         assert!(buf[6].is_nan());
         assert!(buf.iter().skip(1).step_by(2).all(|&x| x == 9.0));
+    }
+
+    #[test]
+    fn select_puts_the_kth_in_place() {
+        // Sorted, reversed, constant, sawtooth and pseudo-random data against a full sort.
+        let mut x = 12345u64;
+        let mut rand = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 1000) as f64
+        };
+        for n in [1usize, 2, 3, 4, 5, 10, 101, 1000] {
+            let inputs: Vec<Vec<f64>> = vec![
+                (0..n).map(|i| i as f64).collect(),
+                (0..n).rev().map(|i| i as f64).collect(),
+                vec![7.0; n],
+                (0..n).map(|i| (i % 7) as f64).collect(),
+                (0..n).map(|_| rand()).collect(),
+            ];
+            for input in inputs {
+                let mut sorted = input.clone();
+                sorted.sort_by(f64::total_cmp);
+                for k in [0, n / 2, n - 1] {
+                    let mut v = input.clone();
+                    super::select(&mut v, k);
+                    assert_eq!(v[k], sorted[k], "n={n} k={k} {input:?}");
+                    assert!(v[..k].iter().all(|&a| a <= v[k]));
+                    assert!(v[k + 1..].iter().all(|&a| a >= v[k]));
+                }
+            }
+        }
     }
 
     #[test]

@@ -486,8 +486,10 @@ pub(super) fn broadcast_checked<'ctx>(
 
 /// Store `f(elements of the operands at position i)` into every element `i` (C order) of
 /// `dst`, whose shape is `dims`; every array operand broadcasts to `dims`. When
-/// `all_same` holds (every array operand has the shape `dims`), a flat loop LLVM can
-/// vectorise; otherwise broadcast indexing.
+/// `all_same` holds (every array operand has the shape `dims`) and every array is C
+/// contiguous, a flat loop LLVM can vectorise; otherwise a loop nest over the axes, each
+/// operand addressed by its strides (0 along a stretched axis), with no division per
+/// element.
 pub(super) fn fill_elements<'ctx, 'a>(
     lw: &mut FnLower<'ctx, 'a>,
     (dst_t, dst): (TypeId, StructValue<'ctx>),
@@ -496,6 +498,19 @@ pub(super) fn fill_elements<'ctx, 'a>(
     operands: &[(TypeId, BasicValueEnum<'ctx>)],
     f: ElementOp<'_, 'ctx, 'a>,
 ) -> R<()> {
+    let is_c = |t: TypeId| {
+        matches!(
+            t.get(),
+            Type::Array {
+                layout: numba_typeinfer::types::Layout::C,
+                ..
+            }
+        )
+    };
+    let all_c = is_c(dst_t) && operands.iter().all(|&(t, _)| !t.is_array() || is_c(t));
+    if !all_c {
+        return fill_nest(lw, (dst_t, dst), dims, operands, f);
+    }
     let n = get_int(lw, dst, field::NITEMS)?;
     let dtype = dtype_of(dst_t);
     let fast = lw.new_block("bcast.same");
@@ -503,18 +518,156 @@ pub(super) fn fill_elements<'ctx, 'a>(
     let join = lw.new_block("bcast.done");
     lw.b.build_conditional_branch(all_same, fast, general)
         .map_err(llvm_err)?;
-    for (block, same_shapes) in [(fast, true), (general, false)] {
-        lw.b.position_at_end(block);
+    lw.b.position_at_end(general);
+    fill_nest(lw, (dst_t, dst), dims, operands, f)?;
+    lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
+    lw.b.position_at_end(fast);
+    let (lp, i) = Loop::begin(lw, n)?;
+    let mut elems = Vec::new();
+    for &(t, v) in operands {
+        if t.is_array() {
+            let p = flat_ptr(lw, t, v.into_struct_value(), i)?;
+            elems.push((load_elem(lw, dtype_of(t), p)?, dtype_of(t)));
+        } else {
+            elems.push((v, t));
+        }
+    }
+    // Element operations follow NumPy: `x / 0` is inf, not a ZeroDivisionError.
+    let (r, rt) = lw.with_numpy_errors(|lw| f(lw, &elems))?;
+    let r = lw.cast(r, rt, dtype)?;
+    let p = flat_ptr(lw, dst_t, dst, i)?;
+    store_elem(lw, dtype, p, r)?;
+    lp.end(lw)?;
+    lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
+    lw.b.position_at_end(join);
+    Ok(())
+}
+
+/// [`fill_elements`] as a loop nest over `dims` (C order): each array operand's row is
+/// addressed by the sum of index times stride over the outer axes (aligned on the right,
+/// a stretched axis of length 1 taking stride 0); along the last axis, a loop indexing
+/// elements when every operand's row is contiguous (which LLVM vectorises, as for slices
+/// of a C array), else stepping by the strides.
+fn fill_nest<'ctx, 'a>(
+    lw: &mut FnLower<'ctx, 'a>,
+    (dst_t, dst): (TypeId, StructValue<'ctx>),
+    dims: &[IntValue<'ctx>],
+    operands: &[(TypeId, BasicValueEnum<'ctx>)],
+    f: ElementOp<'_, 'ctx, 'a>,
+) -> R<()> {
+    let i64t = lw.ctx.i64_type();
+    let nd = dims.len() as u32;
+    let dtype = dtype_of(dst_t);
+    // Per array operand (the destination last): its data, its dtype and each axis's
+    // stride in the nest (None: the operand does not have the axis).
+    struct Addressed<'ctx> {
+        data: PointerValue<'ctx>,
+        dtype: TypeId,
+        strides: Vec<Option<IntValue<'ctx>>>,
+    }
+    let addressed_of = |lw: &mut FnLower<'ctx, 'a>,
+                        t: TypeId,
+                        arr: StructValue<'ctx>|
+     -> R<Addressed<'ctx>> {
+        let k = nd - ndim(t).min(nd);
+        let mut strides = vec![None; nd as usize];
+        for d in k..nd {
+            let len = dim(lw, arr, field::SHAPE, d - k)?;
+            let stride = dim(lw, arr, field::STRIDES, d - k)?;
+            let stretched =
+                lw.b.build_int_compare(IntPredicate::EQ, len, i64t.const_int(1, false), "")
+                    .map_err(llvm_err)?;
+            strides[d as usize] = Some(
+                lw.b.build_select(stretched, i64t.const_zero(), stride, "")
+                    .map_err(llvm_err)?
+                    .into_int_value(),
+            );
+        }
+        Ok(Addressed {
+            data: data_ptr(lw, arr)?,
+            dtype: dtype_of(t),
+            strides,
+        })
+    };
+    let mut arrays: Vec<Addressed<'ctx>> = Vec::new();
+    for &(t, v) in operands {
+        if t.is_array() {
+            arrays.push(addressed_of(lw, t, v.into_struct_value())?);
+        }
+    }
+    arrays.push(addressed_of(lw, dst_t, dst)?);
+    // Whether every row is contiguous: the last axis's stride is the itemsize.
+    let mut unit = lw.ctx.bool_type().const_int(1, false);
+    if nd > 0 {
+        for a in &arrays {
+            if let Some(s) = a.strides[nd as usize - 1] {
+                let size = i64t.const_int(super::arrays::itemsize(a.dtype), false);
+                let eq =
+                    lw.b.build_int_compare(IntPredicate::EQ, s, size, "")
+                        .map_err(llvm_err)?;
+                unit = lw.b.build_and(unit, eq, "").map_err(llvm_err)?;
+            }
+        }
+    }
+    let outer = nd.saturating_sub(1) as usize;
+    let mut loops = Vec::with_capacity(outer);
+    let mut idx = Vec::with_capacity(outer);
+    for &n in &dims[..outer] {
         let (lp, i) = Loop::begin(lw, n)?;
-        let mut elems = Vec::new();
+        loops.push(lp);
+        idx.push(i);
+    }
+    // Each array's row start.
+    let mut rows = Vec::with_capacity(arrays.len());
+    for a in &arrays {
+        let mut off = i64t.const_zero();
+        for (i, s) in idx.iter().zip(&a.strides) {
+            if let Some(s) = s {
+                let term = lw.b.build_int_mul(*i, *s, "").map_err(llvm_err)?;
+                off = lw.b.build_int_add(off, term, "").map_err(llvm_err)?;
+            }
+        }
+        // SAFETY (of the generated code): every index is below its axis's length.
+        rows.push(unsafe {
+            lw.b.build_gep(lw.ctx.i8_type(), a.data, &[off], "row")
+                .map_err(llvm_err)?
+        });
+    }
+    // One element at `j` along the last axis (None: a 0-d nest's single element).
+    let mut element = |lw: &mut FnLower<'ctx, 'a>,
+                       j: Option<IntValue<'ctx>>,
+                       contiguous: bool|
+     -> R<()> {
+        let mut ptrs = Vec::with_capacity(arrays.len());
+        for (a, &row) in arrays.iter().zip(&rows) {
+            let last = if nd > 0 {
+                a.strides[nd as usize - 1]
+            } else {
+                None
+            };
+            ptrs.push(match (j, last) {
+                (Some(j), Some(_)) if contiguous => {
+                    let elem = model_of(a.dtype)?.memory_type(lw.ctx, a.dtype)?;
+                    // SAFETY (of the generated code): j is below the row's length.
+                    unsafe { lw.b.build_gep(elem, row, &[j], "").map_err(llvm_err)? }
+                }
+                (Some(j), Some(s)) => {
+                    let off = lw.b.build_int_mul(j, s, "").map_err(llvm_err)?;
+                    // SAFETY (of the generated code): as above.
+                    unsafe {
+                        lw.b.build_gep(lw.ctx.i8_type(), row, &[off], "")
+                            .map_err(llvm_err)?
+                    }
+                }
+                _ => row,
+            });
+        }
+        let mut elems = Vec::with_capacity(operands.len());
+        let mut k = 0;
         for &(t, v) in operands {
             if t.is_array() {
-                let p = if same_shapes {
-                    flat_ptr(lw, t, v.into_struct_value(), i)?
-                } else {
-                    broadcast_ptr(lw, t, v.into_struct_value(), dims, i)?
-                };
-                elems.push((load_elem(lw, dtype_of(t), p)?, dtype_of(t)));
+                elems.push((load_elem(lw, dtype_of(t), ptrs[k])?, dtype_of(t)));
+                k += 1;
             } else {
                 elems.push((v, t));
             }
@@ -522,12 +675,29 @@ pub(super) fn fill_elements<'ctx, 'a>(
         // Element operations follow NumPy: `x / 0` is inf, not a ZeroDivisionError.
         let (r, rt) = lw.with_numpy_errors(|lw| f(lw, &elems))?;
         let r = lw.cast(r, rt, dtype)?;
-        let p = flat_ptr(lw, dst_t, dst, i)?;
-        store_elem(lw, dtype, p, r)?;
-        lp.end(lw)?;
-        lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
+        store_elem(lw, dtype, ptrs[k], r)
+    };
+    if nd == 0 {
+        element(lw, None, false)?;
+    } else {
+        let n = dims[nd as usize - 1];
+        let contiguous = lw.new_block("nest.contiguous");
+        let strided = lw.new_block("nest.strided");
+        let join = lw.new_block("nest.row.done");
+        lw.b.build_conditional_branch(unit, contiguous, strided)
+            .map_err(llvm_err)?;
+        for (block, is_unit) in [(contiguous, true), (strided, false)] {
+            lw.b.position_at_end(block);
+            let (lp, j) = Loop::begin(lw, n)?;
+            element(lw, Some(j), is_unit)?;
+            lp.end(lw)?;
+            lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
+        }
+        lw.b.position_at_end(join);
     }
-    lw.b.position_at_end(join);
+    for lp in loops.into_iter().rev() {
+        lp.end(lw)?;
+    }
     Ok(())
 }
 

@@ -13,7 +13,7 @@ use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
 use super::array_ops::{
-    broadcast_ptr, data_ptr, dim, dtype_of, flat_ptr, get_int, load_elem, map_elements, rebuild,
+    data_ptr, dim, dtype_of, fill_elements, flat_ptr, get_int, load_elem, map_elements, rebuild,
     store_elem, view_with, Loop,
 };
 use super::arrays::allocate;
@@ -616,40 +616,26 @@ pub(super) fn assign_into<'ctx>(
         }
         return Ok(());
     }
-    if !src_t.is_array() {
-        let v = lw.cast(src, src_t, dtype)?;
-        let (lp, i) = Loop::begin(lw, n)?;
-        let p = flat_ptr(lw, dst_t, dst, i)?;
-        store_elem(lw, dtype, p, v)?;
-        return lp.end(lw);
-    }
     let dims: Vec<IntValue<'ctx>> = (0..ndim(dst_t))
         .map(|d| dim(lw, dst, field::SHAPE, d))
         .collect::<R<_>>()?;
+    if !src_t.is_array() {
+        // One loop (a nest over a non-contiguous selection) storing the value.
+        let yes = lw.ctx.bool_type().const_int(1, false);
+        return fill_elements(lw, (dst_t, dst), &dims, yes, &[(src_t, src)], &mut |_, e| {
+            Ok(e[0])
+        });
+    }
     let (src_t, src, same) = broadcast_source(lw, &dims, src_t, src.into_struct_value())?;
     let (src_t, src, owned) = unaliased_source(lw, (dst_t, dst), src_t, src)?;
-    let sd = dtype_of(src_t);
-    let fast = lw.new_block("assign.same");
-    let general = lw.new_block("assign.bcast");
-    let join = lw.new_block("assign.done");
-    lw.b.build_conditional_branch(same, fast, general)
-        .map_err(llvm_err)?;
-    for (block, same_shapes) in [(fast, true), (general, false)] {
-        lw.b.position_at_end(block);
-        let (lp, i) = Loop::begin(lw, n)?;
-        let p = if same_shapes {
-            flat_ptr(lw, src_t, src, i)?
-        } else {
-            broadcast_ptr(lw, src_t, src, &dims, i)?
-        };
-        let x = load_elem(lw, sd, p)?;
-        let v = lw.cast(x, sd, dtype)?;
-        let q = flat_ptr(lw, dst_t, dst, i)?;
-        store_elem(lw, dtype, q, v)?;
-        lp.end(lw)?;
-        lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
-    }
-    lw.b.position_at_end(join);
+    fill_elements(
+        lw,
+        (dst_t, dst),
+        &dims,
+        same,
+        &[(src_t, src.into())],
+        &mut |_, e| Ok(e[0]),
+    )?;
     release(lw, owned)
 }
 

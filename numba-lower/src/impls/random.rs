@@ -830,26 +830,179 @@ fn seed<'ctx>(
     Ok(lw.ghost())
 }
 
+/// The next 32-bit word of the thread's `random` generator, drawn inline as Numba draws
+/// it (the state's address from a call LLVM may hoist out of loops, the tempering in
+/// line, the runtime only refilling the words every 624 draws).
+fn next_u32<'ctx>(lw: &mut FnLower<'ctx, '_>) -> R<IntValue<'ctx>> {
+    let ctx = lw.ctx;
+    let (i64t, i32t) = (ctx.i64_type(), ctx.i32_type());
+    let ptr = ctx.ptr_type(inkwell::AddressSpace::default());
+    let state_fn = lw.runtime_fn("numba_rs_rnd_state", ptr.fn_type(&[], false));
+    if state_fn.get_enum_attribute(inkwell::attributes::AttributeLoc::Function, {
+        inkwell::attributes::Attribute::get_named_enum_kind_id("memory")
+    })
+    .is_none()
+    {
+        // The address is the same for every call on a thread: pure, so hoistable.
+        for (name, value) in [("memory", 0), ("nounwind", 0), ("willreturn", 0)] {
+            let kind = inkwell::attributes::Attribute::get_named_enum_kind_id(name);
+            state_fn.add_attribute(
+                inkwell::attributes::AttributeLoc::Function,
+                ctx.create_enum_attribute(kind, value),
+            );
+        }
+    }
+    let twist = lw.runtime_fn(
+        "numba_rs_rnd_twist",
+        ctx.void_type().fn_type(&[ptr.into()], false),
+    );
+    let state = lw.call_value(state_fn, &[])?.into_pointer_value();
+    let index =
+        lw.b.build_load(i64t, state, "mt.index")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let used_up =
+        lw.b.build_int_compare(
+            IntPredicate::UGE,
+            index,
+            i64t.const_int(crate::random::MT_WORDS, false),
+            "",
+        )
+        .map_err(llvm_err)?;
+    let refill = lw.new_block("mt.twist");
+    let draw = lw.new_block("mt.draw");
+    let from = lw
+        .b
+        .get_insert_block()
+        .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+    lw.b.build_conditional_branch(used_up, refill, draw)
+        .map_err(llvm_err)?;
+    lw.b.position_at_end(refill);
+    lw.b.build_call(twist, &[state.into()], "")
+        .map_err(llvm_err)?;
+    lw.b.build_unconditional_branch(draw).map_err(llvm_err)?;
+    lw.b.position_at_end(draw);
+    let phi = lw.b.build_phi(i64t, "mt.i").map_err(llvm_err)?;
+    phi.add_incoming(&[(&index, from), (&i64t.const_zero(), refill)]);
+    let i = phi.as_basic_value().into_int_value();
+    let next = lw
+        .b
+        .build_int_add(i, i64t.const_int(1, false), "")
+        .map_err(llvm_err)?;
+    lw.b.build_store(state, next).map_err(llvm_err)?;
+    // SAFETY (of the generated code): i < 624 words after the index.
+    let words = unsafe {
+        lw.b.build_gep(
+            ctx.i8_type(),
+            state,
+            &[i64t.const_int(crate::random::MT_WORDS_OFFSET, false)],
+            "",
+        )
+    }
+    .map_err(llvm_err)?;
+    let p = unsafe { lw.b.build_gep(i32t, words, &[i], "") }.map_err(llvm_err)?;
+    let mut y = lw
+        .b
+        .build_load(i32t, p, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    let c = |v: u64| i32t.const_int(v, false);
+    // MT19937's tempering.
+    for (shift, left, mask) in [
+        (11, false, 0xffff_ffff),
+        (7, true, 0x9d2c_5680),
+        (15, true, 0xefc6_0000),
+        (18, false, 0xffff_ffff),
+    ] {
+        let t = if left {
+            lw.b.build_left_shift(y, c(shift), "")
+        } else {
+            lw.b.build_right_shift(y, c(shift), false, "")
+        }
+        .map_err(llvm_err)?;
+        let t = lw.b.build_and(t, c(mask), "").map_err(llvm_err)?;
+        y = lw.b.build_xor(y, t, "").map_err(llvm_err)?;
+    }
+    Ok(y)
+}
+
+/// `random.random()`: 53 bits from two words, as CPython's `random_random`.
 fn random<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     _sig: &Signature,
     _a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let f = lw.runtime_fn("numba_rs_rnd_random", lw.ctx.f64_type().fn_type(&[], false));
-    lw.call_value(f, &[])
+    let f64t = lw.ctx.f64_type();
+    let i32t = lw.ctx.i32_type();
+    let a = next_u32(lw)?;
+    let a =
+        lw.b.build_right_shift(a, i32t.const_int(5, false), false, "")
+            .map_err(llvm_err)?;
+    let b = next_u32(lw)?;
+    let b =
+        lw.b.build_right_shift(b, i32t.const_int(6, false), false, "")
+            .map_err(llvm_err)?;
+    let a = lw.b.build_unsigned_int_to_float(a, f64t, "").map_err(llvm_err)?;
+    let b = lw.b.build_unsigned_int_to_float(b, f64t, "").map_err(llvm_err)?;
+    let hi =
+        lw.b.build_float_mul(a, f64t.const_float(67_108_864.0), "")
+            .map_err(llvm_err)?;
+    let sum = lw.b.build_float_add(hi, b, "").map_err(llvm_err)?;
+    let r =
+        lw.b.build_float_mul(sum, f64t.const_float(1.0 / 9_007_199_254_740_992.0), "")
+            .map_err(llvm_err)?;
+    Ok(r.into())
 }
 
+/// `random.getrandbits(k)`: a word drawn inline for 1 ≤ k ≤ 32 (the common
+/// `getrandbits(32)`, whose test LLVM folds), the runtime for wider (or invalid) `k`.
 fn getrandbits<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     _sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let i64t = lw.ctx.i64_type();
+    let k = a[0].into_int_value();
+    let km1 = lw
+        .b
+        .build_int_sub(k, i64t.const_int(1, false), "")
+        .map_err(llvm_err)?;
+    let narrow =
+        lw.b.build_int_compare(IntPredicate::ULT, km1, i64t.const_int(32, false), "")
+            .map_err(llvm_err)?;
+    let inline_bb = lw.new_block("getrandbits.word");
+    let call_bb = lw.new_block("getrandbits.wide");
+    let done = lw.new_block("getrandbits.done");
+    lw.b.build_conditional_branch(narrow, inline_bb, call_bb)
+        .map_err(llvm_err)?;
+    lw.b.position_at_end(inline_bb);
+    let y = next_u32(lw)?;
+    let y = lw.b.build_int_z_extend(y, i64t, "").map_err(llvm_err)?;
+    let shift = lw
+        .b
+        .build_int_sub(i64t.const_int(32, false), k, "")
+        .map_err(llvm_err)?;
+    let word = lw.b.build_right_shift(y, shift, false, "").map_err(llvm_err)?;
+    let word_end = lw
+        .b
+        .get_insert_block()
+        .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+    lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
+    lw.b.position_at_end(call_bb);
     let f = lw.runtime_fn(
         "numba_rs_rnd_getrandbits",
         i64t.fn_type(&[i64t.into()], false),
     );
-    lw.call_value(f, &[a[0].into()])
+    let wide = lw.call_value(f, &[k.into()])?.into_int_value();
+    let call_end = lw
+        .b
+        .get_insert_block()
+        .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+    lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
+    lw.b.position_at_end(done);
+    let phi = lw.b.build_phi(i64t, "bits").map_err(llvm_err)?;
+    phi.add_incoming(&[(&word, word_end), (&wide, call_end)]);
+    Ok(phi.as_basic_value())
 }
 
 /// `randrange(stop)`, `randrange(start, stop[, step])` and `randint(a, b)`
