@@ -367,6 +367,16 @@ impl crate::Dispatcher {
             &compiled.arg_types,
         );
         let deps = std::cell::RefCell::new(Vec::new());
+        // Callees whose code was linked in (to be inlined): their sources count too.
+        for id in numba_lower::cache::linked_callees(&compiled.optimized_ir) {
+            if let Some(path) = crate::lookup_dispatcher(id).and_then(|d| d.source.source_file()) {
+                if let Some(s) = stamp(&path) {
+                    if !deps.borrow().iter().any(|(p, _)| p == &path) {
+                        deps.borrow_mut().push((path, s));
+                    }
+                }
+            }
+        }
         let entry = (|| -> Result<Entry, String> {
             let ret = compiled.return_type;
             let ret_name = numba_typeinfer::types::cache_name(ret)

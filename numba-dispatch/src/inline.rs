@@ -40,35 +40,79 @@ pub struct InlineSite<'a> {
     pub line: u32,
 }
 
-/// Calls inlined into one function before giving up (a recursive `inline='always'`).
+/// Calls inlined into one function, and callees nested in callees, before giving up (a
+/// recursive `inline='always'`).
 const LIMIT: usize = 256;
+const DEPTH: usize = 32;
 
-/// Inline every call of a jitted function whose `inline=` option asks for it; whether
-/// anything was inlined. `globals` are the caller's (to follow `module.f`). `declined`
-/// holds the call sites (by result variable: inlining moves statements) left as calls,
-/// which are not asked about again.
+/// What Numba's `InlineClosureLikes` does besides inner functions, by option.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClosureLikes {
+    /// `parallel={'reduction'}`: `functools.reduce` over an array as a parallel loop.
+    pub parallel_reduce: bool,
+    /// `parallel={'comprehension'}`: array comprehensions as parallel loops.
+    pub parallel_comprehension: bool,
+}
+
+/// Numba's `InlineClosureLikes`: `functools.reduce` calls as loops, inner functions and
+/// lambdas called where they are made spliced in, array comprehensions as loops, lists
+/// only read as tuples. With `jitted` (a callee being inlined, at that nesting depth),
+/// also the jitted calls asking to be inlined, as Numba runs a callee's untyped passes.
+pub(crate) fn closure_likes(
+    ir: &mut FunctionIR,
+    globals: &dyn GlobalResolver,
+    cfg: ClosureLikes,
+    jitted: Option<usize>,
+) -> Result<bool, IrError> {
+    // `functools.reduce` calls become loops calling the function (Numba's
+    // `_inline_reduction`), which a lambda then inlines into.
+    let reduced = numba_ir::reduce::inline_reduce_calls(ir, cfg.parallel_reduce)?;
+    let mut inlined = numba_ir::utils::inline_closures(ir, globals)?;
+    if let Some(depth) = jitted {
+        inlined |= inline_jitted_calls(ir, globals, cfg, depth)?;
+    }
+    // Array comprehensions become loops storing into an array (Numba's
+    // `_inline_arraycall`), parallel loops under `parallel={'comprehension'}`.
+    let arrays =
+        numba_ir::comprehension::inline_array_comprehensions(ir, cfg.parallel_comprehension);
+    // Lists only read (`np.array([1.0, 2.0])`) are tuples.
+    let tuples = numba_ir::literal_lists::literal_lists_as_tuples(ir);
+    Ok(reduced || inlined || arrays || tuples)
+}
+
+/// Inline every call of a jitted function whose `inline=` option asks for it (Numba's
+/// `InlineInlinables`); whether anything was inlined. `globals` are the caller's (to
+/// follow `module.f`); each callee's IR is built with its own globals and goes through
+/// [`closure_likes`] first. A cost model is asked once per call site.
 pub(crate) fn inline_jitted_calls(
     ir: &mut FunctionIR,
     globals: &dyn GlobalResolver,
-    declined: &mut Vec<VarId>,
+    cfg: ClosureLikes,
+    depth: usize,
 ) -> Result<bool, IrError> {
+    let too_deep = |line| IrError::Unsupported {
+        message: "too many nested calls to inline (a recursive function with \
+                  inline='always'?)"
+            .to_string(),
+        line,
+    };
+    if depth > DEPTH {
+        return Err(too_deep(ir.firstlineno));
+    }
     let mut inlined = 0;
-    while let Some((label, index, d)) = next_call(ir, globals, declined) {
+    // Call sites left as calls (a cost model said no, a generator), by result variable:
+    // inlining moves statements, not variables.
+    let mut declined: Vec<VarId> = Vec::new();
+    while let Some((label, index, d)) = next_call(ir, globals, &declined) {
         if inlined == LIMIT {
-            return Err(IrError::Unsupported {
-                message: format!(
-                    "more than {LIMIT} calls to inline (a recursive function with \
-                     inline='always'?)"
-                ),
-                line: ir.firstlineno,
-            });
+            return Err(too_deep(ir.firstlineno));
         }
         let (code, callee_globals) = d.source.load().map_err(|message| IrError::Unsupported {
             message,
             line: ir.firstlineno,
         })?;
-        let callee = numba_ir::compile_to_ir(code, &*callee_globals)?;
-        let Stmt::Assign { target, .. } = ir.blocks[&label].body[index].stmt else {
+        let mut callee = numba_ir::compile_to_ir(code, &*callee_globals)?;
+        let Stmt::Assign { target, value } = ir.blocks[&label].body[index].stmt else {
             unreachable!("next_call finds assignments")
         };
         if callee.is_generator {
@@ -76,11 +120,11 @@ pub(crate) fn inline_jitted_calls(
             declined.push(target);
             continue;
         }
-        let Stmt::Assign { target, value } = ir.blocks[&label].body[index].stmt else {
-            unreachable!("next_call finds assignments")
-        };
         if d.options.inline == InlineOption::CostModel {
-            let Expr::Call { func, args, kws, .. } = ir.expr(value).clone() else {
+            let Expr::Call {
+                func, args, kws, ..
+            } = ir.expr(value).clone()
+            else {
                 unreachable!("next_call finds calls")
             };
             let site = InlineSite {
@@ -92,21 +136,25 @@ pub(crate) fn inline_jitted_calls(
                 kws,
                 line: ir.blocks[&label].body[index].loc.line,
             };
-            let yes = d
-                .source
-                .inline_cost_model(&site)
-                .map_err(|message| IrError::Unsupported {
-                    message: format!("the inline cost model of '{}' failed: {message}", d.name),
-                    line: site.line,
-                })?;
+            let yes =
+                d.source
+                    .inline_cost_model(&site)
+                    .map_err(|message| IrError::Unsupported {
+                        message: format!("the inline cost model of '{}' failed: {message}", d.name),
+                        line: site.line,
+                    })?;
             if !yes {
                 declined.push(target);
                 continue;
             }
         }
+        closure_likes(&mut callee, &*callee_globals, cfg, Some(depth + 1))?;
         let defaults = d.parameters().map(|p| p.defaults).unwrap_or_default();
         numba_ir::utils::inline_function_call(ir, label, index, &callee, &defaults)?;
         inlined += 1;
+    }
+    if inlined > 0 {
+        while numba_ir::utils::dead_code_elimination(ir) {}
     }
     Ok(inlined > 0)
 }

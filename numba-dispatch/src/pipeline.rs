@@ -609,6 +609,10 @@ impl Frontend<'_> {
         let omitted_args = args.to_vec();
         // A with-lifting error keeps its own kind (Numba's CompilerError or TypingError).
         let with_error: std::cell::RefCell<Option<CompileError>> = std::cell::RefCell::new(None);
+        let closure_cfg = crate::inline::ClosureLikes {
+            parallel_reduce: options.parallel.is_some_and(|p| p.reduction),
+            parallel_comprehension: options.parallel.is_some_and(|p| p.comprehension),
+        };
         let untyped: Vec<Box<dyn FunctionPass + '_>> = vec![
             Box::new(Pass {
                 name: "ir_processing",
@@ -641,30 +645,15 @@ impl Frontend<'_> {
             Box::new(CodePass {
                 name: "inline_closure_likes",
                 run: move |ir: &mut FunctionIR| {
-                    // `functools.reduce` calls become loops calling the function (Numba's
-                    // `_inline_reduction`), which a lambda then inlines into.
-                    let parallel_reduce = options.parallel.is_some_and(|p| p.reduction);
-                    let reduced = numba_ir::reduce::inline_reduce_calls(ir, parallel_reduce)?;
-                    // Inner functions, and jitted functions asking to be inlined, until
-                    // neither brings in more (an inlined body may call either).
-                    let mut inlined = false;
-                    let mut declined = Vec::new();
-                    loop {
-                        let closures = numba_ir::utils::inline_closures(ir, globals)?;
-                        let jitted =
-                            crate::inline::inline_jitted_calls(ir, globals, &mut declined)?;
-                        if !(closures || jitted) {
-                            break;
-                        }
-                        inlined = true;
-                    }
-                    // Array comprehensions become loops storing into an array (Numba's
-                    // `_inline_arraycall`), parallel loops under `parallel={'comprehension'}`.
-                    let parallel = options.parallel.is_some_and(|p| p.comprehension);
-                    let arrays = numba_ir::comprehension::inline_array_comprehensions(ir, parallel);
-                    // Lists only read (`np.array([1.0, 2.0])`) are tuples.
-                    let tuples = numba_ir::literal_lists::literal_lists_as_tuples(ir);
-                    Ok(reduced || inlined || arrays || tuples)
+                    crate::inline::closure_likes(ir, globals, closure_cfg, None)
+                },
+            }),
+            Box::new(CodePass {
+                name: "inline_inlinables",
+                run: move |ir: &mut FunctionIR| {
+                    // Jitted functions asking to be inlined (`inline='always'` or a cost
+                    // model), their IR processed as this function's was so far.
+                    crate::inline::inline_jitted_calls(ir, globals, closure_cfg, 0)
                 },
             }),
             Box::new(Pass {

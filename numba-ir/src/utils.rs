@@ -388,7 +388,9 @@ pub fn inline_closure_call(
 #[derive(Debug, Clone, Copy)]
 pub enum Inlinee<'a> {
     Closure,
-    Function { defaults: &'a [numba_bytecode::Constant] },
+    Function {
+        defaults: &'a [numba_bytecode::Constant],
+    },
 }
 
 /// Inline the call at `ir.blocks[label].body[index]` with `callee`, the IR of a function

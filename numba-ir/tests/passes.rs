@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use numba_bytecode::{marshal, CodeObject, Constant};
 use numba_ir::passes::{FunctionPass, PassError, PassManager};
 use numba_ir::utils::{
-    copy_propagate, dead_code_elimination, inline_closure_call, merge_blocks, CopyPropagation,
-    DeadCodeElimination, DefUse, MergeBlocks,
+    copy_propagate, dead_code_elimination, inline_closure_call, inline_function_call, merge_blocks,
+    CopyPropagation, DeadCodeElimination, DefUse, MergeBlocks,
 };
 use numba_ir::verify::verify;
 use numba_ir::{compile_to_ir, Block, Expr, FunctionIR, Global, Inst, Loc, Stmt};
@@ -187,6 +187,49 @@ fn inlining_a_closure_replaces_the_call() {
     merge_blocks(&mut outer);
     verify(&outer).unwrap();
     assert_eq!(outer.blocks.len(), 1, "{}", outer.dump());
+}
+
+/// The first `call` statement of `ir`: its block and index.
+fn first_call(ir: &FunctionIR) -> (u32, usize) {
+    ir.blocks
+        .iter()
+        .find_map(|(&l, b)| {
+            b.body
+                .iter()
+                .position(|i| {
+                    matches!(i.stmt, Stmt::Assign { value, .. }
+                    if matches!(ir.expr(value), Expr::Call { .. }))
+                })
+                .map(|i| (l, i))
+        })
+        .expect("a call")
+}
+
+#[test]
+fn inlining_a_function_of_its_own_binds_constant_defaults() {
+    // The first call of fib's IR (Numba's `bool(n < 2)` for the branch), inlined with
+    // `add(a, b=10)`'s IR as a jitted `inline='always'` callee is: `a` is the argument,
+    // `b` the constant default.
+    let mut caller = ir_of("scalars.fib");
+    let callee = ir_of("scalars.add");
+    let (label, index) = first_call(&caller);
+    inline_function_call(&mut caller, label, index, &callee, &[Constant::Int(10)]).unwrap();
+    verify(&caller).unwrap_or_else(|e| panic!("{e:?}\n{}", caller.dump()));
+    let dump = caller.dump();
+    assert!(dump.contains("$default_b = const(int, 10)"), "{dump}");
+    assert!(dump.contains("add.$"), "{dump}");
+    assert!(dump.contains("add.a = $8compare_op.2"), "{dump}");
+    // The two calls of fib are still there.
+    assert_eq!(dump.matches("call $").count(), 2, "{dump}");
+    // Without a default the call does not bind: Python's TypeError as a TypingError.
+    let mut caller = ir_of("scalars.fib");
+    let (label, index) = first_call(&caller);
+    let err = inline_function_call(&mut caller, label, index, &callee, &[]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("add() missing 1 required positional argument: 'b'"),
+        "{err}"
+    );
 }
 
 /// The example a Rust user would copy: build a function by hand, run a pass of their own

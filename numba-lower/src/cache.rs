@@ -184,6 +184,35 @@ fn renumber_typecodes(module: &Module<'_>) -> R<()> {
     Ok(())
 }
 
+/// The named metadata listing the dispatcher ids whose code a module links in.
+pub(crate) const LINKED_METADATA: &str = "numba_rs.linked";
+
+/// The dispatcher ids of the jitted functions whose code an optimised module's text
+/// ([`CompiledFunction::optimized_ir`]) has linked in, directly or through another.
+pub fn linked_callees(text: &str) -> Vec<u64> {
+    let head = format!("!{LINKED_METADATA} = !{{");
+    let Some(list) = text
+        .lines()
+        .find_map(|l| l.strip_prefix(head.as_str()))
+        .and_then(|l| l.strip_suffix('}'))
+    else {
+        return Vec::new();
+    };
+    let mut ids = Vec::new();
+    for node in list.split(',').map(str::trim) {
+        let def = format!("{node} = !{{!\"");
+        let id = text
+            .lines()
+            .find_map(|l| l.strip_prefix(def.as_str()))
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|n| n.parse::<u64>().ok());
+        if let Some(id) = id.filter(|id| !ids.contains(id)) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
 /// Whether the module text holds an address as a constant (`inttoptr (i64 1234 to ptr)`).
 fn bakes_address(text: &str) -> bool {
     text.match_indices("inttoptr (i64 ").any(|(at, pat)| {
@@ -291,4 +320,18 @@ pub fn load(
         wrappers: wrapper_addresses,
         object_env: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::linked_callees;
+
+    #[test]
+    fn linked_callees_from_named_metadata() {
+        // The shape LLVM prints: the named list, then the nodes (merged by linking).
+        let text = "define i32 @f() {\n  ret i32 0\n}\n\n!numba_rs.linked = !{!0, !1, !2}\n\n\
+                    !0 = !{!\"17\"}\n!1 = !{!\"4\"}\n!2 = !{!\"17\"}\n";
+        assert_eq!(linked_callees(text), vec![17, 4]);
+        assert!(linked_callees("define void @g() {\n  ret void\n}\n").is_empty());
+    }
 }

@@ -60,7 +60,8 @@ impl<'ctx> FnLower<'ctx, '_> {
     /// A NumPy scalar global: its bytes read as the Python number of the same value, then
     /// converted to the scalar's own dtype (exact: every dtype's values fit the number).
     fn const_scalar(&mut self, a: &ConstArray) -> R<(BasicValueEnum<'ctx>, TypeId)> {
-        let t = match numba_typeinfer::context::typeof_global_value(&GlobalKind::Scalar(a.clone())) {
+        let t = match numba_typeinfer::context::typeof_global_value(&GlobalKind::Scalar(a.clone()))
+        {
             Some(Ok(t)) => t,
             Some(Err(m)) => return Err(self.unsupported(m)),
             None => return Err(self.unsupported("this global cannot be frozen")),
@@ -92,7 +93,8 @@ impl<'ctx> FnLower<'ctx, '_> {
             Type::Float { .. } => numba_bytecode::Constant::Float(f64::from_bits(word(8))),
             Type::Complex { bits: 64 } => {
                 let re = f32::from_bits(word(4) as u32);
-                let im = f32::from_bits(u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]));
+                let im =
+                    f32::from_bits(u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]));
                 numba_bytecode::Constant::Complex(f64::from(re), f64::from(im))
             }
             Type::Complex { .. } => {

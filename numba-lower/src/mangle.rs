@@ -40,7 +40,15 @@ pub fn mangle(module: &str, qualname: &str, uid: u64, args: &[TypeId]) -> String
         out.push('v');
     }
     for a in args {
-        ident(&mut out, &a.to_string());
+        let name = a.to_string();
+        // A jitted function's type prints by the function's name only: two lambdas
+        // passed as arguments print alike, and their specialisations must not share a
+        // symbol (a caller links both in). The type's code tells them apart.
+        if name.contains("CPUDispatcher(") {
+            ident(&mut out, &format!("{name}#{}", a.0));
+        } else {
+            ident(&mut out, &name);
+        }
     }
     out
 }

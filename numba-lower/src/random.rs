@@ -610,8 +610,14 @@ pub const DISTRIBUTIONS: &[&str] = &[
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
         ("numba_rs_rnd_seed", numba_rs_rnd_seed as *const () as usize),
-        ("numba_rs_rnd_state", numba_rs_rnd_state as *const () as usize),
-        ("numba_rs_rnd_twist", numba_rs_rnd_twist as *const () as usize),
+        (
+            "numba_rs_rnd_state",
+            numba_rs_rnd_state as *const () as usize,
+        ),
+        (
+            "numba_rs_rnd_twist",
+            numba_rs_rnd_twist as *const () as usize,
+        ),
         (
             "numba_rs_rnd_random",
             numba_rs_rnd_random as *const () as usize,

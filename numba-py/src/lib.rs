@@ -496,8 +496,11 @@ impl FunctionSource for PySource {
                 let callee = inline_info(py, &helper, site.callee)?;
                 let name = |v: numba_ir::VarId| site.caller.vars[v.0 as usize].name.clone();
                 let args: Vec<String> = site.args.iter().map(|&v| name(v)).collect();
-                let kws: Vec<(String, String)> =
-                    site.kws.iter().map(|(k, v)| (k.clone(), name(*v))).collect();
+                let kws: Vec<(String, String)> = site
+                    .kws
+                    .iter()
+                    .map(|(k, v)| (k.clone(), name(*v)))
+                    .collect();
                 let expr = helper.getattr("CallExpr")?.call1((
                     name(site.func),
                     args,
@@ -810,21 +813,20 @@ impl Type {
         if n == 0 {
             return Err(bad());
         }
-        let layout = match unit.iter().filter(|&&u| u).count() {
-            0 => types::Layout::A,
-            1 if unit[n - 1] => types::Layout::C,
-            1 if unit[0] => types::Layout::F,
-            1 => {
-                return Err(PyTypeError::new_err(
+        let layout =
+            match unit.iter().filter(|&&u| u).count() {
+                0 => types::Layout::A,
+                1 if unit[n - 1] => types::Layout::C,
+                1 if unit[0] => types::Layout::F,
+                1 => return Err(PyTypeError::new_err(
                     "Can only specify the step 1 on the first or last dimension of an array type",
-                ))
-            }
-            _ => {
-                return Err(PyTypeError::new_err(
-                    "Can only specify one of [::1] in an array type",
-                ))
-            }
-        };
+                )),
+                _ => {
+                    return Err(PyTypeError::new_err(
+                        "Can only specify one of [::1] in an array type",
+                    ))
+                }
+            };
         let dtype = TypeId(self.code);
         if matches!(dtype.get(), types::Type::Array { .. }) {
             return Err(PyTypeError::new_err(format!(

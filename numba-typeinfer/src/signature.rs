@@ -107,8 +107,7 @@ pub fn parse_signature(text: &str) -> Result<(Option<TypeId>, Vec<TypeId>), Stri
             _ => {}
         }
     }
-    let open =
-        open.ok_or_else(|| format!("invalid signature {text:?}: unbalanced parentheses"))?;
+    let open = open.ok_or_else(|| format!("invalid signature {text:?}: unbalanced parentheses"))?;
     let ret_name = text[..open].trim();
     let ret = if ret_name.is_empty() {
         None

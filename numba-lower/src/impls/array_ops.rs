@@ -565,30 +565,28 @@ fn fill_nest<'ctx, 'a>(
         dtype: TypeId,
         strides: Vec<Option<IntValue<'ctx>>>,
     }
-    let addressed_of = |lw: &mut FnLower<'ctx, 'a>,
-                        t: TypeId,
-                        arr: StructValue<'ctx>|
-     -> R<Addressed<'ctx>> {
-        let k = nd - ndim(t).min(nd);
-        let mut strides = vec![None; nd as usize];
-        for d in k..nd {
-            let len = dim(lw, arr, field::SHAPE, d - k)?;
-            let stride = dim(lw, arr, field::STRIDES, d - k)?;
-            let stretched =
-                lw.b.build_int_compare(IntPredicate::EQ, len, i64t.const_int(1, false), "")
-                    .map_err(llvm_err)?;
-            strides[d as usize] = Some(
-                lw.b.build_select(stretched, i64t.const_zero(), stride, "")
-                    .map_err(llvm_err)?
-                    .into_int_value(),
-            );
-        }
-        Ok(Addressed {
-            data: data_ptr(lw, arr)?,
-            dtype: dtype_of(t),
-            strides,
-        })
-    };
+    let addressed_of =
+        |lw: &mut FnLower<'ctx, 'a>, t: TypeId, arr: StructValue<'ctx>| -> R<Addressed<'ctx>> {
+            let k = nd - ndim(t).min(nd);
+            let mut strides = vec![None; nd as usize];
+            for d in k..nd {
+                let len = dim(lw, arr, field::SHAPE, d - k)?;
+                let stride = dim(lw, arr, field::STRIDES, d - k)?;
+                let stretched =
+                    lw.b.build_int_compare(IntPredicate::EQ, len, i64t.const_int(1, false), "")
+                        .map_err(llvm_err)?;
+                strides[d as usize] = Some(
+                    lw.b.build_select(stretched, i64t.const_zero(), stride, "")
+                        .map_err(llvm_err)?
+                        .into_int_value(),
+                );
+            }
+            Ok(Addressed {
+                data: data_ptr(lw, arr)?,
+                dtype: dtype_of(t),
+                strides,
+            })
+        };
     let mut arrays: Vec<Addressed<'ctx>> = Vec::new();
     for &(t, v) in operands {
         if t.is_array() {
@@ -634,49 +632,47 @@ fn fill_nest<'ctx, 'a>(
         });
     }
     // One element at `j` along the last axis (None: a 0-d nest's single element).
-    let mut element = |lw: &mut FnLower<'ctx, 'a>,
-                       j: Option<IntValue<'ctx>>,
-                       contiguous: bool|
-     -> R<()> {
-        let mut ptrs = Vec::with_capacity(arrays.len());
-        for (a, &row) in arrays.iter().zip(&rows) {
-            let last = if nd > 0 {
-                a.strides[nd as usize - 1]
-            } else {
-                None
-            };
-            ptrs.push(match (j, last) {
-                (Some(j), Some(_)) if contiguous => {
-                    let elem = model_of(a.dtype)?.memory_type(lw.ctx, a.dtype)?;
-                    // SAFETY (of the generated code): j is below the row's length.
-                    unsafe { lw.b.build_gep(elem, row, &[j], "").map_err(llvm_err)? }
-                }
-                (Some(j), Some(s)) => {
-                    let off = lw.b.build_int_mul(j, s, "").map_err(llvm_err)?;
-                    // SAFETY (of the generated code): as above.
-                    unsafe {
-                        lw.b.build_gep(lw.ctx.i8_type(), row, &[off], "")
-                            .map_err(llvm_err)?
+    let mut element =
+        |lw: &mut FnLower<'ctx, 'a>, j: Option<IntValue<'ctx>>, contiguous: bool| -> R<()> {
+            let mut ptrs = Vec::with_capacity(arrays.len());
+            for (a, &row) in arrays.iter().zip(&rows) {
+                let last = if nd > 0 {
+                    a.strides[nd as usize - 1]
+                } else {
+                    None
+                };
+                ptrs.push(match (j, last) {
+                    (Some(j), Some(_)) if contiguous => {
+                        let elem = model_of(a.dtype)?.memory_type(lw.ctx, a.dtype)?;
+                        // SAFETY (of the generated code): j is below the row's length.
+                        unsafe { lw.b.build_gep(elem, row, &[j], "").map_err(llvm_err)? }
                     }
-                }
-                _ => row,
-            });
-        }
-        let mut elems = Vec::with_capacity(operands.len());
-        let mut k = 0;
-        for &(t, v) in operands {
-            if t.is_array() {
-                elems.push((load_elem(lw, dtype_of(t), ptrs[k])?, dtype_of(t)));
-                k += 1;
-            } else {
-                elems.push((v, t));
+                    (Some(j), Some(s)) => {
+                        let off = lw.b.build_int_mul(j, s, "").map_err(llvm_err)?;
+                        // SAFETY (of the generated code): as above.
+                        unsafe {
+                            lw.b.build_gep(lw.ctx.i8_type(), row, &[off], "")
+                                .map_err(llvm_err)?
+                        }
+                    }
+                    _ => row,
+                });
             }
-        }
-        // Element operations follow NumPy: `x / 0` is inf, not a ZeroDivisionError.
-        let (r, rt) = lw.with_numpy_errors(|lw| f(lw, &elems))?;
-        let r = lw.cast(r, rt, dtype)?;
-        store_elem(lw, dtype, ptrs[k], r)
-    };
+            let mut elems = Vec::with_capacity(operands.len());
+            let mut k = 0;
+            for &(t, v) in operands {
+                if t.is_array() {
+                    elems.push((load_elem(lw, dtype_of(t), ptrs[k])?, dtype_of(t)));
+                    k += 1;
+                } else {
+                    elems.push((v, t));
+                }
+            }
+            // Element operations follow NumPy: `x / 0` is inf, not a ZeroDivisionError.
+            let (r, rt) = lw.with_numpy_errors(|lw| f(lw, &elems))?;
+            let r = lw.cast(r, rt, dtype)?;
+            store_elem(lw, dtype, ptrs[k], r)
+        };
     if nd == 0 {
         element(lw, None, false)?;
     } else {

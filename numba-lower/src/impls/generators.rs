@@ -176,11 +176,22 @@ impl<'ctx> FnLower<'ctx, '_> {
         let m = crate::codegen::parse_ir(self.ctx, &lib.ir, &lib.symbol)?;
         crate::codegen::link_internal(self.module, m)?;
         for d in &lib.frozen.0 {
-            if !self.frozen_data.iter().any(|k| std::sync::Arc::ptr_eq(k, d)) {
+            if !self
+                .frozen_data
+                .iter()
+                .any(|k| std::sync::Arc::ptr_eq(k, d))
+            {
                 self.frozen_data.push(d.clone());
             }
         }
         crate::generator::mark_allocator_fns(self.ctx, self.module);
+        // Named metadata records which functions' code is in the module (linking merges
+        // a library's own list in): a cached caller depends on their sources.
+        let id_text = self.ctx.metadata_string(&id.to_string());
+        let node = self.ctx.metadata_node(&[id_text.into()]);
+        self.module
+            .add_global_metadata(crate::cache::LINKED_METADATA, &node)
+            .map_err(|e| crate::LowerError::Llvm(e.to_string()))?;
         self.linked_libraries.insert(lib.symbol.clone());
         Ok(Some(lib.symbol))
     }

@@ -622,9 +622,14 @@ pub(super) fn assign_into<'ctx>(
     if !src_t.is_array() {
         // One loop (a nest over a non-contiguous selection) storing the value.
         let yes = lw.ctx.bool_type().const_int(1, false);
-        return fill_elements(lw, (dst_t, dst), &dims, yes, &[(src_t, src)], &mut |_, e| {
-            Ok(e[0])
-        });
+        return fill_elements(
+            lw,
+            (dst_t, dst),
+            &dims,
+            yes,
+            &[(src_t, src)],
+            &mut |_, e| Ok(e[0]),
+        );
     }
     let (src_t, src, same) = broadcast_source(lw, &dims, src_t, src.into_struct_value())?;
     let (src_t, src, owned) = unaliased_source(lw, (dst_t, dst), src_t, src)?;

@@ -838,10 +838,11 @@ fn next_u32<'ctx>(lw: &mut FnLower<'ctx, '_>) -> R<IntValue<'ctx>> {
     let (i64t, i32t) = (ctx.i64_type(), ctx.i32_type());
     let ptr = ctx.ptr_type(inkwell::AddressSpace::default());
     let state_fn = lw.runtime_fn("numba_rs_rnd_state", ptr.fn_type(&[], false));
-    if state_fn.get_enum_attribute(inkwell::attributes::AttributeLoc::Function, {
-        inkwell::attributes::Attribute::get_named_enum_kind_id("memory")
-    })
-    .is_none()
+    if state_fn
+        .get_enum_attribute(inkwell::attributes::AttributeLoc::Function, {
+            inkwell::attributes::Attribute::get_named_enum_kind_id("memory")
+        })
+        .is_none()
     {
         // The address is the same for every call on a thread: pure, so hoistable.
         for (name, value) in [("memory", 0), ("nounwind", 0), ("willreturn", 0)] {
@@ -871,10 +872,9 @@ fn next_u32<'ctx>(lw: &mut FnLower<'ctx, '_>) -> R<IntValue<'ctx>> {
         .map_err(llvm_err)?;
     let refill = lw.new_block("mt.twist");
     let draw = lw.new_block("mt.draw");
-    let from = lw
-        .b
-        .get_insert_block()
-        .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+    let from =
+        lw.b.get_insert_block()
+            .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
     lw.b.build_conditional_branch(used_up, refill, draw)
         .map_err(llvm_err)?;
     lw.b.position_at_end(refill);
@@ -885,10 +885,9 @@ fn next_u32<'ctx>(lw: &mut FnLower<'ctx, '_>) -> R<IntValue<'ctx>> {
     let phi = lw.b.build_phi(i64t, "mt.i").map_err(llvm_err)?;
     phi.add_incoming(&[(&index, from), (&i64t.const_zero(), refill)]);
     let i = phi.as_basic_value().into_int_value();
-    let next = lw
-        .b
-        .build_int_add(i, i64t.const_int(1, false), "")
-        .map_err(llvm_err)?;
+    let next =
+        lw.b.build_int_add(i, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
     lw.b.build_store(state, next).map_err(llvm_err)?;
     // SAFETY (of the generated code): i < 624 words after the index.
     let words = unsafe {
@@ -901,11 +900,10 @@ fn next_u32<'ctx>(lw: &mut FnLower<'ctx, '_>) -> R<IntValue<'ctx>> {
     }
     .map_err(llvm_err)?;
     let p = unsafe { lw.b.build_gep(i32t, words, &[i], "") }.map_err(llvm_err)?;
-    let mut y = lw
-        .b
-        .build_load(i32t, p, "")
-        .map_err(llvm_err)?
-        .into_int_value();
+    let mut y =
+        lw.b.build_load(i32t, p, "")
+            .map_err(llvm_err)?
+            .into_int_value();
     let c = |v: u64| i32t.const_int(v, false);
     // MT19937's tempering.
     for (shift, left, mask) in [
@@ -942,8 +940,12 @@ fn random<'ctx>(
     let b =
         lw.b.build_right_shift(b, i32t.const_int(6, false), false, "")
             .map_err(llvm_err)?;
-    let a = lw.b.build_unsigned_int_to_float(a, f64t, "").map_err(llvm_err)?;
-    let b = lw.b.build_unsigned_int_to_float(b, f64t, "").map_err(llvm_err)?;
+    let a =
+        lw.b.build_unsigned_int_to_float(a, f64t, "")
+            .map_err(llvm_err)?;
+    let b =
+        lw.b.build_unsigned_int_to_float(b, f64t, "")
+            .map_err(llvm_err)?;
     let hi =
         lw.b.build_float_mul(a, f64t.const_float(67_108_864.0), "")
             .map_err(llvm_err)?;
@@ -963,10 +965,9 @@ fn getrandbits<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     let i64t = lw.ctx.i64_type();
     let k = a[0].into_int_value();
-    let km1 = lw
-        .b
-        .build_int_sub(k, i64t.const_int(1, false), "")
-        .map_err(llvm_err)?;
+    let km1 =
+        lw.b.build_int_sub(k, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
     let narrow =
         lw.b.build_int_compare(IntPredicate::ULT, km1, i64t.const_int(32, false), "")
             .map_err(llvm_err)?;
@@ -978,15 +979,15 @@ fn getrandbits<'ctx>(
     lw.b.position_at_end(inline_bb);
     let y = next_u32(lw)?;
     let y = lw.b.build_int_z_extend(y, i64t, "").map_err(llvm_err)?;
-    let shift = lw
-        .b
-        .build_int_sub(i64t.const_int(32, false), k, "")
-        .map_err(llvm_err)?;
-    let word = lw.b.build_right_shift(y, shift, false, "").map_err(llvm_err)?;
-    let word_end = lw
-        .b
-        .get_insert_block()
-        .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+    let shift =
+        lw.b.build_int_sub(i64t.const_int(32, false), k, "")
+            .map_err(llvm_err)?;
+    let word =
+        lw.b.build_right_shift(y, shift, false, "")
+            .map_err(llvm_err)?;
+    let word_end =
+        lw.b.get_insert_block()
+            .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
     lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
     lw.b.position_at_end(call_bb);
     let f = lw.runtime_fn(
@@ -994,10 +995,9 @@ fn getrandbits<'ctx>(
         i64t.fn_type(&[i64t.into()], false),
     );
     let wide = lw.call_value(f, &[k.into()])?.into_int_value();
-    let call_end = lw
-        .b
-        .get_insert_block()
-        .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
+    let call_end =
+        lw.b.get_insert_block()
+            .ok_or_else(|| crate::LowerError::Llvm("no block".into()))?;
     lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
     lw.b.position_at_end(done);
     let phi = lw.b.build_phi(i64t, "bits").map_err(llvm_err)?;
