@@ -143,6 +143,14 @@ impl CalleeResolver for Registry {
                 e.to_string()
             }
         })?;
+        // A specialisation chosen by converting the arguments is called with its own
+        // argument types.
+        if c.arg_types.as_slice() != args {
+            return Ok(CallOutcome::Converted {
+                ret: c.return_type,
+                args: c.arg_types.clone(),
+            });
+        }
         Ok(CallOutcome::Resolved(c.return_type))
     }
 
@@ -155,7 +163,7 @@ impl CalleeResolver for Registry {
         let l = u.select_loop(args)?;
         // The kernel is compiled for the loop's types before the caller is lowered.
         match self.resolve_call(l.kernel, &l.args)? {
-            CallOutcome::Resolved(_) => Ok(l),
+            CallOutcome::Resolved(_) | CallOutcome::Converted { .. } => Ok(l),
             CallOutcome::InProgress => {
                 Err("a ufunc's kernel cannot call the ufunc itself".to_string())
             }

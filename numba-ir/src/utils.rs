@@ -573,7 +573,36 @@ fn inline_call(
     });
     ir.blocks.extend(new_blocks);
     ir.blocks.insert(after, Block { body: tail });
+    // A callee that always raises never comes back: the code after the call is dead
+    // (and SSA reconstruction must not see it).
+    let returns = callee
+        .blocks
+        .values()
+        .any(|b| matches!(b.terminator(), Some(Stmt::Return { .. })));
+    if !returns {
+        remove_unreachable_blocks(ir);
+    }
     Ok(())
+}
+
+/// Remove the blocks no path from the entry (the first label) reaches; whether any went.
+pub fn remove_unreachable_blocks(ir: &mut FunctionIR) -> bool {
+    let Some(&entry) = ir.blocks.keys().next() else {
+        return false;
+    };
+    let mut seen: BTreeSet<Label> = BTreeSet::new();
+    let mut work = vec![entry];
+    while let Some(l) = work.pop() {
+        if !seen.insert(l) {
+            continue;
+        }
+        if let Some(t) = ir.blocks.get(&l).and_then(|b| b.terminator()) {
+            work.extend(t.successors());
+        }
+    }
+    let before = ir.blocks.len();
+    ir.blocks.retain(|l, _| seen.contains(l));
+    ir.blocks.len() != before
 }
 
 /// The callee's arguments for a call (Python's binding): the positional ones, then the

@@ -58,6 +58,10 @@ impl FunctionTemplate for IntSetter {
 pub enum CallOutcome {
     /// Compiled (or typed): its return type.
     Resolved(TypeId),
+    /// A specialisation for other argument types the call's arguments convert to (the
+    /// callee's explicit signatures forbid compiling one for them): its return type and
+    /// argument types, which the call converts its arguments to.
+    Converted { ret: TypeId, args: Vec<TypeId> },
     /// Currently being compiled further up the stack (recursion): return type not known yet.
     InProgress,
 }

@@ -1045,6 +1045,14 @@ impl Engine<'_> {
                                         key: ImplKey::Dispatcher { id: did },
                                     },
                                 ),
+                                Ok(CallOutcome::Converted { ret, args }) => self.record(
+                                    id,
+                                    Signature {
+                                        ret,
+                                        args,
+                                        key: ImplKey::Dispatcher { id: did },
+                                    },
+                                ),
                                 Ok(CallOutcome::InProgress) => return Ok(None),
                                 Err(m) => {
                                     return Err(TypingError::Typing {

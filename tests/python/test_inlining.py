@@ -284,3 +284,38 @@ def test_recursive_inline_always_is_an_error_not_a_hang():
 def test_bad_inline_values_are_value_errors(bad):
     with pytest.raises(ValueError, match="inline"):
         njit(inline=bad)(lambda x: x)
+
+
+def test_always_raising_inline_callee():
+    # The code after the spliced call is dead (Numba's test_issue5476).
+    @njit(inline="always")
+    def fail():
+        msg = "Something happened"
+        raise ValueError(msg)
+
+    @njit
+    def use():
+        return fail()
+
+    with pytest.raises(ValueError, match="Something happened"):
+        use()
+
+
+def test_explicit_signature_callee_called_with_converted_arguments():
+    # `inner` accepts int32 only; `inner(inner(a))` passes its int64 result back,
+    # converted as Numba converts it (numba.tests.inlining_usecases).
+    @numba_rs.jit((numba_rs.int32,), nopython=True)
+    def inner(a):
+        return a + 1
+
+    @numba_rs.jit((numba_rs.int32,), nopython=True)
+    def more(a):
+        return inner(inner(a))
+
+    assert more(3) == 5
+    assert inner.signatures == [(numba_rs.int32,)]
+
+
+def test_numba_pipeline_classes_are_refused_by_name():
+    with pytest.raises(NotImplementedError, match="pipeline_class"):
+        njit(pipeline_class=object)(lambda x: x)

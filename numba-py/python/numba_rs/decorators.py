@@ -111,7 +111,17 @@ def _signatures(sig):
     return [_signature_text(sig)]
 
 
+# Numba options that hand Numba's own compiler objects over: numba-rs cannot run them.
+_NUMBA_INTERNALS = {"pipeline_class": "Numba's compiler pipeline classes"}
+
+
 def _check_options(options):
+    for name, what in _NUMBA_INTERNALS.items():
+        if name in options:
+            raise NotImplementedError(
+                f"numba-rs does not run {what} (the option {name}={options[name]!r}): it "
+                "compiles with its own pipeline"
+            )
     unknown = set(options) - _KNOWN
     if unknown:
         raise KeyError(
