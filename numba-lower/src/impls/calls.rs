@@ -105,7 +105,7 @@ pub(super) fn native_callee<'ctx>(
     }
     // A compiled callee's module is linked in, so that LLVM may inline it (Numba links
     // every callee's library into its caller's); called through its address otherwise.
-    if let Some(symbol) = lw.link_library(id, args)? {
+    if let Some(symbol) = lw.link_library(id, args, true)? {
         if let Some(f) = lw
             .module
             .get_function(&symbol)
@@ -220,7 +220,7 @@ fn call_dispatcher<'ctx>(
     let linked_init = if matches!(sig.ret.get(), numba_typeinfer::Type::Generator { .. })
         && !needs_slot(lw, id, &sig.args)
     {
-        lw.link_library(id, &sig.args)?
+        lw.link_library(id, &sig.args, false)?
             .and_then(|s| lw.module.get_function(&s))
     } else {
         None

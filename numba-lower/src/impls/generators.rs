@@ -129,7 +129,7 @@ fn gen_function<'ctx>(
         Which::Close | Which::Finalize => lw.ctx.void_type().fn_type(&[ptr.into()], false),
     };
     let p = parts(gen_t)?;
-    if let Some(symbol) = lw.link_library(p.id, &p.args)? {
+    if let Some(symbol) = lw.link_library(p.id, &p.args, false)? {
         let names = GeneratorSymbols::of(&symbol);
         let name = match which {
             Which::Next => names.next,
@@ -158,7 +158,15 @@ impl<'ctx> FnLower<'ctx, '_> {
     /// Link the compiled module of a jitted function (a generator's, or a callee's) into
     /// this one (once) so its functions can be called directly and inlined; its symbol (a
     /// generator's init symbol), or `None` when the library is not available.
-    pub(crate) fn link_library(&mut self, id: u64, args: &[TypeId]) -> R<Option<String>> {
+    /// `native_only`: only the native function is called (a jitted callee), so the
+    /// library's entry points for Python and foreign callers are left out (less to
+    /// optimise).
+    pub(crate) fn link_library(
+        &mut self,
+        id: u64,
+        args: &[TypeId],
+        native_only: bool,
+    ) -> R<Option<String>> {
         if id == 0 {
             return Ok(None);
         }
@@ -174,6 +182,24 @@ impl<'ctx> FnLower<'ctx, '_> {
             return Ok(Some(lib.symbol));
         }
         let m = crate::codegen::parse_ir(self.ctx, &lib.ir, &lib.symbol)?;
+        if native_only {
+            for name in [
+                format!("{}.entry", lib.symbol),
+                crate::wrappers::loop_symbol(&lib.symbol),
+                crate::wrappers::cfunc_symbol(&lib.symbol),
+            ] {
+                if let Some(f) = m.get_function(&name) {
+                    if inkwell::values::BasicValue::get_first_use(
+                        &f.as_global_value().as_pointer_value(),
+                    )
+                    .is_none()
+                    {
+                        // SAFETY: nothing in the module uses the wrapper.
+                        unsafe { f.delete() };
+                    }
+                }
+            }
+        }
         crate::codegen::link_internal(self.module, m)?;
         for d in &lib.frozen.0 {
             if !self
