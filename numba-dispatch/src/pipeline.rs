@@ -792,6 +792,26 @@ fn compile_nopython_ir(
 
     // Type inference.
     let start = Instant::now();
+    // Numba's `raise_on_unsupported_feature` (issue 2195): a homogeneous tuple argument of
+    // more than 1000 items would make a prohibitively large module.
+    for (name, t) in ir.arg_names.iter().zip(args) {
+        if let Type::UniTuple(_, n) = t.get() {
+            if n > 1000 {
+                let mut err = CompileError::new(
+                    ErrorKind::Unsupported,
+                    format!(
+                        "Tuple '{name}' length must be smaller than 1000.\nLarge tuples lead \
+                         to the generation of a prohibitively large LLVM IR which causes \
+                         excessive memory pressure and large compile times.\nAs an \
+                         alternative, the use of a 'list' is recommended in place of a \
+                         'tuple' as lists do not suffer from this problem."
+                    ),
+                );
+                err.line = Some(ir.firstlineno);
+                return Err(here(err));
+            }
+        }
+    }
     let mut typing = loop {
         let typed = numba_typeinfer::infer_with_locals(
             &ir,

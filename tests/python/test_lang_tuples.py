@@ -462,3 +462,18 @@ def kw_points_missing(a):
 def test_namedtuple_missing_field_is_a_typing_error():
     with pytest.raises(numba_rs.errors.TypingError, match="KwPoint"):
         njit(kw_points_missing)(1)
+
+
+def test_tuples_over_1000_items_are_numbas_unsupported_error():
+    # Numba's issue 2195: refused before typing, with Numba's message, instead of
+    # compiling a prohibitively large module.
+    import numba_rs
+
+    @numba_rs.njit
+    def eattuple(tup):
+        return len(tup)
+
+    with pytest.raises(numba_rs.errors.UnsupportedError) as info:
+        eattuple(tuple(range(1001)))
+    assert "Tuple 'tup' length must be smaller than 1000" in str(info.value)
+    assert eattuple(tuple(range(20))) == 20
