@@ -260,6 +260,17 @@ fn len_range<'ctx>(
             .into_int_value())
     };
     let (start, stop, step) = (get(0)?, get(1)?, get(2)?);
+    Ok(range_length(lw, start, stop, step)?.into())
+}
+
+/// The number of items of `range(start, stop, step)` (`step` is not zero).
+pub(super) fn range_length<'ctx>(
+    lw: &FnLower<'ctx, '_>,
+    start: inkwell::values::IntValue<'ctx>,
+    stop: inkwell::values::IntValue<'ctx>,
+    step: inkwell::values::IntValue<'ctx>,
+) -> R<inkwell::values::IntValue<'ctx>> {
+    let b = &lw.b;
     let i64t = lw.ctx.i64_type();
     let zero = i64t.const_zero();
     let one = i64t.const_int(1, false);
@@ -278,7 +289,9 @@ fn len_range<'ctx>(
     let pos = b
         .build_int_compare(IntPredicate::SGT, n, zero, "")
         .map_err(llvm_err)?;
-    b.build_select(pos, n, zero, "").map_err(llvm_err)
+    Ok(b.build_select(pos, n, zero, "")
+        .map_err(llvm_err)?
+        .into_int_value())
 }
 
 /// `isinstance(x, cls)` is decided at compile time from `x`'s type.

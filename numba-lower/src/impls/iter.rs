@@ -60,13 +60,23 @@ fn range_iter<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let st = iterator_storage(lw.ctx, sig.ret)?;
-    // One iterator state per getiter site.
+    // One iterator state per getiter site: the next value, the items left and the
+    // step (Numba's `RangeIter`: counting down the items left keeps the loop's counter
+    // a plain add recurrence for LLVM, and an exhausted iterator stays exhausted).
     let storage = lw.alloca_in_entry(st.into(), "range_iter")?;
     let sv = a[0].into_struct_value();
-    for i in 0..3 {
-        let v = lw.b.build_extract_value(sv, i, "").map_err(llvm_err)?;
+    let get = |lw: &FnLower<'ctx, '_>, i| -> R<IntValue<'ctx>> {
+        Ok(lw
+            .b
+            .build_extract_value(sv, i, "")
+            .map_err(llvm_err)?
+            .into_int_value())
+    };
+    let (start, stop, step) = (get(lw, 0)?, get(lw, 1)?, get(lw, 2)?);
+    let count = super::builtins::range_length(lw, start, stop, step)?;
+    for (i, v) in [start, count, step].into_iter().enumerate() {
         let p =
-            lw.b.build_struct_gep(st, storage, i, "")
+            lw.b.build_struct_gep(st, storage, i as u32, "")
                 .map_err(llvm_err)?;
         lw.b.build_store(p, v).map_err(llvm_err)?;
     }
@@ -99,23 +109,17 @@ fn range_next<'ctx>(
             .map_err(llvm_err)?
             .into_int_value())
     };
-    let (cur, stop, step) = (load(pc)?, load(ps)?, load(pst)?);
-    let up = b
-        .build_int_compare(IntPredicate::SGT, step, i64t.const_zero(), "")
-        .map_err(llvm_err)?;
-    let lt = b
-        .build_int_compare(IntPredicate::SLT, cur, stop, "")
-        .map_err(llvm_err)?;
-    let gt = b
-        .build_int_compare(IntPredicate::SGT, cur, stop, "")
-        .map_err(llvm_err)?;
+    let (cur, left, step) = (load(pc)?, load(ps)?, load(pst)?);
     let valid = b
-        .build_select(up, lt, gt, "valid")
-        .map_err(llvm_err)?
-        .into_int_value();
+        .build_int_compare(IntPredicate::SGT, left, i64t.const_zero(), "valid")
+        .map_err(llvm_err)?;
+    // Advanced unconditionally: past the end the count only goes further below zero.
     let next = b.build_int_add(cur, step, "").map_err(llvm_err)?;
-    let newcur = b.build_select(valid, next, cur, "").map_err(llvm_err)?;
-    b.build_store(pc, newcur).map_err(llvm_err)?;
+    b.build_store(pc, next).map_err(llvm_err)?;
+    let fewer = b
+        .build_int_sub(left, i64t.const_int(1, false), "")
+        .map_err(llvm_err)?;
+    b.build_store(ps, fewer).map_err(llvm_err)?;
     pair(lw, sig.ret, cur.into(), valid)
 }
 

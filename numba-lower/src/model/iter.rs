@@ -15,7 +15,7 @@ use crate::{LowerError, R};
 pub struct IterModel;
 
 /// The state an iterator points at:
-/// - `range_iter64`: `{current, stop, step}`;
+/// - `range_iter64`: `{current, items left, step}` (Numba's `RangeIter` counts down);
 /// - `enumerate(it)`: `{count, it}`;
 /// - `zip(a, b, ...)`: `{a, b, ...}`;
 /// - `iter(UniTuple)`: `{index, tuple}`.
