@@ -319,3 +319,21 @@ def test_explicit_signature_callee_called_with_converted_arguments():
 def test_numba_pipeline_classes_are_refused_by_name():
     with pytest.raises(NotImplementedError, match="pipeline_class"):
         njit(pipeline_class=object)(lambda x: x)
+
+
+def test_register_jitable_inline_always():
+    from numba_rs.extending import register_jitable
+
+    @register_jitable(inline="always")
+    def offset(x):
+        return x + 41
+
+    @njit
+    def use(x):
+        return offset(x) * 2
+
+    assert use(1) == 84
+    # Spliced in: the kernel behind the plain function was never compiled.
+    assert offset._numba_rs_kernel.signatures == []
+    # The function itself stays a Python function.
+    assert offset(1) == 42
