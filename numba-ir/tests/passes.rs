@@ -156,19 +156,7 @@ fn inlining_a_closure_replaces_the_call() {
         .unwrap();
     let inner = compile_to_ir(inner_code, &HashMap::<String, Global>::new()).unwrap();
     // The call `$26call.7 = call inner($const20.6.2)`.
-    let (label, index) = outer
-        .blocks
-        .iter()
-        .find_map(|(&l, b)| {
-            b.body
-                .iter()
-                .position(|i| {
-                    matches!(i.stmt, Stmt::Assign { value, .. }
-                    if matches!(outer.expr(value), Expr::Call { .. }))
-                })
-                .map(|i| (l, i))
-        })
-        .unwrap();
+    let (label, index) = first_call(&outer);
     inline_closure_call(&mut outer, label, index, &inner).unwrap();
     verify(&outer).unwrap_or_else(|e| panic!("{e:?}\n{}", outer.dump()));
     assert!(!outer.dump().contains("call inner("), "{}", outer.dump());
