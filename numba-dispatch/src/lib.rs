@@ -543,6 +543,12 @@ impl Dispatcher {
         Ok(c)
     }
 
+    /// Whether a call with new argument types compiles a specialisation (false once
+    /// explicit signatures were given: calls then convert to one of them).
+    pub fn compiles_on_demand(&self) -> bool {
+        self.can_compile.load(Ordering::Relaxed)
+    }
+
     /// The specialisation to call for these argument types, chosen as Numba's dispatcher
     /// chooses ([`selection`]): an exact match; else, while compiling is allowed, a new
     /// compilation; else (explicit signatures disabled compiling) the unique best

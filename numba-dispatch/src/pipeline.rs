@@ -143,9 +143,10 @@ impl CalleeResolver for Registry {
                 e.to_string()
             }
         })?;
-        // A specialisation chosen by converting the arguments is called with its own
-        // argument types.
-        if c.arg_types.as_slice() != args {
+        // A specialisation chosen by converting the arguments (explicit signatures) is
+        // called with its own argument types. A compiled one is for `args` themselves,
+        // however it records them (omitted arguments, literals).
+        if !d.compiles_on_demand() && c.arg_types.as_slice() != args {
             return Ok(CallOutcome::Converted {
                 ret: c.return_type,
                 args: c.arg_types.clone(),

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import numba_rs
+from numba_rs import njit
 from numba_rs.errors import TypingError
 
 U = np.array([5, 2**63 + 1, 2**64 - 1, 1001], dtype=np.uint64)
@@ -266,3 +267,72 @@ def test_operator_ufuncs_on_uint64_and_int64_numbers_use_the_float_loop():
     want = (np.remainder(u, i), np.floor_divide(u, i))
     assert got == tuple(float(w) for w in want)
     assert all(type(g) is float for g in got)
+
+
+# ---- issue 41's fuzzing pass (range iterators counting down, linked callees)
+
+M63 = 2**63 - 1
+
+
+def _count_range(a, b, s):
+    c = 0
+    last = 0
+    for i in range(a, b, s):
+        c += 1
+        last = i
+    return c, last, len(range(a, b, s))
+
+
+def _count_reversed(a, b, s):
+    n = 0
+    first = 0
+    for i in reversed(range(a, b, s)):
+        if n == 0:
+            first = i
+        n += 1
+    return n, first
+
+
+@pytest.mark.parametrize(
+    "a, b, s",
+    [(0, M63, 2**61 + 1), (-(2**63), M63, 2**62), (M63, -(2**63), -(2**62)),
+     (2**62, M63, 3 * 2**60), (5, 5, 1), (5, 0, 2), (0, 10, 3), (10, -3, -4),
+     (-7, 7, 1), (M63 - 5, M63, 5_764_607_523_034_234_880)],
+)
+def test_range_lengths_never_overflow(a, b, s):
+    # CPython's unsigned range-length arithmetic: spans past int64 still count right.
+    assert njit(_count_range)(a, b, s) == _count_range(a, b, s)
+    if a not in (-(2**63), M63):
+        # (A reversed range starting at int64's very end has no int64 stop; not yet.)
+        assert njit(_count_reversed)(a, b, s) == _count_reversed(a, b, s)
+
+
+@njit
+def _h0(x0, d0=1):
+    return np.empty(3)
+
+
+@njit
+def _h1(x0, x1, d0=3, d1=1):
+    t = _h0(x0, (d1 + x1) * d0).sum() - _h0(1).sum()
+    return (t, x1)
+
+
+@njit
+def _h2(x0, x1, d0=2):
+    t = _h1(_h1(x1, x1), _h1(d0, x1)[0])
+    return (t, x1)
+
+
+@njit
+def _h3(x0, x1, d0=3):
+    if d0 > -1:
+        return _h1(_h2(x1, d0 - (x0 - d0) + d0)[1], x0)[1]
+    return 0
+
+
+def test_a_callee_linked_directly_and_through_another_callee():
+    # _h1 reaches _h3's module twice: inside _h2's library, where the optimiser dropped
+    # its constant arguments, and directly. The direct call must get its own copy (it was
+    # "Incorrect number of arguments passed to called function").
+    assert _h3(2, 0) == 2

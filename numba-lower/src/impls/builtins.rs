@@ -263,7 +263,10 @@ fn len_range<'ctx>(
     Ok(range_length(lw, start, stop, step)?.into())
 }
 
-/// The number of items of `range(start, stop, step)` (`step` is not zero).
+/// The number of items of `range(start, stop, step)` (`step` is not zero), as CPython's
+/// `compute_range_length` computes it: in unsigned arithmetic, so no span overflows
+/// (`range(0, 2**63 - 1, 2**61 + 1)` has 4 items); a count past the largest int64
+/// (only `range(-2**63, 2**63 - 1)`-like spans) is clamped to it.
 pub(super) fn range_length<'ctx>(
     lw: &FnLower<'ctx, '_>,
     start: inkwell::values::IntValue<'ctx>,
@@ -274,22 +277,46 @@ pub(super) fn range_length<'ctx>(
     let i64t = lw.ctx.i64_type();
     let zero = i64t.const_zero();
     let one = i64t.const_int(1, false);
-    // n = (stop - start + step - sign(step)) // step, clamped at zero.
     let up = b
         .build_int_compare(IntPredicate::SGT, step, zero, "")
         .map_err(llvm_err)?;
-    let sign = b
-        .build_select(up, one, i64t.const_all_ones(), "")
+    // Counting up: from start to stop; down: from stop to start, by |step|.
+    let hi = b
+        .build_select(up, stop, start, "")
         .map_err(llvm_err)?
         .into_int_value();
-    let span = b.build_int_sub(stop, start, "").map_err(llvm_err)?;
-    let adj = b.build_int_sub(step, sign, "").map_err(llvm_err)?;
-    let num = b.build_int_add(span, adj, "").map_err(llvm_err)?;
-    let n = b.build_int_signed_div(num, step, "").map_err(llvm_err)?;
-    let pos = b
-        .build_int_compare(IntPredicate::SGT, n, zero, "")
+    let lo = b
+        .build_select(up, start, stop, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    let neg = b.build_int_neg(step, "").map_err(llvm_err)?;
+    let mag = b
+        .build_select(up, step, neg, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    let nonempty = b
+        .build_int_compare(IntPredicate::SGT, hi, lo, "")
         .map_err(llvm_err)?;
-    Ok(b.build_select(pos, n, zero, "")
+    // hi - lo - 1 fits in 64 unsigned bits when hi > lo; mag is |step| as unsigned.
+    let span = b.build_int_sub(hi, lo, "").map_err(llvm_err)?;
+    let span = b.build_int_sub(span, one, "").map_err(llvm_err)?;
+    // A zero divisor cannot happen (step is not zero), but the empty case must not
+    // divide by a garbage value either: divide by 1 there.
+    let mag = b
+        .build_select(nonempty, mag, one, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    let q = b.build_int_unsigned_div(span, mag, "").map_err(llvm_err)?;
+    let n = b.build_int_add(q, one, "").map_err(llvm_err)?;
+    // Past i64::MAX (the add wrapped to a negative, or the quotient was): clamped.
+    let too_many = b
+        .build_int_compare(IntPredicate::SLT, n, zero, "")
+        .map_err(llvm_err)?;
+    let n = b
+        .build_select(too_many, i64t.const_int(i64::MAX as u64, false), n, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    Ok(b.build_select(nonempty, n, zero, "")
         .map_err(llvm_err)?
         .into_int_value())
 }
@@ -547,11 +574,21 @@ fn reversed_range<'ctx>(
         .build_extract_value(sv, 2, "")
         .map_err(llvm_err)?
         .into_int_value();
-    let one = lw.ctx.i64_type().const_int(1, false);
+    let i64t = lw.ctx.i64_type();
+    let one = i64t.const_int(1, false);
     let n1 = b.build_int_sub(n, one, "").map_err(llvm_err)?;
     let off = b.build_int_mul(n1, step, "").map_err(llvm_err)?;
     let new_start = b.build_int_add(start, off, "").map_err(llvm_err)?;
-    let new_stop = b.build_int_sub(start, step, "").map_err(llvm_err)?;
+    // One past `start` in the new direction: `start - step` could overflow where this
+    // cannot (but for a range starting at the very end of int64).
+    let up = b
+        .build_int_compare(IntPredicate::SGT, step, i64t.const_zero(), "")
+        .map_err(llvm_err)?;
+    let sign = b
+        .build_select(up, one, i64t.const_all_ones(), "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    let new_stop = b.build_int_sub(start, sign, "").map_err(llvm_err)?;
     let new_step = b.build_int_neg(step, "").map_err(llvm_err)?;
     lw.make_struct(
         RANGE_STATE64,

@@ -173,12 +173,11 @@ impl<'ctx> FnLower<'ctx, '_> {
         let Some(lib) = self.linked.library(id, args) else {
             return Ok(None);
         };
-        if self.linked_libraries.contains(&lib.symbol)
-            || self
-                .module
-                .get_function(&lib.symbol)
-                .is_some_and(|f| f.count_basic_blocks() > 0)
-        {
+        // Linked already by this lowering. A function of that name brought in by another
+        // library does not count: there it is internal, and the optimiser may have
+        // changed its signature (constant arguments removed). Linking this library
+        // gives the name to its own definition and renames that one.
+        if self.linked_libraries.contains(&lib.symbol) {
             return Ok(Some(lib.symbol));
         }
         let m = crate::codegen::parse_ir(self.ctx, &lib.ir, &lib.symbol)?;
