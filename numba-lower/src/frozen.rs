@@ -60,12 +60,8 @@ impl<'ctx> FnLower<'ctx, '_> {
     /// A NumPy scalar global: its bytes read as the Python number of the same value, then
     /// converted to the scalar's own dtype (exact: every dtype's values fit the number).
     fn const_scalar(&mut self, a: &ConstArray) -> R<(BasicValueEnum<'ctx>, TypeId)> {
-        let t = match numba_typeinfer::context::typeof_global_value(&GlobalKind::Scalar(a.clone()))
-        {
-            Some(Ok(t)) => t,
-            Some(Err(m)) => return Err(self.unsupported(m)),
-            None => return Err(self.unsupported("this global cannot be frozen")),
-        };
+        let t =
+            numba_typeinfer::context::typeof_const_scalar(a).map_err(|m| self.unsupported(m))?;
         let bytes = &a.data[..];
         let word = |n: usize| -> u64 {
             let mut w = [0u8; 8];

@@ -285,9 +285,7 @@ fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Glo
         return Ok(None);
     }
     let dtype = value.getattr("dtype")?;
-    let kind: String = dtype.getattr("kind")?.extract()?;
-    let native: bool = dtype.getattr("isnative")?.extract()?;
-    if !native || !["b", "i", "u", "f", "c"].contains(&kind.as_str()) {
+    if !plain_dtype(&dtype)? {
         return Ok(Some(GlobalKind::Unsupported {
             message: format!("Unsupported array dtype: {}", dtype.str()?),
         }));
@@ -309,12 +307,7 @@ fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Glo
     } else {
         "C"
     };
-    let bytes = value.call_method1("tobytes", (order,))?;
-    let data: std::sync::Arc<[u8]> = bytes
-        .cast::<PyBytes>()
-        .map_err(PyErr::from)?
-        .as_bytes()
-        .into();
+    let data = bytes_of(&value.call_method1("tobytes", (order,))?)?;
     let array = numba_ir::ConstArray::new(name, itemsize, shape, layout, data)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(Some(GlobalKind::Array(array)))
@@ -347,6 +340,23 @@ fn inline_info<'py>(
     ))
 }
 
+/// Whether a NumPy dtype is plain numbers in native byte order (bool, integers, floats,
+/// complex): what a global array or scalar can be captured as bytes of.
+fn plain_dtype(dtype: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    let native: bool = dtype.getattr("isnative")?.extract()?;
+    Ok(native && ["b", "i", "u", "f", "c"].contains(&kind.as_str()))
+}
+
+/// The bytes of a `tobytes()` result, shared by every load of the capture.
+fn bytes_of(bytes: &Bound<'_, PyAny>) -> PyResult<std::sync::Arc<[u8]>> {
+    Ok(bytes
+        .cast::<PyBytes>()
+        .map_err(PyErr::from)?
+        .as_bytes()
+        .into())
+}
+
 /// A NumPy scalar (`np.int32(0)`, `np.bool_(True)`, `np.complex64(1j)`) as a constant of
 /// its own dtype (a 0-d capture of its bytes); `None` for anything else. A dtype numba-rs
 /// cannot compile (float16, datetimes, strings, non-native byte order) is `Unsupported`.
@@ -360,10 +370,8 @@ fn numpy_scalar(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Glo
         return Ok(None);
     }
     let dtype = value.getattr("dtype")?;
-    let kind: String = dtype.getattr("kind")?.extract()?;
     let name: String = dtype.getattr("name")?.extract()?;
-    let native: bool = dtype.getattr("isnative")?.extract()?;
-    if !native || !["b", "i", "u", "f", "c"].contains(&kind.as_str()) || name == "float16" {
+    if !plain_dtype(&dtype)? {
         return Ok(Some(GlobalKind::Unsupported {
             message: format!(
                 "Cannot determine Numba type of <class 'numpy.{name}'>: numba-rs does not \
@@ -371,13 +379,9 @@ fn numpy_scalar(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Glo
             ),
         }));
     }
+    // (Which plain dtypes compile, float16 not among them, typing decides.)
     let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
-    let bytes = value.call_method0("tobytes")?;
-    let data: std::sync::Arc<[u8]> = bytes
-        .cast::<PyBytes>()
-        .map_err(PyErr::from)?
-        .as_bytes()
-        .into();
+    let data = bytes_of(&value.call_method0("tobytes")?)?;
     let scalar =
         numba_ir::ConstArray::new(name, itemsize, Vec::new(), numba_ir::ArrayLayout::C, data)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;

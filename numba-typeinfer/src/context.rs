@@ -220,6 +220,17 @@ pub fn typeof_const_array(a: &ConstArray) -> Result<TypeId, String> {
     }))
 }
 
+/// The type of a global NumPy scalar (a 0-d capture): its dtype, as Numba's typeof
+/// gives it, among the dtypes numba-rs compiles.
+pub fn typeof_const_scalar(a: &ConstArray) -> Result<TypeId, String> {
+    CONST_ARRAY_DTYPES
+        .contains(&a.dtype.as_str())
+        .then(|| from_name(&a.dtype))
+        .flatten()
+        .filter(|t| t.is_scalar())
+        .ok_or_else(|| format!("Cannot determine Numba type of <class 'numpy.{}'>", a.dtype))
+}
+
 /// The type of a global bound to a value frozen into the code: a constant, an array or
 /// a tuple of these (its items unliteral and its arrays readonly, as Numba types a global
 /// tuple holding arrays). `None` for the other kinds of global.
@@ -228,9 +239,7 @@ pub fn typeof_global_value(kind: &GlobalKind) -> Option<Result<TypeId, String>> 
         GlobalKind::Const(c) => typeof_const(c)
             .ok_or_else(|| format!("Cannot determine Numba type of constant {}", c.py_repr())),
         GlobalKind::Array(a) => typeof_const_array(a),
-        GlobalKind::Scalar(a) => from_name(&a.dtype)
-            .filter(|t| t.is_scalar() && CONST_ARRAY_DTYPES.contains(&a.dtype.as_str()))
-            .ok_or_else(|| format!("Cannot determine Numba type of <class 'numpy.{}'>", a.dtype)),
+        GlobalKind::Scalar(a) => typeof_const_scalar(a),
         GlobalKind::Tuple(items) => items
             .iter()
             .map(|k| {
