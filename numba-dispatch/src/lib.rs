@@ -101,6 +101,14 @@ pub trait FunctionSource: Send + Sync {
     fn inline_cost_model(&self, _site: &InlineSite<'_>) -> Result<bool, String> {
         Err("this function has no inline cost model".into())
     }
+    /// Whether calls offer literal argument types ([`LiteralArgs`]): an extension's
+    /// overload, whose code is chosen per argument types, may want them; a function
+    /// compiled from its own code does not.
+    ///
+    /// [`LiteralArgs`]: numba_typeinfer::extension::LiteralArgs
+    fn literal_args(&self) -> numba_typeinfer::extension::LiteralArgs {
+        numba_typeinfer::extension::LiteralArgs::Never
+    }
 }
 
 /// Per-function compilation options (the `@jit(...)` keywords that change code).
@@ -511,6 +519,12 @@ impl Dispatcher {
     /// The host's description of the function ([`FunctionSource::host`]).
     pub fn host(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
         self.source.host()
+    }
+
+    /// Whether calls offer this function literal argument types (an extension's
+    /// overload).
+    pub fn literal_args(&self) -> numba_typeinfer::extension::LiteralArgs {
+        self.source.literal_args()
     }
 
     /// The function's parameters (read once).

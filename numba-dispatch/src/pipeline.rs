@@ -159,6 +159,12 @@ impl CalleeResolver for Registry {
         crate::lookup_dispatcher(id)?.parameters()
     }
 
+    fn literal_args(&self, id: u64) -> numba_typeinfer::extension::LiteralArgs {
+        crate::lookup_dispatcher(id)
+            .map(|d| d.literal_args())
+            .unwrap_or_default()
+    }
+
     fn resolve_ufunc(&self, id: u64, args: &[TypeId]) -> Result<UFuncLoop, String> {
         let u = crate::lookup_ufunc(id).ok_or_else(|| format!("unknown ufunc #{id}"))?;
         let l = u.select_loop(args)?;

@@ -13,6 +13,7 @@
 
 mod boxing;
 mod call;
+mod extending;
 mod fingerprint;
 mod generator;
 mod ndarray;
@@ -20,6 +21,7 @@ mod objloop;
 mod objmode;
 mod objmode_with;
 mod parallel;
+mod typeobj;
 mod ufunc;
 
 use std::collections::{HashMap, HashSet};
@@ -35,6 +37,7 @@ use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyBytes, PyComplex, PyDict, PyFloat, PyInt, PyModule, PyString, PyTuple,
 };
+use typeobj::Type;
 
 /// A function's source: the Python function object, read under the GIL when compiling.
 struct PySource {
@@ -52,6 +55,8 @@ struct PySource {
     parallel: bool,
     /// `inline=` a function: the cost model asked per call site.
     inline_model: Option<Py<PyAny>>,
+    /// Whether calls offer literal argument types (an extension's overload).
+    literal_args: numba_typeinfer::extension::LiteralArgs,
 }
 
 /// A global as a function compiled with `parallel` sees it: a stencil object gives the
@@ -72,6 +77,17 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             repr: repr.clone(),
         })
     };
+    // A stand-in for an extension decorator numba-rs lacks (`numba_rs.extending`'s
+    // `_Unsupported`): the message names it.
+    if let Ok(m) = value.getattr("_numba_rs_unsupported") {
+        if let Ok(message) = m.extract::<String>() {
+            return mk(GlobalKind::Unsupported { message });
+        }
+    }
+    // An object a library overloads that numba-rs does not type: its dispatcher.
+    if let Some((id, name)) = extending::overloaded_object(value) {
+        return mk(GlobalKind::Dispatcher { id, name });
+    }
     if let Ok(d) = value.cast::<Dispatcher>() {
         let d = d.borrow();
         return mk(GlobalKind::Dispatcher {
@@ -518,6 +534,10 @@ impl FunctionSource for PySource {
         })
     }
 
+    fn literal_args(&self) -> numba_typeinfer::extension::LiteralArgs {
+        self.literal_args
+    }
+
     fn parameters(&self) -> Result<numba_dispatch::Parameters, String> {
         Python::attach(|py| -> PyResult<numba_dispatch::Parameters> {
             let func = self.func.bind(py);
@@ -591,7 +611,7 @@ impl FunctionSource for PySource {
             return self.load();
         };
         Python::attach(|py| -> PyResult<_> {
-            let items: Vec<Type> = args.iter().map(|t| Type { code: t.0 }).collect();
+            let items = typeobj::py_types(py, args)?;
             let func = generate.bind(py).call1((PyTuple::new(py, items)?,))?;
             self.load_function(py, &func)
         })
@@ -696,163 +716,6 @@ fn to_py_err(e: CompileError) -> PyErr {
 /// One parallel loop as the reports list it: (loop id, source line, pattern, the id of
 /// the loop it was fused into).
 type ParallelLoop = (usize, u32, String, Option<usize>);
-
-/// A numba-rs type, printing as Numba prints it.
-#[pyclass(module = "numba_rs.types", frozen)]
-#[derive(PartialEq, Eq, Hash, Clone)]
-struct Type {
-    code: u32,
-}
-
-#[pymethods]
-impl Type {
-    /// Equal to the same numba-rs type, and to a Numba type object that prints the same
-    /// (`numba.core.types.int64`): code written against Numba compares signatures with
-    /// Numba's types.
-    fn __richcmp__(
-        &self,
-        other: &Bound<'_, PyAny>,
-        op: pyo3::basic::CompareOp,
-    ) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        let same = if let Ok(t) = other.cast::<Type>() {
-            Some(t.get().code == self.code)
-        } else {
-            let module: String = other
-                .get_type()
-                .getattr("__module__")
-                .and_then(|m| m.extract())
-                .unwrap_or_default();
-            if module.starts_with("numba.core.types") {
-                Some(other.str()?.to_string() == TypeId(self.code).to_string())
-            } else {
-                None
-            }
-        };
-        Ok(match (same, op) {
-            (Some(s), pyo3::basic::CompareOp::Eq) => {
-                s.into_pyobject(py)?.to_owned().into_any().unbind()
-            }
-            (Some(s), pyo3::basic::CompareOp::Ne) => {
-                (!s).into_pyobject(py)?.to_owned().into_any().unbind()
-            }
-            _ => py.NotImplemented(),
-        })
-    }
-
-    fn __hash__(&self) -> u64 {
-        u64::from(self.code)
-    }
-
-    fn __repr__(&self) -> String {
-        TypeId(self.code).to_string()
-    }
-    fn __str__(&self) -> String {
-        TypeId(self.code).to_string()
-    }
-    /// The typecode (index in the process-wide type table).
-    #[getter]
-    fn typecode(&self) -> u32 {
-        self.code
-    }
-    /// An array type's element type (Numba's `Array.dtype`); None for other types.
-    #[getter]
-    fn dtype(&self) -> Option<Type> {
-        match TypeId(self.code).get() {
-            types::Type::Array { dtype, .. } => Some(Type { code: dtype.0 }),
-            _ => None,
-        }
-    }
-    /// An array type's dimension count (Numba's `Array.ndim`); 0 for other types.
-    #[getter]
-    fn ndim(&self) -> u32 {
-        match TypeId(self.code).get() {
-            types::Type::Array { ndim, .. } => ndim,
-            _ => 0,
-        }
-    }
-    /// An array type's layout (`'C'`, `'F'` or `'A'`, Numba's `Array.layout`); None for
-    /// other types.
-    #[getter]
-    fn layout(&self) -> Option<&'static str> {
-        match TypeId(self.code).get() {
-            types::Type::Array { layout, .. } => Some(match layout {
-                types::Layout::C => "C",
-                types::Layout::F => "F",
-                types::Layout::A => "A",
-            }),
-            _ => None,
-        }
-    }
-    /// `float64[:]`, `int32[:, ::1]` (C), `float64[::1, :]` (F), `float64[:, :, :]` (A):
-    /// an array type of this dtype, as Numba's type objects build them.
-    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<Type> {
-        let items: Vec<Bound<'_, PyAny>> = match key.cast::<PyTuple>() {
-            Ok(t) => t.iter().collect(),
-            Err(_) => vec![key.clone()],
-        };
-        let bad = || {
-            PyTypeError::new_err(format!(
-                "Can only index numba types with slices with no start or stop, got {}.",
-                key.repr().map(|r| r.to_string()).unwrap_or_default()
-            ))
-        };
-        // Whether each axis is `::1` (contiguous) or `:`.
-        let mut unit = Vec::with_capacity(items.len());
-        for item in &items {
-            let slice = item.cast::<pyo3::types::PySlice>().map_err(|_| bad())?;
-            if !slice.getattr("start")?.is_none() || !slice.getattr("stop")?.is_none() {
-                return Err(bad());
-            }
-            let step = slice.getattr("step")?;
-            if step.is_none() {
-                unit.push(false);
-            } else if step.extract::<i64>().ok() == Some(1) {
-                unit.push(true);
-            } else {
-                return Err(bad());
-            }
-        }
-        let n = unit.len();
-        if n == 0 {
-            return Err(bad());
-        }
-        let layout =
-            match unit.iter().filter(|&&u| u).count() {
-                0 => types::Layout::A,
-                1 if unit[n - 1] => types::Layout::C,
-                1 if unit[0] => types::Layout::F,
-                1 => return Err(PyTypeError::new_err(
-                    "Can only specify the step 1 on the first or last dimension of an array type",
-                )),
-                _ => {
-                    return Err(PyTypeError::new_err(
-                        "Can only specify one of [::1] in an array type",
-                    ))
-                }
-            };
-        let dtype = TypeId(self.code);
-        if matches!(dtype.get(), types::Type::Array { .. }) {
-            return Err(PyTypeError::new_err(format!(
-                "an array type's dtype cannot be the array type {dtype}"
-            )));
-        }
-        Ok(Type {
-            code: types::array(dtype, n as u32, layout).0,
-        })
-    }
-    /// `float64(int64, int64)` builds a signature (`numba_rs.types.Signature`), as in
-    /// `@njit(float64(int64))`.
-    #[pyo3(signature = (*args))]
-    fn __call__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
-        for a in args.iter() {
-            a.cast::<Type>().map_err(PyErr::from)?;
-        }
-        let py = slf.py();
-        let sig_cls = py.import("numba_rs.types")?.getattr("Signature")?;
-        Ok(sig_cls.call1((slf, args))?.unbind())
-    }
-}
 
 /// NumPy scalar types by their `dtype.name`, typed as that dtype (Numba's typeof).
 fn typeof_numpy_scalar(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
@@ -1092,8 +955,7 @@ fn internal_error(p: &Box<dyn std::any::Any + Send>) -> PyErr {
 static TARGET: LazyLock<Arc<Target>> = LazyLock::new(|| Arc::new(Target::default()));
 
 fn signature_key(py: Python<'_>, tys: &[TypeId]) -> PyResult<Py<PyTuple>> {
-    let items: Vec<Type> = tys.iter().map(|t| Type { code: t.0 }).collect();
-    Ok(PyTuple::new(py, items)?.unbind())
+    Ok(PyTuple::new(py, typeobj::py_types(py, tys)?)?.unbind())
 }
 
 impl Dispatcher {
@@ -1213,7 +1075,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, inline=None, _lifted_core=None, _generate=None))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, inline=None, _lifted_core=None, _generate=None, _literal_args=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -1233,7 +1095,18 @@ impl Dispatcher {
         inline: Option<Py<PyAny>>,
         _lifted_core: Option<u64>,
         _generate: Option<Py<PyAny>>,
+        _literal_args: Option<&str>,
     ) -> PyResult<Self> {
+        let literal_args = match _literal_args {
+            None | Some("never") => numba_typeinfer::extension::LiteralArgs::Never,
+            Some("fallback") => numba_typeinfer::extension::LiteralArgs::Fallback,
+            Some("prefer") => numba_typeinfer::extension::LiteralArgs::Prefer,
+            Some(other) => {
+                return Err(PyValueError::new_err(format!(
+                    "_literal_args must be 'never', 'fallback' or 'prefer', not {other:?}"
+                )))
+            }
+        };
         if let Some(id) = _lifted_core {
             return Dispatcher::for_lifted(py, id, py_func);
         }
@@ -1332,6 +1205,7 @@ impl Dispatcher {
                 // `parallel={'stencil': False}` keeps the stencils it calls serial.
                 parallel: parallel.is_some_and(|p| p.stencil),
                 inline_model,
+                literal_args,
             }),
             TARGET.clone(),
             JitOptions {
@@ -1396,14 +1270,14 @@ impl Dispatcher {
 
     /// The on-disk cache's counts (Numba's `stats.cache_hits` and `cache_misses`): two
     /// lists of (argument types, count).
-    fn _cache_stats(&self) -> (Counts, Counts) {
+    fn _cache_stats(&self, py: Python<'_>) -> PyResult<(Counts, Counts)> {
         let s = self.core.cache_stats();
-        let conv = |v: Vec<(Vec<TypeId>, usize)>| {
+        let conv = |v: Vec<(Vec<TypeId>, usize)>| -> PyResult<Counts> {
             v.into_iter()
-                .map(|(args, n)| (args.iter().map(|t| Type { code: t.0 }).collect(), n))
+                .map(|(args, n)| Ok((typeobj::py_types(py, &args)?, n)))
                 .collect()
         };
-        (conv(s.hits), conv(s.misses))
+        Ok((conv(s.hits)?, conv(s.misses)?))
     }
 
     /// Compile-time metadata per specialisation, as Numba's `get_metadata`: a dict keyed
@@ -1478,11 +1352,14 @@ impl Dispatcher {
         self.core
             .signatures()
             .into_iter()
-            .map(|sig| {
-                let items: Vec<Type> = sig.iter().map(|t| Type { code: t.0 }).collect();
-                Ok(PyTuple::new(py, items)?.unbind())
-            })
+            .map(|sig| Ok(PyTuple::new(py, typeobj::py_types(py, &sig)?)?.unbind()))
             .collect()
+    }
+
+    /// The dispatcher's id (its type's key in the compiler: `types.Dispatcher`).
+    #[getter]
+    fn _id(&self) -> u64 {
+        self.core.id
     }
 
     #[getter]
@@ -1560,10 +1437,8 @@ impl Dispatcher {
     }
 
     /// The return type of one specialisation.
-    fn _return_type(&self, signature: &Bound<'_, PyAny>) -> PyResult<Type> {
-        Ok(Type {
-            code: self.overload(signature)?.return_type.0,
-        })
+    fn _return_type(&self, signature: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        typeobj::py_type(signature.py(), self.overload(signature)?.return_type)
     }
 
     /// Run one specialisation directly, without dispatch (an overload's `entry_point`).
@@ -1606,14 +1481,15 @@ impl Dispatcher {
 
     /// The foreign entry points of one specialisation (argument types as a tuple):
     /// `(ufunc loop address, cfunc address, return type)`, 0 for one not built.
-    fn _wrapper_addresses(&self, signature: &Bound<'_, PyAny>) -> PyResult<(usize, usize, Type)> {
+    fn _wrapper_addresses(
+        &self,
+        signature: &Bound<'_, PyAny>,
+    ) -> PyResult<(usize, usize, Py<PyAny>)> {
         let o = self.overload(signature)?;
         Ok((
             o.wrappers.ufunc_loop,
             o.wrappers.cfunc,
-            Type {
-                code: o.return_type.0,
-            },
+            typeobj::py_type(signature.py(), o.return_type)?,
         ))
     }
 
@@ -1660,20 +1536,20 @@ fn allocation_stats() -> (usize, usize, usize, usize) {
 
 /// The type object for a type name (`int64`, `float64`, `bool`, ...).
 #[pyfunction]
-fn type_from_name(name: &str) -> PyResult<Type> {
-    types::from_name(name)
-        .map(|t| Type { code: t.0 })
-        .ok_or_else(|| PyTypeError::new_err(format!("unknown type {name}")))
+fn type_from_name(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+    let t = types::from_name(name)
+        .ok_or_else(|| PyTypeError::new_err(format!("unknown type {name}")))?;
+    typeobj::py_type(py, t)
 }
 
 /// A signature string's return type (None when it gives only the arguments) and
 /// argument types (`"f8(i8, f8[:])"`).
 #[pyfunction]
-fn parse_signature(text: &str) -> PyResult<(Option<Type>, Vec<Type>)> {
+fn parse_signature(py: Python<'_>, text: &str) -> PyResult<(Option<Py<PyAny>>, Vec<Py<PyAny>>)> {
     let (ret, args) = numba_typeinfer::parse_signature(text).map_err(TypingError::new_err)?;
     Ok((
-        ret.map(|r| Type { code: r.0 }),
-        args.iter().map(|t| Type { code: t.0 }).collect(),
+        ret.map(|r| typeobj::py_type(py, r)).transpose()?,
+        typeobj::py_types(py, &args)?,
     ))
 }
 
@@ -1699,8 +1575,8 @@ fn dis_text(marshalled: &[u8], cfg: bool) -> PyResult<String> {
 
 /// The numba-rs type of a value, for `numba_rs.typeof`.
 #[pyfunction(name = "typeof")]
-fn typeof_value(v: &Bound<'_, PyAny>) -> PyResult<Type> {
-    typeof_arg(v).map(|t| Type { code: t.0 })
+fn typeof_value(v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    typeobj::py_type(v.py(), typeof_arg(v)?)
 }
 
 /// `print(...)` in jitted code: decode the values and call Python's `print`, so the text
@@ -1796,7 +1672,7 @@ fn issue_warnings(
 }
 
 /// Counts by argument types (the cache's hits or misses).
-type Counts = Vec<(Vec<Type>, usize)>;
+type Counts = Vec<(Vec<Py<PyAny>>, usize)>;
 
 /// Name this build for the on-disk cache (numba_rs passes its extension file's stamp):
 /// cache files another build wrote are ignored.
@@ -1820,6 +1696,12 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     parallel::register(m)?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;
+    m.add_function(wrap_pyfunction!(typeobj::_type_info, m)?)?;
+    m.add_function(wrap_pyfunction!(typeobj::_type_make, m)?)?;
+    m.add_function(wrap_pyfunction!(typeobj::_class_by_key, m)?)?;
+    m.add_function(wrap_pyfunction!(extending::_register_overload, m)?)?;
+    m.add_function(wrap_pyfunction!(extending::_declare_member, m)?)?;
+    numba_typeinfer::extension::install(Box::new(extending::PyTemplates));
     m.add_function(wrap_pyfunction!(parse_signature, m)?)?;
     m.add_function(wrap_pyfunction!(typeof_value, m)?)?;
     m.add_function(wrap_pyfunction!(dis_text, m)?)?;

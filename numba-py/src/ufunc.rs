@@ -40,7 +40,7 @@ struct PyUFuncSource {
 impl numba_dispatch::UFuncSource for PyUFuncSource {
     fn select_loop(&self, args: &[TypeId]) -> Result<UFuncLoop, String> {
         Python::attach(|py| {
-            let types: Vec<crate::Type> = args.iter().map(|t| crate::Type { code: t.0 }).collect();
+            let types = crate::typeobj::py_types(py, args).map_err(|e| e.to_string())?;
             let r = self
                 .obj
                 .bind(py)

@@ -103,6 +103,10 @@ pub trait CalleeResolver {
     fn parameters(&self, _dispatcher_id: u64) -> Option<Parameters> {
         None
     }
+    /// Whether the dispatcher sees literal argument types (an extension's overload).
+    fn literal_args(&self, _dispatcher_id: u64) -> crate::extension::LiteralArgs {
+        crate::extension::LiteralArgs::Never
+    }
 }
 
 /// A jitted function's parameters as calls bind them.

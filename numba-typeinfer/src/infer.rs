@@ -650,6 +650,118 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// A call to a jitted function (or an extension's implementation): compiled for the
+    /// argument types through the callee resolver, literal types offered as the callee
+    /// asks ([`crate::extension::LiteralArgs`]).
+    fn call_dispatcher(
+        &mut self,
+        id: ExprId,
+        did: u64,
+        name: &str,
+        atys: Vec<TypeId>,
+        raw_atys: Vec<TypeId>,
+        line: u32,
+    ) -> Result<Option<TypeId>, TypingError> {
+        use crate::extension::LiteralArgs;
+        if self.self_id == Some(did) && atys.as_slice() == self.arg_types {
+            return Ok(match self.ret {
+                Some(r) => Some(self.record(
+                    id,
+                    Signature {
+                        ret: r,
+                        args: atys,
+                        key: ImplKey::Dispatcher { id: did },
+                    },
+                )),
+                None => None,
+            });
+        }
+        let tries: Vec<Vec<TypeId>> = match self.callees.literal_args(did) {
+            _ if raw_atys == atys => vec![atys],
+            LiteralArgs::Never => vec![atys],
+            LiteralArgs::Fallback => vec![atys, raw_atys],
+            LiteralArgs::Prefer => vec![raw_atys, atys],
+        };
+        let mut first_err = None;
+        for args in tries {
+            match self.callees.resolve_call(did, &args) {
+                Ok(CallOutcome::Resolved(ret)) => {
+                    let sig = Signature {
+                        ret,
+                        args,
+                        key: ImplKey::Dispatcher { id: did },
+                    };
+                    return Ok(Some(self.record(id, sig)));
+                }
+                Ok(CallOutcome::Converted { ret, args }) => {
+                    let sig = Signature {
+                        ret,
+                        args,
+                        key: ImplKey::Dispatcher { id: did },
+                    };
+                    return Ok(Some(self.record(id, sig)));
+                }
+                Ok(CallOutcome::InProgress) => return Ok(None),
+                Err(m) => {
+                    first_err.get_or_insert(m);
+                }
+            }
+        }
+        let m = first_err.unwrap_or_default();
+        Err(TypingError::Typing {
+            message: format!("in call to function '{name}':\n{m}"),
+            line,
+        })
+    }
+
+    /// `value.attr` that numba-rs's own templates do not know: an extension's attribute
+    /// (computed by its dispatcher), method (bound to the receiver) or module function.
+    fn extension_getattr(
+        &mut self,
+        id: ExprId,
+        t: TypeId,
+        attr: &str,
+        line: u32,
+    ) -> Result<Option<TypeId>, TypingError> {
+        let unknown = || TypingError::Typing {
+            message: format!("Unknown attribute '{attr}' of type {t}"),
+            line,
+        };
+        let Some(x) = crate::extension::external() else {
+            return Err(unknown());
+        };
+        if let Type::Module(m) = t.get() {
+            let did = x.module_attribute(&m, attr).ok_or_else(unknown)?;
+            let ret = intern(Type::Dispatcher {
+                id: did,
+                name: attr.to_string(),
+            });
+            let sig = Signature {
+                ret,
+                args: vec![t],
+                key: ImplKey::GetAttr(attr.to_string()),
+            };
+            return Ok(Some(self.record(id, sig)));
+        }
+        if let Some(did) = x.method(t, attr) {
+            let ret = intern(Type::BoundFunction {
+                key: crate::extension::method_key(did),
+                this: t,
+            });
+            let sig = Signature {
+                ret,
+                args: vec![t],
+                key: ImplKey::GetAttr(attr.to_string()),
+            };
+            return Ok(Some(self.record(id, sig)));
+        }
+        if let Some(did) = x.attribute(t, attr) {
+            let name = format!("{t}.{attr}");
+            return self.call_dispatcher(id, did, &name, vec![t], vec![t], line);
+        }
+        Err(unknown())
+    }
+
     fn record(&mut self, id: ExprId, sig: Signature) -> TypeId {
         let ret = sig.ret;
         if self.calltypes.get(&id) != Some(&sig) {
@@ -831,13 +943,10 @@ impl Engine<'_> {
                 let Some(t) = self.ty(*value) else {
                     return Ok(None);
                 };
-                let ret = self
-                    .ctx
-                    .resolve_getattr(t, attr)
-                    .ok_or_else(|| TypingError::Typing {
-                        message: format!("Unknown attribute '{attr}' of type {t}"),
-                        line,
-                    })?;
+                let ret = match self.ctx.resolve_getattr(t, attr) {
+                    Some(r) => r,
+                    None => return self.extension_getattr(id, t, attr, line),
+                };
                 self.record(
                     id,
                     Signature {
@@ -883,9 +992,22 @@ impl Engine<'_> {
                 let Some(ft) = self.ty(*func) else {
                     return Ok(None);
                 };
-                // A jitted callee binds keywords and defaults as Python does.
-                if let Type::Dispatcher { id: did, .. } = ft.get() {
-                    let params = self.callees.parameters(did);
+                // A jitted callee binds keywords and defaults as Python does (an
+                // extension's method: its parameters after the receiver).
+                let callee = match ft.get() {
+                    Type::Dispatcher { id: did, .. } => Some((did, false)),
+                    Type::BoundFunction { key, .. } => {
+                        crate::extension::method_dispatcher(&key).map(|did| (did, true))
+                    }
+                    _ => None,
+                };
+                if let Some((did, bound_method)) = callee {
+                    let params = self.callees.parameters(did).map(|mut p| {
+                        if bound_method && !p.names.is_empty() {
+                            p.names.remove(0);
+                        }
+                        p
+                    });
                     if let Some(crate::context::Parameters {
                         names,
                         defaults,
@@ -911,8 +1033,7 @@ impl Engine<'_> {
                     }
                 }
                 // Keywords are placed by parameter name for functions that declare them.
-                let dispatcher_bound =
-                    matches!(ft.get(), Type::Dispatcher { .. }) && self.call_args.contains_key(&id);
+                let dispatcher_bound = callee.is_some() && self.call_args.contains_key(&id);
                 let args: Vec<VarId> = if kws.is_empty() || dispatcher_bound {
                     args.clone()
                 } else {
@@ -1021,47 +1142,20 @@ impl Engine<'_> {
                         }
                     }
                 }
+                // A method an extension adds: its dispatcher, the receiver first.
+                if let Type::BoundFunction { key, this } = ft.get() {
+                    if let Some(did) = crate::extension::method_dispatcher(&key) {
+                        let mut all = vec![this];
+                        all.extend_from_slice(&atys);
+                        let mut raw = vec![this];
+                        raw.extend_from_slice(&raw_atys);
+                        let name = key.clone();
+                        return self.call_dispatcher(id, did, &name, all, raw, line);
+                    }
+                }
                 match ft.get() {
                     Type::Dispatcher { id: did, name } => {
-                        if self.self_id == Some(did) && atys.as_slice() == self.arg_types {
-                            match self.ret {
-                                Some(r) => self.record(
-                                    id,
-                                    Signature {
-                                        ret: r,
-                                        args: atys,
-                                        key: ImplKey::Dispatcher { id: did },
-                                    },
-                                ),
-                                None => return Ok(None),
-                            }
-                        } else {
-                            match self.callees.resolve_call(did, &atys) {
-                                Ok(CallOutcome::Resolved(r)) => self.record(
-                                    id,
-                                    Signature {
-                                        ret: r,
-                                        args: atys,
-                                        key: ImplKey::Dispatcher { id: did },
-                                    },
-                                ),
-                                Ok(CallOutcome::Converted { ret, args }) => self.record(
-                                    id,
-                                    Signature {
-                                        ret,
-                                        args,
-                                        key: ImplKey::Dispatcher { id: did },
-                                    },
-                                ),
-                                Ok(CallOutcome::InProgress) => return Ok(None),
-                                Err(m) => {
-                                    return Err(TypingError::Typing {
-                                        message: format!("in call to function '{name}':\n{m}"),
-                                        line,
-                                    })
-                                }
-                            }
-                        }
+                        return self.call_dispatcher(id, did, &name, atys, raw_atys, line);
                     }
                     Type::UFunc { id: uid, .. } => {
                         let sig = self
@@ -1110,6 +1204,16 @@ impl Engine<'_> {
                                 None
                             }
                         });
+                        // A library's overload of this function, for types numba-rs's
+                        // own templates reject.
+                        if resolved.is_none() {
+                            if let Some(did) =
+                                crate::extension::external().and_then(|x| x.function(ft))
+                            {
+                                let name = ft.to_string();
+                                return self.call_dispatcher(id, did, &name, atys, raw_atys, line);
+                            }
+                        }
                         match resolved {
                             Some(sig) => self.record(id, sig),
                             None => {

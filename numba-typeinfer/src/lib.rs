@@ -11,7 +11,8 @@
 //! - the constraint-propagation inference engine ([`infer`](mod@infer)) producing side tables
 //!   ([`TypingResult`]: typemap, calltypes, return type) without mutating the IR;
 //! - explicit signature strings such as `"float64(float64[:], int64)"` ([`parse_signature`]);
-//! - the `NUMBA_DUMP_ANNOTATION` text ([`annotate`]).
+//! - the `NUMBA_DUMP_ANNOTATION` text ([`annotate`]);
+//! - the hooks a host's extension templates plug into ([`extension`]).
 
 pub mod annotate;
 pub mod builtins;
@@ -19,6 +20,7 @@ pub mod carray;
 pub mod context;
 pub mod conv;
 pub mod error;
+pub mod extension;
 pub mod generators;
 pub mod infer;
 pub mod machine_info;

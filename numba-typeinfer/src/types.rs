@@ -278,6 +278,11 @@ pub fn intern(t: Type) -> TypeId {
     TypeId(i as u32)
 }
 
+/// How many types are interned: every typecode below it names one.
+pub fn count() -> usize {
+    TABLE.read().unwrap_or_else(|e| e.into_inner()).types.len()
+}
+
 /// The type behind a typecode.
 pub fn get(id: TypeId) -> Type {
     TABLE

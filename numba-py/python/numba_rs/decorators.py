@@ -10,7 +10,7 @@ import warnings
 import inspect
 
 from ._numba_rs import Dispatcher as _BaseDispatcher
-from ._numba_rs import Type as _Type
+from ._numba_rs import _Type
 from .dispatcher import CPUDispatcher as Dispatcher
 from .errors import NumbaDeprecationWarning, NumbaWarning
 
@@ -160,9 +160,8 @@ def njit(*args, **options):
     return _jit(args, options)
 
 
-def _jit(args, options):
-    """The decorator for checked options: nopython, or object mode with ``forceobj``."""
-    _check_options(options)
+def _dispatcher_kwargs(options):
+    """The Rust dispatcher's keyword arguments for checked jit options."""
     kw = {
         "fastmath": _fastmath_bits(options.get("fastmath", False)),
         "error_model": options.get("error_model", "python"),
@@ -177,6 +176,13 @@ def _jit(args, options):
     if options.get("forceobj"):
         kw["object_mode"] = "force"
         kw["looplift"] = bool(options.get("looplift", True))
+    return kw
+
+
+def _jit(args, options):
+    """The decorator for checked options: nopython, or object mode with ``forceobj``."""
+    _check_options(options)
+    kw = _dispatcher_kwargs(options)
     # A type object is callable too (it builds signatures), so it is a signature here.
     if len(args) == 1 and isinstance(args[0], _Type):
         return _jit((str(args[0]),), options)

@@ -209,6 +209,18 @@ _CompileStats = collections.namedtuple(
 )
 
 
+# Dispatchers by id, for `types.Dispatcher(...).dispatcher`.
+_BY_ID = {}
+
+
+def _dispatcher_by_id(id):
+    ref = _BY_ID.get(id)
+    d = ref() if ref is not None else None
+    if d is None:
+        raise LookupError(f"no live dispatcher has the id {id}")
+    return d
+
+
 class CPUDispatcher(_Dispatcher):
     """A jitted function: compiles one specialisation per argument-type tuple."""
 
@@ -222,6 +234,7 @@ class CPUDispatcher(_Dispatcher):
         # Identifies this dispatcher across pickling: unpickling it twice in one process
         # gives one dispatcher (Numba's `_uuid` memo).
         self._uuid = None
+        _BY_ID[self._id] = weakref.ref(self)
 
     # -- the function-like protocol -------------------------------------------------
 

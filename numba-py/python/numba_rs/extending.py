@@ -1,21 +1,384 @@
-"""Numba's extension API (``numba.extending``), the part numba-rs has: ``register_jitable``.
+"""Numba's high-level extension API (``numba.extending``): ``overload``,
+``overload_method``, ``overload_attribute`` and ``register_jitable``.
 
-``register_jitable`` marks a plain Python function as callable from jitted code: Python
-callers keep calling the function itself, and jitted callers call its compiled version
-(compiled per argument types, like any ``njit`` function). The other names of
-``numba.extending`` (``overload``, ``intrinsic``, ``register_model``, ...) type and lower
-code through Numba's own type objects and LLVM builder, which numba-rs does not have;
-using one raises ``NotImplementedError`` naming it.
+A typing function receives the argument types (``numba_rs.types`` objects, or Numba's own
+type objects when it was written against an installed Numba) and returns an
+implementation, a plain Python function that numba-rs compiles for those types through
+its ordinary pipeline, or None when it does not apply. Each overloaded function, method
+or attribute is one dispatcher whose code is chosen per argument-type tuple
+(``_generate``) and compiled once per tuple; calls from jitted code link its compiled
+code into the caller, where LLVM inlines it.
+
+What numba-rs types itself (``len``, ``np.where``, array methods) keeps its own typing
+first; an overload is reached for the argument types numba-rs rejects, as Numba tries the
+templates registered before a library's. Anything else overloaded (a plain Python
+function, a NumPy function numba-rs lacks) is typed through its overloads alone.
+
+Not here yet: ``intrinsic`` and the low-level API (``typeof_impl``, ``models``,
+``lower_builtin``, ``box``/``unbox``, ...). Reading one of those names raises
+AttributeError saying so (so ``hasattr`` answers False); ``intrinsic`` is importable
+and raises NotImplementedError when applied.
 """
 
-from .decorators import njit
+import inspect
+import types as _pytypes
+import warnings
 
-_NUMBA_EXTENDING = (
+from . import _numba_bridge
+from ._numba_rs import _declare_member, _register_overload
+from .decorators import njit
+from .errors import NumbaWarning, TypingError
+
+__all__ = [
     "overload",
     "overload_method",
     "overload_attribute",
-    "overload_classmethod",
-    "intrinsic",
+    "register_jitable",
+    "is_jitted",
+]
+
+
+def register_jitable(*args, **kwargs):
+    """``@register_jitable`` or ``@register_jitable(**jit_options)``: the function is
+    returned unchanged, and calls to it from jitted code run it compiled with
+    ``njit(**jit_options)``."""
+
+    def wrap(fn):
+        fn._numba_rs_kernel = njit(**kwargs)(fn)
+        return fn
+
+    if kwargs:
+        return wrap
+    if len(args) == 1 and callable(args[0]):
+        return wrap(args[0])
+    if not args:
+        return wrap
+    raise TypeError("register_jitable takes a function or keyword options")
+
+
+def is_jitted(function):
+    """Whether ``function`` is a jitted function (a dispatcher ``njit``/``jit`` made)."""
+    from ._numba_rs import Dispatcher
+
+    return isinstance(function, Dispatcher)
+
+
+# -- templates ---------------------------------------------------------------------------
+
+_JIT_DEFAULTS = {"no_cpython_wrapper": True}
+
+
+def _check_inline(inline):
+    if inline in ("never", "always"):
+        return
+    if callable(inline):
+        warnings.warn(
+            "numba-rs compiles overloads as separate functions linked into their "
+            "callers (LLVM inlines them); an inline cost model for @overload is not "
+            "consulted",
+            NumbaWarning,
+            stacklevel=3,
+        )
+        return
+    raise ValueError(
+        "kwarg 'inline' must be one of the strings 'always' or 'never', or it can be a "
+        f"callable that returns True/False. Found value {inline!r}"
+    )
+
+
+def _jit_kwargs(jit_options):
+    from .decorators import _check_options, _dispatcher_kwargs
+
+    options = dict(jit_options or {})
+    options.pop("nopython", None)
+    _check_options(options)
+    return _dispatcher_kwargs(options)
+
+
+class _Template:
+    """One typing function: ``typing(*arg_types)`` gives an implementation or None."""
+
+    def __init__(self, typing, strict, prefer_literal, what):
+        if not callable(typing):
+            raise TypeError(f"{what} decorates a typing function, not {typing!r}")
+        self.typing = typing
+        self.strict = strict
+        self.prefer_literal = prefer_literal
+        self.numba_world = _numba_bridge.wants_numba_types(typing)
+        self.what = what
+
+    def implementation(self, types, errors):
+        """The implementation for these numba-rs types, or None (the reason appended
+        to ``errors``)."""
+        args = [_numba_bridge.to_numba(t) for t in types] if self.numba_world else list(types)
+        try:
+            impl = self.typing(*args)
+        except TypingError as e:
+            errors.append(f"Rejected as the implementation raised a specific error:\n  {e}")
+            return None
+        except Exception as e:  # a bug in the typing function: reported, as Numba does
+            errors.append(
+                f"Rejected as the implementation raised a specific error:\n"
+                f"  {type(e).__name__}: {e}"
+            )
+            return None
+        if impl is None:
+            errors.append(f"No match for {self.what} {_describe(self.typing)}.")
+            return None
+        impl = getattr(impl, "py_func", impl)
+        if not inspect.isfunction(impl):
+            raise TypingError(
+                f"{self.what} {_describe(self.typing)} returned {impl!r}: an implementation "
+                "must be a Python function"
+            )
+        if self.strict:
+            _check_signatures(self.typing, impl)
+        return impl
+
+
+def _describe(func):
+    code = getattr(func, "__code__", None)
+    where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+    return f"'{getattr(func, '__qualname__', func)}'{where}"
+
+
+def _check_signatures(typing, impl):
+    """Numba's check (``strict=True``) that the implementation takes the typing
+    function's parameters."""
+    ts = inspect.signature(typing)
+    js = inspect.signature(impl)
+    tp = [p for p in ts.parameters.values()]
+    ip = [p for p in js.parameters.values()]
+    kinds = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    t_names = [p.name for p in tp if p.kind not in kinds]
+    i_names = [p.name for p in ip if p.kind not in kinds]
+    t_var = [p.kind for p in tp if p.kind in kinds]
+    i_var = [p.kind for p in ip if p.kind in kinds]
+    if t_names != i_names or t_var != i_var:
+        raise TypingError(
+            "Typing and implementation arguments differ in the following way:\n"
+            f"typing signature: {ts}\nimplementation signature: {js}"
+        )
+    t_defaults = {p.name: p.default for p in tp if p.default is not p.empty}
+    i_defaults = {p.name: p.default for p in ip if p.default is not p.empty}
+    for name, d in i_defaults.items():
+        if name in t_defaults and t_defaults[name] != d:
+            raise TypingError(
+                f"Typing and implementation arguments differ in the default of {name!r}:\n"
+                f"typing signature: {ts}\nimplementation signature: {js}"
+            )
+
+
+class _Overloaded:
+    """Every template of one function, behind one dispatcher: the first template that
+    gives an implementation for the argument types wins."""
+
+    def __init__(self, func, name, typing, jit_options, literal_args):
+        self.func = func
+        self.templates = []
+        shape = _pytypes.FunctionType(
+            typing.__code__, typing.__globals__, name, typing.__defaults__, typing.__closure__
+        )
+        shape.__qualname__ = name
+        shape.__kwdefaults__ = typing.__kwdefaults__
+        shape.__module__ = getattr(func, "__module__", None) or typing.__module__
+        from .dispatcher import CPUDispatcher
+
+        self.dispatcher = CPUDispatcher(
+            shape, None, _generate=self.generate, _literal_args=literal_args, **jit_options
+        )
+
+    def generate(self, types):
+        errors = []
+        for tmpl in self.templates:
+            impl = tmpl.implementation(types, errors)
+            if impl is not None:
+                return impl
+        shown = ", ".join(str(t) for t in types)
+        detail = "\n".join(f" - {e}" for e in errors)
+        raise TypingError(
+            f"No implementation of function {_function_text(self.func)} found for "
+            f"signature:\n \n >>> {self.dispatcher.__name__}({shown})\n \n"
+            f"There are {len(self.templates)} candidate implementations:\n{detail}"
+        )
+
+
+def _function_text(func):
+    if isinstance(func, _pytypes.BuiltinFunctionType):
+        return f"Function(<built-in function {func.__name__}>)"
+    return f"Function({func!r})"
+
+
+# Overloaded functions by id (the function kept alive by its entry).
+_FUNCTIONS = {}
+
+
+def overload(func, jit_options=None, strict=True, inline="never", prefer_literal=False,
+             **kwargs):
+    """``@overload(func)``: the decorated typing function implements ``func`` (a Python
+    function, a builtin, a NumPy function) for the argument types it accepts."""
+    if kwargs:
+        raise TypeError(f"overload() got unexpected keyword arguments {sorted(kwargs)}")
+    _check_inline(inline)
+    opts = {**_JIT_DEFAULTS, **(jit_options or {})}
+
+    def decorate(typing):
+        tmpl = _Template(typing, strict, prefer_literal, "overload")
+        entry = _FUNCTIONS.get(id(func))
+        if entry is None:
+            name = getattr(func, "__name__", None) or typing.__name__
+            entry = _Overloaded(
+                func, name, typing, _jit_kwargs(opts),
+                "prefer" if prefer_literal else "fallback",
+            )
+            _FUNCTIONS[id(func)] = entry
+            _register_overload(func, entry.dispatcher)
+        entry.templates.append(tmpl)
+        return typing
+
+    return decorate
+
+
+class _Member:
+    """One ``overload_method`` / ``overload_attribute`` template with its dispatcher."""
+
+    def __init__(self, cls, name, tmpl, jit_options, literal_args):
+        self.cls = cls
+        self.name = name
+        self.tmpl = tmpl
+        # Numba's classes (``numba.core.types.Array``) test Numba's type objects.
+        self.numba_class = _numba_bridge._from_numba(cls)
+        typing = tmpl.typing
+        shape = _pytypes.FunctionType(
+            typing.__code__, typing.__globals__, name, typing.__defaults__, typing.__closure__
+        )
+        shape.__qualname__ = f"{getattr(cls, '__name__', cls)}.{name}"
+        shape.__kwdefaults__ = typing.__kwdefaults__
+        from .dispatcher import CPUDispatcher
+
+        self.dispatcher = CPUDispatcher(
+            shape, None, _generate=self.generate, _literal_args=literal_args, **jit_options
+        )
+
+    def applies(self, t):
+        if self.numba_class:
+            t = _numba_bridge.to_numba(t)
+        try:
+            return isinstance(t, self.cls)
+        except TypeError:
+            return False
+
+    def generate(self, types):
+        errors = []
+        impl = self.tmpl.implementation(types, errors)
+        if impl is None:
+            shown = ", ".join(str(t) for t in types[1:])
+            raise TypingError(
+                f"No implementation of {self.tmpl.what} '{self.name}' of {types[0]} found "
+                f"for arguments ({shown}):\n" + "\n".join(f" - {e}" for e in errors)
+            )
+        return impl
+
+
+_METHODS = {}
+_ATTRIBUTES = {}
+
+
+def _member(table, attribute, what, cls, attr, jit_options, strict, inline,
+            prefer_literal):
+    if not isinstance(cls, type):
+        raise TypeError(f"{what} takes a type class (types.Array, ...), not {cls!r}")
+    _check_inline(inline)
+    opts = {**_JIT_DEFAULTS, **(jit_options or {})}
+
+    def decorate(typing):
+        tmpl = _Template(typing, strict, prefer_literal, what)
+        member = _Member(cls, attr, tmpl, _jit_kwargs(opts),
+                         "prefer" if prefer_literal else "fallback")
+        table.setdefault(attr, []).append(member)
+        _declare_member(attr, attribute)
+        return typing
+
+    return decorate
+
+
+def overload_method(typ, attr, jit_options=None, strict=True, inline="never",
+                    prefer_literal=False, **kwargs):
+    """``@overload_method(types.Array, "name")``: ``value.name(...)`` on values whose type
+    is an instance of ``typ``; the typing function takes the receiver's type first."""
+    if kwargs:
+        raise TypeError(f"overload_method() got unexpected keyword arguments {sorted(kwargs)}")
+    return _member(_METHODS, False, "overload_method", typ, attr, jit_options, strict,
+                   inline, prefer_literal)
+
+
+def overload_attribute(typ, attr, jit_options=None, strict=True, inline="never",
+                       prefer_literal=False, **kwargs):
+    """``@overload_attribute(types.Array, "name")``: ``value.name`` computed by the
+    implementation the typing function gives for the receiver's type."""
+    if kwargs:
+        raise TypeError(
+            f"overload_attribute() got unexpected keyword arguments {sorted(kwargs)}"
+        )
+    return _member(_ATTRIBUTES, True, "overload_attribute", typ, attr, jit_options, strict,
+                   inline, prefer_literal)
+
+
+def _find(table, t, name):
+    for member in reversed(table.get(name, ())):
+        if member.applies(t):
+            return member.dispatcher._id
+    return None
+
+
+def _find_method(t, name):
+    """The dispatcher of method ``name`` for receiver type ``t`` (called while typing)."""
+    return _find(_METHODS, t, name)
+
+
+def _find_attribute(t, name):
+    """The dispatcher of attribute ``name`` for receiver type ``t``."""
+    return _find(_ATTRIBUTES, t, name)
+
+
+class _Unsupported:
+    """What a decorator numba-rs lacks gives back: the library imports, and jitted code
+    that uses the object fails to compile with a message naming it."""
+
+    def __init__(self, what, func):
+        self._numba_rs_unsupported = (
+            f"{what} {getattr(func, '__qualname__', func)!s} is not supported by numba-rs "
+            "yet"
+        )
+        self.__wrapped__ = func
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError(self._numba_rs_unsupported)
+
+
+def intrinsic(*args, **kwargs):
+    """``@intrinsic``: not implemented by numba-rs yet. The decorated object imports;
+    compiling code that calls it raises a TypingError naming it."""
+
+    def wrap(func):
+        return _Unsupported("the @intrinsic", func)
+
+    if len(args) == 1 and callable(args[0]) and not kwargs:
+        return wrap(args[0])
+    return wrap
+
+
+def overload_classmethod(typ, attr, **kwargs):
+    """Not implemented by numba-rs yet (it needs ``TypeRef`` targets)."""
+    raise NotImplementedError(
+        f"overload_classmethod({getattr(typ, '__name__', typ)}, {attr!r}) is not "
+        "supported by numba-rs yet"
+    )
+
+
+# Names of Numba's ``numba.extending`` that numba-rs does not have: reading one raises
+# AttributeError naming it (so ``hasattr`` and ``getattr(m, n, default)`` work).
+_NUMBA_EXTENDING = (
     "generated_jit",
     "typeof_impl",
     "type_callable",
@@ -39,34 +402,15 @@ _NUMBA_EXTENDING = (
     "sentry_literal_args",
     "SentryLiteralArgs",
     "BoundLiteralArgs",
-    "is_jitted",
     "get_cython_function_address",
     "include_path",
 )
 
 
-def register_jitable(*args, **kwargs):
-    """``@register_jitable`` or ``@register_jitable(**jit_options)``: the function is
-    returned unchanged, and calls to it from jitted code run it compiled with
-    ``njit(**jit_options)``."""
-
-    def wrap(fn):
-        fn._numba_rs_kernel = njit(**kwargs)(fn)
-        return fn
-
-    if kwargs:
-        return wrap
-    if len(args) == 1 and callable(args[0]):
-        return wrap(args[0])
-    if not args:
-        return wrap
-    raise TypeError("register_jitable takes a function or keyword options")
-
-
 def __getattr__(name):
     if name in _NUMBA_EXTENDING:
-        raise NotImplementedError(
-            f"numba.extending.{name} is not supported by numba-rs: it types and lowers "
-            "code through Numba's own type objects and LLVM builder"
+        raise AttributeError(
+            f"numba_rs.extending has no attribute {name!r}: numba.extending.{name} (part "
+            "of Numba's low-level extension API) is not supported by numba-rs yet"
         )
     raise AttributeError(f"module 'numba_rs.extending' has no attribute {name!r}")

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _numba_rs
 from ._numba_rs import Dispatcher as _Dispatcher
-from ._numba_rs import Type as _Type
+from ._numba_rs import _Type
 from ._numba_rs import type_from_name as _type_from_name
 from . import errors as _errors
 from .errors import NumbaWarning

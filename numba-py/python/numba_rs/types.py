@@ -1,15 +1,30 @@
-"""Numba types as objects that print as Numba prints them (``int64``, ``float64``)."""
+"""Numba's types as Python objects (``numba.core.types``): the class hierarchy with
+Numba's names (``Integer``, ``Array``, ``UniTuple``, ``Literal``, ...), the instances
+(``int64``, ``float64[:]``) and the attributes extension code reads (``Array.dtype``,
+``UniTuple.count``, ``IntegerLiteral.literal_value``).
 
-from ._numba_rs import Type, type_from_name
+Each object stands for one entry of the compiler's type table (its ``typecode``): one
+object per typecode, so equality and hashing are the table's, and a type round-trips
+between Python and the compiler with nothing lost. The Rust side hands types to Python
+through :func:`_from_code`, which picks the class from the type's kind.
+"""
+
+from ._numba_rs import _Type, _type_info, _type_make
+
+# Marks this module as numba-rs's when the drop-in switch installs it as
+# ``numba.core.types``.
+_NUMBA_RS = True
 
 
 class Signature:
     """A function signature, as ``int64(int64, float64)`` builds it (Numba's
     ``typing.Signature``): ``return_type`` and ``args``; prints as Numba prints one."""
 
-    def __init__(self, return_type, args):
+    def __init__(self, return_type, args, recvr=None, pysig=None):
         self.return_type = return_type
         self.args = tuple(args)
+        self.recvr = recvr
+        self.pysig = pysig
 
     def __str__(self):
         args = ", ".join(str(a) for a in self.args)
@@ -28,21 +43,698 @@ class Signature:
     def __hash__(self):
         return hash((self.return_type, self.args))
 
-boolean = bool_ = type_from_name("bool")
-int8 = type_from_name("int8")
-int16 = type_from_name("int16")
-int32 = type_from_name("int32")
-int64 = intp = type_from_name("int64")
-uint8 = type_from_name("uint8")
-uint16 = type_from_name("uint16")
-uint32 = type_from_name("uint32")
-uint64 = uintp = type_from_name("uint64")
-float32 = type_from_name("float32")
-float64 = double = type_from_name("float64")
-complex64 = type_from_name("complex64")
-complex128 = type_from_name("complex128")
-none = void = type_from_name("none")
-pyobject = type_from_name("pyobject")
+    def replace(self, **kwargs):
+        return Signature(
+            kwargs.get("return_type", self.return_type),
+            kwargs.get("args", self.args),
+            kwargs.get("recvr", self.recvr),
+            kwargs.get("pysig", self.pysig),
+        )
+
+
+# -- the class hierarchy ------------------------------------------------------------------
+
+
+class Type(_Type):
+    """Base of every numba-rs type (Numba's ``types.Type``)."""
+
+    mutable = False
+    reflected = False
+
+    def __init__(self, *args, **kwargs):
+        # Instances come from the type table (``_from_code``); constructors with
+        # arguments return the table's object, which needs no further set-up.
+        pass
+
+    @property
+    def _info(self):
+        return _type_info(self.typecode)[1]
+
+    @property
+    def name(self):
+        return str(self)
+
+    @property
+    def key(self):
+        return str(self)
+
+    def is_precise(self):
+        return True
+
+    def __reduce__(self):
+        return (_from_code_text, (str(self),))
+
+
+class Dummy(Type):
+    """A type with no data (Numba's ``types.Dummy``)."""
+
+
+class Opaque(Dummy):
+    pass
+
+
+class Hashable(Type):
+    pass
+
+
+class Callable(Type):
+    pass
+
+
+class IterableType(Type):
+    pass
+
+
+class IteratorType(IterableType):
+    pass
+
+
+class Number(Hashable):
+    """Integers, floats and complex numbers."""
+
+    @property
+    def bitwidth(self):
+        return self._info[0]
+
+
+class Integer(Number):
+    @property
+    def signed(self):
+        return self._info[1]
+
+    @property
+    def maxval(self):
+        bits = self.bitwidth
+        return (1 << (bits - 1)) - 1 if self.signed else (1 << bits) - 1
+
+    @property
+    def minval(self):
+        return -(1 << (self.bitwidth - 1)) if self.signed else 0
+
+    @classmethod
+    def from_bitwidth(cls, bitwidth, signed=True):
+        return _from_name(("int%d" if signed else "uint%d") % bitwidth)
+
+
+class Float(Number):
+    pass
+
+
+class Complex(Number):
+    @property
+    def underlying_float(self):
+        return _from_name("float%d" % (self.bitwidth // 2))
+
+
+class Boolean(Hashable):
+    bitwidth = 8
+
+
+class NoneType(Opaque):
+    pass
+
+
+class EllipsisType(Opaque):
+    pass
+
+
+class PyObject(Dummy):
+    pass
+
+
+class RawPointer(Opaque):
+    pass
+
+
+class VoidPtr(RawPointer):
+    pass
+
+
+class CPointer(Type):
+    mutable = True
+
+    def __new__(cls, dtype, addrspace=None):
+        return _make("cpointer", _code(dtype))
+
+    @property
+    def dtype(self):
+        return _from_code(self._info[0])
+
+
+class Omitted(Opaque):
+    """An argument left out, its parameter's default taken."""
+
+    def __new__(cls, value):
+        return _make("omitted", value)
+
+    @property
+    def value(self):
+        return self._info[0]
+
+
+class Literal(Type):
+    """A constant known at compile time (Numba's ``types.Literal``)."""
+
+    @property
+    def literal_value(self):
+        return self._info[0]
+
+    @property
+    def literal_type(self):
+        return _from_code(_type_make("name", ("int64",))) if isinstance(
+            self, IntegerLiteral
+        ) else (boolean if isinstance(self, BooleanLiteral) else unicode_type)
+
+
+class IntegerLiteral(Literal, Integer):
+    def __new__(cls, value):
+        return _make("literal", int(value))
+
+    @property
+    def bitwidth(self):
+        return 64
+
+    @property
+    def signed(self):
+        return True
+
+
+class BooleanLiteral(Literal, Boolean):
+    def __new__(cls, value):
+        return _make("literal", bool(value))
+
+
+class UnicodeType(IterableType, Hashable):
+    pass
+
+
+class StringLiteral(Literal, Dummy):
+    def __new__(cls, value):
+        return _make("literal", str(value))
+
+
+class ArrayCompatible(Type):
+    pass
+
+
+class Buffer(IterableType, ArrayCompatible):
+    mutable = True
+
+    @property
+    def dtype(self):
+        return _from_code(self._info[0])
+
+    @property
+    def ndim(self):
+        return self._info[1]
+
+    @property
+    def layout(self):
+        return self._info[2]
+
+    @property
+    def readonly(self):
+        return self._info[3]
+
+    @property
+    def is_c_contig(self):
+        return self.layout == "C" or (self.ndim == 1 and self.layout in "CF")
+
+    @property
+    def is_f_contig(self):
+        return self.layout == "F" or (self.ndim == 1 and self.layout in "CF")
+
+    @property
+    def is_contig(self):
+        return self.layout in "CF"
+
+    def copy(self, dtype=None, ndim=None, layout=None, readonly=None):
+        return Array(
+            self.dtype if dtype is None else dtype,
+            self.ndim if ndim is None else ndim,
+            self.layout if layout is None else layout,
+            readonly=self.readonly if readonly is None else readonly,
+        )
+
+
+class Array(Buffer):
+    """A NumPy array type: ``Array(dtype, ndim, layout, readonly=False)``."""
+
+    def __new__(cls, dtype, ndim, layout, readonly=False, name=None, aligned=True):
+        return _make("array", _code(dtype), int(ndim), str(layout), bool(readonly))
+
+    @property
+    def mutable(self):
+        return not self.readonly
+
+    @property
+    def aligned(self):
+        return True
+
+
+class BaseTuple(Type):
+    @property
+    def types(self):
+        raise NotImplementedError
+
+    @property
+    def count(self):
+        return len(self.types)
+
+    def __len__(self):
+        return len(self.types)
+
+    def __iter__(self):
+        return iter(self.types)
+
+    def __getitem__(self, i):
+        if isinstance(i, (int, slice)) and not isinstance(i, bool):
+            if isinstance(i, slice) and i.start is None and i.stop is None:
+                return super().__getitem__(i)
+            return self.types[i]
+        return super().__getitem__(i)
+
+
+class BaseAnonymousTuple(BaseTuple):
+    pass
+
+
+class UniTuple(BaseAnonymousTuple):
+    """A tuple of ``count`` items of one type: ``UniTuple(dtype, count)``."""
+
+    def __new__(cls, dtype, count):
+        return _make("unituple", _code(dtype), int(count))
+
+    @property
+    def dtype(self):
+        return _from_code(self._info[0])
+
+    @property
+    def count(self):
+        return self._info[1]
+
+    @property
+    def types(self):
+        return (self.dtype,) * self.count
+
+
+class Tuple(BaseAnonymousTuple):
+    """A tuple of items of several types: ``Tuple([t1, t2])`` (a ``UniTuple`` when they
+    are all one type, as in Numba)."""
+
+    def __new__(cls, types):
+        return _make("tuple", *[_code(t) for t in types])
+
+    @property
+    def types(self):
+        return tuple(_from_code(c) for c in self._info[0])
+
+
+class BaseNamedTuple(BaseTuple):
+    @property
+    def fields(self):
+        return tuple(self._info[2])
+
+    @property
+    def types(self):
+        return tuple(_from_code(c) for c in self._info[1])
+
+    @property
+    def instance_class(self):
+        from ._numba_rs import _class_by_key
+
+        return _class_by_key(self._info[3])
+
+
+class NamedUniTuple(BaseNamedTuple):
+    @property
+    def dtype(self):
+        return self.types[0]
+
+
+class NamedTuple(BaseNamedTuple):
+    pass
+
+
+class Optional(Type):
+    """``Optional(t)``: a value of type ``t`` or None."""
+
+    def __new__(cls, typ):
+        return _make("optional", _code(typ))
+
+    @property
+    def type(self):
+        return _from_code(self._info[0])
+
+
+class SliceType(Type):
+    @property
+    def members(self):
+        return self._info[0]
+
+
+class SliceLiteral(Literal, SliceType):
+    @property
+    def literal_value(self):
+        return slice(*self._info)
+
+
+class RangeType(IterableType):
+    pass
+
+
+class RangeIteratorType(IteratorType):
+    pass
+
+
+class ArrayIterator(IteratorType):
+    @property
+    def array_type(self):
+        return _from_code(self._info[0])
+
+
+class Module(Dummy):
+    @property
+    def pymod(self):
+        import importlib
+
+        return importlib.import_module(self._info[0])
+
+
+class Function(Callable, Opaque):
+    """A function numba-rs types by a template (a builtin, a NumPy or math function)."""
+
+    @property
+    def typing_key(self):
+        return self._info[0]
+
+
+class BoundFunction(Callable, Opaque):
+    @property
+    def typing_key(self):
+        return self._info[0]
+
+    @property
+    def this(self):
+        return _from_code(self._info[1])
+
+
+class Dispatcher(Callable, Opaque):
+    """A jitted function used as a value."""
+
+    @property
+    def dispatcher(self):
+        from .dispatcher import _dispatcher_by_id
+
+        return _dispatcher_by_id(self._info[0])
+
+
+class NumberClass(Callable, Opaque):
+    def __new__(cls, instance_type):
+        return _make("number_class", _code(instance_type))
+
+    @property
+    def instance_type(self):
+        return _from_code(self._info[0])
+
+
+class DType(Type):
+    def __new__(cls, dtype):
+        return _make("dtype", _code(dtype))
+
+    @property
+    def dtype(self):
+        return _from_code(self._info[0])
+
+
+class ExceptionClass(Callable, Opaque):
+    pass
+
+
+class ExceptionInstance(Type):
+    pass
+
+
+class EnumMember(Type):
+    @property
+    def instance_class(self):
+        from ._numba_rs import _class_by_key
+
+        return _class_by_key(self._info[1])
+
+    @property
+    def dtype(self):
+        return int64
+
+
+class IntEnumMember(EnumMember, Integer):
+    @property
+    def bitwidth(self):
+        return 64
+
+    @property
+    def signed(self):
+        return True
+
+
+class EnumClass(Callable, Opaque):
+    @property
+    def instance_class(self):
+        from ._numba_rs import _class_by_key
+
+        return _class_by_key(self._info[1])
+
+
+class IntEnumClass(EnumClass):
+    pass
+
+
+class NamedTupleClass(Callable, Opaque):
+    @property
+    def instance_class(self):
+        from ._numba_rs import _class_by_key
+
+        return _class_by_key(self._info[1])
+
+
+class Generator(IteratorType):
+    @property
+    def yield_type(self):
+        return _from_code(self._info[1])
+
+
+class UFunc(Callable, Opaque):
+    pass
+
+
+# Numba classes numba-rs has no instances of yet: kept so that extension code that names
+# them (``isinstance(t, types.ListType)``, ``overload_method(types.DictType, ...)``)
+# imports and runs; no numba-rs type is an instance of one.
+class Container(IterableType):
+    pass
+
+
+class Sequence(Container):
+    pass
+
+
+class MutableSequence(Sequence):
+    pass
+
+
+class List(MutableSequence):
+    pass
+
+
+class ListType(IterableType):
+    pass
+
+
+class DictType(IterableType):
+    pass
+
+
+class Set(Container):
+    pass
+
+
+class Record(Type):
+    pass
+
+
+class NPDatetime(Type):
+    pass
+
+
+class NPTimedelta(Type):
+    pass
+
+
+class CharSeq(Type):
+    pass
+
+
+class UnicodeCharSeq(Type):
+    pass
+
+
+class Bytes(Buffer):
+    pass
+
+
+class TypeRef(Dummy):
+    pass
+
+
+class Any(Dummy):
+    pass
+
+
+# -- the type table ----------------------------------------------------------------------
+
+_CLASS_BY_KIND = {
+    "boolean": Boolean,
+    "integer": Integer,
+    "float": Float,
+    "complex": Complex,
+    "none": NoneType,
+    "unicode": UnicodeType,
+    "pyobject": PyObject,
+    "ellipsis": EllipsisType,
+    "cpointer": CPointer,
+    "voidptr": VoidPtr,
+    "range": RangeType,
+    "range_iter": RangeIteratorType,
+    "unituple": UniTuple,
+    "tuple": Tuple,
+    "module": Module,
+    "function": Function,
+    "number_class": NumberClass,
+    "dispatcher": Dispatcher,
+    "ufunc": UFunc,
+    "exception_class": ExceptionClass,
+    "exception_instance": ExceptionInstance,
+    "integer_literal": IntegerLiteral,
+    "boolean_literal": BooleanLiteral,
+    "string_literal": StringLiteral,
+    "optional": Optional,
+    "omitted": Omitted,
+    "array": Array,
+    "slice": SliceType,
+    "slice_literal": SliceLiteral,
+    "dtype": DType,
+    "bound_function": BoundFunction,
+    "named_tuple_class": NamedTupleClass,
+    "generator": Generator,
+    "array_iter": ArrayIterator,
+}
+
+_by_code = {}
+
+
+def _from_code(code):
+    """The object for typecode ``code`` (made once)."""
+    t = _by_code.get(code)
+    if t is None:
+        kind, info = _type_info(code)
+        if kind == "named_tuple":
+            cls = NamedUniTuple if len(set(info[1])) == 1 else NamedTuple
+        elif kind == "enum_member":
+            cls = IntEnumMember if info[2] else EnumMember
+        elif kind == "enum_class":
+            cls = IntEnumClass if info[2] else EnumClass
+        else:
+            cls = _CLASS_BY_KIND.get(kind, Type)
+        t = _Type.__new__(cls, code)
+        _by_code[code] = t
+    return t
+
+
+def _make(kind, *args):
+    return _from_code(_type_make(kind, args))
+
+
+def _from_name(name):
+    return _make("name", name)
+
+
+def _from_code_text(text):
+    return _make("parse", text)
+
+
+def _code(t):
+    """The typecode of a type given as a numba-rs type, a Numba type object, a NumPy
+    dtype or a scalar class."""
+    if isinstance(t, _Type):
+        return t.typecode
+    from ._numba_bridge import from_foreign
+
+    return from_foreign(t).typecode
+
+
+def literal(value):
+    """The literal type of a constant (Numba's ``types.literal``)."""
+    return _make("literal", value)
+
+
+def unliteral(t):
+    """A literal type's base type; any other type itself."""
+    if isinstance(t, IntegerLiteral):
+        return int64
+    if isinstance(t, BooleanLiteral):
+        return boolean
+    if isinstance(t, StringLiteral):
+        return unicode_type
+    return t
+
+
+def maybe_literal(value):
+    try:
+        return literal(value)
+    except TypeError:
+        return None
+
+
+# -- instances ---------------------------------------------------------------------------
+
+boolean = bool_ = _from_name("bool")
+int8 = _from_name("int8")
+int16 = _from_name("int16")
+int32 = _from_name("int32")
+int64 = intp = int_ = _from_name("int64")
+uint8 = byte = _from_name("uint8")
+uint16 = _from_name("uint16")
+uint32 = _from_name("uint32")
+uint64 = uintp = _from_name("uint64")
+float32 = _from_name("float32")
+float64 = double = _from_name("float64")
+complex64 = _from_name("complex64")
+complex128 = _from_name("complex128")
+none = void = _from_name("none")
+pyobject = ffi_forced_object = _from_name("pyobject")
+unicode_type = string = _from_name("unicode_type")
+ellipsis = _from_name("ellipsis")
+intc = int32
+uintc = uint32
+long_ = longlong = ssize_t = int64
+ulong = ulonglong = size_t = uint64
+short = int16
+ushort = uint16
+char = int8
+uchar = uint8
+float_ = float32
+slice2_type = _make("slice", 2)
+slice3_type = _make("slice", 3)
+voidptr = _make("voidptr")
+range_state64_type = range_state_type = _make("range")
+range_iter64_type = range_iter_type = _make("range_iter")
+
+signed_domain = frozenset([int8, int16, int32, int64])
+unsigned_domain = frozenset([uint8, uint16, uint32, uint64])
+integer_domain = signed_domain | unsigned_domain
+real_domain = frozenset([float32, float64])
+complex_domain = frozenset([complex64, complex128])
+number_domain = real_domain | integer_domain | complex_domain
 
 # Numba's short aliases.
 b1 = boolean
@@ -51,4 +743,9 @@ u1, u2, u4, u8 = uint8, uint16, uint32, uint64
 f4, f8 = float32, float64
 c8, c16 = complex64, complex128
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("Type", "type_from_name", "Signature")]
+_HIDDEN = ("Signature",)
+__all__ = [
+    n
+    for n, v in list(globals().items())
+    if not n.startswith("_") and n not in _HIDDEN and isinstance(v, _Type)
+]

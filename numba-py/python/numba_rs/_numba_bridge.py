@@ -1,0 +1,163 @@
+"""numba-rs types to and from Numba's own type objects, for extension code written
+against an installed Numba (``from numba.core import types``): its typing functions
+receive Numba's objects, so ``isinstance(x, types.Integer)`` answers as under Numba, and
+the types it gives back (signatures, ``types.Array(...)``) are read back into numba-rs's.
+
+Only types both have cross over; anything else stays a numba-rs object.
+"""
+
+import ast
+import sys
+import types as _pytypes
+
+
+def numba_types():
+    """Numba's real ``numba.core.types`` when Numba is imported (not numba-rs standing in
+    for it through the drop-in switch), else None."""
+    m = sys.modules.get("numba.core.types")
+    if m is None or getattr(m, "_NUMBA_RS", False):
+        return None
+    return m
+
+
+def _from_numba(value):
+    mod = value.__name__ if isinstance(value, _pytypes.ModuleType) else getattr(
+        value, "__module__", None
+    )
+    return isinstance(mod, str) and (mod == "numba" or mod.startswith("numba."))
+
+
+def wants_numba_types(func):
+    """Whether ``func`` (a typing function) reads Numba's own types: it or the function
+    around it names something from the ``numba`` package."""
+    if numba_types() is None:
+        return False
+    seen = set()
+    while func is not None and id(func) not in seen:
+        seen.add(id(func))
+        g = getattr(func, "__globals__", None) or {}
+        code = getattr(func, "__code__", None)
+        names = code.co_names if code is not None else g.keys()
+        for n in names:
+            if n in g and _from_numba(g[n]):
+                return True
+        for cell in getattr(func, "__closure__", None) or ():
+            try:
+                if _from_numba(cell.cell_contents):
+                    return True
+            except ValueError:
+                pass
+        func = getattr(func, "__wrapped__", None)
+    return False
+
+
+def to_numba(t):
+    """Numba's type object for a numba-rs type (the numba-rs object when Numba has no
+    counterpart)."""
+    nt = numba_types()
+    if nt is None:
+        return t
+    from . import types as rt
+
+    try:
+        if isinstance(t, rt.Literal) and not isinstance(t, rt.SliceLiteral):
+            return nt.literal(t.literal_value)
+        if isinstance(t, (rt.Integer, rt.Float, rt.Complex, rt.Boolean)):
+            return getattr(nt, str(t))
+        if isinstance(t, rt.NoneType):
+            return nt.none
+        if isinstance(t, rt.UnicodeType):
+            return nt.unicode_type
+        if isinstance(t, rt.Array):
+            return nt.Array(to_numba(t.dtype), t.ndim, t.layout, readonly=t.readonly)
+        if isinstance(t, rt.UniTuple):
+            return nt.UniTuple(to_numba(t.dtype), t.count)
+        if isinstance(t, rt.Tuple):
+            return nt.Tuple([to_numba(x) for x in t.types])
+        if isinstance(t, rt.BaseNamedTuple):
+            items = [to_numba(x) for x in t.types]
+            cls = t.instance_class
+            if isinstance(t, rt.NamedUniTuple):
+                return nt.NamedUniTuple(items[0], len(items), cls)
+            return nt.NamedTuple(items, cls)
+        if isinstance(t, rt.Optional):
+            return nt.Optional(to_numba(t.type))
+        if isinstance(t, rt.Omitted):
+            try:
+                return nt.Omitted(ast.literal_eval(t.value))
+            except (ValueError, SyntaxError):
+                return t
+        if isinstance(t, rt.SliceType):
+            return nt.slice3_type if t.members == 3 else nt.slice2_type
+        if isinstance(t, rt.DType):
+            return nt.DType(to_numba(t.dtype))
+        if isinstance(t, rt.NumberClass):
+            return nt.NumberClass(to_numba(t.instance_type))
+        if isinstance(t, rt.EnumMember):
+            cls = nt.IntEnumMember if isinstance(t, rt.IntEnumMember) else nt.EnumMember
+            return cls(t.instance_class, nt.int64)
+        if isinstance(t, rt.CPointer):
+            return nt.CPointer(to_numba(t.dtype))
+        if isinstance(t, rt.VoidPtr):
+            return nt.voidptr
+        if isinstance(t, rt.EllipsisType):
+            return nt.ellipsis
+        if isinstance(t, rt.RangeType):
+            return nt.range_state64_type
+    except Exception:  # a Numba constructor refused: keep numba-rs's object
+        return t
+    return t
+
+
+def from_foreign(x):
+    """A numba-rs type from a Numba type object, a NumPy dtype or scalar class, a Python
+    number class or a type string (``'float64[:]'``)."""
+    from . import types as rt
+
+    if isinstance(x, rt._Type):
+        return x
+    if isinstance(x, str):
+        from ._numba_rs import parse_signature
+
+        _, args = parse_signature(f"({x},)")
+        if len(args) != 1:
+            raise TypeError(f"{x!r} is not one type")
+        return args[0]
+    builtin = {int: rt.int64, float: rt.float64, bool: rt.boolean, complex: rt.complex128}
+    if x in builtin:
+        return builtin[x]
+    nt = numba_types()
+    if nt is not None and isinstance(x, nt.Type):
+        return _from_numba_type(nt, rt, x)
+    try:
+        import numpy as np
+
+        return rt._make("name", np.dtype(x).name)
+    except TypeError:
+        pass
+    raise TypeError(f"numba-rs cannot use {x!r} as a type")
+
+
+def _from_numba_type(nt, rt, x):
+    if isinstance(x, nt.Literal) and not isinstance(x, nt.SliceLiteral):
+        return rt.literal(x.literal_value)
+    if isinstance(x, nt.Array):
+        return rt.Array(from_foreign(x.dtype), x.ndim, x.layout, readonly=not x.mutable)
+    if isinstance(x, nt.UniTuple):
+        return rt.UniTuple(from_foreign(x.dtype), x.count)
+    if isinstance(x, nt.BaseAnonymousTuple):
+        return rt.Tuple([from_foreign(i) for i in x.types])
+    if isinstance(x, nt.Optional):
+        return rt.Optional(from_foreign(x.type))
+    if isinstance(x, nt.CPointer):
+        return rt.CPointer(from_foreign(x.dtype))
+    if isinstance(x, nt.DType):
+        return rt.DType(from_foreign(x.dtype))
+    if isinstance(x, nt.NumberClass):
+        return rt.NumberClass(from_foreign(x.instance_type))
+    if x == nt.voidptr:
+        return rt.voidptr
+    try:
+        return rt._make("parse", str(x))
+    except TypeError:
+        raise TypeError(f"numba-rs has no counterpart of Numba's type {x}") from None

@@ -1,0 +1,144 @@
+//! The Rust half of `numba_rs.extending`: where the overloads a library registers are
+//! found while typing ([`PyTemplates`], numba-typeinfer's `ExternalTemplates`).
+//!
+//! Each overloaded function has one dispatcher (made by `numba_rs.extending`) whose code
+//! is chosen per argument types by the library's typing functions. A function numba-rs
+//! types itself (a builtin, a NumPy function) keeps its own templates and reaches the
+//! dispatcher only for argument types they reject; any other object (a plain Python
+//! function, a NumPy function numba-rs lacks) is typed as the dispatcher itself.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{LazyLock, RwLock};
+
+use numba_typeinfer::extension::ExternalTemplates;
+use numba_typeinfer::types::TypeId;
+use numba_typeinfer::TypingContext;
+use pyo3::prelude::*;
+
+/// Overloads of functions numba-rs types itself: the function's type → dispatcher.
+static FUNCTIONS: LazyLock<RwLock<HashMap<TypeId, u64>>> = LazyLock::new(Default::default);
+
+/// Overloaded objects numba-rs does not type: the object's address → its dispatcher's
+/// id and name, and the object (kept alive so the address stays its own).
+static OBJECTS: LazyLock<RwLock<HashMap<usize, (u64, String, Py<PyAny>)>>> =
+    LazyLock::new(Default::default);
+
+/// Names some `overload_method` / `overload_attribute` declared: other names never
+/// reach Python.
+static METHODS: LazyLock<RwLock<HashSet<String>>> = LazyLock::new(Default::default);
+static ATTRIBUTES: LazyLock<RwLock<HashSet<String>>> = LazyLock::new(Default::default);
+
+/// The dispatcher an overloaded object is typed as, if it is one numba-rs does not type.
+pub(crate) fn overloaded_object(value: &Bound<'_, PyAny>) -> Option<(u64, String)> {
+    let objects = OBJECTS.read().unwrap_or_else(|e| e.into_inner());
+    if objects.is_empty() {
+        return None;
+    }
+    objects
+        .get(&(value.as_ptr() as usize))
+        .map(|(id, name, _)| (*id, name.clone()))
+}
+
+/// `@overload(func)`'s registration: `dispatcher` implements `func`. Returns whether
+/// numba-rs types `func` itself (its own templates then come first).
+#[pyfunction]
+pub(crate) fn _register_overload(
+    py: Python<'_>,
+    func: &Bound<'_, PyAny>,
+    dispatcher: &Bound<'_, crate::Dispatcher>,
+) -> PyResult<bool> {
+    let d = dispatcher.get();
+    let (id, name) = (d.core.id, d.core.name.clone());
+    let g = crate::classify(py, func)?;
+    let typed = crate::TARGET.typing.resolve_global(&g).ok().filter(|t| {
+        use numba_typeinfer::Type as T;
+        matches!(
+            t.get(),
+            T::Function(_) | T::NumberClass(_) | T::BoundFunction { .. }
+        )
+    });
+    match typed {
+        Some(t) => {
+            FUNCTIONS
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(t, id);
+            Ok(true)
+        }
+        None => {
+            OBJECTS
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(func.as_ptr() as usize, (id, name, func.clone().unbind()));
+            Ok(false)
+        }
+    }
+}
+
+/// `@overload_method(Class, name)` / `@overload_attribute(Class, name)` declared `name`.
+#[pyfunction]
+pub(crate) fn _declare_member(name: String, attribute: bool) {
+    let set = if attribute { &ATTRIBUTES } else { &METHODS };
+    set.write().unwrap_or_else(|e| e.into_inner()).insert(name);
+}
+
+/// numba-typeinfer's view of the overloads registered from Python.
+pub(crate) struct PyTemplates;
+
+impl PyTemplates {
+    /// Ask `numba_rs.extending.<finder>(type, name)` for a member's dispatcher.
+    fn member(&self, finder: &str, recv: TypeId, name: &str) -> Option<u64> {
+        Python::attach(|py| -> PyResult<Option<u64>> {
+            let t = crate::typeobj::py_type(py, recv)?;
+            py.import("numba_rs.extending")?
+                .getattr(finder)?
+                .call1((t, name))?
+                .extract()
+        })
+        .ok()
+        .flatten()
+    }
+}
+
+impl ExternalTemplates for PyTemplates {
+    fn function(&self, func: TypeId) -> Option<u64> {
+        FUNCTIONS
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&func)
+            .copied()
+    }
+
+    fn module_attribute(&self, module: &str, name: &str) -> Option<u64> {
+        if OBJECTS.read().unwrap_or_else(|e| e.into_inner()).is_empty() {
+            return None;
+        }
+        Python::attach(|py| {
+            let m = py.import(module).ok()?;
+            let v = m.getattr(name).ok()?;
+            overloaded_object(&v).map(|(id, _)| id)
+        })
+    }
+
+    fn method(&self, recv: TypeId, name: &str) -> Option<u64> {
+        if !METHODS
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(name)
+        {
+            return None;
+        }
+        self.member("_find_method", recv, name)
+    }
+
+    fn attribute(&self, recv: TypeId, name: &str) -> Option<u64> {
+        if !ATTRIBUTES
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(name)
+        {
+            return None;
+        }
+        self.member("_find_attribute", recv, name)
+    }
+}
