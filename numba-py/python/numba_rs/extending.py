@@ -143,30 +143,60 @@ def _describe(func):
 
 
 def _check_signatures(typing, impl):
-    """Numba's check (``strict=True``) that the implementation takes the typing
-    function's parameters."""
+    """The check ``strict=True`` makes (Numba's rules): the implementation takes the
+    typing function's positional parameters by name, its keyword parameters by name and
+    default, and a ``*args`` where the typing function has one (or one that takes the
+    typing function's trailing parameters); ``**kwargs`` in neither."""
     ts = inspect.signature(typing)
     js = inspect.signature(impl)
-    tp = [p for p in ts.parameters.values()]
-    ip = [p for p in js.parameters.values()]
-    kinds = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-    t_names = [p.name for p in tp if p.kind not in kinds]
-    i_names = [p.name for p in ip if p.kind not in kinds]
-    t_var = [p.kind for p in tp if p.kind in kinds]
-    i_var = [p.kind for p in ip if p.kind in kinds]
-    if t_names != i_names or t_var != i_var:
+    sigs = f"Typing signature:         {ts}\nImplementation signature: {js}"
+    prefix = "Typing and implementation arguments differ in "
+
+    def split(sig):
+        args, kws, star = [], [], None
+        for p in sig.parameters.values():
+            if p.kind == p.VAR_KEYWORD:
+                raise TypingError(
+                    "The use of VAR_KEYWORD (e.g. **kwargs) is unsupported. (offending "
+                    f"argument name is '{p}')"
+                )
+            if p.default is p.empty:
+                args.append(p)
+                if p.kind == p.VAR_POSITIONAL:
+                    star = p
+            else:
+                kws.append(p)
+        return args, kws, star
+
+    t_args, t_kws, t_star = split(ts)
+    i_args, i_kws, i_star = split(js)
+    a, b = t_args, i_args
+    if t_star is not None and i_star is None:
         raise TypingError(
-            "Typing and implementation arguments differ in the following way:\n"
-            f"typing signature: {ts}\nimplementation signature: {js}"
+            "VAR_POSITIONAL (e.g. *args) argument kind (offending argument name is "
+            f"'{t_star}') found in the typing function signature, but is not in the "
+            f"implementing function signature.\n{sigs}"
         )
-    t_defaults = {p.name: p.default for p in tp if p.default is not p.empty}
-    i_defaults = {p.name: p.default for p in ip if p.default is not p.empty}
-    for name, d in i_defaults.items():
-        if name in t_defaults and t_defaults[name] != d:
-            raise TypingError(
-                f"Typing and implementation arguments differ in the default of {name!r}:\n"
-                f"typing signature: {ts}\nimplementation signature: {js}"
-            )
+    if t_star is None and i_star is not None:
+        # The implementation's *args takes the typing function's trailing parameters.
+        b = i_args[: i_args.index(i_star)]
+        names = [p.name for p in t_args]
+        if not b or b[-1].name not in names:
+            first = b[-1] if b else i_star
+            raise TypingError(f"{prefix}argument names.\n{sigs}\nFirst difference: '{first}'")
+        a = t_args[: names.index(b[-1].name) + 1]
+
+    def diff(x, y):
+        return "Difference: %s" % (set(x) ^ set(y))
+
+    if a != b:
+        raise TypingError(f"{prefix}argument names.\n{sigs}\n{diff(a, b)}")
+    if [p.name for p in t_kws] != [p.name for p in i_kws]:
+        raise TypingError(f"{prefix}keyword argument names.\n{sigs}\n{diff(t_kws, i_kws)}")
+    if [p.default for p in t_kws] != [p.default for p in i_kws]:
+        raise TypingError(
+            f"{prefix}keyword argument default values.\n{sigs}\n{diff(t_kws, i_kws)}"
+        )
 
 
 class _Overloaded:
