@@ -927,7 +927,42 @@ impl Engine<'_> {
                         self.record(id, sig)
                     }
                     Some(sig) => self.record(id, sig),
-                    None => return Err(self.no_impl(op.operator_name(), &[l, r], line, "")),
+                    None => {
+                        // A library's `@overload(operator.add)` (`operator.iadd` first for
+                        // `+=`), for operand types numba-rs rejects. `in` and `is` keep
+                        // numba-rs's own typing (their operands are not `operator`'s order).
+                        let inplace = matches!(ir.expr(id), Expr::InplaceBinOp { .. });
+                        let name = op.operator_name();
+                        let mut keys = Vec::new();
+                        if inplace {
+                            keys.push(format!("operator.i{}", name.trim_end_matches('_')));
+                        }
+                        keys.push(format!("operator.{name}"));
+                        let skip = matches!(
+                            op,
+                            numba_ir::BinOp::In | numba_ir::BinOp::Is | numba_ir::BinOp::IsNot
+                        );
+                        let (raw_l, raw_r) = (
+                            self.raw_ty(*lhs).unwrap_or(l),
+                            self.raw_ty(*rhs).unwrap_or(r),
+                        );
+                        for key in keys.iter().filter(|_| !skip) {
+                            let ft = intern(Type::Function(key.clone()));
+                            if let Some(did) =
+                                crate::extension::external().and_then(|x| x.function(ft))
+                            {
+                                return self.call_dispatcher(
+                                    id,
+                                    did,
+                                    key,
+                                    vec![l, r],
+                                    vec![raw_l, raw_r],
+                                    line,
+                                );
+                            }
+                        }
+                        return Err(self.no_impl(name, &[l, r], line, ""));
+                    }
                 }
             }
             Expr::Unary { op, value } => {
@@ -936,7 +971,16 @@ impl Engine<'_> {
                 };
                 match self.ctx.resolve_unary(*op, t) {
                     Some(sig) => self.record(id, sig),
-                    None => return Err(self.no_impl(op.operator_name(), &[t], line, "")),
+                    None => {
+                        let key = format!("operator.{}", op.operator_name());
+                        let ft = intern(Type::Function(key.clone()));
+                        if let Some(did) = crate::extension::external().and_then(|x| x.function(ft))
+                        {
+                            let raw = self.raw_ty(*value).unwrap_or(t);
+                            return self.call_dispatcher(id, did, &key, vec![t], vec![raw], line);
+                        }
+                        return Err(self.no_impl(op.operator_name(), &[t], line, ""));
+                    }
                 }
             }
             Expr::GetAttr { value, attr } => {

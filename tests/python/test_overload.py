@@ -403,3 +403,37 @@ def test_drop_in_switch_runs_a_numba_script(tmp_path):
     ).stdout.split("\n")
     assert out[0] == "no numba.cuda"
     assert out[1] == f"numba_rs {np.arange(10.0).sum()} ['x'] True"
+
+
+def test_operators_reach_operator_overloads_for_types_numba_rs_rejects():
+    # `tuple * float`, `tuple += float` and `-tuple` mean nothing to numba-rs; these
+    # overloads make them element-wise. `tuple + tuple` keeps numba-rs's concatenation.
+    def is_float_pair(t):
+        return isinstance(t, types.UniTuple) and isinstance(t.dtype, types.Float)
+
+    @overload(operator.mul)
+    def _ol_mul(a, b):
+        if is_float_pair(a) and isinstance(b, types.Float):
+            return lambda a, b: (a[0] * b, a[1] * b)
+
+    @overload(operator.iadd)
+    def _ol_iadd(a, b):
+        if is_float_pair(a) and isinstance(b, types.Float):
+            return lambda a, b: (a[0] + b, a[1] + b)
+
+    @overload(operator.neg)
+    def _ol_neg(a):
+        if is_float_pair(a):
+            return lambda a: (-a[1], -a[0])
+
+    @njit
+    def f(p, s):
+        q = p * s
+        q += s
+        return q, -p, p + p
+
+    p, s = (1.5, -2.0), 4.0
+    want = ((p[0] * s + s, p[1] * s + s), (-p[1], -p[0]), p + p)
+    assert f(p, s) == want
+    with pytest.raises(TypingError):
+        njit(lambda p: p * "x")(p)
