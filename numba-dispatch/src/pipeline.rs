@@ -622,6 +622,7 @@ impl Frontend<'_> {
         let none_args = arg_none(args, npos, defaults);
         let semantic_args = args.to_vec();
         let omitted_args = args.to_vec();
+        let unroll_args = args.to_vec();
         // A with-lifting error keeps its own kind (Numba's CompilerError or TypingError).
         let with_error: std::cell::RefCell<Option<CompileError>> = std::cell::RefCell::new(None);
         let closure_cfg = crate::inline::ClosureLikes {
@@ -683,6 +684,19 @@ impl Frontend<'_> {
                 cfg: false,
                 run: move |ir: &mut FunctionIR| {
                     substitute_omitted(ir, &omitted_args, npos, defaults)
+                },
+            }),
+            Box::new(Pass {
+                name: "literal_unroll",
+                cfg: true,
+                run: move |ir: &mut FunctionIR| {
+                    let arg_len = |i: u32| {
+                        unroll_args
+                            .get(i as usize)
+                            .and_then(|t| numba_typeinfer::conv::tuple_items(*t))
+                            .map(|items| items.len())
+                    };
+                    Ok(numba_ir::unroll::literal_unroll(ir, &arg_len))
                 },
             }),
             Box::new(Pass {

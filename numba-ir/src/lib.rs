@@ -38,6 +38,7 @@ mod print;
 pub mod prune;
 pub mod reduce;
 pub mod ssa;
+pub mod unroll;
 pub mod utils;
 pub mod verify;
 pub mod withlift;

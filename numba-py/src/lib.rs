@@ -69,6 +69,22 @@ fn classify_in(py: Python<'_>, value: &Bound<'_, PyAny>, parallel: bool) -> PyRe
     classify(py, value)
 }
 
+/// `numba_rs.literal_unroll` or Numba's `literal_unroll` (`numba.misc.literal`).
+fn is_literal_unroll(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if !value.is_instance_of::<pyo3::types::PyFunction>() {
+        return Ok(false);
+    }
+    let name: String = value.getattr("__name__")?.extract()?;
+    if name != "literal_unroll" {
+        return Ok(false);
+    }
+    let module: String = value
+        .getattr("__module__")
+        .and_then(|m| m.extract())
+        .unwrap_or_default();
+    Ok(module.starts_with("numba_rs") || module == "numba.misc.literal")
+}
+
 fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     let repr = value.repr()?.to_string();
     let mk = |kind| {
@@ -83,6 +99,12 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
         if let Ok(message) = m.extract::<String>() {
             return mk(GlobalKind::Unsupported { message });
         }
+    }
+    // `literal_unroll` (numba-rs's, or Numba's own): unrolled before typing.
+    if is_literal_unroll(value)? {
+        return mk(GlobalKind::Intrinsic(
+            numba_ir::unroll::LITERAL_UNROLL.to_string(),
+        ));
     }
     // An object a library overloads that numba-rs does not type: its dispatcher.
     if let Some((id, name)) = extending::overloaded_object(value) {

@@ -1,0 +1,193 @@
+"""`literal_unroll`: loops over tuples whose items have different types, one body copy
+per item. CPython running the same function (where `literal_unroll` is the identity) is
+the oracle."""
+
+import numpy as np
+import pytest
+
+from numba_rs import literal_unroll, njit, types
+from numba_rs.errors import TypingError
+from numba_rs.extending import overload
+
+
+def check(pyfunc, *args):
+    got = njit(pyfunc)(*args)
+    want = pyfunc(*args)
+    if isinstance(want, np.ndarray):
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want
+    return got
+
+
+def sum_items(t):
+    acc = 0.0
+    for x in literal_unroll(t):
+        acc += x
+    return acc
+
+
+def test_mixed_numbers_argument():
+    check(sum_items, (1, 2.5, True, np.float32(0.25), 7))
+    check(sum_items, (3,))
+    check(sum_items, ())
+
+
+def sizes(t):
+    total = 0
+    n = 0
+    for x in literal_unroll(t):
+        total += x.size
+        n += 1
+    return total, n
+
+
+def test_arrays_of_different_ranks_and_dtypes():
+    t = (np.zeros(3), np.ones((2, 2), dtype=np.int32), np.arange(5, dtype=np.uint8))
+    check(sizes, t)
+
+
+def skip_and_stop(t, stop_after):
+    out = 0.0
+    seen = 0
+    for x in literal_unroll(t):
+        seen += 1
+        if seen == 2:
+            continue
+        out += x * seen
+        if seen >= stop_after:
+            break
+    return out, seen
+
+
+@pytest.mark.parametrize("stop", [1, 2, 3, 5])
+def test_break_and_continue(stop):
+    check(skip_and_stop, (1, 2.5, 3j.imag, 4, np.float32(1.5)), stop)
+
+
+def index_form(z):
+    a = (12, 12.7, 3j, 4, z, 2 * z)
+    acc = 0
+    for i in range(len(literal_unroll(a))):
+        acc += a[i]
+        if acc.real < 26:
+            acc -= 1
+        else:
+            break
+    return acc
+
+
+@pytest.mark.parametrize("z", [1, 3, 50])
+def test_range_len_form_indexes_by_constant(z):
+    check(index_form, z)
+
+
+def nested(a, b):
+    acc = 0.0
+    for x in literal_unroll(a):
+        for y in literal_unroll(b):
+            acc += x * y
+    return acc
+
+
+def test_nested_unrolls():
+    check(nested, (1, 2.5), (3, True, 0.5))
+
+
+def sliced():
+    x = (1000, 2.5, 3000, 4.25, 5)
+    acc = 0.0
+    for a in literal_unroll(x[1:4]):
+        acc += a
+    for a in literal_unroll(x[::-2]):
+        acc -= a / 10
+    return acc
+
+
+def test_slices_of_a_built_tuple():
+    check(sliced)
+
+
+def star(*args):
+    acc = 0
+    for a in literal_unroll(args):
+        acc += a
+    return acc
+
+
+def test_star_args():
+    check(star, 1, 2.5, False, 4)
+
+
+GLOBAL_TUPLE = (1, 2.5, 7)
+
+
+def use_global():
+    acc = 0.0
+    for g in literal_unroll(GLOBAL_TUPLE):
+        acc = acc * 2 + g
+    return acc
+
+
+def test_global_tuple():
+    check(use_global)
+
+
+def identity_on_arrays(a):
+    s = 0.0
+    for v in literal_unroll(a):
+        s += v
+    return s
+
+
+def test_identity_on_homogeneous_values():
+    check(identity_on_arrays, np.arange(5.0))
+    check(identity_on_arrays, (1.0, 2.0, 3.0))
+
+
+def code_of(x):
+    pass
+
+
+@overload(code_of)
+def _ol_code_of(x):
+    # Each item arrives with its literal type: a different implementation per value.
+    if isinstance(x, types.StringLiteral):
+        n = len(x.literal_value)
+        return lambda x: n
+    if isinstance(x, types.IntegerLiteral):
+        v = x.literal_value
+        return lambda x: v % 1000
+
+
+def literal_items():
+    acc = 0
+    for t in literal_unroll(("apple", "orange", "banana", 3390155550)):
+        acc += code_of(t)
+    return acc
+
+
+def test_items_keep_their_literal_types():
+    want = len("apple") + len("orange") + len("banana") + 3390155550 % 1000
+    assert njit(literal_items)() == want
+
+
+def test_literal_unroll_is_the_identity_in_python():
+    t = (1, "a")
+    assert literal_unroll(t) is t
+
+
+def test_unknown_length_is_a_typing_error():
+    @njit
+    def inner():
+        return (1, 2.5)
+
+    @njit
+    def f():
+        acc = 0.0
+        for x in literal_unroll(inner()):
+            acc += x
+        return acc
+
+    with pytest.raises(TypingError):
+        f()
