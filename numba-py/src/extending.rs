@@ -20,8 +20,10 @@ static FUNCTIONS: LazyLock<RwLock<HashMap<TypeId, u64>>> = LazyLock::new(Default
 
 /// Overloaded objects numba-rs does not type: the object's address → its dispatcher's
 /// id and name, and the object (kept alive so the address stays its own).
-static OBJECTS: LazyLock<RwLock<HashMap<usize, (u64, String, Py<PyAny>)>>> =
-    LazyLock::new(Default::default);
+static OBJECTS: LazyLock<RwLock<HashMap<usize, Overloaded>>> = LazyLock::new(Default::default);
+
+/// An overloaded object's dispatcher id and name, and the object.
+type Overloaded = (u64, String, Py<PyAny>);
 
 /// Names some `overload_method` / `overload_attribute` declared: other names never
 /// reach Python.

@@ -1567,7 +1567,7 @@ fn type_from_name(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
 /// A signature string's return type (None when it gives only the arguments) and
 /// argument types (`"f8(i8, f8[:])"`).
 #[pyfunction]
-fn parse_signature(py: Python<'_>, text: &str) -> PyResult<(Option<Py<PyAny>>, Vec<Py<PyAny>>)> {
+fn parse_signature(py: Python<'_>, text: &str) -> PyResult<ParsedSignature> {
     let (ret, args) = numba_typeinfer::parse_signature(text).map_err(TypingError::new_err)?;
     Ok((
         ret.map(|r| typeobj::py_type(py, r)).transpose()?,
@@ -1692,6 +1692,9 @@ fn issue_warnings(
     }
     Ok(())
 }
+
+/// A signature's return type (if given) and argument types, as Python type objects.
+type ParsedSignature = (Option<Py<PyAny>>, Vec<Py<PyAny>>);
 
 /// Counts by argument types (the cache's hits or misses).
 type Counts = Vec<(Vec<Py<PyAny>>, usize)>;

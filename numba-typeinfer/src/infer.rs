@@ -664,17 +664,17 @@ impl Engine<'_> {
     ) -> Result<Option<TypeId>, TypingError> {
         use crate::extension::LiteralArgs;
         if self.self_id == Some(did) && atys.as_slice() == self.arg_types {
-            return Ok(match self.ret {
-                Some(r) => Some(self.record(
+            let known = self.ret;
+            return Ok(known.map(|r| {
+                self.record(
                     id,
                     Signature {
                         ret: r,
                         args: atys,
                         key: ImplKey::Dispatcher { id: did },
                     },
-                )),
-                None => None,
-            });
+                )
+            }));
         }
         let tries: Vec<Vec<TypeId>> = match self.callees.literal_args(did) {
             _ if raw_atys == atys => vec![atys],
