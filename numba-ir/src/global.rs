@@ -62,6 +62,14 @@ pub enum GlobalKind {
         key: String,
         fields: Vec<String>,
     },
+    /// A C function jitted code calls through its address (a ctypes function pointer, a
+    /// cffi function): its name, its address and its C signature as signature text
+    /// (`float64(float64, void*)`).
+    CFunction {
+        name: String,
+        address: u64,
+        signature: String,
+    },
     /// Bound to something numba-rs cannot type; the text says what.
     Opaque { type_name: String },
     /// Bound to a value of a kind numba-rs knows but cannot compile (an array of an

@@ -62,6 +62,32 @@ impl<'ctx> FnLower<'ctx, '_> {
         let target = value_type(self.ctx, to)?;
         let b = &self.b;
         Ok(match (from.get(), to.get(), target) {
+            // C pointers: an array's `.ctypes`, a typed pointer or a function pointer
+            // passed as `void*` or a typed pointer is the same address.
+            (
+                Type::ArrayCTypes(_)
+                | Type::CPointer(_)
+                | Type::VoidPtr
+                | Type::ExternalFunctionPointer { .. },
+                Type::VoidPtr | Type::CPointer(_),
+                _,
+            ) => v,
+            (Type::Integer { .. }, Type::VoidPtr | Type::CPointer(_), _) => b
+                .build_int_to_ptr(
+                    v.into_int_value(),
+                    self.ctx.ptr_type(inkwell::AddressSpace::default()),
+                    "",
+                )
+                .map_err(llvm_err)?
+                .into(),
+            (
+                Type::VoidPtr | Type::CPointer(_) | Type::ArrayCTypes(_),
+                Type::Integer { .. },
+                BasicTypeEnum::IntType(it),
+            ) => b
+                .build_ptr_to_int(v.into_pointer_value(), it, "")
+                .map_err(llvm_err)?
+                .into(),
             (Type::Boolean, Type::Integer { .. }, BasicTypeEnum::IntType(it)) => b
                 .build_int_z_extend(v.into_int_value(), it, "")
                 .map_err(llvm_err)?

@@ -703,6 +703,27 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 GlobalKind::Array(_) | GlobalKind::Scalar(_) | GlobalKind::Tuple(_) => {
                     self.frozen_global(&value.kind)?
                 }
+                // A C function: its address.
+                GlobalKind::CFunction {
+                    address, signature, ..
+                } => {
+                    let (ret, args) = numba_typeinfer::parse_signature(signature)
+                        .map_err(|e| self.unsupported(e))?;
+                    let t = intern(Type::ExternalFunctionPointer {
+                        args,
+                        ret: ret.unwrap_or(NONE),
+                    });
+                    let addr = self.ctx.i64_type().const_int(*address, false);
+                    let p = self
+                        .b
+                        .build_int_to_ptr(
+                            addr,
+                            self.ctx.ptr_type(inkwell::AddressSpace::default()),
+                            "cfunc",
+                        )
+                        .map_err(llvm_err)?;
+                    (p.into(), t)
+                }
                 _ => (self.ghost(), NONE),
             },
             Expr::Var(v) | Expr::Cast { value: v } | Expr::ExhaustIter { value: v, .. } => {
@@ -804,8 +825,12 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 }
                 let ft = self.ty(*func);
                 let mut vars = Vec::with_capacity(args.len() + 1);
-                // A bound method receives its receiver first: the bound function's value.
-                if matches!(ft.get(), Type::BoundFunction { .. }) {
+                // A bound method receives its receiver first: the bound function's value;
+                // a C function its address.
+                if matches!(
+                    ft.get(),
+                    Type::BoundFunction { .. } | Type::ExternalFunctionPointer { .. }
+                ) {
                     vars.push(*func);
                 }
                 vars.extend_from_slice(args);

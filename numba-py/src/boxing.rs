@@ -64,10 +64,13 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
                 signed: false,
             },
             _,
-        ) => out.push(
-            v.extract::<u64>()
-                .map_err(|_| PyOverflowError::new_err("int too big to convert"))?,
-        ),
+        ) => out.push(match v.extract::<u64>() {
+            Ok(u) => u,
+            // A pointer argument given as a ctypes object (a function pointer, a
+            // `c_void_p`, an array's `.ctypes`) or a cffi pointer: its address.
+            Err(_) if !v.is_instance_of::<pyo3::types::PyInt>() => address_of(v)?,
+            Err(_) => return Err(PyOverflowError::new_err("int too big to convert")),
+        }),
         Shape::Leaf(Leaf::Int { .. }, _) => {
             // A float (or another number) converted to an integer parameter, as an
             // explicit signature allows: truncated by `int()` as Numba's unboxing does.
@@ -363,5 +366,33 @@ impl Drop for MemInfoView {
     fn drop(&mut self) {
         // SAFETY: the view owns one reference (NRT_decref ignores null).
         unsafe { numba_nrt::NRT_decref(self.meminfo) };
+    }
+}
+
+/// The address a ctypes or cffi object stands for (`ctypes.cast(v, c_void_p).value`,
+/// `int(ffi.cast("uintptr_t", v))`), as an argument of pointer type.
+fn address_of(v: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let py = v.py();
+    let module: String = v
+        .get_type()
+        .getattr("__module__")
+        .and_then(|m| m.extract())
+        .unwrap_or_default();
+    if module == "_cffi_backend" {
+        let ffi = py
+            .import("numba_rs._cinterop")?
+            .call_method0("_global_ffi")?;
+        return ffi
+            .call_method1("cast", ("uintptr_t", v))?
+            .call_method0("__int__")?
+            .extract();
+    }
+    let ctypes = py.import("ctypes")?;
+    let p = ctypes.call_method1("cast", (v, ctypes.getattr("c_void_p")?))?;
+    let value = p.getattr("value")?;
+    if value.is_none() {
+        Ok(0)
+    } else {
+        value.extract()
     }
 }

@@ -69,6 +69,47 @@ fn classify_in(py: Python<'_>, value: &Bound<'_, PyAny>, parallel: bool) -> PyRe
     classify(py, value)
 }
 
+/// A C function's (name, address, signature text) when `value` is a ctypes function
+/// pointer or a cffi function (`numba_rs._cinterop`), or the reason it cannot be called
+/// (a ctypes function without `argtypes`, an unsupported C type); None for anything else.
+fn c_function(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+) -> Option<Result<(String, u64, String), String>> {
+    // Cheap filter first: only objects of ctypes' or cffi's classes, or functions of an
+    // out-of-line cffi module's `lib`.
+    let module = |o: &Bound<'_, PyAny>| -> String {
+        o.get_type()
+            .getattr("__module__")
+            .and_then(|m| m.extract())
+            .unwrap_or_default()
+    };
+    let m = module(value);
+    let ool = value.is_instance_of::<pyo3::types::PyCFunction>()
+        && value
+            .getattr("__self__")
+            .is_ok_and(|s| module(&s) == "_cffi_backend");
+    if m != "ctypes" && m != "_cffi_backend" && !ool {
+        return None;
+    }
+    let found = py
+        .import("numba_rs._cinterop")
+        .and_then(|c| c.getattr("c_function"))
+        .and_then(|f| f.call1((value,)));
+    match found {
+        Ok(r) if r.is_none() => None,
+        Ok(r) => Some(
+            r.extract::<(String, u64, String)>()
+                .map_err(|e| e.to_string()),
+        ),
+        Err(e) => Some(Err(e
+            .value(py)
+            .str()
+            .map(|s| s.to_string())
+            .unwrap_or_default())),
+    }
+}
+
 /// `numba_rs.literal_unroll` or Numba's `literal_unroll` (`numba.misc.literal`).
 fn is_literal_unroll(value: &Bound<'_, PyAny>) -> PyResult<bool> {
     if !value.is_instance_of::<pyo3::types::PyFunction>() {
@@ -105,6 +146,17 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
         return mk(GlobalKind::Intrinsic(
             numba_ir::unroll::LITERAL_UNROLL.to_string(),
         ));
+    }
+    // A ctypes function pointer or a cffi function: called through its address.
+    if let Some(found) = c_function(py, value) {
+        return mk(match found {
+            Ok((name, address, signature)) => GlobalKind::CFunction {
+                name,
+                address,
+                signature,
+            },
+            Err(message) => GlobalKind::Unsupported { message },
+        });
     }
     // An object a library overloads that numba-rs does not type: its dispatcher.
     if let Some((id, name)) = extending::overloaded_object(value) {
@@ -828,6 +880,16 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(t)
     } else if let Some(t) = typeof_numpy_scalar(v)? {
         Ok(t)
+    } else if let Some(found) = c_function(v.py(), v) {
+        // A C function passed as an argument: typed by its signature alone, so one
+        // specialisation serves every function of that signature.
+        let (_, _, signature) = found.map_err(TypingError::new_err)?;
+        let (ret, args) =
+            numba_typeinfer::parse_signature(&signature).map_err(TypingError::new_err)?;
+        Ok(types::intern(types::Type::ExternalFunctionPointer {
+            args,
+            ret: ret.unwrap_or(types::NONE),
+        }))
     } else {
         let tn = v.get_type().name()?.to_string();
         Err(TypingError::new_err(format!(

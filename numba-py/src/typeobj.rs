@@ -221,6 +221,11 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
         T::Ellipsis => ("ellipsis", PyTuple::empty(py)),
         T::CPointer(d) => ("cpointer", (d.0,).into_pyobject(py)?),
         T::VoidPtr => ("voidptr", PyTuple::empty(py)),
+        T::ExternalFunctionPointer { args, ret } => (
+            "external_function_pointer",
+            (codes(&args), ret.0).into_pyobject(py)?,
+        ),
+        T::ArrayCTypes(a) => ("array_ctypes", (a.0,).into_pyobject(py)?),
         T::RangeState64 => ("range", PyTuple::empty(py)),
         T::RangeIter64 => ("range_iter", PyTuple::empty(py)),
         T::UniTuple(d, n) => ("unituple", (d.0, n).into_pyobject(py)?),

@@ -711,6 +711,14 @@ impl TypingContext for BaseContext {
                 names: fields.clone(),
             })),
             GlobalKind::Opaque { type_name } => Err(format!("Cannot determine Numba type of <class '{type_name}'>")),
+            GlobalKind::CFunction { name, signature, .. } => {
+                let (ret, args) = crate::parse_signature(signature)
+                    .map_err(|e| format!("the C function {name}: {e}"))?;
+                Ok(intern(Type::ExternalFunctionPointer {
+                    args,
+                    ret: ret.unwrap_or(NONE),
+                }))
+            }
             GlobalKind::Unsupported { message } => Err(message.clone()),
             // Numba's exception-handling intrinsics (`numba.core.unsafe.eh`).
             GlobalKind::Intrinsic(n) => {
@@ -759,6 +767,7 @@ impl TypingContext for BaseContext {
                 }
             }
             Type::Array { .. } => crate::numpy::array_attr(value, attr),
+            Type::ArrayCTypes(_) if attr == "data" => Some(UINT64),
             // `a.dtype.type`: the scalar class (`a.dtype.type(0)` makes an element).
             Type::DType(d) if attr == "type" => Some(intern(Type::NumberClass(d))),
             Type::ArrayFlags(_)

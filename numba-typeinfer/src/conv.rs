@@ -69,6 +69,17 @@ pub fn can_convert(from: TypeId, to: TypeId) -> Option<Conversion> {
         return can_convert(from.unliteral(), to).map(|c| c.max(floor));
     }
     match (from.get(), to.get()) {
+        // C pointers (ctypes and cffi arguments): an array's `.ctypes` is its data, an
+        // integer an address, as Numba converts them.
+        (Type::ArrayCTypes(_), Type::VoidPtr) => Some(Conversion::Safe),
+        (Type::ArrayCTypes(a), Type::CPointer(d)) => crate::numpy::array_parts(a)
+            .filter(|p| p.0 == d)
+            .map(|_| Conversion::Safe),
+        (Type::CPointer(_) | Type::ExternalFunctionPointer { .. }, Type::VoidPtr) => {
+            Some(Conversion::Safe)
+        }
+        (Type::Integer { .. }, Type::VoidPtr) => Some(Conversion::Unsafe),
+        (Type::VoidPtr | Type::CPointer(_), Type::Integer { .. }) => Some(Conversion::Unsafe),
         (Type::Optional(a), Type::Optional(b)) => can_convert(a, b),
         (Type::NoneType, Type::Optional(_)) => Some(Conversion::Promote),
         (Type::Optional(a), _) => can_convert(a, to).map(|c| c.max(Conversion::Safe)),

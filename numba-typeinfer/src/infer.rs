@@ -17,6 +17,10 @@ use crate::error::TypingError;
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
 
+/// The implementation key of a call to a C function (`ExternalFunctionPointer`): the
+/// signature's first argument is the function pointer.
+pub const C_CALL_KEY: &str = "ctypes.call";
+
 /// One argument of a call as the callee receives it, after keywords and defaults were
 /// bound to its parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -1200,6 +1204,34 @@ impl Engine<'_> {
                 match ft.get() {
                     Type::Dispatcher { id: did, name } => {
                         return self.call_dispatcher(id, did, &name, atys, raw_atys, line);
+                    }
+                    // A C function (ctypes, cffi): its address is the callee's value.
+                    Type::ExternalFunctionPointer { args: params, ret } => {
+                        let fits = params.len() == atys.len()
+                            && atys
+                                .iter()
+                                .zip(&params)
+                                .all(|(&a, &p)| self.ctx.can_convert(a, p).is_some());
+                        if !fits {
+                            let a: Vec<String> = atys.iter().map(|t| t.to_string()).collect();
+                            return Err(TypingError::Typing {
+                                message: format!(
+                                    "No implementation of function {ft} found for signature:\n \n >>> {ft}({})",
+                                    a.join(", ")
+                                ),
+                                line,
+                            });
+                        }
+                        let mut args = vec![ft];
+                        args.extend(params);
+                        self.record(
+                            id,
+                            Signature {
+                                ret,
+                                args,
+                                key: ImplKey::Function(C_CALL_KEY.into()),
+                            },
+                        )
                     }
                     Type::UFunc { id: uid, .. } => {
                         let sig = self

@@ -565,6 +565,7 @@ pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
         "shape" | "strides" => intern(Type::UniTuple(INTP, ndim)),
         "ndim" | "size" | "itemsize" | "nbytes" => INTP,
         "dtype" => intern(Type::DType(dtype)),
+        "ctypes" => intern(Type::ArrayCTypes(this)),
         "flat" => intern(Type::NumpyFlat(this)),
         "flags" => intern(Type::ArrayFlags(this)),
         "T" => intern(Type::Array {
@@ -1119,6 +1120,10 @@ pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
                             && crate::conv::can_convert(i.unliteral(), dtype).is_some()
                     })
                 })
+        }
+        // A C pointer converts to an integer element (its address).
+        (false, None) if v.is_pointer() => {
+            dtype.is_integer() && crate::conv::can_convert(v, dtype).is_some()
         }
         (_, None) => v.is_scalar() && crate::conv::can_convert(v, dtype).is_some(),
     }

@@ -33,6 +33,15 @@ pub enum Type {
     CPointer(TypeId),
     /// `void*`: an untyped C pointer (Numba's `voidptr`).
     VoidPtr,
+    /// A C function's address, called with C argument types (Numba's
+    /// `ExternalFunctionPointer`: ctypes and cffi functions).
+    ExternalFunctionPointer {
+        args: Vec<TypeId>,
+        ret: TypeId,
+    },
+    /// `array.ctypes` (Numba's `ArrayCTypes`): the array's data, passed where C takes a
+    /// `void*` or a pointer to the dtype; `.data` is the address as an integer.
+    ArrayCTypes(TypeId),
     /// `ArrayFlags(array(float64, 2d, C))`: `a.flags`, whose `c_contiguous`,
     /// `f_contiguous` and `contiguous` are read from the strides at run time.
     ArrayFlags(TypeId),
@@ -490,6 +499,21 @@ impl fmt::Display for Type {
             Type::Ellipsis => f.write_str("ellipsis"),
             Type::CPointer(t) => write!(f, "{t}*"),
             Type::VoidPtr => f.write_str("void*"),
+            Type::ExternalFunctionPointer { args, ret } => {
+                let a: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+                let comma = if a.len() == 1 { "," } else { "" };
+                write!(
+                    f,
+                    "ExternalFunctionPointer(({}{comma}) -> {ret})",
+                    a.join(", ")
+                )
+            }
+            Type::ArrayCTypes(a) => match a.get() {
+                Type::Array { dtype, ndim, .. } => {
+                    write!(f, "ArrayCTypes(dtype={dtype}, ndim={ndim})")
+                }
+                _ => write!(f, "ArrayCTypes({a})"),
+            },
             Type::ArrayFlags(a) => write!(f, "ArrayFlags({a})"),
             Type::Unicode => f.write_str("unicode_type"),
             Type::PyObject => f.write_str("pyobject"),

@@ -182,14 +182,17 @@ fn ensure_venv(root: &Path) -> TaskResult {
     run_step(&mut cmd)
 }
 
-/// Installs maturin, numpy, pytest and distributed (Dask's process cluster, for the
-/// test that ships jitted functions to worker processes) into the venv unless present.
+/// Installs maturin, numpy, pytest, distributed (Dask's process cluster, for the test
+/// that ships jitted functions to worker processes) and cffi (the C-interop tests call
+/// cffi functions) into the venv unless present.
 fn ensure_python_packages(root: &Path) -> TaskResult {
     let venv = Venv::new(root);
     let mut probe = venv.command(&venv.python);
-    probe.args(["-c", "import numpy, pytest, distributed"]);
+    probe.args(["-c", "import numpy, pytest, distributed, cffi"]);
     if venv.maturin.exists() && succeeds(&mut probe) {
-        println!("==> venv: maturin, numpy, pytest and distributed present, skipping install");
+        println!(
+            "==> venv: maturin, numpy, pytest, distributed and cffi present, skipping install"
+        );
         return Ok(());
     }
     let mut install = venv.command(&venv.python);
@@ -202,6 +205,7 @@ fn ensure_python_packages(root: &Path) -> TaskResult {
         "numpy",
         "pytest",
         "distributed",
+        "cffi",
     ]);
     run_step(&mut install)
 }

@@ -90,6 +90,16 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![array(), TypePat::Pred(int_tuple), TypePat::Number]),
         setitem,
     );
+    // A C pointer stored as its address (`a[0] = ptr` into an integer array).
+    r.register(
+        ImplKey::SetItem,
+        Args::Exact(vec![
+            array(),
+            TypePat::Pred(int_index),
+            TypePat::Pred(|t| t.is_pointer()),
+        ]),
+        setitem,
+    );
     for attr in ["shape", "strides", "ndim", "size", "itemsize", "nbytes"] {
         r.register(
             ImplKey::GetAttr(attr.into()),
@@ -97,6 +107,28 @@ pub(crate) fn register(r: &mut Registry) {
             attribute,
         );
     }
+    // `a.ctypes` is the data pointer; `a.ctypes.data` its address.
+    r.register(
+        ImplKey::GetAttr("ctypes".into()),
+        Args::Exact(vec![array()]),
+        |lw, _, a| {
+            lw.b.build_extract_value(a[0].into_struct_value(), field::DATA, "data")
+                .map_err(llvm_err)
+        },
+    );
+    r.register(
+        ImplKey::GetAttr("data".into()),
+        Args::Exact(vec![TypePat::Pred(|t| {
+            matches!(t.get(), Type::ArrayCTypes(_))
+        })]),
+        |lw, _, a| {
+            Ok(lw
+                .b
+                .build_ptr_to_int(a[0].into_pointer_value(), lw.ctx.i64_type(), "addr")
+                .map_err(llvm_err)?
+                .into())
+        },
+    );
     r.register(
         ImplKey::Function("len".into()),
         Args::Exact(vec![array()]),

@@ -3,6 +3,7 @@
 //! `raise`; see `exceptions`).
 
 use inkwell::module::Linkage;
+use inkwell::types::BasicType;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, PointerValue};
 use inkwell::IntPredicate;
 use numba_typeinfer::{ImplKey, Signature, TypeId};
@@ -19,12 +20,49 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Variadic(TypePat::Any),
         call_dispatcher,
     );
+    r.register(
+        ImplKey::Function(numba_typeinfer::infer::C_CALL_KEY.into()),
+        Args::Variadic(TypePat::Any),
+        call_c_function,
+    );
     // Lowered where it is raised (`exceptions`): the entry only pairs the key.
     r.register(
         ImplKey::Exception(String::new()),
         Args::Variadic(TypePat::Any),
         |lw, _, _| Ok(lw.ghost()),
     );
+}
+
+/// A call to a C function through its address (the first argument), with the C types
+/// of its signature: numbers by value, pointers as `ptr`, `none` for a `void` result.
+fn call_c_function<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let Some((callee, args)) = a.split_first() else {
+        return Err(lw.unsupported("a C function call without its address"));
+    };
+    let mut params = Vec::with_capacity(args.len());
+    for &t in &sig.args[1..] {
+        params.push(crate::model::value_type(lw.ctx, lowered(t))?.into());
+    }
+    let none = lowered(sig.ret) == numba_typeinfer::types::NONE;
+    let fnty = if none {
+        lw.ctx.void_type().fn_type(&params, false)
+    } else {
+        crate::model::value_type(lw.ctx, lowered(sig.ret))?.fn_type(&params, false)
+    };
+    let argv: Vec<BasicMetadataValueEnum<'ctx>> = args.iter().map(|&v| v.into()).collect();
+    let call =
+        lw.b.build_indirect_call(fnty, callee.into_pointer_value(), &argv, "")
+            .map_err(llvm_err)?;
+    if none {
+        return Ok(lw.ghost());
+    }
+    call.try_as_basic_value()
+        .basic()
+        .ok_or_else(|| LowerError::Llvm("a C function returned no value".into()))
 }
 
 impl<'ctx> FnLower<'ctx, '_> {

@@ -123,7 +123,10 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         Type::Integer { .. } | Type::IntegerLiteral(_) => &scalar::IntModel,
         Type::Float { .. } => &scalar::FloatModel,
         Type::Complex { .. } => &complex::ComplexModel,
-        Type::CPointer(_) | Type::VoidPtr => &pointer::PointerModel,
+        Type::CPointer(_)
+        | Type::VoidPtr
+        | Type::ExternalFunctionPointer { .. }
+        | Type::ArrayCTypes(_) => &pointer::PointerModel,
         Type::ArrayFlags(_) => &flags::FlagsModel,
         Type::UniTuple(..)
         | Type::Tuple(_)

@@ -3,6 +3,7 @@ script.py``) makes ``import numba`` and Numba's public submodules that extension
 imports resolve to numba-rs, so an unmodified program or library runs on numba-rs.
 
 ``numba``, ``numba.core.types``, ``numba.types``, ``numba.core.errors``,
+``numba.core.typing.cffi_utils`` (``register_module``),
 ``numba.extending``, ``numba.core.extending``, ``numba.core.config``, ``numba.config``
 and ``numba.np.numpy_support`` map to numba-rs's modules. Any other ``numba.*`` module
 raises ImportError naming it, and a name numba-rs's module lacks raises AttributeError
@@ -75,8 +76,14 @@ def _modules():
     np_pkg = _package("numba.np")
     support = _numpy_support()
     np_pkg.numpy_support = support
+    from . import cffi_support
+
+    typing_pkg = _package("numba.core.typing", cffi_utils=cffi_support)
+    core.typing = typing_pkg
     return {
         "numba": numba_rs,
+        "numba.core.typing": typing_pkg,
+        "numba.core.typing.cffi_utils": cffi_support,
         "numba.core": core,
         "numba.core.types": types,
         "numba.types": types,

@@ -181,6 +181,26 @@ class CPointer(Type):
         return _from_code(self._info[0])
 
 
+class ExternalFunctionPointer(Callable, Opaque):
+    """A C function's address (a ctypes or cffi function), with its C signature."""
+
+    @property
+    def sig(self):
+        return Signature(_from_code(self._info[1]), [_from_code(c) for c in self._info[0]])
+
+
+class ArrayCTypes(Type):
+    """``array.ctypes``: the array's data for C (``void*`` or a pointer of the dtype)."""
+
+    @property
+    def dtype(self):
+        return _from_code(self._info[0]).dtype
+
+    @property
+    def ndim(self):
+        return _from_code(self._info[0]).ndim
+
+
 class Omitted(Opaque):
     """An argument left out, its parameter's default taken."""
 
@@ -627,6 +647,8 @@ _CLASS_BY_KIND = {
     "named_tuple_class": NamedTupleClass,
     "generator": Generator,
     "array_iter": ArrayIterator,
+    "external_function_pointer": ExternalFunctionPointer,
+    "array_ctypes": ArrayCTypes,
 }
 
 _by_code = {}
