@@ -369,30 +369,11 @@ impl Drop for MemInfoView {
     }
 }
 
-/// The address a ctypes or cffi object stands for (`ctypes.cast(v, c_void_p).value`,
-/// `int(ffi.cast("uintptr_t", v))`), as an argument of pointer type.
+/// The address a ctypes or cffi object stands for (`numba_rs._cinterop.address`), as an
+/// argument of pointer type.
 fn address_of(v: &Bound<'_, PyAny>) -> PyResult<u64> {
-    let py = v.py();
-    let module: String = v
-        .get_type()
-        .getattr("__module__")
-        .and_then(|m| m.extract())
-        .unwrap_or_default();
-    if module == "_cffi_backend" {
-        let ffi = py
-            .import("numba_rs._cinterop")?
-            .call_method0("_global_ffi")?;
-        return ffi
-            .call_method1("cast", ("uintptr_t", v))?
-            .call_method0("__int__")?
-            .extract();
-    }
-    let ctypes = py.import("ctypes")?;
-    let p = ctypes.call_method1("cast", (v, ctypes.getattr("c_void_p")?))?;
-    let value = p.getattr("value")?;
-    if value.is_none() {
-        Ok(0)
-    } else {
-        value.extract()
-    }
+    v.py()
+        .import("numba_rs._cinterop")?
+        .call_method1("address", (v,))?
+        .extract()
 }

@@ -110,6 +110,17 @@ fn c_function(
     }
 }
 
+/// A cffi `FFI` object: `cffi.FFI()` or an out-of-line module's `ffi`.
+fn is_cffi_ffi(value: &Bound<'_, PyAny>) -> bool {
+    let ty = value.get_type();
+    let name = ty.name().map(|n| n.to_string()).unwrap_or_default();
+    let module: String = ty
+        .getattr("__module__")
+        .and_then(|m| m.extract())
+        .unwrap_or_default();
+    name == "FFI" && (module == "cffi.api" || module == "_cffi_backend")
+}
+
 /// `numba_rs.literal_unroll` or Numba's `literal_unroll` (`numba.misc.literal`).
 fn is_literal_unroll(value: &Bound<'_, PyAny>) -> PyResult<bool> {
     if !value.is_instance_of::<pyo3::types::PyFunction>() {
@@ -146,6 +157,11 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
         return mk(GlobalKind::Intrinsic(
             numba_ir::unroll::LITERAL_UNROLL.to_string(),
         ));
+    }
+    // A cffi `FFI` object (in line or an out-of-line module's): typed as the module
+    // `cffi.ffi`, whose `from_buffer` jitted code calls.
+    if is_cffi_ffi(value) {
+        return mk(GlobalKind::Module("cffi.ffi".into()));
     }
     // A ctypes function pointer or a cffi function: called through its address.
     if let Some(found) = c_function(py, value) {

@@ -374,6 +374,7 @@ impl Default for BaseContext {
         ctx.install_cmath();
         ctx.install_random();
         ctx.install_operator_module();
+        crate::cinterop::install(&mut ctx);
         ctx.install_numpy_random();
         ctx.install_numpy();
         ctx.install_linalg();

@@ -17,6 +17,7 @@
 pub mod annotate;
 pub mod builtins;
 pub mod carray;
+pub mod cinterop;
 pub mod context;
 pub mod conv;
 pub mod error;

@@ -162,3 +162,22 @@ def test_cffi_function_pointer_argument():
 
     assert call(C.sin, 0.75) == C.sin(0.75)
     assert call(C.cos, 0.75) == C.cos(0.75)
+
+
+def test_cffi_from_buffer():
+    memset = C.memset
+
+    @njit
+    def clear(a):
+        memset(ffi.from_buffer(a), 0, a.nbytes)
+        return a.sum()
+
+    a = np.arange(6.0).reshape(2, 3)
+    assert clear(a) == 0.0
+    np.testing.assert_array_equal(a, np.zeros((2, 3)))
+    b = np.arange(4.0)
+    assert clear(b) == 0.0
+    with pytest.raises(TypingError, match="from_buffer\\(\\) unsupported on non-contiguous"):
+        clear(np.arange(6.0)[::2])
+    with pytest.raises(TypingError, match="only supports multidimensional arrays with C layout"):
+        clear(np.asfortranarray(np.ones((2, 2))))

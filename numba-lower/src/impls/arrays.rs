@@ -107,6 +107,15 @@ pub(crate) fn register(r: &mut Registry) {
             attribute,
         );
     }
+    // cffi's `ffi.from_buffer(a)`: the data pointer.
+    r.register(
+        ImplKey::Function(numba_typeinfer::cinterop::FROM_BUFFER.into()),
+        Args::Exact(vec![array()]),
+        |lw, _, a| {
+            lw.b.build_extract_value(a[0].into_struct_value(), field::DATA, "data")
+                .map_err(llvm_err)
+        },
+    );
     // `a.ctypes` is the data pointer; `a.ctypes.data` its address.
     r.register(
         ImplKey::GetAttr("ctypes".into()),

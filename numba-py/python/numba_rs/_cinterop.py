@@ -149,14 +149,8 @@ def _numba_ool(obj):
         return None
     if t is None or ptr is None:
         return None
-    args = ", ".join(_numba_type_text(a) for a in t.args)
-    return getattr(obj, "__name__", "cffi_func"), int(ptr), f"{_numba_type_text(t.return_type)}({args})"
-
-
-def _numba_type_text(t):
-    from ._numba_bridge import from_foreign
-
-    return str(from_foreign(t))
+    # Numba keeps the cffi function type and the address.
+    return getattr(obj, "__name__", "cffi_func"), int(ptr), _cffi_signature(t)
 
 
 def cffi_function(obj):
@@ -192,3 +186,14 @@ def c_function(obj):
     if found is None:
         found = cffi_function(obj)
     return found
+
+
+def address(obj):
+    """The address a pointer argument given as a ctypes or cffi object stands for: a C
+    function's entry, a cffi pointer's value, a ctypes pointer's value."""
+    found = c_function(obj)
+    if found is not None:
+        return found[1]
+    if type(obj).__module__ == "_cffi_backend":
+        return int(_global_ffi().cast("uintptr_t", obj))
+    return ctypes.cast(obj, ctypes.c_void_p).value or 0
