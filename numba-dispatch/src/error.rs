@@ -26,6 +26,9 @@ pub struct CompileError {
     pub function: Option<String>,
     pub filename: Option<String>,
     pub line: Option<u32>,
+    /// Not a failure to report but a request: compile again with these arguments (by
+    /// position) as literal types of their values (`literally`).
+    pub force_literal: Vec<usize>,
 }
 
 impl CompileError {
@@ -36,6 +39,7 @@ impl CompileError {
             function: None,
             filename: None,
             line: None,
+            force_literal: Vec::new(),
         }
     }
 

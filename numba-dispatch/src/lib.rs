@@ -111,6 +111,11 @@ pub trait FunctionSource: Send + Sync {
     }
 }
 
+/// How a [`FunctionSource::load_for`] error says the source asks for literal argument
+/// types instead of failing (a typing function's `SentryLiteralArgs`): this prefix, then
+/// the argument positions separated by commas.
+pub const FORCE_LITERAL_PREFIX: &str = "numba-rs:force-literal:";
+
 /// Per-function compilation options (the `@jit(...)` keywords that change code).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JitOptions {
@@ -174,6 +179,9 @@ pub struct Dispatcher {
     /// code that reads them lives as long as the process.
     slots: Mutex<HashMap<Vec<TypeId>, &'static AtomicUsize>>,
     parameters: std::sync::OnceLock<Option<Parameters>>,
+    /// Argument types whose compilation asked for literal arguments (`literally`), and
+    /// which: asked again, the request is answered without typing the function again.
+    literal_requests: Mutex<HashMap<Vec<TypeId>, Vec<usize>>>,
     /// Signatures being compiled right now, by argument types: threads that miss one wait
     /// for its result instead of compiling it again.
     pending: Mutex<HashMap<Vec<TypeId>, Arc<Pending>>>,
@@ -293,6 +301,7 @@ fn register_full(
         can_compile: AtomicBool::new(true),
         slots: Mutex::new(HashMap::new()),
         parameters: std::sync::OnceLock::new(),
+        literal_requests: Mutex::new(HashMap::new()),
         pending: Mutex::new(HashMap::new()),
         objmode_with,
         cache_stats: Mutex::new(CacheStats::default()),
@@ -574,9 +583,29 @@ impl Dispatcher {
         }
         let can_compile = self.can_compile.load(Ordering::Relaxed);
         if can_compile {
+            let known = self
+                .literal_requests
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(args)
+                .cloned();
+            if let Some(wanted) = known {
+                let mut e = CompileError::new(ErrorKind::Typing, "literal arguments requested");
+                e.force_literal = wanted;
+                return Err(e);
+            }
             // Exact matches only (Numba's `exact_match_required`): the lookup above was
             // that selection, so a miss or a tie compiles.
-            return self.compile(args);
+            let r = self.compile(args);
+            if let Err(e) = &r {
+                if !e.force_literal.is_empty() {
+                    self.literal_requests
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(args.to_vec(), e.force_literal.clone());
+                }
+            }
+            return r;
         }
         let overloads = self.overloads();
         let policy = selection::Policy::for_dispatcher(can_compile);
@@ -685,10 +714,17 @@ impl Dispatcher {
         let key = (self.id, args.to_vec());
         IN_PROGRESS.with(|s| s.borrow_mut().insert(key.clone()));
         let result = (|| {
-            let (code, globals) = self
-                .source
-                .load_for(args)
-                .map_err(|m| CompileError::new(ErrorKind::Internal, m))?;
+            let (code, globals) = self.source.load_for(args).map_err(|m| {
+                match m.strip_prefix(FORCE_LITERAL_PREFIX) {
+                    Some(idx) => {
+                        let mut e =
+                            CompileError::new(ErrorKind::Typing, "literal arguments requested");
+                        e.force_literal = idx.split(',').filter_map(|i| i.parse().ok()).collect();
+                        e
+                    }
+                    None => CompileError::new(ErrorKind::Internal, m),
+                }
+            })?;
             let explicit_ret = self
                 .explicit_returns
                 .lock()

@@ -128,7 +128,13 @@ impl CalleeResolver for Registry {
                 None => CallOutcome::InProgress,
             });
         }
-        let c = d.resolve(args).map_err(|e| {
+        let c = match d.resolve(args) {
+            Err(e) if !e.force_literal.is_empty() => {
+                return Ok(CallOutcome::ForceLiteral(e.force_literal));
+            }
+            other => other,
+        };
+        let c = c.map_err(|e| {
             if e.kind == ErrorKind::Dispatch {
                 // Numba's wording for a jitted callee that accepts none of the argument
                 // types (compiling disabled by explicit signatures), then the reason.
@@ -173,6 +179,9 @@ impl CalleeResolver for Registry {
             CallOutcome::Resolved(_) | CallOutcome::Converted { .. } => Ok(l),
             CallOutcome::InProgress => {
                 Err("a ufunc's kernel cannot call the ufunc itself".to_string())
+            }
+            CallOutcome::ForceLiteral(_) => {
+                Err("a ufunc's kernel cannot ask for literal arguments".to_string())
             }
         }
     }
@@ -851,13 +860,18 @@ fn compile_nopython_ir(
     }
     .map_err(|e| {
         let (kind, line) = match &e {
-            TypingError::Typing { line, .. } => (ErrorKind::Typing, *line),
+            TypingError::Typing { line, .. } | TypingError::ForceLiteral { line, .. } => {
+                (ErrorKind::Typing, *line)
+            }
             TypingError::Unsupported { line, .. } | TypingError::StarArgs { line, .. } => {
                 (ErrorKind::Unsupported, *line)
             }
         };
         let mut err = CompileError::new(kind, e.to_string());
         err.line = Some(line);
+        if let TypingError::ForceLiteral { args, .. } = &e {
+            err.force_literal = args.clone();
+        }
         here(err)
     })?;
     times.push(("nopython_type_inference".into(), start.elapsed()));

@@ -364,15 +364,25 @@ impl Dispatcher {
                 }
             };
         }
-        let tys = &*tys;
         let held;
         let c: &CompiledFunction = match self.core.lookup_ref(tys) {
             Some(c) => c,
             None => {
-                held = self.compiled_for(py, tys)?;
+                let (c, changed) = self.compiled_for_call(py, tys, args)?;
+                held = c;
+                // Arguments compiled as literal types (`literally`) take no slots.
+                if let Some(new) = changed {
+                    for (i, (a, b)) in tys.iter().zip(&new).enumerate() {
+                        if a != b {
+                            builtin &= !1u64.checked_shl(i as u32).unwrap_or(0);
+                        }
+                    }
+                    tys.copy_from_slice(&new);
+                }
                 &held
             }
         };
+        let tys = &*tys;
         let mut slots = boxing::Slots::new();
         if c.object_env.is_some() {
             crate::objmode::ensure_env(py, c, self.py_func.bind(py))?;

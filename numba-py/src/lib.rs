@@ -121,20 +121,23 @@ fn is_cffi_ffi(value: &Bound<'_, PyAny>) -> bool {
     name == "FFI" && (module == "cffi.api" || module == "_cffi_backend")
 }
 
-/// `numba_rs.literal_unroll` or Numba's `literal_unroll` (`numba.misc.literal`).
-fn is_literal_unroll(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+/// `literal_unroll` or `literally`, numba-rs's (`numba_rs.literal`) or Numba's own
+/// (`numba.misc.literal`, `numba.misc.special`): its name.
+fn special_function(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     if !value.is_instance_of::<pyo3::types::PyFunction>() {
-        return Ok(false);
+        return Ok(None);
     }
     let name: String = value.getattr("__name__")?.extract()?;
-    if name != "literal_unroll" {
-        return Ok(false);
+    if name != "literal_unroll" && name != "literally" {
+        return Ok(None);
     }
     let module: String = value
         .getattr("__module__")
         .and_then(|m| m.extract())
         .unwrap_or_default();
-    Ok(module.starts_with("numba_rs") || module == "numba.misc.literal")
+    let ours = module.starts_with("numba_rs");
+    let numbas = module == "numba.misc.literal" || module == "numba.misc.special";
+    Ok((ours || numbas).then_some(name))
 }
 
 fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
@@ -152,11 +155,16 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             return mk(GlobalKind::Unsupported { message });
         }
     }
-    // `literal_unroll` (numba-rs's, or Numba's own): unrolled before typing.
-    if is_literal_unroll(value)? {
-        return mk(GlobalKind::Intrinsic(
-            numba_ir::unroll::LITERAL_UNROLL.to_string(),
-        ));
+    // `literal_unroll` (numba-rs's, or Numba's own): unrolled before typing;
+    // `literally`: typed by the inference engine.
+    match special_function(value)?.as_deref() {
+        Some("literal_unroll") => {
+            return mk(GlobalKind::Intrinsic(
+                numba_ir::unroll::LITERAL_UNROLL.to_string(),
+            ));
+        }
+        Some("literally") => return mk(GlobalKind::Intrinsic("literally".into())),
+        _ => {}
     }
     // A cffi `FFI` object (in line or an out-of-line module's): typed as the module
     // `cffi.ffi`, whose `from_buffer` jitted code calls.
@@ -700,12 +708,30 @@ impl FunctionSource for PySource {
         let Some(generate) = &self.generate else {
             return self.load();
         };
-        Python::attach(|py| -> PyResult<_> {
-            let items = typeobj::py_types(py, args)?;
-            let func = generate.bind(py).call1((PyTuple::new(py, items)?,))?;
-            self.load_function(py, &func)
+        Python::attach(|py| {
+            let run = || -> PyResult<_> {
+                let items = typeobj::py_types(py, args)?;
+                let func = generate.bind(py).call1((PyTuple::new(py, items)?,))?;
+                self.load_function(py, &func)
+            };
+            run().map_err(|e| {
+                // A typing function asking for literal arguments (`SentryLiteralArgs`,
+                // Numba's `ForceLiteralArg`): passed on as a request, not a failure.
+                let requested = e.value(py).getattr("requested_args").and_then(|r| {
+                    r.try_iter()?
+                        .map(|i| i?.extract())
+                        .collect::<PyResult<Vec<usize>>>()
+                });
+                match requested {
+                    Ok(mut idx) if !idx.is_empty() => {
+                        idx.sort_unstable();
+                        let text: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
+                        format!("{}{}", numba_dispatch::FORCE_LITERAL_PREFIX, text.join(","))
+                    }
+                    _ => e.to_string(),
+                }
+            })
         })
-        .map_err(|e| e.to_string())
     }
 }
 
@@ -786,6 +812,7 @@ impl PySource {
 pyo3::import_exception!(numba_rs.errors, TypingError);
 pyo3::import_exception!(numba_rs.errors, UnsupportedError);
 pyo3::import_exception!(numba_rs.errors, NumbaValueError);
+pyo3::import_exception!(numba_rs.errors, LiteralTypingError);
 
 fn to_py_err(e: CompileError) -> PyErr {
     let text = e.to_string();
@@ -1138,19 +1165,65 @@ impl Dispatcher {
 
     /// The specialisation for `tys` through `resolve` (which looks up first), compiling
     /// or converting on a miss.
-    fn compiled_for(&self, py: Python<'_>, tys: &[TypeId]) -> PyResult<Arc<CompiledFunction>> {
+    /// The specialisation for a call's arguments, compiled if needed. A function that
+    /// asks for some arguments as literals (`literally`) is compiled for their values'
+    /// literal types: the types it was compiled for are returned when they changed.
+    fn compiled_for_call(
+        &self,
+        py: Python<'_>,
+        tys: &[TypeId],
+        args: &[*mut pyo3::ffi::PyObject],
+    ) -> PyResult<(Arc<CompiledFunction>, Option<Vec<TypeId>>)> {
+        let mut cur = tys.to_vec();
+        let mut changed = false;
+        loop {
+            match self.resolve_detached(py, &cur)? {
+                Ok(c) => {
+                    self.after_compile(py, &c)?;
+                    return Ok((c, changed.then_some(cur)));
+                }
+                Err(e) if !e.force_literal.is_empty() => {
+                    let mut progress = false;
+                    for &i in &e.force_literal {
+                        let Some(&p) = args.get(i).filter(|p| !p.is_null()) else {
+                            return Err(to_py_err(e));
+                        };
+                        // SAFETY: a borrowed argument the caller holds for the call.
+                        let v = unsafe { Borrowed::from_ptr(py, p) };
+                        let lit = literal_type_of(&v)?;
+                        if cur[i] != lit {
+                            cur[i] = lit;
+                            progress = true;
+                        }
+                    }
+                    if !progress {
+                        return Err(to_py_err(e));
+                    }
+                    changed = true;
+                }
+                Err(e) => return Err(to_py_err(e)),
+            }
+        }
+    }
+
+    /// Resolve (compiling if needed) with the GIL released: compiling reattaches only
+    /// to read the function's code and globals, and threads that wait for another
+    /// thread's compilation of the same signature must not hold it.
+    fn resolve_detached(
+        &self,
+        py: Python<'_>,
+        tys: &[TypeId],
+    ) -> PyResult<Result<Arc<CompiledFunction>, CompileError>> {
         let core = self.core.clone();
-        // The GIL is released while resolving: compiling reattaches only to read the
-        // function's code and globals, and threads that wait for another thread's
-        // compilation of the same signature must not hold it.
         let r = py.detach(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| core.resolve(tys)))
         });
-        let c = match r {
-            Ok(res) => res.map_err(to_py_err)?,
-            Err(p) => return Err(internal_error(&p)),
-        };
-        self.warn_for(py, &c)?;
+        r.map_err(|p| internal_error(&p))
+    }
+
+    /// A new specialisation's warnings.
+    fn after_compile(&self, py: Python<'_>, c: &Arc<CompiledFunction>) -> PyResult<()> {
+        self.warn_for(py, c)?;
         if self.nogil && c.object_env.is_some() {
             // Object-mode code calls the C API: it keeps the GIL (Numba's warning).
             let cat = py.import("numba_rs.errors")?.getattr("NumbaWarning")?;
@@ -1163,8 +1236,31 @@ impl Dispatcher {
                 ),
             )?;
         }
-        Ok(c)
+        Ok(())
     }
+}
+
+/// The literal type of a value `literally` asks for (an int, a bool or a str), or
+/// Numba's LiteralTypingError naming the value's class.
+fn literal_type_of(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
+    if v.is_instance_of::<PyBool>() {
+        return Ok(types::intern(types::Type::BooleanLiteral(v.is_truthy()?)));
+    }
+    if v.is_instance_of::<PyInt>() {
+        if let Ok(i) = v.extract::<i64>() {
+            return Ok(types::intern(types::Type::IntegerLiteral(i)));
+        }
+    }
+    if let Ok(s) = v.cast::<PyString>() {
+        return Ok(types::intern(types::Type::StringLiteral(s.to_string())));
+    }
+    let cls = v.get_type();
+    let module: String = cls.getattr("__module__")?.extract().unwrap_or_default();
+    let name: String = cls.getattr("__qualname__")?.extract()?;
+    Err(LiteralTypingError::new_err(format!(
+        "Cannot request literal type for a value of type {module}.{name}: only int, bool \
+         and str values have literal types"
+    )))
 }
 
 #[pymethods]

@@ -28,9 +28,31 @@ fn tuple_arith(t: TypeId) -> Option<TypeId> {
     arith_type(&items)
 }
 
+/// The keys `literally` is typed under: the function itself (an intrinsic global), and
+/// as an attribute of the `numba` or `numba_rs` module.
+pub const LITERALLY_KEYS: &[&str] = &[
+    "intrinsic.literally",
+    "numba.literally",
+    "numba_rs.literally",
+];
+
 impl BaseContext {
     /// `try`/`except`: the intrinsics the interpreter calls (`numba.core.unsafe.eh`).
     pub(crate) fn install_exception_intrinsics(&mut self) {
+        // `literally(x)`: the identity on a literal argument (a non-literal one is
+        // handled by the inference engine, which asks for it as a literal).
+        for key in LITERALLY_KEYS {
+            self.register(
+                *key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] if x.is_literal() => Some(sig(key, *x, vec![*x])),
+                        _ => None,
+                    },
+                    "(literal)",
+                )),
+            );
+        }
         for (name, ret) in [
             ("mark_try_block", NONE),
             ("end_try_block", NONE),

@@ -64,6 +64,9 @@ pub enum CallOutcome {
     Converted { ret: TypeId, args: Vec<TypeId> },
     /// Currently being compiled further up the stack (recursion): return type not known yet.
     InProgress,
+    /// The callee asks for these of its arguments (by position) as literal types
+    /// (`literally`): the caller passes its literal types, or asks for its own.
+    ForceLiteral(Vec<usize>),
 }
 
 /// The loop a call to a numba-rs ufunc from jitted code runs: the kernel (a jitted

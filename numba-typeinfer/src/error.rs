@@ -20,6 +20,11 @@ pub enum TypingError {
         count: usize,
         line: u32,
     },
+    /// Not a failure: the function asks (`literally(x)`, or a callee's request passed
+    /// on) to be compiled with these of its arguments (by position) as literal types;
+    /// the dispatcher types them from the values and compiles again.
+    #[error("the arguments {args:?} are requested as literal types")]
+    ForceLiteral { args: Vec<usize>, line: u32 },
 }
 
 impl TypingError {
@@ -27,7 +32,8 @@ impl TypingError {
         match self {
             TypingError::Typing { line, .. }
             | TypingError::Unsupported { line, .. }
-            | TypingError::StarArgs { line, .. } => *line,
+            | TypingError::StarArgs { line, .. }
+            | TypingError::ForceLiteral { line, .. } => *line,
         }
     }
 }

@@ -17,6 +17,22 @@ use crate::error::TypingError;
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
 
+/// The expression assigned to `v` when it is assigned once.
+pub(crate) fn single_assignment(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
+    let mut found = None;
+    for inst in ir.blocks.values().flat_map(|b| &b.body) {
+        if let Stmt::Assign { target, value } = &inst.stmt {
+            if *target == v {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(ir.expr(*value));
+            }
+        }
+    }
+    found
+}
+
 /// The implementation key of a call to a C function (`ExternalFunctionPointer`): the
 /// signature's first argument is the function pointer.
 pub const C_CALL_KEY: &str = "ctypes.call";
@@ -664,6 +680,7 @@ impl Engine<'_> {
         name: &str,
         atys: Vec<TypeId>,
         raw_atys: Vec<TypeId>,
+        arg_vars: Vec<Option<VarId>>,
         line: u32,
     ) -> Result<Option<TypeId>, TypingError> {
         use crate::extension::LiteralArgs;
@@ -683,8 +700,8 @@ impl Engine<'_> {
         let tries: Vec<Vec<TypeId>> = match self.callees.literal_args(did) {
             _ if raw_atys == atys => vec![atys],
             LiteralArgs::Never => vec![atys],
-            LiteralArgs::Fallback => vec![atys, raw_atys],
-            LiteralArgs::Prefer => vec![raw_atys, atys],
+            LiteralArgs::Fallback => vec![atys, raw_atys.clone()],
+            LiteralArgs::Prefer => vec![raw_atys.clone(), atys],
         };
         let mut first_err = None;
         for args in tries {
@@ -706,6 +723,28 @@ impl Engine<'_> {
                     return Ok(Some(self.record(id, sig)));
                 }
                 Ok(CallOutcome::InProgress) => return Ok(None),
+                Ok(CallOutcome::ForceLiteral(wanted)) => {
+                    // The caller's literal types where it has them; otherwise the caller
+                    // asks for its own arguments as literals.
+                    let mut lit = args.clone();
+                    for &i in &wanted {
+                        match raw_atys.get(i) {
+                            Some(&r) if r.is_literal() => lit[i] = r,
+                            _ => {
+                                let v = arg_vars.get(i).copied().flatten();
+                                return Err(self.literal_request(v, line));
+                            }
+                        }
+                    }
+                    if lit == args {
+                        first_err.get_or_insert_with(|| {
+                            "the callee asks for literal arguments it already has".into()
+                        });
+                        continue;
+                    }
+                    let raw = raw_atys.clone();
+                    return self.call_dispatcher(id, did, name, lit, raw, arg_vars, line);
+                }
                 Err(m) => {
                     first_err.get_or_insert(m);
                 }
@@ -716,6 +755,42 @@ impl Engine<'_> {
             message: format!("in call to function '{name}':\n{m}"),
             line,
         })
+    }
+
+    /// A request that the variable `v` be a literal: when it is one of the function's
+    /// arguments (through copies), the function asks to be compiled with that argument
+    /// as a literal (Numba's `ForceLiteralArg`); otherwise Numba's LiteralTypingError.
+    fn literal_request(&self, v: Option<VarId>, line: u32) -> TypingError {
+        let mut cur = v;
+        for _ in 0..16 {
+            let Some(var) = cur else { break };
+            match crate::infer::single_assignment(self.ir, var) {
+                Some(Expr::Arg { index, .. }) => {
+                    return TypingError::ForceLiteral {
+                        args: vec![*index as usize],
+                        line,
+                    }
+                }
+                Some(Expr::Var(src)) => cur = Some(*src),
+                _ => break,
+            }
+        }
+        let Some(t) = v.and_then(|v| self.raw_ty(v)) else {
+            // Packed into `*args` or a default: no one variable to ask for.
+            return TypingError::Typing {
+                message: "Cannot request literal type: the value is not one argument of \
+                          the function (it is packed into *args or a default)"
+                    .into(),
+                line,
+            };
+        };
+        TypingError::Typing {
+            message: format!(
+                "Invalid use of non-Literal type in literally({t}): the value is neither a \
+                 constant nor an argument of the function"
+            ),
+            line,
+        }
     }
 
     /// `value.attr` that numba-rs's own templates do not know: an extension's attribute
@@ -761,7 +836,7 @@ impl Engine<'_> {
         }
         if let Some(did) = x.attribute(t, attr) {
             let name = format!("{t}.{attr}");
-            return self.call_dispatcher(id, did, &name, vec![t], vec![t], line);
+            return self.call_dispatcher(id, did, &name, vec![t], vec![t], vec![], line);
         }
         Err(unknown())
     }
@@ -961,6 +1036,7 @@ impl Engine<'_> {
                                     key,
                                     vec![l, r],
                                     vec![raw_l, raw_r],
+                                    vec![Some(*lhs), Some(*rhs)],
                                     line,
                                 );
                             }
@@ -981,7 +1057,15 @@ impl Engine<'_> {
                         if let Some(did) = crate::extension::external().and_then(|x| x.function(ft))
                         {
                             let raw = self.raw_ty(*value).unwrap_or(t);
-                            return self.call_dispatcher(id, did, &key, vec![t], vec![raw], line);
+                            return self.call_dispatcher(
+                                id,
+                                did,
+                                &key,
+                                vec![t],
+                                vec![raw],
+                                vec![Some(*value)],
+                                line,
+                            );
                         }
                         return Err(self.no_impl(op.operator_name(), &[t], line, ""));
                     }
@@ -1137,9 +1221,15 @@ impl Engine<'_> {
                 let mut atys = Vec::with_capacity(args.len());
                 // The literal types too, for templates that need a constant (`kind=`).
                 let mut raw_atys = Vec::with_capacity(args.len());
+                // The variable behind each argument, where one is (for `literally`).
+                let mut arg_vars: Vec<Option<VarId>> = Vec::with_capacity(args.len());
                 match self.call_args.get(&id) {
                     Some(bound) => {
                         for b in bound.clone() {
+                            arg_vars.push(match &b {
+                                BoundArg::Var(v) => Some(*v),
+                                _ => None,
+                            });
                             match b {
                                 BoundArg::Var(v) => match self.raw_ty(v) {
                                     Some(t) => {
@@ -1179,6 +1269,7 @@ impl Engine<'_> {
                         }
                     }
                     None => {
+                        arg_vars.extend(args.iter().map(|a| Some(*a)));
                         for a in &args {
                             match self.raw_ty(*a) {
                                 Some(t) => {
@@ -1198,12 +1289,16 @@ impl Engine<'_> {
                         let mut raw = vec![this];
                         raw.extend_from_slice(&raw_atys);
                         let name = key.clone();
-                        return self.call_dispatcher(id, did, &name, all, raw, line);
+                        let mut vars = vec![None];
+                        vars.extend(arg_vars);
+                        return self.call_dispatcher(id, did, &name, all, raw, vars, line);
                     }
                 }
                 match ft.get() {
                     Type::Dispatcher { id: did, name } => {
-                        return self.call_dispatcher(id, did, &name, atys, raw_atys, line);
+                        return self.call_dispatcher(
+                            id, did, &name, atys, raw_atys, arg_vars, line,
+                        );
                     }
                     // A C function (ctypes, cffi): its address is the callee's value.
                     Type::ExternalFunctionPointer { args: params, ret } => {
@@ -1266,6 +1361,16 @@ impl Engine<'_> {
                             },
                         )
                     }
+                    // `literally(x)` of a value not known as a literal: the function is
+                    // compiled again with the argument `x` comes from as a literal.
+                    Type::Function(k)
+                        if crate::builtins::LITERALLY_KEYS.contains(&k.as_str())
+                            && raw_atys.len() == 1
+                            && !raw_atys[0].is_literal() =>
+                    {
+                        let arg = args.first().copied();
+                        return Err(self.literal_request(arg, line));
+                    }
                     Type::Function(_)
                     | Type::NamedTupleClass { .. }
                     | Type::NumberClass(_)
@@ -1287,7 +1392,9 @@ impl Engine<'_> {
                                 crate::extension::external().and_then(|x| x.function(ft))
                             {
                                 let name = ft.to_string();
-                                return self.call_dispatcher(id, did, &name, atys, raw_atys, line);
+                                return self.call_dispatcher(
+                                    id, did, &name, atys, raw_atys, arg_vars, line,
+                                );
                             }
                         }
                         match resolved {

@@ -18,6 +18,14 @@ fn key(k: &str) -> ImplKey {
 }
 
 pub(crate) fn register(r: &mut Registry) {
+    // `literally(x)` of a literal: the value itself.
+    for key in numba_typeinfer::builtins::LITERALLY_KEYS {
+        r.register(
+            ImplKey::Function((*key).into()),
+            Args::Exact(vec![TypePat::Any]),
+            |_, _, a| Ok(a[0]),
+        );
+    }
     r.register(key("print"), Args::Variadic(TypePat::Any), print);
     r.register(key("slice"), Args::Variadic(TypePat::Any), slice);
     r.register(key("abs"), Args::Exact(vec![TypePat::IntOrBool]), abs_int);

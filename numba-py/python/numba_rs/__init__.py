@@ -30,12 +30,12 @@ from .parallel import (
 from .withcontexts import objmode, parallel_chunksize
 from .stencils import stencil
 from .dropin import install_as_numba
-from .literal import literal_unroll
+from .literal import literal_unroll, literally
 from .types import *  # noqa: F401,F403  (type objects at top level, as in numba)
 
 __all__ = ["jit", "njit", "vectorize", "guvectorize", "cfunc", "carray", "farray", "errors", "extending", "types", "typeof", "config", "Dispatcher", "prange", "pndindex", "set_num_threads", "get_num_threads",
            "get_thread_id", "set_parallel_chunksize", "get_parallel_chunksize", "objmode", "parallel_chunksize",
-           "threading_layer", "stencil", "install_as_numba", "literal_unroll"] + list(
+           "threading_layer", "stencil", "install_as_numba", "literal_unroll", "literally"] + list(
     types.__all__
 )
 __version__ = "0.1.0"

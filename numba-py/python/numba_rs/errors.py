@@ -34,6 +34,10 @@ class TypingError(*_bases("TypingError", NumbaError)):
     """A function cannot be typed: the message names the operation, types and line."""
 
 
+class LiteralTypingError(*_bases("LiteralTypingError", TypingError)):
+    """``literally`` of a value that has no literal type (an array, say)."""
+
+
 class UnsupportedError(*_bases("UnsupportedError", NumbaError)):
     """A construct numba-rs does not support (yet): the message names it and the line."""
 

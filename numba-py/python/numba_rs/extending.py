@@ -35,6 +35,9 @@ __all__ = [
     "overload_attribute",
     "register_jitable",
     "is_jitted",
+    "SentryLiteralArgs",
+    "BoundLiteralArgs",
+    "sentry_literal_args",
 ]
 
 
@@ -113,14 +116,16 @@ class _Template:
         args = [_numba_bridge.to_numba(t) for t in types] if self.numba_world else list(types)
         try:
             impl = self.typing(*args)
-        except TypingError as e:
+        except Exception as e:
+            if getattr(e, "requested_args", None):
+                raise  # a request for literal arguments, answered by the caller
+            if not isinstance(e, TypingError):  # a bug in the typing function
+                errors.append(
+                    f"Rejected as the implementation raised a specific error:\n"
+                    f"  {type(e).__name__}: {e}"
+                )
+                return None
             errors.append(f"Rejected as the implementation raised a specific error:\n  {e}")
-            return None
-        except Exception as e:  # a bug in the typing function: reported, as Numba does
-            errors.append(
-                f"Rejected as the implementation raised a specific error:\n"
-                f"  {type(e).__name__}: {e}"
-            )
             return None
         if impl is None:
             errors.append(f"No match for {self.what} {_describe(self.typing)}.")
@@ -371,6 +376,65 @@ def _find_attribute(t, name):
     return _find(_ATTRIBUTES, t, name)
 
 
+class ForceLiteralArg(TypingError):
+    """Raised by a typing function to ask for some arguments as literal types (Numba's
+    ``ForceLiteralArg``): the caller is typed again with those arguments' literal types,
+    or asks for its own arguments as literals."""
+
+    def __init__(self, arg_indices, loc=None):
+        self.requested_args = frozenset(arg_indices)
+        super().__init__(f"Pseudo-exception to force literal arguments in the dispatcher: "
+                         f"{sorted(self.requested_args)}")
+
+
+def _is_literal(t):
+    from . import types as rt
+
+    if isinstance(t, rt.Literal):
+        return True
+    nt = _numba_bridge.numba_types()
+    return nt is not None and isinstance(t, nt.Literal)
+
+
+class BoundLiteralArgs:
+    """``SentryLiteralArgs(...).for_function(f)``: :meth:`bind` checks a call's types."""
+
+    def __init__(self, pysig, literal_args):
+        self.pysig = pysig
+        self.literal_args = tuple(literal_args)
+
+    def bind(self, *args, **kwargs):
+        """Raise :class:`ForceLiteralArg` for the named arguments not yet literal."""
+        sentry_literal_args(self.pysig, self.literal_args, args, kwargs)
+
+
+class SentryLiteralArgs:
+    """Numba's ``SentryLiteralArgs(['x'])``: a typing function asks for the named
+    arguments as literal types (``.for_function(typing_fn).bind(*args)``)."""
+
+    def __init__(self, literal_args):
+        self.literal_args = tuple(literal_args)
+
+    def for_function(self, fn):
+        return self.for_pysig(inspect.signature(fn))
+
+    def for_pysig(self, pysig):
+        return BoundLiteralArgs(pysig, self.literal_args)
+
+
+def sentry_literal_args(pysig, literal_args, args, kwargs):
+    """Numba's ``sentry_literal_args``: ForceLiteralArg for the arguments named in
+    ``literal_args`` whose types are not literal."""
+    bound = pysig.bind(*args, **kwargs)
+    wanted = [
+        i
+        for i, (name, t) in enumerate(bound.arguments.items())
+        if name in literal_args and not _is_literal(t)
+    ]
+    if wanted:
+        raise ForceLiteralArg(wanted)
+
+
 class _Unsupported:
     """What a decorator numba-rs lacks gives back: the library imports, and jitted code
     that uses the object fails to compile with a message naming it."""
@@ -429,9 +493,6 @@ _NUMBA_EXTENDING = (
     "reflect",
     "NativeValue",
     "as_numba_type",
-    "sentry_literal_args",
-    "SentryLiteralArgs",
-    "BoundLiteralArgs",
     "get_cython_function_address",
     "include_path",
 )

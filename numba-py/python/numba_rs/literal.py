@@ -7,6 +7,13 @@ when the function is compiled (an argument, a tuple built in the function, a glo
 """
 
 
+def literally(obj):
+    """Ask for ``obj`` (an argument of the jitted function, or a value derived from one)
+    as a literal type: the function is compiled for the argument's value, once per value.
+    Identity in Python."""
+    return obj
+
+
 def literal_unroll(container):
     """Mark ``container`` for a loop unrolled per item (identity in Python)."""
     return container
