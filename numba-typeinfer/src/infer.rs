@@ -673,6 +673,9 @@ impl Engine<'_> {
     /// A call to a jitted function (or an extension's implementation): compiled for the
     /// argument types through the callee resolver, literal types offered as the callee
     /// asks ([`crate::extension::LiteralArgs`]).
+    // The call site's three views of its arguments (types, literal types, variables)
+    // travel together only here.
+    #[allow(clippy::too_many_arguments)]
     fn call_dispatcher(
         &mut self,
         id: ExprId,
