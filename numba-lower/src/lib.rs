@@ -34,6 +34,7 @@
 pub mod blas;
 pub mod cache;
 pub mod callconv;
+pub mod external;
 
 mod cast;
 mod codegen;

@@ -102,6 +102,51 @@ impl PyTemplates {
     }
 }
 
+/// numba-lower's view of `@intrinsic` code generation (`numba_rs.extending`).
+pub(crate) struct PyCodegen;
+
+impl numba_lower::external::ExternalCodegen for PyCodegen {
+    fn codegen(&self, key: &str, args: &[TypeId], ret: TypeId) -> Result<(String, String), String> {
+        Python::attach(|py| -> PyResult<(String, String)> {
+            let codes: Vec<u32> = args.iter().map(|t| t.0).collect();
+            py.import("numba_rs.extending")?
+                .getattr("_codegen_intrinsic")?
+                .call1((key, codes, ret.0))?
+                .extract()
+        })
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// The LLVM type numba-rs gives values of a type, described for llvmlite:
+/// `("int", bits)`, `("float",)`, `("double",)`, `("ptr",)`, `("struct", [members])`,
+/// `("array", count, element)`.
+#[pyfunction]
+pub(crate) fn _llvm_type_desc(py: Python<'_>, code: u32) -> PyResult<Py<PyAny>> {
+    use numba_lower::external::LlvmTypeDesc as D;
+    fn describe<'py>(py: Python<'py>, d: &D) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match d {
+            D::Int(bits) => ("int", *bits).into_pyobject(py)?.into_any(),
+            D::Float => ("float",).into_pyobject(py)?.into_any(),
+            D::Double => ("double",).into_pyobject(py)?.into_any(),
+            D::Ptr => ("ptr",).into_pyobject(py)?.into_any(),
+            D::Struct(members) => {
+                let m = members
+                    .iter()
+                    .map(|x| describe(py, x))
+                    .collect::<PyResult<Vec<_>>>()?;
+                ("struct", m).into_pyobject(py)?.into_any()
+            }
+            D::Array(n, e) => ("array", *n, describe(py, e)?)
+                .into_pyobject(py)?
+                .into_any(),
+        })
+    }
+    let d = numba_lower::external::llvm_type_desc(TypeId(code))
+        .map_err(|e| pyo3::exceptions::PyTypeError::new_err(e.to_string()))?;
+    Ok(describe(py, &d)?.unbind())
+}
+
 impl ExternalTemplates for PyTemplates {
     fn function(&self, func: TypeId) -> Option<u64> {
         FUNCTIONS
@@ -131,6 +176,43 @@ impl ExternalTemplates for PyTemplates {
             return None;
         }
         self.member("_find_method", recv, name)
+    }
+
+    fn intrinsic(
+        &self,
+        key: &str,
+        args: &[TypeId],
+    ) -> Option<Result<(TypeId, Vec<TypeId>), String>> {
+        Python::attach(|py| {
+            let codes: Vec<u32> = args.iter().map(|t| t.0).collect();
+            let r = py
+                .import("numba_rs.extending")
+                .and_then(|m| m.getattr("_type_intrinsic"))
+                .and_then(|f| f.call1((key, codes)));
+            match r {
+                Ok(v) if v.is_none() => None,
+                Ok(v) => Some(
+                    v.extract::<(u32, Vec<u32>)>()
+                        .map(|(r, a)| (TypeId(r), a.into_iter().map(TypeId).collect()))
+                        .map_err(|e| e.to_string()),
+                ),
+                Err(e) => Some(Err(e
+                    .value(py)
+                    .str()
+                    .map(|s| s.to_string())
+                    .unwrap_or_default())),
+            }
+        })
+    }
+
+    fn intrinsic_parameters(&self, key: &str) -> Option<Vec<String>> {
+        Python::attach(|py| -> PyResult<Vec<String>> {
+            py.import("numba_rs.extending")?
+                .getattr("_intrinsic_parameters")?
+                .call1((key,))?
+                .extract()
+        })
+        .ok()
     }
 
     fn attribute(&self, recv: TypeId, name: &str) -> Option<u64> {

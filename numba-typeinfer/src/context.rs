@@ -727,7 +727,9 @@ impl TypingContext for BaseContext {
             // Numba's exception-handling intrinsics (`numba.core.unsafe.eh`).
             GlobalKind::Intrinsic(n) => {
                 let key = format!("intrinsic.{n}");
-                if self.functions.contains_key(&key) {
+                if self.functions.contains_key(&key)
+                    || key.starts_with(crate::extension::INTRINSIC_PREFIX)
+                {
                     Ok(intern(Type::Function(key)))
                 } else {
                     Err(format!("the {n} intrinsic is not supported by numba-rs"))

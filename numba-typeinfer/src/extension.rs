@@ -32,7 +32,25 @@ pub trait ExternalTemplates: Send + Sync {
     fn attribute(&self, _recv: TypeId, _name: &str) -> Option<u64> {
         None
     }
+    /// A call of an intrinsic (its key starts with [`INTRINSIC_PREFIX`]) with these
+    /// argument types: its return and argument types, None when it rejects them, or
+    /// the error its typing raised.
+    fn intrinsic(
+        &self,
+        _key: &str,
+        _args: &[TypeId],
+    ) -> Option<Result<(TypeId, Vec<TypeId>), String>> {
+        None
+    }
+    /// An intrinsic's parameter names, to bind keyword arguments.
+    fn intrinsic_parameters(&self, _key: &str) -> Option<Vec<String>> {
+        None
+    }
 }
+
+/// The function key of a host's intrinsics (`intrinsic.ext.<n>`): typed by
+/// [`ExternalTemplates::intrinsic`], lowered by numba-lower's `external` code generator.
+pub const INTRINSIC_PREFIX: &str = "intrinsic.ext.";
 
 static EXTERNAL: OnceLock<Box<dyn ExternalTemplates>> = OnceLock::new();
 

@@ -1175,9 +1175,17 @@ impl Engine<'_> {
                     // A namedtuple class takes its fields by name.
                     let fields: Vec<String> = match ft.get() {
                         Type::NamedTupleClass { names, .. } => names,
+                        Type::Function(k) if k.starts_with(crate::extension::INTRINSIC_PREFIX) => {
+                            crate::extension::external()
+                                .and_then(|x| x.intrinsic_parameters(&k))
+                                .unwrap_or_default()
+                        }
                         _ => Vec::new(),
                     };
                     let params: Option<Vec<&str>> = match ft.get() {
+                        Type::Function(k) if k.starts_with(crate::extension::INTRINSIC_PREFIX) => {
+                            Some(fields.iter().map(String::as_str).collect())
+                        }
                         Type::Function(key) => {
                             crate::numpy::param_names(&key).map(|p| p.to_vec())
                         }
@@ -1361,6 +1369,50 @@ impl Engine<'_> {
                                 ret: crate::types::array(dtype, ndim, Layout::C),
                                 args: atys,
                                 key: ImplKey::Function(EMPTY_INFERRED_KEY.into()),
+                            },
+                        )
+                    }
+                    // A host's intrinsic: its typing function gives the signature.
+                    Type::Function(k) if k.starts_with(crate::extension::INTRINSIC_PREFIX) => {
+                        let Some(x) = crate::extension::external() else {
+                            return Err(TypingError::Typing {
+                                message: format!("no host types the intrinsic {k}"),
+                                line,
+                            });
+                        };
+                        let mut found = None;
+                        let mut tries = vec![atys.clone()];
+                        if raw_atys != atys {
+                            tries.push(raw_atys.clone());
+                        }
+                        for t in tries {
+                            match x.intrinsic(&k, &t) {
+                                Some(Ok(sig)) => {
+                                    found = Some(sig);
+                                    break;
+                                }
+                                Some(Err(message)) => {
+                                    return Err(TypingError::Typing { message, line })
+                                }
+                                None => {}
+                            }
+                        }
+                        let Some((ret, args)) = found else {
+                            let a: Vec<String> = atys.iter().map(|t| t.to_string()).collect();
+                            return Err(TypingError::Typing {
+                                message: format!(
+                                    "No implementation of function {ft} found for signature:\n \n >>> {k}({})",
+                                    a.join(", ")
+                                ),
+                                line,
+                            });
+                        };
+                        self.record(
+                            id,
+                            Signature {
+                                ret,
+                                args,
+                                key: ImplKey::Function(k.clone()),
                             },
                         )
                     }

@@ -183,15 +183,16 @@ fn ensure_venv(root: &Path) -> TaskResult {
 }
 
 /// Installs maturin, numpy, pytest, distributed (Dask's process cluster, for the test
-/// that ships jitted functions to worker processes) and cffi (the C-interop tests call
-/// cffi functions) into the venv unless present.
+/// that ships jitted functions to worker processes), cffi (the C-interop tests call
+/// cffi functions) and llvmlite (`@intrinsic` bodies are written with its IR builder)
+/// into the venv unless present.
 fn ensure_python_packages(root: &Path) -> TaskResult {
     let venv = Venv::new(root);
     let mut probe = venv.command(&venv.python);
-    probe.args(["-c", "import numpy, pytest, distributed, cffi"]);
+    probe.args(["-c", "import numpy, pytest, distributed, cffi, llvmlite"]);
     if venv.maturin.exists() && succeeds(&mut probe) {
         println!(
-            "==> venv: maturin, numpy, pytest, distributed and cffi present, skipping install"
+            "==> venv: maturin, numpy, pytest, distributed, cffi and llvmlite present, skipping install"
         );
         return Ok(());
     }
@@ -206,6 +207,7 @@ fn ensure_python_packages(root: &Path) -> TaskResult {
         "pytest",
         "distributed",
         "cffi",
+        "llvmlite",
     ]);
     run_step(&mut install)
 }

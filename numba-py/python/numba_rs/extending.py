@@ -14,10 +14,10 @@ first; an overload is reached for the argument types numba-rs rejects, as Numba 
 templates registered before a library's. Anything else overloaded (a plain Python
 function, a NumPy function numba-rs lacks) is typed through its overloads alone.
 
-Not here yet: ``intrinsic`` and the low-level API (``typeof_impl``, ``models``,
-``lower_builtin``, ``box``/``unbox``, ...). Reading one of those names raises
-AttributeError saying so (so ``hasattr`` answers False); ``intrinsic`` is importable
-and raises NotImplementedError when applied.
+``intrinsic`` bodies are written with llvmlite's IR builder (``numba_rs._intrinsic``).
+Not here yet: the low-level API (``typeof_impl``, ``models``, ``lower_builtin``,
+``box``/``unbox``, ...). Reading one of those names raises AttributeError saying so (so
+``hasattr`` answers False).
 """
 
 import inspect
@@ -33,6 +33,7 @@ __all__ = [
     "overload",
     "overload_method",
     "overload_attribute",
+    "intrinsic",
     "register_jitable",
     "is_jitted",
     "SentryLiteralArgs",
@@ -435,31 +436,39 @@ def sentry_literal_args(pysig, literal_args, args, kwargs):
         raise ForceLiteralArg(wanted)
 
 
-class _Unsupported:
-    """What a decorator numba-rs lacks gives back: the library imports, and jitted code
-    that uses the object fails to compile with a message naming it."""
-
-    def __init__(self, what, func):
-        self._numba_rs_unsupported = (
-            f"{what} {getattr(func, '__qualname__', func)!s} is not supported by numba-rs "
-            "yet"
-        )
-        self.__wrapped__ = func
-
-    def __call__(self, *args, **kwargs):
-        raise NotImplementedError(self._numba_rs_unsupported)
-
-
 def intrinsic(*args, **kwargs):
-    """``@intrinsic``: not implemented by numba-rs yet. The decorated object imports;
-    compiling code that calls it raises a TypingError naming it."""
+    """``@intrinsic`` / ``@intrinsic(prefer_literal=True)``: the decorated typing
+    function ``(typingctx, *arg_types) -> (signature, codegen)`` implements a function
+    jitted code calls; ``codegen(context, builder, signature, args)`` writes its body with
+    llvmlite's IR builder (see ``numba_rs._intrinsic``)."""
+    from ._intrinsic import Intrinsic
 
-    def wrap(func):
-        return _Unsupported("the @intrinsic", func)
+    prefer_literal = kwargs.pop("prefer_literal", False)
+    if kwargs:
+        raise TypeError(f"intrinsic() got unexpected keyword arguments {sorted(kwargs)}")
+    if len(args) == 1 and callable(args[0]):
+        return Intrinsic(args[0], prefer_literal)
+    if args:
+        raise TypeError("intrinsic takes a function or keyword options")
+    return lambda fn: Intrinsic(fn, prefer_literal)
 
-    if len(args) == 1 and callable(args[0]) and not kwargs:
-        return wrap(args[0])
-    return wrap
+
+def _type_intrinsic(key, codes):
+    from ._intrinsic import type_intrinsic
+
+    return type_intrinsic(key, codes)
+
+
+def _intrinsic_parameters(key):
+    from ._intrinsic import intrinsic_parameters
+
+    return intrinsic_parameters(key)
+
+
+def _codegen_intrinsic(key, codes, ret):
+    from ._intrinsic import codegen_intrinsic
+
+    return codegen_intrinsic(key, codes, ret)
 
 
 def overload_classmethod(typ, attr, **kwargs):

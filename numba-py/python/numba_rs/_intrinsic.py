@@ -1,0 +1,255 @@
+"""``@intrinsic``: a typing function returns ``(signature, codegen)``; ``codegen(context,
+builder, signature, args)`` writes the body with llvmlite's pure-Python IR builder
+(``llvmlite.ir``, an optional dependency) into a fresh function, whose module text
+numba-rs parses into the caller's module and calls (numba-lower's ``external``).
+
+The ``context`` offers what intrinsics commonly use: ``get_value_type`` /
+``get_data_type``, ``get_constant`` / ``get_constant_generic``, ``get_dummy_value``,
+``cast`` (numbers), ``make_tuple``, ``typing_context``. Numba's ``compile_internal``,
+``get_function`` and the NRT/C-API helpers have no counterpart (they raise
+NotImplementedError naming themselves).
+"""
+
+import itertools
+
+from . import _numba_bridge
+from ._numba_rs import _llvm_type_desc
+from .errors import TypingError
+
+_BY_KEY = {}
+_COUNTER = itertools.count()
+
+
+def _ll(t):
+    """llvmlite's type for a numba-rs type (its data model's LLVM value type)."""
+    from llvmlite import ir
+
+    def build(d):
+        kind = d[0]
+        if kind == "int":
+            return ir.IntType(d[1])
+        if kind == "float":
+            return ir.FloatType()
+        if kind == "double":
+            return ir.DoubleType()
+        if kind == "ptr":
+            return ir.IntType(8).as_pointer()
+        if kind == "struct":
+            return ir.LiteralStructType([build(m) for m in d[1]])
+        if kind == "array":
+            return ir.ArrayType(build(d[2]), d[1])
+        raise TypeError(f"no llvmlite type for {d!r}")
+
+    return build(_llvm_type_desc(_code(t)))
+
+
+def _code(t):
+    """A typecode from a typecode or any type object numba-rs reads."""
+    if isinstance(t, int) and not isinstance(t, bool):
+        return t
+    from .types import _code as code
+
+    return code(t)
+
+
+def _rs(t):
+    from .types import _from_code
+
+    return _from_code(_code(t))
+
+
+class _TypingContext:
+    """What an intrinsic's typing function receives first (Numba's typing context): only
+    what typing functions commonly use."""
+
+    def unify_types(self, *tys):
+        from .types import unliteral
+
+        first = unliteral(_rs(tys[0]))
+        return first if all(unliteral(_rs(t)) == first for t in tys) else None
+
+    def __getattr__(self, name):
+        raise NotImplementedError(
+            f"numba-rs's typing context for intrinsics has no {name!r} (Numba's "
+            "typing context internals are not bridged)"
+        )
+
+
+class CodegenContext:
+    """The ``context`` an intrinsic's ``codegen`` receives."""
+
+    typing_context = _TypingContext()
+
+    def get_value_type(self, ty):
+        return _ll(ty)
+
+    get_data_type = get_value_type
+
+    def get_constant(self, ty, val):
+        from llvmlite import ir
+
+        return ir.Constant(_ll(ty), val)
+
+    def get_constant_generic(self, builder, ty, val):
+        return self.get_constant(ty, val)
+
+    def get_dummy_value(self):
+        from llvmlite import ir
+
+        return ir.Constant(ir.LiteralStructType([]), [])
+
+    def get_constant_null(self, ty):
+        from llvmlite import ir
+
+        return ir.Constant(_ll(ty), None)
+
+    def make_tuple(self, builder, typ, values):
+        from llvmlite import ir
+
+        agg = ir.Constant(_ll(typ), ir.Undefined)
+        for i, v in enumerate(values):
+            agg = builder.insert_value(agg, v, i)
+        return agg
+
+    def cast(self, builder, val, fromty, toty):
+        """Numbers between numba-rs's numeric types (ints, floats, bool)."""
+        from llvmlite import ir
+
+        from . import types as rt
+
+        src, dst = rt.unliteral(_rs(fromty)), rt.unliteral(_rs(toty))
+        if src == dst:
+            return val
+        target = _ll(dst)
+        if isinstance(dst, rt.Boolean):
+            zero = ir.Constant(val.type, 0)
+            if isinstance(src, rt.Float):
+                return builder.fcmp_unordered("!=", val, zero)
+            return builder.icmp_unsigned("!=", val, zero)
+        if isinstance(src, (rt.Integer, rt.Boolean)) and isinstance(dst, rt.Integer):
+            sb, db = val.type.width, target.width
+            if db < sb:
+                return builder.trunc(val, target)
+            if db == sb:
+                return val
+            signed = isinstance(src, rt.Integer) and src.signed
+            return builder.sext(val, target) if signed else builder.zext(val, target)
+        if isinstance(src, (rt.Integer, rt.Boolean)) and isinstance(dst, rt.Float):
+            signed = isinstance(src, rt.Integer) and src.signed
+            return builder.sitofp(val, target) if signed else builder.uitofp(val, target)
+        if isinstance(src, rt.Float) and isinstance(dst, rt.Integer):
+            return builder.fptosi(val, target) if dst.signed else builder.fptoui(val, target)
+        if isinstance(src, rt.Float) and isinstance(dst, rt.Float):
+            if src.bitwidth < dst.bitwidth:
+                return builder.fpext(val, target)
+            return builder.fptrunc(val, target)
+        raise NotImplementedError(f"numba-rs's intrinsic context cannot cast {src} to {dst}")
+
+    def __getattr__(self, name):
+        raise NotImplementedError(
+            f"numba-rs's intrinsic context has no {name!r}: Numba's lowering context "
+            "internals (compile_internal, get_function, NRT and C-API helpers) are not "
+            "bridged"
+        )
+
+
+class Intrinsic:
+    """An ``@intrinsic`` function: callable from jitted code only."""
+
+    def __init__(self, defn, prefer_literal=False):
+        self._defn = defn
+        self._prefer_literal = prefer_literal
+        self.__name__ = getattr(defn, "__name__", "intrinsic")
+        self.__qualname__ = getattr(defn, "__qualname__", self.__name__)
+        self.__doc__ = getattr(defn, "__doc__", None)
+        self.__wrapped__ = defn
+        self.__module__ = getattr(defn, "__module__", None)
+        self._numba_rs_intrinsic = f"ext.{next(_COUNTER)}"
+        self._numba_world = _numba_bridge.wants_numba_types(defn)
+        # (argument typecodes) -> (return typecode, argument typecodes, codegen)
+        self._typed = {}
+        _BY_KEY["intrinsic." + self._numba_rs_intrinsic] = self
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError(
+            f"the intrinsic {self.__qualname__} can only be called from jitted code"
+        )
+
+    def __repr__(self):
+        return f"<intrinsic {self.__qualname__}>"
+
+    def __reduce__(self):
+        return (_rebuild, (self._defn, self._prefer_literal))
+
+    def parameters(self):
+        """The call's parameter names (the typing function's, after the typing
+        context)."""
+        import inspect
+
+        names = list(inspect.signature(self._defn).parameters)
+        return names[1:]
+
+    def type_for(self, codes):
+        from .types import _from_code
+
+        tys = [_from_code(c) for c in codes]
+        args = [_numba_bridge.to_numba(t) for t in tys] if self._numba_world else tys
+        result = self._defn(CodegenContext.typing_context, *args)
+        if result is None:
+            return None
+        sig, codegen = result
+        ret = _code(sig.return_type)
+        sig_args = [_code(a) for a in sig.args]
+        if len(sig_args) != len(codes):
+            raise TypingError(
+                f"the intrinsic {self.__qualname__} returned a signature of "
+                f"{len(sig_args)} arguments for a call with {len(codes)}"
+            )
+        self._typed[tuple(sig_args)] = (ret, sig_args, codegen, sig)
+        return ret, sig_args
+
+    def codegen_for(self, codes, ret):
+        from llvmlite import ir
+
+        entry = self._typed.get(tuple(codes))
+        if entry is None:
+            raise TypingError(f"the intrinsic {self.__qualname__} was not typed for {codes}")
+        _, _, codegen, sig = entry
+        from . import types as rt
+
+        symbol = f"numba_rs_intrinsic_{self._numba_rs_intrinsic.replace('.', '_')}_" + "_".join(
+            str(c) for c in [ret, *codes]
+        )
+        module = ir.Module(name=symbol)
+        none = rt.unliteral(_rs(ret)) == rt.none
+        fnty = ir.FunctionType(ir.VoidType() if none else _ll(ret), [_ll(c) for c in codes])
+        fn = ir.Function(module, fnty, name=symbol)
+        builder = ir.IRBuilder(fn.append_basic_block("entry"))
+        value = codegen(CodegenContext(), builder, sig, list(fn.args))
+        if value is None and not none and not builder.block.is_terminated:
+            raise TypingError(
+                f"the intrinsic {self.__qualname__}: non-void function returns None from "
+                "implementation"
+            )
+        if not builder.block.is_terminated:
+            if none:
+                builder.ret_void()
+            else:
+                builder.ret(value)
+        return symbol, str(module)
+
+
+def _rebuild(defn, prefer_literal):
+    return Intrinsic(defn, prefer_literal)
+
+
+def type_intrinsic(key, codes):
+    return _BY_KEY[key].type_for(codes)
+
+
+def intrinsic_parameters(key):
+    return _BY_KEY[key].parameters()
+
+
+def codegen_intrinsic(key, codes, ret):
+    return _BY_KEY[key].codegen_for(codes, ret)
