@@ -305,3 +305,13 @@ def test_several_signatures_from_type_objects():
     assert inc(1) == 2 and type(inc(1)) is int
     assert inc(1.5) == 2.5
     assert len(inc.signatures) == 2
+
+
+def test_nrt_false_is_not_silently_ignored():
+    import warnings as _w
+
+    with _w.catch_warnings(record=True) as caught:
+        _w.simplefilter("always")
+        f = nb.njit(_nrt=False)(lambda n: n + 1)
+    assert f(1) == 2
+    assert any("_nrt=False" in str(w.message) for w in caught)

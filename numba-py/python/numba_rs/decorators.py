@@ -138,6 +138,15 @@ def _check_options(options):
                 NumbaWarning,
                 stacklevel=3,
             )
+    if options.get("_nrt") is False:
+        # numba-rs links its runtime into every function: code that would need the NRT
+        # is not rejected as Numba rejects it without one.
+        warnings.warn(
+            "numba-rs does not implement _nrt=False (compiling without the NRT); the "
+            "function is compiled with it",
+            NumbaWarning,
+            stacklevel=3,
+        )
     error_model = options.get("error_model", "python")
     if error_model not in ("python", "numpy"):
         raise ValueError(f"error_model must be 'python' or 'numpy', not {error_model!r}")
