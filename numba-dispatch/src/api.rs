@@ -45,6 +45,11 @@ impl Dispatcher {
     /// and on an error nothing changes and the error is returned.
     pub fn recompile(&self) -> Result<(), CompileError> {
         let _one_at_a_time = self.recompiling.lock().unwrap_or_else(|e| e.into_inner());
+        // The code read afresh may no longer ask for literal arguments.
+        self.literal_requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         let old = self.overloads();
         let mut new = Vec::with_capacity(old.len());
         for o in &old {

@@ -181,7 +181,7 @@ pub struct Dispatcher {
     parameters: std::sync::OnceLock<Option<Parameters>>,
     /// Argument types whose compilation asked for literal arguments (`literally`), and
     /// which: asked again, the request is answered without typing the function again.
-    literal_requests: Mutex<HashMap<Vec<TypeId>, Vec<usize>>>,
+    pub(crate) literal_requests: Mutex<HashMap<Vec<TypeId>, Vec<usize>>>,
     /// Signatures being compiled right now, by argument types: threads that miss one wait
     /// for its result instead of compiling it again.
     pending: Mutex<HashMap<Vec<TypeId>, Arc<Pending>>>,

@@ -21,6 +21,7 @@ use numba_bytecode::Constant;
 
 use crate::global::GlobalKind;
 use crate::ir::*;
+use crate::utils::single_def;
 
 /// The name the host gives the `literal_unroll` function ([`GlobalKind::Intrinsic`]).
 pub const LITERAL_UNROLL: &str = "literal_unroll";
@@ -62,9 +63,8 @@ pub fn literal_unroll(ir: &mut FunctionIR, arg_len: &dyn Fn(u32) -> Option<usize
             unrolled.retain(|_, a| *a != tuple);
         }
     }
-    remove_dead_globals(ir);
-    // The tuple and the iterator are left unused by the copies: a tuple numba-rs cannot
-    // hold as a value (of strings, say) must not reach lowering.
+    // The tuple, the iterator and the `literal_unroll` global are left unused: a tuple
+    // numba-rs cannot hold as a value (of strings, say) must not reach lowering.
     crate::utils::dead_code_elimination(ir);
     true
 }
@@ -110,21 +110,6 @@ fn through_copies(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
         }
     }
     None
-}
-
-fn single_def(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
-    let mut found = None;
-    for inst in ir.blocks.values().flat_map(|b| &b.body) {
-        if let Stmt::Assign { target, value } = &inst.stmt {
-            if *target == v {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some(ir.expr(*value));
-            }
-        }
-    }
-    found
 }
 
 /// The variable every definition of `v` copies, if they all copy the same one (copies
@@ -559,47 +544,4 @@ fn clone_inst(ir: &mut FunctionIR, inst: &Inst) -> Inst {
         *value = push_expr(ir, e);
     }
     c
-}
-
-/// Assignments of the `literal_unroll` global nothing uses any more.
-fn remove_dead_globals(ir: &mut FunctionIR) {
-    let mut uses: HashMap<VarId, usize> = HashMap::new();
-    for inst in ir.blocks.values().flat_map(|b| &b.body) {
-        let mut vars = crate::analysis::stmt_list_vars(ir, &inst.stmt);
-        if let Stmt::Assign { target, .. } = &inst.stmt {
-            if let Some(p) = vars.iter().position(|v| v == target) {
-                vars.remove(p);
-            }
-        }
-        for v in vars {
-            *uses.entry(v).or_default() += 1;
-        }
-    }
-    let dead: Vec<(Label, usize)> = ir
-        .blocks
-        .iter()
-        .flat_map(|(l, b)| {
-            b.body
-                .iter()
-                .enumerate()
-                .filter_map(move |(i, inst)| match &inst.stmt {
-                    Stmt::Assign { target, value } => Some((*l, i, *target, *value)),
-                    _ => None,
-                })
-        })
-        .filter(|(_, _, target, value)| {
-            !uses.contains_key(target)
-                && matches!(
-                    ir.expr(*value),
-                    Expr::Global { value, .. } | Expr::FreeVar { value, .. }
-                        if matches!(&value.kind, GlobalKind::Intrinsic(n) if n == LITERAL_UNROLL)
-                )
-        })
-        .map(|(l, i, _, _)| (l, i))
-        .collect();
-    for (l, i) in dead.into_iter().rev() {
-        if let Some(b) = ir.blocks.get_mut(&l) {
-            b.body.remove(i);
-        }
-    }
 }

@@ -760,6 +760,23 @@ pub fn first_def(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
         })
 }
 
+/// The expression assigned to `v` when it is assigned exactly once (before SSA a name
+/// may be assigned many times; then there is no one definition).
+pub fn single_def(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
+    let mut found = None;
+    for inst in ir.blocks.values().flat_map(|b| &b.body) {
+        if let Stmt::Assign { target, value } = &inst.stmt {
+            if *target == v {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(ir.expr(*value));
+            }
+        }
+    }
+    found
+}
+
 /// The expression that made the function `func` holds, through copies (`double =
 /// $make_function`).
 fn made_by(ir: &FunctionIR, func: VarId) -> Option<&Expr> {

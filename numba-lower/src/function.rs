@@ -666,12 +666,8 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         sig: &Signature,
         vals: &[BasicValueEnum<'ctx>],
     ) -> R<BasicValueEnum<'ctx>> {
-        let v = if crate::external::is_external(sig) {
-            crate::external::call_external(self, sig, vals)?
-        } else {
-            let f = self.registry.lookup(sig)?;
-            f(self, sig, vals)?
-        };
+        let f = self.registry.lookup(sig)?;
+        let v = f(self, sig, vals)?;
         // An implementation must give a value of the type typing promised: a mismatch
         // would be stored over memory of another shape.
         let want = crate::model::value_type(self.ctx, lowered(sig.ret))?;

@@ -87,15 +87,47 @@ pub(crate) fn _declare_member(name: String, attribute: bool) {
 /// numba-typeinfer's view of the overloads registered from Python.
 pub(crate) struct PyTemplates;
 
+/// Call `numba_rs.extending.<helper>(*args)`: the Python half of every hook here.
+fn call_helper<'py>(
+    py: Python<'py>,
+    helper: &str,
+    args: impl pyo3::call::PyCallArgs<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    py.import("numba_rs.extending")?
+        .getattr(helper)?
+        .call1(args)
+}
+
+/// A helper's answer: None for "not mine", a value, or the text of the error it raised.
+pub(crate) fn optional_answer<T: for<'a, 'py> FromPyObject<'a, 'py>>(
+    py: Python<'_>,
+    r: PyResult<Bound<'_, PyAny>>,
+) -> Option<Result<T, String>> {
+    match r {
+        Ok(v) if v.is_none() => None,
+        Ok(v) => Some(v.extract::<T>().map_err(|e| {
+            let e: PyErr = e.into();
+            e.to_string()
+        })),
+        Err(e) => Some(Err(e
+            .value(py)
+            .str()
+            .map(|s| s.to_string())
+            .unwrap_or_default())),
+    }
+}
+
+/// Whether some `overload_method` / `overload_attribute` declared `name`.
+fn declared(set: &RwLock<HashSet<String>>, name: &str) -> bool {
+    set.read().unwrap_or_else(|e| e.into_inner()).contains(name)
+}
+
 impl PyTemplates {
     /// Ask `numba_rs.extending.<finder>(type, name)` for a member's dispatcher.
     fn member(&self, finder: &str, recv: TypeId, name: &str) -> Option<u64> {
         Python::attach(|py| -> PyResult<Option<u64>> {
             let t = crate::typeobj::py_type(py, recv)?;
-            py.import("numba_rs.extending")?
-                .getattr(finder)?
-                .call1((t, name))?
-                .extract()
+            call_helper(py, finder, (t, name))?.extract()
         })
         .ok()
         .flatten()
@@ -109,10 +141,7 @@ impl numba_lower::external::ExternalCodegen for PyCodegen {
     fn codegen(&self, key: &str, args: &[TypeId], ret: TypeId) -> Result<(String, String), String> {
         Python::attach(|py| -> PyResult<(String, String)> {
             let codes: Vec<u32> = args.iter().map(|t| t.0).collect();
-            py.import("numba_rs.extending")?
-                .getattr("_codegen_intrinsic")?
-                .call1((key, codes, ret.0))?
-                .extract()
+            call_helper(py, "_codegen_intrinsic", (key, codes, ret.0))?.extract()
         })
         .map_err(|e| e.to_string())
     }
@@ -168,11 +197,7 @@ impl ExternalTemplates for PyTemplates {
     }
 
     fn method(&self, recv: TypeId, name: &str) -> Option<u64> {
-        if !METHODS
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(name)
-        {
+        if !declared(&METHODS, name) {
             return None;
         }
         self.member("_find_method", recv, name)
@@ -185,42 +210,21 @@ impl ExternalTemplates for PyTemplates {
     ) -> Option<Result<(TypeId, Vec<TypeId>), String>> {
         Python::attach(|py| {
             let codes: Vec<u32> = args.iter().map(|t| t.0).collect();
-            let r = py
-                .import("numba_rs.extending")
-                .and_then(|m| m.getattr("_type_intrinsic"))
-                .and_then(|f| f.call1((key, codes)));
-            match r {
-                Ok(v) if v.is_none() => None,
-                Ok(v) => Some(
-                    v.extract::<(u32, Vec<u32>)>()
-                        .map(|(r, a)| (TypeId(r), a.into_iter().map(TypeId).collect()))
-                        .map_err(|e| e.to_string()),
-                ),
-                Err(e) => Some(Err(e
-                    .value(py)
-                    .str()
-                    .map(|s| s.to_string())
-                    .unwrap_or_default())),
-            }
+            let r = call_helper(py, "_type_intrinsic", (key, codes));
+            let answer = optional_answer::<(u32, Vec<u32>)>(py, r)?;
+            Some(answer.map(|(r, a)| (TypeId(r), a.into_iter().map(TypeId).collect())))
         })
     }
 
     fn intrinsic_parameters(&self, key: &str) -> Option<Vec<String>> {
         Python::attach(|py| -> PyResult<Vec<String>> {
-            py.import("numba_rs.extending")?
-                .getattr("_intrinsic_parameters")?
-                .call1((key,))?
-                .extract()
+            call_helper(py, "_intrinsic_parameters", (key,))?.extract()
         })
         .ok()
     }
 
     fn attribute(&self, recv: TypeId, name: &str) -> Option<u64> {
-        if !ATTRIBUTES
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(name)
-        {
+        if !declared(&ATTRIBUTES, name) {
             return None;
         }
         self.member("_find_attribute", recv, name)

@@ -96,18 +96,7 @@ fn c_function(
         .import("numba_rs._cinterop")
         .and_then(|c| c.getattr("c_function"))
         .and_then(|f| f.call1((value,)));
-    match found {
-        Ok(r) if r.is_none() => None,
-        Ok(r) => Some(
-            r.extract::<(String, u64, String)>()
-                .map_err(|e| e.to_string()),
-        ),
-        Err(e) => Some(Err(e
-            .value(py)
-            .str()
-            .map(|s| s.to_string())
-            .unwrap_or_default())),
-    }
+    extending::optional_answer(py, found)
 }
 
 /// A cffi `FFI` object: `cffi.FFI()` or an out-of-line module's `ffi`.
@@ -152,13 +141,6 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     if let Ok(k) = value.getattr("_numba_rs_intrinsic") {
         if let Ok(key) = k.extract::<String>() {
             return mk(GlobalKind::Intrinsic(key));
-        }
-    }
-    // A stand-in for an extension decorator numba-rs lacks (`numba_rs.extending`'s
-    // `_Unsupported`): the message names it.
-    if let Ok(m) = value.getattr("_numba_rs_unsupported") {
-        if let Ok(message) = m.extract::<String>() {
-            return mk(GlobalKind::Unsupported { message });
         }
     }
     // `literal_unroll` (numba-rs's, or Numba's own): unrolled before typing;

@@ -321,11 +321,6 @@ pub(crate) fn _type_make(kind: &str, args: &Bound<'_, PyTuple>) -> PyResult<u32>
         }
     };
     let t = match kind {
-        "name" => {
-            let name: String = args.get_item(0)?.extract()?;
-            types::from_name(&name)
-                .ok_or_else(|| PyTypeError::new_err(format!("unknown type {name}")))?
-        }
         "array" => {
             let dtype = not_array(ty(0)?, "an array type's dtype")?;
             let ndim: u32 = args.get_item(1)?.extract()?;

@@ -17,22 +17,6 @@ use crate::error::TypingError;
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
 
-/// The expression assigned to `v` when it is assigned once.
-pub(crate) fn single_assignment(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
-    let mut found = None;
-    for inst in ir.blocks.values().flat_map(|b| &b.body) {
-        if let Stmt::Assign { target, value } = &inst.stmt {
-            if *target == v {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some(ir.expr(*value));
-            }
-        }
-    }
-    found
-}
-
 /// The implementation key of a call to a C function (`ExternalFunctionPointer`): the
 /// signature's first argument is the function pointer.
 pub const C_CALL_KEY: &str = "ctypes.call";
@@ -767,7 +751,7 @@ impl Engine<'_> {
         let mut cur = v;
         for _ in 0..16 {
             let Some(var) = cur else { break };
-            match crate::infer::single_assignment(self.ir, var) {
+            match numba_ir::utils::single_def(self.ir, var) {
                 Some(Expr::Arg { index, .. }) => {
                     return TypingError::ForceLiteral {
                         args: vec![*index as usize],

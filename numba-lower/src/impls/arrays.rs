@@ -107,23 +107,17 @@ pub(crate) fn register(r: &mut Registry) {
             attribute,
         );
     }
-    // cffi's `ffi.from_buffer(a)`: the data pointer.
+    // `a.ctypes` and cffi's `ffi.from_buffer(a)` are the data pointer; `a.ctypes.data`
+    // its address.
     r.register(
         ImplKey::Function(numba_typeinfer::cinterop::FROM_BUFFER.into()),
         Args::Exact(vec![array()]),
-        |lw, _, a| {
-            lw.b.build_extract_value(a[0].into_struct_value(), field::DATA, "data")
-                .map_err(llvm_err)
-        },
+        data_pointer,
     );
-    // `a.ctypes` is the data pointer; `a.ctypes.data` its address.
     r.register(
         ImplKey::GetAttr("ctypes".into()),
         Args::Exact(vec![array()]),
-        |lw, _, a| {
-            lw.b.build_extract_value(a[0].into_struct_value(), field::DATA, "data")
-                .map_err(llvm_err)
-        },
+        data_pointer,
     );
     r.register(
         ImplKey::GetAttr("data".into()),
@@ -492,6 +486,16 @@ fn setitem<'ctx>(
     let v = m.store_memory(lw.ctx, &lw.b, dtype, v)?;
     lw.b.build_store(p, v).map_err(llvm_err)?;
     Ok(lw.ghost())
+}
+
+/// An array's data pointer.
+fn data_pointer<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    lw.b.build_extract_value(a[0].into_struct_value(), field::DATA, "data")
+        .map_err(llvm_err)
 }
 
 fn attribute<'ctx>(

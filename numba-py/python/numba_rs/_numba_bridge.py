@@ -132,7 +132,7 @@ def from_foreign(x):
     try:
         import numpy as np
 
-        return rt._make("name", np.dtype(x).name)
+        return rt._from_name(np.dtype(x).name)
     except TypeError:
         pass
     raise TypeError(f"numba-rs cannot use {x!r} as a type")

@@ -28,7 +28,7 @@ def _numpy_support():
 
         from . import types
 
-        return types._make("name", np.dtype(dtype).name)
+        return types._from_name(np.dtype(dtype).name)
 
     def as_dtype(nbtype):
         import numpy as np

@@ -205,6 +205,23 @@ def _check_signatures(typing, impl):
         )
 
 
+def _generated_dispatcher(typing, name, qualname, module, generate, jit_options,
+                          literal_args):
+    """A dispatcher whose code ``generate(types)`` chooses per argument types, binding
+    arguments by the typing function's parameters (a copy of it named ``name``)."""
+    from .dispatcher import CPUDispatcher
+
+    shape = _pytypes.FunctionType(
+        typing.__code__, typing.__globals__, name, typing.__defaults__, typing.__closure__
+    )
+    shape.__qualname__ = qualname
+    shape.__kwdefaults__ = typing.__kwdefaults__
+    shape.__module__ = module
+    return CPUDispatcher(
+        shape, None, _generate=generate, _literal_args=literal_args, **jit_options
+    )
+
+
 class _Overloaded:
     """Every template of one function, behind one dispatcher: the first template that
     gives an implementation for the argument types wins."""
@@ -212,16 +229,9 @@ class _Overloaded:
     def __init__(self, func, name, typing, jit_options, literal_args):
         self.func = func
         self.templates = []
-        shape = _pytypes.FunctionType(
-            typing.__code__, typing.__globals__, name, typing.__defaults__, typing.__closure__
-        )
-        shape.__qualname__ = name
-        shape.__kwdefaults__ = typing.__kwdefaults__
-        shape.__module__ = getattr(func, "__module__", None) or typing.__module__
-        from .dispatcher import CPUDispatcher
-
-        self.dispatcher = CPUDispatcher(
-            shape, None, _generate=self.generate, _literal_args=literal_args, **jit_options
+        module = getattr(func, "__module__", None) or typing.__module__
+        self.dispatcher = _generated_dispatcher(
+            typing, name, name, module, self.generate, jit_options, literal_args
         )
 
     def generate(self, types):
@@ -285,15 +295,9 @@ class _Member:
         # Numba's classes (``numba.core.types.Array``) test Numba's type objects.
         self.numba_class = _numba_bridge._from_numba(cls)
         typing = tmpl.typing
-        shape = _pytypes.FunctionType(
-            typing.__code__, typing.__globals__, name, typing.__defaults__, typing.__closure__
-        )
-        shape.__qualname__ = f"{getattr(cls, '__name__', cls)}.{name}"
-        shape.__kwdefaults__ = typing.__kwdefaults__
-        from .dispatcher import CPUDispatcher
-
-        self.dispatcher = CPUDispatcher(
-            shape, None, _generate=self.generate, _literal_args=literal_args, **jit_options
+        qualname = f"{getattr(cls, '__name__', cls)}.{name}"
+        self.dispatcher = _generated_dispatcher(
+            typing, name, qualname, typing.__module__, self.generate, jit_options, literal_args
         )
 
     def applies(self, t):

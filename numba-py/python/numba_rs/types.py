@@ -9,7 +9,9 @@ between Python and the compiler with nothing lost. The Rust side hands types to 
 through :func:`_from_code`, which picks the class from the type's kind.
 """
 
-from ._numba_rs import _Type, _type_info, _type_make
+import functools
+
+from ._numba_rs import _Type, _type_info, _type_make, type_from_name
 
 # Marks this module as numba-rs's when the drop-in switch installs it as
 # ``numba.core.types``.
@@ -55,6 +57,27 @@ class Signature:
 # -- the class hierarchy ------------------------------------------------------------------
 
 
+def _field(i, doc=None):
+    """A type's field ``i`` (of ``_type_info``) as a read-only attribute."""
+    return property(lambda self: self._info[i], doc=doc)
+
+
+def _type_field(i, doc=None):
+    """A type's field ``i`` holding a typecode, as the type object."""
+    return property(lambda self: _from_code(self._info[i]), doc=doc)
+
+
+def _class_field(i):
+    """A type's field ``i`` holding a class key, as the Python class."""
+
+    def get(self):
+        from ._numba_rs import _class_by_key
+
+        return _class_by_key(self._info[i])
+
+    return property(get)
+
+
 class Type(_Type):
     """Base of every numba-rs type (Numba's ``types.Type``)."""
 
@@ -66,8 +89,9 @@ class Type(_Type):
         # arguments return the table's object, which needs no further set-up.
         pass
 
-    @property
+    @functools.cached_property
     def _info(self):
+        # A typecode's entry never changes: read once per object.
         return _type_info(self.typecode)[1]
 
     @property
@@ -112,15 +136,11 @@ class IteratorType(IterableType):
 class Number(Hashable):
     """Integers, floats and complex numbers."""
 
-    @property
-    def bitwidth(self):
-        return self._info[0]
+    bitwidth = _field(0)
 
 
 class Integer(Number):
-    @property
-    def signed(self):
-        return self._info[1]
+    signed = _field(1)
 
     @property
     def maxval(self):
@@ -176,9 +196,7 @@ class CPointer(Type):
     def __new__(cls, dtype, addrspace=None):
         return _make("cpointer", _code(dtype))
 
-    @property
-    def dtype(self):
-        return _from_code(self._info[0])
+    dtype = _type_field(0)
 
 
 class ExternalFunctionPointer(Callable, Opaque):
@@ -207,23 +225,17 @@ class Omitted(Opaque):
     def __new__(cls, value):
         return _make("omitted", value)
 
-    @property
-    def value(self):
-        return self._info[0]
+    value = _field(0)
 
 
 class Literal(Type):
     """A constant known at compile time (Numba's ``types.Literal``)."""
 
-    @property
-    def literal_value(self):
-        return self._info[0]
+    literal_value = _field(0)
 
     @property
     def literal_type(self):
-        return _from_code(_type_make("name", ("int64",))) if isinstance(
-            self, IntegerLiteral
-        ) else (boolean if isinstance(self, BooleanLiteral) else unicode_type)
+        return unliteral(self)
 
 
 class IntegerLiteral(Literal, Integer):
@@ -260,21 +272,13 @@ class ArrayCompatible(Type):
 class Buffer(IterableType, ArrayCompatible):
     mutable = True
 
-    @property
-    def dtype(self):
-        return _from_code(self._info[0])
+    dtype = _type_field(0)
 
-    @property
-    def ndim(self):
-        return self._info[1]
+    ndim = _field(1)
 
-    @property
-    def layout(self):
-        return self._info[2]
+    layout = _field(2)
 
-    @property
-    def readonly(self):
-        return self._info[3]
+    readonly = _field(3)
 
     @property
     def is_c_contig(self):
@@ -345,13 +349,9 @@ class UniTuple(BaseAnonymousTuple):
     def __new__(cls, dtype, count):
         return _make("unituple", _code(dtype), int(count))
 
-    @property
-    def dtype(self):
-        return _from_code(self._info[0])
+    dtype = _type_field(0)
 
-    @property
-    def count(self):
-        return self._info[1]
+    count = _field(1)
 
     @property
     def types(self):
@@ -379,11 +379,7 @@ class BaseNamedTuple(BaseTuple):
     def types(self):
         return tuple(_from_code(c) for c in self._info[1])
 
-    @property
-    def instance_class(self):
-        from ._numba_rs import _class_by_key
-
-        return _class_by_key(self._info[3])
+    instance_class = _class_field(3)
 
 
 class NamedUniTuple(BaseNamedTuple):
@@ -402,15 +398,11 @@ class Optional(Type):
     def __new__(cls, typ):
         return _make("optional", _code(typ))
 
-    @property
-    def type(self):
-        return _from_code(self._info[0])
+    type = _type_field(0)
 
 
 class SliceType(Type):
-    @property
-    def members(self):
-        return self._info[0]
+    members = _field(0)
 
 
 class SliceLiteral(Literal, SliceType):
@@ -428,9 +420,7 @@ class RangeIteratorType(IteratorType):
 
 
 class ArrayIterator(IteratorType):
-    @property
-    def array_type(self):
-        return _from_code(self._info[0])
+    array_type = _type_field(0)
 
 
 class Module(Dummy):
@@ -444,19 +434,13 @@ class Module(Dummy):
 class Function(Callable, Opaque):
     """A function numba-rs types by a template (a builtin, a NumPy or math function)."""
 
-    @property
-    def typing_key(self):
-        return self._info[0]
+    typing_key = _field(0)
 
 
 class BoundFunction(Callable, Opaque):
-    @property
-    def typing_key(self):
-        return self._info[0]
+    typing_key = _field(0)
 
-    @property
-    def this(self):
-        return _from_code(self._info[1])
+    this = _type_field(1)
 
 
 class Dispatcher(Callable, Opaque):
@@ -473,18 +457,14 @@ class NumberClass(Callable, Opaque):
     def __new__(cls, instance_type):
         return _make("number_class", _code(instance_type))
 
-    @property
-    def instance_type(self):
-        return _from_code(self._info[0])
+    instance_type = _type_field(0)
 
 
 class DType(Type):
     def __new__(cls, dtype):
         return _make("dtype", _code(dtype))
 
-    @property
-    def dtype(self):
-        return _from_code(self._info[0])
+    dtype = _type_field(0)
 
 
 class ExceptionClass(Callable, Opaque):
@@ -496,11 +476,7 @@ class ExceptionInstance(Type):
 
 
 class EnumMember(Type):
-    @property
-    def instance_class(self):
-        from ._numba_rs import _class_by_key
-
-        return _class_by_key(self._info[1])
+    instance_class = _class_field(1)
 
     @property
     def dtype(self):
@@ -518,11 +494,7 @@ class IntEnumMember(EnumMember, Integer):
 
 
 class EnumClass(Callable, Opaque):
-    @property
-    def instance_class(self):
-        from ._numba_rs import _class_by_key
-
-        return _class_by_key(self._info[1])
+    instance_class = _class_field(1)
 
 
 class IntEnumClass(EnumClass):
@@ -530,17 +502,11 @@ class IntEnumClass(EnumClass):
 
 
 class NamedTupleClass(Callable, Opaque):
-    @property
-    def instance_class(self):
-        from ._numba_rs import _class_by_key
-
-        return _class_by_key(self._info[1])
+    instance_class = _class_field(1)
 
 
 class Generator(IteratorType):
-    @property
-    def yield_type(self):
-        return _from_code(self._info[1])
+    yield_type = _type_field(1)
 
 
 class UFunc(Callable, Opaque):
@@ -677,7 +643,7 @@ def _make(kind, *args):
 
 
 def _from_name(name):
-    return _make("name", name)
+    return type_from_name(name)
 
 
 def _from_code_text(text):
