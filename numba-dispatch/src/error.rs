@@ -9,6 +9,9 @@ pub enum ErrorKind {
     Typing,
     /// `numba_rs.errors.UnsupportedError`.
     Unsupported,
+    /// `numba_rs.errors.UnsupportedRewriteError` (an `UnsupportedError`): a parallel
+    /// loop the parfor rewrites cannot make (its index overwritten, say).
+    UnsupportedRewrite,
     /// `numba_rs.errors.NumbaValueError` (a `TypingError` that is also a `ValueError`).
     Value,
     /// A bug or an environment problem.
@@ -16,6 +19,9 @@ pub enum ErrorKind {
     /// No compiled signature accepts the arguments, or several tie, when compiling is
     /// disabled: Python's `TypeError`, as Numba's dispatcher raises.
     Dispatch,
+    /// Python's `NotImplementedError`: what Numba raises for what a pass of its own
+    /// does not handle (an overload with `*args` inlined).
+    NotImplemented,
 }
 
 /// A failure anywhere in the pipeline.

@@ -8,7 +8,13 @@
 //! variable, or an attribute of a global module (`mod.f`, `pkg.mod.f`) bound to a jitted
 //! function. Its IR is built from its own code with its own globals.
 
-use numba_ir::{Expr, FunctionIR, GlobalKind, GlobalResolver, IrError, Label, Stmt, VarId};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use numba_ir::{Expr, ExprId, FunctionIR, GlobalKind, GlobalResolver, IrError, Label, Stmt, VarId};
+use numba_typeinfer::signature::ImplKey;
+use numba_typeinfer::types::Type;
+use numba_typeinfer::{TypeId, TypingResult};
 
 use crate::{lookup_dispatcher, Dispatcher};
 
@@ -222,4 +228,152 @@ fn callee_of(ir: &FunctionIR, globals: &dyn GlobalResolver, func: VarId) -> Opti
         }
     }
     None
+}
+
+/// A typed call of an overload whose cost model decides whether to inline it (Numba's
+/// `InlineOverloads`): the caller and the callee after their untyped passes, with their
+/// types.
+pub struct TypedInlineSite<'a> {
+    pub caller: &'a FunctionIR,
+    /// The caller's variable types, by `VarId`.
+    pub caller_types: &'a [TypeId],
+    pub callee: &'a FunctionIR,
+    /// The callee's variable types, when it types on its own.
+    pub callee_types: Option<&'a [TypeId]>,
+    /// The variable the call's result is assigned to.
+    pub target: VarId,
+    /// The call's argument types (a method's receiver first) and result type.
+    pub args: &'a [TypeId],
+    pub ret: TypeId,
+}
+
+/// A typed call of an overload whose implementation asks to be inlined: the expression,
+/// the overload's dispatcher and the call's signature.
+pub(crate) struct OverloadSite {
+    pub value: ExprId,
+    pub dispatcher: Arc<Dispatcher>,
+    pub args: Vec<TypeId>,
+    pub ret: TypeId,
+    pub option: InlineOption,
+}
+
+/// Every typed call (a function or method call, an operator, an attribute) resolved to
+/// an overload whose chosen implementation has `inline='always'` or a cost model, in
+/// block order; `declined` expressions are left out.
+pub(crate) fn overload_sites(
+    ir: &FunctionIR,
+    typing: &TypingResult,
+    declined: &HashSet<ExprId>,
+) -> Vec<OverloadSite> {
+    let mut sites = Vec::new();
+    for block in ir.blocks.values() {
+        for inst in &block.body {
+            let Stmt::Assign { value, .. } = inst.stmt else {
+                continue;
+            };
+            if declined.contains(&value) {
+                continue;
+            }
+            let Some(sig) = typing.calltypes.get(&value) else {
+                continue;
+            };
+            let ImplKey::Dispatcher { id } = sig.key else {
+                continue;
+            };
+            let Some(d) = lookup_dispatcher(id) else {
+                continue;
+            };
+            let option = d.source.overload_inline(&sig.args);
+            if option != InlineOption::Never {
+                sites.push(OverloadSite {
+                    value,
+                    dispatcher: d,
+                    args: sig.args.clone(),
+                    ret: sig.ret,
+                    option,
+                });
+            }
+        }
+    }
+    sites
+}
+
+/// The statement assigning expression `value`: its block and index.
+pub(crate) fn find_assignment(ir: &FunctionIR, value: ExprId) -> Option<(Label, usize)> {
+    ir.blocks.iter().find_map(|(&label, block)| {
+        block
+            .body
+            .iter()
+            .position(|i| matches!(i.stmt, Stmt::Assign { value: v, .. } if v == value))
+            .map(|index| (label, index))
+    })
+}
+
+/// Rewrite the typed site at `ir.blocks[label].body[index]` as a plain call of the
+/// overload's operands (a method's or attribute's receiver first), the form
+/// [`numba_ir::utils::inline_function_call`] splices a callee into; false when the site
+/// has no such form (a constant index not held in a variable).
+pub(crate) fn as_plain_call(
+    ir: &mut FunctionIR,
+    typing: &TypingResult,
+    label: Label,
+    index: usize,
+) -> bool {
+    let inst = &ir.blocks[&label].body[index];
+    let Stmt::Assign { target, value } = inst.stmt else {
+        return false;
+    };
+    let loc = inst.loc;
+    let (func, args, kws) = match ir.expr(value).clone() {
+        Expr::Call {
+            func,
+            args,
+            kws,
+            vararg: None,
+            varkwarg: None,
+            ..
+        } => {
+            // A method: its receiver is the object the bound function was read from.
+            let receiver = match typing.type_of(func).get() {
+                Type::BoundFunction { .. } => match numba_ir::utils::first_def(ir, func) {
+                    Some(Expr::GetAttr { value, .. }) => Some(*value),
+                    _ => return false,
+                },
+                _ => None,
+            };
+            let args = receiver.into_iter().chain(args).collect();
+            (Some(func), args, kws)
+        }
+        Expr::Call { .. } => return false,
+        Expr::BinOp { lhs, rhs, .. } | Expr::InplaceBinOp { lhs, rhs, .. } => {
+            (None, vec![lhs, rhs], vec![])
+        }
+        Expr::Unary { value, .. } | Expr::GetAttr { value, .. } => (None, vec![value], vec![]),
+        Expr::GetItem { value, index } => (None, vec![value, index], vec![]),
+        Expr::StaticGetItem {
+            value,
+            index_var: Some(index),
+            ..
+        } => (None, vec![value, index], vec![]),
+        _ => return false,
+    };
+    // An operator or attribute has no function variable: a fresh, never-defined one
+    // stands in (inlining a function of its own reads only the arguments).
+    let func = func.unwrap_or_else(|| {
+        let name = numba_ir::utils::fresh_name(ir, &format!("$overload.{}", target.0));
+        ir.add_var(name, loc)
+    });
+    let call = ir.add_expr(Expr::Call {
+        func,
+        args,
+        kws,
+        vararg: None,
+        varkwarg: None,
+        form: numba_ir::CallForm::Plain,
+    });
+    ir.blocks.get_mut(&label).expect("the site's block").body[index].stmt = Stmt::Assign {
+        target,
+        value: call,
+    };
+    true
 }

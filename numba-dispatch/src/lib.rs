@@ -26,6 +26,7 @@ mod api;
 pub mod cache;
 mod error;
 mod inline;
+mod module_attrs;
 mod pipeline;
 pub mod selection;
 mod ufuncs;
@@ -41,7 +42,7 @@ use numba_lower::CompiledFunction;
 use numba_typeinfer::TypeId;
 
 pub use error::{CompileError, ErrorKind};
-pub use inline::{InlineOption, InlineSite};
+pub use inline::{InlineOption, InlineSite, TypedInlineSite};
 pub use numba_typeinfer::context::Parameters;
 pub use pipeline::{
     compile_function, compile_lifted_loop, compile_lifted_with, compile_object_mode,
@@ -108,6 +109,18 @@ pub trait FunctionSource: Send + Sync {
     /// [`LiteralArgs`]: numba_typeinfer::extension::LiteralArgs
     fn literal_args(&self) -> numba_typeinfer::extension::LiteralArgs {
         numba_typeinfer::extension::LiteralArgs::Never
+    }
+    /// For code chosen per argument types (an extension's overload, `load_for`): the
+    /// `inline=` option of the implementation chosen for `args`. `Always` or a cost
+    /// model splices the implementation's IR into typed callers (Numba's
+    /// `InlineOverloads`); the default, `Never`, calls it.
+    fn overload_inline(&self, _args: &[TypeId]) -> InlineOption {
+        InlineOption::Never
+    }
+    /// For [`FunctionSource::overload_inline`]'s `CostModel`: whether to inline this
+    /// typed call site. The host runs the user's function.
+    fn overload_cost_model(&self, _site: &TypedInlineSite<'_>) -> Result<bool, String> {
+        Err("this function has no inline cost model".into())
     }
 }
 

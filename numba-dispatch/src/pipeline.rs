@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use numba_bytecode::CodeObject;
 use numba_ir::passes::{FunctionPass, PassError};
 use numba_ir::prune::{dead_branch_prune, strip_phis, ArgNone};
-use numba_ir::{FunctionIR, GlobalResolver, IrError};
+use numba_ir::{FunctionIR, GlobalResolver, IrError, Stmt};
 use numba_lower::{
     CompiledFunction, CpuTarget, ErrorModel, LinkedFunctions, LowerError, LowerOptions,
     RefPruneFlags, TargetContext,
@@ -33,6 +33,7 @@ use numba_typeinfer::{BaseContext, CallOutcome, CalleeResolver, TypeId, TypingEr
 use std::sync::atomic::AtomicUsize;
 
 use crate::error::{CompileError, ErrorKind};
+use crate::InlineOption;
 
 /// Everything a compilation is done with: the typing context, the rewrites and the code
 /// target. A dispatcher holds one as a value.
@@ -349,6 +350,141 @@ fn run_passes(
     Ok(())
 }
 
+/// A type inference failure as the compile error the user sees (the caller adds where).
+fn typing_error(e: TypingError) -> CompileError {
+    let (kind, line) = match &e {
+        TypingError::Typing { line, .. } | TypingError::ForceLiteral { line, .. } => {
+            (ErrorKind::Typing, *line)
+        }
+        TypingError::Unsupported { line, .. } | TypingError::StarArgs { line, .. } => {
+            (ErrorKind::Unsupported, *line)
+        }
+    };
+    let mut err = CompileError::new(kind, e.to_string());
+    err.line = Some(line);
+    if let TypingError::ForceLiteral { args, .. } = &e {
+        err.force_literal = args.clone();
+    }
+    err
+}
+
+/// Rounds of overload inlining (an implementation inlining itself) before giving up.
+const OVERLOAD_ROUNDS: usize = 32;
+
+/// Numba's `InlineOverloads`, after typing and phi stripping: each call of an overload
+/// whose chosen implementation has `inline='always'` (or a cost model saying yes) is
+/// replaced by the implementation's IR, after its own untyped passes for the call's
+/// argument types, and the function is typed again. Whether anything was inlined.
+fn inline_overloads(
+    ir: &mut FunctionIR,
+    typing: &mut numba_typeinfer::TypingResult,
+    front: &Frontend<'_>,
+    ctx: &dyn numba_typeinfer::TypingContext,
+    times: &mut Vec<(String, Duration)>,
+    type_ir: &dyn Fn(&mut FunctionIR) -> Result<numba_typeinfer::TypingResult, CompileError>,
+) -> Result<bool, CompileError> {
+    let here = locate(ir);
+    let mut declined = std::collections::HashSet::new();
+    let mut any = false;
+    for round in 0.. {
+        let sites = crate::inline::overload_sites(ir, typing, &declined);
+        if sites.is_empty() {
+            break;
+        }
+        if round == OVERLOAD_ROUNDS {
+            let mut err = CompileError::new(
+                ErrorKind::Unsupported,
+                "too many nested overloads to inline (an implementation with \
+                 inline='always' that calls itself?)",
+            );
+            err.line = Some(ir.firstlineno);
+            return Err(here(err));
+        }
+        let mut changed = false;
+        for site in sites {
+            let Some((label, index)) = crate::inline::find_assignment(ir, site.value) else {
+                continue;
+            };
+            let d = &site.dispatcher;
+            let (code, callee_globals) = d.source.load_for(&site.args).map_err(|m| {
+                let mut err = CompileError::new(ErrorKind::Typing, m);
+                err.line = Some(ir.blocks[&label].body[index].loc.line);
+                here(err)
+            })?;
+            let npos = code.argcount as usize;
+            let mut callee = translate(code, &*callee_globals)?;
+            if let Some(star) = callee.star_param {
+                // Numba's inliner binds positional and keyword arguments only.
+                let mut err = CompileError::new(
+                    ErrorKind::NotImplemented,
+                    format!(
+                        "Stararg not supported in inliner for arg {star} *{}",
+                        callee.arg_names[star]
+                    ),
+                );
+                err.line = Some(ir.blocks[&label].body[index].loc.line);
+                return Err(here(err));
+            }
+            let defaults = d.parameters().map(|p| p.defaults).unwrap_or_default();
+            let callee_front = Frontend {
+                globals: &*callee_globals,
+                typing: front.typing,
+                options: front.options,
+                run_rewrites: front.run_rewrites,
+                objmode_lines: front.objmode_lines,
+            };
+            callee_front.untyped(&mut callee, &site.args, npos, &defaults, times)?;
+            strip_phis(&mut callee);
+            let Stmt::Assign { target, .. } = ir.blocks[&label].body[index].stmt else {
+                unreachable!("find_assignment finds assignments")
+            };
+            if site.option == InlineOption::CostModel {
+                let callee_typing =
+                    numba_typeinfer::infer(&callee, &site.args, ctx, &Registry, None).ok();
+                let verdict = d.source.overload_cost_model(&crate::TypedInlineSite {
+                    caller: ir,
+                    caller_types: &typing.typemap,
+                    callee: &callee,
+                    callee_types: callee_typing.as_ref().map(|t| t.typemap.as_slice()),
+                    target,
+                    args: &site.args,
+                    ret: site.ret,
+                });
+                match verdict {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        declined.insert(site.value);
+                        continue;
+                    }
+                    Err(m) => {
+                        let mut err = CompileError::new(
+                            ErrorKind::Typing,
+                            format!("the inline cost model of '{}' failed: {m}", d.name),
+                        );
+                        err.line = Some(ir.blocks[&label].body[index].loc.line);
+                        return Err(here(err));
+                    }
+                }
+            }
+            if !crate::inline::as_plain_call(ir, typing, label, index) {
+                declined.insert(site.value);
+                continue;
+            }
+            numba_ir::utils::inline_function_call(ir, label, index, &callee, &defaults)
+                .map_err(|e| here(code_error(&e)))?;
+            changed = true;
+        }
+        if !changed {
+            break;
+        }
+        any = true;
+        // No dead-code elimination here: typing already fixed what later passes read
+        // (a `static_getitem`'s index variable is not a use).
+        *typing = type_ir(ir)?;
+    }
+    Ok(any)
+}
+
 fn pass_error(e: PassError) -> CompileError {
     match e {
         // A pass gives up on a construct it cannot handle: the user's code.
@@ -604,6 +740,8 @@ type RunRewrites<'a> = dyn Fn(
 /// processing to SSA), over any function's IR given its arguments' types.
 struct Frontend<'a> {
     globals: &'a dyn GlobalResolver,
+    /// What `module.attr` the typing context resolves itself (others are frozen).
+    typing: &'a dyn numba_typeinfer::TypingContext,
     options: &'a CompileOptions,
     run_rewrites: &'a RunRewrites<'a>,
     objmode_lines: &'a std::cell::RefCell<Vec<u32>>,
@@ -747,7 +885,11 @@ impl Frontend<'_> {
                     .take()
                     .unwrap_or_else(|| pass_error(e)),
             )
-        })
+        })?;
+        // Attributes of modules typing does not know, read now (not a pass of Numba's:
+        // its typing reads them; the IR dumps above keep the `getattr`).
+        crate::module_attrs::freeze_module_attributes(ir, globals, self.typing);
+        Ok(())
     }
 }
 
@@ -814,6 +956,7 @@ fn compile_nopython_ir(
     let objmode_lines: std::cell::RefCell<Vec<u32>> = std::cell::RefCell::new(Vec::new());
     let front = Frontend {
         globals,
+        typing: &target.typing,
         options,
         run_rewrites: &run_rewrites,
         objmode_lines: &objmode_lines,
@@ -842,38 +985,27 @@ fn compile_nopython_ir(
             }
         }
     }
-    let mut typing = loop {
-        let typed = numba_typeinfer::infer_with_locals(
-            &ir,
-            args,
-            &options.locals,
-            &target.typing,
-            &Registry,
-            options.dispatcher_id,
-        );
-        // `f(*t)` with `t` a tuple: spread it into arguments and type again.
-        match typed {
-            Err(TypingError::StarArgs { call, count, .. })
-                if numba_ir::utils::expand_star_call(&mut ir, call, count) => {}
-            other => break other,
-        }
-    }
-    .map_err(|e| {
-        let (kind, line) = match &e {
-            TypingError::Typing { line, .. } | TypingError::ForceLiteral { line, .. } => {
-                (ErrorKind::Typing, *line)
+    // Typing (again after overloads are inlined): `f(*t)` with `t` a tuple is spread
+    // into arguments and typed again.
+    let type_ir = |ir: &mut FunctionIR| -> Result<numba_typeinfer::TypingResult, CompileError> {
+        loop {
+            let typed = numba_typeinfer::infer_with_locals(
+                ir,
+                args,
+                &options.locals,
+                &target.typing,
+                &Registry,
+                options.dispatcher_id,
+            );
+            match typed {
+                Err(TypingError::StarArgs { call, count, .. })
+                    if numba_ir::utils::expand_star_call(ir, call, count) => {}
+                other => break other,
             }
-            TypingError::Unsupported { line, .. } | TypingError::StarArgs { line, .. } => {
-                (ErrorKind::Unsupported, *line)
-            }
-        };
-        let mut err = CompileError::new(kind, e.to_string());
-        err.line = Some(line);
-        if let TypingError::ForceLiteral { args, .. } = &e {
-            err.force_literal = args.clone();
         }
-        here(err)
-    })?;
+        .map_err(|e| here(typing_error(e)))
+    };
+    let mut typing = type_ir(&mut ir)?;
     times.push(("nopython_type_inference".into(), start.elapsed()));
     if let Some(r) = options.return_type {
         if numba_typeinfer::conv::can_convert(typing.return_type, r).is_none()
@@ -910,6 +1042,18 @@ fn compile_nopython_ir(
     })];
     run_passes(&mut ir, typed, &mut times, &wanted).map_err(|e| here(pass_error(e)))?;
     let start = Instant::now();
+    if inline_overloads(
+        &mut ir,
+        &mut typing,
+        &front,
+        &target.typing,
+        &mut times,
+        &type_ir,
+    )? {
+        times.push(("inline_overloads".into(), start.elapsed()));
+        maybe_print(&ir, "inline_overloads", &wanted);
+    }
+    let start = Instant::now();
     run_rewrites(Phase::AfterInference, &mut ir, Some(&mut typing))
         .map_err(|e| here(CompileError::new(ErrorKind::Internal, e.to_string())))?;
     times.push(("nopython_rewrites".into(), start.elapsed()));
@@ -924,9 +1068,10 @@ fn compile_nopython_ir(
         };
         parfor_report = numba_parfor::run(&mut ir, &mut typing, popts).map_err(|e| {
             let (kind, line) = match &e {
-                numba_parfor::ParforError::Unsupported { line, .. } => {
-                    (ErrorKind::Unsupported, Some(*line).filter(|&l| l > 0))
-                }
+                numba_parfor::ParforError::Unsupported { line, .. } => (
+                    ErrorKind::UnsupportedRewrite,
+                    Some(*line).filter(|&l| l > 0),
+                ),
                 numba_parfor::ParforError::Value { line, .. } => {
                     (ErrorKind::Value, Some(*line).filter(|&l| l > 0))
                 }
@@ -1169,6 +1314,7 @@ fn module_of(options: &CompileOptions) -> String {
 fn finish(compiled: &mut CompiledFunction, ir: FunctionIR, typing: numba_typeinfer::TypingResult) {
     let qualname = ir.qualname.clone();
     let annotated = std::sync::Arc::new((ir, typing));
+    compiled.typed_ir = Some(annotated.clone());
     compiled.type_annotation = numba_lower::LazyText::new(move || {
         let (ir, typing) = &*annotated;
         let source = std::fs::read_to_string(&ir.filename).ok();

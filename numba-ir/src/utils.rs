@@ -353,6 +353,18 @@ pub fn unversioned(name: &str) -> &str {
     }
 }
 
+/// Numbers each function inlined (Numba's `FunctionIdentity` unique ids).
+static INLINE_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// The caller's name of an inlined function's variable (Numba's
+/// `_created_inlined_var_name`): `<prefix>.<var>` with `<` and `>` as `_`, `.` as `_` and
+/// `$` as `_v`, so `f.<locals>.bar$2` and `x` give `f__locals__bar_v2_x`.
+pub fn inlined_var_name(prefix: &str, var: &str) -> String {
+    format!("{prefix}.{var}")
+        .replace(['<', '>', '.'], "_")
+        .replace('$', "_v")
+}
+
 /// A name not used by any variable: `base`, else `base.1`, `base.2`, ...
 pub fn fresh_name(ir: &FunctionIR, base: &str) -> String {
     let taken: BTreeSet<&str> = ir.vars.iter().map(|v| v.name.as_str()).collect();
@@ -468,14 +480,23 @@ fn inline_call(
     let base = ir.blocks.keys().next_back().copied().unwrap_or(0) + 2;
     let relabel = |l: Label| base + l;
     let after = relabel(callee.blocks.keys().next_back().copied().unwrap_or(0)) + 2;
-    // Fresh variables for the callee's.
+    // Fresh variables for the callee's (a function of its own: Numba's names, from the
+    // callee's unique name `qualname$uid`).
+    let prefix = format!(
+        "{}${}",
+        callee.qualname,
+        INLINE_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
     let mut var_map: HashMap<VarId, VarId> = HashMap::new();
     for (i, v) in callee.vars.iter().enumerate() {
         if let Some(&o) = outer.get(v.name.as_str()) {
             var_map.insert(VarId(i as u32), o);
             continue;
         }
-        let name = fresh_name(ir, &format!("{}.{}", callee.name, v.name));
+        let name = match inlinee {
+            Inlinee::Closure => fresh_name(ir, &format!("{}.{}", callee.name, v.name)),
+            Inlinee::Function { .. } => fresh_name(ir, &inlined_var_name(&prefix, &v.name)),
+        };
         let id = ir.add_var(name, v.loc);
         var_map.insert(VarId(i as u32), id);
     }

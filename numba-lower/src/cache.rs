@@ -319,6 +319,7 @@ pub fn load(
         nested_parfors: Vec::new(),
         wrappers: wrapper_addresses,
         object_env: None,
+        typed_ir: None,
     })
 }
 

@@ -146,6 +146,10 @@ pub struct CompiledFunction {
     /// An object-mode function's environment to fill before the first call
     /// ([`objmode`]); `None` in nopython code.
     pub object_env: Option<objmode::ObjectEnv>,
+    /// The IR lowering saw and its types (the compiler driver fills it in): the type
+    /// annotation and Numba's `metadata['preserved_ir']` read it. `None` for a function
+    /// loaded from the cache.
+    pub typed_ir: Option<std::sync::Arc<(FunctionIR, TypingResult)>>,
 }
 
 /// A warning raised while compiling.

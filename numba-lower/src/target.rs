@@ -200,6 +200,7 @@ impl TargetContext for CpuTarget {
             nested_parfors: Vec::new(),
             wrappers,
             object_env: None,
+            typed_ir: None,
         })
     }
 }

@@ -16,6 +16,7 @@ mod call;
 mod extending;
 mod fingerprint;
 mod generator;
+mod irview;
 mod ndarray;
 mod objloop;
 mod objmode;
@@ -415,31 +416,9 @@ fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Glo
     Ok(Some(GlobalKind::Array(array)))
 }
 
-/// A function's untyped IR as an inline cost model reads it (`numba_rs.inlining.FunctionIR`:
-/// `blocks` of statements, `arg_names`, `func_id`, `dump()`).
-fn inline_info<'py>(
-    py: Python<'py>,
-    helper: &Bound<'py, PyModule>,
-    ir: &numba_ir::FunctionIR,
-) -> PyResult<Bound<'py, PyAny>> {
-    let blocks = PyDict::new(py);
-    for (label, block) in &ir.blocks {
-        let body: Vec<String> = block
-            .body
-            .iter()
-            .map(|i| ir.stmt_to_string(&i.stmt))
-            .collect();
-        blocks.set_item(*label, body)?;
-    }
-    helper.getattr("FunctionIR")?.call1((
-        blocks,
-        ir.arg_names.clone(),
-        ir.name.clone(),
-        ir.qualname.clone(),
-        ir.filename.clone(),
-        ir.firstlineno,
-        ir.dump(),
-    ))
+/// The expression assigned to `target` in a Python `FunctionIR` (a call site).
+fn call_expr<'py>(fir: &Bound<'py, PyAny>, target: &str) -> PyResult<Bound<'py, PyAny>> {
+    fir.getattr("_definitions")?.get_item(target)?.get_item(0)
 }
 
 /// Whether a NumPy dtype is plain numbers in native byte order (bool, integers, floats,
@@ -597,23 +576,12 @@ impl FunctionSource for PySource {
         };
         Python::attach(|py| {
             let run = || -> PyResult<bool> {
-                let helper = py.import("numba_rs.inlining")?;
-                let caller = inline_info(py, &helper, site.caller)?;
-                let callee = inline_info(py, &helper, site.callee)?;
-                let name = |v: numba_ir::VarId| site.caller.vars[v.0 as usize].name.clone();
-                let args: Vec<String> = site.args.iter().map(|&v| name(v)).collect();
-                let kws: Vec<(String, String)> = site
-                    .kws
-                    .iter()
-                    .map(|(k, v)| (k.clone(), name(*v)))
-                    .collect();
-                let expr = helper.getattr("CallExpr")?.call1((
-                    name(site.func),
-                    args,
-                    kws,
-                    name(site.target),
-                    site.line,
-                ))?;
+                // Numba's cost model reads the caller's untyped IR (whose Python function
+                // numba-rs does not keep: its globals come from the frozen constants) and
+                // the callee's, this function's.
+                let caller = irview::function_ir(py, site.caller, None)?;
+                let callee = irview::function_ir(py, site.callee, Some(self.func.bind(py)))?;
+                let expr = call_expr(&caller, site.caller.var_name(site.target))?;
                 model.bind(py).call1((expr, caller, callee))?.is_truthy()
             };
             run().map_err(|e| e.to_string())
@@ -622,6 +590,40 @@ impl FunctionSource for PySource {
 
     fn literal_args(&self) -> numba_typeinfer::extension::LiteralArgs {
         self.literal_args
+    }
+
+    fn overload_inline(&self, args: &[TypeId]) -> numba_dispatch::InlineOption {
+        use numba_dispatch::InlineOption;
+        let Some(generate) = &self.generate else {
+            return InlineOption::Never;
+        };
+        Python::attach(|py| {
+            let option = self
+                .overload_option(py, generate.bind(py), args)
+                .ok()
+                .flatten();
+            match option {
+                None => InlineOption::Never,
+                Some(o) => match o.extract::<String>().ok().as_deref() {
+                    Some("always") => InlineOption::Always,
+                    Some(_) => InlineOption::Never,
+                    None => InlineOption::CostModel,
+                },
+            }
+        })
+    }
+
+    fn overload_cost_model(
+        &self,
+        site: &numba_dispatch::TypedInlineSite<'_>,
+    ) -> Result<bool, String> {
+        let Some(generate) = &self.generate else {
+            return Err("no inline cost model".into());
+        };
+        Python::attach(|py| {
+            self.ask_overload_cost_model(py, generate.bind(py), site)
+                .map_err(|e| e.to_string())
+        })
     }
 
     fn parameters(&self) -> Result<numba_dispatch::Parameters, String> {
@@ -724,6 +726,60 @@ impl FunctionSource for PySource {
 }
 
 impl PySource {
+    /// Run an overload's cost model on a typed call site: `(expr, caller_info,
+    /// callee_info)`, as Numba calls it.
+    fn ask_overload_cost_model<'py>(
+        &self,
+        py: Python<'py>,
+        generate: &Bound<'py, PyAny>,
+        site: &numba_dispatch::TypedInlineSite<'_>,
+    ) -> PyResult<bool> {
+        let Some(model) = self.overload_option(py, generate, site.args)? else {
+            return Err(PyRuntimeError::new_err("no inline cost model"));
+        };
+        let items = typeobj::py_types(py, site.args)?;
+        let implementation = generate.call1((PyTuple::new(py, items)?,))?;
+        let helper = py.import("numba_rs.inlining")?;
+        let types = py.import("numba_rs.types")?;
+        let signature = types.getattr("Signature")?.call1((
+            typeobj::py_type(py, site.ret)?,
+            PyTuple::new(py, typeobj::py_types(py, site.args)?)?,
+        ))?;
+        let info = |fir: Bound<'py, PyAny>, tm: Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
+            helper
+                .getattr("InlineInfo")?
+                .call1((fir, tm, PyDict::new(py), signature.clone()))
+        };
+        let caller = irview::function_ir(py, site.caller, None)?;
+        let expr = call_expr(&caller, site.caller.var_name(site.target))?;
+        let caller_types = irview::typemap(py, site.caller, site.caller_types)?;
+        let caller_info = info(caller, caller_types.into_any())?;
+        let callee = irview::function_ir(py, site.callee, Some(&implementation))?;
+        let callee_types = match site.callee_types {
+            Some(t) => irview::typemap(py, site.callee, t)?.into_any(),
+            None => PyDict::new(py).into_any(),
+        };
+        let callee_info = info(callee, callee_types)?;
+        model.call1((expr, caller_info, callee_info))?.is_truthy()
+    }
+
+    /// The `inline=` option of an overload's implementation for these argument types
+    /// (`'always'`, `'never'` or a cost model), asked of its generator's `inline_for`;
+    /// None when the generator has none.
+    fn overload_option<'py>(
+        &self,
+        py: Python<'py>,
+        generate: &Bound<'py, PyAny>,
+        args: &[TypeId],
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Ok(inline_for) = generate.getattr("inline_for") else {
+            return Ok(None);
+        };
+        let items = typeobj::py_types(py, args)?;
+        let option = inline_for.call1((PyTuple::new(py, items)?,))?;
+        Ok((!option.is_none()).then_some(option))
+    }
+
     /// The code object of `func` and a resolver for the names it reads as globals.
     fn load_function(
         &self,
@@ -799,6 +855,7 @@ impl PySource {
 
 pyo3::import_exception!(numba_rs.errors, TypingError);
 pyo3::import_exception!(numba_rs.errors, UnsupportedError);
+pyo3::import_exception!(numba_rs.errors, UnsupportedRewriteError);
 pyo3::import_exception!(numba_rs.errors, NumbaValueError);
 pyo3::import_exception!(numba_rs.errors, LiteralTypingError);
 
@@ -812,9 +869,11 @@ fn to_py_err(e: CompileError) -> PyErr {
     match e.kind {
         ErrorKind::Typing => TypingError::new_err(text),
         ErrorKind::Unsupported => UnsupportedError::new_err(text),
+        ErrorKind::UnsupportedRewrite => UnsupportedRewriteError::new_err(text),
         ErrorKind::Value => NumbaValueError::new_err(text),
         ErrorKind::Internal => PySystemError::new_err(text),
         ErrorKind::Dispatch => PyTypeError::new_err(text),
+        ErrorKind::NotImplemented => pyo3::exceptions::PyNotImplementedError::new_err(text),
     }
 }
 
@@ -1618,6 +1677,27 @@ impl Dispatcher {
     /// The first source line of a lifted loop (`None` for a function).
     fn _first_line(&self) -> Option<u32> {
         self.core.first_line()
+    }
+
+    /// One specialisation's final IR as Python objects (Numba's `metadata['preserved_ir']`):
+    /// what lowering saw, without the dels (Numba preserves the IR before it inserts
+    /// them). None for a specialisation loaded from the cache.
+    fn _preserved_ir<'py>(
+        &self,
+        py: Python<'py>,
+        signature: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let c = self.overload(signature)?;
+        let Some(typed) = &c.typed_ir else {
+            return Ok(None);
+        };
+        let mut ir = typed.0.clone();
+        for block in ir.blocks.values_mut() {
+            block
+                .body
+                .retain(|i| !matches!(i.stmt, numba_ir::Stmt::Del { .. }));
+        }
+        irview::function_ir(py, &ir, Some(self.py_func.bind(py))).map(Some)
     }
 
     /// The return type of one specialisation.

@@ -10,7 +10,9 @@
 The oracle for every result is the same code run by CPython.
 """
 
+import operator
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -21,6 +23,7 @@ import pytest
 
 import numba_rs
 from numba_rs import njit
+from numba_rs.extending import overload, overload_attribute, overload_method
 
 
 def run_child(code, **env):
@@ -175,8 +178,9 @@ def test_inlined_body_appears_in_the_callers_ir():
         NUMBA_DEBUG_PRINT_AFTER="inline_inlinables",
     )
     # Numba's pass `inline_inlinables` spliced the callee's statements in, their
-    # variables renamed into the caller's, and the omitted argument's default.
-    assert "scale.w" in out
+    # variables renamed into the caller's as Numba names them (`<qualname>$<uid>.<var>`
+    # with `.` and `$` made name-safe), and the omitted argument's default.
+    assert re.search(r"\bscale_v\d+_w\b", out), out
     assert "$default_k" in out
 
 
@@ -198,7 +202,18 @@ def test_cost_model_decides_per_call_site():
 
     def model(expr, caller_ir, callee_ir):
         seen.append((expr.op, len(expr.args), callee_ir.arg_names, caller_ir.func_id.func_name))
-        assert callee_ir.blocks and all(isinstance(s, str) for b in callee_ir.blocks.values() for s in b.body)
+        # The callee's statements as IR objects (Numba's classes or their look-alikes):
+        # `x * y` is a binop expression of operator.mul, and the last statement returns.
+        body = [s for b in callee_ir.blocks.values() for s in b.body]
+        binops = [
+            s.value
+            for s in body
+            if type(s).__name__ == "Assign" and getattr(s.value, "op", None) == "binop"
+        ]
+        assert [b.fn for b in binops] == [operator.mul]
+        assert type(body[-1]).__name__ == "Return"
+        # The call is an expression of the caller's IR, found by its result variable.
+        assert caller_ir.get_definition(expr.func).name == "mul"
         return len(expr.args) == 1
 
     @njit(inline=model)
@@ -337,3 +352,209 @@ def test_register_jitable_inline_always():
     assert offset._numba_rs_kernel.signatures == []
     # The function itself stays a Python function.
     assert offset(1) == 42
+
+
+# ----------------------------------------------- overloads inlined after typing
+
+
+def test_overload_inline_always_is_spliced_into_the_typed_ir():
+    """Numba's `InlineOverloads`: the implementation chosen for each call's types is
+    spliced in after typing (`NUMBA_DEBUG_PRINT_AFTER=inline_overloads`), per call site,
+    with keywords and defaults bound; no call of the overloaded function is left."""
+    out = run_child(
+        """
+        import numba_rs
+        from numba_rs import types
+        from numba_rs.extending import overload
+        def scale(x, k=2):
+            pass
+        @overload(scale, inline="always")
+        def _scale(x, k=2):
+            if isinstance(x, types.Integer):
+                def impl(x, k=2):
+                    twice = x * k
+                    return twice + 1
+                return impl
+            def impl(x, k=2):
+                half = x / k
+                return half
+            return impl
+        @numba_rs.njit
+        def use(a, b):
+            return scale(a), scale(b, k=4), scale(a, 3)
+        assert use(3, 5.0) == (7, 1.25, 10)
+        """,
+        NUMBA_DEBUG_PRINT_AFTER="inline_overloads",
+    )
+    # Each site got the implementation for its own types, its variables renamed as
+    # Numba renames them (`<qualname>$<uid>.<var>` made name-safe).
+    assert len(re.findall(r"_scale__locals__impl_v\d+_twice = ", out)) == 2, out
+    assert len(re.findall(r"_scale__locals__impl_v\d+_half = ", out)) == 1, out
+    # No call of `scale` is left (its global may stay, unused).
+    names = re.findall(r"(\S+) = global\(scale: ", out)
+    assert names and not any(f"call {n}(" in out for n in names), out
+
+
+def test_overload_cost_model_sees_the_typed_call_site():
+    seen = []
+
+    def pick(x):
+        pass
+
+    def model(expr, caller_info, callee_info):
+        # Typed: the call's argument types, the caller's variable types, the
+        # implementation's IR after its untyped passes.
+        seen.append((expr.op, str(caller_info.signature.args[0])))
+        assert caller_info.typemap and callee_info.func_ir.arg_names == ("x",)
+        assert any(
+            getattr(s.value, "op", None) == "binop"
+            for b in callee_info.func_ir.blocks.values()
+            for s in b.body
+            if type(s).__name__ == "Assign"
+        )
+        return str(caller_info.signature.args[0]) == "int64"
+
+    @overload(pick, inline=model)
+    def _pick(x):
+        return lambda x: x + 1
+
+    @njit
+    def use(a, b):
+        return pick(a) + pick(b)
+
+    assert use(1, 2.5) == (1 + 1) + (2.5 + 1)
+    assert sorted(seen) == [("call", "float64"), ("call", "int64")]
+
+
+def test_overload_methods_attributes_and_operators_inline():
+    def clip_sum(a, lo):
+        return np.clip(a, lo, None).sum()
+
+    @overload_method(numba_rs.types.Array, "clipped_sum", inline="always")
+    def _clipped_sum(a, lo):
+        return lambda a, lo: np.clip(a, lo, None).sum()
+
+    @overload_attribute(numba_rs.types.Array, "span", inline="always")
+    def _span(a):
+        return lambda a: a.max() - a.min()
+
+    # `~x` on a float: numba-rs rejects it, the overload gives it a meaning.
+    @overload(operator.invert, inline="always")
+    def _invert(x):
+        if isinstance(x, numba_rs.types.Float):
+            return lambda x: -x
+
+    @njit
+    def use(a):
+        return a.clipped_sum(2.0), a.span, ~a[0]
+
+    a = np.array([1.0, 5.0, 3.0])
+    assert use(a) == (clip_sum(a, 2.0), a.max() - a.min(), -a[0])
+
+
+def test_overload_recursive_inline_is_an_error_not_a_hang():
+    def down(n):
+        pass
+
+    @overload(down, inline="always")
+    def _down(n):
+        return lambda n: down(n - 1) if n > 0 else 0
+
+    with pytest.raises(numba_rs.errors.NumbaError, match="too many nested overloads"):
+        njit(lambda n: down(n))(3)
+
+
+def test_overload_with_star_args_is_not_inlined():
+    def total(a, *b):
+        pass
+
+    @overload(total, inline="always")
+    def _total(a, *b):
+        return lambda a, *b: a + b[0]
+
+    with pytest.raises(NotImplementedError, match=r"Stararg not supported in inliner for arg 1 \*b"):
+        njit(lambda: total(3, 3, 5))()
+
+
+def test_preserved_ir_with_numbas_pipeline_class():
+    support = pytest.importorskip("numba.tests.support")
+    from numba.core import ir, ir_utils
+
+    def add1(x):
+        pass
+
+    @overload(add1, inline="always")
+    def _add1(x):
+        return lambda x: x + 1
+
+    def keep(x):
+        pass
+
+    @overload(keep, inline="never")
+    def _keep(x):
+        return lambda x: x * 2
+
+    @njit(pipeline_class=support.IRPreservingTestPipeline)
+    def use(x):
+        return add1(x) + keep(x)
+
+    assert use(3) == 4 + 6
+    fir = use.overloads[use.signatures[0]].metadata["preserved_ir"]
+    assert isinstance(fir, ir.FunctionIR)
+    fir.blocks = ir_utils.simplify_CFG(fir.blocks)
+    (block,) = fir.blocks.values()
+    called = [fir.get_definition(e.func).name for e in block.find_exprs(op="call")]
+    assert called == ["keep"]
+    consts = [s.value.value for s in block.find_insts(ir.Assign) if isinstance(s.value, ir.Const)]
+    assert 1 in consts  # add1's body, spliced in
+
+
+def test_pipeline_classes_adding_passes_are_refused():
+    compiler = pytest.importorskip("numba.core.compiler")
+    from numba.core.untyped_passes import IRProcessing
+
+    class Mine(compiler.CompilerBase):
+        def define_pipelines(self):
+            pm = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
+            pm.add_pass_after(IRProcessing, IRProcessing)
+            pm.finalize()
+            return [pm]
+
+    class Fewer(compiler.CompilerBase):
+        def define_pipelines(self):
+            pm = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
+            pm.passes = [p for p in pm.passes if p[0].__name__ != "InlineInlinables"]
+            return [pm]
+
+    # A default pass repeated is a no-op: numba-rs runs each to a fixed point.
+    assert njit(pipeline_class=Mine)(lambda x: x + 1)(1) == 2
+    with pytest.raises(NotImplementedError, match="leaves out the pass\\(es\\) InlineInlinables"):
+        njit(pipeline_class=Fewer)(lambda x: x)
+
+
+def test_attributes_of_user_modules_and_submodules():
+    pkg = types.ModuleType("numba_rs_test_pkg")
+    sub = types.ModuleType("numba_rs_test_pkg.sub")
+    pkg.sub = sub
+    sub.K = 5
+    sub.SCALE = 0.5
+    sub.np = np
+
+    @njit
+    def f(x):
+        return x + sub.K
+
+    sub.f = f
+    sys.modules[pkg.__name__] = pkg
+    sys.modules[sub.__name__] = sub
+    try:
+        ns = {"pkg": pkg}
+        exec(
+            "def use(x):\n"
+            "    return pkg.sub.f(x) * pkg.sub.SCALE + pkg.sub.np.sqrt(pkg.sub.K)\n",
+            ns,
+        )
+        use = njit(ns["use"])
+        assert use(3) == ns["use"](3)
+    finally:
+        del sys.modules[pkg.__name__], sys.modules[sub.__name__]

@@ -1160,8 +1160,12 @@ def overwrite_index(a):
 
 def test_overwriting_the_loop_index_is_rejected():
     a = np.ones(10, np.int64)
-    with pytest.raises(numba_rs.errors.UnsupportedError, match="Overwrite of parallel loop index") as e:
+    # Numba's UnsupportedRewriteError, an UnsupportedError.
+    with pytest.raises(
+        numba_rs.errors.UnsupportedRewriteError, match="Overwrite of parallel loop index"
+    ) as e:
         njit(parallel=True)(overwrite_index)(a)
+    assert isinstance(e.value, numba_rs.errors.UnsupportedError)
     assert f"line {overwrite_index.__code__.co_firstlineno + 5}" in str(e.value)
     assert njit(overwrite_index)(a) == overwrite_index(a)
 

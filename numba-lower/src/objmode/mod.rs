@@ -101,6 +101,7 @@ pub fn compile(
     Box::leak(Box::new(engine));
     let done = Instant::now();
     Ok(CompiledFunction {
+        typed_ir: None,
         symbol,
         native,
         entry,

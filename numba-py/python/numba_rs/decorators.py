@@ -44,6 +44,7 @@ _KNOWN = _ACCEPTED | set(_NOT_YET) | {
     "boundscheck",
     "parallel",
     "locals",
+    "pipeline_class",
 }
 _PARALLEL_NAMES = (
     "comprehension",
@@ -111,17 +112,12 @@ def _signatures(sig):
     return [_signature_text(sig)]
 
 
-# Numba options that hand Numba's own compiler objects over: numba-rs cannot run them.
-_NUMBA_INTERNALS = {"pipeline_class": "Numba's compiler pipeline classes"}
-
-
 def _check_options(options):
-    for name, what in _NUMBA_INTERNALS.items():
-        if name in options:
-            raise NotImplementedError(
-                f"numba-rs does not run {what} (the option {name}={options[name]!r}): it "
-                "compiles with its own pipeline"
-            )
+    if options.get("pipeline_class") is not None:
+        from . import pipelines
+
+        # Read, not run: a class numba-rs cannot honour raises here.
+        pipelines.preserves_ir(options["pipeline_class"])
     unknown = set(options) - _KNOWN
     if unknown:
         raise KeyError(
@@ -198,14 +194,25 @@ def _jit(args, options):
     cache = bool(options.get("cache", False))
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], (str, list, tuple)):
         func = _decorated(args[0])
-        return Dispatcher(func, None, cache=_cache_site(func, cache), **kw)
+        return _preserving(Dispatcher(func, None, cache=_cache_site(func, cache), **kw), options)
     sigs = _signatures(args[0]) if args else None
 
     def wrapper(func):
         func = _decorated(func)
-        return Dispatcher(func, sigs, cache=_cache_site(func, cache), **kw)
+        return _preserving(Dispatcher(func, sigs, cache=_cache_site(func, cache), **kw), options)
 
     return wrapper
+
+
+def _preserving(dispatcher, options):
+    """The dispatcher, keeping each specialisation's final IR when its pipeline class
+    asks (``metadata['preserved_ir']``)."""
+    cls = options.get("pipeline_class")
+    if cls is not None:
+        from . import pipelines
+
+        dispatcher._preserve_ir = pipelines.preserves_ir(cls)
+    return dispatcher
 
 
 def _cache_site(func, cache):

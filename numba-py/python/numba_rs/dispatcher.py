@@ -60,8 +60,12 @@ class CompileResult:
     @property
     def metadata(self):
         """Numba's ``metadata`` dict: ``parfor_diagnostics`` (a
-        :class:`ParforDiagnostics`) for a ``parallel=True`` specialisation."""
+        :class:`ParforDiagnostics`) for a ``parallel=True`` specialisation, and
+        ``preserved_ir`` (the final IR, :mod:`numba_rs.inlining`'s objects) when the
+        function's ``pipeline_class`` preserves it."""
         meta = {}
+        if getattr(self._dispatcher, "_preserve_ir", False):
+            meta["preserved_ir"] = self._dispatcher._preserved_ir(self.argtypes)
         if getattr(self._dispatcher, "_options", {}).get("parallel"):
             meta["parfor_diagnostics"] = ParforDiagnostics(self._dispatcher, self.argtypes)
         return meta

@@ -42,6 +42,11 @@ class UnsupportedError(*_bases("UnsupportedError", NumbaError)):
     """A construct numba-rs does not support (yet): the message names it and the line."""
 
 
+class UnsupportedRewriteError(*_bases("UnsupportedRewriteError", UnsupportedError)):
+    """A rewrite (``parallel=True``'s loop conversion) rejects the code: a parallel
+    loop's index overwritten, conflicting reduction operators."""
+
+
 class NumbaWarning(*_bases("NumbaWarning", Warning)):
     """Base class of numba-rs warnings (an option not implemented yet, say)."""
 

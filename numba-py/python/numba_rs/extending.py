@@ -7,7 +7,9 @@ implementation, a plain Python function that numba-rs compiles for those types t
 its ordinary pipeline, or None when it does not apply. Each overloaded function, method
 or attribute is one dispatcher whose code is chosen per argument-type tuple
 (``_generate``) and compiled once per tuple; calls from jitted code link its compiled
-code into the caller, where LLVM inlines it.
+code into the caller, where LLVM inlines it. An implementation whose template says
+``inline='always'`` (or a cost model that says yes for a call site) is spliced into the
+caller's typed IR instead, as Numba's ``InlineOverloads`` pass does.
 
 What numba-rs types itself (``len``, ``np.where``, array methods) keeps its own typing
 first; an overload is reached for the argument types numba-rs rejects, as Numba tries the
@@ -22,12 +24,11 @@ Not here yet: the low-level API (``typeof_impl``, ``models``, ``lower_builtin``,
 
 import inspect
 import types as _pytypes
-import warnings
 
 from . import _numba_bridge
 from ._numba_rs import _declare_member, _register_overload
 from .decorators import njit
-from .errors import NumbaWarning, TypingError
+from .errors import TypingError
 
 __all__ = [
     "overload",
@@ -73,16 +74,7 @@ _JIT_DEFAULTS = {"no_cpython_wrapper": True}
 
 
 def _check_inline(inline):
-    if inline in ("never", "always"):
-        return
-    if callable(inline):
-        warnings.warn(
-            "numba-rs compiles overloads as separate functions linked into their "
-            "callers (LLVM inlines them); an inline cost model for @overload is not "
-            "consulted",
-            NumbaWarning,
-            stacklevel=3,
-        )
+    if inline in ("never", "always") or callable(inline):
         return
     raise ValueError(
         "kwarg 'inline' must be one of the strings 'always' or 'never', or it can be a "
@@ -102,10 +94,12 @@ def _jit_kwargs(jit_options):
 class _Template:
     """One typing function: ``typing(*arg_types)`` gives an implementation or None."""
 
-    def __init__(self, typing, strict, prefer_literal, what):
+    def __init__(self, typing, strict, prefer_literal, what, inline="never"):
         if not callable(typing):
             raise TypeError(f"{what} decorates a typing function, not {typing!r}")
         self.typing = typing
+        # 'never', 'always' or a cost model ``(expr, caller_info, callee_info) -> bool``.
+        self.inline = inline
         self.strict = strict
         self.prefer_literal = prefer_literal
         self.numba_world = _numba_bridge.wants_numba_types(typing)
@@ -230,15 +224,26 @@ class _Overloaded:
         self.func = func
         self.templates = []
         module = getattr(func, "__module__", None) or typing.__module__
+        # The template that gave the implementation, by argument types.
+        self.chosen = {}
         self.dispatcher = _generated_dispatcher(
-            typing, name, name, module, self.generate, jit_options, literal_args
+            typing, name, name, module, self, jit_options, literal_args
         )
+
+    def __call__(self, types):
+        return self.generate(types)
+
+    def inline_for(self, types):
+        """The ``inline=`` option of the implementation for these types."""
+        tmpl = self.chosen.get(tuple(types))
+        return tmpl.inline if tmpl is not None else None
 
     def generate(self, types):
         errors = []
         for tmpl in self.templates:
             impl = tmpl.implementation(types, errors)
             if impl is not None:
+                self.chosen[tuple(types)] = tmpl
                 return impl
         shown = ", ".join(str(t) for t in types)
         detail = "\n".join(f" - {e}" for e in errors)
@@ -269,7 +274,7 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
     opts = {**_JIT_DEFAULTS, **(jit_options or {})}
 
     def decorate(typing):
-        tmpl = _Template(typing, strict, prefer_literal, "overload")
+        tmpl = _Template(typing, strict, prefer_literal, "overload", inline)
         entry = _FUNCTIONS.get(id(func))
         if entry is None:
             name = getattr(func, "__name__", None) or typing.__name__
@@ -297,8 +302,15 @@ class _Member:
         typing = tmpl.typing
         qualname = f"{getattr(cls, '__name__', cls)}.{name}"
         self.dispatcher = _generated_dispatcher(
-            typing, name, qualname, typing.__module__, self.generate, jit_options, literal_args
+            typing, name, qualname, typing.__module__, self, jit_options, literal_args
         )
+
+    def __call__(self, types):
+        return self.generate(types)
+
+    def inline_for(self, types):
+        """The ``inline=`` option of this member's implementation."""
+        return self.tmpl.inline
 
     def applies(self, t):
         if self.numba_class:
@@ -332,7 +344,7 @@ def _member(table, attribute, what, cls, attr, jit_options, strict, inline,
     opts = {**_JIT_DEFAULTS, **(jit_options or {})}
 
     def decorate(typing):
-        tmpl = _Template(typing, strict, prefer_literal, what)
+        tmpl = _Template(typing, strict, prefer_literal, what, inline)
         member = _Member(cls, attr, tmpl, _jit_kwargs(opts),
                          "prefer" if prefer_literal else "fallback")
         table.setdefault(attr, []).append(member)
