@@ -1021,6 +1021,15 @@ fn compile_nopython_ir(
         }
         typing.return_type = r;
     }
+    if let Type::Opaque { name, .. } = typing.return_type.get() {
+        return Err(here(CompileError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "returning a value of the opaque type {name} to Python needs a @box \
+                 implementation, which numba-rs does not run yet"
+            ),
+        )));
+    }
     if matches!(
         typing.return_type.get(),
         Type::Dispatcher { .. } | Type::Function(_) | Type::UFunc { .. }

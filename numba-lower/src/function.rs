@@ -751,12 +751,16 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 (self.call_impl(&sig, &vals)?, lowered(sig.ret))
             }
             // A constant index that typing resolved as an ordinary getitem (an array
-            // item): lowered through the variable that held the index.
+            // item, an extension's `operator.getitem`): lowered through the variable that
+            // held the index.
             Expr::StaticGetItem {
                 value,
                 index_var: Some(index),
                 ..
-            } if self.sig(id).is_ok_and(|s| s.key == ImplKey::GetItem) => {
+            } if self.sig(id).is_ok_and(|s| {
+                s.key == ImplKey::GetItem || matches!(s.key, ImplKey::Dispatcher { .. })
+            }) =>
+            {
                 let sig = self.sig(id)?;
                 let vals = self.operands(&[*value, *index], &sig)?;
                 (self.call_impl(&sig, &vals)?, lowered(sig.ret))

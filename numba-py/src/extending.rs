@@ -52,6 +52,17 @@ pub(crate) fn _register_overload(
     let d = dispatcher.get();
     let (id, name) = (d.core.id, d.core.name.clone());
     let g = crate::classify(py, func)?;
+    // An operator is also keyed as typing's operator fallbacks look it up
+    // (`operator.getitem` for `x[i]`), whether or not numba-rs types it itself.
+    if let numba_ir::GlobalKind::ModuleFunction { module, name } = &g.kind {
+        if module == "operator" {
+            let key = numba_typeinfer::Type::Function(format!("operator.{name}"));
+            FUNCTIONS
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(numba_typeinfer::types::intern(key), id);
+        }
+    }
     let typed = crate::TARGET.typing.resolve_global(&g).ok().filter(|t| {
         use numba_typeinfer::Type as T;
         matches!(

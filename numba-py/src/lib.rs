@@ -980,12 +980,30 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
             args,
             ret: ret.unwrap_or(types::NONE),
         }))
+    } else if let Some(code) = py_user_type(v)? {
+        Ok(TypeId(code))
     } else {
         let tn = v.get_type().name()?.to_string();
         Err(TypingError::new_err(format!(
             "Cannot determine numba-rs type of <class '{tn}'>"
         )))
     }
+}
+
+/// The type of a value of a user's class (`typeof_impl`, or Numba's own when Numba is
+/// loaded), when `numba_rs._usertypes` knows one.
+fn py_user_type(v: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+    let py = v.py();
+    // Only once the extension API is in use: plain programs never pay for the import.
+    let Some(m) = py
+        .import("sys")?
+        .getattr("modules")?
+        .get_item("numba_rs._usertypes")
+        .ok()
+    else {
+        return Ok(None);
+    };
+    m.call_method1("_typecode_of_value", (v,))?.extract()
 }
 
 /// `Array(dtype, ndim, layout, readonly)` of a NumPy array (numba-facts §3.2), read through

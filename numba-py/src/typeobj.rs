@@ -292,6 +292,7 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
             func, yield_type, ..
         } => ("generator", (func, yield_type.0).into_pyobject(py)?),
         T::ArrayIter(a) => ("array_iter", (a.0,).into_pyobject(py)?),
+        T::Opaque { name, class } => ("opaque", (name, class).into_pyobject(py)?),
         _ => ("other", PyTuple::empty(py)),
     };
     Ok((kind.to_string(), fields.unbind()))
@@ -367,6 +368,10 @@ pub(crate) fn _type_make(kind: &str, args: &Bound<'_, PyTuple>) -> PyResult<u32>
                 _ => types::intern(T::Optional(inner)),
             }
         }
+        "opaque" => types::intern(T::Opaque {
+            name: args.get_item(0)?.extract()?,
+            class: args.get_item(1)?.extract()?,
+        }),
         "cpointer" => types::intern(T::CPointer(ty(0)?)),
         "voidptr" => types::intern(T::VoidPtr),
         "range" => types::RANGE_STATE64,

@@ -934,7 +934,23 @@ impl Engine<'_> {
                     },
                 },
             ))),
-            None => Err(self.no_impl("getitem", &[v, i.unliteral()], line, "")),
+            None => {
+                // An extension's `operator.getitem` for types numba-rs does not index.
+                let key = "operator.getitem";
+                let ft = intern(Type::Function(key.to_string()));
+                if let Some(did) = crate::extension::external().and_then(|x| x.function(ft)) {
+                    return self.call_dispatcher(
+                        id,
+                        did,
+                        key,
+                        vec![v, i.unliteral()],
+                        vec![v, i],
+                        vec![Some(*value), Some(*index)],
+                        line,
+                    );
+                }
+                Err(self.no_impl("getitem", &[v, i.unliteral()], line, ""))
+            }
         }
     }
 

@@ -127,6 +127,14 @@ pub enum Type {
     Zip(Vec<TypeId>),
     /// `dtype(float64)`: a NumPy dtype object.
     DType(TypeId),
+    /// A type a user defines with the extension API (a `types.Opaque` subclass, ours or
+    /// Numba's): printed by its `name`, told apart by `class`, a key for its Python type
+    /// class. Its values carry no data in compiled code: they are passed around and
+    /// handed to the overloads that accept the type.
+    Opaque {
+        name: String,
+        class: String,
+    },
     /// A method bound to a value: `BoundFunction(array.sum for array(float64, 1d, C))`.
     BoundFunction {
         key: String,
@@ -517,6 +525,7 @@ impl fmt::Display for Type {
             Type::ArrayFlags(a) => write!(f, "ArrayFlags({a})"),
             Type::Unicode => f.write_str("unicode_type"),
             Type::PyObject => f.write_str("pyobject"),
+            Type::Opaque { name, .. } => f.write_str(name),
             Type::RangeState64 => f.write_str("range_state_int64"),
             Type::RangeIter64 => f.write_str("range_iter_int64"),
             Type::Pair(a, b) => write!(f, "pair<{a}, {b}>"),

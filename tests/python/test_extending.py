@@ -58,10 +58,11 @@ def test_register_jitable_in_parallel_code():
 def test_missing_extension_api_is_an_attribute_error_naming_it():
     # hasattr / getattr(m, n, default) must work: a missing name is AttributeError.
     assert hasattr(numba_rs.extending, "overload")
-    assert not hasattr(numba_rs.extending, "typeof_impl")
+    assert hasattr(numba_rs.extending, "typeof_impl")  # opaque user types (test_user_types)
+    assert not hasattr(numba_rs.extending, "make_attribute_wrapper")
     assert getattr(numba_rs.extending, "lower_builtin", None) is None
-    with pytest.raises(AttributeError, match="typeof_impl.*not supported by numba-rs"):
-        numba_rs.extending.typeof_impl
+    with pytest.raises(AttributeError, match="type_callable.*not supported by numba-rs"):
+        numba_rs.extending.type_callable
     with pytest.raises(AttributeError, match="no_such_name"):
         numba_rs.extending.no_such_name
 

@@ -1,4 +1,5 @@
-//! Types with no runtime data (None, modules, functions, classes, literal strings): an
+//! Types with no runtime data (None, modules, functions, classes, literal strings, a
+//! user's opaque types): an
 //! empty struct in registers and nothing across the boundary.
 
 use inkwell::context::Context;
@@ -21,8 +22,11 @@ impl DataModel for GhostModel {
     }
     fn shape(&self, t: TypeId) -> R<Shape> {
         match t.get() {
-            // A jitted function passed as an argument is known by its type.
-            Type::NoneType | Type::Omitted(_) | Type::Dispatcher { .. } => Ok(Shape::None),
+            // A jitted function passed as an argument is known by its type; so is a value
+            // of a user's opaque type (no data crosses; the compiler never returns one).
+            Type::NoneType | Type::Omitted(_) | Type::Dispatcher { .. } | Type::Opaque { .. } => {
+                Ok(Shape::None)
+            }
             Type::StringLiteral(_) => Ok(Shape::Literal(t)),
             _ => Err(LowerError::Unsupported {
                 message: format!("values of type {t} cannot cross into Python"),

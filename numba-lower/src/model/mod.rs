@@ -159,7 +159,8 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::DType(_)
         | Type::Omitted(_)
         | Type::StringLiteral(_)
-        | Type::SliceLiteral(..) => &ghost::GhostModel,
+        | Type::SliceLiteral(..)
+        | Type::Opaque { .. } => &ghost::GhostModel,
         _ => {
             return Err(LowerError::Unsupported {
                 message: format!("values of type {t} cannot be lowered by numba-rs yet"),

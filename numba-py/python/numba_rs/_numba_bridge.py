@@ -20,11 +20,22 @@ def numba_types():
     return m
 
 
-def _from_numba(value):
-    mod = value.__name__ if isinstance(value, _pytypes.ModuleType) else getattr(
-        value, "__module__", None
-    )
+def _numba_module(mod):
     return isinstance(mod, str) and (mod == "numba" or mod.startswith("numba."))
+
+
+def _from_numba(value):
+    """Whether ``value`` is Numba's: a module of the package, or a class (or instance of
+    one) with a Numba class among its bases (a ``types.Opaque`` subclass made with
+    ``type(...)`` is named after its metaclass's module)."""
+    if isinstance(value, _pytypes.ModuleType):
+        return _numba_module(value.__name__)
+    if _numba_module(getattr(value, "__module__", None)):
+        return True
+    if isinstance(value, (_pytypes.FunctionType, _pytypes.BuiltinFunctionType)):
+        return False
+    cls = value if isinstance(value, type) else type(value)
+    return any(_numba_module(getattr(b, "__module__", None)) for b in cls.__mro__[1:])
 
 
 def wants_numba_types(func):
@@ -51,6 +62,11 @@ def wants_numba_types(func):
     return False
 
 
+# Numba's opaque type objects behind numba-rs's, by typecode: typing functions written
+# against Numba get their own objects back.
+_NUMBA_OPAQUE = {}
+
+
 def to_numba(t):
     """Numba's type object for a numba-rs type (the numba-rs object when Numba has no
     counterpart)."""
@@ -59,6 +75,8 @@ def to_numba(t):
         return t
     from . import types as rt
 
+    if isinstance(t, rt.Opaque):
+        return _NUMBA_OPAQUE.get(t.typecode, t)
     try:
         if isinstance(t, rt.Literal) and not isinstance(t, rt.SliceLiteral):
             return nt.literal(t.literal_value)
@@ -157,7 +175,28 @@ def _from_numba_type(nt, rt, x):
         return rt.NumberClass(from_foreign(x.instance_type))
     if x == nt.voidptr:
         return rt.voidptr
+    if isinstance(x, nt.Opaque):
+        return _from_numba_opaque(rt, x)
     try:
         return rt._make("parse", str(x))
     except TypeError:
         raise TypeError(f"numba-rs has no counterpart of Numba's type {x}") from None
+
+
+def _from_numba_opaque(rt, x):
+    """numba-rs's opaque type for a Numba ``types.Opaque`` subclass instance whose data
+    model is Numba's ``OpaqueModel`` (no data numba-rs would need to lay out)."""
+    from numba.core.datamodel import default_manager, models
+
+    try:
+        model = default_manager.lookup(x)
+    except Exception:
+        raise TypeError(f"Numba's type {x} has no data model") from None
+    if not isinstance(model, models.OpaqueModel):
+        raise TypeError(
+            f"numba-rs supports Numba's opaque types with OpaqueModel only; {x} has "
+            f"{type(model).__name__}"
+        )
+    t = rt._make("opaque", str(x), "numba:" + rt._class_key(type(x)))
+    _NUMBA_OPAQUE[t.typecode] = x
+    return t

@@ -17,15 +17,18 @@ templates registered before a library's. Anything else overloaded (a plain Pytho
 function, a NumPy function numba-rs lacks) is typed through its overloads alone.
 
 ``intrinsic`` bodies are written with llvmlite's IR builder (``numba_rs._intrinsic``).
-Not here yet: the low-level API (``typeof_impl``, ``models``, ``lower_builtin``,
-``box``/``unbox``, ...). Reading one of those names raises AttributeError saying so (so
-``hasattr`` answers False).
+User types (``numba_rs._usertypes``): ``typeof_impl``, ``register_model``, ``unbox``
+for ``types.Opaque`` subclasses with ``models.OpaqueModel``, whose values carry no data.
+Not here yet: the rest of the low-level API (``StructModel``, ``lower_builtin``,
+``type_callable``, ``make_attribute_wrapper``, a ``box`` ...). Reading one of those
+names raises AttributeError saying so (so ``hasattr`` answers False).
 """
 
 import inspect
 import types as _pytypes
 
-from . import _numba_bridge
+from . import _numba_bridge, models
+from ._usertypes import NativeValue, box, register_model, typeof_impl, unbox
 from ._numba_rs import _declare_member, _register_overload
 from .decorators import njit
 from .errors import TypingError
@@ -40,6 +43,12 @@ __all__ = [
     "SentryLiteralArgs",
     "BoundLiteralArgs",
     "sentry_literal_args",
+    "typeof_impl",
+    "register_model",
+    "models",
+    "unbox",
+    "box",
+    "NativeValue",
 ]
 
 
@@ -499,7 +508,6 @@ def overload_classmethod(typ, attr, **kwargs):
 # AttributeError naming it (so ``hasattr`` and ``getattr(m, n, default)`` work).
 _NUMBA_EXTENDING = (
     "generated_jit",
-    "typeof_impl",
     "type_callable",
     "infer",
     "infer_getattr",
@@ -510,13 +518,8 @@ _NUMBA_EXTENDING = (
     "lower_setattr",
     "lower_setattr_generic",
     "lower_cast",
-    "models",
-    "register_model",
     "make_attribute_wrapper",
-    "box",
-    "unbox",
     "reflect",
-    "NativeValue",
     "as_numba_type",
     "get_cython_function_address",
     "include_path",

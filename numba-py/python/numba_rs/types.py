@@ -113,8 +113,28 @@ class Dummy(Type):
     """A type with no data (Numba's ``types.Dummy``)."""
 
 
+# A user's opaque type classes, by the key their types carry.
+_OPAQUE_CLASSES = {}
+
+
+def _class_key(cls):
+    return f"{cls.__module__}.{cls.__qualname__}#{id(cls):x}"
+
+
 class Opaque(Dummy):
-    pass
+    """A type of the user's (Numba's ``types.Opaque``): subclass it and make the type
+    with a name, ``MyType("my_type")``; values map to it through ``typeof_impl``. Its
+    values carry no data in compiled code: they are passed between jitted functions and
+    handed to the overloads written for the type."""
+
+    def __new__(cls, name):
+        key = _class_key(cls)
+        _OPAQUE_CLASSES.setdefault(key, cls)
+        return _make("opaque", str(name), key)
+
+    @property
+    def name(self):
+        return self._info[0]
 
 
 class Hashable(Type):
@@ -631,6 +651,8 @@ def _from_code(code):
             cls = IntEnumMember if info[2] else EnumMember
         elif kind == "enum_class":
             cls = IntEnumClass if info[2] else EnumClass
+        elif kind == "opaque":
+            cls = _OPAQUE_CLASSES.get(info[1], Opaque)
         else:
             cls = _CLASS_BY_KIND.get(kind, Type)
         t = _Type.__new__(cls, code)
