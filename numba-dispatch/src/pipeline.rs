@@ -478,8 +478,10 @@ fn inline_overloads(
             break;
         }
         any = true;
-        // No dead-code elimination here: typing already fixed what later passes read
-        // (a `static_getitem`'s index variable is not a use).
+        // The straight-line blocks the splices left are merged (Numba's simplify_CFG
+        // after InlineOverloads). No dead-code elimination here: typing already fixed
+        // what later passes read (a `static_getitem`'s index variable is not a use).
+        numba_ir::utils::merge_blocks(ir);
         *typing = type_ir(ir)?;
     }
     Ok(any)

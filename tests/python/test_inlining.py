@@ -501,8 +501,9 @@ def test_preserved_ir_with_numbas_pipeline_class():
     assert use(3) == 4 + 6
     fir = use.overloads[use.signatures[0]].metadata["preserved_ir"]
     assert isinstance(fir, ir.FunctionIR)
-    fir.blocks = ir_utils.simplify_CFG(fir.blocks)
+    # The splice's straight-line blocks are merged, as Numba's simplify_CFG leaves them.
     (block,) = fir.blocks.values()
+    assert len(ir_utils.simplify_CFG(dict(fir.blocks))) == 1
     called = [fir.get_definition(e.func).name for e in block.find_exprs(op="call")]
     assert called == ["keep"]
     consts = [s.value.value for s in block.find_insts(ir.Assign) if isinstance(s.value, ir.Const)]
