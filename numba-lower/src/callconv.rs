@@ -166,6 +166,11 @@ pub enum Shape {
     /// A Python object (object mode): one slot holding its `PyObject*`, borrowed in
     /// arguments, a new reference in results.
     Object,
+    /// A `str` (`model::unicode`): data, length, kind, is_ascii, hash, MemInfo and
+    /// parent, one slot each. An argument borrows the Python string's data (null
+    /// MemInfo, the object as parent); a result's MemInfo reference (if any) goes to the
+    /// receiver, which releases it once it has made its `str`.
+    Unicode,
 }
 
 impl Shape {
@@ -176,6 +181,7 @@ impl Shape {
             Shape::Array(t) => 5 + 2 * crate::model::array::ndim(*t) as usize,
             Shape::Complex(_) => 2,
             Shape::Slice => 3,
+            Shape::Unicode => crate::model::unicode::FIELDS as usize,
             Shape::Tuple(items) | Shape::Named { items, .. } => {
                 items.iter().map(Shape::slots).sum()
             }

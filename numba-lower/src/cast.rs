@@ -59,6 +59,10 @@ impl<'ctx> FnLower<'ctx, '_> {
         if from == to {
             return Ok(v);
         }
+        // A literal string becomes a value: a constant in the module.
+        if let (Type::StringLiteral(s), Type::Unicode) = (from.get(), to.get()) {
+            return self.unicode_constant(&s);
+        }
         let target = value_type(self.ctx, to)?;
         let b = &self.b;
         Ok(match (from.get(), to.get(), target) {

@@ -217,6 +217,7 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
     for (name, addr) in numba_nrt::runtime_symbols()
         .into_iter()
         .chain(crate::runtime::symbols())
+        .chain(crate::strings::symbols())
         .chain(crate::random::symbols())
         .chain(crate::sort::symbols())
         .chain(crate::blas::symbols())

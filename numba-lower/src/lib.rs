@@ -55,6 +55,7 @@ pub mod refprune;
 pub mod registry;
 pub mod runtime;
 pub mod sort;
+pub mod strings;
 
 mod target;
 pub mod wrappers;

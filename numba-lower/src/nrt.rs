@@ -1,5 +1,5 @@
 //! Reference counting of NRT-managed values: the compiler emits naive `NRT_incref` /
-//! `NRT_decref` calls (seed 004) — every variable holding an array owns one reference,
+//! `NRT_decref` calls (seed 004) — every variable holding an array (or a string) owns one reference,
 //! taken when a value is copied or borrowed into it and dropped at its `del`; calls and
 //! constructors return new references; a `return` hands its reference to the caller.
 //! Arrays that come from Python arguments have no MemInfo (null), for which both calls
@@ -18,6 +18,8 @@ use crate::{llvm_err, R};
 pub fn is_refcounted(t: TypeId) -> bool {
     match lowered(t).get() {
         Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => true,
+        // A string's data, when the compiler allocated it.
+        Type::Unicode => true,
         // An iterator over an array keeps the array alive (its state holds a copy).
         Type::ArrayIter(a) => a.is_array() || a.flat_array().is_some(),
         // A bound method is its receiver (`a.sum` holds `a`).
@@ -44,6 +46,19 @@ impl<'ctx> FnLower<'ctx, '_> {
                 let mi = self
                     .b
                     .build_extract_value(v.into_struct_value(), field::MEMINFO, "meminfo")
+                    .map_err(llvm_err)?;
+                let ptr = self.ctx.ptr_type(AddressSpace::default());
+                let f = self.runtime_fn(name, self.ctx.void_type().fn_type(&[ptr.into()], false));
+                self.b.build_call(f, &[mi.into()], "").map_err(llvm_err)?;
+            }
+            Type::Unicode => {
+                let mi = self
+                    .b
+                    .build_extract_value(
+                        v.into_struct_value(),
+                        crate::model::unicode::field::MEMINFO,
+                        "meminfo",
+                    )
                     .map_err(llvm_err)?;
                 let ptr = self.ctx.ptr_type(AddressSpace::default());
                 let f = self.runtime_fn(name, self.ctx.void_type().fn_type(&[ptr.into()], false));

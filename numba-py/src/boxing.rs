@@ -11,7 +11,7 @@ use crate::ndarray::new_array;
 use numba_typeinfer::types::{Type, TypeId};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyComplex, PyTuple};
+use pyo3::types::{PyBool, PyComplex, PyString, PyTuple};
 use smallvec::SmallVec;
 
 /// Python classes the compiled code refers to by key (`module.qualname`): user exception
@@ -173,6 +173,20 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
         }
         // Object mode: the object itself, borrowed for the call.
         Shape::Object => out.push(v.as_ptr() as u64),
+        // A `str`: its PEP 393 data, borrowed for the call (no MemInfo; the object is the
+        // parent).
+        Shape::Unicode => {
+            let s = v.cast::<PyString>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "can't unbox a str from {}",
+                    v.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            })?;
+            out.extend(unicode_fields(s));
+        }
         Shape::None | Shape::Literal(_) => {}
     }
     Ok(())
@@ -276,6 +290,25 @@ pub fn decode(
             }
         }
         Shape::None => py.None(),
+        Shape::Unicode => {
+            let f: SmallVec<[u64; 7]> = (0..7).map(|_| next()).collect::<PyResult<_>>()?;
+            let (data, length, kind, meminfo) = (
+                f[0],
+                f[1] as isize,
+                f[2] as i32,
+                f[5] as *mut numba_nrt::MemInfo,
+            );
+            // SAFETY: the fields describe PEP 393 data of `length` characters of `kind`
+            // bytes; CPython copies it into the new object.
+            let obj = unsafe {
+                pyo3::ffi::PyUnicode_FromKindAndData(kind, data as *const std::ffi::c_void, length)
+            };
+            // SAFETY: the result owns one reference to its MemInfo (null for constants
+            // and borrowed strings), released now that the data is copied.
+            unsafe { numba_nrt::NRT_decref(meminfo) };
+            // SAFETY: a new reference, or null with the error set.
+            unsafe { Bound::from_owned_ptr_or_err(py, obj) }?.unbind()
+        }
         Shape::Object => {
             let p = next()? as *mut pyo3::ffi::PyObject;
             // SAFETY: object-mode code stores a new reference (never null on success).
@@ -376,4 +409,23 @@ fn address_of(v: &Bound<'_, PyAny>) -> PyResult<u64> {
         .import("numba_rs._cinterop")?
         .call_method1("address", (v,))?
         .extract()
+}
+
+/// A Python `str`'s fields as `model::unicode` lays them out: data, length, kind,
+/// is_ascii, hash (not computed: -1), MemInfo (none: the data is borrowed) and parent.
+pub(crate) fn unicode_fields(s: &Bound<'_, PyString>) -> [u64; 7] {
+    let p = s.as_ptr();
+    // SAFETY: `p` is a live, ready `str` (every `str` is ready since Python 3.12's
+    // semantics; 3.11 readies them on creation from Python code).
+    unsafe {
+        [
+            pyo3::ffi::PyUnicode_DATA(p) as u64,
+            pyo3::ffi::PyUnicode_GET_LENGTH(p) as u64,
+            u64::from(pyo3::ffi::PyUnicode_KIND(p)),
+            u64::from(pyo3::ffi::PyUnicode_IS_ASCII(p)),
+            u64::MAX,
+            0,
+            p as u64,
+        ]
+    }
 }

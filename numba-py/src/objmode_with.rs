@@ -240,6 +240,33 @@ fn encode_owned(
         Shape::Generator(t) => Err(PyTypeError::new_err(format!(
             "numba-rs cannot unbox a generator of type {t} from object mode"
         ))),
+        // A `str` outliving the call: a MemInfo over its data holds a reference to it.
+        Shape::Unicode => {
+            let s = v.cast::<pyo3::types::PyString>().map_err(|_| {
+                PyTypeError::new_err("can't unbox a str from a value that is not one")
+            })?;
+            let mut fields = boxing::unicode_fields(s);
+            let nbytes = (fields[1] as usize + 1) * fields[2] as usize;
+            // SAFETY: as for arrays above: the MemInfo owns the reference taken here.
+            let mi = unsafe {
+                ffi::Py_IncRef(v.as_ptr());
+                numba_nrt::NRT_MemInfo_new(
+                    fields[0] as *mut u8,
+                    nbytes,
+                    Some(release_object),
+                    v.as_ptr().cast(),
+                )
+            };
+            if mi.is_null() {
+                // SAFETY: the reference taken above.
+                unsafe { ffi::Py_DecRef(v.as_ptr()) };
+                return Err(pyo3::exceptions::PyMemoryError::new_err(()));
+            }
+            owned.push(mi);
+            fields[5] = mi as u64;
+            out.extend(fields);
+            Ok(())
+        }
         _ => boxing::encode(v, shape, out),
     }
 }

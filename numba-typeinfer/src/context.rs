@@ -949,6 +949,14 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
             })
         }
         _ if lhs.is_array() || rhs.is_array() => crate::numpy::array_binop(op, lhs, rhs),
+        // Strings compare by code points and concatenate (literals as values).
+        _ if lhs.unliteral() == UNICODE && rhs.unliteral() == UNICODE => match op {
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                Some(mk(BOOLEAN, UNICODE))
+            }
+            BinOp::Add => Some(mk(UNICODE, UNICODE)),
+            _ => None,
+        },
         // Tuples compare element-wise (lexicographically) and concatenate.
         _ if crate::conv::tuple_items(lhs).is_some() && crate::conv::tuple_items(rhs).is_some() => {
             let (l, r) = (

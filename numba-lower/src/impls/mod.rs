@@ -38,6 +38,7 @@ mod sorting;
 mod tuple;
 mod ufunc_call;
 mod ufunc_scalar;
+mod unicode;
 mod view;
 
 use numba_typeinfer::ImplKey;
@@ -73,6 +74,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     cmath::register(r);
     iter::register(r);
     tuple::register(r);
+    unicode::register(r);
     optional::register(r);
     calls::register(r);
     ufunc_call::register(r);

@@ -17,6 +17,7 @@ mod optional;
 mod pointer;
 mod scalar;
 mod tuple;
+pub mod unicode;
 
 use inkwell::builder::Builder;
 use inkwell::context::Context;
@@ -145,6 +146,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
             &iter::IterModel
         }
         Type::Generator { .. } => &generator::GeneratorModel,
+        Type::Unicode => &unicode::UnicodeModel,
         Type::NoneType
         | Type::Ellipsis
         | Type::Module(_)

@@ -1,0 +1,157 @@
+//! `str` values (`model::unicode`): literals as constants in the module, `len`,
+//! comparisons and `+` (the run-time helpers of `crate::strings`).
+
+use inkwell::values::{BasicValueEnum, PointerValue};
+use inkwell::AddressSpace;
+use numba_ir::BinOp;
+use numba_typeinfer::types::*;
+use numba_typeinfer::{ImplKey, Signature};
+
+use super::binop_of;
+use crate::function::FnLower;
+use crate::model::unicode;
+use crate::registry::{Args, Registry, TypePat};
+use crate::{llvm_err, R};
+
+pub(crate) fn register(r: &mut Registry) {
+    let s = TypePat::Exact(UNICODE);
+    r.register(ImplKey::Function("len".into()), Args::Exact(vec![s]), len);
+    r.register(
+        ImplKey::Function("len".into()),
+        Args::Exact(vec![TypePat::Pred(|t| {
+            matches!(t.get(), Type::StringLiteral(_))
+        })]),
+        len_literal,
+    );
+    for op in [
+        BinOp::Eq,
+        BinOp::Ne,
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Gt,
+        BinOp::Ge,
+    ] {
+        r.register(ImplKey::BinOp(op), Args::Exact(vec![s, s]), compare);
+    }
+    r.register(ImplKey::BinOp(BinOp::Add), Args::Exact(vec![s, s]), concat);
+}
+
+impl<'ctx> FnLower<'ctx, '_> {
+    /// A string constant: its PEP 393 data a private global of the module (one per
+    /// distinct string), no MemInfo, the hash not computed yet.
+    pub fn unicode_constant(&self, s: &str) -> R<BasicValueEnum<'ctx>> {
+        use std::hash::{Hash, Hasher};
+        let (kind, ascii, n, data) = unicode::encode(s);
+        let mut h = std::hash::DefaultHasher::new();
+        data.hash(&mut h);
+        let name = format!("numba_rs.str.{kind}.{:016x}", h.finish());
+        let global = match self.module.get_global(&name) {
+            Some(g) => g,
+            None => {
+                let init = self.ctx.const_string(&data, false);
+                let g = self.module.add_global(init.get_type(), None, &name);
+                g.set_initializer(&init);
+                g.set_constant(true);
+                g.set_linkage(inkwell::module::Linkage::Private);
+                g.set_unnamed_addr(true);
+                g.set_alignment(4);
+                g
+            }
+        };
+        let (i64t, i32t) = (self.ctx.i64_type(), self.ctx.i32_type());
+        let null = self.ctx.ptr_type(AddressSpace::default()).const_null();
+        Ok(unicode::struct_type(self.ctx)
+            .const_named_struct(&[
+                global.as_pointer_value().into(),
+                i64t.const_int(n, false).into(),
+                i32t.const_int(u64::from(kind), false).into(),
+                i32t.const_int(u64::from(ascii), false).into(),
+                i64t.const_int(u64::MAX, true).into(),
+                null.into(),
+                null.into(),
+            ])
+            .into())
+    }
+
+    /// `v` stored in a stack slot, for the helpers that take strings by pointer.
+    fn unicode_slot(&self, v: BasicValueEnum<'ctx>) -> R<PointerValue<'ctx>> {
+        let p = self.alloca_in_entry(unicode::struct_type(self.ctx).into(), "str")?;
+        self.b.build_store(p, v).map_err(llvm_err)?;
+        Ok(p)
+    }
+}
+
+fn len<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    lw.b.build_extract_value(a[0].into_struct_value(), unicode::field::LENGTH, "len")
+        .map_err(llvm_err)
+}
+
+/// `len` of a literal string: its length in characters, a constant.
+fn len_literal<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    _a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let n = match sig.args[0].get() {
+        Type::StringLiteral(s) => s.chars().count() as u64,
+        _ => unreachable!("registered for literal strings"),
+    };
+    Ok(lw.ctx.i64_type().const_int(n, false).into())
+}
+
+/// `==` `!=` `<` `<=` `>` `>=`: by code points, as CPython compares strings.
+fn compare<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let op = binop_of(&sig.key);
+    let (x, y) = (lw.unicode_slot(a[0])?, lw.unicode_slot(a[1])?);
+    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let i32t = lw.ctx.i32_type();
+    let fty = i32t.fn_type(&[ptr.into(), ptr.into()], false);
+    let (name, pred) = match op {
+        BinOp::Eq => ("numba_rs_str_eq", inkwell::IntPredicate::NE),
+        BinOp::Ne => ("numba_rs_str_eq", inkwell::IntPredicate::EQ),
+        BinOp::Lt => ("numba_rs_str_cmp", inkwell::IntPredicate::SLT),
+        BinOp::Le => ("numba_rs_str_cmp", inkwell::IntPredicate::SLE),
+        BinOp::Gt => ("numba_rs_str_cmp", inkwell::IntPredicate::SGT),
+        _ => ("numba_rs_str_cmp", inkwell::IntPredicate::SGE),
+    };
+    let f = lw.runtime_fn(name, fty);
+    let r = lw.call_value(f, &[x.into(), y.into()])?.into_int_value();
+    Ok(lw
+        .b
+        .build_int_compare(pred, r, i32t.const_zero(), "")
+        .map_err(llvm_err)?
+        .into())
+}
+
+/// `a + b`: a new string (a new reference to its MemInfo).
+fn concat<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (x, y) = (lw.unicode_slot(a[0])?, lw.unicode_slot(a[1])?);
+    let st = unicode::struct_type(lw.ctx);
+    let out = lw.alloca_in_entry(st.into(), "concat")?;
+    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let i32t = lw.ctx.i32_type();
+    let f = lw.runtime_fn(
+        "numba_rs_str_concat",
+        i32t.fn_type(&[ptr.into(), ptr.into(), ptr.into()], false),
+    );
+    let status = lw
+        .call_value(f, &[x.into(), y.into(), out.into()])?
+        .into_int_value();
+    let failed =
+        lw.b.build_int_compare(inkwell::IntPredicate::NE, status, i32t.const_zero(), "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(failed, "MemoryError", &["Allocation failed"])?;
+    lw.b.build_load(st, out, "s").map_err(llvm_err)
+}

@@ -1,0 +1,95 @@
+"""`str` values in nopython code (the start of the strings issue): literals as constants,
+`str` arguments of every PEP 393 kind borrowed from Python, results made into Python
+`str` objects, strings inside tuples, `len`, comparisons and `+`. CPython's result for
+the same function is the oracle; NRT counts are checked by the conftest fixture (`+`
+allocates)."""
+
+import itertools
+import operator
+
+import pytest
+
+from numba_rs import njit
+
+# ASCII, Latin-1, BMP and astral characters, and the empty string: every kind.
+SAMPLES = ["", "a", "abc", "abd", "ab", "héllo", "h\xe9", "日本語", "日本", "a日", "😀x", "x😀", "😀"]
+
+
+def test_literals_are_values():
+    def const():
+        return "literal"
+
+    def in_tuple():
+        return ("THIS IS INLINED", 123, None)
+
+    def non_ascii():
+        return "grüße 日本 😀"
+
+    for f in (const, in_tuple, non_ascii):
+        assert njit(f)() == f()
+
+
+@pytest.mark.parametrize("s", SAMPLES)
+def test_str_arguments_cross_both_ways(s):
+    def ident(x):
+        return x
+
+    def paired(x):
+        return (x, len(x))
+
+    got = njit(ident)(s)
+    assert got == s and type(got) is str
+    assert njit(paired)(s) == paired(s)
+
+
+@pytest.mark.parametrize("op", [operator.eq, operator.ne, operator.lt, operator.le,
+                                operator.gt, operator.ge])
+def test_comparisons_over_every_kind(op):
+    f = njit(lambda a, b: op(a, b))
+    for a, b in itertools.product(SAMPLES, repeat=2):
+        assert f(a, b) == op(a, b), (a, b)
+
+
+def test_concatenation_over_every_kind():
+    f = njit(lambda a, b: a + b)
+    for a, b in itertools.product(SAMPLES, repeat=2):
+        got = f(a, b)
+        assert got == a + b, (a, b)
+
+
+def test_literals_mixed_with_values():
+    def greet(name):
+        s = "hello " + name
+        return s, len(s), s == "hello world", "abc" < name
+
+    for name in ("world", "Wörld", "世界"):
+        assert njit(greet)(name) == greet(name)
+
+
+def pick(flag, a, b):
+    return a if flag else b
+
+
+def use_pick(flag, a):
+    t = jitted_pick(flag, a, "default")
+    return t + "!", len(t)
+
+
+jitted_pick = njit(pick)
+
+
+def test_strings_through_jitted_callees_and_branches():
+    use = njit(use_pick)
+    for flag in (True, False):
+        for a in ("x😀", "", "Wörld"):
+            assert use(flag, a) == (pick(flag, a, "default") + "!", len(pick(flag, a, "default")))
+
+
+def test_concatenation_in_a_loop_releases_intermediates():
+    def build(n, piece):
+        s = ""
+        for _ in range(n):
+            s = s + piece
+        return s
+
+    assert njit(build)(50, "ab日") == build(50, "ab日")
