@@ -192,6 +192,38 @@ impl Shape {
 }
 
 /// The boundary shape of a type: `Err` names a type that cannot cross yet.
+/// Drop the NRT references values of this shape hold in `slots` from `*pos` on (an
+/// array's or a string's MemInfo), advancing `pos`: what a reader that makes no Python
+/// objects of them does.
+pub fn release_slots(shape: &Shape, slots: &[u64], pos: &mut usize) {
+    let release = |mi: u64| {
+        // SAFETY: the slot holds a MemInfo reference of its own, or null.
+        unsafe { numba_nrt::NRT_decref(mi as *mut numba_nrt::MemInfo) };
+    };
+    match shape {
+        Shape::Array(_) => release(slots[*pos]),
+        Shape::Unicode => release(slots[*pos + crate::model::unicode::field::MEMINFO as usize]),
+        Shape::Tuple(items) | Shape::Named { items, .. } => {
+            for s in items {
+                release_slots(s, slots, pos);
+            }
+            return;
+        }
+        Shape::Optional(inner) => {
+            let present = slots[*pos] & 1 == 1;
+            *pos += 1;
+            if present {
+                release_slots(inner, slots, pos);
+            } else {
+                *pos += inner.slots();
+            }
+            return;
+        }
+        _ => {}
+    }
+    *pos += shape.slots();
+}
+
 pub fn boundary_shape(t: TypeId) -> R<Shape> {
     let t = crate::model::lowered(t);
     model_of(t)?.shape(t)

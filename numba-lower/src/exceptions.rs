@@ -228,6 +228,13 @@ impl<'ctx> FnLower<'ctx, '_> {
                 model_of(*t)?.pack(&codec, *t, *v, &mut idx)?;
             }
         }
+        // The record holds a reference to each array or string it carries: the reader
+        // hands it to the Python object it makes, or `numba_rs_exc_free` drops it.
+        for a in &args {
+            if let ExcArg::Value(v, t) = a {
+                self.incref(*t, *v)?;
+            }
+        }
         self.store_and_fail(block, in_try)
     }
 

@@ -440,6 +440,19 @@ pub unsafe extern "C" fn numba_rs_exc_match(rec: *const ExcInfo, class: *const c
 pub unsafe extern "C" fn numba_rs_exc_free(rec: *const ExcInfo) {
     // SAFETY: guaranteed by the caller.
     if !rec.is_null() && unsafe { (*rec).dynamic } != 0 {
+        // SAFETY: a dynamic record states its argument types and slots; it holds a
+        // reference to each array or string among them, dropped with it.
+        unsafe {
+            let info = &*rec;
+            let slots = std::slice::from_raw_parts(info.args, info.nslots as usize);
+            let mut pos = 0;
+            for i in 0..info.nargs as usize {
+                let t = numba_typeinfer::TypeId(*info.arg_types.add(i));
+                if let Ok(shape) = crate::callconv::boundary_shape(t) {
+                    crate::callconv::release_slots(&shape, slots, &mut pos);
+                }
+            }
+        }
         // SAFETY: a dynamic record is one NRT_Allocate block.
         unsafe { numba_nrt::NRT_Free(rec as *mut u8) };
     }

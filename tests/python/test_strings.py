@@ -7,6 +7,7 @@ allocates)."""
 import itertools
 import operator
 
+import numpy as np
 import pytest
 
 from numba_rs import njit
@@ -93,3 +94,36 @@ def test_concatenation_in_a_loop_releases_intermediates():
         return s
 
     assert njit(build)(50, "ab日") == build(50, "ab日")
+
+
+def test_print_and_raise_carry_strings_and_arrays(capsys):
+    # Both hand the values to Python objects, each with an NRT reference of its own (an
+    # array made in the function, a string built by `+`).
+    def f(name, a):
+        s = "bad " + name
+        b = a + 1
+        print(s, b, len(s))
+        if len(s) > 3:
+            raise ValueError(s, b.sum())
+        return 0.0
+
+    with pytest.raises(ValueError) as e:
+        njit(f)("wörld", np.ones(2))
+    assert e.value.args == ("bad wörld", 4.0)
+    with pytest.raises(ValueError) as e2:
+        f("wörld", np.ones(2))
+    assert capsys.readouterr().out == 2 * "bad wörld [2. 2.] 9\n"
+    assert e.value.args == e2.value.args
+
+
+def test_exceptions_caught_in_jitted_code_release_their_payload():
+    def f(name, a):
+        caught = 0
+        for k in range(3):
+            try:
+                raise ValueError("bad " + name, a + k)
+            except ValueError:
+                caught += 1
+        return caught
+
+    assert njit(f)("x", np.ones(2)) == f("x", np.ones(2))

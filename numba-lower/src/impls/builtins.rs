@@ -605,7 +605,8 @@ fn reversed_range<'ctx>(
 }
 
 /// `print(*values)`: the values go to the runtime's print hook as typecodes and boundary
-/// slots (literal strings travel in their type); Python's `print` formats them.
+/// slots (literal strings travel in their type), with a reference of their own, which the
+/// hook's Python objects take over; Python's `print` formats them.
 fn print<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
@@ -634,6 +635,11 @@ fn print<'ctx>(
     let mut idx = 0u32;
     for (&v, &t) in a.iter().zip(&sig.args) {
         crate::model::model_of(t)?.pack(&codec, t, v, &mut idx)?;
+    }
+    // The hook makes Python objects as a function's result does, each taking one NRT
+    // reference (an array's MemInfo, a string's): it gets references of its own.
+    for (&v, &t) in a.iter().zip(&sig.args) {
+        lw.incref(t, v)?;
     }
     let f = lw.runtime_fn(
         "numba_rs_print",
