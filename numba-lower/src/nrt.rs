@@ -22,6 +22,8 @@ pub fn is_refcounted(t: TypeId) -> bool {
         Type::Unicode => true,
         // An iterator over an array keeps the array alive (its state holds a copy).
         Type::ArrayIter(a) => a.is_array() || a.flat_array().is_some(),
+        // An optional value holds its payload's references when it has one.
+        Type::Optional(x) => is_refcounted(x),
         // A bound method is its receiver (`a.sum` holds `a`).
         Type::BoundFunction { this, .. } => is_refcounted(this),
         // A generator object counts its own references (`model::generator`).
@@ -65,6 +67,26 @@ impl<'ctx> FnLower<'ctx, '_> {
                 self.b.build_call(f, &[mi.into()], "").map_err(llvm_err)?;
             }
             Type::BoundFunction { this, .. } => self.nrt_call(name, this, v)?,
+            // The payload when present; a zero payload (null MemInfos: the calls do
+            // nothing) when None, whose payload is undefined.
+            Type::Optional(x) => {
+                let sv = v.into_struct_value();
+                let flag = self
+                    .b
+                    .build_extract_value(sv, 0, "present")
+                    .map_err(llvm_err)?
+                    .into_int_value();
+                let payload = self
+                    .b
+                    .build_extract_value(sv, 1, "payload")
+                    .map_err(llvm_err)?;
+                let zero = crate::model::value_type(self.ctx, x)?.const_zero();
+                let held = self
+                    .b
+                    .build_select(flag, payload, zero, "held")
+                    .map_err(llvm_err)?;
+                self.nrt_call(name, x, held)?;
+            }
             Type::Generator { .. } => {
                 let p = v.into_pointer_value();
                 if name == "NRT_incref" {

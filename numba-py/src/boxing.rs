@@ -282,10 +282,11 @@ pub fn decode(
         }
         Shape::Optional(inner) => {
             let flag = next()?;
-            let v = decode(py, slots, pos, inner)?;
             if flag & 1 == 1 {
-                v
+                decode(py, slots, pos, inner)?
             } else {
+                // None: the payload's slots are undefined, never read.
+                *pos += inner.slots();
                 py.None()
             }
         }

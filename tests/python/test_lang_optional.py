@@ -8,6 +8,7 @@ Optional(T), which is boxed back to Python as None or the value.
 import functools
 import math
 
+import numpy as np
 import pytest
 
 from numba_rs import njit
@@ -236,3 +237,19 @@ def test_always_none(x):
 @pytest.mark.parametrize("x", [0, 2, 10])
 def test_bare_return(x):
     assert jitted(bare_return)(x) is None
+
+
+def maybe_array(flag, a):
+    r = None
+    if flag:
+        r = a + 1
+    return r
+
+
+def test_optional_array_made_in_the_function_holds_its_reference():
+    # The optional variable owns a reference to the array it was given (an NRT
+    # allocation released at its del, or handed to the caller on return).
+    f = njit(maybe_array)
+    a = np.ones(3)
+    np.testing.assert_array_equal(f(True, a), maybe_array(True, a))
+    assert f(False, a) is None

@@ -127,3 +127,34 @@ def test_exceptions_caught_in_jitted_code_release_their_payload():
         return caught
 
     assert njit(f)("x", np.ones(2)) == f("x", np.ones(2))
+
+
+def maybe_suffix(flag, s):
+    r = None
+    if flag:
+        r = s + "?"
+    return r
+
+
+def repeat_gen(s, n):
+    for i in range(n):
+        yield s + "x"
+
+
+def test_optional_strings_generators_and_signatures():
+    f = njit(maybe_suffix)
+    assert [f(True, "a"), f(False, "a"), f(True, "日")] == [
+        maybe_suffix(True, "a"),
+        maybe_suffix(False, "a"),
+        maybe_suffix(True, "日"),
+    ]
+    assert list(njit(repeat_gen)("q😀", 3)) == list(repeat_gen("q😀", 3))
+
+    @njit("unicode_type(unicode_type, int64)")
+    def times(s, k):
+        t = s
+        for i in range(k):
+            t = t + s
+        return t
+
+    assert times("ab", 2) == "ababab"
