@@ -506,12 +506,17 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     Expr::IterNext { value: it } => {
                         !matches!(self.ty(*it).get(), Type::Generator { .. })
                     }
-                    // An advanced index makes a new array.
-                    Expr::GetItem { .. } => !self.sig(*value).is_ok_and(|s| {
-                        s.args.len() == 2
-                            && numba_typeinfer::numpy::index_array(s.args[0], s.args[1])
-                                .is_some_and(|(_, advanced)| advanced)
-                    }),
+                    // An advanced index makes a new array, indexing a string a new
+                    // string, an extension's `operator.getitem` a call's result.
+                    Expr::GetItem { .. } | Expr::StaticGetItem { .. } => {
+                        !self.sig(*value).is_ok_and(|s| {
+                            matches!(s.key, ImplKey::Dispatcher { .. })
+                                || s.args.first() == Some(&UNICODE)
+                                || (s.args.len() == 2
+                                    && numba_typeinfer::numpy::index_array(s.args[0], s.args[1])
+                                        .is_some_and(|(_, advanced)| advanced))
+                        })
+                    }
                     _ => true,
                 };
                 if borrowed && crate::nrt::is_refcounted(self.ty(*target)) {

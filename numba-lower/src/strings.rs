@@ -1,4 +1,5 @@
-//! Run-time helpers for `str` values (`model::unicode`): comparison and concatenation,
+//! Run-time helpers for `str` values (`model::unicode`): comparison, concatenation,
+//! indexing, slicing and search,
 //! called by the lowering with pointers to string structs laid out as [`Str`].
 
 use numba_nrt::MemInfo;
@@ -125,5 +126,128 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
             "numba_rs_str_concat",
             numba_rs_str_concat as *const () as usize,
         ),
+        (
+            "numba_rs_str_getitem",
+            numba_rs_str_getitem as *const () as usize,
+        ),
+        (
+            "numba_rs_str_slice",
+            numba_rs_str_slice as *const () as usize,
+        ),
+        ("numba_rs_str_find", numba_rs_str_find as *const () as usize),
     ]
+}
+
+/// The smallest PEP 393 kind that holds these characters (CPython's canonical form).
+fn kind_for(max: u32) -> i32 {
+    if max < 0x100 {
+        1
+    } else if max < 0x10000 {
+        2
+    } else {
+        4
+    }
+}
+
+/// A new string of these characters, its MemInfo a new reference; false when the
+/// allocation failed.
+///
+/// # Safety
+/// `out` points to writable storage for a string struct.
+unsafe fn make(chars: &[u32], out: *mut Str) -> bool {
+    let max = chars.iter().copied().max().unwrap_or(0);
+    let kind = kind_for(max);
+    let n = chars.len();
+    // SAFETY: the new block holds `n + 1` characters of `kind` bytes.
+    unsafe {
+        let mi = numba_nrt::NRT_MemInfo_alloc_aligned((n + 1) * kind as usize, 8);
+        if mi.is_null() {
+            return false;
+        }
+        let data = numba_nrt::NRT_MemInfo_data(mi);
+        for (i, &c) in chars.iter().chain(std::iter::once(&0)).enumerate() {
+            match kind {
+                1 => *data.add(i) = c as u8,
+                2 => (data as *mut u16).add(i).write_unaligned(c as u16),
+                _ => (data as *mut u32).add(i).write_unaligned(c),
+            }
+        }
+        out.write(Str {
+            data,
+            length: n as i64,
+            kind,
+            is_ascii: u32::from(max < 0x80),
+            hash: -1,
+            meminfo: mi,
+            parent: std::ptr::null_mut(),
+        });
+    }
+    true
+}
+
+/// `s[i]` into `out`: 0, 1 when `i` is out of range (after counting a negative index
+/// from the end), -1 when the allocation failed.
+///
+/// # Safety
+/// `s` points to a valid string struct, `out` to writable storage for one.
+pub unsafe extern "C" fn numba_rs_str_getitem(s: *const Str, i: i64, out: *mut Str) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let s = &*s;
+        let i = if i < 0 { i + s.length } else { i };
+        if i < 0 || i >= s.length {
+            return 1;
+        }
+        if make(&[char_at(s.data, s.kind, i as usize)], out) {
+            0
+        } else {
+            -1
+        }
+    }
+}
+
+/// `s[start::step]` taking `len` characters (bounds already clamped by the caller) into
+/// `out`: 0, or -1 when the allocation failed.
+///
+/// # Safety
+/// `s` points to a valid string struct whose characters `start + k * step` for `k <
+/// len` exist, `out` to writable storage for one.
+pub unsafe extern "C" fn numba_rs_str_slice(
+    s: *const Str,
+    start: i64,
+    len: i64,
+    step: i64,
+    out: *mut Str,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let s = &*s;
+        let picked: Vec<u32> = (0..len.max(0))
+            .map(|k| char_at(s.data, s.kind, (start + k * step) as usize))
+            .collect();
+        if make(&picked, out) {
+            0
+        } else {
+            -1
+        }
+    }
+}
+
+/// The first index of `needle` in `hay`, or -1 (`str.find`; `in` tests it).
+///
+/// # Safety
+/// Both point to valid string structs.
+pub unsafe extern "C" fn numba_rs_str_find(hay: *const Str, needle: *const Str) -> i64 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let (h, n) = (&*hay, &*needle);
+        let hc: Vec<u32> = chars(h).collect();
+        let nc: Vec<u32> = chars(n).collect();
+        if nc.is_empty() {
+            return 0;
+        }
+        hc.windows(nc.len())
+            .position(|w| w == nc.as_slice())
+            .map_or(-1, |p| p as i64)
+    }
 }

@@ -933,6 +933,10 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
             args: vec![lhs, rhs],
             key: ImplKey::BinOp(op),
         }),
+        // A substring test.
+        BinOp::In if lhs.unliteral() == UNICODE && rhs.unliteral() == UNICODE => {
+            Some(mk(BOOLEAN, UNICODE))
+        }
         // `item in container`: Numba's IR holds `contains(container, item)`.
         BinOp::In => {
             let elems = match crate::numpy::array_parts(lhs) {

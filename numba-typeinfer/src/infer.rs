@@ -908,6 +908,20 @@ impl Engine<'_> {
         let (Some(v), Some(i)) = (self.ty(*value), self.raw_ty(*index)) else {
             return Ok(None);
         };
+        // A string indexed by an integer or sliced: a new string (literals as values).
+        if v.unliteral() == UNICODE {
+            let index_t = i.unliteral();
+            if index_t.is_integer() || matches!(index_t.get(), Type::Slice(_)) {
+                return Ok(Some(self.record(
+                    id,
+                    Signature {
+                        ret: UNICODE,
+                        args: vec![UNICODE, index_t],
+                        key: ImplKey::GetItem,
+                    },
+                )));
+            }
+        }
         // A tuple sliced by a `slice(...)` of constants is sliced at compile time
         // (Numba's static_getitem of a constant slice).
         let i = match (crate::conv::tuple_items(v), i.get()) {

@@ -158,3 +158,35 @@ def test_optional_strings_generators_and_signatures():
         return t
 
     assert times("ab", 2) == "ababab"
+
+
+def index_all(s):
+    out = ""
+    for i in range(-len(s), len(s)):
+        out = out + s[i] + "|"
+    return out
+
+
+@pytest.mark.parametrize("s", SAMPLES)
+def test_indexing_and_slicing(s):
+    assert njit(index_all)(s) == index_all(s)
+    sl = njit(lambda x, a, b, c: x[a:b:c])
+    for a, b, c in itertools.product((None, 0, 1, -1, -2, 5), (None, 0, 2, -1, 10), (None, 1, 2, -1, -3)):
+        assert sl(s, a, b, c) == s[a:b:c], (s, a, b, c)
+    assert njit(lambda x: (x[1:], x[:-1], x[::-1]))(s) == (s[1:], s[:-1], s[::-1])
+
+
+def test_index_out_of_range_is_cpythons_index_error():
+    f = njit(lambda s, i: s[i])
+    for s, i in (("", 0), ("ab", 2), ("ab", -3)):
+        with pytest.raises(IndexError, match="string index out of range"):
+            f(s, i)
+        with pytest.raises(IndexError, match="string index out of range"):
+            s[i]
+
+
+def test_substring_membership():
+    f = njit(lambda needle, hay: needle in hay)
+    for a, b in itertools.product(SAMPLES, repeat=2):
+        assert f(a, b) == (a in b), (a, b)
+    assert njit(lambda s: "日" in s and "z" not in s)("a日b") is True

@@ -1,5 +1,6 @@
 //! `str` values (`model::unicode`): literals as constants in the module, `len`,
-//! comparisons and `+` (the run-time helpers of `crate::strings`).
+//! comparisons, `+`, `in`, indexing and slicing (the run-time helpers of
+//! `crate::strings`).
 
 use inkwell::values::{BasicValueEnum, PointerValue};
 use inkwell::AddressSpace;
@@ -34,6 +35,20 @@ pub(crate) fn register(r: &mut Registry) {
         r.register(ImplKey::BinOp(op), Args::Exact(vec![s, s]), compare);
     }
     r.register(ImplKey::BinOp(BinOp::Add), Args::Exact(vec![s, s]), concat);
+    r.register(ImplKey::BinOp(BinOp::In), Args::Exact(vec![s, s]), contains);
+    r.register(
+        ImplKey::GetItem,
+        Args::Exact(vec![s, TypePat::Int]),
+        getitem,
+    );
+    r.register(
+        ImplKey::GetItem,
+        Args::Exact(vec![
+            s,
+            TypePat::Pred(|t| matches!(t.get(), Type::Slice(_))),
+        ]),
+        getslice,
+    );
 }
 
 impl<'ctx> FnLower<'ctx, '_> {
@@ -154,4 +169,111 @@ fn concat<'ctx>(
             .map_err(llvm_err)?;
     lw.raise_const_if(failed, "MemoryError", &["Allocation failed"])?;
     lw.b.build_load(st, out, "s").map_err(llvm_err)
+}
+
+/// A helper's status: `MemoryError` when it failed to allocate (-1).
+fn check_alloc<'ctx>(lw: &mut FnLower<'ctx, '_>, status: inkwell::values::IntValue<'ctx>) -> R<()> {
+    let failed =
+        lw.b.build_int_compare(
+            inkwell::IntPredicate::SLT,
+            status,
+            status.get_type().const_zero(),
+            "",
+        )
+        .map_err(llvm_err)?;
+    lw.raise_const_if(failed, "MemoryError", &["Allocation failed"])
+}
+
+/// `s[i]`: a one-character string; CPython's IndexError out of range.
+fn getitem<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let x = lw.unicode_slot(a[0])?;
+    let i = lw.cast(a[1], sig.args[1], INT64)?;
+    let st = unicode::struct_type(lw.ctx);
+    let out = lw.alloca_in_entry(st.into(), "item")?;
+    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let (i32t, i64t) = (lw.ctx.i32_type(), lw.ctx.i64_type());
+    let f = lw.runtime_fn(
+        "numba_rs_str_getitem",
+        i32t.fn_type(&[ptr.into(), i64t.into(), ptr.into()], false),
+    );
+    let status = lw
+        .call_value(f, &[x.into(), i.into(), out.into()])?
+        .into_int_value();
+    let outside =
+        lw.b.build_int_compare(
+            inkwell::IntPredicate::EQ,
+            status,
+            i32t.const_int(1, false),
+            "",
+        )
+        .map_err(llvm_err)?;
+    lw.raise_const_if(outside, "IndexError", &["string index out of range"])?;
+    check_alloc(lw, status)?;
+    lw.b.build_load(st, out, "c").map_err(llvm_err)
+}
+
+/// `s[start:stop:step]`: a new string of the selected characters.
+fn getslice<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let n =
+        lw.b.build_extract_value(a[0].into_struct_value(), unicode::field::LENGTH, "n")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let (start, len, step) = super::slices::slice_bounds(lw, a[1].into_struct_value(), n)?;
+    let x = lw.unicode_slot(a[0])?;
+    let st = unicode::struct_type(lw.ctx);
+    let out = lw.alloca_in_entry(st.into(), "slice")?;
+    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let (i32t, i64t) = (lw.ctx.i32_type(), lw.ctx.i64_type());
+    let f = lw.runtime_fn(
+        "numba_rs_str_slice",
+        i32t.fn_type(
+            &[
+                ptr.into(),
+                i64t.into(),
+                i64t.into(),
+                i64t.into(),
+                ptr.into(),
+            ],
+            false,
+        ),
+    );
+    let status = lw
+        .call_value(
+            f,
+            &[x.into(), start.into(), len.into(), step.into(), out.into()],
+        )?
+        .into_int_value();
+    check_alloc(lw, status)?;
+    lw.b.build_load(st, out, "s").map_err(llvm_err)
+}
+
+/// `needle in hay` (Numba's IR holds `contains(hay, needle)`).
+fn contains<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (hay, needle) = (lw.unicode_slot(a[0])?, lw.unicode_slot(a[1])?);
+    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let i64t = lw.ctx.i64_type();
+    let f = lw.runtime_fn(
+        "numba_rs_str_find",
+        i64t.fn_type(&[ptr.into(), ptr.into()], false),
+    );
+    let at = lw
+        .call_value(f, &[hay.into(), needle.into()])?
+        .into_int_value();
+    Ok(lw
+        .b
+        .build_int_compare(inkwell::IntPredicate::SGE, at, i64t.const_zero(), "in")
+        .map_err(llvm_err)?
+        .into())
 }
