@@ -249,8 +249,28 @@ fn median<'ctx>(
     let count = lw.alloca_in_entry(i64t.into(), "count")?;
     lw.b.build_store(count, i64t.const_zero())
         .map_err(llvm_err)?;
+    // Whether a NaN was copied (NumPy's median is then NaN): tested as the values are
+    // copied, with no early exit, so the loop stays vectorisable.
+    let i32t = lw.ctx.i32_type();
+    let seen = lw.alloca_in_entry(i32t.into(), "nan_seen")?;
+    lw.b.build_store(seen, i32t.const_zero())
+        .map_err(llvm_err)?;
     let (lp, i) = Loop::begin(lw, n)?;
     let (x, valid) = element(lw, t, arr, i)?;
+    if !skip_nan {
+        let is_nan =
+            lw.b.build_float_compare(inkwell::FloatPredicate::UNO, x, x, "isnan")
+                .map_err(llvm_err)?;
+        let is_nan =
+            lw.b.build_int_z_extend(is_nan, i32t, "")
+                .map_err(llvm_err)?;
+        let before =
+            lw.b.build_load(i32t, seen, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        let now = lw.b.build_or(before, is_nan, "").map_err(llvm_err)?;
+        lw.b.build_store(seen, now).map_err(llvm_err)?;
+    }
     let c =
         lw.b.build_load(i64t, count, "")
             .map_err(llvm_err)?
@@ -271,11 +291,12 @@ fn median<'ctx>(
     lw.b.build_store(count, next).map_err(llvm_err)?;
     lp.end(lw)?;
     let c = lw.b.build_load(i64t, count, "").map_err(llvm_err)?;
+    let nan_seen = lw.b.build_load(i32t, seen, "").map_err(llvm_err)?;
     let helper = lw.runtime_fn(
         "numba_rs_median",
-        f64t.fn_type(&[ptr.into(), i64t.into()], false),
+        f64t.fn_type(&[ptr.into(), i64t.into(), i32t.into()], false),
     );
-    let m = lw.call_value(helper, &[buf.into(), c.into()])?;
+    let m = lw.call_value(helper, &[buf.into(), c.into(), nan_seen.into()])?;
     let free = lw.runtime_fn("NRT_Free", lw.ctx.void_type().fn_type(&[ptr.into()], false));
     lw.b.build_call(free, &[buf.into()], "").map_err(llvm_err)?;
     Ok(m.into_float_value())
