@@ -40,6 +40,23 @@ unsafe fn chars(s: &Str) -> impl Iterator<Item = u32> + '_ {
     (0..s.length.max(0) as usize).map(move |i| unsafe { char_at(s.data, s.kind, i) })
 }
 
+/// Write characters as PEP 393 data of `kind`, then the NUL after them.
+///
+/// # Safety
+/// `data` has room for every character and the NUL, `kind` bytes each.
+unsafe fn store(data: *mut u8, kind: i32, chars: impl Iterator<Item = u32>) {
+    for (i, c) in chars.chain(std::iter::once(0)).enumerate() {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match kind {
+                1 => *data.add(i) = c as u8,
+                2 => (data as *mut u16).add(i).write_unaligned(c as u16),
+                _ => (data as *mut u32).add(i).write_unaligned(c),
+            }
+        }
+    }
+}
+
 /// `a == b`: 1 or 0.
 ///
 /// # Safety
@@ -93,17 +110,7 @@ pub unsafe extern "C" fn numba_rs_str_concat(a: *const Str, b: *const Str, out: 
             return -1;
         }
         let data = numba_nrt::NRT_MemInfo_data(mi);
-        for (i, c) in chars(a)
-            .chain(chars(b))
-            .chain(std::iter::once(0))
-            .enumerate()
-        {
-            match kind {
-                1 => *data.add(i) = c as u8,
-                2 => (data as *mut u16).add(i).write_unaligned(c as u16),
-                _ => (data as *mut u32).add(i).write_unaligned(c),
-            }
-        }
+        store(data, kind, chars(a).chain(chars(b)));
         out.write(Str {
             data,
             length: n as i64,
@@ -165,13 +172,7 @@ unsafe fn make(chars: &[u32], out: *mut Str) -> bool {
             return false;
         }
         let data = numba_nrt::NRT_MemInfo_data(mi);
-        for (i, &c) in chars.iter().chain(std::iter::once(&0)).enumerate() {
-            match kind {
-                1 => *data.add(i) = c as u8,
-                2 => (data as *mut u16).add(i).write_unaligned(c as u16),
-                _ => (data as *mut u32).add(i).write_unaligned(c),
-            }
-        }
+        store(data, kind, chars.iter().copied());
         out.write(Str {
             data,
             length: n as i64,

@@ -217,22 +217,7 @@ fn encode_owned(
             let raw = crate::ndarray::raw(v).ok_or_else(unbox_error)?;
             let nbytes = raw.shape().iter().product::<isize>() as usize
                 * crate::ndarray::itemsize(*t) as usize;
-            // SAFETY: the MemInfo wraps the array's data and owns the new reference
-            // taken on the array, released (under the GIL) by `release_object`.
-            let mi = unsafe {
-                ffi::Py_IncRef(v.as_ptr());
-                numba_nrt::NRT_MemInfo_new(
-                    raw.data,
-                    nbytes,
-                    Some(release_object),
-                    v.as_ptr().cast(),
-                )
-            };
-            if mi.is_null() {
-                // SAFETY: the reference taken above.
-                unsafe { ffi::Py_DecRef(v.as_ptr()) };
-                return Err(pyo3::exceptions::PyMemoryError::new_err(()));
-            }
+            let mi = owning_meminfo(v, raw.data, nbytes)?;
             owned.push(mi);
             out[start] = mi as u64;
             Ok(())
@@ -247,21 +232,7 @@ fn encode_owned(
             })?;
             let mut fields = boxing::unicode_fields(s);
             let nbytes = (fields[1] as usize + 1) * fields[2] as usize;
-            // SAFETY: as for arrays above: the MemInfo owns the reference taken here.
-            let mi = unsafe {
-                ffi::Py_IncRef(v.as_ptr());
-                numba_nrt::NRT_MemInfo_new(
-                    fields[0] as *mut u8,
-                    nbytes,
-                    Some(release_object),
-                    v.as_ptr().cast(),
-                )
-            };
-            if mi.is_null() {
-                // SAFETY: the reference taken above.
-                unsafe { ffi::Py_DecRef(v.as_ptr()) };
-                return Err(pyo3::exceptions::PyMemoryError::new_err(()));
-            }
+            let mi = owning_meminfo(v, fields[0] as *mut u8, nbytes)?;
             owned.push(mi);
             fields[5] = mi as u64;
             out.extend(fields);
@@ -269,6 +240,26 @@ fn encode_owned(
         }
         _ => boxing::encode(v, shape, out),
     }
+}
+
+/// A MemInfo over `data` (the `nbytes` bytes `v` holds) owning a new reference to `v`,
+/// released (under the GIL) by `release_object` when the MemInfo dies.
+fn owning_meminfo(
+    v: &Bound<'_, PyAny>,
+    data: *mut u8,
+    nbytes: usize,
+) -> PyResult<*mut numba_nrt::MemInfo> {
+    // SAFETY: the MemInfo wraps data `v` keeps alive and owns the reference taken here.
+    let mi = unsafe {
+        ffi::Py_IncRef(v.as_ptr());
+        numba_nrt::NRT_MemInfo_new(data, nbytes, Some(release_object), v.as_ptr().cast())
+    };
+    if mi.is_null() {
+        // SAFETY: the reference taken above.
+        unsafe { ffi::Py_DecRef(v.as_ptr()) };
+        return Err(pyo3::exceptions::PyMemoryError::new_err(()));
+    }
+    Ok(mi)
 }
 
 /// Whether an array typed `actual` may be used as `declared`: same dtype and rank, and

@@ -190,3 +190,19 @@ def test_substring_membership():
     for a, b in itertools.product(SAMPLES, repeat=2):
         assert f(a, b) == (a in b), (a, b)
     assert njit(lambda s: "日" in s and "z" not in s)("a日b") is True
+
+
+def test_string_computed_in_objmode_flows_back():
+    from numba_rs import objmode
+
+    def shout(x):
+        with objmode(s="unicode_type"):
+            s = x.upper() + "é"
+        return s + "!", len(s)
+
+    def expected(x):
+        s = x.upper() + "é"
+        return s + "!", len(s)
+
+    for x in ("abc", "日本", ""):
+        assert njit(shout)(x) == expected(x)

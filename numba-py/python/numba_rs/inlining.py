@@ -41,6 +41,24 @@ class Scope:
         self.loc = loc
 
 
+def _vars_in(values):
+    """The variables among `values`, in lists, tuples and nested nodes too."""
+    found = []
+
+    def walk(v):
+        if isinstance(v, Var):
+            found.append(v)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, (Expr, _Node)):
+            found.extend(v.list_vars())
+
+    for v in values:
+        walk(v)
+    return found
+
+
 class _Node:
     """Fields set from the constructor's arguments, compared by value (as Numba's)."""
 
@@ -61,20 +79,7 @@ class _Node:
         return id(self)
 
     def list_vars(self):
-        found = []
-
-        def walk(v):
-            if isinstance(v, Var):
-                found.append(v)
-            elif isinstance(v, (list, tuple)):
-                for x in v:
-                    walk(x)
-            elif isinstance(v, (Expr, _Node)):
-                found.extend(v.list_vars())
-
-        for f in self._fields:
-            walk(getattr(self, f))
-        return found
+        return _vars_in(getattr(self, f) for f in self._fields)
 
 
 class Var(_Node):
@@ -162,18 +167,7 @@ class Expr:
         raise AttributeError(name)
 
     def list_vars(self):
-        found = []
-
-        def walk(v):
-            if isinstance(v, Var):
-                found.append(v)
-            elif isinstance(v, (list, tuple)):
-                for x in v:
-                    walk(x)
-
-        for v in self._kws.values():
-            walk(v)
-        return found
+        return _vars_in(self._kws.values())
 
     def __str__(self):
         fields = ", ".join(f"{k}={v}" for k, v in self._kws.items())
