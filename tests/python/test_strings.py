@@ -206,3 +206,38 @@ def test_string_computed_in_objmode_flows_back():
 
     for x in ("abc", "日本", ""):
         assert njit(shout)(x) == expected(x)
+
+
+def _random_strings(seed, count):
+    """Strings over a mixed alphabet (ASCII, Latin-1, BMP, astral), lengths 0 to 12."""
+    import random
+
+    rng = random.Random(seed)
+    alphabet = "ab AZ09\xe9\xff\u0100\u65e5\u672c\uffff\U0001f600\U00010000"
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(13))) for _ in range(count)]
+
+
+def generated_ops(a, b, i, j, k):
+    return (
+        a + b,
+        a == b,
+        a < b,
+        b >= a,
+        a in b,
+        b[i:j:k],
+        len(a + b),
+        (a + b)[i:j],
+    )
+
+
+def test_generated_programs_match_cpython():
+    import random
+
+    rng = random.Random(44)
+    f = njit(generated_ops)
+    strings = _random_strings(7, 120)
+    for _ in range(400):
+        a, b = rng.choice(strings), rng.choice(strings)
+        i, j = rng.randrange(-15, 15), rng.randrange(-15, 15)
+        k = rng.choice([1, 2, 3, -1, -2])
+        assert f(a, b, i, j, k) == generated_ops(a, b, i, j, k), (a, b, i, j, k)
