@@ -142,6 +142,10 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
             numba_rs_str_slice as *const () as usize,
         ),
         ("numba_rs_str_find", numba_rs_str_find as *const () as usize),
+        (
+            "numba_rs_str_repeat",
+            numba_rs_str_repeat as *const () as usize,
+        ),
     ]
 }
 
@@ -250,5 +254,44 @@ pub unsafe extern "C" fn numba_rs_str_find(hay: *const Str, needle: *const Str) 
         hc.windows(nc.len())
             .position(|w| w == nc.as_slice())
             .map_or(-1, |p| p as i64)
+    }
+}
+
+/// `s * n` into `out`: `s` repeated `n` times (empty for `n <= 0`); 0, or -1 when the
+/// allocation failed (or the size overflows).
+///
+/// # Safety
+/// `s` points to a valid string struct, `out` to writable storage for one.
+pub unsafe extern "C" fn numba_rs_str_repeat(s: *const Str, n: i64, out: *mut Str) -> i32 {
+    // SAFETY: the caller's contract; the new block holds `len * n + 1` characters.
+    unsafe {
+        let s = &*s;
+        let times = n.max(0) as usize;
+        let Some(total) = (s.length.max(0) as usize).checked_mul(times) else {
+            return -1;
+        };
+        let kind = if total == 0 { 1 } else { s.kind };
+        let Some(bytes) = total
+            .checked_add(1)
+            .and_then(|c| c.checked_mul(kind as usize))
+        else {
+            return -1;
+        };
+        let mi = numba_nrt::NRT_MemInfo_alloc_aligned(bytes, 8);
+        if mi.is_null() {
+            return -1;
+        }
+        let data = numba_nrt::NRT_MemInfo_data(mi);
+        store(data, kind, (0..times).flat_map(|_| chars(s)));
+        out.write(Str {
+            data,
+            length: total as i64,
+            kind,
+            is_ascii: if total == 0 { 1 } else { s.is_ascii },
+            hash: -1,
+            meminfo: mi,
+            parent: std::ptr::null_mut(),
+        });
+        0
     }
 }

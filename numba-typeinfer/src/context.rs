@@ -953,6 +953,24 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
             })
         }
         _ if lhs.is_array() || rhs.is_array() => crate::numpy::array_binop(op, lhs, rhs),
+        // `s * n` / `n * s`: the string repeated.
+        BinOp::Mul
+            if (lhs.unliteral() == UNICODE && rhs.unliteral().is_integer())
+                || (lhs.unliteral().is_integer() && rhs.unliteral() == UNICODE) =>
+        {
+            let arg = |t: TypeId| {
+                if t.unliteral() == UNICODE {
+                    UNICODE
+                } else {
+                    INT64
+                }
+            };
+            Some(Signature {
+                ret: UNICODE,
+                args: vec![arg(lhs), arg(rhs)],
+                key: ImplKey::BinOp(op),
+            })
+        }
         // Strings compare by code points and concatenate (literals as values).
         _ if lhs.unliteral() == UNICODE && rhs.unliteral() == UNICODE => match op {
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {

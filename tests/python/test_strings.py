@@ -241,3 +241,11 @@ def test_generated_programs_match_cpython():
         i, j = rng.randrange(-15, 15), rng.randrange(-15, 15)
         k = rng.choice([1, 2, 3, -1, -2])
         assert f(a, b, i, j, k) == generated_ops(a, b, i, j, k), (a, b, i, j, k)
+
+
+def test_repetition():
+    f = njit(lambda s, n: (s * n, n * s))
+    for s in SAMPLES:
+        for n in (-2, 0, 1, 3):
+            assert f(s, n) == (s * n, n * s), (s, n)
+    assert njit(lambda: "ab" * 2 + "é" * 3)() == "ab" * 2 + "é" * 3

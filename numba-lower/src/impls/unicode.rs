@@ -1,5 +1,5 @@
 //! `str` values (`model::unicode`): literals as constants in the module, `len`,
-//! comparisons, `+`, `in`, indexing and slicing (the run-time helpers of
+//! comparisons, `+`, `*`, `in`, indexing and slicing (the run-time helpers of
 //! `crate::strings`).
 
 use inkwell::values::{BasicValueEnum, PointerValue};
@@ -36,6 +36,16 @@ pub(crate) fn register(r: &mut Registry) {
     }
     r.register(ImplKey::BinOp(BinOp::Add), Args::Exact(vec![s, s]), concat);
     r.register(ImplKey::BinOp(BinOp::In), Args::Exact(vec![s, s]), contains);
+    r.register(
+        ImplKey::BinOp(BinOp::Mul),
+        Args::Exact(vec![s, TypePat::Int]),
+        repeat,
+    );
+    r.register(
+        ImplKey::BinOp(BinOp::Mul),
+        Args::Exact(vec![TypePat::Int, s]),
+        repeat,
+    );
     r.register(
         ImplKey::GetItem,
         Args::Exact(vec![s, TypePat::Int]),
@@ -276,4 +286,31 @@ fn contains<'ctx>(
         .build_int_compare(inkwell::IntPredicate::SGE, at, i64t.const_zero(), "in")
         .map_err(llvm_err)?
         .into())
+}
+
+/// `s * n` and `n * s`: a new string (empty for `n <= 0`).
+fn repeat<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (s, n) = if sig.args[0] == UNICODE {
+        (a[0], lw.cast(a[1], sig.args[1], INT64)?)
+    } else {
+        (a[1], lw.cast(a[0], sig.args[0], INT64)?)
+    };
+    let x = lw.unicode_slot(s)?;
+    let st = unicode::struct_type(lw.ctx);
+    let out = lw.alloca_in_entry(st.into(), "repeat")?;
+    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let (i32t, i64t) = (lw.ctx.i32_type(), lw.ctx.i64_type());
+    let f = lw.runtime_fn(
+        "numba_rs_str_repeat",
+        i32t.fn_type(&[ptr.into(), i64t.into(), ptr.into()], false),
+    );
+    let status = lw
+        .call_value(f, &[x.into(), n.into(), out.into()])?
+        .into_int_value();
+    check_alloc(lw, status)?;
+    lw.b.build_load(st, out, "s").map_err(llvm_err)
 }
