@@ -44,23 +44,20 @@ impl<'ctx> FnLower<'ctx, '_> {
     fn nrt_call(&mut self, name: &str, t: TypeId, v: BasicValueEnum<'ctx>) -> R<()> {
         let t = lowered(t);
         match t.get() {
-            Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => {
+            // A struct with a MemInfo field: the array's, the string's.
+            Type::Array { .. }
+            | Type::NumpyFlat(_)
+            | Type::NdEnumerate(_)
+            | Type::NdIndex(_)
+            | Type::Unicode => {
+                let index = if t == UNICODE {
+                    crate::model::unicode::field::MEMINFO
+                } else {
+                    field::MEMINFO
+                };
                 let mi = self
                     .b
-                    .build_extract_value(v.into_struct_value(), field::MEMINFO, "meminfo")
-                    .map_err(llvm_err)?;
-                let ptr = self.ctx.ptr_type(AddressSpace::default());
-                let f = self.runtime_fn(name, self.ctx.void_type().fn_type(&[ptr.into()], false));
-                self.b.build_call(f, &[mi.into()], "").map_err(llvm_err)?;
-            }
-            Type::Unicode => {
-                let mi = self
-                    .b
-                    .build_extract_value(
-                        v.into_struct_value(),
-                        crate::model::unicode::field::MEMINFO,
-                        "meminfo",
-                    )
+                    .build_extract_value(v.into_struct_value(), index, "meminfo")
                     .map_err(llvm_err)?;
                 let ptr = self.ctx.ptr_type(AddressSpace::default());
                 let f = self.runtime_fn(name, self.ctx.void_type().fn_type(&[ptr.into()], false));

@@ -40,20 +40,77 @@ unsafe fn chars(s: &Str) -> impl Iterator<Item = u32> + '_ {
     (0..s.length.max(0) as usize).map(move |i| unsafe { char_at(s.data, s.kind, i) })
 }
 
-/// Write characters as PEP 393 data of `kind`, then the NUL after them.
+/// The smallest PEP 393 kind that holds characters up to `max` (CPython's canonical
+/// form).
+fn kind_for(max: u32) -> i32 {
+    if max < 0x100 {
+        1
+    } else if max < 0x10000 {
+        2
+    } else {
+        4
+    }
+}
+
+/// A new string of `n` characters of `kind` into `out`, its data (then a NUL) written
+/// from `chars` into a new MemInfo, whose reference `out` takes: 0, or -1 when the
+/// size overflows or the allocation failed. Every helper that makes a string ends here.
 ///
 /// # Safety
-/// `data` has room for every character and the NUL, `kind` bytes each.
-unsafe fn store(data: *mut u8, kind: i32, chars: impl Iterator<Item = u32>) {
-    for (i, c) in chars.chain(std::iter::once(0)).enumerate() {
-        // SAFETY: the caller's contract.
-        unsafe {
+/// `chars` yields `n` characters that fit `kind`; `out` points to writable storage for
+/// a string struct.
+unsafe fn new_str(
+    n: usize,
+    kind: i32,
+    is_ascii: bool,
+    chars: impl Iterator<Item = u32>,
+    out: *mut Str,
+) -> i32 {
+    let Some(bytes) = n.checked_add(1).and_then(|c| c.checked_mul(kind as usize)) else {
+        return -1;
+    };
+    let mi = numba_nrt::NRT_MemInfo_alloc_aligned(bytes, 8);
+    if mi.is_null() {
+        return -1;
+    }
+    // SAFETY: the block holds `n + 1` characters of `kind` bytes; the caller's contract.
+    unsafe {
+        let data = numba_nrt::NRT_MemInfo_data(mi);
+        for (i, c) in chars.chain(std::iter::once(0)).enumerate() {
             match kind {
                 1 => *data.add(i) = c as u8,
                 2 => (data as *mut u16).add(i).write_unaligned(c as u16),
                 _ => (data as *mut u32).add(i).write_unaligned(c),
             }
         }
+        out.write(Str {
+            data,
+            length: n as i64,
+            kind,
+            is_ascii: u32::from(is_ascii),
+            hash: -1,
+            meminfo: mi,
+            parent: std::ptr::null_mut(),
+        });
+    }
+    0
+}
+
+/// A new string of these characters, in the smallest kind that holds them.
+///
+/// # Safety
+/// As [`new_str`].
+unsafe fn new_str_of(chars: &[u32], out: *mut Str) -> i32 {
+    let max = chars.iter().copied().max().unwrap_or(0);
+    // SAFETY: the caller's contract; the kind holds every character.
+    unsafe {
+        new_str(
+            chars.len(),
+            kind_for(max),
+            max < 0x80,
+            chars.iter().copied(),
+            out,
+        )
     }
 }
 
@@ -94,33 +151,101 @@ pub unsafe extern "C" fn numba_rs_str_cmp(a: *const Str, b: *const Str) -> i32 {
     }
 }
 
-/// `a + b` into `out`: a new string whose data a new MemInfo owns, in the wider of the
-/// two kinds; 0, or -1 when the allocation failed.
+/// `a + b` into `out`, in the wider of the two kinds: 0, or -1 when the allocation
+/// failed.
 ///
 /// # Safety
 /// `a` and `b` point to valid string structs, `out` to writable storage for one.
 pub unsafe extern "C" fn numba_rs_str_concat(a: *const Str, b: *const Str, out: *mut Str) -> i32 {
-    // SAFETY: the caller's contract; the new block holds `n + 1` characters of `kind`.
+    // SAFETY: the caller's contract.
     unsafe {
         let (a, b) = (&*a, &*b);
-        let kind = a.kind.max(b.kind);
         let n = (a.length.max(0) + b.length.max(0)) as usize;
-        let mi = numba_nrt::NRT_MemInfo_alloc_aligned((n + 1) * kind as usize, 8);
-        if mi.is_null() {
-            return -1;
+        let ascii = a.is_ascii & b.is_ascii != 0;
+        new_str(n, a.kind.max(b.kind), ascii, chars(a).chain(chars(b)), out)
+    }
+}
+
+/// `s[i]` into `out`: 0, 1 when `i` is out of range (after counting a negative index
+/// from the end), -1 when the allocation failed.
+///
+/// # Safety
+/// `s` points to a valid string struct, `out` to writable storage for one.
+pub unsafe extern "C" fn numba_rs_str_getitem(s: *const Str, i: i64, out: *mut Str) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let s = &*s;
+        let i = if i < 0 { i + s.length } else { i };
+        if i < 0 || i >= s.length {
+            return 1;
         }
-        let data = numba_nrt::NRT_MemInfo_data(mi);
-        store(data, kind, chars(a).chain(chars(b)));
-        out.write(Str {
-            data,
-            length: n as i64,
-            kind,
-            is_ascii: a.is_ascii & b.is_ascii,
-            hash: -1,
-            meminfo: mi,
-            parent: std::ptr::null_mut(),
-        });
-        0
+        new_str_of(&[char_at(s.data, s.kind, i as usize)], out)
+    }
+}
+
+/// `s[start::step]` taking `len` characters (bounds already clamped by the caller) into
+/// `out`, in the smallest kind that holds them: 0, or -1 when the allocation failed.
+///
+/// # Safety
+/// `s` points to a valid string struct whose characters `start + k * step` for `k <
+/// len` exist, `out` to writable storage for one.
+pub unsafe extern "C" fn numba_rs_str_slice(
+    s: *const Str,
+    start: i64,
+    len: i64,
+    step: i64,
+    out: *mut Str,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let s = &*s;
+        let picked: Vec<u32> = (0..len.max(0))
+            .map(|k| char_at(s.data, s.kind, (start + k * step) as usize))
+            .collect();
+        new_str_of(&picked, out)
+    }
+}
+
+/// `s * n` into `out`: `s` repeated `n` times (empty for `n <= 0`): 0, or -1 when the
+/// size overflows or the allocation failed.
+///
+/// # Safety
+/// `s` points to a valid string struct, `out` to writable storage for one.
+pub unsafe extern "C" fn numba_rs_str_repeat(s: *const Str, n: i64, out: *mut Str) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let s = &*s;
+        let times = n.max(0) as usize;
+        let Some(total) = (s.length.max(0) as usize).checked_mul(times) else {
+            return -1;
+        };
+        // The empty string is ASCII, of kind 1.
+        let (kind, ascii) = if total == 0 {
+            (1, true)
+        } else {
+            (s.kind, s.is_ascii != 0)
+        };
+        new_str(total, kind, ascii, (0..times).flat_map(|_| chars(s)), out)
+    }
+}
+
+/// The first index of `needle` in `hay`, or -1 (`str.find`; `in` tests it).
+///
+/// # Safety
+/// Both point to valid string structs.
+pub unsafe extern "C" fn numba_rs_str_find(hay: *const Str, needle: *const Str) -> i64 {
+    // SAFETY: the caller's contract: every index read is below the string's length.
+    unsafe {
+        let (h, n) = (&*hay, &*needle);
+        let (hn, nn) = (h.length.max(0), n.length.max(0));
+        (0..=hn - nn)
+            .find(|&at| {
+                (0..nn).all(|k| {
+                    char_at(h.data, h.kind, (at + k) as usize)
+                        == char_at(n.data, n.kind, k as usize)
+                })
+            })
+            .unwrap_or(-1)
     }
 }
 
@@ -147,151 +272,4 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
             numba_rs_str_repeat as *const () as usize,
         ),
     ]
-}
-
-/// The smallest PEP 393 kind that holds these characters (CPython's canonical form).
-fn kind_for(max: u32) -> i32 {
-    if max < 0x100 {
-        1
-    } else if max < 0x10000 {
-        2
-    } else {
-        4
-    }
-}
-
-/// A new string of these characters, its MemInfo a new reference; false when the
-/// allocation failed.
-///
-/// # Safety
-/// `out` points to writable storage for a string struct.
-unsafe fn make(chars: &[u32], out: *mut Str) -> bool {
-    let max = chars.iter().copied().max().unwrap_or(0);
-    let kind = kind_for(max);
-    let n = chars.len();
-    // SAFETY: the new block holds `n + 1` characters of `kind` bytes.
-    unsafe {
-        let mi = numba_nrt::NRT_MemInfo_alloc_aligned((n + 1) * kind as usize, 8);
-        if mi.is_null() {
-            return false;
-        }
-        let data = numba_nrt::NRT_MemInfo_data(mi);
-        store(data, kind, chars.iter().copied());
-        out.write(Str {
-            data,
-            length: n as i64,
-            kind,
-            is_ascii: u32::from(max < 0x80),
-            hash: -1,
-            meminfo: mi,
-            parent: std::ptr::null_mut(),
-        });
-    }
-    true
-}
-
-/// `s[i]` into `out`: 0, 1 when `i` is out of range (after counting a negative index
-/// from the end), -1 when the allocation failed.
-///
-/// # Safety
-/// `s` points to a valid string struct, `out` to writable storage for one.
-pub unsafe extern "C" fn numba_rs_str_getitem(s: *const Str, i: i64, out: *mut Str) -> i32 {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let s = &*s;
-        let i = if i < 0 { i + s.length } else { i };
-        if i < 0 || i >= s.length {
-            return 1;
-        }
-        if make(&[char_at(s.data, s.kind, i as usize)], out) {
-            0
-        } else {
-            -1
-        }
-    }
-}
-
-/// `s[start::step]` taking `len` characters (bounds already clamped by the caller) into
-/// `out`: 0, or -1 when the allocation failed.
-///
-/// # Safety
-/// `s` points to a valid string struct whose characters `start + k * step` for `k <
-/// len` exist, `out` to writable storage for one.
-pub unsafe extern "C" fn numba_rs_str_slice(
-    s: *const Str,
-    start: i64,
-    len: i64,
-    step: i64,
-    out: *mut Str,
-) -> i32 {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let s = &*s;
-        let picked: Vec<u32> = (0..len.max(0))
-            .map(|k| char_at(s.data, s.kind, (start + k * step) as usize))
-            .collect();
-        if make(&picked, out) {
-            0
-        } else {
-            -1
-        }
-    }
-}
-
-/// The first index of `needle` in `hay`, or -1 (`str.find`; `in` tests it).
-///
-/// # Safety
-/// Both point to valid string structs.
-pub unsafe extern "C" fn numba_rs_str_find(hay: *const Str, needle: *const Str) -> i64 {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let (h, n) = (&*hay, &*needle);
-        let hc: Vec<u32> = chars(h).collect();
-        let nc: Vec<u32> = chars(n).collect();
-        if nc.is_empty() {
-            return 0;
-        }
-        hc.windows(nc.len())
-            .position(|w| w == nc.as_slice())
-            .map_or(-1, |p| p as i64)
-    }
-}
-
-/// `s * n` into `out`: `s` repeated `n` times (empty for `n <= 0`); 0, or -1 when the
-/// allocation failed (or the size overflows).
-///
-/// # Safety
-/// `s` points to a valid string struct, `out` to writable storage for one.
-pub unsafe extern "C" fn numba_rs_str_repeat(s: *const Str, n: i64, out: *mut Str) -> i32 {
-    // SAFETY: the caller's contract; the new block holds `len * n + 1` characters.
-    unsafe {
-        let s = &*s;
-        let times = n.max(0) as usize;
-        let Some(total) = (s.length.max(0) as usize).checked_mul(times) else {
-            return -1;
-        };
-        let kind = if total == 0 { 1 } else { s.kind };
-        let Some(bytes) = total
-            .checked_add(1)
-            .and_then(|c| c.checked_mul(kind as usize))
-        else {
-            return -1;
-        };
-        let mi = numba_nrt::NRT_MemInfo_alloc_aligned(bytes, 8);
-        if mi.is_null() {
-            return -1;
-        }
-        let data = numba_nrt::NRT_MemInfo_data(mi);
-        store(data, kind, (0..times).flat_map(|_| chars(s)));
-        out.write(Str {
-            data,
-            length: total as i64,
-            kind,
-            is_ascii: if total == 0 { 1 } else { s.is_ascii },
-            hash: -1,
-            meminfo: mi,
-            parent: std::ptr::null_mut(),
-        });
-        0
-    }
 }

@@ -292,12 +292,14 @@ pub fn decode(
         }
         Shape::None => py.None(),
         Shape::Unicode => {
-            let f: SmallVec<[u64; 7]> = (0..7).map(|_| next()).collect::<PyResult<_>>()?;
+            use numba_lower::model::unicode::{field, FIELDS};
+            let f: SmallVec<[u64; 7]> = (0..FIELDS).map(|_| next()).collect::<PyResult<_>>()?;
+            let at = |i: u32| f[i as usize];
             let (data, length, kind, meminfo) = (
-                f[0],
-                f[1] as isize,
-                f[2] as i32,
-                f[5] as *mut numba_nrt::MemInfo,
+                at(field::DATA),
+                at(field::LENGTH) as isize,
+                at(field::KIND) as i32,
+                at(field::MEMINFO) as *mut numba_nrt::MemInfo,
             );
             // SAFETY: the fields describe PEP 393 data of `length` characters of `kind`
             // bytes; CPython copies it into the new object.
@@ -415,18 +417,18 @@ fn address_of(v: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// A Python `str`'s fields as `model::unicode` lays them out: data, length, kind,
 /// is_ascii, hash (not computed: -1), MemInfo (none: the data is borrowed) and parent.
 pub(crate) fn unicode_fields(s: &Bound<'_, PyString>) -> [u64; 7] {
+    use numba_lower::model::unicode::field;
     let p = s.as_ptr();
-    // SAFETY: `p` is a live, ready `str` (every `str` is ready since Python 3.12's
-    // semantics; 3.11 readies them on creation from Python code).
+    let mut f = [0u64; 7];
+    // SAFETY: `p` is a live `str`, ready since its creation (Python 3.11 readies every
+    // string made from Python code).
     unsafe {
-        [
-            pyo3::ffi::PyUnicode_DATA(p) as u64,
-            pyo3::ffi::PyUnicode_GET_LENGTH(p) as u64,
-            u64::from(pyo3::ffi::PyUnicode_KIND(p)),
-            u64::from(pyo3::ffi::PyUnicode_IS_ASCII(p)),
-            u64::MAX,
-            0,
-            p as u64,
-        ]
+        f[field::DATA as usize] = pyo3::ffi::PyUnicode_DATA(p) as u64;
+        f[field::LENGTH as usize] = pyo3::ffi::PyUnicode_GET_LENGTH(p) as u64;
+        f[field::KIND as usize] = u64::from(pyo3::ffi::PyUnicode_KIND(p));
+        f[field::IS_ASCII as usize] = u64::from(pyo3::ffi::PyUnicode_IS_ASCII(p));
     }
+    f[field::HASH as usize] = u64::MAX;
+    f[field::PARENT as usize] = p as u64;
+    f
 }

@@ -231,10 +231,12 @@ fn encode_owned(
                 PyTypeError::new_err("can't unbox a str from a value that is not one")
             })?;
             let mut fields = boxing::unicode_fields(s);
-            let nbytes = (fields[1] as usize + 1) * fields[2] as usize;
-            let mi = owning_meminfo(v, fields[0] as *mut u8, nbytes)?;
+            use numba_lower::model::unicode::field;
+            let at = |i: u32| fields[i as usize];
+            let nbytes = (at(field::LENGTH) as usize + 1) * at(field::KIND) as usize;
+            let mi = owning_meminfo(v, at(field::DATA) as *mut u8, nbytes)?;
             owned.push(mi);
-            fields[5] = mi as u64;
+            fields[field::MEMINFO as usize] = mi as u64;
             out.extend(fields);
             Ok(())
         }

@@ -156,42 +156,59 @@ fn compare<'ctx>(
         .into())
 }
 
-/// `a + b`: a new string (a new reference to its MemInfo).
-fn concat<'ctx>(
+/// Call a helper that makes a new string: its arguments (strings passed by pointer,
+/// integers as i64) then the result's slot; its status is 0, -1 when the allocation
+/// failed (`MemoryError`) or, for a helper that `indexes`, 1 when the index was out of
+/// range (`IndexError`). The result is a new reference to its MemInfo.
+fn new_string<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
-    _sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
+    helper: &str,
+    args: &[BasicValueEnum<'ctx>],
+    indexes: bool,
 ) -> R<BasicValueEnum<'ctx>> {
-    let (x, y) = (lw.unicode_slot(a[0])?, lw.unicode_slot(a[1])?);
     let st = unicode::struct_type(lw.ctx);
-    let out = lw.alloca_in_entry(st.into(), "concat")?;
-    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let out = lw.alloca_in_entry(st.into(), "new_str")?;
+    let mut params = Vec::with_capacity(args.len() + 1);
+    let mut values = Vec::with_capacity(args.len() + 1);
+    for &a in args {
+        let v: BasicValueEnum = if a.is_struct_value() {
+            lw.unicode_slot(a)?.into()
+        } else {
+            a
+        };
+        params.push(v.get_type().into());
+        values.push(v.into());
+    }
+    params.push(lw.ctx.ptr_type(AddressSpace::default()).into());
+    values.push(out.into());
     let i32t = lw.ctx.i32_type();
-    let f = lw.runtime_fn(
-        "numba_rs_str_concat",
-        i32t.fn_type(&[ptr.into(), ptr.into(), ptr.into()], false),
-    );
-    let status = lw
-        .call_value(f, &[x.into(), y.into(), out.into()])?
-        .into_int_value();
+    let f = lw.runtime_fn(helper, i32t.fn_type(&params, false));
+    let status = lw.call_value(f, &values)?.into_int_value();
+    if indexes {
+        let outside =
+            lw.b.build_int_compare(
+                inkwell::IntPredicate::EQ,
+                status,
+                i32t.const_int(1, false),
+                "",
+            )
+            .map_err(llvm_err)?;
+        lw.raise_const_if(outside, "IndexError", &["string index out of range"])?;
+    }
     let failed =
-        lw.b.build_int_compare(inkwell::IntPredicate::NE, status, i32t.const_zero(), "")
+        lw.b.build_int_compare(inkwell::IntPredicate::SLT, status, i32t.const_zero(), "")
             .map_err(llvm_err)?;
     lw.raise_const_if(failed, "MemoryError", &["Allocation failed"])?;
     lw.b.build_load(st, out, "s").map_err(llvm_err)
 }
 
-/// A helper's status: `MemoryError` when it failed to allocate (-1).
-fn check_alloc<'ctx>(lw: &mut FnLower<'ctx, '_>, status: inkwell::values::IntValue<'ctx>) -> R<()> {
-    let failed =
-        lw.b.build_int_compare(
-            inkwell::IntPredicate::SLT,
-            status,
-            status.get_type().const_zero(),
-            "",
-        )
-        .map_err(llvm_err)?;
-    lw.raise_const_if(failed, "MemoryError", &["Allocation failed"])
+/// `a + b`: the characters of both, in the wider kind.
+fn concat<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    _sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    new_string(lw, "numba_rs_str_concat", &[a[0], a[1]], false)
 }
 
 /// `s[i]`: a one-character string; CPython's IndexError out of range.
@@ -200,30 +217,8 @@ fn getitem<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let x = lw.unicode_slot(a[0])?;
     let i = lw.cast(a[1], sig.args[1], INT64)?;
-    let st = unicode::struct_type(lw.ctx);
-    let out = lw.alloca_in_entry(st.into(), "item")?;
-    let ptr = lw.ctx.ptr_type(AddressSpace::default());
-    let (i32t, i64t) = (lw.ctx.i32_type(), lw.ctx.i64_type());
-    let f = lw.runtime_fn(
-        "numba_rs_str_getitem",
-        i32t.fn_type(&[ptr.into(), i64t.into(), ptr.into()], false),
-    );
-    let status = lw
-        .call_value(f, &[x.into(), i.into(), out.into()])?
-        .into_int_value();
-    let outside =
-        lw.b.build_int_compare(
-            inkwell::IntPredicate::EQ,
-            status,
-            i32t.const_int(1, false),
-            "",
-        )
-        .map_err(llvm_err)?;
-    lw.raise_const_if(outside, "IndexError", &["string index out of range"])?;
-    check_alloc(lw, status)?;
-    lw.b.build_load(st, out, "c").map_err(llvm_err)
+    new_string(lw, "numba_rs_str_getitem", &[a[0], i], true)
 }
 
 /// `s[start:stop:step]`: a new string of the selected characters.
@@ -237,32 +232,12 @@ fn getslice<'ctx>(
             .map_err(llvm_err)?
             .into_int_value();
     let (start, len, step) = super::slices::slice_bounds(lw, a[1].into_struct_value(), n)?;
-    let x = lw.unicode_slot(a[0])?;
-    let st = unicode::struct_type(lw.ctx);
-    let out = lw.alloca_in_entry(st.into(), "slice")?;
-    let ptr = lw.ctx.ptr_type(AddressSpace::default());
-    let (i32t, i64t) = (lw.ctx.i32_type(), lw.ctx.i64_type());
-    let f = lw.runtime_fn(
+    new_string(
+        lw,
         "numba_rs_str_slice",
-        i32t.fn_type(
-            &[
-                ptr.into(),
-                i64t.into(),
-                i64t.into(),
-                i64t.into(),
-                ptr.into(),
-            ],
-            false,
-        ),
-    );
-    let status = lw
-        .call_value(
-            f,
-            &[x.into(), start.into(), len.into(), step.into(), out.into()],
-        )?
-        .into_int_value();
-    check_alloc(lw, status)?;
-    lw.b.build_load(st, out, "s").map_err(llvm_err)
+        &[a[0], start.into(), len.into(), step.into()],
+        false,
+    )
 }
 
 /// `needle in hay` (Numba's IR holds `contains(hay, needle)`).
@@ -299,18 +274,5 @@ fn repeat<'ctx>(
     } else {
         (a[1], lw.cast(a[0], sig.args[0], INT64)?)
     };
-    let x = lw.unicode_slot(s)?;
-    let st = unicode::struct_type(lw.ctx);
-    let out = lw.alloca_in_entry(st.into(), "repeat")?;
-    let ptr = lw.ctx.ptr_type(AddressSpace::default());
-    let (i32t, i64t) = (lw.ctx.i32_type(), lw.ctx.i64_type());
-    let f = lw.runtime_fn(
-        "numba_rs_str_repeat",
-        i32t.fn_type(&[ptr.into(), i64t.into(), ptr.into()], false),
-    );
-    let status = lw
-        .call_value(f, &[x.into(), n.into(), out.into()])?
-        .into_int_value();
-    check_alloc(lw, status)?;
-    lw.b.build_load(st, out, "s").map_err(llvm_err)
+    new_string(lw, "numba_rs_str_repeat", &[s, n], false)
 }

@@ -24,6 +24,10 @@ def typeof_impl(val, c):
     return None
 
 
+# What `typeof_impl` answers for a class nobody registered.
+_NO_TYPEOF = typeof_impl.dispatch(object)
+
+
 class _TypeofContext:
     """The ``c`` a typeof function receives (Numba's ``_TypeofContext``)."""
 
@@ -39,7 +43,7 @@ def _typecode_of_value(value):
     """The typecode of a value of a user's class, or None (called by numba-py when its
     own typeof does not know the value)."""
     impl = typeof_impl.dispatch(type(value))
-    if impl is not typeof_impl.dispatch(object):
+    if impl is not _NO_TYPEOF:
         t = impl(value, _TypeofContext())
         if t is None:
             return None
