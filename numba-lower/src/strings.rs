@@ -57,8 +57,8 @@ fn kind_for(max: u32) -> i32 {
 /// size overflows or the allocation failed. Every helper that makes a string ends here.
 ///
 /// # Safety
-/// `chars` yields `n` characters that fit `kind`; `out` points to writable storage for
-/// a string struct.
+/// `chars` yields `n` characters that fit `kind` (or none, for a caller that writes the
+/// data and the NUL itself); `out` points to writable storage for a string struct.
 unsafe fn new_str(
     n: usize,
     kind: i32,
@@ -142,13 +142,37 @@ pub unsafe extern "C" fn numba_rs_str_eq(a: *const Str, b: *const Str) -> i32 {
 /// # Safety
 /// Both point to valid string structs.
 pub unsafe extern "C" fn numba_rs_str_cmp(a: *const Str, b: *const Str) -> i32 {
-    // SAFETY: the caller's contract.
-    let order = unsafe { chars(&*a).cmp(chars(&*b)) };
+    // SAFETY: the caller's contract. Strings of one kind compare as slices of their code
+    // units (a memcmp for kind 1), as CPython compares them.
+    let order = unsafe {
+        let (a, b) = (&*a, &*b);
+        let (an, bn) = (a.length.max(0) as usize, b.length.max(0) as usize);
+        match (a.kind, b.kind) {
+            (1, 1) => {
+                std::slice::from_raw_parts(a.data, an).cmp(std::slice::from_raw_parts(b.data, bn))
+            }
+            (2, 2) if units_aligned::<u16>(a, b) => {
+                std::slice::from_raw_parts(a.data as *const u16, an)
+                    .cmp(std::slice::from_raw_parts(b.data as *const u16, bn))
+            }
+            (4, 4) if units_aligned::<u32>(a, b) => {
+                std::slice::from_raw_parts(a.data as *const u32, an)
+                    .cmp(std::slice::from_raw_parts(b.data as *const u32, bn))
+            }
+            _ => chars(a).cmp(chars(b)),
+        }
+    };
     match order {
         std::cmp::Ordering::Less => -1,
         std::cmp::Ordering::Equal => 0,
         std::cmp::Ordering::Greater => 1,
     }
+}
+
+/// Whether both strings' data is aligned for code units of type `T`.
+fn units_aligned<T>(a: &Str, b: &Str) -> bool {
+    let align = std::mem::align_of::<T>();
+    (a.data as usize) % align == 0 && (b.data as usize) % align == 0
 }
 
 /// `a + b` into `out`, in the wider of the two kinds: 0, or -1 when the allocation
@@ -162,7 +186,24 @@ pub unsafe extern "C" fn numba_rs_str_concat(a: *const Str, b: *const Str, out: 
         let (a, b) = (&*a, &*b);
         let n = (a.length.max(0) + b.length.max(0)) as usize;
         let ascii = a.is_ascii & b.is_ascii != 0;
-        new_str(n, a.kind.max(b.kind), ascii, chars(a).chain(chars(b)), out)
+        let kind = a.kind.max(b.kind);
+        if a.kind == b.kind {
+            // One kind: the data is copied as bytes (the common case in a loop of `+`).
+            let (ab, bb) = (
+                a.length.max(0) as usize * kind as usize,
+                b.length.max(0) as usize * kind as usize,
+            );
+            let status = new_str(n, kind, ascii, std::iter::empty(), out);
+            if status == 0 {
+                let data = (*out).data;
+                std::ptr::copy_nonoverlapping(a.data, data, ab);
+                std::ptr::copy_nonoverlapping(b.data, data.add(ab), bb);
+                // The NUL after the last character.
+                std::ptr::write_bytes(data.add(ab + bb), 0, kind as usize);
+            }
+            return status;
+        }
+        new_str(n, kind, ascii, chars(a).chain(chars(b)), out)
     }
 }
 
@@ -199,6 +240,19 @@ pub unsafe extern "C" fn numba_rs_str_slice(
     // SAFETY: the caller's contract.
     unsafe {
         let s = &*s;
+        if s.kind == 1 && step == 1 {
+            // Latin-1 and contiguous: the bytes copied (kind 1 is already the smallest).
+            let n = len.max(0) as usize;
+            let bytes = std::slice::from_raw_parts(s.data.add(start as usize), n);
+            let ascii = s.is_ascii != 0 || bytes.iter().all(|&c| c < 0x80);
+            let status = new_str(n, 1, ascii, std::iter::empty(), out);
+            if status == 0 {
+                let data = (*out).data;
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), data, n);
+                *data.add(n) = 0;
+            }
+            return status;
+        }
         let picked: Vec<u32> = (0..len.max(0))
             .map(|k| char_at(s.data, s.kind, (start + k * step) as usize))
             .collect();
@@ -238,6 +292,17 @@ pub unsafe extern "C" fn numba_rs_str_find(hay: *const Str, needle: *const Str) 
     unsafe {
         let (h, n) = (&*hay, &*needle);
         let (hn, nn) = (h.length.max(0), n.length.max(0));
+        if h.kind == 1 && n.kind == 1 {
+            let hb = std::slice::from_raw_parts(h.data, hn as usize);
+            let nb = std::slice::from_raw_parts(n.data, nn as usize);
+            if nb.is_empty() {
+                return 0;
+            }
+            return hb
+                .windows(nb.len())
+                .position(|w| w == nb)
+                .map_or(-1, |p| p as i64);
+        }
         (0..=hn - nn)
             .find(|&at| {
                 (0..nn).all(|k| {
