@@ -172,7 +172,7 @@ pub unsafe extern "C" fn numba_rs_str_cmp(a: *const Str, b: *const Str) -> i32 {
 /// Whether both strings' data is aligned for code units of type `T`.
 fn units_aligned<T>(a: &Str, b: &Str) -> bool {
     let align = std::mem::align_of::<T>();
-    (a.data as usize) % align == 0 && (b.data as usize) % align == 0
+    (a.data as usize).is_multiple_of(align) && (b.data as usize).is_multiple_of(align)
 }
 
 /// `a + b` into `out`, in the wider of the two kinds: 0, or -1 when the allocation
