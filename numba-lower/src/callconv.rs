@@ -171,6 +171,15 @@ pub enum Shape {
     /// MemInfo, the object as parent); a result's MemInfo reference (if any) goes to the
     /// receiver, which releases it once it has made its `str`.
     Unicode,
+    /// A list (`model::list`): its MemInfo and its Python list (null when none), one
+    /// slot each; its items are stored in `item`'s slot form. An argument is a new
+    /// list the receiver releases after the call (writing a reflected list's changes
+    /// back first); a result's reference goes to the receiver.
+    List {
+        item: Box<Shape>,
+        dtype: TypeId,
+        reflected: bool,
+    },
 }
 
 impl Shape {
@@ -182,6 +191,7 @@ impl Shape {
             Shape::Complex(_) => 2,
             Shape::Slice => 3,
             Shape::Unicode => crate::model::unicode::FIELDS as usize,
+            Shape::List { .. } => 2,
             Shape::Tuple(items) | Shape::Named { items, .. } => {
                 items.iter().map(Shape::slots).sum()
             }
@@ -201,7 +211,7 @@ pub fn release_slots(shape: &Shape, slots: &[u64], pos: &mut usize) {
         unsafe { numba_nrt::NRT_decref(mi as *mut numba_nrt::MemInfo) };
     };
     match shape {
-        Shape::Array(_) => release(slots[*pos]),
+        Shape::Array(_) | Shape::List { .. } => release(slots[*pos]),
         Shape::Unicode => release(slots[*pos + crate::model::unicode::field::MEMINFO as usize]),
         Shape::Tuple(items) | Shape::Named { items, .. } => {
             for s in items {

@@ -15,6 +15,7 @@ impl<'ctx> FnLower<'ctx, '_> {
     pub fn truth(&mut self, v: BasicValueEnum<'ctx>, t: TypeId) -> R<IntValue<'ctx>> {
         match t.get() {
             Type::NoneType => Ok(self.ctx.bool_type().const_zero()),
+            Type::List { .. } => crate::impls::lists::truth(self, v),
             Type::Optional(x) => {
                 // None is false; otherwise the value's truth.
                 let sv = v.into_struct_value();
@@ -58,6 +59,12 @@ impl<'ctx> FnLower<'ctx, '_> {
         let (from, to) = (lowered(from), lowered(to));
         if from == to {
             return Ok(v);
+        }
+        // Lists of one item type share their layout (reflected or not).
+        if let (Type::List { dtype: a, .. }, Type::List { dtype: b, .. }) = (from.get(), to.get()) {
+            if a == b || a == UNDEFINED {
+                return Ok(v);
+            }
         }
         // A literal string becomes a value: a constant in the module.
         if let (Type::StringLiteral(s), Type::Unicode) = (from.get(), to.get()) {

@@ -59,6 +59,9 @@ pub struct FnLower<'ctx, 'a> {
     /// phis are stripped): a store releases the value it overwrites and a `del` clears
     /// the slot, as Numba's `storevar`/`delvar` do. Their slots start zeroed.
     reassigned: Vec<bool>,
+    /// Bound methods that borrow their receiver's reference instead of taking one (see
+    /// `borrowed_methods`): no incref when made, no decref at their `del`.
+    borrowed: Vec<bool>,
     /// Variables holding generator objects: their slots start zeroed and are zeroed at
     /// their `del`, so that an exception leaving the function releases the generators
     /// its frame still holds (`release_on_error`).
@@ -139,6 +142,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             retptr,
             slots: Vec::new(),
             reassigned: Vec::new(),
+            borrowed: Vec::new(),
             holds_gen: Vec::new(),
             error_model_override: None,
             blocks: HashMap::new(),
@@ -313,6 +317,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         self.reassigned = (0..self.ir.vars.len())
             .map(|i| assigned[i] > 1 && crate::nrt::is_refcounted(lowered(self.typing.typemap[i])))
             .collect();
+        self.borrowed = borrowed_methods(self.ir, &self.typing.typemap, &assigned);
         self.holds_gen = (0..self.ir.vars.len())
             .map(|i| holds_generator(lowered(self.typing.typemap[i])))
             .collect();
@@ -400,7 +405,9 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         // slower than without the release path).
         let vars: Vec<VarId> = (0..self.ir.vars.len())
             .filter(|&i| {
-                self.holds_gen[i] || crate::nrt::is_refcounted(lowered(self.typing.typemap[i]))
+                self.holds_gen[i]
+                    || (crate::nrt::is_refcounted(lowered(self.typing.typemap[i]))
+                        && !self.borrowed[i])
             })
             .map(|i| VarId(i as u32))
             .collect();
@@ -493,6 +500,15 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     })?;
                     return self.store_var(*target, v);
                 }
+                // A list literal: a new list of the target's type.
+                if let Expr::BuildList { items } = self.ir.expr(*value) {
+                    let vals = items
+                        .iter()
+                        .map(|v| Ok((self.load(*v)?, self.ty(*v))))
+                        .collect::<R<Vec<_>>>()?;
+                    let v = crate::impls::lists::build(self, self.ty(*target), &vals)?;
+                    return self.store_var(*target, v);
+                }
                 let (v, from) = self.lower_expr(*value)?;
                 let v = self.cast(v, from, self.ty(*target))?;
                 // A variable owns one reference: structural expressions borrow theirs
@@ -512,6 +528,10 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                         !self.sig(*value).is_ok_and(|s| {
                             matches!(s.key, ImplKey::Dispatcher { .. })
                                 || s.args.first() == Some(&UNICODE)
+                                || (matches!(s.args[0].get(), Type::List { .. })
+                                    && s.args
+                                        .get(1)
+                                        .is_some_and(|i| matches!(i.get(), Type::Slice(_))))
                                 || (s.args.len() == 2
                                     && numba_typeinfer::numpy::index_array(s.args[0], s.args[1])
                                         .is_some_and(|(_, advanced)| advanced))
@@ -519,7 +539,10 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     }
                     _ => true,
                 };
-                if borrowed && crate::nrt::is_refcounted(self.ty(*target)) {
+                if borrowed
+                    && crate::nrt::is_refcounted(self.ty(*target))
+                    && !self.borrowed[target.0 as usize]
+                {
                     self.incref(self.ty(*target), v)?;
                 }
                 self.store_var(*target, v)?;
@@ -578,7 +601,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 f(self, node, None)?;
             }
             Stmt::Del { var } => {
-                if crate::nrt::is_refcounted(self.ty(*var)) {
+                if crate::nrt::is_refcounted(self.ty(*var)) && !self.borrowed[var.0 as usize] {
                     let v = self.load(*var)?;
                     self.decref(self.ty(*var), v)?;
                     // Zeroed (as Numba's `delvar` does), so that a later `del` of it on
@@ -590,6 +613,12 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                         .build_store(self.slots[var.0 as usize], zero)
                         .map_err(llvm_err)?;
                 }
+            }
+            Stmt::DelItem { target, index }
+                if matches!(self.ty(*target).get(), Type::List { .. }) =>
+            {
+                let (l, i) = (self.load(*target)?, self.load(*index)?);
+                crate::impls::lists::delitem(self, self.ty(*target), self.ty(*index), l, i)?;
             }
             Stmt::SetItem {
                 target,
@@ -731,6 +760,20 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 }
                 _ => (self.ghost(), NONE),
             },
+            // Unpacking a list: its items as a tuple, the length checked.
+            Expr::ExhaustIter { value: v, count }
+                if matches!(self.ty(*v).get(), Type::List { .. }) =>
+            {
+                let l = self.load(*v)?;
+                let t = crate::impls::lists::unpack(self, self.ty(*v), l, *count)?;
+                (
+                    t,
+                    intern(Type::UniTuple(
+                        crate::impls::lists::item_type(self.ty(*v)),
+                        *count,
+                    )),
+                )
+            }
             Expr::Var(v) | Expr::Cast { value: v } | Expr::ExhaustIter { value: v, .. } => {
                 (self.load(*v)?, self.ty(*v))
             }
@@ -975,4 +1018,73 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             }
         })
     }
+}
+
+/// Bound methods that may borrow their receiver's reference: `$m = getattr(r, name)`
+/// assigned once, whose only use is the call right after it in the same block
+/// (`$x = call $m(...)`, then `del $m`), with `r` neither deleted nor reassigned in
+/// between. The receiver's own reference keeps it alive for the call, so the method
+/// needs none: the incref/decref pair the lowering would emit around a call that may
+/// raise (`l.append(x)` growing the list) is one reference-count pruning cannot remove.
+fn borrowed_methods(ir: &numba_ir::FunctionIR, typemap: &[TypeId], assigned: &[u32]) -> Vec<bool> {
+    let mut out = vec![false; ir.vars.len()];
+    for block in ir.blocks.values() {
+        let body = &block.body;
+        for (k, inst) in body.iter().enumerate() {
+            let Stmt::Assign { target: m, value } = &inst.stmt else {
+                continue;
+            };
+            let Expr::GetAttr { value: recv, .. } = ir.expr(*value) else {
+                continue;
+            };
+            let mi = m.0 as usize;
+            if assigned[mi] != 1
+                || !matches!(lowered(typemap[mi]).get(), Type::BoundFunction { this, .. }
+                    if matches!(this.get(), Type::List { .. } | Type::Array { .. } | Type::Unicode))
+            {
+                continue;
+            }
+            // The rest of the block up to `del $m`: one call of `$m`, nothing else using
+            // it, the receiver untouched.
+            let mut calls = 0;
+            let mut ok = false;
+            for later in &body[k + 1..] {
+                match &later.stmt {
+                    Stmt::Del { var } if var == m => {
+                        ok = calls == 1;
+                        break;
+                    }
+                    Stmt::Del { var } if var == recv => break,
+                    Stmt::Assign { target, .. } if target == recv => break,
+                    Stmt::Assign { value, .. } => {
+                        let e = ir.expr(*value);
+                        let uses_m = ir.expr_uses(e).contains(m);
+                        match e {
+                            Expr::Call {
+                                func,
+                                args,
+                                kws,
+                                vararg,
+                                varkwarg,
+                                ..
+                            } if func == m
+                                && !args.contains(m)
+                                && kws.iter().all(|(_, v)| v != m)
+                                && vararg.is_none()
+                                && varkwarg.is_none() =>
+                            {
+                                calls += 1
+                            }
+                            _ if uses_m => break,
+                            _ => {}
+                        }
+                    }
+                    other if ir.stmt_vars(other).contains(m) => break,
+                    _ => {}
+                }
+            }
+            out[mi] = ok;
+        }
+    }
+    out
 }

@@ -45,6 +45,7 @@ mod generator;
 mod heap2stack;
 mod impls;
 pub mod lapack;
+pub mod lists;
 pub mod mangle;
 pub mod model;
 pub mod nrt;

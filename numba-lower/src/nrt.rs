@@ -20,8 +20,11 @@ pub fn is_refcounted(t: TypeId) -> bool {
         Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => true,
         // A string's data, when the compiler allocated it.
         Type::Unicode => true,
+        Type::List { .. } => true,
         // An iterator over an array keeps the array alive (its state holds a copy).
-        Type::ArrayIter(a) => a.is_array() || a.flat_array().is_some(),
+        Type::ArrayIter(a) => {
+            a.is_array() || a.flat_array().is_some() || matches!(a.get(), Type::List { .. })
+        }
         // An optional value holds its payload's references when it has one.
         Type::Optional(x) => is_refcounted(x),
         // A bound method is its receiver (`a.sum` holds `a`).
@@ -49,11 +52,12 @@ impl<'ctx> FnLower<'ctx, '_> {
             | Type::NumpyFlat(_)
             | Type::NdEnumerate(_)
             | Type::NdIndex(_)
-            | Type::Unicode => {
-                let index = if t == UNICODE {
-                    crate::model::unicode::field::MEMINFO
-                } else {
-                    field::MEMINFO
+            | Type::Unicode
+            | Type::List { .. } => {
+                let index = match t.get() {
+                    Type::Unicode => crate::model::unicode::field::MEMINFO,
+                    Type::List { .. } => crate::model::list::field::MEMINFO,
+                    _ => field::MEMINFO,
                 };
                 let mi = self
                     .b

@@ -110,6 +110,37 @@ pub unsafe extern "C" fn NRT_Free(ptr: *mut u8) {
     FREE.fetch_add(1, Ordering::SeqCst);
 }
 
+/// Resize a block from [`NRT_Allocate`] to `size` bytes, keeping its contents (the
+/// allocator may grow it in place); a null `ptr` allocates. The counters are unchanged
+/// (one block before, one after). Null when memory is exhausted: `ptr` is then intact.
+///
+/// # Safety
+/// `ptr` must be null or a live block from [`NRT_Allocate`].
+#[no_mangle]
+pub unsafe extern "C" fn NRT_Reallocate(ptr: *mut u8, size: usize) -> *mut u8 {
+    if ptr.is_null() {
+        return NRT_Allocate(size);
+    }
+    let Some(total) = size.checked_add(RAW_HEADER) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: as in NRT_Free: the header holds the block's total size and alignment.
+    unsafe {
+        let base = ptr.sub(RAW_HEADER);
+        let old = base.cast::<usize>().read();
+        let grown = std::alloc::realloc(
+            base,
+            Layout::from_size_align_unchecked(old, RAW_HEADER),
+            total,
+        );
+        if grown.is_null() {
+            return std::ptr::null_mut();
+        }
+        grown.cast::<usize>().write(total);
+        grown.add(RAW_HEADER)
+    }
+}
+
 /// Obtain `size` bytes from `allocator`, or from [`NRT_Allocate`] when it is null (Numba's
 /// `NRT_Allocate_External`). Counted in `alloc` on success; null on failure.
 ///

@@ -39,7 +39,7 @@ use std::io::Write;
 
 pub use alloc::{
     allocation_stats, AllocationStats, ExternalFree, ExternalMalloc, ExternalRealloc, NRT_Allocate,
-    NRT_ExternalAllocator, NRT_Free,
+    NRT_ExternalAllocator, NRT_Free, NRT_Reallocate,
 };
 pub use api::{
     include_dir, nrt_allocate, nrt_manage_memory, ManagedDestructor, NRT_api_functions,

@@ -187,6 +187,7 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             })?;
             out.extend(unicode_fields(s));
         }
+        Shape::List { item, dtype, .. } => crate::lists::encode_list(v, item, *dtype, out)?,
         Shape::None | Shape::Literal(_) => {}
     }
     Ok(())
@@ -324,6 +325,10 @@ pub fn decode(
             Py::new(py, g)?.into_any()
         }
         Shape::Literal(t) => literal_value(py, *t)?,
+        Shape::List { item, .. } => {
+            let (mi, parent) = (next()?, next()?);
+            crate::lists::decode_list(py, mi, parent, item)?
+        }
         Shape::Enum(class) => {
             let v = next()? as i64;
             class_by_key(py, class)?.call1((v,))?.unbind()

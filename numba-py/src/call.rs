@@ -390,7 +390,11 @@ impl Dispatcher {
         self.encode_args(py, c, args, tys, builtin, &mut slots)?;
         // Object-mode code calls the C API: it never runs without the GIL.
         let nogil = self.nogil && c.object_env.is_none();
-        let out = run_entry(py, &self.core.name, c, &slots, nogil)?;
+        let out = run_entry(py, &self.core.name, c, &slots, nogil);
+        if crate::lists::has_list(&c.arg_shapes) {
+            crate::lists::release_args(py, &c.arg_shapes, &slots)?;
+        }
+        let out = out?;
         if matches!(c.ret_shape, Some(numba_lower::Shape::Generator(_))) {
             crate::generator::keep_args_alive(py, &out, args)?;
         }

@@ -17,6 +17,7 @@ mod extending;
 mod fingerprint;
 mod generator;
 mod irview;
+mod lists;
 mod ndarray;
 mod objloop;
 mod objmode;
@@ -966,6 +967,21 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(types::namedtuple_of(&name, &key, &fields, &items))
     } else if v.is_instance_of::<PyString>() {
         Ok(types::UNICODE)
+    } else if let Ok(l) = v.cast::<pyo3::types::PyList>() {
+        // Numba's typeof of a list: a reflected list of its first item's type.
+        let Ok(first) = l.get_item(0) else {
+            return Err(TypingError::new_err("can't infer type of empty list"));
+        };
+        let dtype = typeof_arg(&first)?;
+        if !numba_typeinfer::lists::storable(dtype) {
+            return Err(TypingError::new_err(format!(
+                "lists of {dtype} are not supported by numba-rs yet"
+            )));
+        }
+        Ok(types::intern(types::Type::List {
+            dtype,
+            reflected: true,
+        }))
     } else if let Some(t) = typeof_ndarray(v)? {
         Ok(t)
     } else if let Some(t) = typeof_numpy_scalar(v)? {

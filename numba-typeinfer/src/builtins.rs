@@ -194,9 +194,16 @@ impl BaseContext {
                     [r] if *r == RANGE_STATE64 => {
                         Some(sig("reversed", RANGE_STATE64, vec![RANGE_STATE64]))
                     }
+                    // A list's items in reverse order (iterated from a reversed copy).
+                    [l] => match l.get() {
+                        Type::List { dtype, .. } => {
+                            Some(sig("list.reversed", crate::lists::list_of(dtype), vec![*l]))
+                        }
+                        _ => None,
+                    },
                     _ => None,
                 },
-                "(range,)",
+                "(range,), (list,)",
             )),
         );
         self.register(

@@ -524,6 +524,10 @@ impl BaseContext {
                         [t] if t.is_scalar() && !(t.is_complex() && ret != BOOLEAN) => {
                             Some(sig(key, ret, vec![*t]))
                         }
+                        // A list's truth: whether it has items.
+                        [t] if ret == BOOLEAN && matches!(t.get(), Type::List { .. }) => {
+                            Some(sig(key, ret, vec![*t]))
+                        }
                         [] => Some(sig(key, ret, vec![])),
                         _ => None,
                     },
@@ -819,6 +823,7 @@ impl TypingContext for BaseContext {
             }
             Type::Integer { .. } | Type::Float { .. } if attr == "real" => Some(value),
             Type::Generator { .. } => crate::generators::getattr(value, attr),
+            Type::List { .. } => crate::lists::getattr(value, attr),
             _ => None,
         }
     }
@@ -845,6 +850,9 @@ impl TypingContext for BaseContext {
         if let Type::BoundFunction { key, this } = func.get() {
             if let Some(sig) = crate::generators::method(&key, this, args) {
                 return Some(sig);
+            }
+            if key.starts_with("list.") {
+                return crate::lists::method(&key, this, args);
             }
             if key == "slice.indices" {
                 return match args {
@@ -896,6 +904,9 @@ impl TypingContext for BaseContext {
 
 /// The built-in typing of a binary operator (what [`BaseContext`] resolves).
 pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+    if let Some(sig) = crate::lists::binop(op, lhs, rhs) {
+        return Some(sig);
+    }
     // Enum members compare by identity (their values); IntEnum members are ints.
     if let (Type::EnumMember { .. }, Type::EnumMember { .. }) = (lhs.get(), rhs.get()) {
         if lhs == rhs && matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Is | BinOp::IsNot) {

@@ -224,11 +224,34 @@ fn special_unify(a: TypeId, b: TypeId) -> Option<TypeId> {
         return Some(t);
     }
     match (a.get(), b.get()) {
+        (Type::Undefined, _) => Some(b),
         (Type::NoneType, Type::Optional(_)) => Some(b),
         (Type::Optional(_), Type::NoneType) => Some(a),
         (Type::NoneType, _) => Some(intern(Type::Optional(b.unliteral()))),
         (Type::Optional(x), Type::Optional(y)) => unify(x, y).map(|t| intern(Type::Optional(t))),
         (Type::Optional(x), _) => unify(x, b).map(|t| intern(Type::Optional(t))),
+        // A method of an empty list, read again once the list is typed.
+        (Type::BoundFunction { key: k1, this: t1 }, Type::BoundFunction { key: k2, this: t2 })
+            if k1 == k2 && (crate::lists::is_imprecise(t1) || crate::lists::is_imprecise(t2)) =>
+        {
+            let this = unify(t1, t2)?;
+            Some(intern(Type::BoundFunction { key: k1, this }))
+        }
+        // An empty list's item type is whatever the other list holds.
+        (
+            Type::List {
+                dtype: x,
+                reflected,
+            },
+            Type::List { dtype: y, .. },
+        ) => {
+            let dtype = match (x.get(), y.get()) {
+                (Type::Undefined, _) => y,
+                (_, Type::Undefined) => x,
+                _ => unify(x, y)?,
+            };
+            Some(intern(Type::List { dtype, reflected }))
+        }
         (Type::UniTuple(..) | Type::Tuple(_), Type::UniTuple(..) | Type::Tuple(_)) => {
             let (xs, ys) = (tuple_items(a)?, tuple_items(b)?);
             if xs.len() != ys.len() {

@@ -130,6 +130,15 @@ impl BaseContext {
                 "(iterator,), (iterator, default)",
             )),
         );
+        for key in ["list", "sorted"] {
+            self.register(
+                key,
+                Box::new(crate::context::FnTemplate(
+                    move |a: &[TypeId]| crate::lists::builtin(key, a),
+                    "(), (iterable,)",
+                )),
+            );
+        }
         let mut wrap = |key: &'static str, then: fn(&[TypeId]) -> Option<Signature>| {
             let first = self.take_template(key);
             self.register(

@@ -82,6 +82,8 @@ struct Engine<'a> {
     inferred_roots: HashMap<VarId, VarId>,
     /// The dtype each allocation's stores give it.
     inferred_dtypes: HashMap<VarId, TypeId>,
+    /// Each variable's defining expressions, computed when an empty list is refined.
+    defs: std::sync::OnceLock<HashMap<VarId, Vec<ExprId>>>,
 }
 
 /// The typing key of numba_ir's `empty_inferred` intrinsic.
@@ -226,6 +228,7 @@ pub fn infer_with_locals(
         declared: declared_locals(ir, locals),
         inferred_roots: comprehension_roots(ir),
         inferred_dtypes: HashMap::new(),
+        defs: std::sync::OnceLock::new(),
     };
     let mut passes = 0;
     while e.changed {
@@ -241,6 +244,7 @@ pub fn infer_with_locals(
     }
     // Final pass: report what still fails.
     e.pass(true)?;
+    e.settle_lists()?;
     // Variables only assigned on paths inference never reaches (or only from untyped
     // temporaries such as NULL phis) carry no data: type them `none`.
     let typemap: Vec<TypeId> = e.typemap.iter().map(|t| t.unwrap_or(NONE)).collect();
@@ -437,6 +441,84 @@ impl Engine<'_> {
         self.ir.var_name(v).to_string()
     }
 
+    /// After the fixpoint: an empty list that nothing stored into is Numba's error; an
+    /// operation that made an empty list (`list()`, `[]`) takes the type its variable
+    /// was refined to, so lowering builds the list its users expect.
+    fn settle_lists(&mut self) -> Result<(), TypingError> {
+        for block in self.ir.blocks.values() {
+            for inst in &block.body {
+                let Stmt::Assign { target, value } = &inst.stmt else {
+                    continue;
+                };
+                let Some(t) = self.raw_ty(*target) else {
+                    continue;
+                };
+                if crate::lists::is_imprecise(t) {
+                    return Err(TypingError::Typing {
+                        message: format!(
+                            "Cannot infer the type of variable '{}', have imprecise type: {t}.",
+                            self.user_name(*target)
+                        ),
+                        line: inst.loc.line,
+                    });
+                }
+                if let Some(sig) = self.calltypes.get_mut(value) {
+                    if crate::lists::is_imprecise(sig.ret) {
+                        sig.ret = t;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refine the list a bound method `func` was read from, and the variables that list
+    /// was copied from back to its `[]`, to `t` (an empty list's first store).
+    fn refine_receiver(&mut self, func: VarId, t: TypeId, line: u32) -> Result<(), TypingError> {
+        let ir = self.ir;
+        let defs = self.defs.get_or_init(|| {
+            let mut m: HashMap<VarId, Vec<ExprId>> = HashMap::new();
+            for b in ir.blocks.values() {
+                for inst in &b.body {
+                    if let Stmt::Assign { target, value } = &inst.stmt {
+                        m.entry(*target).or_default().push(*value);
+                    }
+                }
+            }
+            m
+        });
+        let mut stack: Vec<VarId> = defs
+            .get(&func)
+            .into_iter()
+            .flatten()
+            .filter_map(|&e| match ir.expr(e) {
+                Expr::GetAttr { value, .. } => Some(*value),
+                _ => None,
+            })
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut refined = Vec::new();
+        while let Some(v) = stack.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            refined.push(v);
+            for &e in defs.get(&v).into_iter().flatten() {
+                match ir.expr(e) {
+                    Expr::Var(src) => stack.push(*src),
+                    Expr::Phi { incoming } => stack.extend(incoming.iter().filter_map(|(v, _)| *v)),
+                    _ => {}
+                }
+            }
+        }
+        for v in refined {
+            if self.raw_ty(v).is_none_or(crate::lists::is_imprecise) {
+                self.refine(v, t, line)?;
+            }
+        }
+        Ok(())
+    }
+
     fn refine(&mut self, v: VarId, t: TypeId, line: u32) -> Result<(), TypingError> {
         if let Some(&want) = self.declared.get(&v) {
             if self.ctx.can_convert(t, want).is_none() {
@@ -569,6 +651,13 @@ impl Engine<'_> {
                             }
                         }
                     }
+                    Stmt::DelItem { target, index }
+                        if self
+                            .ty(*target)
+                            .is_some_and(|t| matches!(t.get(), Type::List { .. }))
+                            && self.ty(*index).is_some_and(|i| {
+                                i.is_integer() || matches!(i.get(), Type::Slice(_))
+                            }) => {}
                     Stmt::SetAttr { .. } | Stmt::DelAttr { .. } | Stmt::DelItem { .. } => {
                         if report {
                             return Err(TypingError::Unsupported {
@@ -908,6 +997,25 @@ impl Engine<'_> {
         let (Some(v), Some(i)) = (self.ty(*value), self.raw_ty(*index)) else {
             return Ok(None);
         };
+        // A list indexed by an integer (constant or not) or sliced; an empty list's
+        // items are typed once the list is.
+        if crate::lists::list_dtype(v) == Some(UNDEFINED) {
+            return Ok(None);
+        }
+        if let Some(t) = crate::lists::getitem(v, i) {
+            let index_t = match i.unliteral().get() {
+                Type::Slice(_) => i.unliteral(),
+                _ => INTP,
+            };
+            return Ok(Some(self.record(
+                id,
+                Signature {
+                    ret: t,
+                    args: vec![v, index_t],
+                    key: ImplKey::GetItem,
+                },
+            )));
+        }
         // A string indexed by an integer or sliced: a new string (literals as values).
         if v.unliteral() == UNICODE {
             let index_t = i.unliteral();
@@ -1016,6 +1124,12 @@ impl Engine<'_> {
                 let (Some(l), Some(r)) = (self.ty(*lhs), self.ty(*rhs)) else {
                     return Ok(None);
                 };
+                // `l += x` / `l *= n` change the list itself.
+                if matches!(ir.expr(id), Expr::InplaceBinOp { .. }) {
+                    if let Some(sig) = crate::lists::inplace_binop(*op, l, r) {
+                        return Ok(Some(self.record(id, sig)));
+                    }
+                }
                 match self.ctx.resolve_binop(*op, l, r) {
                     Some(sig) if matches!(ir.expr(id), Expr::InplaceBinOp { .. }) => {
                         let sig = crate::numpy::inplace_array_binop(*op, sig, r)
@@ -1467,7 +1581,17 @@ impl Engine<'_> {
                             }
                         }
                         match resolved {
-                            Some(sig) => self.record(id, sig),
+                            Some(sig) => {
+                                // A store into an empty list types the list.
+                                if let Type::BoundFunction { this, .. } = ft.get() {
+                                    if crate::lists::is_imprecise(this)
+                                        && sig.args.first().is_some_and(|&a| a != this)
+                                    {
+                                        self.refine_receiver(*func, sig.args[0], line)?;
+                                    }
+                                }
+                                self.record(id, sig)
+                            }
                             None => {
                                 if let Some(message) = self.ctx.explain_call(ft, &atys) {
                                     return Err(TypingError::Typing { message, line });
@@ -1600,6 +1724,7 @@ impl Engine<'_> {
                 };
                 match v.get() {
                     _ if crate::conv::tuple_items(v).is_some_and(|i| i.len() == *count as usize) => v,
+                    Type::List { dtype, .. } => intern(Type::UniTuple(dtype, *count)),
                     other => {
                         return Err(TypingError::Typing {
                             message: format!("cannot unpack {other} into {count} values"),
@@ -1640,12 +1765,36 @@ impl Engine<'_> {
                 }
                 send_type(new, self.yield_used)
             }
-            Expr::BuildList { .. }
-            | Expr::BuildSet { .. }
+            Expr::BuildList { items } => {
+                let mut dtype = UNDEFINED;
+                for v in items {
+                    let Some(t) = self.ty(*v) else {
+                        return Ok(None);
+                    };
+                    dtype = if dtype == UNDEFINED {
+                        t
+                    } else {
+                        self.ctx.unify(dtype, t).ok_or_else(|| TypingError::Typing {
+                            message: format!(
+                                "Cannot type list element type {dtype} and {t}: list items must share one type"
+                            ),
+                            line,
+                        })?
+                    };
+                }
+                if dtype != UNDEFINED && !crate::lists::storable(dtype) {
+                    return Err(TypingError::Unsupported {
+                        message: format!("lists of {dtype} are not supported by numba-rs yet"),
+                        line,
+                    });
+                }
+                crate::lists::list_of(dtype)
+            }
+            Expr::BuildSet { .. }
             | Expr::BuildMap { .. }
             | Expr::ListToTuple { .. } => {
                 return Err(TypingError::Unsupported {
-                    message: "lists, sets and dicts are not supported by numba-rs yet".into(),
+                    message: "sets and dicts are not supported by numba-rs yet".into(),
                     line,
                 })
             }

@@ -24,6 +24,7 @@ pub mod error;
 pub mod extension;
 pub mod generators;
 pub mod infer;
+pub mod lists;
 pub mod machine_info;
 pub mod np_random;
 pub mod numpy;

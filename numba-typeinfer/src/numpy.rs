@@ -53,6 +53,8 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.identity" => &["n", "dtype"],
         "numpy.eye" => &["N", "M", "k", "dtype"],
         "array.argsort" => &["kind"],
+        "list.sort" => &["key", "reverse"],
+        "sorted" => &["iterable", "key", "reverse"],
         _ => {
             return crate::np_random::param_names(key)
                 .or_else(|| crate::numpy_manip::param_names(key))
@@ -67,6 +69,8 @@ pub fn param_default(key: &str, param: &str) -> Option<numba_bytecode::Constant>
         ("numpy.eye", "M") => Some(Constant::None),
         ("numpy.eye", "k") => Some(Constant::Int(0)),
         ("numpy.arange", "stop" | "step" | "dtype") => Some(Constant::None),
+        ("list.sort" | "sorted", "key") => Some(Constant::None),
+        ("list.sort" | "sorted", "reverse") => Some(Constant::Bool(false)),
         _ => crate::np_random::param_default(key, param)
             .or_else(|| crate::numpy_manip::param_default(key, param)),
     }
@@ -127,6 +131,8 @@ pub(crate) fn array_from(a: &[TypeId]) -> Option<Signature> {
     let obj = obj.unliteral();
     let (d, n) = match array_parts(obj) {
         Some((d, n, ..)) => (d, n),
+        // Nested lists of numbers: one dimension per level.
+        None if crate::lists::list_dtype(obj).is_some() => crate::lists::nested_list_parts(obj)?,
         None => {
             let (shape, leaves) = nested_shape(obj)?;
             let mut d = *leaves.first()?;
@@ -1087,6 +1093,9 @@ pub fn getitem(value: TypeId, index: TypeId) -> Option<TypeId> {
 /// Whether `target[index] = value` types (Numba's `SetItemBuffer`): a scalar into an
 /// element or broadcast over a selection, or an array of a convertible dtype.
 pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
+    if let Some(ok) = crate::lists::setitem_ok(target, index, value) {
+        return ok;
+    }
     if let Type::NumpyFlat(arr) = target.get() {
         return match array_parts(arr) {
             Some((d, _, _, false)) => {
@@ -1142,6 +1151,8 @@ pub fn getiter(value: TypeId) -> Option<TypeId> {
         | Type::ArrayIter(_)
         | Type::Generator { .. } => Some(value),
         Type::UniTuple(..) => Some(intern(Type::ArrayIter(value))),
+        // An empty list is iterable once typing knows what it holds.
+        Type::List { dtype, .. } if dtype != UNDEFINED => Some(intern(Type::ArrayIter(value))),
         _ => None,
     }
 }
@@ -1151,7 +1162,7 @@ pub fn iter_yield(it: TypeId) -> Option<TypeId> {
     match it.get() {
         Type::RangeIter64 => Some(INT64),
         Type::ArrayIter(a) => match a.get() {
-            Type::UniTuple(e, _) => Some(e),
+            Type::UniTuple(e, _) | Type::List { dtype: e, .. } => Some(e),
             Type::NumpyFlat(arr) => array_parts(arr).map(|(d, ..)| d),
             Type::NdEnumerate(arr) => {
                 let (d, n, ..) = array_parts(arr)?;
@@ -1858,13 +1869,14 @@ impl BaseContext {
                         || matches!(x.get(), Type::NumpyFlat(_))
                         || tuple_items(*x).is_some()
                         || *x == RANGE_STATE64
-                        || x.unliteral() == UNICODE =>
+                        || x.unliteral() == UNICODE
+                        || matches!(x.get(), Type::List { .. }) =>
                     {
                         Some(sig("len", INTP, vec![*x]))
                     }
                     _ => None,
                 },
-                "(array,), (tuple,), (range,), (str,)",
+                "(array,), (tuple,), (range,), (str,), (list,)",
             )),
         );
         self.register(

@@ -26,6 +26,16 @@ pub enum Type {
     NoneType,
     Unicode,
     PyObject,
+    /// `undefined`: the item type of an empty list not yet known (typing refines it from
+    /// later `append`s; a type still holding it after typing is an error).
+    Undefined,
+    /// `list(int64)<iv=None>` (Numba's `types.List`): a growable list of one item type
+    /// owned by an NRT MemInfo; `reflected` for a list unboxed from a Python argument,
+    /// whose changes are written back into the caller's list.
+    List {
+        dtype: TypeId,
+        reflected: bool,
+    },
     /// `ellipsis`: the `...` in an index.
     Ellipsis,
     /// `float64*`: a C pointer to values of a type (Numba's `CPointer`), as C callbacks
@@ -255,6 +265,7 @@ static PRIMITIVES: LazyLock<Vec<Type>> = LazyLock::new(|| {
         Type::PyObject,
         Type::RangeState64,
         Type::RangeIter64,
+        Type::Undefined,
     ]
 });
 
@@ -277,6 +288,8 @@ pub const UNICODE: TypeId = TypeId(15);
 pub const PYOBJECT: TypeId = TypeId(16);
 pub const RANGE_STATE64: TypeId = TypeId(17);
 pub const RANGE_ITER64: TypeId = TypeId(18);
+/// `undefined`: an empty list's item type before typing refines it.
+pub const UNDEFINED: TypeId = TypeId(19);
 /// `intp` on 64-bit targets.
 pub const INTP: TypeId = INT64;
 
@@ -524,6 +537,11 @@ impl fmt::Display for Type {
             },
             Type::ArrayFlags(a) => write!(f, "ArrayFlags({a})"),
             Type::Unicode => f.write_str("unicode_type"),
+            Type::Undefined => f.write_str("undefined"),
+            Type::List { dtype, reflected } => {
+                let r = if *reflected { "reflected " } else { "" };
+                write!(f, "{r}list({dtype})<iv=None>")
+            }
             Type::PyObject => f.write_str("pyobject"),
             Type::Opaque { name, .. } => f.write_str(name),
             Type::RangeState64 => f.write_str("range_state_int64"),

@@ -52,6 +52,9 @@ fn array<'ctx>(
     if obj_t.is_array() {
         return map_elements(lw, ret, &[(obj_t, a[0])], &mut |_, e| Ok(e[0]));
     }
+    if matches!(obj_t.get(), Type::List { .. }) {
+        return super::lists::to_array(lw, obj_t, a[0], ret);
+    }
     let (shape, _) =
         nested_shape(obj_t).ok_or_else(|| lw.unsupported(format!("np.array of {obj_t}")))?;
     let i64t = lw.ctx.i64_type();

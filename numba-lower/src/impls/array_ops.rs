@@ -267,7 +267,7 @@ impl<'ctx> Loop<'ctx> {
 }
 
 /// The address of element `i` (C order over the array's shape).
-pub(super) fn flat_ptr<'ctx>(
+pub(crate) fn flat_ptr<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     t: TypeId,
     arr: StructValue<'ctx>,
@@ -327,7 +327,7 @@ pub(super) fn load_elem<'ctx>(
     m.load_memory(lw.ctx, &lw.b, dtype, v)
 }
 
-pub(super) fn store_elem<'ctx>(
+pub(crate) fn store_elem<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     dtype: TypeId,
     p: PointerValue<'ctx>,

@@ -446,7 +446,7 @@ fn send<'ctx>(
 
 /// A loop over `x`'s iterator: `step(lw, acc, item)` gives the new accumulator; the
 /// result is the accumulator after the last item and whether there was any.
-fn fold_loop<'ctx>(
+pub(crate) fn fold_loop<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     x_t: TypeId,
     x: BasicValueEnum<'ctx>,

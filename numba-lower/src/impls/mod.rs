@@ -32,6 +32,7 @@ mod optional;
 mod parfor_elems;
 mod power;
 pub(crate) use power::static_pow_for;
+pub(crate) mod lists;
 mod random;
 mod slices;
 mod sorting;
@@ -75,6 +76,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     iter::register(r);
     tuple::register(r);
     unicode::register(r);
+    lists::register(r);
     optional::register(r);
     calls::register(r);
     ufunc_call::register(r);

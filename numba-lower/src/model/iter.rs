@@ -35,6 +35,7 @@ pub fn iterator_storage(ctx: &Context, t: TypeId) -> R<StructType<'_>> {
             if matches!(
                 src.get(),
                 Type::UniTuple(..)
+                    | Type::List { .. }
                     | Type::Array { .. }
                     | Type::NumpyFlat(_)
                     | Type::NdEnumerate(_)

@@ -13,6 +13,7 @@ mod flags;
 pub mod generator;
 mod ghost;
 mod iter;
+pub mod list;
 mod optional;
 mod pointer;
 mod scalar;
@@ -147,6 +148,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         }
         Type::Generator { .. } => &generator::GeneratorModel,
         Type::Unicode => &unicode::UnicodeModel,
+        Type::List { .. } => &list::ListModel,
         Type::NoneType
         | Type::Ellipsis
         | Type::Module(_)

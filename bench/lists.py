@@ -1,0 +1,95 @@
+"""Lists in jitted code beside Numba 0.68.1 (where installed) and CPython, one run: the
+cases of issue 43 that numba-rs has so far. Prints each case's best time and the ratios
+to Numba's and CPython's."""
+
+import random
+import time
+import warnings
+
+import numba_rs
+
+try:
+    import numba
+except ImportError:  # the CPython column still prints
+    numba = None
+
+warnings.simplefilter("ignore")  # Numba's reflected-list deprecation warnings
+
+
+def append_sum(n):
+    l = []
+    for i in range(n):
+        l.append(i)
+    s = 0
+    for x in l:
+        s += x
+    return s
+
+
+def comprehension(n):
+    l = [i * 2 for i in range(n) if i % 3 != 0]
+    return len(l)
+
+
+def sort_floats(l):
+    return sorted(l)[0]
+
+
+def reflect_in_out(l):
+    l.append(1)
+    l.pop()
+    return len(l)
+
+
+def read_only(l):
+    s = 0
+    for x in l:
+        s += x
+    return s
+
+
+RNG = random.Random(0)
+FLOATS = [RNG.random() for _ in range(10**6)]
+INTS = list(range(10**4))
+
+CASES = [
+    ("append 10^6 ints, then sum", append_sum, (10**6,), 3),
+    ("comprehension with filter, 10^6", comprehension, (10**6,), 3),
+    ("sorted of 10^6 floats", sort_floats, (FLOATS,), 1),
+    ("10^4-item list in, changed, out", reflect_in_out, (INTS,), 20),
+    ("10^4-item list in, read only", read_only, (INTS,), 20),
+]
+
+
+def timed(f, args, repeat):
+    f(*args)
+    best = float("inf")
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(repeat):
+            f(*args)
+        best = min(best, (time.perf_counter() - t) / repeat)
+    return best
+
+
+def main():
+    print(f"{'case':36} {'numba_rs':>10} {'numba':>10} {'CPython':>10}  vs numba  vs CPython")
+    ratios = []
+    for name, fn, args, repeat in CASES:
+        ours = timed(numba_rs.njit(fn), args, repeat)
+        theirs = timed(numba.njit(fn), args, repeat) if numba else float("nan")
+        py = timed(fn, args, repeat)
+        ratios.append(theirs / ours)
+        print(
+            f"{name:36} {ours * 1e3:>8.2f}ms {theirs * 1e3:>8.2f}ms {py * 1e3:>8.2f}ms"
+            f"  {ours / theirs:>7.2f}x  {ours / py:>8.2f}x"
+        )
+    if numba:
+        g = 1.0
+        for r in ratios:
+            g *= r
+        print(f"geomean speed vs Numba: {g ** (1 / len(ratios)):.2f}x")
+
+
+if __name__ == "__main__":
+    main()

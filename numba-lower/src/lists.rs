@@ -1,0 +1,700 @@
+//! Run-time helpers for lists (`model::list`): the payload an NRT MemInfo owns, its growth,
+//! its destructor, and the item operations that need no knowledge of the item type beyond
+//! where its references are.
+//!
+//! Items are stored in their boundary slot form (`callconv::Shape`, 8 bytes a slot): the
+//! generated code reads and writes them with the data model's slot codec, and the
+//! boundary boxes and unboxes them with the same code as arguments and results. What the
+//! runtime must know of an item, which of its slots hold MemInfo references, is a
+//! [`RefMap`] the lowering emits as a constant of the module (and numba-py derives from
+//! the same shape), so the destructor releases a list of arrays or of strings.
+
+use std::sync::Mutex;
+
+use numba_nrt::MemInfo;
+
+use crate::callconv::Shape;
+
+/// A list's payload, the data of its MemInfo, as the generated code reads it.
+#[repr(C)]
+pub struct ListPayload {
+    /// Items in the list.
+    pub size: i64,
+    /// Items the data has room for.
+    pub allocated: i64,
+    /// Bytes per item (its slots × 8).
+    pub item_bytes: i64,
+    /// The items, `allocated × item_bytes` bytes (an NRT allocation), or null.
+    pub data: *mut u8,
+    /// Set when jitted code changed a reflected list: its Python list is rewritten.
+    pub dirty: i64,
+    /// Where the items' references are (see [`RefMap`]); null when they hold none.
+    pub refs: *const i32,
+}
+
+/// Byte offsets of [`ListPayload`]'s fields, for the lowering.
+pub mod offset {
+    pub const SIZE: u64 = 0;
+    pub const ALLOCATED: u64 = 8;
+    pub const DATA: u64 = 24;
+    pub const DIRTY: u64 = 32;
+}
+
+/// Which slots of an item hold MemInfo references: `[count, (slot, flag)...]`, where
+/// `flag` is the slot of an optional's presence flag guarding the reference, or -1.
+pub type RefMap = Vec<i32>;
+
+/// The [`RefMap`] of items of this shape (`[0]` when they hold no references).
+pub fn ref_map(shape: &Shape) -> RefMap {
+    fn walk(s: &Shape, at: &mut i32, flag: i32, out: &mut Vec<i32>) {
+        match s {
+            Shape::Array(_) | Shape::List { .. } => out.extend([*at, flag]),
+            Shape::Unicode => {
+                out.extend([*at + crate::model::unicode::field::MEMINFO as i32, flag])
+            }
+            Shape::Tuple(items) | Shape::Named { items, .. } => {
+                for i in items {
+                    walk(i, at, flag, out);
+                }
+                return;
+            }
+            Shape::Optional(inner) => {
+                let f = *at;
+                *at += 1;
+                walk(inner, at, f, out);
+                return;
+            }
+            _ => {}
+        }
+        *at += s.slots() as i32;
+    }
+    let mut pairs = Vec::new();
+    walk(shape, &mut 0, -1, &mut pairs);
+    let mut out = vec![(pairs.len() / 2) as i32];
+    out.extend(pairs);
+    out
+}
+
+/// A process-lifetime copy of a ref map (for lists numba-py makes from Python lists).
+pub fn interned_ref_map(map: RefMap) -> *const i32 {
+    static MAPS: Mutex<Vec<&'static [i32]>> = Mutex::new(Vec::new());
+    let mut maps = MAPS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(m) = maps.iter().find(|m| m[..] == map[..]) {
+        return m.as_ptr();
+    }
+    let leaked: &'static [i32] = Box::leak(map.into_boxed_slice());
+    maps.push(leaked);
+    leaked.as_ptr()
+}
+
+/// Apply `f` to every MemInfo reference item `i`'s slots hold.
+///
+/// # Safety
+/// `p` is a live payload with more than `i` items; `refs` is null or a valid map.
+unsafe fn for_each_ref(p: &ListPayload, i: i64, f: unsafe extern "C" fn(*mut MemInfo)) {
+    if p.refs.is_null() {
+        return;
+    }
+    // SAFETY: the caller's contract: the map and the item are valid.
+    unsafe {
+        let n = *p.refs as usize;
+        let item = p.data.add((i * p.item_bytes) as usize) as *const u64;
+        for k in 0..n {
+            let slot = *p.refs.add(1 + 2 * k);
+            let flag = *p.refs.add(2 + 2 * k);
+            if flag >= 0 && *item.add(flag as usize) & 1 == 0 {
+                continue;
+            }
+            f(*item.add(slot as usize) as *mut MemInfo);
+        }
+    }
+}
+
+unsafe extern "C" fn list_dtor(data: *mut u8, _size: usize, _info: *mut std::ffi::c_void) {
+    // SAFETY: the MemInfo's data is the payload this module made.
+    unsafe {
+        let p = &mut *(data as *mut ListPayload);
+        for i in 0..p.size {
+            for_each_ref(p, i, numba_nrt::NRT_decref);
+        }
+        numba_nrt::NRT_Free(p.data);
+        numba_nrt::NRT_Free(data);
+    }
+}
+
+/// A new empty list with room for `capacity` items of `item_bytes` bytes; `refs` says
+/// where their references are (null: none). Null when out of memory.
+///
+/// # Safety
+/// `refs` is null or a valid [`RefMap`] living as long as the list.
+pub unsafe extern "C" fn numba_rs_list_new(
+    item_bytes: i64,
+    capacity: i64,
+    refs: *const i32,
+) -> *mut MemInfo {
+    let payload = numba_nrt::NRT_Allocate(size_of::<ListPayload>()) as *mut ListPayload;
+    if payload.is_null() {
+        return std::ptr::null_mut();
+    }
+    let capacity = capacity.max(0);
+    let data = if capacity > 0 {
+        let d = numba_nrt::NRT_Allocate((capacity * item_bytes) as usize);
+        if d.is_null() {
+            // SAFETY: allocated above.
+            unsafe { numba_nrt::NRT_Free(payload as *mut u8) };
+            return std::ptr::null_mut();
+        }
+        d
+    } else {
+        std::ptr::null_mut()
+    };
+    // SAFETY: `payload` is a fresh allocation of the right size.
+    unsafe {
+        payload.write(ListPayload {
+            size: 0,
+            allocated: capacity,
+            item_bytes,
+            data,
+            dirty: 0,
+            refs: if refs.is_null() || *refs == 0 {
+                std::ptr::null()
+            } else {
+                refs
+            },
+        });
+        let refs_none = std::ptr::null_mut();
+        let mi = numba_nrt::NRT_MemInfo_new(
+            payload as *mut u8,
+            size_of::<ListPayload>(),
+            Some(list_dtor),
+            refs_none,
+        );
+        if mi.is_null() {
+            numba_nrt::NRT_Free(data);
+            numba_nrt::NRT_Free(payload as *mut u8);
+        }
+        mi
+    }
+}
+
+/// Make room for at least `n` items, growing as CPython's `list_resize` does:
+/// 0, or -1 when out of memory (the list is unchanged).
+///
+/// # Safety
+/// `p` is a live payload.
+pub unsafe extern "C" fn numba_rs_list_reserve(p: *mut ListPayload, n: i64) -> i32 {
+    // SAFETY: the caller's contract.
+    let p = unsafe { &mut *p };
+    if n <= p.allocated {
+        return 0;
+    }
+    // CPython 3.11's `list_resize`: about 1/8 more, rounded to a multiple of 4.
+    let mut want = (n + (n >> 3) + 6) & !3;
+    if n - p.size > want - n {
+        want = (n + 3) & !3;
+    }
+    let Some(bytes) = want.checked_mul(p.item_bytes) else {
+        return -1;
+    };
+    // SAFETY: `data` is null or the payload's NRT block; realloc keeps the items.
+    let d = unsafe { numba_nrt::NRT_Reallocate(p.data, bytes as usize) };
+    if d.is_null() {
+        return -1;
+    }
+    p.data = d;
+    p.allocated = want;
+    0
+}
+
+/// Take a reference to every MemInfo items `start..stop` hold (after copying them).
+///
+/// # Safety
+/// `p` is a live payload holding those items.
+pub unsafe extern "C" fn numba_rs_list_acquire(p: *const ListPayload, start: i64, stop: i64) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        for i in start..stop {
+            for_each_ref(&*p, i, numba_nrt::NRT_incref);
+        }
+    }
+}
+
+/// Drop the references items `start..stop` hold (before overwriting or removing them).
+///
+/// # Safety
+/// `p` is a live payload holding those items.
+pub unsafe extern "C" fn numba_rs_list_release(p: *const ListPayload, start: i64, stop: i64) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        for i in start..stop {
+            for_each_ref(&*p, i, numba_nrt::NRT_decref);
+        }
+    }
+}
+
+/// Item `i`'s address.
+///
+/// # Safety
+/// `p` is a live payload with room for item `i`.
+unsafe fn item(p: &ListPayload, i: i64) -> *mut u8 {
+    // SAFETY: the caller's contract.
+    unsafe { p.data.add((i * p.item_bytes) as usize) }
+}
+
+/// A new list of the `len` items `start, start + step, ...` of `src`, each a new
+/// reference; null when out of memory.
+///
+/// # Safety
+/// `src` is a live payload holding those items.
+pub unsafe extern "C" fn numba_rs_list_copy_range(
+    src: *const ListPayload,
+    start: i64,
+    len: i64,
+    step: i64,
+) -> *mut MemInfo {
+    // SAFETY: the caller's contract; the new list has room for `len` items.
+    unsafe {
+        let s = &*src;
+        let mi = numba_rs_list_new(s.item_bytes, len, s.refs);
+        if mi.is_null() {
+            return mi;
+        }
+        let d = &mut *(numba_nrt::NRT_MemInfo_data(mi) as *mut ListPayload);
+        for k in 0..len.max(0) {
+            std::ptr::copy_nonoverlapping(
+                item(s, start + k * step),
+                item(d, k),
+                s.item_bytes as usize,
+            );
+        }
+        d.size = len.max(0);
+        numba_rs_list_acquire(d, 0, d.size);
+        mi
+    }
+}
+
+/// Append every item of `src` (which may be `dst`) to `dst`, each a new reference:
+/// 0, or -1 when out of memory.
+///
+/// # Safety
+/// Both are live payloads of the same item type.
+pub unsafe extern "C" fn numba_rs_list_extend_list(
+    dst: *mut ListPayload,
+    src: *const ListPayload,
+) -> i32 {
+    // SAFETY: the caller's contract; `reserve` makes room first (and may move `src`'s
+    // data when it is `dst`, so its address is read after).
+    unsafe {
+        let n = (*src).size;
+        let old = (*dst).size;
+        if numba_rs_list_reserve(dst, old + n) != 0 {
+            return -1;
+        }
+        let d = &mut *dst;
+        std::ptr::copy(item(&*src, 0), item(d, old), (n * d.item_bytes) as usize);
+        d.size = old + n;
+        numba_rs_list_acquire(d, old, old + n);
+        d.dirty = 1;
+    }
+    0
+}
+
+/// Write `n` copies of the `bytes` bytes at `src` to `dst`, doubling the copied prefix
+/// (a few large copies rather than `n` small ones).
+///
+/// # Safety
+/// `dst` has room for `n * bytes` bytes; `src` holds `bytes` bytes outside that range.
+unsafe fn fill_repeated(dst: *mut u8, src: *const u8, bytes: usize, n: usize) {
+    if n == 0 || bytes == 0 {
+        return;
+    }
+    // SAFETY: the caller's contract; every copy stays inside the first `n * bytes`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src, dst, bytes);
+        let total = n * bytes;
+        let mut done = bytes;
+        while done < total {
+            let chunk = done.min(total - done);
+            std::ptr::copy_nonoverlapping(dst, dst.add(done), chunk);
+            done += chunk;
+        }
+    }
+}
+
+/// `l * n` as a new list (empty for `n <= 0`); null when out of memory.
+///
+/// # Safety
+/// `src` is a live payload.
+pub unsafe extern "C" fn numba_rs_list_repeat(src: *const ListPayload, n: i64) -> *mut MemInfo {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let s = &*src;
+        let n = n.max(0);
+        let Some(total) = s.size.checked_mul(n) else {
+            return std::ptr::null_mut();
+        };
+        let mi = numba_rs_list_new(s.item_bytes, total, s.refs);
+        if mi.is_null() {
+            return mi;
+        }
+        let d = &mut *(numba_nrt::NRT_MemInfo_data(mi) as *mut ListPayload);
+        fill_repeated(d.data, s.data, (s.size * s.item_bytes) as usize, n as usize);
+        d.size = total;
+        numba_rs_list_acquire(d, 0, total);
+        mi
+    }
+}
+
+/// `l *= n`: the items repeated in place (cleared for `n <= 0`): 0, or -1 when out of
+/// memory.
+///
+/// # Safety
+/// `p` is a live payload.
+pub unsafe extern "C" fn numba_rs_list_imul(p: *mut ListPayload, n: i64) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if n <= 0 {
+            numba_rs_list_clear(p);
+            return 0;
+        }
+        let size = (*p).size;
+        let Some(total) = size.checked_mul(n) else {
+            return -1;
+        };
+        if numba_rs_list_reserve(p, total) != 0 {
+            return -1;
+        }
+        let d = &mut *p;
+        let bytes = (size * d.item_bytes) as usize;
+        let first = std::slice::from_raw_parts(d.data, bytes).to_vec();
+        fill_repeated(d.data, first.as_ptr(), bytes, n as usize);
+        d.size = total;
+        numba_rs_list_acquire(d, size, total);
+        d.dirty = 1;
+    }
+    0
+}
+
+/// Open a gap at `i` (0 ≤ i ≤ size): the items from `i` on move one place right and
+/// the size grows by one; the caller writes the new item. 0, or -1 when out of memory.
+///
+/// # Safety
+/// `p` is a live payload.
+pub unsafe extern "C" fn numba_rs_list_open_gap(p: *mut ListPayload, i: i64) -> i32 {
+    // SAFETY: the caller's contract; `reserve` makes room for one more item.
+    unsafe {
+        let size = (*p).size;
+        if numba_rs_list_reserve(p, size + 1) != 0 {
+            return -1;
+        }
+        let d = &mut *p;
+        std::ptr::copy(
+            item(d, i),
+            item(d, i + 1),
+            ((size - i) * d.item_bytes) as usize,
+        );
+        d.size = size + 1;
+        d.dirty = 1;
+    }
+    0
+}
+
+/// Remove item `i` without releasing it (its reference goes to the caller, as `pop`
+/// hands it over, or was released already): the items after it move left.
+///
+/// # Safety
+/// `p` is a live payload holding item `i`.
+pub unsafe extern "C" fn numba_rs_list_close_gap(p: *mut ListPayload, i: i64) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let d = &mut *p;
+        std::ptr::copy(
+            item(d, i + 1),
+            item(d, i),
+            ((d.size - i - 1) * d.item_bytes) as usize,
+        );
+        d.size -= 1;
+        d.dirty = 1;
+    }
+}
+
+/// `del l[start:...:step]` of `len` items (`step` may be negative): released, the
+/// rest kept in order.
+///
+/// # Safety
+/// `p` is a live payload holding those items.
+pub unsafe extern "C" fn numba_rs_list_del_slice(
+    p: *mut ListPayload,
+    start: i64,
+    len: i64,
+    step: i64,
+) {
+    if len <= 0 {
+        return;
+    }
+    // SAFETY: the caller's contract.
+    unsafe {
+        let d = &mut *p;
+        let (lo, step) = if step < 0 {
+            (start + (len - 1) * step, -step)
+        } else {
+            (start, step)
+        };
+        let doomed = |i: i64| i >= lo && (i - lo) % step == 0 && (i - lo) / step < len;
+        let mut w = lo;
+        for r in lo..d.size {
+            if doomed(r) {
+                numba_rs_list_release(d, r, r + 1);
+            } else {
+                if w != r {
+                    std::ptr::copy_nonoverlapping(item(d, r), item(d, w), d.item_bytes as usize);
+                }
+                w += 1;
+            }
+        }
+        d.size = w;
+        d.dirty = 1;
+    }
+}
+
+/// `l[start:...:step] = src` for a selection of `len` items: with step 1 any number of
+/// items replaces them; an extended slice needs as many as it selects. 0, -1 when out
+/// of memory, 1 when the sizes differ (CPython's ValueError).
+///
+/// # Safety
+/// Both are live payloads of the same item type (they may be the same list).
+pub unsafe extern "C" fn numba_rs_list_assign_slice(
+    dst: *mut ListPayload,
+    start: i64,
+    len: i64,
+    step: i64,
+    src: *const ListPayload,
+) -> i32 {
+    // SAFETY: the caller's contract. The source is copied first, so `l[a:b] = l` works.
+    unsafe {
+        let copy = numba_rs_list_copy_range(src, 0, (*src).size, 1);
+        if copy.is_null() {
+            return -1;
+        }
+        let c = &*(numba_nrt::NRT_MemInfo_data(copy) as *const ListPayload);
+        let n = c.size;
+        let status = if step == 1 {
+            numba_rs_list_del_slice(dst, start, len, 1);
+            let mut status = 0;
+            for k in 0..n {
+                if numba_rs_list_open_gap(dst, start + k) != 0 {
+                    status = -1;
+                    break;
+                }
+                let d = &*dst;
+                std::ptr::copy_nonoverlapping(
+                    item(c, k),
+                    item(d, start + k),
+                    d.item_bytes as usize,
+                );
+                numba_rs_list_acquire(d, start + k, start + k + 1);
+            }
+            status
+        } else if n != len {
+            1
+        } else {
+            let d = &mut *dst;
+            for k in 0..n {
+                let at = start + k * step;
+                numba_rs_list_release(d, at, at + 1);
+                std::ptr::copy_nonoverlapping(item(c, k), item(d, at), d.item_bytes as usize);
+                numba_rs_list_acquire(d, at, at + 1);
+            }
+            d.dirty = 1;
+            0
+        };
+        numba_nrt::NRT_decref(copy);
+        status
+    }
+}
+
+/// `l.clear()`: every item released.
+///
+/// # Safety
+/// `p` is a live payload.
+pub unsafe extern "C" fn numba_rs_list_clear(p: *mut ListPayload) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let d = &mut *p;
+        numba_rs_list_release(d, 0, d.size);
+        d.size = 0;
+        d.dirty = 1;
+    }
+}
+
+/// `l.reverse()`.
+///
+/// # Safety
+/// `p` is a live payload.
+pub unsafe extern "C" fn numba_rs_list_reverse(p: *mut ListPayload) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let d = &mut *p;
+        let b = d.item_bytes as usize;
+        let (mut i, mut j) = (0, d.size - 1);
+        while i < j {
+            std::ptr::swap_nonoverlapping(item(d, i), item(d, j), b);
+            i += 1;
+            j -= 1;
+        }
+        d.dirty = 1;
+    }
+}
+
+/// Sort the items of a list of numbers in place, stably, as `list.sort` orders them:
+/// `kind` 0 for signed integers and booleans, 1 for unsigned integers, 2 for floats
+/// (their slots hold float64 bits); descending when `reverse` (equal items keep their
+/// order, as Python's `reverse=True` does).
+///
+/// # Safety
+/// `p` is a live payload of one-slot number items.
+pub unsafe extern "C" fn numba_rs_list_sort_numbers(p: *mut ListPayload, kind: i32, reverse: i32) {
+    // SAFETY: the caller's contract.
+    let items = unsafe {
+        let p = &mut *p;
+        if p.size < 2 {
+            return;
+        }
+        std::slice::from_raw_parts_mut(p.data as *mut u64, p.size as usize)
+    };
+    use std::cmp::Ordering;
+    // One monomorphic sort per kind and direction (the comparisons inline). Python
+    // compares floats with `<` only: NaN is neither less nor greater, so ordering it as
+    // equal to everything matches where Python's merges leave it closely.
+    let float = |a: &u64, b: &u64| {
+        f64::from_bits(*a)
+            .partial_cmp(&f64::from_bits(*b))
+            .unwrap_or(Ordering::Equal)
+    };
+    match (kind, reverse != 0) {
+        (0, false) => items.sort_by_key(|a| *a as i64),
+        (0, true) => items.sort_by_key(|b| std::cmp::Reverse(*b as i64)),
+        (1, false) => items.sort(),
+        (1, true) => items.sort_by(|a, b| b.cmp(a)),
+        (_, false) => items.sort_by(float),
+        (_, true) => items.sort_by(|a, b| float(b, a)),
+    }
+    // SAFETY: the caller's contract.
+    unsafe { (*p).dirty = 1 };
+}
+
+/// Every helper by symbol name, with its address.
+pub fn symbols() -> Vec<(&'static str, usize)> {
+    vec![
+        ("numba_rs_list_new", numba_rs_list_new as *const () as usize),
+        (
+            "numba_rs_list_reserve",
+            numba_rs_list_reserve as *const () as usize,
+        ),
+        (
+            "numba_rs_list_acquire",
+            numba_rs_list_acquire as *const () as usize,
+        ),
+        (
+            "numba_rs_list_release",
+            numba_rs_list_release as *const () as usize,
+        ),
+        (
+            "numba_rs_list_copy_range",
+            numba_rs_list_copy_range as *const () as usize,
+        ),
+        (
+            "numba_rs_list_extend_list",
+            numba_rs_list_extend_list as *const () as usize,
+        ),
+        (
+            "numba_rs_list_repeat",
+            numba_rs_list_repeat as *const () as usize,
+        ),
+        (
+            "numba_rs_list_imul",
+            numba_rs_list_imul as *const () as usize,
+        ),
+        (
+            "numba_rs_list_open_gap",
+            numba_rs_list_open_gap as *const () as usize,
+        ),
+        (
+            "numba_rs_list_close_gap",
+            numba_rs_list_close_gap as *const () as usize,
+        ),
+        (
+            "numba_rs_list_del_slice",
+            numba_rs_list_del_slice as *const () as usize,
+        ),
+        (
+            "numba_rs_list_assign_slice",
+            numba_rs_list_assign_slice as *const () as usize,
+        ),
+        (
+            "numba_rs_list_clear",
+            numba_rs_list_clear as *const () as usize,
+        ),
+        (
+            "numba_rs_list_reverse",
+            numba_rs_list_reverse as *const () as usize,
+        ),
+        (
+            "numba_rs_list_sort_numbers",
+            numba_rs_list_sort_numbers as *const () as usize,
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numba_typeinfer::types::*;
+
+    #[test]
+    fn ref_maps_name_the_reference_slots() {
+        assert_eq!(
+            ref_map(&Shape::Leaf(crate::callconv::Leaf::Float, FLOAT64)),
+            vec![0]
+        );
+        let arr = intern(Type::Array {
+            dtype: FLOAT64,
+            ndim: 1,
+            layout: Layout::C,
+            readonly: false,
+        });
+        // (int64, optional(array)): the array's MemInfo is slot 2, guarded by slot 1.
+        let s = Shape::Tuple(vec![
+            Shape::Leaf(
+                crate::callconv::Leaf::Int {
+                    bits: 64,
+                    signed: true,
+                },
+                INT64,
+            ),
+            Shape::Optional(Box::new(Shape::Array(arr))),
+        ]);
+        assert_eq!(ref_map(&s), vec![1, 2, 1]);
+        assert_eq!(ref_map(&Shape::Unicode), vec![1, 5, -1]);
+    }
+
+    #[test]
+    fn lists_grow_like_cpython() {
+        // SAFETY: a list of plain 8-byte items.
+        unsafe {
+            let mi = numba_rs_list_new(8, 0, std::ptr::null());
+            let p = numba_nrt::NRT_MemInfo_data(mi) as *mut ListPayload;
+            let mut seen = Vec::new();
+            for n in 1..=20 {
+                assert_eq!(numba_rs_list_reserve(p, n), 0);
+                (*p).size = n;
+                if seen.last() != Some(&(*p).allocated) {
+                    seen.push((*p).allocated);
+                }
+            }
+            // CPython 3.11's growth for appends: 4, 8, 16, 24.
+            assert_eq!(seen, vec![4, 8, 16, 24]);
+            numba_nrt::NRT_decref(mi);
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! Typing of Python lists (Numba's `types.List`, `listobj.py` and `typing/listdecl.py`):
+//! their methods, operators, indexing and the builtins that make them.
+//!
+//! An empty list (`[]`, `list()`) is `list(undefined)` until something stores into it:
+//! the first `append`/`extend`/`insert` refines the list's variable (and the variables
+//! it was copied from) to the stored type, as Numba's typing of empty lists does.
+
+use crate::conv::{can_convert, unify};
+use crate::signature::{ImplKey, Signature};
+use crate::types::*;
+
+/// `list(dtype)<iv=None>`, not reflected.
+pub fn list_of(dtype: TypeId) -> TypeId {
+    intern(Type::List {
+        dtype: dtype.unliteral(),
+        reflected: false,
+    })
+}
+
+/// The item type of a list type.
+pub fn list_dtype(t: TypeId) -> Option<TypeId> {
+    match t.get() {
+        Type::List { dtype, .. } => Some(dtype),
+        _ => None,
+    }
+}
+
+/// Whether a type still holds `undefined` (an empty list nothing stored into).
+pub fn is_imprecise(t: TypeId) -> bool {
+    match t.get() {
+        Type::Undefined => true,
+        Type::List { dtype, .. } => is_imprecise(dtype),
+        _ => false,
+    }
+}
+
+/// The methods lists have.
+pub const METHODS: &[&str] = &[
+    "append", "extend", "insert", "pop", "remove", "index", "count", "clear", "copy", "reverse",
+    "sort",
+];
+
+/// `l.method`: a bound method.
+pub fn getattr(value: TypeId, attr: &str) -> Option<TypeId> {
+    list_dtype(value)?;
+    METHODS.contains(&attr).then(|| {
+        intern(Type::BoundFunction {
+            key: format!("list.{attr}"),
+            this: value,
+        })
+    })
+}
+
+fn sig(key: &str, ret: TypeId, args: Vec<TypeId>) -> Signature {
+    Signature {
+        ret,
+        args,
+        key: ImplKey::Function(key.into()),
+    }
+}
+
+/// The list type after storing items of type `item` into `this`: `this` refined when its
+/// item type is still undefined, else `this` when `item` converts to its items.
+pub fn stored(this: TypeId, item: TypeId) -> Option<TypeId> {
+    let Type::List { dtype, reflected } = this.get() else {
+        return None;
+    };
+    let item = item.unliteral();
+    if dtype == UNDEFINED {
+        if !storable(item) {
+            return None;
+        }
+        return Some(intern(Type::List {
+            dtype: item,
+            reflected,
+        }));
+    }
+    can_convert(item, dtype).map(|_| this)
+}
+
+/// Item types a list can hold.
+pub fn storable(t: TypeId) -> bool {
+    match t.get() {
+        Type::Boolean
+        | Type::Integer { .. }
+        | Type::Float { .. }
+        | Type::Complex { .. }
+        | Type::Unicode
+        | Type::Array { .. }
+        | Type::NamedTuple { .. }
+        | Type::NamedUniTuple { .. }
+        | Type::EnumMember { .. } => true,
+        Type::List { dtype, .. } => storable(dtype),
+        Type::Optional(x) => storable(x),
+        Type::UniTuple(..) | Type::Tuple(_) => {
+            crate::conv::tuple_items(t).is_some_and(|items| items.into_iter().all(storable))
+        }
+        _ => false,
+    }
+}
+
+/// The item type iterating `t` gives, for `extend` and `list(iterable)`.
+fn iterable_item(t: TypeId) -> Option<TypeId> {
+    let it = crate::numpy::getiter(t.unliteral())?;
+    crate::numpy::iter_yield(it).map(TypeId::unliteral)
+}
+
+/// A list method's signature: `this` is the receiver (the first argument of the
+/// signature, refined when the call stores into an empty list).
+pub fn method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
+    let dtype = list_dtype(this)?;
+    let name = key.strip_prefix("list.")?;
+    let int = |t: &TypeId| t.unliteral().is_integer();
+    Some(match (name, args) {
+        ("append", [x]) => {
+            let this = stored(this, *x)?;
+            sig(key, NONE, vec![this, list_dtype(this)?])
+        }
+        ("extend", [it]) => {
+            let this = stored(this, iterable_item(*it)?)?;
+            sig(key, NONE, vec![this, it.unliteral()])
+        }
+        ("insert", [i, x]) if int(i) => {
+            let this = stored(this, *x)?;
+            sig(key, NONE, vec![this, INTP, list_dtype(this)?])
+        }
+        ("pop", []) => sig(key, dtype, vec![this]),
+        ("pop", [i]) if int(i) => sig(key, dtype, vec![this, INTP]),
+        ("remove" | "count", [x]) if comparable(dtype, *x) => {
+            let ret = if name == "count" { INTP } else { NONE };
+            sig(key, ret, vec![this, dtype])
+        }
+        ("index", [x, rest @ ..])
+            if comparable(dtype, *x) && rest.len() <= 2 && rest.iter().all(int) =>
+        {
+            let mut a = vec![this, dtype];
+            a.extend(rest.iter().map(|_| INTP));
+            sig(key, INTP, a)
+        }
+        ("clear" | "reverse", []) => sig(key, NONE, vec![this]),
+        ("copy", []) => sig(key, list_of(dtype), vec![this]),
+        // `sort(key=None, reverse=False)`: keyword arguments bound by name.
+        ("sort", []) if orderable(dtype) => sig(key, NONE, vec![this]),
+        ("sort", [k]) if k.unliteral() == NONE && orderable(dtype) => {
+            sig(key, NONE, vec![this, NONE])
+        }
+        ("sort", [k, r])
+            if k.unliteral() == NONE && r.unliteral().is_scalar() && orderable(dtype) =>
+        {
+            sig(key, NONE, vec![this, NONE, BOOLEAN])
+        }
+        _ => return None,
+    })
+}
+
+/// Whether values of `t` can be compared with a list's items.
+fn comparable(dtype: TypeId, t: TypeId) -> bool {
+    let t = t.unliteral();
+    t == dtype || (t.is_scalar() && dtype.is_scalar()) || unify(t, dtype).is_some()
+}
+
+/// Whether items of `t` have an order (`sort`, `sorted`, `<`).
+pub fn orderable(t: TypeId) -> bool {
+    match t.get() {
+        Type::Boolean | Type::Integer { .. } | Type::Float { .. } | Type::Unicode => true,
+        Type::UniTuple(..) | Type::Tuple(_) => {
+            crate::conv::tuple_items(t).is_some_and(|i| i.into_iter().all(orderable))
+        }
+        Type::List { dtype, .. } => orderable(dtype),
+        _ => false,
+    }
+}
+
+/// Nested lists of numbers (`np.array(l)`): the number type and how deep they nest.
+pub fn nested_list_parts(t: TypeId) -> Option<(TypeId, u32)> {
+    match t.get() {
+        Type::List { dtype, .. } => {
+            let (d, n) = nested_list_parts(dtype)?;
+            Some((d, n + 1))
+        }
+        _ if t.is_scalar() => Some((t, 0)),
+        _ => None,
+    }
+}
+
+/// `l[i]` (an item) and `l[a:b:c]` (a new list).
+pub fn getitem(value: TypeId, index: TypeId) -> Option<TypeId> {
+    let dtype = list_dtype(value).filter(|&d| d != UNDEFINED)?;
+    match index.unliteral().get() {
+        Type::Integer { .. } | Type::Boolean => Some(dtype),
+        Type::Slice(_) => Some(list_of(dtype)),
+        _ => None,
+    }
+}
+
+/// Whether `l[i] = v` / `l[a:b] = iterable` types.
+pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> Option<bool> {
+    let dtype = list_dtype(target)?;
+    Some(match index.unliteral().get() {
+        Type::Integer { .. } | Type::Boolean => can_convert(value.unliteral(), dtype).is_some(),
+        // Any iterable of convertible items (a list literal may arrive as a tuple).
+        Type::Slice(_) => iterable_item(value).is_some_and(|d| can_convert(d, dtype).is_some()),
+        _ => false,
+    })
+}
+
+/// Operators with a list operand.
+pub fn binop(op: numba_ir::BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+    use numba_ir::BinOp;
+    let (l, r) = (lhs.unliteral(), rhs.unliteral());
+    let mk = |ret: TypeId, args: Vec<TypeId>| Signature {
+        ret,
+        args,
+        key: ImplKey::BinOp(op),
+    };
+    match (op, l.get(), r.get()) {
+        (BinOp::Add, Type::List { dtype: a, .. }, Type::List { dtype: b, .. }) => {
+            let d = unify(a, b)?;
+            Some(mk(list_of(d), vec![l, r]))
+        }
+        (BinOp::Mul, Type::List { dtype, .. }, _) if r.is_integer() => {
+            Some(mk(list_of(dtype), vec![l, INTP]))
+        }
+        (BinOp::Mul, _, Type::List { dtype, .. }) if l.is_integer() => {
+            Some(mk(list_of(dtype), vec![INTP, r]))
+        }
+        // `item in list`: Numba's IR holds `contains(list, item)`.
+        (BinOp::In, Type::List { dtype, .. }, _) if comparable(dtype, r) => {
+            Some(mk(BOOLEAN, vec![l, r]))
+        }
+        (
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge,
+            Type::List { dtype: a, .. },
+            Type::List { dtype: b, .. },
+        ) => {
+            let ok = if matches!(op, BinOp::Eq | BinOp::Ne) {
+                comparable(a, b)
+            } else {
+                orderable(a) && orderable(b) && unify(a, b).is_some()
+            };
+            ok.then(|| mk(BOOLEAN, vec![l, r]))
+        }
+        _ => None,
+    }
+}
+
+/// `l += iterable` (in place: `l.extend(iterable)`, the result is `l`) and `l *= n`.
+pub fn inplace_binop(op: numba_ir::BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+    use numba_ir::BinOp;
+    let l = lhs.unliteral();
+    let dtype = list_dtype(l)?;
+    match op {
+        BinOp::Add => {
+            let item = iterable_item(rhs)?;
+            can_convert(item, dtype)?;
+            Some(sig("list.iadd", l, vec![l, rhs.unliteral()]))
+        }
+        BinOp::Mul if rhs.unliteral().is_integer() => Some(sig("list.imul", l, vec![l, INTP])),
+        _ => None,
+    }
+}
+
+/// `list()`, `list(iterable)`, `sorted(iterable, key=None, reverse=False)`.
+pub fn builtin(key: &str, args: &[TypeId]) -> Option<Signature> {
+    match (key, args) {
+        ("list", []) => Some(sig(key, list_of(UNDEFINED), vec![])),
+        ("list", [it]) => {
+            let item = iterable_item(*it)?;
+            storable(item).then(|| sig(key, list_of(item), vec![it.unliteral()]))
+        }
+        ("sorted", [it, rest @ ..]) if rest.len() <= 2 => {
+            let item = iterable_item(*it)?;
+            if !orderable(item) {
+                return None;
+            }
+            let mut a = vec![it.unliteral()];
+            match rest {
+                [] => {}
+                [k] if k.unliteral() == NONE => a.push(NONE),
+                [k, r] if k.unliteral() == NONE && r.unliteral().is_scalar() => {
+                    a.extend([NONE, BOOLEAN])
+                }
+                _ => return None,
+            }
+            Some(sig(key, list_of(item), a))
+        }
+        _ => None,
+    }
+}
