@@ -614,10 +614,11 @@ impl<'a> State<'a> {
                 self.record(inputs, outputs);
                 self.stack.push(res);
             }
-            "LIST_APPEND" | "LIST_EXTEND" | "SET_UPDATE" | "DICT_UPDATE" => {
+            // The container is `oparg` deep once the value is popped (CPython's
+            // `PEEK(oparg)`): a comprehension keeps its iterator above it.
+            "LIST_APPEND" | "LIST_EXTEND" | "SET_ADD" | "SET_UPDATE" | "DICT_UPDATE" => {
                 self.container_op(arg as usize)?;
             }
-            "SET_ADD" => self.container_op(1)?,
             "MAP_ADD" => {
                 let value = self.pop()?;
                 let key = self.pop()?;

@@ -180,6 +180,12 @@ pub enum Shape {
         dtype: TypeId,
         reflected: bool,
     },
+    /// A set (`model::list`'s layout, `crate::sets`'s payload): as a list.
+    Set {
+        item: Box<Shape>,
+        dtype: TypeId,
+        reflected: bool,
+    },
 }
 
 impl Shape {
@@ -191,7 +197,7 @@ impl Shape {
             Shape::Complex(_) => 2,
             Shape::Slice => 3,
             Shape::Unicode => crate::model::unicode::FIELDS as usize,
-            Shape::List { .. } => 2,
+            Shape::List { .. } | Shape::Set { .. } => 2,
             Shape::Tuple(items) | Shape::Named { items, .. } => {
                 items.iter().map(Shape::slots).sum()
             }
@@ -211,7 +217,7 @@ pub fn release_slots(shape: &Shape, slots: &[u64], pos: &mut usize) {
         unsafe { numba_nrt::NRT_decref(mi as *mut numba_nrt::MemInfo) };
     };
     match shape {
-        Shape::Array(_) | Shape::List { .. } => release(slots[*pos]),
+        Shape::Array(_) | Shape::List { .. } | Shape::Set { .. } => release(slots[*pos]),
         Shape::Unicode => release(slots[*pos + crate::model::unicode::field::MEMINFO as usize]),
         Shape::Tuple(items) | Shape::Named { items, .. } => {
             for s in items {

@@ -16,6 +16,7 @@ impl<'ctx> FnLower<'ctx, '_> {
         match t.get() {
             Type::NoneType => Ok(self.ctx.bool_type().const_zero()),
             Type::List { .. } => crate::impls::lists::truth(self, v),
+            Type::Set { .. } => crate::impls::sets::truth(self, v),
             Type::Optional(x) => {
                 // None is false; otherwise the value's truth.
                 let sv = v.into_struct_value();
@@ -61,7 +62,9 @@ impl<'ctx> FnLower<'ctx, '_> {
             return Ok(v);
         }
         // Lists of one item type share their layout (reflected or not).
-        if let (Type::List { dtype: a, .. }, Type::List { dtype: b, .. }) = (from.get(), to.get()) {
+        if let (Type::List { dtype: a, .. }, Type::List { dtype: b, .. })
+        | (Type::Set { dtype: a, .. }, Type::Set { dtype: b, .. }) = (from.get(), to.get())
+        {
             if a == b || a == UNDEFINED {
                 return Ok(v);
             }

@@ -509,6 +509,14 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     let v = crate::impls::lists::build(self, self.ty(*target), &vals)?;
                     return self.store_var(*target, v);
                 }
+                if let Expr::BuildSet { items } = self.ir.expr(*value) {
+                    let vals = items
+                        .iter()
+                        .map(|v| Ok((self.load(*v)?, self.ty(*v))))
+                        .collect::<R<Vec<_>>>()?;
+                    let v = crate::impls::sets::build(self, self.ty(*target), &vals)?;
+                    return self.store_var(*target, v);
+                }
                 let (v, from) = self.lower_expr(*value)?;
                 let v = self.cast(v, from, self.ty(*target))?;
                 // A variable owns one reference: structural expressions borrow theirs

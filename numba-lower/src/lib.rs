@@ -55,6 +55,7 @@ pub mod random;
 pub mod refprune;
 pub mod registry;
 pub mod runtime;
+pub mod sets;
 pub mod sort;
 pub mod strings;
 

@@ -20,10 +20,12 @@ pub fn is_refcounted(t: TypeId) -> bool {
         Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => true,
         // A string's data, when the compiler allocated it.
         Type::Unicode => true,
-        Type::List { .. } => true,
+        Type::List { .. } | Type::Set { .. } => true,
         // An iterator over an array keeps the array alive (its state holds a copy).
         Type::ArrayIter(a) => {
-            a.is_array() || a.flat_array().is_some() || matches!(a.get(), Type::List { .. })
+            a.is_array()
+                || a.flat_array().is_some()
+                || matches!(a.get(), Type::List { .. } | Type::Set { .. })
         }
         // An optional value holds its payload's references when it has one.
         Type::Optional(x) => is_refcounted(x),
@@ -53,10 +55,11 @@ impl<'ctx> FnLower<'ctx, '_> {
             | Type::NdEnumerate(_)
             | Type::NdIndex(_)
             | Type::Unicode
-            | Type::List { .. } => {
+            | Type::List { .. }
+            | Type::Set { .. } => {
                 let index = match t.get() {
                     Type::Unicode => crate::model::unicode::field::MEMINFO,
-                    Type::List { .. } => crate::model::list::field::MEMINFO,
+                    Type::List { .. } | Type::Set { .. } => crate::model::list::field::MEMINFO,
                     _ => field::MEMINFO,
                 };
                 let mi = self

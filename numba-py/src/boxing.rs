@@ -188,6 +188,7 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             out.extend(unicode_fields(s));
         }
         Shape::List { item, dtype, .. } => crate::lists::encode_list(v, item, *dtype, out)?,
+        Shape::Set { item, dtype, .. } => crate::lists::encode_set(v, item, *dtype, out)?,
         Shape::None | Shape::Literal(_) => {}
     }
     Ok(())
@@ -328,6 +329,10 @@ pub fn decode(
         Shape::List { item, .. } => {
             let (mi, parent) = (next()?, next()?);
             crate::lists::decode_list(py, mi, parent, item)?
+        }
+        Shape::Set { item, .. } => {
+            let (mi, parent) = (next()?, next()?);
+            crate::lists::decode_set(py, mi, parent, item)?
         }
         Shape::Enum(class) => {
             let v = next()? as i64;

@@ -41,6 +41,38 @@ pub(crate) fn overloaded_object(value: &Bound<'_, PyAny>) -> Option<(u64, String
         .map(|(id, name, _)| (*id, name.clone()))
 }
 
+/// numba-rs's own overloads of standard-library functions, by the module that defines
+/// the functions (`__module__`) and the module that overloads them.
+const BUILTIN_OVERLOADS: &[(&str, &str)] =
+    &[("_heapq", "numba_rs._heapq"), ("heapq", "numba_rs._heapq")];
+
+/// Import the module of numba-rs overloads for `value`'s module, once, if there is one.
+pub(crate) fn load_builtin_overloads(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    static LOADED: std::sync::Mutex<Vec<&str>> = std::sync::Mutex::new(Vec::new());
+    let Ok(module) = value.getattr("__module__") else {
+        return Ok(());
+    };
+    let Ok(module) = module.extract::<String>() else {
+        return Ok(());
+    };
+    let Some((_, overloads)) = BUILTIN_OVERLOADS.iter().find(|(m, _)| *m == module) else {
+        return Ok(());
+    };
+    if LOADED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(overloads)
+    {
+        return Ok(());
+    }
+    py.import(*overloads)?;
+    LOADED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(overloads);
+    Ok(())
+}
+
 /// `@overload(func)`'s registration: `dispatcher` implements `func`. Returns whether
 /// numba-rs types `func` itself (its own templates then come first).
 #[pyfunction]

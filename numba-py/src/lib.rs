@@ -172,6 +172,9 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             Err(message) => GlobalKind::Unsupported { message },
         });
     }
+    // Standard-library functions numba-rs implements as overloads: their module is
+    // loaded the first time compiled code refers to one.
+    extending::load_builtin_overloads(py, value)?;
     // An object a library overloads that numba-rs does not type: its dispatcher.
     if let Some((id, name)) = extending::overloaded_object(value) {
         return mk(GlobalKind::Dispatcher { id, name });
@@ -979,6 +982,21 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
             )));
         }
         Ok(types::intern(types::Type::List {
+            dtype,
+            reflected: true,
+        }))
+    } else if let Ok(s) = v.cast::<pyo3::types::PySet>() {
+        // Numba's typeof of a set: a reflected set of its first item's type.
+        let Some(first) = s.iter().next() else {
+            return Err(TypingError::new_err("can't infer type of empty set"));
+        };
+        let dtype = typeof_arg(&first)?;
+        if !numba_typeinfer::sets::hashable(dtype) {
+            return Err(TypingError::new_err(format!(
+                "sets of {dtype} are not supported by numba-rs yet"
+            )));
+        }
+        Ok(types::intern(types::Type::Set {
             dtype,
             reflected: true,
         }))

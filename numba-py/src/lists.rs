@@ -6,11 +6,16 @@
 //! coming back, that same Python list).
 
 use numba_lower::lists::{interned_ref_map, numba_rs_list_new, ref_map, ListPayload};
+use numba_lower::sets::{
+    interned_key_program, key_program, numba_rs_set_add, numba_rs_set_new, numba_rs_set_next,
+    SetPayload,
+};
 use numba_lower::Shape;
 use numba_typeinfer::types::{self, TypeId};
 use pyo3::exceptions::{PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PySet};
+use smallvec::SmallVec;
 
 use crate::boxing::{decode, encode, Slots};
 
@@ -287,6 +292,25 @@ pub fn release_args(py: Python<'_>, shapes: &[Option<Shape>], slots: &[u64]) -> 
     let mut pos = 0usize;
     let mut first_err = None;
     for s in shapes.iter().flatten() {
+        if let Shape::Set {
+            item, reflected, ..
+        } = s
+        {
+            let (mi, parent) = (slots[pos] as *mut numba_nrt::MemInfo, slots[pos + 1]);
+            if *reflected && parent != 0 {
+                // SAFETY: the argument's parent is the caller's set.
+                let par =
+                    unsafe { Bound::from_borrowed_ptr(py, parent as *mut pyo3::ffi::PyObject) };
+                if let Ok(st) = par.cast::<PySet>() {
+                    // SAFETY: the set the call was given.
+                    if let Err(e) = unsafe { reflect_set(py, mi, st, item) } {
+                        first_err.get_or_insert(e);
+                    }
+                }
+            }
+            // SAFETY: the argument's reference, made by `encode_set`.
+            unsafe { numba_nrt::NRT_decref(mi) };
+        }
         if let Shape::List {
             item, reflected, ..
         } = s
@@ -313,5 +337,160 @@ pub fn release_args(py: Python<'_>, shapes: &[Option<Shape>], slots: &[u64]) -> 
 
 /// Whether any argument is a list (to release after the call).
 pub fn has_list(shapes: &[Option<Shape>]) -> bool {
-    shapes.iter().any(|s| matches!(s, Some(Shape::List { .. })))
+    shapes
+        .iter()
+        .any(|s| matches!(s, Some(Shape::List { .. } | Shape::Set { .. })))
+}
+
+// ------------------------------------------------------------------------------- sets
+
+/// The payload of a set's MemInfo.
+///
+/// # Safety
+/// `mi` is a live set MemInfo.
+unsafe fn set_payload<'a>(mi: *mut numba_nrt::MemInfo) -> &'a mut SetPayload {
+    // SAFETY: the caller's contract.
+    unsafe { &mut *(numba_nrt::NRT_MemInfo_data(mi) as *mut SetPayload) }
+}
+
+/// Append the slots of a native set made from the Python set `v` (as [`encode_list`]).
+pub fn encode_set(
+    v: &Bound<'_, PyAny>,
+    item: &Shape,
+    dtype: TypeId,
+    out: &mut Slots,
+) -> PyResult<()> {
+    let s = v.cast::<PySet>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "can't unbox a set from {}",
+            v.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })?;
+    let key = key_program(item)
+        .ok_or_else(|| PyTypeError::new_err(format!("sets of {dtype} are not supported")))?;
+    let key = interned_key_program(key);
+    let refs = interned_ref_map(ref_map(item));
+    // SAFETY: `key` and `refs` live for the process.
+    let mi = unsafe { numba_rs_set_new((item.slots() * 8) as i64, key, refs) };
+    if mi.is_null() {
+        return Err(PyMemoryError::new_err("cannot allocate a set"));
+    }
+    let fill = || -> PyResult<()> {
+        let mut tmp = Slots::new();
+        for x in s.iter() {
+            let t = crate::typeof_arg(&x)?;
+            if t != dtype {
+                return Err(PyTypeError::new_err(format!(
+                    "can't unbox heterogeneous set: {dtype} != {t}"
+                )));
+            }
+            tmp.clear();
+            encode(&x, item, &mut tmp)?;
+            // SAFETY: a live set; `tmp` holds one item of its type.
+            if unsafe { numba_rs_set_add(set_payload(mi), tmp.as_ptr()) } < 0 {
+                return Err(PyMemoryError::new_err("cannot grow a set"));
+            }
+        }
+        // SAFETY: as above.
+        unsafe { set_payload(mi).dirty = 0 };
+        Ok(())
+    };
+    if let Err(e) = fill() {
+        // SAFETY: the set owns what it holds.
+        unsafe { numba_nrt::NRT_decref(mi) };
+        return Err(e);
+    }
+    out.push(mi as u64);
+    out.push(v.as_ptr() as u64);
+    Ok(())
+}
+
+/// The items of a set, boxed, in table order.
+///
+/// # Safety
+/// `mi` is a live set MemInfo of `item`-shaped items.
+unsafe fn set_items(
+    py: Python<'_>,
+    mi: *mut numba_nrt::MemInfo,
+    item: &Shape,
+) -> PyResult<Vec<Py<PyAny>>> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let p = set_payload(mi);
+        let words = (p.item_bytes / 8) as usize;
+        let mut pos = 0i64;
+        let mut out = Vec::with_capacity(p.used as usize);
+        loop {
+            let at = numba_rs_set_next(p, &mut pos);
+            if at.is_null() {
+                break;
+            }
+            let slots: SmallVec<[u64; 8]> = std::slice::from_raw_parts(at, words).into();
+            // Decoding consumes one reference per MemInfo: take them first.
+            let map = ref_map(item);
+            for k in 0..map[0] as usize {
+                let (slot, flag) = (map[1 + 2 * k], map[2 + 2 * k]);
+                if flag >= 0 && slots[flag as usize] & 1 == 0 {
+                    continue;
+                }
+                numba_nrt::NRT_incref(slots[slot as usize] as *mut numba_nrt::MemInfo);
+            }
+            out.push(decode(py, &slots, &mut 0, item)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Write a reflected set's changes back into its Python set.
+///
+/// # Safety
+/// As [`set_items`].
+unsafe fn reflect_set(
+    py: Python<'_>,
+    mi: *mut numba_nrt::MemInfo,
+    parent: &Bound<'_, PySet>,
+    item: &Shape,
+) -> PyResult<()> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if set_payload(mi).dirty == 0 {
+            return Ok(());
+        }
+        let items = set_items(py, mi, item)?;
+        parent.clear();
+        for x in items {
+            parent.add(x)?;
+        }
+        set_payload(mi).dirty = 0;
+    }
+    Ok(())
+}
+
+/// Box a set result (consuming its reference): its Python set when it is a reflected
+/// argument coming back, else a new Python set.
+pub fn decode_set(py: Python<'_>, mi: u64, parent: u64, item: &Shape) -> PyResult<Py<PyAny>> {
+    let mi = mi as *mut numba_nrt::MemInfo;
+    struct Release(*mut numba_nrt::MemInfo);
+    impl Drop for Release {
+        fn drop(&mut self) {
+            // SAFETY: the result's own reference.
+            unsafe { numba_nrt::NRT_decref(self.0) };
+        }
+    }
+    let _release = Release(mi);
+    if parent != 0 {
+        // SAFETY: a reflected set's parent is an argument the caller still holds.
+        let par = unsafe { Bound::from_borrowed_ptr(py, parent as *mut pyo3::ffi::PyObject) };
+        if let Ok(s) = par.cast::<PySet>() {
+            // SAFETY: a live set MemInfo.
+            unsafe { reflect_set(py, mi, s, item)? };
+            return Ok(par.unbind());
+        }
+    }
+    // SAFETY: a live set MemInfo.
+    let items = unsafe { set_items(py, mi, item)? };
+    Ok(PySet::new(py, items)?.into_any().unbind())
 }

@@ -217,6 +217,9 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
         T::Complex { bits } => ("complex", (bits,).into_pyobject(py)?),
         T::NoneType => ("none", PyTuple::empty(py)),
         T::Unicode => ("unicode", PyTuple::empty(py)),
+        T::Undefined => ("undefined", PyTuple::empty(py)),
+        T::List { dtype, reflected } => ("list", (dtype.0, reflected).into_pyobject(py)?),
+        T::Set { dtype, reflected } => ("set", (dtype.0, reflected).into_pyobject(py)?),
         T::PyObject => ("pyobject", PyTuple::empty(py)),
         T::Ellipsis => ("ellipsis", PyTuple::empty(py)),
         T::CPointer(d) => ("cpointer", (d.0,).into_pyobject(py)?),
@@ -355,6 +358,15 @@ pub(crate) fn _type_make(kind: &str, args: &Bound<'_, PyTuple>) -> PyResult<u32>
         "unituple" => {
             let n: u32 = args.get_item(1)?.extract()?;
             types::intern(T::UniTuple(ty(0)?, n))
+        }
+        "list" | "set" => {
+            let dtype = ty(0)?;
+            let reflected: bool = args.get_item(1)?.extract()?;
+            if kind == "list" {
+                types::intern(T::List { dtype, reflected })
+            } else {
+                types::intern(T::Set { dtype, reflected })
+            }
         }
         "tuple" => {
             let items = (0..args.len()).map(ty).collect::<PyResult<Vec<_>>>()?;

@@ -524,8 +524,10 @@ impl BaseContext {
                         [t] if t.is_scalar() && !(t.is_complex() && ret != BOOLEAN) => {
                             Some(sig(key, ret, vec![*t]))
                         }
-                        // A list's truth: whether it has items.
-                        [t] if ret == BOOLEAN && matches!(t.get(), Type::List { .. }) => {
+                        // A list's (a set's) truth: whether it has items.
+                        [t] if ret == BOOLEAN
+                            && matches!(t.get(), Type::List { .. } | Type::Set { .. }) =>
+                        {
                             Some(sig(key, ret, vec![*t]))
                         }
                         [] => Some(sig(key, ret, vec![])),
@@ -824,6 +826,7 @@ impl TypingContext for BaseContext {
             Type::Integer { .. } | Type::Float { .. } if attr == "real" => Some(value),
             Type::Generator { .. } => crate::generators::getattr(value, attr),
             Type::List { .. } => crate::lists::getattr(value, attr),
+            Type::Set { .. } => crate::sets::getattr(value, attr),
             _ => None,
         }
     }
@@ -853,6 +856,9 @@ impl TypingContext for BaseContext {
             }
             if key.starts_with("list.") {
                 return crate::lists::method(&key, this, args);
+            }
+            if key.starts_with("set.") {
+                return crate::sets::method(&key, this, args);
             }
             if key == "slice.indices" {
                 return match args {
@@ -898,6 +904,10 @@ impl TypingContext for BaseContext {
             .unwrap_or_default()
     }
     fn explain_call(&self, func: TypeId, args: &[TypeId]) -> Option<String> {
+        if let Type::BoundFunction { key, this } = func.get() {
+            return crate::sets::explain(&key, this, args)
+                .or_else(|| crate::lists::explain(&key, this, args));
+        }
         Self::function_key(func).and_then(|k| self.functions.get(&k)?.explain(args))
     }
 }
@@ -905,6 +915,9 @@ impl TypingContext for BaseContext {
 /// The built-in typing of a binary operator (what [`BaseContext`] resolves).
 pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
     if let Some(sig) = crate::lists::binop(op, lhs, rhs) {
+        return Some(sig);
+    }
+    if let Some(sig) = crate::sets::binop(op, lhs, rhs) {
         return Some(sig);
     }
     // Enum members compare by identity (their values); IntEnum members are ints.

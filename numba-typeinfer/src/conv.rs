@@ -237,6 +237,22 @@ fn special_unify(a: TypeId, b: TypeId) -> Option<TypeId> {
             let this = unify(t1, t2)?;
             Some(intern(Type::BoundFunction { key: k1, this }))
         }
+        // An empty set's item type is whatever the other set holds.
+        (
+            Type::Set {
+                dtype: x,
+                reflected,
+            },
+            Type::Set { dtype: y, .. },
+        ) => {
+            let dtype = match (x.get(), y.get()) {
+                (Type::Undefined, _) => y,
+                (_, Type::Undefined) => x,
+                _ if x == y => x,
+                _ => return None,
+            };
+            Some(intern(Type::Set { dtype, reflected }))
+        }
         // An empty list's item type is whatever the other list holds.
         (
             Type::List {

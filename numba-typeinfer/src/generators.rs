@@ -130,6 +130,13 @@ impl BaseContext {
                 "(iterator,), (iterator, default)",
             )),
         );
+        self.register(
+            "set",
+            Box::new(crate::context::FnTemplate(
+                |a: &[TypeId]| crate::sets::builtin(a),
+                "(), (iterable,)",
+            )),
+        );
         for key in ["list", "sorted"] {
             self.register(
                 key,

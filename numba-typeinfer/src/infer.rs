@@ -86,6 +86,15 @@ struct Engine<'a> {
     defs: std::sync::OnceLock<HashMap<VarId, Vec<ExprId>>>,
 }
 
+/// Numba's help after an empty list's imprecise type.
+const LIST_HELP: &str = "\n\nFor Numba to be able to compile a list, the list must have a known and
+precise type that can be inferred from the other variables. Whilst sometimes
+the type of empty lists can be inferred, this is not always the case, see this
+documentation for help:
+
+https://numba.readthedocs.io/en/stable/user/troubleshoot.html#my-code-has-an-untyped-list-problem
+";
+
 /// The typing key of numba_ir's `empty_inferred` intrinsic.
 const EMPTY_INFERRED_KEY: &str = "intrinsic.empty_inferred";
 
@@ -454,10 +463,21 @@ impl Engine<'_> {
                     continue;
                 };
                 if crate::lists::is_imprecise(t) {
+                    let name = self.user_name(*target);
+                    let tmp = if name.starts_with('$') {
+                        " (temporary variable)"
+                    } else {
+                        ""
+                    };
+                    // Numba's help for lists nothing stored into.
+                    let help = if matches!(t.get(), Type::List { .. }) {
+                        LIST_HELP
+                    } else {
+                        ""
+                    };
                     return Err(TypingError::Typing {
                         message: format!(
-                            "Cannot infer the type of variable '{}', have imprecise type: {t}.",
-                            self.user_name(*target)
+                            "Cannot infer the type of variable '{name}'{tmp}, have imprecise type: {t}. {help}"
                         ),
                         line: inst.loc.line,
                     });
@@ -1126,7 +1146,9 @@ impl Engine<'_> {
                 };
                 // `l += x` / `l *= n` change the list itself.
                 if matches!(ir.expr(id), Expr::InplaceBinOp { .. }) {
-                    if let Some(sig) = crate::lists::inplace_binop(*op, l, r) {
+                    if let Some(sig) = crate::lists::inplace_binop(*op, l, r)
+                        .or_else(|| crate::sets::inplace_binop(*op, l, r))
+                    {
                         return Ok(Some(self.record(id, sig)));
                     }
                 }
@@ -1137,6 +1159,10 @@ impl Engine<'_> {
                         self.record(id, sig)
                     }
                     Some(sig) => self.record(id, sig),
+                    None if crate::sets::explain_binop(*op, l, r).is_some() => {
+                        let message = crate::sets::explain_binop(*op, l, r).unwrap_or_default();
+                        return Err(TypingError::Typing { message, line });
+                    }
                     None => {
                         // A library's `@overload(operator.add)` (`operator.iadd` first for
                         // `+=`), for operand types numba-rs rejects. `in` and `is` keep
@@ -1790,11 +1816,35 @@ impl Engine<'_> {
                 }
                 crate::lists::list_of(dtype)
             }
-            Expr::BuildSet { .. }
-            | Expr::BuildMap { .. }
+            Expr::BuildSet { items } => {
+                let mut dtype = UNDEFINED;
+                for v in items {
+                    let Some(t) = self.ty(*v) else {
+                        return Ok(None);
+                    };
+                    dtype = if dtype == UNDEFINED {
+                        t
+                    } else {
+                        self.ctx.unify(dtype, t).ok_or_else(|| TypingError::Typing {
+                            message: format!(
+                                "Cannot type set element type {dtype} and {t}: set items must share one type"
+                            ),
+                            line,
+                        })?
+                    };
+                }
+                if dtype != UNDEFINED && !crate::sets::hashable(dtype) {
+                    return Err(TypingError::Unsupported {
+                        message: format!("sets of {dtype} are not supported by numba-rs yet"),
+                        line,
+                    });
+                }
+                crate::sets::set_of(dtype)
+            }
+            Expr::BuildMap { .. }
             | Expr::ListToTuple { .. } => {
                 return Err(TypingError::Unsupported {
-                    message: "sets and dicts are not supported by numba-rs yet".into(),
+                    message: "dicts are not supported by numba-rs yet".into(),
                     line,
                 })
             }

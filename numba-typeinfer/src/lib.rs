@@ -30,6 +30,7 @@ pub mod np_random;
 pub mod numpy;
 pub mod numpy_manip;
 pub mod numpy_misc;
+pub mod sets;
 pub mod signature;
 pub mod types;
 pub mod ufunc_call;

@@ -29,7 +29,7 @@ pub fn list_dtype(t: TypeId) -> Option<TypeId> {
 pub fn is_imprecise(t: TypeId) -> bool {
     match t.get() {
         Type::Undefined => true,
-        Type::List { dtype, .. } => is_imprecise(dtype),
+        Type::List { dtype, .. } | Type::Set { dtype, .. } => is_imprecise(dtype),
         _ => false,
     }
 }
@@ -151,6 +151,19 @@ pub fn method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
         }
         _ => return None,
     })
+}
+
+/// Numba's messages for list methods given arguments of the wrong kind.
+pub fn explain(key: &str, _this: TypeId, args: &[TypeId]) -> Option<String> {
+    if key != "list.index" {
+        return None;
+    }
+    for (name, t) in ["start", "stop"].iter().zip(args.iter().skip(1)) {
+        if !t.unliteral().is_integer() {
+            return Some(format!("arg \"{name}\" must be an Integer. Got {t}"));
+        }
+    }
+    None
 }
 
 /// Whether values of `t` can be compared with a list's items.

@@ -1152,7 +1152,9 @@ pub fn getiter(value: TypeId) -> Option<TypeId> {
         | Type::Generator { .. } => Some(value),
         Type::UniTuple(..) => Some(intern(Type::ArrayIter(value))),
         // An empty list is iterable once typing knows what it holds.
-        Type::List { dtype, .. } if dtype != UNDEFINED => Some(intern(Type::ArrayIter(value))),
+        Type::List { dtype, .. } | Type::Set { dtype, .. } if dtype != UNDEFINED => {
+            Some(intern(Type::ArrayIter(value)))
+        }
         _ => None,
     }
 }
@@ -1162,7 +1164,9 @@ pub fn iter_yield(it: TypeId) -> Option<TypeId> {
     match it.get() {
         Type::RangeIter64 => Some(INT64),
         Type::ArrayIter(a) => match a.get() {
-            Type::UniTuple(e, _) | Type::List { dtype: e, .. } => Some(e),
+            Type::UniTuple(e, _) | Type::List { dtype: e, .. } | Type::Set { dtype: e, .. } => {
+                Some(e)
+            }
             Type::NumpyFlat(arr) => array_parts(arr).map(|(d, ..)| d),
             Type::NdEnumerate(arr) => {
                 let (d, n, ..) = array_parts(arr)?;
@@ -1870,7 +1874,7 @@ impl BaseContext {
                         || tuple_items(*x).is_some()
                         || *x == RANGE_STATE64
                         || x.unliteral() == UNICODE
-                        || matches!(x.get(), Type::List { .. }) =>
+                        || matches!(x.get(), Type::List { .. } | Type::Set { .. }) =>
                     {
                         Some(sig("len", INTP, vec![*x]))
                     }

@@ -36,6 +36,12 @@ pub enum Type {
         dtype: TypeId,
         reflected: bool,
     },
+    /// `set(int64)` (Numba's `types.Set`): a hash set of one item type owned by an NRT
+    /// MemInfo; `reflected` for a set unboxed from a Python argument.
+    Set {
+        dtype: TypeId,
+        reflected: bool,
+    },
     /// `ellipsis`: the `...` in an index.
     Ellipsis,
     /// `float64*`: a C pointer to values of a type (Numba's `CPointer`), as C callbacks
@@ -541,6 +547,10 @@ impl fmt::Display for Type {
             Type::List { dtype, reflected } => {
                 let r = if *reflected { "reflected " } else { "" };
                 write!(f, "{r}list({dtype})<iv=None>")
+            }
+            Type::Set { dtype, reflected } => {
+                let r = if *reflected { "reflected " } else { "" };
+                write!(f, "{r}set({dtype})")
             }
             Type::PyObject => f.write_str("pyobject"),
             Type::Opaque { name, .. } => f.write_str(name),

@@ -186,7 +186,7 @@ impl<'ctx> FnLower<'ctx, '_> {
             .into_pointer_value())
     }
 
-    fn byte_gep(&self, p: PointerValue<'ctx>, off: u64) -> R<PointerValue<'ctx>> {
+    pub(crate) fn byte_gep(&self, p: PointerValue<'ctx>, off: u64) -> R<PointerValue<'ctx>> {
         let i8t = self.ctx.i8_type();
         // SAFETY (of the generated code): offsets inside the MemInfo / payload structs.
         unsafe {
@@ -196,7 +196,7 @@ impl<'ctx> FnLower<'ctx, '_> {
         }
     }
 
-    fn payload_i64(&self, p: PointerValue<'ctx>, off: u64) -> R<IntValue<'ctx>> {
+    pub(crate) fn payload_i64(&self, p: PointerValue<'ctx>, off: u64) -> R<IntValue<'ctx>> {
         let at = self.byte_gep(p, off)?;
         Ok(self
             .b
@@ -205,7 +205,12 @@ impl<'ctx> FnLower<'ctx, '_> {
             .into_int_value())
     }
 
-    fn set_payload_i64(&self, p: PointerValue<'ctx>, off: u64, v: IntValue<'ctx>) -> R<()> {
+    pub(crate) fn set_payload_i64(
+        &self,
+        p: PointerValue<'ctx>,
+        off: u64,
+        v: IntValue<'ctx>,
+    ) -> R<()> {
         let at = self.byte_gep(p, off)?;
         self.b.build_store(at, v).map_err(llvm_err)?;
         Ok(())
@@ -217,7 +222,7 @@ impl<'ctx> FnLower<'ctx, '_> {
         self.payload_i64(p, offset::SIZE)
     }
 
-    fn item_bytes(&self, dtype: TypeId) -> R<u64> {
+    pub(crate) fn item_bytes(&self, dtype: TypeId) -> R<u64> {
         Ok(boundary_shape(dtype)?.slots() as u64 * 8)
     }
 
@@ -247,7 +252,11 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 
     /// The item stored at `at` (borrowed).
-    fn list_read(&self, dtype: TypeId, at: PointerValue<'ctx>) -> R<BasicValueEnum<'ctx>> {
+    pub(crate) fn list_read(
+        &self,
+        dtype: TypeId,
+        at: PointerValue<'ctx>,
+    ) -> R<BasicValueEnum<'ctx>> {
         let c = SlotCodec {
             ctx: self.ctx,
             b: &self.b,
@@ -257,7 +266,12 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 
     /// Store `v` (of `dtype`, its reference already the list's) at `at`.
-    fn list_write(&self, dtype: TypeId, at: PointerValue<'ctx>, v: BasicValueEnum<'ctx>) -> R<()> {
+    pub(crate) fn list_write(
+        &self,
+        dtype: TypeId,
+        at: PointerValue<'ctx>,
+        v: BasicValueEnum<'ctx>,
+    ) -> R<()> {
         let c = SlotCodec {
             ctx: self.ctx,
             b: &self.b,
@@ -267,7 +281,7 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 
     /// The module constant saying where `dtype` items hold references (null: nowhere).
-    fn ref_map_ptr(&self, dtype: TypeId) -> R<PointerValue<'ctx>> {
+    pub(crate) fn ref_map_ptr(&self, dtype: TypeId) -> R<PointerValue<'ctx>> {
         let map = crate::lists::ref_map(&boundary_shape(dtype)?);
         let ptr = self.ctx.ptr_type(AddressSpace::default());
         if map[0] == 0 {
@@ -321,7 +335,7 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 
     /// A list value owning the MemInfo `mi` (MemoryError when null).
-    fn list_value(&mut self, mi: PointerValue<'ctx>) -> R<BasicValueEnum<'ctx>> {
+    pub(crate) fn list_value(&mut self, mi: PointerValue<'ctx>) -> R<BasicValueEnum<'ctx>> {
         let failed = self.b.build_is_null(mi, "").map_err(llvm_err)?;
         self.raise_const_if(failed, "MemoryError", &["Allocation failed"])?;
         let st = list::struct_type(self.ctx);
@@ -338,7 +352,7 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 
     /// Call a helper returning a status: 0, -1 (MemoryError) or 1 (`on_one`'s error).
-    fn list_status_call_with(
+    pub(crate) fn list_status_call_with(
         &mut self,
         name: &str,
         args: &[BasicValueEnum<'ctx>],
@@ -363,11 +377,11 @@ impl<'ctx> FnLower<'ctx, '_> {
         self.raise_const_if(failed, "MemoryError", &["Allocation failed"])
     }
 
-    fn list_status_call(&mut self, name: &str, args: &[BasicValueEnum<'ctx>]) -> R<()> {
+    pub(crate) fn list_status_call(&mut self, name: &str, args: &[BasicValueEnum<'ctx>]) -> R<()> {
         self.list_status_call_with(name, args, None)
     }
 
-    fn list_void_call(&mut self, name: &str, args: &[BasicValueEnum<'ctx>]) -> R<()> {
+    pub(crate) fn list_void_call(&mut self, name: &str, args: &[BasicValueEnum<'ctx>]) -> R<()> {
         let params: Vec<_> = args.iter().map(|a| a.get_type().into()).collect();
         let f = self.runtime_fn(name, self.ctx.void_type().fn_type(&params, false));
         let vals: Vec<_> = args.iter().map(|&a| a.into()).collect();
@@ -459,7 +473,7 @@ impl<'ctx> FnLower<'ctx, '_> {
 
     /// Run `body(i)` for `i` in `0..n`; `body` returns whether to stop early. Returns the
     /// index it stopped at (`n` when it ran to the end).
-    fn list_loop(
+    pub(crate) fn list_loop(
         &mut self,
         start: IntValue<'ctx>,
         n: IntValue<'ctx>,
@@ -631,7 +645,7 @@ fn setslice<'ctx>(
         &[dst.into(), start.into(), len.into(), step.into(), sp.into()],
         Some((
             "ValueError",
-            "attempt to assign sequence to extended slice of different size",
+            "cannot resize extended list slice with step != 1",
         )),
     )?;
     if temp {
@@ -770,7 +784,7 @@ fn extend<'ctx>(
 }
 
 /// Append every item `src` yields, converted to `dtype`.
-fn push_all<'ctx>(
+pub(crate) fn push_all<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     lv: BasicValueEnum<'ctx>,
     dtype: TypeId,

@@ -34,6 +34,7 @@ mod power;
 pub(crate) use power::static_pow_for;
 pub(crate) mod lists;
 mod random;
+pub(crate) mod sets;
 mod slices;
 mod sorting;
 mod tuple;
@@ -77,6 +78,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     tuple::register(r);
     unicode::register(r);
     lists::register(r);
+    sets::register(r);
     optional::register(r);
     calls::register(r);
     ufunc_call::register(r);

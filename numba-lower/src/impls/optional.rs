@@ -61,6 +61,30 @@ fn is<'ctx>(
             )
             .map_err(llvm_err)?
         }
+        // Lists and sets: the same MemInfo, or unboxed from the same Python object.
+        (Type::List { dtype: x, .. }, Type::List { dtype: y, .. })
+        | (Type::Set { dtype: x, .. }, Type::Set { dtype: y, .. })
+            if x == y =>
+        {
+            let field = |lw: &FnLower<'ctx, '_>, v: BasicValueEnum<'ctx>, i: u32| {
+                lw.b.build_extract_value(v.into_struct_value(), i, "")
+                    .map_err(llvm_err)
+                    .map(|p| p.into_pointer_value())
+            };
+            let (m0, m1) = (field(lw, a[0], 0)?, field(lw, a[1], 0)?);
+            let (p0, p1) = (field(lw, a[0], 1)?, field(lw, a[1], 1)?);
+            let eq = |lw: &FnLower<'ctx, '_>, x, y| {
+                lw.b.build_int_compare(inkwell::IntPredicate::EQ, x, y, "")
+                    .map_err(llvm_err)
+            };
+            let same_mi = eq(lw, m0, m1)?;
+            let same_parent = eq(lw, p0, p1)?;
+            let has_parent = lw.b.build_is_not_null(p0, "").map_err(llvm_err)?;
+            let by_parent =
+                lw.b.build_and(same_parent, has_parent, "")
+                    .map_err(llvm_err)?;
+            lw.b.build_or(same_mi, by_parent, "").map_err(llvm_err)?
+        }
         _ if lt != rt => bool_t.const_zero(),
         _ => {
             return Err(lw.unsupported(format!(

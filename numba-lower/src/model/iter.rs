@@ -36,6 +36,7 @@ pub fn iterator_storage(ctx: &Context, t: TypeId) -> R<StructType<'_>> {
                 src.get(),
                 Type::UniTuple(..)
                     | Type::List { .. }
+                    | Type::Set { .. }
                     | Type::Array { .. }
                     | Type::NumpyFlat(_)
                     | Type::NdEnumerate(_)

@@ -1,4 +1,6 @@
-//! `list(T)` (Numba's `ListModel`): the list's NRT MemInfo, whose data is the payload
+//! `list(T)` and `set(T)` (Numba's `ListModel`, `SetModel`), one layout for both: the
+//! container's NRT MemInfo (for a set, its data is `crate::sets`'s payload), and for a
+//! list: its NRT MemInfo, whose data is the payload
 //! of `crate::lists` (size, capacity, items in their boundary slot form), and the Python
 //! list it was unboxed from (null when none: a reflected argument's changes are written
 //! back to it). Across the boundary: the two fields, one slot each.
@@ -32,17 +34,28 @@ impl DataModel for ListModel {
         Ok(struct_type(ctx).into())
     }
     fn shape(&self, t: TypeId) -> R<Shape> {
-        let Type::List { dtype, reflected } = t.get() else {
-            return Err(LowerError::Llvm(format!("{t} is not a list")));
+        let (dtype, reflected, set) = match t.get() {
+            Type::List { dtype, reflected } => (dtype, reflected, false),
+            Type::Set { dtype, reflected } => (dtype, reflected, true),
+            _ => return Err(LowerError::Llvm(format!("{t} is not a list or a set"))),
         };
         let item = crate::callconv::boundary_shape(dtype).map_err(|_| LowerError::Unsupported {
-            message: format!("lists of {dtype} are not supported by numba-rs yet"),
+            message: format!("containers of {dtype} are not supported by numba-rs yet"),
             line: 0,
         })?;
-        Ok(Shape::List {
-            item: Box::new(item),
-            dtype,
-            reflected,
+        let item = Box::new(item);
+        Ok(if set {
+            Shape::Set {
+                item,
+                dtype,
+                reflected,
+            }
+        } else {
+            Shape::List {
+                item,
+                dtype,
+                reflected,
+            }
         })
     }
     fn pack<'ctx>(

@@ -148,7 +148,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         }
         Type::Generator { .. } => &generator::GeneratorModel,
         Type::Unicode => &unicode::UnicodeModel,
-        Type::List { .. } => &list::ListModel,
+        Type::List { .. } | Type::Set { .. } => &list::ListModel,
         Type::NoneType
         | Type::Ellipsis
         | Type::Module(_)

@@ -549,7 +549,16 @@ class MutableSequence(Sequence):
 
 
 class List(MutableSequence):
-    pass
+    """A Python list of one item type: ``List(dtype, reflected=False)`` (Numba's
+    reflected list when it came from a Python argument)."""
+
+    def __new__(cls, dtype, reflected=False, initial_value=None):
+        return _make("list", _code(dtype), bool(reflected))
+
+    dtype = _type_field(0)
+    reflected = _field(1)
+    # Numba's initial values of literal lists: numba-rs keeps none.
+    initial_value = None
 
 
 class ListType(IterableType):
@@ -561,6 +570,16 @@ class DictType(IterableType):
 
 
 class Set(Container):
+    """A Python set of one item type: ``Set(dtype, reflected=False)``."""
+
+    def __new__(cls, dtype, reflected=False):
+        return _make("set", _code(dtype), bool(reflected))
+
+    dtype = _type_field(0)
+    reflected = _field(1)
+
+
+class Undefined(Dummy):
     pass
 
 
@@ -612,6 +631,9 @@ _CLASS_BY_KIND = {
     "range": RangeType,
     "range_iter": RangeIteratorType,
     "unituple": UniTuple,
+    "list": List,
+    "set": Set,
+    "undefined": Undefined,
     "tuple": Tuple,
     "module": Module,
     "function": Function,
