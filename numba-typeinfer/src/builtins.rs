@@ -74,12 +74,16 @@ impl BaseContext {
             "intrinsic.length_of_iterator",
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
-                    [x] if x.is_array() || tuple_items(*x).is_some() || *x == RANGE_STATE64 => {
+                    [x] if x.is_array()
+                        || tuple_items(*x).is_some()
+                        || *x == RANGE_STATE64
+                        || matches!(x.get(), Type::List { .. } | Type::Set { .. }) =>
+                    {
                         Some(sig("intrinsic.length_of_iterator", INTP, vec![*x]))
                     }
                     _ => None,
                 },
-                "(range,), (array,), (tuple,)",
+                "(range,), (array,), (tuple,), (list,), (set,)",
             )),
         );
         // A `functools.reduce` loop's iterable under `parallel=` (numba_ir::reduce): the

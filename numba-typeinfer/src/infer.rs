@@ -660,6 +660,18 @@ impl Engine<'_> {
                                     line,
                                 });
                             }
+                            // Numba's words for a list item of another type.
+                            if let (true, Some(d)) = (
+                                report && !crate::numpy::setitem_ok(t, i, v),
+                                crate::lists::list_dtype(t),
+                            ) {
+                                return Err(TypingError::Typing {
+                                    message: format!(
+                                        "invalid setitem with value of {v} to element of {d}"
+                                    ),
+                                    line,
+                                });
+                            }
                             if report && !crate::numpy::setitem_ok(t, i, v) {
                                 return Err(TypingError::Typing {
                                     message: format!(

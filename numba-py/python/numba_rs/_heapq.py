@@ -47,6 +47,8 @@ def _sift_up(heap, pos):
 def _check_heap(heap):
     if not isinstance(heap, types.List):
         raise TypingError("heap argument must be a list")
+    if isinstance(heap.dtype, types.Complex):
+        raise TypingError("'<' not supported between instances of 'complex' and 'complex'")
 
 
 def _check_item(heap, item):
@@ -124,9 +126,10 @@ def _heappushpop(heap, item):
 
 
 def _check_nbest(n, iterable):
-    if not isinstance(types.unliteral(n), types.Integer):
+    if not isinstance(types.unliteral(n), (types.Integer, types.Boolean)):
         raise TypingError("First argument 'n' must be an integer")
-    if not isinstance(iterable, (types.IterableType, types.Array, types.List, types.Set)):
+    iterables = (types.IterableType, types.Array, types.BaseTuple, types.List, types.Set)
+    if not isinstance(iterable, iterables):
         raise TypingError("Second argument 'iterable' must be iterable")
 
 
@@ -136,9 +139,10 @@ def _nsmallest(n, iterable):
 
     def impl(n, iterable):
         ordered = sorted(iterable)
-        if n <= 0:
+        k = int(n)
+        if k <= 0:
             return ordered[:0]
-        return ordered[:n]
+        return ordered[:k]
 
     return impl
 
@@ -149,8 +153,9 @@ def _nlargest(n, iterable):
 
     def impl(n, iterable):
         ordered = sorted(iterable, reverse=True)
-        if n <= 0:
+        k = int(n)
+        if k <= 0:
             return ordered[:0]
-        return ordered[:n]
+        return ordered[:k]
 
     return impl
