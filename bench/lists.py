@@ -1,7 +1,8 @@
-"""Lists in jitted code beside Numba 0.68.1 (where installed) and CPython, one run: the
-cases of issue 43 that numba-rs has so far. Prints each case's best time and the ratios
+"""Lists, sets and heapq in jitted code beside Numba 0.68.1 (where installed) and
+CPython, one run: the cases of issue 43. Prints each case's best time and the ratios
 to Numba's and CPython's."""
 
+import heapq
 import random
 import time
 import warnings
@@ -35,6 +36,28 @@ def sort_floats(l):
     return sorted(l)[0]
 
 
+def heap_push_pop(n):
+    h = [0]
+    h.pop()
+    for i in range(n):
+        heapq.heappush(h, (i * 7919) % 1000003)
+    s = 0
+    while h:
+        s += heapq.heappop(h)
+    return s
+
+
+def set_build_probe(n):
+    s = set()
+    for i in range(n):
+        s.add((i * 7919) % 1000003)
+    hits = 0
+    for i in range(n):
+        if i in s:
+            hits += 1
+    return hits
+
+
 def reflect_in_out(l):
     l.append(1)
     l.pop()
@@ -56,6 +79,8 @@ CASES = [
     ("append 10^6 ints, then sum", append_sum, (10**6,), 3),
     ("comprehension with filter, 10^6", comprehension, (10**6,), 3),
     ("sorted of 10^6 floats", sort_floats, (FLOATS,), 1),
+    ("heapq push/pop of 10^6 items", heap_push_pop, (10**6,), 1),
+    ("set of 10^6 ints, 10^6 probes", set_build_probe, (10**6,), 1),
     ("10^4-item list in, changed, out", reflect_in_out, (INTS,), 20),
     ("10^4-item list in, read only", read_only, (INTS,), 20),
 ]
