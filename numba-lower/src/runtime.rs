@@ -246,6 +246,11 @@ pub unsafe extern "C" fn numba_rs_cpow(ar: f64, ai: f64, br: f64, bi: f64, out: 
 
 /// `hash(int)` as CPython computes it for a machine integer.
 pub extern "C" fn numba_rs_hash_int(x: i64) -> i64 {
+    // Most integers are their own hash (|x| below the modulus); -1 is reserved.
+    let small = MODULUS as i64;
+    if x > -small && x < small {
+        return if x == -1 { -2 } else { x };
+    }
     let m = i128::from(MODULUS);
     let v = i128::from(x);
     let h = if v >= 0 { v % m } else { -((-v) % m) };

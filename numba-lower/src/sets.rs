@@ -280,7 +280,13 @@ impl SetPayload {
     unsafe fn hash(&self, item: *const u64) -> i64 {
         let mut w = item;
         // SAFETY: the caller's contract.
-        unsafe { hash_at(self.key, &mut 0, &mut w) }
+        unsafe {
+            // One signed integer (the common set): no program to walk.
+            if *self.key == b'i' && *self.key.add(1) == 0 {
+                return numba_rs_hash_int(*item as i64);
+            }
+            hash_at(self.key, &mut 0, &mut w)
+        }
     }
 
     /// # Safety
@@ -288,7 +294,13 @@ impl SetPayload {
     unsafe fn equal(&self, a: *const u64, b: *const u64) -> bool {
         let (mut a, mut b) = (a, b);
         // SAFETY: the caller's contract.
-        unsafe { equal_at(self.key, &mut 0, &mut a, &mut b) }
+        unsafe {
+            // One integer or bool slot: the words are equal.
+            if matches!(*self.key, b'i' | b'u' | b'b') && *self.key.add(1) == 0 {
+                return *a == *b;
+            }
+            equal_at(self.key, &mut 0, &mut a, &mut b)
+        }
     }
 
     /// The entry holding an item equal to `item` (hash `h`), or the entry where it would
