@@ -1162,6 +1162,26 @@ fn compile_nopython_ir(
             line: w.line,
         })
         .collect();
+    // Numba's pending deprecation of reflected list and set arguments (`warn_deprecated`).
+    for (name, &t) in ir.arg_names.iter().zip(&typing.arg_types) {
+        let kind = match t.get() {
+            numba_typeinfer::Type::List {
+                reflected: true, ..
+            } => "list",
+            numba_typeinfer::Type::Set {
+                reflected: true, ..
+            } => "set",
+            _ => continue,
+        };
+        compiled.warnings.push(numba_lower::CompileWarning {
+            category: "NumbaPendingDeprecationWarning".into(),
+            message: format!(
+                "\nEncountered the use of a type that is scheduled for deprecation: type 'reflected {kind}' found for argument '{name}' of function '{}'.\n\nFor more information visit https://numba.readthedocs.io/en/stable/reference/deprecation.html#deprecation-of-reflection-for-list-and-set-types",
+                ir.qualname
+            ),
+            line: ir.firstlineno,
+        });
+    }
     if options.nogil {
         // Numba's warning for the object-mode code of a nogil function: the blocks
         // take the GIL while they run.

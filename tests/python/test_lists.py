@@ -386,3 +386,23 @@ def test_generated_programs_against_cpython():
         exec(compile(src, f"<prog{case}>", "exec"), ns)
         data = [rng.randint(-3, 3) for _ in range(rng.randint(0, 6))] or [0]
         same(ns["prog"], data)
+
+
+def test_reflected_arguments_warn_as_numba_does():
+    from numba_rs.errors import NumbaPendingDeprecationWarning
+
+    def f(l, s):
+        return len(l) + len(s)
+
+    with pytest.warns(NumbaPendingDeprecationWarning) as record:
+        assert njit(f)([1, 2], {3}) == 3
+    texts = [str(w.message) for w in record]
+    assert any("type 'reflected list' found for argument 'l' of function" in t for t in texts)
+    assert any("type 'reflected set' found for argument 's' of function" in t for t in texts)
+    # A list built inside is not reflected: no warning.
+    g = njit(lambda n: len([i for i in range(n)]))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumbaPendingDeprecationWarning)
+        assert g(3) == 3

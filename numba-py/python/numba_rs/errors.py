@@ -67,5 +67,11 @@ class NumbaParallelSafetyWarning(*_bases("NumbaParallelSafetyWarning", NumbaWarn
     """A parallel loop whose result may depend on the order threads run in."""
 
 
+class NumbaPendingDeprecationWarning(
+    *_bases("NumbaPendingDeprecationWarning", NumbaWarning, PendingDeprecationWarning)
+):
+    """A feature Numba will deprecate (reflected list and set arguments)."""
+
+
 class NumbaDeprecationWarning(*_bases("NumbaDeprecationWarning", NumbaWarning, DeprecationWarning)):
     """A feature or option Numba deprecated (``nopython=False`` since 0.59)."""
