@@ -92,16 +92,31 @@ pub fn interned_ref_map(map: RefMap) -> *const i32 {
 /// # Safety
 /// `p` is a live payload with more than `i` items; `refs` is null or a valid map.
 unsafe fn for_each_ref(p: &ListPayload, i: i64, f: unsafe extern "C" fn(*mut MemInfo)) {
-    if p.refs.is_null() {
-        return;
-    }
     // SAFETY: the caller's contract: the map and the item are valid.
     unsafe {
-        let n = *p.refs as usize;
-        let item = p.data.add((i * p.item_bytes) as usize) as *const u64;
-        for k in 0..n {
-            let slot = *p.refs.add(1 + 2 * k);
-            let flag = *p.refs.add(2 + 2 * k);
+        item_refs(
+            p.refs,
+            p.data.add((i * p.item_bytes) as usize) as *const u64,
+            f,
+        )
+    }
+}
+
+/// Apply `f` to every MemInfo reference the item at `item` holds, as `refs` (a
+/// [`RefMap`], or null for none) places them: what lists and sets (and the boundary,
+/// which takes a reference per item it boxes) do to their items.
+///
+/// # Safety
+/// `refs` is null or a valid map of the item at `item`.
+pub unsafe fn item_refs(refs: *const i32, item: *const u64, f: unsafe extern "C" fn(*mut MemInfo)) {
+    if refs.is_null() {
+        return;
+    }
+    // SAFETY: the caller's contract.
+    unsafe {
+        for k in 0..*refs as usize {
+            let slot = *refs.add(1 + 2 * k);
+            let flag = *refs.add(2 + 2 * k);
             if flag >= 0 && *item.add(flag as usize) & 1 == 0 {
                 continue;
             }

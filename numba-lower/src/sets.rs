@@ -407,22 +407,8 @@ impl SetPayload {
     /// # Safety
     /// Entry `i` is used.
     unsafe fn item_refs(&self, i: i64, f: unsafe extern "C" fn(*mut MemInfo)) {
-        if self.refs.is_null() {
-            return;
-        }
         // SAFETY: the caller's contract; the map describes the item.
-        unsafe {
-            let item = self.entry(i).add(2);
-            let n = *self.refs as usize;
-            for k in 0..n {
-                let slot = *self.refs.add(1 + 2 * k);
-                let flag = *self.refs.add(2 + 2 * k);
-                if flag >= 0 && *item.add(flag as usize) & 1 == 0 {
-                    continue;
-                }
-                f(*item.add(slot as usize) as *mut MemInfo);
-            }
-        }
+        unsafe { crate::lists::item_refs(self.refs, self.entry(i).add(2), f) }
     }
 }
 

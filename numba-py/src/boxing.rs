@@ -326,13 +326,10 @@ pub fn decode(
             Py::new(py, g)?.into_any()
         }
         Shape::Literal(t) => literal_value(py, *t)?,
-        Shape::List { item, .. } => {
+        Shape::List { item, .. } | Shape::Set { item, .. } => {
             let (mi, parent) = (next()?, next()?);
-            crate::lists::decode_list(py, mi, parent, item)?
-        }
-        Shape::Set { item, .. } => {
-            let (mi, parent) = (next()?, next()?);
-            crate::lists::decode_set(py, mi, parent, item)?
+            let set = matches!(shape, Shape::Set { .. });
+            crate::lists::decode_container(py, set, mi, parent, item)?
         }
         Shape::Enum(class) => {
             let v = next()? as i64;

@@ -214,34 +214,6 @@ unsafe fn reflect(
     Ok(())
 }
 
-/// Box a list result from its two slots (consuming the reference it holds): its
-/// Python list when it is a reflected argument coming back (changes written back), else
-/// a new Python list.
-pub fn decode_list(py: Python<'_>, mi: u64, parent: u64, item: &Shape) -> PyResult<Py<PyAny>> {
-    let mi = mi as *mut numba_nrt::MemInfo;
-    struct Release(*mut numba_nrt::MemInfo);
-    impl Drop for Release {
-        fn drop(&mut self) {
-            // SAFETY: the result's own reference.
-            unsafe { numba_nrt::NRT_decref(self.0) };
-        }
-    }
-    let _release = Release(mi);
-    if parent != 0 {
-        // SAFETY: a reflected list's parent is an argument the caller still holds.
-        let par = unsafe { Bound::from_borrowed_ptr(py, parent as *mut pyo3::ffi::PyObject) };
-        if let Ok(l) = par.cast::<PyList>() {
-            // SAFETY: a live list MemInfo.
-            unsafe { reflect(py, mi, l, item)? };
-            return Ok(par.unbind());
-        }
-    }
-    // SAFETY: a live list MemInfo.
-    let p = unsafe { payload(mi) };
-    // SAFETY: its items are `item`-shaped.
-    Ok(unsafe { new_pylist(py, p, item)? }.into_any().unbind())
-}
-
 /// A new Python list of the payload's items (boxed; the payload keeps its own).
 ///
 /// # Safety
@@ -292,42 +264,25 @@ pub fn release_args(py: Python<'_>, shapes: &[Option<Shape>], slots: &[u64]) -> 
     let mut pos = 0usize;
     let mut first_err = None;
     for s in shapes.iter().flatten() {
-        if let Shape::Set {
-            item, reflected, ..
-        } = s
-        {
-            let (mi, parent) = (slots[pos] as *mut numba_nrt::MemInfo, slots[pos + 1]);
-            if *reflected && parent != 0 {
-                // SAFETY: the argument's parent is the caller's set.
-                let par =
-                    unsafe { Bound::from_borrowed_ptr(py, parent as *mut pyo3::ffi::PyObject) };
-                if let Ok(st) = par.cast::<PySet>() {
-                    // SAFETY: the set the call was given.
-                    if let Err(e) = unsafe { reflect_set(py, mi, st, item) } {
-                        first_err.get_or_insert(e);
-                    }
-                }
-            }
-            // SAFETY: the argument's reference, made by `encode_set`.
-            unsafe { numba_nrt::NRT_decref(mi) };
-        }
         if let Shape::List {
             item, reflected, ..
+        }
+        | Shape::Set {
+            item, reflected, ..
         } = s
         {
             let (mi, parent) = (slots[pos] as *mut numba_nrt::MemInfo, slots[pos + 1]);
             if *reflected && parent != 0 {
-                // SAFETY: the argument's parent is the caller's list.
+                // SAFETY: the argument's parent is the caller's list or set.
                 let par =
                     unsafe { Bound::from_borrowed_ptr(py, parent as *mut pyo3::ffi::PyObject) };
-                if let Ok(l) = par.cast::<PyList>() {
-                    // SAFETY: the list the call was given.
-                    if let Err(e) = unsafe { reflect(py, mi, l, item) } {
-                        first_err.get_or_insert(e);
-                    }
+                let set = matches!(s, Shape::Set { .. });
+                // SAFETY: the container the call was given.
+                if let Err(e) = unsafe { reflect_into(py, set, mi, &par, item) } {
+                    first_err.get_or_insert(e);
                 }
             }
-            // SAFETY: the argument's reference, made by `encode_list`.
+            // SAFETY: the argument's reference, made by `encode_list`/`encode_set`.
             unsafe { numba_nrt::NRT_decref(mi) };
         }
         pos += s.slots();
@@ -430,14 +385,7 @@ unsafe fn set_items(
             }
             let slots: SmallVec<[u64; 8]> = std::slice::from_raw_parts(at, words).into();
             // Decoding consumes one reference per MemInfo: take them first.
-            let map = ref_map(item);
-            for k in 0..map[0] as usize {
-                let (slot, flag) = (map[1 + 2 * k], map[2 + 2 * k]);
-                if flag >= 0 && slots[flag as usize] & 1 == 0 {
-                    continue;
-                }
-                numba_nrt::NRT_incref(slots[slot as usize] as *mut numba_nrt::MemInfo);
-            }
+            numba_lower::lists::item_refs(p.refs, at, numba_nrt::NRT_incref);
             out.push(decode(py, &slots, &mut 0, item)?);
         }
         Ok(out)
@@ -469,9 +417,45 @@ unsafe fn reflect_set(
     Ok(())
 }
 
-/// Box a set result (consuming its reference): its Python set when it is a reflected
-/// argument coming back, else a new Python set.
-pub fn decode_set(py: Python<'_>, mi: u64, parent: u64, item: &Shape) -> PyResult<Py<PyAny>> {
+// ------------------------------------------------------------------------- both kinds
+
+/// Write a reflected list's (`set` false) or set's changes back into `parent` when it is
+/// a Python object of that kind; whether it was.
+///
+/// # Safety
+/// `mi` is a live container MemInfo of that kind with `item`-shaped items.
+unsafe fn reflect_into(
+    py: Python<'_>,
+    set: bool,
+    mi: *mut numba_nrt::MemInfo,
+    parent: &Bound<'_, PyAny>,
+    item: &Shape,
+) -> PyResult<bool> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if set {
+            if let Ok(s) = parent.cast::<PySet>() {
+                reflect_set(py, mi, s, item)?;
+                return Ok(true);
+            }
+        } else if let Ok(l) = parent.cast::<PyList>() {
+            reflect(py, mi, l, item)?;
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Box a list (`set` false) or set result from its two slots, consuming the reference
+/// it holds: its Python object when it is a reflected argument coming back (changes
+/// written back), else a new Python list or set.
+pub fn decode_container(
+    py: Python<'_>,
+    set: bool,
+    mi: u64,
+    parent: u64,
+    item: &Shape,
+) -> PyResult<Py<PyAny>> {
     let mi = mi as *mut numba_nrt::MemInfo;
     struct Release(*mut numba_nrt::MemInfo);
     impl Drop for Release {
@@ -482,15 +466,20 @@ pub fn decode_set(py: Python<'_>, mi: u64, parent: u64, item: &Shape) -> PyResul
     }
     let _release = Release(mi);
     if parent != 0 {
-        // SAFETY: a reflected set's parent is an argument the caller still holds.
+        // SAFETY: a reflected container's parent is an argument the caller still holds.
         let par = unsafe { Bound::from_borrowed_ptr(py, parent as *mut pyo3::ffi::PyObject) };
-        if let Ok(s) = par.cast::<PySet>() {
-            // SAFETY: a live set MemInfo.
-            unsafe { reflect_set(py, mi, s, item)? };
+        // SAFETY: a live container MemInfo of this kind.
+        if unsafe { reflect_into(py, set, mi, &par, item)? } {
             return Ok(par.unbind());
         }
     }
-    // SAFETY: a live set MemInfo.
-    let items = unsafe { set_items(py, mi, item)? };
-    Ok(PySet::new(py, items)?.into_any().unbind())
+    // SAFETY: a live container MemInfo of this kind.
+    unsafe {
+        if set {
+            let items = set_items(py, mi, item)?;
+            Ok(PySet::new(py, items)?.into_any().unbind())
+        } else {
+            Ok(new_pylist(py, payload(mi), item)?.into_any().unbind())
+        }
+    }
 }

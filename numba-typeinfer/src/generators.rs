@@ -59,7 +59,8 @@ pub fn method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
 }
 
 /// The scalar an iterable yields, when `getiter` types it.
-fn iterable_item(t: TypeId) -> Option<TypeId> {
+/// What iterating `t` yields (literals as their base types).
+pub(crate) fn iterable_item(t: TypeId) -> Option<TypeId> {
     let it = getiter(t.unliteral())?;
     iter_yield(it).map(TypeId::unliteral)
 }

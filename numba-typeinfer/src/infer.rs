@@ -450,6 +450,33 @@ impl Engine<'_> {
         self.ir.var_name(v).to_string()
     }
 
+    /// The one type a list or set literal's items unify to (`undefined` when there are
+    /// none; `None` while one is untyped).
+    fn common_item_type(
+        &self,
+        items: &[VarId],
+        what: &str,
+        line: u32,
+    ) -> Result<Option<TypeId>, TypingError> {
+        let mut dtype = UNDEFINED;
+        for v in items {
+            let Some(t) = self.ty(*v) else {
+                return Ok(None);
+            };
+            dtype = if dtype == UNDEFINED {
+                t
+            } else {
+                self.ctx.unify(dtype, t).ok_or_else(|| TypingError::Typing {
+                    message: format!(
+                        "Cannot type {what} element type {dtype} and {t}: {what} items must share one type"
+                    ),
+                    line,
+                })?
+            };
+        }
+        Ok(Some(dtype))
+    }
+
     /// After the fixpoint: an empty list that nothing stored into is Numba's error; an
     /// operation that made an empty list (`list()`, `[]`) takes the type its variable
     /// was refined to, so lowering builds the list its users expect.
@@ -1803,55 +1830,28 @@ impl Engine<'_> {
                 }
                 send_type(new, self.yield_used)
             }
-            Expr::BuildList { items } => {
-                let mut dtype = UNDEFINED;
-                for v in items {
-                    let Some(t) = self.ty(*v) else {
-                        return Ok(None);
-                    };
-                    dtype = if dtype == UNDEFINED {
-                        t
-                    } else {
-                        self.ctx.unify(dtype, t).ok_or_else(|| TypingError::Typing {
-                            message: format!(
-                                "Cannot type list element type {dtype} and {t}: list items must share one type"
-                            ),
-                            line,
-                        })?
-                    };
-                }
-                if dtype != UNDEFINED && !crate::lists::storable(dtype) {
+            Expr::BuildList { items } | Expr::BuildSet { items } => {
+                let list = matches!(ir.expr(id), Expr::BuildList { .. });
+                let what = if list { "list" } else { "set" };
+                let Some(dtype) = self.common_item_type(items, what, line)? else {
+                    return Ok(None);
+                };
+                let holdable = if list {
+                    crate::lists::storable(dtype)
+                } else {
+                    crate::sets::hashable(dtype)
+                };
+                if dtype != UNDEFINED && !holdable {
                     return Err(TypingError::Unsupported {
-                        message: format!("lists of {dtype} are not supported by numba-rs yet"),
+                        message: format!("{what}s of {dtype} are not supported by numba-rs yet"),
                         line,
                     });
                 }
-                crate::lists::list_of(dtype)
-            }
-            Expr::BuildSet { items } => {
-                let mut dtype = UNDEFINED;
-                for v in items {
-                    let Some(t) = self.ty(*v) else {
-                        return Ok(None);
-                    };
-                    dtype = if dtype == UNDEFINED {
-                        t
-                    } else {
-                        self.ctx.unify(dtype, t).ok_or_else(|| TypingError::Typing {
-                            message: format!(
-                                "Cannot type set element type {dtype} and {t}: set items must share one type"
-                            ),
-                            line,
-                        })?
-                    };
+                if list {
+                    crate::lists::list_of(dtype)
+                } else {
+                    crate::sets::set_of(dtype)
                 }
-                if dtype != UNDEFINED && !crate::sets::hashable(dtype) {
-                    return Err(TypingError::Unsupported {
-                        message: format!("sets of {dtype} are not supported by numba-rs yet"),
-                        line,
-                    });
-                }
-                crate::sets::set_of(dtype)
             }
             Expr::BuildMap { .. }
             | Expr::ListToTuple { .. } => {

@@ -6,6 +6,7 @@
 //! it was copied from) to the stored type, as Numba's typing of empty lists does.
 
 use crate::conv::{can_convert, unify};
+use crate::generators::iterable_item;
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
 
@@ -97,12 +98,6 @@ pub fn storable(t: TypeId) -> bool {
         }
         _ => false,
     }
-}
-
-/// The item type iterating `t` gives, for `extend` and `list(iterable)`.
-fn iterable_item(t: TypeId) -> Option<TypeId> {
-    let it = crate::numpy::getiter(t.unliteral())?;
-    crate::numpy::iter_yield(it).map(TypeId::unliteral)
 }
 
 /// A list method's signature: `this` is the receiver (the first argument of the

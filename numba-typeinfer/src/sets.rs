@@ -3,6 +3,7 @@
 //! or `update` types it, as an empty list is (see [`crate::lists`]).
 
 use crate::conv::can_convert;
+use crate::generators::iterable_item;
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
 
@@ -95,11 +96,6 @@ fn stored(this: TypeId, item: TypeId) -> Option<TypeId> {
         });
     }
     can_convert(item, dtype).map(|_| this)
-}
-
-fn iterable_item(t: TypeId) -> Option<TypeId> {
-    let it = crate::numpy::getiter(t.unliteral())?;
-    crate::numpy::iter_yield(it).map(TypeId::unliteral)
 }
 
 /// Whether two sets can meet in a set operation (Numba: "All Sets must be of the same

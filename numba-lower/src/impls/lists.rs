@@ -56,7 +56,7 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![l, slice, TypePat::Any]),
         setslice,
     );
-    r.register(ImplKey::GetIter, Args::Exact(vec![l]), list_iter);
+    r.register(ImplKey::GetIter, Args::Exact(vec![l]), container_iter);
     r.register(
         ImplKey::IterNext,
         Args::Exact(vec![TypePat::Pred(
@@ -679,13 +679,14 @@ pub(crate) fn delitem<'ctx>(
     )
 }
 
-fn list_iter<'ctx>(
+/// `iter(l)` / `iter(s)`: the position (0) and the container, in the frame.
+pub(crate) fn container_iter<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let st = crate::model::iterator_storage(lw.ctx, sig.ret)?;
-    let storage = lw.alloca_in_entry(st.into(), "list_iter")?;
+    let storage = lw.alloca_in_entry(st.into(), "container_iter")?;
     let pi =
         lw.b.build_struct_gep(st, storage, 0, "")
             .map_err(llvm_err)?;
@@ -807,32 +808,10 @@ fn insert<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let dtype = dtype_of(sig.args[0]);
-    let i64t = lw.ctx.i64_type();
     let n = lw.list_len(a[0])?;
     // Python clamps the position into 0..=len.
     let i = lw.cast(a[1], sig.args[1], INT64)?.into_int_value();
-    let neg =
-        lw.b.build_int_compare(IntPredicate::SLT, i, i64t.const_zero(), "")
-            .map_err(llvm_err)?;
-    let wrapped = lw.b.build_int_add(i, n, "").map_err(llvm_err)?;
-    let i =
-        lw.b.build_select(neg, wrapped, i, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let lo =
-        lw.b.build_int_compare(IntPredicate::SLT, i, i64t.const_zero(), "")
-            .map_err(llvm_err)?;
-    let i =
-        lw.b.build_select(lo, i64t.const_zero(), i, "")
-            .map_err(llvm_err)?
-            .into_int_value();
-    let hi =
-        lw.b.build_int_compare(IntPredicate::SGT, i, n, "")
-            .map_err(llvm_err)?;
-    let i =
-        lw.b.build_select(hi, n, i, "")
-            .map_err(llvm_err)?
-            .into_int_value();
+    let i = clamp_position(lw, i, n)?;
     let v = lw.cast(a[2], lowered(sig.args[2]), dtype)?;
     let p = lw.list_payload(a[0])?;
     lw.list_status_call("numba_rs_list_open_gap", &[p.into(), i.into()])?;
@@ -841,6 +820,38 @@ fn insert<'ctx>(
     let at = lw.list_item_ptr(p, dtype, i)?;
     lw.list_write(dtype, at, v)?;
     Ok(lw.ghost())
+}
+
+/// A position as CPython's list methods take one: negative counts from the end, then
+/// clamped into `0..=n`.
+fn clamp_position<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    i: IntValue<'ctx>,
+    n: IntValue<'ctx>,
+) -> R<IntValue<'ctx>> {
+    let zero = lw.ctx.i64_type().const_zero();
+    let b = &lw.b;
+    let neg = b
+        .build_int_compare(IntPredicate::SLT, i, zero, "")
+        .map_err(llvm_err)?;
+    let wrapped = b.build_int_add(i, n, "").map_err(llvm_err)?;
+    let i = b
+        .build_select(neg, wrapped, i, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    let lo = b
+        .build_int_compare(IntPredicate::SLT, i, zero, "")
+        .map_err(llvm_err)?;
+    let i = b
+        .build_select(lo, zero, i, "")
+        .map_err(llvm_err)?
+        .into_int_value();
+    let hi = b
+        .build_int_compare(IntPredicate::SGT, i, n, "")
+        .map_err(llvm_err)?;
+    Ok(b.build_select(hi, n, i, "")
+        .map_err(llvm_err)?
+        .into_int_value())
 }
 
 /// `l.pop()` / `l.pop(i)`: the item, whose reference passes to the caller.
@@ -904,36 +915,13 @@ fn index<'ctx>(
     let dtype = dtype_of(sig.args[0]);
     let i64t = lw.ctx.i64_type();
     let n = lw.list_len(a[0])?;
-    let clamp =
-        |lw: &mut FnLower<'ctx, '_>, k: usize, default: IntValue<'ctx>| -> R<IntValue<'ctx>> {
-            let Some(&v) = a.get(k) else {
-                return Ok(default);
-            };
+    let clamp = |lw: &mut FnLower<'ctx, '_>, k: usize, default: IntValue<'ctx>| match a.get(k) {
+        Some(&v) => {
             let v = lw.cast(v, sig.args[k], INT64)?.into_int_value();
-            let neg =
-                lw.b.build_int_compare(IntPredicate::SLT, v, i64t.const_zero(), "")
-                    .map_err(llvm_err)?;
-            let w = lw.b.build_int_add(v, n, "").map_err(llvm_err)?;
-            let v =
-                lw.b.build_select(neg, w, v, "")
-                    .map_err(llvm_err)?
-                    .into_int_value();
-            let lo =
-                lw.b.build_int_compare(IntPredicate::SLT, v, i64t.const_zero(), "")
-                    .map_err(llvm_err)?;
-            let v =
-                lw.b.build_select(lo, i64t.const_zero(), v, "")
-                    .map_err(llvm_err)?
-                    .into_int_value();
-            let hi =
-                lw.b.build_int_compare(IntPredicate::SGT, v, n, "")
-                    .map_err(llvm_err)?;
-            Ok(lw
-                .b
-                .build_select(hi, n, v, "")
-                .map_err(llvm_err)?
-                .into_int_value())
-        };
+            clamp_position(lw, v, n)
+        }
+        None => Ok(default),
+    };
     let start = clamp(lw, 2, i64t.const_zero())?;
     let stop = clamp(lw, 3, n)?;
     let i = lw.list_find(a[0], dtype, a[1], lowered(sig.args[1]), start, stop)?;

@@ -43,7 +43,11 @@ pub(crate) fn register(r: &mut Registry) {
     r.register(key("len"), Args::Exact(vec![s]), |lw, _, a| {
         Ok(lw.list_len(a[0])?.into())
     });
-    r.register(ImplKey::GetIter, Args::Exact(vec![s]), set_iter);
+    r.register(
+        ImplKey::GetIter,
+        Args::Exact(vec![s]),
+        super::lists::container_iter,
+    );
     r.register(
         ImplKey::IterNext,
         Args::Exact(vec![TypePat::Pred(
@@ -409,25 +413,6 @@ fn compare<'ctx>(
     } else {
         r.into()
     })
-}
-
-fn set_iter<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
-) -> R<BasicValueEnum<'ctx>> {
-    let st = crate::model::iterator_storage(lw.ctx, sig.ret)?;
-    let storage = lw.alloca_in_entry(st.into(), "set_iter")?;
-    let pi =
-        lw.b.build_struct_gep(st, storage, 0, "")
-            .map_err(llvm_err)?;
-    lw.b.build_store(pi, lw.ctx.i64_type().const_zero())
-        .map_err(llvm_err)?;
-    let ps =
-        lw.b.build_struct_gep(st, storage, 1, "")
-            .map_err(llvm_err)?;
-    lw.b.build_store(ps, a[0]).map_err(llvm_err)?;
-    Ok(storage.into())
 }
 
 /// The next item in table order (borrowed).
