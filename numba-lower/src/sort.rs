@@ -221,7 +221,19 @@ fn select(v: &mut [f64], k: usize) {
             i += 1;
             j -= 1;
         }
-        if k <= j {
+        if i == j {
+            // Both scans stopped on one item, so it equals the pivot with nothing larger
+            // before it and nothing smaller after it: it is in its final place (on sorted
+            // data, the first pass already finds the median, as Numba's Lomuto does).
+            if k == j {
+                return;
+            }
+            if k < j {
+                hi = j - 1;
+            } else {
+                lo = j + 1;
+            }
+        } else if k <= j {
             hi = j;
         } else {
             lo = j + 1;

@@ -131,6 +131,17 @@ impl BaseContext {
                 "(iterator,), (iterator, default)",
             )),
         );
+        // `iter(x)` is the iterator a `for` loop would take (an iterator is its own).
+        self.register(
+            "iter",
+            Box::new(crate::context::FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] => Some(sig("iter", getiter(x.unliteral())?, vec![x.unliteral()])),
+                    _ => None,
+                },
+                "(iterable,)",
+            )),
+        );
         self.register(
             "set",
             Box::new(crate::context::FnTemplate(

@@ -53,6 +53,7 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![TypePat::Iterator, TypePat::Any]),
         builtin_next,
     );
+    r.register(key("iter"), Args::Exact(vec![TypePat::Any]), builtin_iter);
     r.register(
         key("generator.send"),
         Args::Exact(vec![TypePat::Pred(is_generator), TypePat::Any]),
@@ -84,6 +85,17 @@ pub(crate) fn register(r: &mut Registry) {
     for k in ["any", "all"] {
         r.register(key(k), Args::Exact(vec![TypePat::Pred(loopable)]), fold);
     }
+}
+
+/// `iter(x)`: the loop's iterator, returned as a new reference (a call's result).
+fn builtin_iter<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (it, it_t) = crate::impls::builtins::iterator_of(lw, sig.args[0], a[0])?;
+    lw.incref(it_t, it)?;
+    Ok(it)
 }
 
 /// Which of a generator's functions.

@@ -282,8 +282,9 @@ fn tuple_next<'ctx>(
     let next =
         lw.b.build_int_add(idx, i64t.const_int(1, false), "")
             .map_err(llvm_err)?;
-    let newi = lw.b.build_select(valid, next, idx, "").map_err(llvm_err)?;
-    lw.b.build_store(pi, newi).map_err(llvm_err)?;
+    // Advanced unconditionally: an exhausted iterator stays exhausted (the index only
+    // grows), and a plain `i + 1` lets LLVM see the trip count and unroll the loop.
+    lw.b.build_store(pi, next).map_err(llvm_err)?;
     // Clamp so an exhausted iterator still reads inside the tuple.
     let last = i64t.const_int(n.saturating_sub(1), false);
     let safe =
@@ -291,6 +292,34 @@ fn tuple_next<'ctx>(
             .map_err(llvm_err)?
             .into_int_value();
     let elem_t = value_type(lw.ctx, members(tup).first().copied().unwrap_or(INT64))?;
+    if (1..=16).contains(&n) {
+        // A chain of selects over the loaded tuple keeps every access at a constant
+        // offset, so SROA puts the iterator in registers and `for d in (-1, 0, 1)`
+        // unrolls to constants (a variable-index load pins it in memory).
+        let tv =
+            lw.b.build_load(value_type(lw.ctx, tup)?, pt, "")
+                .map_err(llvm_err)?;
+        let at = |lw: &mut FnLower<'ctx, '_>, k: u32| -> R<BasicValueEnum<'ctx>> {
+            match tv {
+                BasicValueEnum::StructValue(sv) => {
+                    lw.b.build_extract_value(sv, k, "").map_err(llvm_err)
+                }
+                BasicValueEnum::ArrayValue(av) => {
+                    lw.b.build_extract_value(av, k, "").map_err(llvm_err)
+                }
+                _ => Err(lw.unsupported("tuple iterator over a non-aggregate")),
+            }
+        };
+        let mut v = at(lw, n as u32 - 1)?;
+        for k in (0..n - 1).rev() {
+            let is_k =
+                lw.b.build_int_compare(IntPredicate::EQ, safe, i64t.const_int(k, false), "")
+                    .map_err(llvm_err)?;
+            let vk = at(lw, k as u32)?;
+            v = lw.b.build_select(is_k, vk, v, "").map_err(llvm_err)?;
+        }
+        return pair(lw, sig.ret, v, valid);
+    }
     // A homogeneous tuple's struct has the layout of an array of its element.
     let arr_t = inkwell::types::BasicType::array_type(&elem_t, n as u32);
     // SAFETY (of the generated code): `safe` is within 0..n.
