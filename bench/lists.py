@@ -36,6 +36,22 @@ def sort_floats(l):
     return sorted(l)[0]
 
 
+def tuples_by_key(n, key):
+    l = [((i * 7919) % 1000, i * 0.5) for i in range(n)]
+    return sorted(l, key=key)[0][1]
+
+
+def first_descending(t):
+    return -t[0]
+
+
+class Key:
+    """An argument that is a key function: jitted by the compiler under test."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
 def heap_push_pop(n):
     h = [0]
     h.pop()
@@ -79,6 +95,7 @@ CASES = [
     ("append 10^6 ints, then sum", append_sum, (10**6,), 3),
     ("comprehension with filter, 10^6", comprehension, (10**6,), 3),
     ("sorted of 10^6 floats", sort_floats, (FLOATS,), 1),
+    ("sorted of 10^5 tuples with a key", tuples_by_key, (10**5, Key(first_descending)), 3),
     ("heapq push/pop of 10^6 items", heap_push_pop, (10**6,), 1),
     ("set of 10^6 ints, 10^6 probes", set_build_probe, (10**6,), 1),
     ("10^4-item list in, changed, out", reflect_in_out, (INTS,), 20),
@@ -101,9 +118,13 @@ def main():
     print(f"{'case':36} {'numba_rs':>10} {'numba':>10} {'CPython':>10}  vs numba  vs CPython")
     ratios = []
     for name, fn, args, repeat in CASES:
-        ours = timed(numba_rs.njit(fn), args, repeat)
-        theirs = timed(numba.njit(fn), args, repeat) if numba else float("nan")
-        py = timed(fn, args, repeat)
+
+        def bind(jit):
+            return tuple(jit(a.fn) if isinstance(a, Key) else a for a in args)
+
+        ours = timed(numba_rs.njit(fn), bind(numba_rs.njit), repeat)
+        theirs = timed(numba.njit(fn), bind(numba.njit), repeat) if numba else float("nan")
+        py = timed(fn, bind(lambda f: f), repeat)
         ratios.append(theirs / ours)
         print(
             f"{name:36} {ours * 1e3:>8.2f}ms {theirs * 1e3:>8.2f}ms {py * 1e3:>8.2f}ms"

@@ -598,6 +598,104 @@ pub unsafe extern "C" fn numba_rs_list_sort_numbers(p: *mut ListPayload, kind: i
     unsafe { (*p).dirty = 1 };
 }
 
+/// A generated item comparison: nonzero when the item at `a` orders before the item at
+/// `b` (Python's `<`). The first two parameters are the native calling convention's
+/// return and exception slots, unused by comparisons that cannot raise.
+pub type ItemLt = unsafe extern "C" fn(*mut u8, *mut *mut u8, *const u8, *const u8) -> i32;
+
+/// Sort the items of any list in place with a generated `<`, stably (equal items keep
+/// their order, in either direction, as Timsort leaves them); descending when `reverse`.
+/// Only `<` is asked, as Python's sort asks, so an inconsistent order (NaN inside tuples)
+/// cannot make it fail. Items move as whole slots: no reference changes.
+///
+/// # Safety
+/// `p` is a live payload whose items `lt` reads.
+pub unsafe extern "C" fn numba_rs_list_sort_by(p: *mut ListPayload, lt: ItemLt, reverse: i32) {
+    // SAFETY: the caller's contract.
+    let p = unsafe { &mut *p };
+    let Ok(n) = usize::try_from(p.size) else {
+        return;
+    };
+    if n < 2 {
+        return;
+    }
+    let width = p.item_bytes as usize;
+    let data = p.data;
+    let mut ret = [0u64; 8];
+    let mut exc: *mut u8 = std::ptr::null_mut();
+    // Whether item `x` must come strictly before item `y`.
+    let mut before = |x: usize, y: usize| -> bool {
+        let (x, y) = if reverse != 0 { (y, x) } else { (x, y) };
+        // SAFETY: both indices are below the size; `lt` reads one item at each.
+        unsafe {
+            lt(
+                ret.as_mut_ptr().cast(),
+                &mut exc,
+                data.add(x * width),
+                data.add(y * width),
+            ) != 0
+        }
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    stable_sort(&mut order, &mut before);
+    let mut sorted = vec![0u8; n * width];
+    for (k, &i) in order.iter().enumerate() {
+        // SAFETY: item `i` is inside the data; row `k` inside `sorted`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                data.add(i * width),
+                sorted.as_mut_ptr().add(k * width),
+                width,
+            )
+        };
+    }
+    // SAFETY: `sorted` holds exactly the list's `n` items.
+    unsafe { std::ptr::copy_nonoverlapping(sorted.as_ptr(), data, n * width) };
+    p.dirty = 1;
+}
+
+/// A stable merge sort of `v` by `before` (a strict order): insertion-sorted runs of
+/// `RUN`, then bottom-up merges that take from the right run only when its head is
+/// strictly before the left one's.
+fn stable_sort(v: &mut Vec<usize>, before: &mut impl FnMut(usize, usize) -> bool) {
+    const RUN: usize = 16;
+    let n = v.len();
+    for start in (0..n).step_by(RUN) {
+        let end = (start + RUN).min(n);
+        for k in start + 1..end {
+            let x = v[k];
+            let mut j = k;
+            while j > start && before(x, v[j - 1]) {
+                v[j] = v[j - 1];
+                j -= 1;
+            }
+            v[j] = x;
+        }
+    }
+    let mut src = std::mem::take(v);
+    let mut dst = vec![0usize; n];
+    let mut width = RUN;
+    while width < n {
+        for lo in (0..n).step_by(2 * width) {
+            let mid = (lo + width).min(n);
+            let hi = (lo + 2 * width).min(n);
+            let (mut a, mut b) = (lo, mid);
+            for slot in &mut dst[lo..hi] {
+                if b < hi && (a >= mid || before(src[b], src[a])) {
+                    *slot = src[b];
+                    b += 1;
+                } else {
+                    *slot = src[a];
+                    a += 1;
+                }
+            }
+        }
+        std::mem::swap(&mut src, &mut dst);
+        width *= 2;
+    }
+    *v = src;
+}
+
 /// Every helper by symbol name, with its address.
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
@@ -655,6 +753,10 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
             numba_rs_list_reverse as *const () as usize,
         ),
         (
+            "numba_rs_list_sort_by",
+            numba_rs_list_sort_by as *const () as usize,
+        ),
+        (
             "numba_rs_list_sort_numbers",
             numba_rs_list_sort_numbers as *const () as usize,
         ),
@@ -665,6 +767,33 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
 mod tests {
     use super::*;
     use numba_typeinfer::types::*;
+
+    #[test]
+    fn stable_sort_keeps_equal_keys_in_order_both_ways() {
+        // Keys with many duplicates, lengths around the run size, against the standard
+        // library's stable sort (the oracle) of the same indices.
+        let mut x = 99u64;
+        for n in [0usize, 1, 2, 15, 16, 17, 33, 100, 1000] {
+            let keys: Vec<u64> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x % 7
+                })
+                .collect();
+            let mut got: Vec<usize> = (0..n).collect();
+            stable_sort(&mut got, &mut |a, b| keys[a] < keys[b]);
+            let mut want: Vec<usize> = (0..n).collect();
+            want.sort_by_key(|&i| keys[i]);
+            assert_eq!(got, want, "ascending, n={n}");
+            let mut got: Vec<usize> = (0..n).collect();
+            stable_sort(&mut got, &mut |a, b| keys[b] < keys[a]);
+            let mut stable_desc: Vec<usize> = (0..n).collect();
+            stable_desc.sort_by_key(|&i| std::cmp::Reverse(keys[i]));
+            assert_eq!(got, stable_desc, "descending, n={n}");
+        }
+    }
 
     #[test]
     fn ref_maps_name_the_reference_slots() {

@@ -40,11 +40,35 @@ pub struct SetPayload {
 /// Byte offset of [`SetPayload::dirty`], for the lowering.
 pub const DIRTY_OFFSET: u64 = 40;
 
-/// An entry's state word then its hash.
-const ENTRY_HEADER: i64 = 16;
+/// An entry's tag word: [`EMPTY`], [`DUMMY`], or a used entry's hash with its top bit
+/// flipped (Numba's 16-byte entries for an int set, where a separate state word made
+/// them 24: a third more memory to clear and miss in). The two hashes that would tag as
+/// `EMPTY`/`DUMMY` (-2^63 and -2^63+1, which no int or float hashes to) are moved.
+const ENTRY_HEADER: i64 = 8;
 const EMPTY: u64 = 0;
-const USED: u64 = 1;
-const DUMMY: u64 = 2;
+const DUMMY: u64 = 1;
+const TAG_BIT: u64 = 1 << 63;
+
+fn tag(h: i64) -> u64 {
+    (h as u64) ^ TAG_BIT
+}
+
+fn untag(t: u64) -> i64 {
+    (t ^ TAG_BIT) as i64
+}
+
+fn is_used(t: u64) -> bool {
+    t > DUMMY
+}
+
+/// `h`, moved off the two values whose tags are the markers.
+fn taggable(h: i64) -> i64 {
+    if tag(h) <= DUMMY {
+        i64::MIN + 2
+    } else {
+        h
+    }
+}
 const MIN_SIZE: i64 = 8;
 const LINEAR_PROBES: i64 = 9;
 const PERTURB_SHIFT: u32 = 5;
@@ -283,9 +307,9 @@ impl SetPayload {
         unsafe {
             // One signed integer (the common set): no program to walk.
             if *self.key == b'i' && *self.key.add(1) == 0 {
-                return numba_rs_hash_int(*item as i64);
+                return taggable(numba_rs_hash_int(*item as i64));
             }
-            hash_at(self.key, &mut 0, &mut w)
+            taggable(hash_at(self.key, &mut 0, &mut w))
         }
     }
 
@@ -314,6 +338,7 @@ impl SetPayload {
         let mut perturb = h as u64;
         let mut i = h & mask;
         let mut free = -1;
+        let want = tag(h);
         // SAFETY: every index is masked into the table.
         unsafe {
             loop {
@@ -326,10 +351,9 @@ impl SetPayload {
                     let e = self.entry(i + j);
                     match *e {
                         EMPTY => return (if free >= 0 { free } else { i + j }, false),
-                        USED if *e.add(1) as i64 == h && self.equal(e.add(2), item) => {
-                            return (i + j, true)
-                        }
+                        // (`want` is never a marker: a dummy past the first falls through.)
                         DUMMY if free < 0 => free = i + j,
+                        t if t == want && self.equal(e.add(1), item) => return (i + j, true),
                         _ => {}
                     }
                 }
@@ -368,8 +392,8 @@ impl SetPayload {
             if !old.is_null() {
                 for i in 0..=old_mask {
                     let e = old.add(i as usize * eb) as *const u64;
-                    if *e == USED {
-                        let h = *e.add(1) as i64;
+                    if is_used(*e) {
+                        let h = untag(*e);
                         // A fresh table has no dummies and no equal items: the first
                         // empty entry of the probe.
                         let mut perturb = h as u64;
@@ -408,7 +432,7 @@ impl SetPayload {
     /// Entry `i` is used.
     unsafe fn item_refs(&self, i: i64, f: unsafe extern "C" fn(*mut MemInfo)) {
         // SAFETY: the caller's contract; the map describes the item.
-        unsafe { crate::lists::item_refs(self.refs, self.entry(i).add(2), f) }
+        unsafe { crate::lists::item_refs(self.refs, self.entry(i).add(1), f) }
     }
 }
 
@@ -416,9 +440,12 @@ unsafe extern "C" fn set_dtor(data: *mut u8, _size: usize, _info: *mut std::ffi:
     // SAFETY: the MemInfo's data is the payload this module made.
     unsafe {
         let p = &mut *(data as *mut SetPayload);
-        for i in 0..=p.mask {
-            if *p.entry(i) == USED {
-                p.item_refs(i, numba_nrt::NRT_decref);
+        // Items without references (numbers) need no walk of the table.
+        if !p.refs.is_null() {
+            for i in 0..=p.mask {
+                if is_used(*p.entry(i)) {
+                    p.item_refs(i, numba_nrt::NRT_decref);
+                }
             }
         }
         numba_nrt::NRT_Free(p.table);
@@ -493,11 +520,10 @@ pub unsafe extern "C" fn numba_rs_set_add(p: *mut SetPayload, item: *const u64) 
         if *e == EMPTY {
             s.fill += 1;
         }
-        *e = USED;
-        *e.add(1) = h as u64;
+        *e = tag(h);
         std::ptr::copy_nonoverlapping(
             item as *const u8,
-            e.add(2) as *mut u8,
+            e.add(1) as *mut u8,
             s.item_bytes as usize,
         );
         s.item_refs(i, numba_nrt::NRT_incref);
@@ -561,11 +587,11 @@ pub unsafe extern "C" fn numba_rs_set_pop(p: *mut SetPayload, out: *mut u64) -> 
             return 1;
         }
         let mut i = s.finger & s.mask;
-        while *s.entry(i) != USED {
+        while !is_used(*s.entry(i)) {
             i = (i + 1) & s.mask;
         }
         std::ptr::copy_nonoverlapping(
-            s.entry(i).add(2) as *const u8,
+            s.entry(i).add(1) as *const u8,
             out as *mut u8,
             s.item_bytes as usize,
         );
@@ -588,8 +614,8 @@ pub unsafe extern "C" fn numba_rs_set_next(p: *const SetPayload, pos: *mut i64) 
         while *pos <= s.mask {
             let e = s.entry(*pos);
             *pos += 1;
-            if *e == USED {
-                return e.add(2);
+            if is_used(*e) {
+                return e.add(1);
             }
         }
         std::ptr::null()
@@ -605,7 +631,7 @@ pub unsafe extern "C" fn numba_rs_set_clear(p: *mut SetPayload) {
     unsafe {
         let s = &mut *p;
         for i in 0..=s.mask {
-            if *s.entry(i) == USED {
+            if is_used(*s.entry(i)) {
                 s.item_refs(i, numba_nrt::NRT_decref);
             }
         }
@@ -636,7 +662,7 @@ unsafe fn filtered(p: *const SetPayload, keep: impl Fn(*const u64) -> bool) -> *
         let d = numba_nrt::NRT_MemInfo_data(mi) as *mut SetPayload;
         for i in 0..=s.mask {
             let e = s.entry(i);
-            if *e == USED && keep(e.add(2)) && numba_rs_set_add(d, e.add(2)) < 0 {
+            if is_used(*e) && keep(e.add(1)) && numba_rs_set_add(d, e.add(1)) < 0 {
                 numba_nrt::NRT_decref(mi);
                 return std::ptr::null_mut();
             }
@@ -680,9 +706,9 @@ pub unsafe extern "C" fn numba_rs_set_binop(
         let s = &*b;
         for i in 0..=s.mask {
             let e = s.entry(i);
-            if *e == USED
-                && (op == 0 || numba_rs_set_contains(a, e.add(2)) == 0)
-                && numba_rs_set_add(d, e.add(2)) < 0
+            if is_used(*e)
+                && (op == 0 || numba_rs_set_contains(a, e.add(1)) == 0)
+                && numba_rs_set_add(d, e.add(1)) < 0
             {
                 numba_nrt::NRT_decref(r);
                 return std::ptr::null_mut();
@@ -719,7 +745,7 @@ pub unsafe extern "C" fn numba_rs_set_update(
             0 => {
                 for i in 0..=s.mask {
                     let e = s.entry(i);
-                    if *e == USED && numba_rs_set_add(a, e.add(2)) < 0 {
+                    if is_used(*e) && numba_rs_set_add(a, e.add(1)) < 0 {
                         return -1;
                     }
                 }
@@ -729,7 +755,7 @@ pub unsafe extern "C" fn numba_rs_set_update(
                 let mut drop = Vec::new();
                 for i in 0..=d.mask {
                     let e = d.entry(i);
-                    if *e == USED && (numba_rs_set_contains(b, e.add(2)) != 0) != (op == 1) {
+                    if is_used(*e) && (numba_rs_set_contains(b, e.add(1)) != 0) != (op == 1) {
                         drop.push(i);
                     }
                 }
@@ -744,10 +770,10 @@ pub unsafe extern "C" fn numba_rs_set_update(
             _ => {
                 for i in 0..=s.mask {
                     let e = s.entry(i);
-                    if *e != USED {
+                    if !is_used(*e) {
                         continue;
                     }
-                    if numba_rs_set_discard(a, e.add(2)) == 0 && numba_rs_set_add(a, e.add(2)) < 0 {
+                    if numba_rs_set_discard(a, e.add(1)) == 0 && numba_rs_set_add(a, e.add(1)) < 0 {
                         return -1;
                     }
                 }
@@ -770,7 +796,7 @@ pub unsafe extern "C" fn numba_rs_set_issubset(a: *const SetPayload, b: *const S
         }
         for i in 0..=s.mask {
             let e = s.entry(i);
-            if *e == USED && numba_rs_set_contains(b, e.add(2)) == 0 {
+            if is_used(*e) && numba_rs_set_contains(b, e.add(1)) == 0 {
                 return 0;
             }
         }
@@ -791,7 +817,7 @@ pub unsafe extern "C" fn numba_rs_set_isdisjoint(
         let s = &*a;
         for i in 0..=s.mask {
             let e = s.entry(i);
-            if *e == USED && numba_rs_set_contains(b, e.add(2)) != 0 {
+            if is_used(*e) && numba_rs_set_contains(b, e.add(1)) != 0 {
                 return 0;
             }
         }

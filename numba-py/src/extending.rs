@@ -46,9 +46,15 @@ pub(crate) fn overloaded_object(value: &Bound<'_, PyAny>) -> Option<(u64, String
 const BUILTIN_OVERLOADS: &[(&str, &str)] =
     &[("_heapq", "numba_rs._heapq"), ("heapq", "numba_rs._heapq")];
 
+/// numba-rs's own overloads of built-in functions and methods for arguments the native
+/// templates reject, by typing key, and the module defining them.
+const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
+    ("sorted", "numba_rs._listsort"),
+    ("list.sort", "numba_rs._listsort"),
+];
+
 /// Import the module of numba-rs overloads for `value`'s module, once, if there is one.
 pub(crate) fn load_builtin_overloads(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-    static LOADED: std::sync::Mutex<Vec<&str>> = std::sync::Mutex::new(Vec::new());
     let Ok(module) = value.getattr("__module__") else {
         return Ok(());
     };
@@ -58,14 +64,20 @@ pub(crate) fn load_builtin_overloads(py: Python<'_>, value: &Bound<'_, PyAny>) -
     let Some((_, overloads)) = BUILTIN_OVERLOADS.iter().find(|(m, _)| *m == module) else {
         return Ok(());
     };
+    load_overload_module(py, overloads)
+}
+
+/// Import one of numba-rs's overload modules, once.
+fn load_overload_module(py: Python<'_>, overloads: &'static str) -> PyResult<()> {
+    static LOADED: std::sync::Mutex<Vec<&str>> = std::sync::Mutex::new(Vec::new());
     if LOADED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .contains(overloads)
+        .contains(&overloads)
     {
         return Ok(());
     }
-    py.import(*overloads)?;
+    py.import(overloads)?;
     LOADED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -221,11 +233,32 @@ pub(crate) fn _llvm_type_desc(py: Python<'_>, code: u32) -> PyResult<Py<PyAny>> 
 
 impl ExternalTemplates for PyTemplates {
     fn function(&self, func: TypeId) -> Option<u64> {
-        FUNCTIONS
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&func)
-            .copied()
+        let registered = || {
+            FUNCTIONS
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&func)
+                .copied()
+        };
+        if let Some(did) = registered() {
+            return Some(did);
+        }
+        // numba-rs's own overloads for the forms its native templates leave out
+        // (`sorted(x, key=f)`, `l.sort(key=f)`), loaded the first time one is needed.
+        let (key, this) = match func.get() {
+            numba_typeinfer::Type::Function(k) => (k, None),
+            numba_typeinfer::Type::BoundFunction { key, this } => (key, Some(this)),
+            _ => return None,
+        };
+        let (_, module) = FALLBACK_OVERLOADS.iter().find(|(k, _)| *k == key)?;
+        Python::attach(|py| load_overload_module(py, module)).ok()?;
+        match this {
+            None => registered(),
+            Some(this) => {
+                let name = key.rsplit('.').next()?;
+                self.method(this, name)
+            }
+        }
     }
 
     fn module_attribute(&self, module: &str, name: &str) -> Option<u64> {

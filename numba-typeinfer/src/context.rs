@@ -1012,10 +1012,7 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
             let ret = match op {
                 BinOp::Eq | BinOp::Ne => BOOLEAN,
                 BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                    let comparable = l
-                        .iter()
-                        .zip(&r)
-                        .all(|(a, b)| a.unliteral().is_scalar() && b.unliteral().is_scalar());
+                    let comparable = l.iter().zip(&r).all(|(&a, &b)| ordered_pair(a, b));
                     if !comparable {
                         return None;
                     }
@@ -1122,6 +1119,22 @@ pub fn unary_signature(op: UnaryOp, value: TypeId) -> Option<Signature> {
         args: vec![arg],
         key: ImplKey::Unary(op),
     })
+}
+
+/// Whether `a < b` orders tuple elements of these types: numbers, strings, and tuples or
+/// lists of such (Python compares them lexicographically).
+fn ordered_pair(a: TypeId, b: TypeId) -> bool {
+    let (a, b) = (a.unliteral(), b.unliteral());
+    if a.is_scalar() && b.is_scalar() {
+        return true;
+    }
+    if a == UNICODE && b == UNICODE {
+        return true;
+    }
+    if let (Some(x), Some(y)) = (crate::conv::tuple_items(a), crate::conv::tuple_items(b)) {
+        return x.iter().zip(&y).all(|(&p, &q)| ordered_pair(p, q));
+    }
+    matches!(a.get(), Type::List { .. }) && a == b && crate::lists::orderable(a)
 }
 
 #[cfg(test)]

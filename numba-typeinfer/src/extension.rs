@@ -14,7 +14,8 @@ use crate::types::TypeId;
 /// Where a host's templates are looked up (one per process, as Numba's registries).
 pub trait ExternalTemplates: Send + Sync {
     /// The dispatcher implementing calls to a function numba-rs types itself (a builtin,
-    /// a NumPy or `math` function, an operator) for argument types its own templates
+    /// a NumPy or `math` function, an operator, or a built-in method: a `BoundFunction`,
+    /// whose dispatcher takes the receiver first) for argument types its own templates
     /// reject.
     fn function(&self, _func: TypeId) -> Option<u64> {
         None

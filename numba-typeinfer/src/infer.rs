@@ -807,6 +807,55 @@ impl Engine<'_> {
     /// asks ([`crate::extension::LiteralArgs`]).
     // The call site's three views of its arguments (types, literal types, variables)
     // travel together only here.
+    /// Trailing parameters a native binding left out (`sorted(x, key=f)` has no
+    /// `reverse`) get the overload's own defaults, passed as constants.
+    #[allow(clippy::too_many_arguments)]
+    fn fill_overload_defaults(
+        &mut self,
+        id: ExprId,
+        did: u64,
+        args: &[VarId],
+        receiver: usize,
+        atys: &mut Vec<TypeId>,
+        raw_atys: &mut Vec<TypeId>,
+        arg_vars: &mut Vec<Option<VarId>>,
+        line: u32,
+    ) -> Result<(), TypingError> {
+        let Some(p) = self.callees.parameters(did) else {
+            return Ok(());
+        };
+        let given = atys.len() + receiver;
+        if p.star || given >= p.names.len() {
+            return Ok(());
+        }
+        let mut bound: Vec<BoundArg> = match self.call_args.get(&id) {
+            Some(b) => b.clone(),
+            None => args.iter().map(|&a| BoundArg::Var(a)).collect(),
+        };
+        let first_default = p.names.len() - p.defaults.len().min(p.names.len());
+        for i in given..p.names.len() {
+            let Some(c) = i.checked_sub(first_default).and_then(|k| p.defaults.get(k)) else {
+                return Err(TypingError::Typing {
+                    message: format!("missing a required argument: '{}'", p.names[i]),
+                    line,
+                });
+            };
+            let t = typeof_const(c).ok_or_else(|| TypingError::Unsupported {
+                message: format!(
+                    "a default value {} is not supported by numba-rs yet",
+                    c.py_repr()
+                ),
+                line,
+            })?;
+            atys.push(t.unliteral());
+            raw_atys.push(t);
+            arg_vars.push(None);
+            bound.push(BoundArg::Const(c.clone()));
+        }
+        self.call_args.insert(id, bound);
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn call_dispatcher(
         &mut self,
@@ -1640,6 +1689,21 @@ impl Engine<'_> {
                                 crate::extension::external().and_then(|x| x.function(ft))
                             {
                                 let name = ft.to_string();
+                                let receiver = usize::from(matches!(ft.get(), Type::BoundFunction { .. }));
+                                let (mut atys, mut raw_atys, mut arg_vars) = (atys, raw_atys, arg_vars);
+                                self.fill_overload_defaults(
+                                    id, did, &args, receiver, &mut atys, &mut raw_atys, &mut arg_vars, line,
+                                )?;
+                                // A built-in method's overload takes the receiver first.
+                                if let Type::BoundFunction { this, .. } = ft.get() {
+                                    let mut all = vec![this];
+                                    all.extend_from_slice(&atys);
+                                    let mut raw = vec![this];
+                                    raw.extend_from_slice(&raw_atys);
+                                    let mut vars = vec![None];
+                                    vars.extend(arg_vars);
+                                    return self.call_dispatcher(id, did, &name, all, raw, vars, line);
+                                }
                                 return self.call_dispatcher(
                                     id, did, &name, atys, raw_atys, arg_vars, line,
                                 );

@@ -1122,9 +1122,15 @@ fn sort_in_place<'ctx>(
         Type::Integer { signed: false, .. } => 1,
         Type::Float { .. } => 2,
         _ => {
-            return Err(lw.unsupported(format!(
-                "sorting a list of {dtype} is not supported by numba-rs yet"
-            )))
+            // Tuples, strings, lists: the runtime's merge sort asks a generated `<`.
+            let lt = item_lt_fn(lw, dtype)?;
+            let p = lw.list_payload(lv)?;
+            let i32t = lw.ctx.i32_type();
+            let rev =
+                lw.b.build_int_z_extend(reverse, i32t, "")
+                    .map_err(llvm_err)?;
+            let f = lt.as_global_value().as_pointer_value();
+            return lw.list_void_call("numba_rs_list_sort_by", &[p.into(), f.into(), rev.into()]);
         }
     };
     let p = lw.list_payload(lv)?;
@@ -1136,6 +1142,61 @@ fn sort_in_place<'ctx>(
         "numba_rs_list_sort_numbers",
         &[p.into(), i32t.const_int(kind, false).into(), rev.into()],
     )
+}
+
+/// `i32 lt(retptr, excinfo, a, b)` for items of `dtype` stored at `a` and `b` (the
+/// runtime's [`crate::lists::ItemLt`]): Python's `<` on the two items, generated once
+/// per module and item type.
+fn item_lt_fn<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    dtype: TypeId,
+) -> R<inkwell::values::FunctionValue<'ctx>> {
+    let name = format!("numba_rs.list.lt.{dtype}");
+    if let Some(f) = lw.module.get_function(&name) {
+        return Ok(f);
+    }
+    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let i32t = lw.ctx.i32_type();
+    let f = lw.module.add_function(
+        &name,
+        i32t.fn_type(&[ptr.into(), ptr.into(), ptr.into(), ptr.into()], false),
+        Some(inkwell::module::Linkage::Internal),
+    );
+    let mut ll = FnLower::new(
+        lw.ctx,
+        lw.module,
+        f,
+        lw.ir,
+        lw.typing,
+        lw.registry,
+        lw.options,
+        lw.linked,
+    )?;
+    ll.line = lw.line;
+    ll.linked_libraries = std::mem::take(&mut lw.linked_libraries);
+    let param = |i: u32| -> R<PointerValue<'ctx>> {
+        f.get_nth_param(i)
+            .map(|p| p.into_pointer_value())
+            .ok_or_else(|| crate::LowerError::Llvm("comparison parameters".into()))
+    };
+    let (pa, pb) = (param(2)?, param(3)?);
+    let built = (|| -> R<()> {
+        let a = ll.list_read(dtype, pa)?;
+        let b = ll.list_read(dtype, pb)?;
+        let lt = ll.items_op(BinOp::Lt, a, dtype, b, dtype)?;
+        let r = ll.b.build_int_z_extend(lt, i32t, "").map_err(llvm_err)?;
+        ll.b.build_return(Some(&r)).map_err(llvm_err)?;
+        Ok(())
+    })();
+    lw.externals.append(&mut ll.externals);
+    lw.linked_libraries = std::mem::take(&mut ll.linked_libraries);
+    if let Err(e) = built {
+        // No half-built function left for a later sort of the same type to find.
+        // SAFETY: nothing refers to `f` yet.
+        unsafe { f.delete() };
+        return Err(e);
+    }
+    Ok(f)
 }
 
 /// The `reverse=` argument of `sort`/`sorted` (argument `k`), false when absent.
