@@ -218,6 +218,7 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
         .into_iter()
         .chain(crate::runtime::symbols())
         .chain(crate::strings::symbols())
+        .chain(crate::str_methods::symbols())
         .chain(crate::lists::symbols())
         .chain(crate::sets::symbols())
         .chain(crate::random::symbols())

@@ -958,9 +958,15 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         let sig = self.sig(id)?;
         let ret = lowered(sig.ret);
         let recv_t = self.ty(value);
-        // A bound method's value is its receiver.
-        if matches!(ret.get(), Type::BoundFunction { .. }) {
-            return Ok((self.load(value)?, ret));
+        // A bound method's value is its receiver (a literal string's made a value).
+        if let Type::BoundFunction { this, .. } = ret.get() {
+            let v = self.load(value)?;
+            let v = if lowered(recv_t) != lowered(this) {
+                self.cast(v, recv_t, this)?
+            } else {
+                v
+            };
+            return Ok((v, ret));
         }
         // A namedtuple field.
         if let Some((_, names)) = namedtuple_fields(recv_t) {

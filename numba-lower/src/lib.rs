@@ -57,7 +57,9 @@ pub mod registry;
 pub mod runtime;
 pub mod sets;
 pub mod sort;
+pub mod str_methods;
 pub mod strings;
+pub mod unicode_db;
 
 mod target;
 pub mod wrappers;

@@ -35,7 +35,7 @@ unsafe fn char_at(data: *const u8, kind: i32, i: usize) -> u32 {
 ///
 /// # Safety
 /// `s` describes valid PEP 393 data.
-unsafe fn chars(s: &Str) -> impl Iterator<Item = u32> + '_ {
+pub(crate) unsafe fn chars(s: &Str) -> impl Iterator<Item = u32> + '_ {
     // SAFETY: the caller's contract: `length` characters of `kind` bytes.
     (0..s.length.max(0) as usize).map(move |i| unsafe { char_at(s.data, s.kind, i) })
 }
@@ -100,7 +100,7 @@ unsafe fn new_str(
 ///
 /// # Safety
 /// As [`new_str`].
-unsafe fn new_str_of(chars: &[u32], out: *mut Str) -> i32 {
+pub(crate) unsafe fn new_str_of(chars: &[u32], out: *mut Str) -> i32 {
     let max = chars.iter().copied().max().unwrap_or(0);
     // SAFETY: the caller's contract; the kind holds every character.
     unsafe {

@@ -827,6 +827,7 @@ impl TypingContext for BaseContext {
             Type::Generator { .. } => crate::generators::getattr(value, attr),
             Type::List { .. } => crate::lists::getattr(value, attr),
             Type::Set { .. } => crate::sets::getattr(value, attr),
+            Type::Unicode | Type::StringLiteral(_) => crate::strings::getattr(value, attr),
             _ => None,
         }
     }
@@ -859,6 +860,9 @@ impl TypingContext for BaseContext {
             }
             if key.starts_with("set.") {
                 return crate::sets::method(&key, this, args);
+            }
+            if key.starts_with("str.") {
+                return crate::strings::method(&key, this, args);
             }
             if key == "slice.indices" {
                 return match args {

@@ -32,6 +32,7 @@ pub mod numpy_manip;
 pub mod numpy_misc;
 pub mod sets;
 pub mod signature;
+pub mod strings;
 pub mod types;
 pub mod ufunc_call;
 

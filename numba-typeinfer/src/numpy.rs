@@ -58,6 +58,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         _ => {
             return crate::np_random::param_names(key)
                 .or_else(|| crate::numpy_manip::param_names(key))
+                .or_else(|| crate::strings::param_names(key))
         }
     })
 }
@@ -72,7 +73,8 @@ pub fn param_default(key: &str, param: &str) -> Option<numba_bytecode::Constant>
         ("list.sort" | "sorted", "key") => Some(Constant::None),
         ("list.sort" | "sorted", "reverse") => Some(Constant::Bool(false)),
         _ => crate::np_random::param_default(key, param)
-            .or_else(|| crate::numpy_manip::param_default(key, param)),
+            .or_else(|| crate::numpy_manip::param_default(key, param))
+            .or_else(|| crate::strings::param_default(key, param)),
     }
 }
 

@@ -37,6 +37,7 @@ mod random;
 pub(crate) mod sets;
 mod slices;
 mod sorting;
+mod str_methods;
 mod tuple;
 mod ufunc_call;
 mod ufunc_scalar;
@@ -77,6 +78,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     iter::register(r);
     tuple::register(r);
     unicode::register(r);
+    str_methods::register(r);
     lists::register(r);
     sets::register(r);
     optional::register(r);

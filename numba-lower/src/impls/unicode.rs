@@ -99,7 +99,7 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 
     /// `v` stored in a stack slot, for the helpers that take strings by pointer.
-    fn unicode_slot(&self, v: BasicValueEnum<'ctx>) -> R<PointerValue<'ctx>> {
+    pub(crate) fn unicode_slot(&self, v: BasicValueEnum<'ctx>) -> R<PointerValue<'ctx>> {
         let p = self.alloca_in_entry(unicode::struct_type(self.ctx).into(), "str")?;
         self.b.build_store(p, v).map_err(llvm_err)?;
         Ok(p)

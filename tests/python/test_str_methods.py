@@ -1,0 +1,150 @@
+"""`str` methods in nopython code against CPython's own methods on the same strings:
+generated strings mixing ASCII, Latin-1, BMP and astral characters, case-special
+characters (sigma, sharp s, titlecase digraphs, dotted I), whitespace of every kind and
+line breaks; CPython's exceptions for bad arguments. NRT counts balance (conftest)."""
+
+import random
+
+import pytest
+
+from numba_rs import njit
+
+ALPHABET = (
+    "aAbBzZ09 _-.,'\t\n\r\x0b\x0c\x1c\x85\u2028"
+    "éÉßÿ\xaa\xb2\xbd"
+    "ΣσςΑα\u01c4\u01c5\u01c6İı"
+    "日本\u3000\u2163\u0661"
+    "😀𝐀\U00010400"
+)
+
+
+def gen(rng, n):
+    return "".join(rng.choice(ALPHABET) for _ in range(n))
+
+
+RNG = random.Random(44)
+STRINGS = ["", "a", "A", "Σ", "ΑΣ", "ΑΣ Α", "hello world", "  padded\t\n", "Straße",
+           "ǅemal", "İstanbul", "x😀y", "1+2", "-42", "+7", "a\tb\tc", "a\r\nb\rc\n"]
+STRINGS += [gen(RNG, RNG.randint(0, 12)) for _ in range(60)]
+
+NO_ARG = ["capitalize", "casefold", "lower", "upper", "swapcase", "title",
+          "isalnum", "isalpha", "isascii", "isdecimal", "isdigit", "isidentifier",
+          "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper",
+          "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "expandtabs"]
+
+
+def compiled(expr, args="s"):
+    ns = {}
+    exec(f"def f({args}):\n    return {expr}", ns)
+    return njit(ns["f"]), ns["f"]
+
+
+@pytest.mark.parametrize("name", NO_ARG)
+def test_methods_without_arguments(name):
+    jf, pf = compiled(f"s.{name}()")
+    for s in STRINGS:
+        assert jf(s) == pf(s), (name, s)
+
+
+SEARCHES = ["", "a", "ab", "Σ", "😀", " ", "b\tc", "zz"]
+
+
+@pytest.mark.parametrize("name", ["find", "rfind", "count", "startswith", "endswith"])
+def test_searches_with_bounds(name):
+    j1, p1 = compiled(f"s.{name}(t)", "s, t")
+    j3, p3 = compiled(f"s.{name}(t, a, b)", "s, t, a, b")
+    for s in STRINGS[:40]:
+        for t in SEARCHES + [s[1:3]]:
+            assert j1(s, t) == p1(s, t), (name, s, t)
+            for a, b in [(0, 3), (-3, -1), (2, 100), (-100, 1), (4, 2)]:
+                assert j3(s, t, a, b) == p3(s, t, a, b), (name, s, t, a, b)
+
+
+def test_index_and_rindex_raise_value_error():
+    ji, pi = compiled("s.index(t)", "s, t")
+    jr, pr = compiled("s.rindex(t)", "s, t")
+    assert ji("abcabc", "c") == pi("abcabc", "c")
+    assert jr("abcabc", "c") == pr("abcabc", "c")
+    for f in (ji, jr):
+        with pytest.raises(ValueError, match="substring not found"):
+            f("abc", "z")
+
+
+@pytest.mark.parametrize("name", ["center", "ljust", "rjust"])
+def test_padding(name):
+    j1, p1 = compiled(f"s.{name}(w)", "s, w")
+    j2, p2 = compiled(f"s.{name}(w, c)", "s, w, c")
+    for s in STRINGS[:30]:
+        for w in (-1, 0, 3, 8, 11):
+            assert j1(s, w) == p1(s, w), (name, s, w)
+            assert j2(s, w, "*") == p2(s, w, "*")
+            assert j2(s, w, "日") == p2(s, w, "日")
+    with pytest.raises(TypeError, match="exactly one character"):
+        j2("a", 5, "ab")
+
+
+def test_zfill():
+    jf, pf = compiled("s.zfill(w)", "s, w")
+    for s in ["", "42", "-42", "+7", "-", "abc", "日"]:
+        for w in (0, 1, 3, 6):
+            assert jf(s, w) == pf(s, w), (s, w)
+
+
+def test_strip_with_chars_and_replace():
+    js, ps = compiled("(s.strip(c), s.lstrip(c), s.rstrip(c))", "s, c")
+    jr, pr = compiled("(s.replace(a, b), s.replace(a, b, 1), s.replace(a, b, 0))", "s, a, b")
+    for s in STRINGS[:40]:
+        for c in ["a", " \t", "Σ😀", ""]:
+            assert js(s, c) == ps(s, c), (s, c)
+        for a, b in [("a", "XY"), ("", "-"), ("Σ", ""), ("ab", "😀")]:
+            assert jr(s, a, b) == pr(s, a, b), (s, a, b)
+
+
+def test_split_join_partition():
+    jsplit, psplit = compiled("(s.split(d), s.rsplit(d), s.split(d, 1), s.rsplit(d, 1))", "s, d")
+    jws, pws = compiled("(s.split(None, 1), s.rsplit(None, 1), s.split(maxsplit=0))")
+    jpart, ppart = compiled("(s.partition(d), s.rpartition(d))", "s, d")
+    jjoin, pjoin = compiled("d.join(s.split())", "s, d")
+    jlines, plines = compiled("s.splitlines(True)")
+    for s in STRINGS:
+        assert jws(s) == pws(s), s
+        assert jlines(s) == plines(s), s
+        for d in [",", "a", "Σ", "ab", "😀"]:
+            assert jsplit(s, d) == psplit(s, d), (s, d)
+            assert jpart(s, d) == ppart(s, d), (s, d)
+            assert jjoin(s, d) == pjoin(s, d), (s, d)
+    with pytest.raises(ValueError, match="empty separator"):
+        jsplit("abc", "")
+    with pytest.raises(ValueError, match="empty separator"):
+        jpart("abc", "")
+
+
+def test_keyword_arguments_and_literal_receivers():
+    def f(s):
+        return (s.split(sep=",", maxsplit=1), s.center(7, "."),
+                "a-b-c".replace("-", "+"), "Hello".upper(), s.splitlines(keepends=True))
+
+    for s in ["x,y,z", "a\nb"]:
+        assert njit(f)(s) == f(s)
+
+
+def test_methods_in_a_loop_keep_allocations_balanced():
+    def words(text):
+        out = []
+        for w in text.split():
+            if w.isalpha():
+                out.append(w.lower().capitalize())
+        return " ".join(out)
+
+    text = "The quick BROWN fox 42 jumps ÜBER the lazy dog 😀 ΣΑΣ"
+    assert njit(words)(text) == words(text)
+
+
+def test_unicode_tables_are_generated_from_this_python():
+    import pathlib
+    import subprocess
+    import sys
+
+    script = pathlib.Path(__file__).resolve().parents[2] / "tools" / "gen_unicode_db.py"
+    r = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
