@@ -25,7 +25,10 @@ pub fn is_refcounted(t: TypeId) -> bool {
         Type::ArrayIter(a) => {
             a.is_array()
                 || a.flat_array().is_some()
-                || matches!(a.get(), Type::List { .. } | Type::Set { .. })
+                || matches!(
+                    a.get(),
+                    Type::List { .. } | Type::Set { .. } | Type::Unicode
+                )
         }
         // An optional value holds its payload's references when it has one.
         Type::Optional(x) => is_refcounted(x),

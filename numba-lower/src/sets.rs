@@ -168,18 +168,8 @@ unsafe fn hash_at(prog: *const u8, pc: &mut usize, w: &mut *const u64) -> i64 {
             b's' => {
                 let s = str_of(*w);
                 *w = w.add(7);
-                // FNV-1a over the code points: equal strings of any kind hash alike.
-                let mut h: u64 = 0xcbf29ce484222325;
-                for i in 0..s.1 {
-                    h ^= u64::from(char_at(s.0, s.2, i));
-                    h = h.wrapping_mul(0x100000001b3);
-                }
-                let h = h as i64;
-                if h == -1 {
-                    -2
-                } else {
-                    h
-                }
+                // CPython's own string hash, so string sets iterate as CPython's do.
+                crate::strings::hash_data(s.0, s.1, s.2 as i32)
             }
             b'(' => {
                 let mut acc = XXPRIME_5;
@@ -825,9 +815,24 @@ pub unsafe extern "C" fn numba_rs_set_isdisjoint(
     }
 }
 
+/// `hash(x)` of a value stored as slots, described by a key program: CPython's hash of
+/// numbers, complex numbers, strings and tuples of them.
+///
+/// # Safety
+/// `prog` is a key program and `item` holds a value it describes.
+pub unsafe extern "C" fn numba_rs_hash_slots(prog: *const u8, item: *const u64) -> i64 {
+    let mut w = item;
+    // SAFETY: the caller's contract.
+    unsafe { hash_at(prog, &mut 0, &mut w) }
+}
+
 /// Every helper by symbol name, with its address.
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
+        (
+            "numba_rs_hash_slots",
+            numba_rs_hash_slots as *const () as usize,
+        ),
         ("numba_rs_set_new", numba_rs_set_new as *const () as usize),
         ("numba_rs_set_add", numba_rs_set_add as *const () as usize),
         (

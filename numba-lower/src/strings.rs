@@ -20,7 +20,7 @@ pub struct Str {
 ///
 /// # Safety
 /// `data` holds at least `i + 1` characters of `kind` bytes each.
-unsafe fn char_at(data: *const u8, kind: i32, i: usize) -> u32 {
+pub(crate) unsafe fn char_at(data: *const u8, kind: i32, i: usize) -> u32 {
     // SAFETY: the caller's contract.
     unsafe {
         match kind {
@@ -111,6 +111,108 @@ pub(crate) unsafe fn new_str_of(chars: &[u32], out: *mut Str) -> i32 {
             chars.iter().copied(),
             out,
         )
+    }
+}
+
+static HASH_K0: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static HASH_K1: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Set the SipHash key strings hash with: CPython's `_Py_HashSecret.siphash` (the host
+/// reads it, so `hash(s)` in jitted code equals the interpreter's under any
+/// `PYTHONHASHSEED`).
+pub fn set_hash_secret(k0: u64, k1: u64) {
+    use std::sync::atomic::Ordering::Relaxed;
+    HASH_K0.store(k0, Relaxed);
+    HASH_K1.store(k1, Relaxed);
+}
+
+/// SipHash-1-3 of `data` (CPython 3.11's `Py_HASH_ALGORITHM`).
+fn siphash13(k0: u64, k1: u64, data: &[u8]) -> u64 {
+    let mut v0 = k0 ^ 0x736f6d6570736575;
+    let mut v1 = k1 ^ 0x646f72616e646f6d;
+    let mut v2 = k0 ^ 0x6c7967656e657261;
+    let mut v3 = k1 ^ 0x7465646279746573;
+    let round = |v0: &mut u64, v1: &mut u64, v2: &mut u64, v3: &mut u64| {
+        *v0 = v0.wrapping_add(*v1);
+        *v1 = v1.rotate_left(13) ^ *v0;
+        *v0 = v0.rotate_left(32);
+        *v2 = v2.wrapping_add(*v3);
+        *v3 = v3.rotate_left(16) ^ *v2;
+        *v0 = v0.wrapping_add(*v3);
+        *v3 = v3.rotate_left(21) ^ *v0;
+        *v2 = v2.wrapping_add(*v1);
+        *v1 = v1.rotate_left(17) ^ *v2;
+        *v2 = v2.rotate_left(32);
+    };
+    let mut chunks = data.chunks_exact(8);
+    for c in &mut chunks {
+        let m = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+        v3 ^= m;
+        round(&mut v0, &mut v1, &mut v2, &mut v3);
+        v0 ^= m;
+    }
+    let mut last = (data.len() as u64) << 56;
+    for (i, &b) in chunks.remainder().iter().enumerate() {
+        last |= u64::from(b) << (8 * i);
+    }
+    v3 ^= last;
+    round(&mut v0, &mut v1, &mut v2, &mut v3);
+    v0 ^= last;
+    v2 ^= 0xff;
+    for _ in 0..3 {
+        round(&mut v0, &mut v1, &mut v2, &mut v3);
+    }
+    v0 ^ v1 ^ v2 ^ v3
+}
+
+/// CPython's `hash(s)` of PEP 393 data: SipHash-1-3 of the canonical (smallest-kind)
+/// bytes; 0 for the empty string; -1 becomes -2.
+///
+/// # Safety
+/// `data` holds `n` characters of `kind` bytes.
+pub unsafe fn hash_data(data: *const u8, n: usize, kind: i32) -> i64 {
+    use std::sync::atomic::Ordering::Relaxed;
+    if n == 0 {
+        return 0;
+    }
+    // SAFETY: the caller's contract.
+    let max = unsafe { (0..n).map(|i| char_at(data, kind, i)).max().unwrap_or(0) };
+    let want = kind_for(max);
+    let (k0, k1) = (HASH_K0.load(Relaxed), HASH_K1.load(Relaxed));
+    let h = if want == kind {
+        // SAFETY: the caller's contract.
+        siphash13(k0, k1, unsafe {
+            std::slice::from_raw_parts(data, n * kind as usize)
+        })
+    } else {
+        // A view in a wider kind than its characters need: hash the canonical form.
+        let mut bytes = Vec::with_capacity(n * want as usize);
+        for i in 0..n {
+            // SAFETY: the caller's contract.
+            let c = unsafe { char_at(data, kind, i) };
+            bytes.extend_from_slice(&c.to_le_bytes()[..want as usize]);
+        }
+        siphash13(k0, k1, &bytes)
+    } as i64;
+    if h == -1 {
+        -2
+    } else {
+        h
+    }
+}
+
+/// `hash(s)`.
+///
+/// # Safety
+/// `s` points to a valid string struct.
+pub unsafe extern "C" fn numba_rs_str_hash(s: *const Str) -> i64 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let s = &*s;
+        if s.hash != -1 {
+            return s.hash;
+        }
+        hash_data(s.data, s.length.max(0) as usize, s.kind)
     }
 }
 
@@ -317,6 +419,7 @@ pub unsafe extern "C" fn numba_rs_str_find(hay: *const Str, needle: *const Str) 
 /// The helpers' symbols, for the JIT engine.
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
+        ("numba_rs_str_hash", numba_rs_str_hash as *const () as usize),
         ("numba_rs_str_eq", numba_rs_str_eq as *const () as usize),
         ("numba_rs_str_cmp", numba_rs_str_cmp as *const () as usize),
         (

@@ -2000,8 +2000,22 @@ fn _set_cache_compiler(id: String) {
     numba_dispatch::cache::set_compiler_id(id);
 }
 
+/// Give the compiled code CPython's string-hash key, so `hash(s)` and the order of string
+/// sets agree with the interpreter's under any `PYTHONHASHSEED`.
+fn install_hash_secret() {
+    extern "C" {
+        // CPython's `_Py_HashSecret_t`: its SipHash view is two 64-bit keys first.
+        static _Py_HashSecret: [u64; 3];
+    }
+    // SAFETY: the interpreter defines the secret before any extension module loads, and
+    // never changes it afterwards.
+    let [k0, k1, _] = unsafe { _Py_HashSecret };
+    numba_lower::strings::set_hash_secret(k0, k1);
+}
+
 #[pymodule]
 fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_hash_secret();
     numba_lower::runtime::set_print_hook(print_hook);
     numba_lower::runtime::set_exc_match_hook(exc_match_hook);
     numba_lower::runtime::set_error_report_hook(ufunc::error_report_hook);

@@ -155,9 +155,13 @@ impl BaseContext {
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
                     [x] if x.is_scalar() && !x.is_complex() => Some(sig("hash", INT64, vec![*x])),
+                    // Complex numbers, strings and tuples hash as CPython's.
+                    [x] if crate::sets::hashable(x.unliteral()) => {
+                        Some(sig("hash", INT64, vec![x.unliteral()]))
+                    }
                     _ => None,
                 },
-                "(int | float | bool,)",
+                "(int | float | bool | complex | str | tuple,)",
             )),
         );
         self.register(

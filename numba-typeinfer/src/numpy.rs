@@ -1153,6 +1153,8 @@ pub fn getiter(value: TypeId) -> Option<TypeId> {
         | Type::ArrayIter(_)
         | Type::Generator { .. } => Some(value),
         Type::UniTuple(..) => Some(intern(Type::ArrayIter(value))),
+        // A string yields one-character strings.
+        Type::Unicode => Some(intern(Type::ArrayIter(value))),
         // An empty list is iterable once typing knows what it holds.
         Type::List { dtype, .. } | Type::Set { dtype, .. } if dtype != UNDEFINED => {
             Some(intern(Type::ArrayIter(value)))
@@ -1169,6 +1171,7 @@ pub fn iter_yield(it: TypeId) -> Option<TypeId> {
             Type::UniTuple(e, _) | Type::List { dtype: e, .. } | Type::Set { dtype: e, .. } => {
                 Some(e)
             }
+            Type::Unicode => Some(UNICODE),
             Type::NumpyFlat(arr) => array_parts(arr).map(|(d, ..)| d),
             Type::NdEnumerate(arr) => {
                 let (d, n, ..) = array_parts(arr)?;

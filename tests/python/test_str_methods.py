@@ -148,3 +148,48 @@ def test_unicode_tables_are_generated_from_this_python():
     script = pathlib.Path(__file__).resolve().parents[2] / "tools" / "gen_unicode_db.py"
     r = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+HASHED = ["", "a", "hello", "héllo", "日本", "😀x", "abcdefgh", "abcdefghi", "Σ" * 9]
+
+
+def test_hash_equals_cpython_for_strings_tuples_and_complex():
+    f = njit(lambda x: hash(x))
+    for x in HASHED + [1 + 2j, -0.5j, (1, "a", 2.5), ("x",), ((1, 2), "z")]:
+        assert f(x) == hash(x), x
+    # Characters taken out of a wider string hash as their own canonical strings.
+    g = njit(lambda s: [hash(c) for c in s])
+    assert g("aé日😀") == [hash(c) for c in "aé日😀"]
+
+
+@pytest.mark.parametrize("seed", ["0", "1", "12345"])
+def test_hash_follows_pythonhashseed(seed):
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from numba_rs import njit\n"
+        "f = njit(lambda s: hash(s))\n"
+        f"words = {HASHED!r}\n"
+        "assert all(f(w) == hash(w) for w in words), [(w, f(w), hash(w)) for w in words]\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, PYTHONHASHSEED=seed)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr
+
+
+def test_iterating_a_string_yields_its_characters():
+    def f(s):
+        out = []
+        for c in s:
+            out.append(c)
+        upper = 0
+        for c in s:
+            if c.isupper():
+                upper += 1
+        return out, upper, [c * 2 for c in s], list(s), sorted(s)
+
+    for s in ["", "abcA", "héllo日本😀xA", "ΣaΣ"]:
+        assert njit(f)(s) == f(s)

@@ -39,6 +39,11 @@ fn op_code(name: &str) -> u64 {
 }
 
 pub(crate) fn register(r: &mut Registry) {
+    r.register(
+        ImplKey::Function("hash".into()),
+        Args::Exact(vec![TypePat::Pred(hashed_by_program)]),
+        hash_value,
+    );
     let s = TypePat::Pred(is_set);
     r.register(key("len"), Args::Exact(vec![s]), |lw, _, a| {
         Ok(lw.list_len(a[0])?.into())
@@ -219,6 +224,31 @@ pub(crate) fn register(r: &mut Registry) {
             lw.nonzero(r)
         },
     );
+}
+
+/// Values `hash` takes through a key program (numbers have their own fast impls).
+fn hashed_by_program(t: TypeId) -> bool {
+    matches!(t.get(), Type::Complex { .. } | Type::Unicode)
+        || numba_typeinfer::conv::tuple_items(t).is_some()
+}
+
+/// `hash(x)` of a complex number, string or tuple: CPython's value, through the key
+/// program sets hash with.
+fn hash_value<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let t = lowered(sig.args[0]);
+    let item = lw.set_item_buffer(t, a[0])?;
+    let prog = lw.key_program_ptr(t)?;
+    let i64t = lw.ctx.i64_type();
+    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let f = lw.runtime_fn(
+        "numba_rs_hash_slots",
+        i64t.fn_type(&[ptr.into(), ptr.into()], false),
+    );
+    lw.call_value(f, &[prog.into(), item.into()])
 }
 
 impl<'ctx> FnLower<'ctx, '_> {

@@ -51,6 +51,14 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![s, TypePat::Int]),
         getitem,
     );
+    r.register(ImplKey::GetIter, Args::Exact(vec![s]), getiter);
+    r.register(
+        ImplKey::IterNext,
+        Args::Exact(vec![TypePat::Pred(
+            |t| matches!(t.get(), Type::ArrayIter(s) if s == UNICODE),
+        )]),
+        iternext,
+    );
     r.register(
         ImplKey::GetItem,
         Args::Exact(vec![
@@ -275,4 +283,84 @@ fn repeat<'ctx>(
         (a[1], lw.cast(a[0], sig.args[0], INT64)?)
     };
     new_string(lw, "numba_rs_str_repeat", &[s, n], false)
+}
+
+/// `iter(s)`: the index and the string (whose reference the iterator's holder keeps).
+fn getiter<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let st = crate::model::iterator_storage(lw.ctx, sig.ret)?;
+    let storage = lw.alloca_in_entry(st.into(), "str_iter")?;
+    let pi =
+        lw.b.build_struct_gep(st, storage, 0, "")
+            .map_err(llvm_err)?;
+    lw.b.build_store(pi, lw.ctx.i64_type().const_zero())
+        .map_err(llvm_err)?;
+    let ps =
+        lw.b.build_struct_gep(st, storage, 1, "")
+            .map_err(llvm_err)?;
+    lw.b.build_store(ps, a[0]).map_err(llvm_err)?;
+    Ok(storage.into())
+}
+
+/// The next character: a one-character view into the iterated string's data, sharing
+/// its MemInfo (borrowed, as a list's items are), so iterating allocates nothing.
+fn iternext<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let st = crate::model::iterator_storage(lw.ctx, sig.args[0])?;
+    let storage = a[0].into_pointer_value();
+    let i64t = lw.ctx.i64_type();
+    let pi =
+        lw.b.build_struct_gep(st, storage, 0, "")
+            .map_err(llvm_err)?;
+    let ps =
+        lw.b.build_struct_gep(st, storage, 1, "")
+            .map_err(llvm_err)?;
+    let ust = unicode::struct_type(lw.ctx);
+    let s =
+        lw.b.build_load(ust, ps, "")
+            .map_err(llvm_err)?
+            .into_struct_value();
+    let idx =
+        lw.b.build_load(i64t, pi, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let field =
+        |lw: &FnLower<'ctx, '_>, f: u32| lw.b.build_extract_value(s, f, "").map_err(llvm_err);
+    let n = field(lw, unicode::field::LENGTH)?.into_int_value();
+    let valid =
+        lw.b.build_int_compare(inkwell::IntPredicate::SLT, idx, n, "")
+            .map_err(llvm_err)?;
+    let next =
+        lw.b.build_int_add(idx, i64t.const_int(1, false), "")
+            .map_err(llvm_err)?;
+    lw.b.build_store(pi, next).map_err(llvm_err)?;
+    // Past the end the view is never read; it points at the terminating NUL.
+    let kind = field(lw, unicode::field::KIND)?.into_int_value();
+    let kind64 = lw.b.build_int_z_extend(kind, i64t, "").map_err(llvm_err)?;
+    let off = lw.b.build_int_mul(idx, kind64, "").map_err(llvm_err)?;
+    let data = field(lw, unicode::field::DATA)?.into_pointer_value();
+    // SAFETY (of the generated code): `idx <= length`, inside the data and its NUL.
+    let at = unsafe {
+        lw.b.build_in_bounds_gep(lw.ctx.i8_type(), data, &[off], "")
+            .map_err(llvm_err)?
+    };
+    let mut c = s;
+    let fields: [(u32, BasicValueEnum<'ctx>); 3] = [
+        (unicode::field::DATA, at.into()),
+        (unicode::field::LENGTH, i64t.const_int(1, false).into()),
+        (unicode::field::HASH, i64t.const_int(u64::MAX, true).into()),
+    ];
+    for (f, v) in fields {
+        c =
+            lw.b.build_insert_value(c, v, f, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    lw.make_struct(sig.ret, &[c.into(), valid.into()])
 }
