@@ -17,6 +17,21 @@ impl<'ctx> FnLower<'ctx, '_> {
             Type::NoneType => Ok(self.ctx.bool_type().const_zero()),
             Type::List { .. } => crate::impls::lists::truth(self, v),
             Type::Set { .. } => crate::impls::sets::truth(self, v),
+            Type::Unicode => {
+                let n = self
+                    .b
+                    .build_extract_value(
+                        v.into_struct_value(),
+                        crate::model::unicode::field::LENGTH,
+                        "",
+                    )
+                    .map_err(llvm_err)?
+                    .into_int_value();
+                Ok(self
+                    .b
+                    .build_int_compare(inkwell::IntPredicate::NE, n, n.get_type().const_zero(), "")
+                    .map_err(llvm_err)?)
+            }
             Type::Optional(x) => {
                 // None is false; otherwise the value's truth.
                 let sv = v.into_struct_value();

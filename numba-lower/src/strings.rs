@@ -201,6 +201,113 @@ pub unsafe fn hash_data(data: *const u8, n: usize, kind: i32) -> i64 {
     }
 }
 
+/// `str(i)` of a signed (or, when `unsigned`, unsigned) 64-bit integer.
+///
+/// # Safety
+/// `out` points to writable storage for a string struct.
+pub unsafe extern "C" fn numba_rs_str_from_int(v: i64, unsigned: i32, out: *mut Str) -> i32 {
+    let text = if unsigned != 0 {
+        (v as u64).to_string()
+    } else {
+        v.to_string()
+    };
+    let chars: Vec<u32> = text.bytes().map(u32::from).collect();
+    // SAFETY: the caller's contract.
+    unsafe { new_str_of(&chars, out) }
+}
+
+/// Python's `repr(x)` of a float: the shortest string that reads back as `x`, in
+/// positional notation for exponents from -4 to 15 and scientific notation otherwise
+/// (`1e+16`, `1.5e-05`), with `.0` on integral values, and `nan`/`inf`/`-inf`.
+pub fn float_repr(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    // Rust's `{:e}` finds how many digits the shortest round-trip form needs; printing
+    // that many digits correctly rounded (ties to even, as CPython's dtoa breaks them)
+    // gives CPython's choice where two strings of that length read back as `x`.
+    let shortest = format!("{:e}", x);
+    let ndigits = shortest
+        .split('e')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(char::is_ascii_digit)
+        .count()
+        .max(1);
+    let sci = format!("{:.*e}", ndigits - 1, x);
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if (-4..16).contains(&exp) {
+        let point = exp + 1;
+        let body = if point <= 0 {
+            format!("0.{}{}", "0".repeat((-point) as usize), digits)
+        } else if point as usize >= digits.len() {
+            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
+        } else {
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
+        };
+        format!("{sign}{body}")
+    } else {
+        let m = if digits.len() > 1 {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        } else {
+            digits
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{m}e{esign}{:02}", exp.abs())
+    }
+}
+
+/// `str(x)` of a float (its `repr`).
+///
+/// # Safety
+/// `out` points to writable storage for a string struct.
+pub unsafe extern "C" fn numba_rs_str_from_float(v: f64, out: *mut Str) -> i32 {
+    let chars: Vec<u32> = float_repr(v).bytes().map(u32::from).collect();
+    // SAFETY: the caller's contract.
+    unsafe { new_str_of(&chars, out) }
+}
+
+/// `chr(i)`: 1 when `i` is outside `range(0x110000)`.
+///
+/// # Safety
+/// `out` points to writable storage for a string struct.
+pub unsafe extern "C" fn numba_rs_str_chr(i: i64, out: *mut Str) -> i32 {
+    if !(0..0x110000).contains(&i) {
+        return 1;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { new_str_of(&[i as u32], out) }
+}
+
+/// `ord(c)`: the code point, or -1 when `c` is not one character.
+///
+/// # Safety
+/// `s` points to a valid string struct.
+pub unsafe extern "C" fn numba_rs_str_ord(s: *const Str) -> i64 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let s = &*s;
+        if s.length != 1 {
+            return -1;
+        }
+        i64::from(char_at(s.data, s.kind, 0))
+    }
+}
+
 /// `hash(s)`.
 ///
 /// # Safety
@@ -420,6 +527,16 @@ pub unsafe extern "C" fn numba_rs_str_find(hay: *const Str, needle: *const Str) 
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
         ("numba_rs_str_hash", numba_rs_str_hash as *const () as usize),
+        (
+            "numba_rs_str_from_int",
+            numba_rs_str_from_int as *const () as usize,
+        ),
+        (
+            "numba_rs_str_from_float",
+            numba_rs_str_from_float as *const () as usize,
+        ),
+        ("numba_rs_str_chr", numba_rs_str_chr as *const () as usize),
+        ("numba_rs_str_ord", numba_rs_str_ord as *const () as usize),
         ("numba_rs_str_eq", numba_rs_str_eq as *const () as usize),
         ("numba_rs_str_cmp", numba_rs_str_cmp as *const () as usize),
         (
@@ -440,4 +557,41 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
             numba_rs_str_repeat as *const () as usize,
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_repr_is_pythons() {
+        // Hand-checked against CPython 3.11's repr.
+        for (x, want) in [
+            (0.1, "0.1"),
+            (1e16, "1e+16"),
+            (1.5e-5, "1.5e-05"),
+            (123.0, "123.0"),
+            (-0.0, "-0.0"),
+            (1e-4, "0.0001"),
+            (12345678901234567.0, "1.2345678901234568e+16"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (1e15, "1000000000000000.0"),
+            (-2.5, "-2.5"),
+            (204366253598380.12, "204366253598380.12"),
+            (f64::NAN, "nan"),
+            (f64::NEG_INFINITY, "-inf"),
+        ] {
+            assert_eq!(float_repr(x), want);
+        }
+    }
+
+    #[test]
+    fn siphash13_matches_the_reference_vector() {
+        // SipHash-1-3 of the empty message under key 00 01 .. 0f (the reference
+        // implementation's vector, as CPython's test_hash uses it).
+        let k0 = u64::from_le_bytes([0, 1, 2, 3, 4, 5, 6, 7]);
+        let k1 = u64::from_le_bytes([8, 9, 10, 11, 12, 13, 14, 15]);
+        assert_eq!(siphash13(k0, k1, b""), 0xabac0158050fc4dc);
+    }
 }

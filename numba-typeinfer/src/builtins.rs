@@ -150,6 +150,44 @@ impl BaseContext {
                 "(number, number), (int, int, int)",
             )),
         );
+        // `str(x)`, `ord(c)`, `chr(i)` (Numba's unicode overloads).
+        self.register(
+            "str",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [] => Some(sig("str", UNICODE, vec![])),
+                    [x] if x.unliteral() == UNICODE => Some(sig("str", UNICODE, vec![UNICODE])),
+                    [x] if x.unliteral().is_integer()
+                        || x.unliteral() == BOOLEAN
+                        || x.unliteral().is_float() =>
+                    {
+                        Some(sig("str", UNICODE, vec![x.unliteral()]))
+                    }
+                    _ => None,
+                },
+                "(), (str | int | bool | float,)",
+            )),
+        );
+        self.register(
+            "ord",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] if x.unliteral() == UNICODE => Some(sig("ord", INT64, vec![UNICODE])),
+                    _ => None,
+                },
+                "(str,)",
+            )),
+        );
+        self.register(
+            "chr",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] if x.unliteral().is_integer() => Some(sig("chr", UNICODE, vec![INT64])),
+                    _ => None,
+                },
+                "(int,)",
+            )),
+        );
         self.register(
             "hash",
             Box::new(FnTemplate(

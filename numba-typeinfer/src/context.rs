@@ -524,11 +524,14 @@ impl BaseContext {
                         [t] if t.is_scalar() && !(t.is_complex() && ret != BOOLEAN) => {
                             Some(sig(key, ret, vec![*t]))
                         }
-                        // A list's (a set's) truth: whether it has items.
+                        // A list's (a set's, a string's) truth: whether it has items.
                         [t] if ret == BOOLEAN
                             && matches!(t.get(), Type::List { .. } | Type::Set { .. }) =>
                         {
                             Some(sig(key, ret, vec![*t]))
+                        }
+                        [t] if ret == BOOLEAN && t.unliteral() == UNICODE => {
+                            Some(sig(key, ret, vec![UNICODE]))
                         }
                         [] => Some(sig(key, ret, vec![])),
                         _ => None,
@@ -1090,6 +1093,17 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
 pub fn unary_signature(op: UnaryOp, value: TypeId) -> Option<Signature> {
     if value.is_array() {
         return crate::numpy::array_unary(op, value);
+    }
+    // `not s`, `not l`: the container's truth, negated.
+    if op == UnaryOp::Not
+        && (value.unliteral() == UNICODE
+            || matches!(value.get(), Type::List { .. } | Type::Set { .. }))
+    {
+        return Some(Signature {
+            ret: BOOLEAN,
+            args: vec![value.unliteral()],
+            key: ImplKey::Unary(op),
+        });
     }
     if !value.is_scalar() {
         return None;

@@ -193,3 +193,42 @@ def test_iterating_a_string_yields_its_characters():
 
     for s in ["", "abcA", "héllo日本😀xA", "ΣaΣ"]:
         assert njit(f)(s) == f(s)
+
+
+def test_str_of_numbers_is_cpythons():
+    import math
+
+    f = njit(lambda x: str(x))
+    rng = random.Random(9)
+    values = [0, -1, 2**63 - 1, -(2**63), True, False, 0.1, 1e16, -0.0, 1e-5, 1e22,
+              float("nan"), float("inf"), -float("inf"), 5e-324, 204366253598380.12]
+    values += [rng.uniform(-1e6, 1e6) for _ in range(300)]
+    values += [rng.random() * 10.0 ** rng.randint(-30, 30) for _ in range(300)]
+    for v in values:
+        assert f(v) == str(v), v
+    assert f(math.pi) == str(math.pi)
+    assert njit(lambda: str())() == ""
+    assert njit(lambda s: str(s))("日本") == "日本"
+
+
+def test_ord_chr_truth_and_not():
+    f = njit(lambda s: (ord(s), chr(ord(s) + 1), bool(s), not s))
+    for s in ["a", "é", "日", "😀"]:
+        assert f(s) == (ord(s), chr(ord(s) + 1), bool(s), not s)
+    g = njit(lambda s: (bool(s), not s))
+    assert g("") == (False, True)
+    assert njit(lambda l: not l)([1]) is False
+    with pytest.raises(TypeError, match="ord\\(\\) expected a character"):
+        njit(lambda c: ord(c))("ab")
+    for bad in (-2, 0x110000):
+        with pytest.raises(ValueError, match="chr\\(\\) arg not in range"):
+            njit(lambda c: chr(c))(bad)
+    assert njit(lambda: chr(0x10FFFF))() == chr(0x10FFFF)
+
+
+def test_f_strings_of_numbers_bools_and_strings():
+    def f(a, b, s):
+        return f"AA_{a + 3}_B{b}{a > 1}|{s}|{-b}"
+
+    for a, b, s in [(2, 1.5, "x"), (-7, 1e20, "日本"), (0, -0.0, "")]:
+        assert njit(f)(a, b, s) == f(a, b, s)

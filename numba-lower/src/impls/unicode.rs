@@ -52,6 +52,66 @@ pub(crate) fn register(r: &mut Registry) {
         getitem,
     );
     r.register(ImplKey::GetIter, Args::Exact(vec![s]), getiter);
+    // `not x` of a string, list or set: whether it is empty.
+    r.register(
+        ImplKey::Unary(numba_ir::UnaryOp::Not),
+        Args::Exact(vec![TypePat::Pred(|t| {
+            matches!(
+                t.get(),
+                Type::Unicode | Type::List { .. } | Type::Set { .. }
+            )
+        })]),
+        |lw, sig, a| {
+            let t = lw.truth(a[0], sig.args[0])?;
+            Ok(lw.b.build_not(t, "").map_err(llvm_err)?.into())
+        },
+    );
+    let f = |k: &str| ImplKey::Function(k.into());
+    r.register(f("str"), Args::Exact(vec![]), |lw, _, _| {
+        lw.unicode_constant("")
+    });
+    r.register(f("str"), Args::Exact(vec![s]), |lw, _, a| {
+        // A call returns a new reference: the same string, one more owner.
+        lw.incref(UNICODE, a[0])?;
+        Ok(a[0])
+    });
+    r.register(f("str"), Args::Exact(vec![TypePat::Bool]), |lw, _, a| {
+        let t = lw.unicode_constant("True")?;
+        let f = lw.unicode_constant("False")?;
+        lw.b.build_select(a[0].into_int_value(), t, f, "")
+            .map_err(llvm_err)
+    });
+    r.register(f("str"), Args::Exact(vec![TypePat::Int]), |lw, sig, a| {
+        let v = lw.cast(a[0], sig.args[0], INT64)?;
+        let unsigned = matches!(sig.args[0].get(), Type::Integer { signed: false, .. });
+        let flag = lw.ctx.i32_type().const_int(u64::from(unsigned), false);
+        new_string(lw, "numba_rs_str_from_int", &[v, flag.into()], false)
+    });
+    r.register(f("str"), Args::Exact(vec![TypePat::Float]), |lw, sig, a| {
+        let v = lw.cast(a[0], sig.args[0], FLOAT64)?;
+        new_string(lw, "numba_rs_str_from_float", &[v], false)
+    });
+    r.register(f("chr"), Args::Exact(vec![TypePat::Int]), |lw, sig, a| {
+        let v = lw.cast(a[0], sig.args[0], INT64)?;
+        new_string_raising(
+            lw,
+            "numba_rs_str_chr",
+            &[v],
+            ("ValueError", "chr() arg not in range(0x110000)"),
+        )
+    });
+    r.register(f("ord"), Args::Exact(vec![s]), |lw, _, a| {
+        let p = lw.unicode_slot(a[0])?;
+        let i64t = lw.ctx.i64_type();
+        let ptr = lw.ctx.ptr_type(AddressSpace::default());
+        let func = lw.runtime_fn("numba_rs_str_ord", i64t.fn_type(&[ptr.into()], false));
+        let c = lw.call_value(func, &[p.into()])?.into_int_value();
+        let bad =
+            lw.b.build_int_compare(inkwell::IntPredicate::SLT, c, i64t.const_zero(), "")
+                .map_err(llvm_err)?;
+        lw.raise_const_if(bad, "TypeError", &["ord() expected a character"])?;
+        Ok(c.into())
+    });
     r.register(
         ImplKey::IterNext,
         Args::Exact(vec![TypePat::Pred(
@@ -203,6 +263,42 @@ fn new_string<'ctx>(
             .map_err(llvm_err)?;
         lw.raise_const_if(outside, "IndexError", &["string index out of range"])?;
     }
+    let failed =
+        lw.b.build_int_compare(inkwell::IntPredicate::SLT, status, i32t.const_zero(), "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(failed, "MemoryError", &["Allocation failed"])?;
+    lw.b.build_load(st, out, "s").map_err(llvm_err)
+}
+
+/// As [`new_string`], for a helper whose status 1 is `error` (class, message).
+fn new_string_raising<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    helper: &str,
+    args: &[BasicValueEnum<'ctx>],
+    error: (&str, &str),
+) -> R<BasicValueEnum<'ctx>> {
+    let st = unicode::struct_type(lw.ctx);
+    let out = lw.alloca_in_entry(st.into(), "new_str")?;
+    let mut params: Vec<inkwell::types::BasicMetadataTypeEnum> = Vec::new();
+    let mut values: Vec<inkwell::values::BasicMetadataValueEnum> = Vec::new();
+    for &a in args {
+        params.push(a.get_type().into());
+        values.push(a.into());
+    }
+    params.push(lw.ctx.ptr_type(AddressSpace::default()).into());
+    values.push(out.into());
+    let i32t = lw.ctx.i32_type();
+    let f = lw.runtime_fn(helper, i32t.fn_type(&params, false));
+    let status = lw.call_value(f, &values)?.into_int_value();
+    let hit =
+        lw.b.build_int_compare(
+            inkwell::IntPredicate::EQ,
+            status,
+            i32t.const_int(1, false),
+            "",
+        )
+        .map_err(llvm_err)?;
+    lw.raise_const_if(hit, error.0, &[error.1])?;
     let failed =
         lw.b.build_int_compare(inkwell::IntPredicate::SLT, status, i32t.const_zero(), "")
             .map_err(llvm_err)?;
