@@ -291,9 +291,16 @@ fn lower_parfor<'ctx>(
     for r in &pf.reductions {
         let t = lw.ty(r.var);
         if crate::nrt::is_refcounted(t) && !t.is_array() {
+            // Numba cannot lower these either (a NumbaNotImplementedError): say which.
+            let name = lw.ir.var_name(r.var);
+            let name = name.split('.').next().unwrap_or(name);
+            let kind = match t.get() {
+                Type::List { .. } => "list",
+                Type::Set { .. } => "set",
+                _ => "non-array",
+            };
             return Err(lw.unsupported(format!(
-                "the reduction of array variable '{}' in a parallel loop is not supported by numba-rs yet",
-                lw.ir.var_name(r.var)
+                "the reduction of {kind} variable '{name}' ({t}) in a parallel loop is not supported: use a list per iteration or an array"
             )));
         }
     }

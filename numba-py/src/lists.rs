@@ -103,7 +103,7 @@ pub fn encode_list(
         let mut tmp = Slots::new();
         for (i, x) in l.iter().enumerate() {
             let t = crate::typeof_arg(&x)?;
-            if t != dtype {
+            if unreflected(t) != unreflected(dtype) {
                 return Err(PyTypeError::new_err(format!(
                     "can't unbox heterogeneous list: {dtype} != {t}"
                 )));
@@ -133,10 +133,26 @@ pub fn encode_list(
     Ok(())
 }
 
+/// `t` with every list and set in it not reflected: a nested Python list types as a
+/// reflected list, and unboxes as an item of either kind.
+fn unreflected(t: TypeId) -> TypeId {
+    match t.get() {
+        types::Type::List { dtype, .. } => types::intern(types::Type::List {
+            dtype: unreflected(dtype),
+            reflected: false,
+        }),
+        types::Type::Set { dtype, .. } => types::intern(types::Type::Set {
+            dtype: unreflected(dtype),
+            reflected: false,
+        }),
+        _ => t,
+    }
+}
+
 /// The error for item `i` of `l` when it is not of the list's item type.
 fn break_heterogeneous(l: &Bound<'_, PyList>, i: usize, dtype: TypeId) -> PyResult<()> {
     let t = crate::typeof_arg(&l.get_item(i)?)?;
-    if t == dtype {
+    if unreflected(t) == unreflected(dtype) {
         return Ok(());
     }
     Err(PyTypeError::new_err(format!(
@@ -481,5 +497,59 @@ pub fn decode_container(
         } else {
             Ok(new_pylist(py, payload(mi), item)?.into_any().unbind())
         }
+    }
+}
+
+/// Forget the Python containers a value's lists and sets were unboxed from (their
+/// parents, at every depth), so nothing is reflected into them later: an object-mode
+/// block's results outlive the Python objects they were made from.
+pub(crate) fn detach(slots: &mut [u64], pos: &mut usize, shape: &Shape) {
+    match shape {
+        Shape::List { item, .. } => {
+            let mi = slots[*pos] as *mut numba_nrt::MemInfo;
+            slots[*pos + 1] = 0;
+            *pos += 2;
+            if !mi.is_null() && holds_containers(item) {
+                // SAFETY: an unboxed list's MemInfo; each item is `item.slots()` words.
+                unsafe {
+                    let p = payload(mi);
+                    let words = item.slots();
+                    for i in 0..p.size.max(0) as usize {
+                        let at = (p.data as *mut u64).add(i * words);
+                        let item_slots = std::slice::from_raw_parts_mut(at, words);
+                        detach(item_slots, &mut 0, item);
+                    }
+                }
+            }
+        }
+        Shape::Set { .. } => {
+            slots[*pos + 1] = 0;
+            *pos += 2;
+        }
+        Shape::Tuple(items) | Shape::Named { items, .. } => {
+            for s in items {
+                detach(slots, pos, s);
+            }
+        }
+        Shape::Optional(x) => {
+            let present = slots[*pos] != 0;
+            *pos += 1;
+            if present {
+                detach(slots, pos, x);
+            } else {
+                *pos += x.slots();
+            }
+        }
+        other => *pos += other.slots(),
+    }
+}
+
+/// Whether values of this shape hold lists or sets.
+fn holds_containers(shape: &Shape) -> bool {
+    match shape {
+        Shape::List { .. } | Shape::Set { .. } => true,
+        Shape::Tuple(items) | Shape::Named { items, .. } => items.iter().any(holds_containers),
+        Shape::Optional(x) => holds_containers(x),
+        _ => false,
     }
 }

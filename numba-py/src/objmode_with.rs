@@ -240,6 +240,14 @@ fn encode_owned(
             out.extend(fields);
             Ok(())
         }
+        // A list or set made from the block's result: its own, with no Python parent.
+        Shape::List { .. } | Shape::Set { .. } => {
+            let start = out.len();
+            boxing::encode(v, shape, out)?;
+            owned.push(out[start] as *mut numba_nrt::MemInfo);
+            crate::lists::detach(&mut out[start..], &mut 0, shape);
+            Ok(())
+        }
         _ => boxing::encode(v, shape, out),
     }
 }

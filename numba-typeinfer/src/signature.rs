@@ -156,6 +156,32 @@ fn constructor(text: &str) -> Result<Option<TypeId>, String> {
             types::tuple_of(&tys)
         }
         ("Optional", [item]) => types::intern(Type::Optional(parse_sig_type(item)?)),
+        // `List(int64)`, `List(int64, reflected=True)`, `Set(int64)` (Numba's classes).
+        ("List" | "Set", [item, rest @ ..]) if rest.len() <= 1 => {
+            let reflected = match rest {
+                [] => false,
+                [r] => {
+                    let r = r.trim();
+                    let r = r
+                        .strip_prefix("reflected")
+                        .map_or(r, |x| x.trim_start_matches([' ', '=']));
+                    match r.trim() {
+                        "True" => true,
+                        "False" => false,
+                        other => {
+                            return Err(format!("invalid reflected flag {other:?} in {text:?}"))
+                        }
+                    }
+                }
+                _ => false,
+            };
+            let dtype = parse_sig_type(item)?;
+            if name.trim() == "List" {
+                types::intern(Type::List { dtype, reflected })
+            } else {
+                types::intern(Type::Set { dtype, reflected })
+            }
+        }
         ("Array", [dtype, ndim, layout]) => {
             let ndim: u32 = ndim
                 .parse()
