@@ -913,7 +913,8 @@ impl TypingContext for BaseContext {
     fn explain_call(&self, func: TypeId, args: &[TypeId]) -> Option<String> {
         if let Type::BoundFunction { key, this } = func.get() {
             return crate::sets::explain(&key, this, args)
-                .or_else(|| crate::lists::explain(&key, this, args));
+                .or_else(|| crate::lists::explain(&key, this, args))
+                .or_else(|| crate::strings::explain(&key, args));
         }
         Self::function_key(func).and_then(|k| self.functions.get(&k)?.explain(args))
     }
@@ -999,6 +1000,17 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
             Some(Signature {
                 ret: UNICODE,
                 args: vec![arg(lhs), arg(rhs)],
+                key: ImplKey::BinOp(op),
+            })
+        }
+        // A string is never equal to a value of another kind (Numba's `unicode_eq`).
+        BinOp::Eq | BinOp::Ne
+            if (lhs.unliteral() == UNICODE) != (rhs.unliteral() == UNICODE)
+                && (lhs.is_scalar() || rhs.is_scalar() || lhs == NONE || rhs == NONE) =>
+        {
+            Some(Signature {
+                ret: BOOLEAN,
+                args: vec![lhs.unliteral(), rhs.unliteral()],
                 key: ImplKey::BinOp(op),
             })
         }

@@ -20,6 +20,8 @@ pub enum Param {
     Bool,
     /// A list of strings.
     StrList,
+    /// A string or a tuple of strings (`startswith`).
+    StrOrTuple,
 }
 
 /// What a method returns.
@@ -56,7 +58,7 @@ const SEARCH: &[(&str, Param, Default)] = &[
     ("end", Param::OptInt, Default::None),
 ];
 const AFFIX: &[(&str, Param, Default)] = &[
-    ("prefix", Param::Str, Default::Required),
+    ("prefix", Param::StrOrTuple, Default::Required),
     ("start", Param::OptInt, Default::None),
     ("end", Param::OptInt, Default::None),
 ];
@@ -178,6 +180,14 @@ fn accept(param: Param, t: TypeId) -> Option<TypeId> {
         Param::OptInt if t == NONE => Some(NONE),
         Param::OptInt if is_int => Some(INT64),
         Param::Bool if is_int => Some(BOOLEAN),
+        Param::StrOrTuple if t == UNICODE => Some(UNICODE),
+        Param::StrOrTuple => match t.get() {
+            Type::UniTuple(e, _) if e.unliteral() == UNICODE => Some(intern(Type::UniTuple(
+                UNICODE,
+                crate::conv::tuple_items(t)?.len() as u32,
+            ))),
+            _ => None,
+        },
         Param::StrList => match t.get() {
             Type::List { dtype, .. } if dtype == UNICODE => Some(t),
             _ => None,
@@ -213,6 +223,48 @@ pub fn method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
         args: sig_args,
         key: ImplKey::Function(key.into()),
     })
+}
+
+/// Numba's message for a method given an argument of the wrong kind.
+pub fn explain(key: &str, args: &[TypeId]) -> Option<String> {
+    let name = key.strip_prefix("str.")?;
+    let m = method_spec(name)?;
+    for (i, &t) in args.iter().enumerate() {
+        let (pname, param, _) = *m.params.get(i)?;
+        if accept(param, t).is_some() {
+            continue;
+        }
+        let t = t.unliteral();
+        return Some(match (name, pname) {
+            ("center" | "ljust" | "rjust", "width") => "The width must be an Integer".into(),
+            ("center" | "ljust" | "rjust", "fillchar") => {
+                "The fillchar must be a UnicodeType".into()
+            }
+            ("zfill", _) => "<width> must be an Integer".into(),
+            ("count" | "find" | "rfind" | "index" | "rindex", "start" | "end") => {
+                "The slice indices must be an Integer or None".into()
+            }
+            ("count" | "find" | "rfind" | "index" | "rindex", _) => {
+                format!("The substring must be a UnicodeType, not {t}")
+            }
+            ("startswith", "start" | "end") => {
+                format!("When specified, the arg '{pname}' must be an Integer or None")
+            }
+            ("startswith", _) => "The arg 'prefix' should be a string or a tuple of strings".into(),
+            ("endswith", "start" | "end") => "The arg must be a Integer or None".into(),
+            ("endswith", _) => "The arg 'substr' should be a string or a tuple of strings".into(),
+            ("replace", "count") => {
+                format!("Unsupported parameters. The parameters must be Integer. Given count: {t}")
+            }
+            ("replace", _) => format!("The object must be a UnicodeType. Given: {t}"),
+            ("strip" | "lstrip" | "rstrip", _) => "The arg must be a UnicodeType or None".into(),
+            ("join", _) => format!("\"parts\" must be a list of strings, not {t}"),
+            (_, "sep") => format!("\"sep\" must be a UnicodeType or None, not {t}"),
+            (_, "keepends") => format!("\"keepends\" must be an Integer or a Boolean, not {t}"),
+            (_, p) => format!("\"{p}\" must be an Integer, not {t}"),
+        });
+    }
+    None
 }
 
 #[cfg(test)]

@@ -232,3 +232,28 @@ def test_f_strings_of_numbers_bools_and_strings():
 
     for a, b, s in [(2, 1.5, "x"), (-7, 1e20, "日本"), (0, -0.0, "")]:
         assert njit(f)(a, b, s) == f(a, b, s)
+
+
+def test_startswith_endswith_take_tuples_and_strings_never_equal_other_kinds():
+    def f(s):
+        return (s.startswith(("x", "ab")), s.endswith(("zz", "c")), s == 1, s != 2.5,
+                None == s)
+
+    for s in ["abc", "xyz", "", "日c"]:
+        assert njit(f)(s) == f(s)
+
+
+def test_wrong_argument_kinds_are_numbas_typing_errors():
+    from numba_rs.errors import TypingError
+
+    cases = [
+        ("s.center(1.5)", "The width must be an Integer"),
+        ("s.zfill(1.5)", "<width> must be an Integer"),
+        ("s.count('a', 0, 1.5)", "The slice indices must be an Integer or None"),
+        ("s.replace('a', 'b', 1.5)", "Unsupported parameters. The parameters must be Integer"),
+        ("s.startswith(1)", "The arg 'prefix' should be a string or a tuple of strings"),
+    ]
+    for expr, message in cases:
+        jf, _ = compiled(expr)
+        with pytest.raises(TypingError, match=message.replace("(", "\\(").replace(")", "\\)")):
+            jf("abc")

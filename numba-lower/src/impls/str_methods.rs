@@ -84,7 +84,10 @@ fn argument<'ctx>(
             });
         }
         return Ok(match param {
-            Param::Str | Param::OptStr => Arg::Str(lw.unicode_slot(v)?),
+            Param::StrOrTuple if t != UNICODE => {
+                return Err(lw.unsupported("a tuple of prefixes is lowered item by item"))
+            }
+            Param::Str | Param::OptStr | Param::StrOrTuple => Arg::Str(lw.unicode_slot(v)?),
             Param::StrList => Arg::List(lw.list_payload(v)?),
             Param::Int | Param::OptInt | Param::Bool => {
                 Arg::Int(lw.cast(v, t, INT64)?.into_int_value())
@@ -154,6 +157,23 @@ fn str_method<'ctx>(
     let i64t = lw.ctx.i64_type();
     let st = unicode::struct_type(lw.ctx);
     let op = |k: u64| i32t.const_int(k, false);
+    // `s.startswith(("a", "b"))`: any of the tuple's strings.
+    if matches!(name, "startswith" | "endswith") && sig.args.get(1).is_some_and(|t| *t != UNICODE) {
+        let items = numba_typeinfer::conv::tuple_items(sig.args[1]).unwrap_or_default();
+        let mut any = lw.ctx.bool_type().const_zero();
+        for k in 0..items.len() {
+            let item =
+                lw.b.build_extract_value(a[1].into_struct_value(), k as u32, "")
+                    .map_err(llvm_err)?;
+            let mut one = a.to_vec();
+            one[1] = item;
+            let mut one_sig = sig.clone();
+            one_sig.args[1] = UNICODE;
+            let hit = str_method(lw, &one_sig, &one)?.into_int_value();
+            any = lw.b.build_or(any, hit, "").map_err(llvm_err)?;
+        }
+        return Ok(any.into());
+    }
     let mut args = Vec::new();
     for i in 0..m.params.len() {
         args.push(argument(lw, m, sig, a, i)?);

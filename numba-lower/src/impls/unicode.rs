@@ -35,6 +35,18 @@ pub(crate) fn register(r: &mut Registry) {
         r.register(ImplKey::BinOp(op), Args::Exact(vec![s, s]), compare);
     }
     r.register(ImplKey::BinOp(BinOp::Add), Args::Exact(vec![s, s]), concat);
+    // A string and a value of another kind: never equal.
+    let other = TypePat::Pred(|t| t != UNICODE);
+    for args in [vec![s, other], vec![other, s]] {
+        r.register(
+            ImplKey::BinOp(BinOp::Eq),
+            Args::Exact(args.clone()),
+            |lw, _, _| Ok(lw.ctx.bool_type().const_zero().into()),
+        );
+        r.register(ImplKey::BinOp(BinOp::Ne), Args::Exact(args), |lw, _, _| {
+            Ok(lw.ctx.bool_type().const_all_ones().into())
+        });
+    }
     r.register(ImplKey::BinOp(BinOp::In), Args::Exact(vec![s, s]), contains);
     r.register(
         ImplKey::BinOp(BinOp::Mul),
