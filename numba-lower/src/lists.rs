@@ -638,6 +638,18 @@ pub unsafe extern "C" fn numba_rs_list_sort_by(p: *mut ListPayload, lt: ItemLt, 
     };
     let mut order: Vec<usize> = (0..n).collect();
     stable_sort(&mut order, &mut before);
+    // SAFETY: `order` is a permutation of the payload's items.
+    unsafe { permute(p, &order) };
+}
+
+/// Put the items of `p` in `order` (a permutation of its indices), moving whole slots.
+///
+/// # Safety
+/// `p` is a live payload with `order.len()` items.
+unsafe fn permute(p: &mut ListPayload, order: &[usize]) {
+    let n = order.len();
+    let width = p.item_bytes as usize;
+    let data = p.data;
     let mut sorted = vec![0u8; n * width];
     for (k, &i) in order.iter().enumerate() {
         // SAFETY: item `i` is inside the data; row `k` inside `sorted`.
@@ -652,6 +664,47 @@ pub unsafe extern "C" fn numba_rs_list_sort_by(p: *mut ListPayload, lt: ItemLt, 
     // SAFETY: `sorted` holds exactly the list's `n` items.
     unsafe { std::ptr::copy_nonoverlapping(sorted.as_ptr(), data, n * width) };
     p.dirty = 1;
+}
+
+/// Sort a list of strings in place, stably, by code points (descending when
+/// `reverse`): the comparisons read the strings where they are, with no generated code.
+///
+/// # Safety
+/// `p` is a live payload of string items (seven slots each).
+pub unsafe extern "C" fn numba_rs_list_sort_strings(p: *mut ListPayload, reverse: i32) {
+    use crate::strings::Str;
+    // SAFETY: the caller's contract.
+    let p = unsafe { &mut *p };
+    let n = p.size.max(0) as usize;
+    if n < 2 {
+        return;
+    }
+    let strs: Vec<Str> = (0..n)
+        .map(|i| {
+            // SAFETY: item `i` is a string's seven slots.
+            unsafe {
+                let w = (p.data as *const u64).add(i * 7);
+                Str {
+                    data: *w as *mut u8,
+                    length: *w.add(1) as i64,
+                    kind: *w.add(2) as i32,
+                    is_ascii: *w.add(3) as u32,
+                    hash: *w.add(4) as i64,
+                    meminfo: *w.add(5) as *mut MemInfo,
+                    parent: *w.add(6) as *mut u8,
+                }
+            }
+        })
+        .collect();
+    let mut before = |x: usize, y: usize| {
+        let (x, y) = if reverse != 0 { (y, x) } else { (x, y) };
+        // SAFETY: both are valid strings.
+        unsafe { crate::strings::numba_rs_str_cmp(&strs[x], &strs[y]) < 0 }
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    stable_sort(&mut order, &mut before);
+    // SAFETY: `order` is a permutation of the payload's items.
+    unsafe { permute(p, &order) };
 }
 
 /// A stable merge sort of `v` by `before` (a strict order): insertion-sorted runs of
@@ -751,6 +804,10 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
         (
             "numba_rs_list_reverse",
             numba_rs_list_reverse as *const () as usize,
+        ),
+        (
+            "numba_rs_list_sort_strings",
+            numba_rs_list_sort_strings as *const () as usize,
         ),
         (
             "numba_rs_list_sort_by",

@@ -35,6 +35,16 @@ pub const STR_SLOTS: usize = 7;
 
 /// The flags of code point `c` (`unicode_db`'s bits).
 pub fn flags(c: u32) -> u16 {
+    // Latin-1 (most text) from a table; the rest by binary search over the ranges.
+    static LATIN1: std::sync::LazyLock<[u16; 256]> =
+        std::sync::LazyLock::new(|| std::array::from_fn(|c| search_flags(c as u32)));
+    if c < 256 {
+        return LATIN1[c as usize];
+    }
+    search_flags(c)
+}
+
+fn search_flags(c: u32) -> u16 {
     use std::cmp::Ordering;
     match db::FLAG_RANGES.binary_search_by(|&(a, b, _)| {
         if b < c {
@@ -150,6 +160,26 @@ unsafe fn emit(chars: &[u32], out: *mut Str) -> i32 {
     unsafe { new_str_of(chars, out) }
 }
 
+/// A new ASCII string of `src` mapped byte by byte.
+///
+/// # Safety
+/// `out` points to writable storage for a string struct.
+unsafe fn emit_ascii_map(src: &[u8], f: fn(&u8) -> u8, out: *mut Str) -> i32 {
+    // SAFETY: the caller's contract; ASCII maps to ASCII.
+    unsafe {
+        crate::strings::new_latin1_with(
+            src.len(),
+            true,
+            |d| {
+                for (o, b) in d.iter_mut().zip(src) {
+                    *o = f(b);
+                }
+            },
+            out,
+        )
+    }
+}
+
 macro_rules! case_method {
     ($name:ident, $doc:literal, $body:expr) => {
         #[doc = $doc]
@@ -191,11 +221,7 @@ pub unsafe extern "C" fn numba_rs_str_lower(s: *const Str, out: *mut Str) -> i32
     // SAFETY: the caller's contract.
     unsafe {
         if is_ascii(s) {
-            let b: Vec<u32> = ascii_bytes(s)
-                .iter()
-                .map(|&c| u32::from(c.to_ascii_lowercase()))
-                .collect();
-            return emit(&b, out);
+            return emit_ascii_map(ascii_bytes(s), u8::to_ascii_lowercase, out);
         }
         emit(&lower_all(&read(s)), out)
     }
@@ -209,11 +235,7 @@ pub unsafe extern "C" fn numba_rs_str_upper(s: *const Str, out: *mut Str) -> i32
     // SAFETY: the caller's contract.
     unsafe {
         if is_ascii(s) {
-            let b: Vec<u32> = ascii_bytes(s)
-                .iter()
-                .map(|&c| u32::from(c.to_ascii_uppercase()))
-                .collect();
-            return emit(&b, out);
+            return emit_ascii_map(ascii_bytes(s), u8::to_ascii_uppercase, out);
         }
         emit(&map_all(&read(s), Map::Upper), out)
     }
@@ -387,10 +409,71 @@ fn rfind_in(h: &[u32], n: &[u32], from: usize, to: usize) -> Option<usize> {
         .find(|&i| h[i..i + n.len()] == *n)
 }
 
+/// A string's characters read in place (no copy): the searches run over these.
+struct View<'a> {
+    s: &'a Str,
+}
+
+impl View<'_> {
+    fn len(&self) -> usize {
+        self.s.length.max(0) as usize
+    }
+    fn at(&self, i: usize) -> u32 {
+        // SAFETY: callers index below the length of a valid string.
+        unsafe { crate::strings::char_at(self.s.data, self.s.kind, i) }
+    }
+    /// Whether `n` occurs at `i` (`i + n.len() <= len`).
+    fn matches(&self, i: usize, n: &View) -> bool {
+        if self.s.kind == 1 && n.s.kind == 1 {
+            // SAFETY: both ranges are inside the strings' data.
+            unsafe {
+                std::slice::from_raw_parts(self.s.data.add(i), n.len())
+                    == std::slice::from_raw_parts(n.s.data, n.len())
+            }
+        } else {
+            (0..n.len()).all(|k| self.at(i + k) == n.at(k))
+        }
+    }
+    fn find(&self, n: &View, from: usize, to: usize) -> Option<usize> {
+        if to < from || to - from < n.len() {
+            return None;
+        }
+        if n.len() == 0 {
+            return Some(from);
+        }
+        let first = n.at(0);
+        if self.s.kind == 1 && n.s.kind == 1 {
+            // SAFETY: `from..to` is inside the data.
+            let h = unsafe { std::slice::from_raw_parts(self.s.data, to) };
+            let first = first as u8;
+            let mut i = from;
+            while i + n.len() <= to {
+                match h[i..=to - n.len()].iter().position(|&b| b == first) {
+                    None => return None,
+                    Some(k) => {
+                        if self.matches(i + k, n) {
+                            return Some(i + k);
+                        }
+                        i += k + 1;
+                    }
+                }
+            }
+            return None;
+        }
+        (from..=to - n.len()).find(|&i| self.at(i) == first && self.matches(i, n))
+    }
+    fn rfind(&self, n: &View, from: usize, to: usize) -> Option<usize> {
+        if to < from || to - from < n.len() {
+            return None;
+        }
+        (from..=to - n.len()).rev().find(|&i| self.matches(i, n))
+    }
+}
+
 /// `s.find`/`rfind`/`index`/`rindex`/`count`/`startswith`/`endswith(sub, start, end)`
 /// by `op`: 0 find, 1 rfind, 2 index, 3 rindex, 4 count, 5 startswith, 6 endswith.
 /// The answer goes to `out`; the status is [`Status::SubstringNotFound`] for `index`
-/// and `rindex` that find nothing.
+/// and `rindex` that find nothing. The strings are read in place.
 ///
 /// # Safety
 /// `s` and `sub` point to valid string structs, `out` to a writable i64.
@@ -403,33 +486,30 @@ pub unsafe extern "C" fn numba_rs_str_search(
     out: *mut i64,
 ) -> i32 {
     // SAFETY: the caller's contract.
-    let (h, n) = unsafe { (read(s), read(sub)) };
+    let (h, n) = unsafe { (View { s: &*s }, View { s: &*sub }) };
     let (from, to) = bounds(h.len(), start, end);
     let found = |x: Option<usize>| x.map_or(-1, |i| i as i64);
+    let fits = to >= from && to - from >= n.len();
     let r = match op {
-        0 | 2 => found(find_in(&h, &n, from, to)),
-        1 | 3 => found(rfind_in(&h, &n, from, to)),
+        0 | 2 => found(h.find(&n, from, to)),
+        1 | 3 => found(h.rfind(&n, from, to)),
         4 => {
-            if to < from || to - from < n.len() {
+            if !fits {
                 0
-            } else if n.is_empty() {
+            } else if n.len() == 0 {
                 (to - from + 1) as i64
             } else {
                 let mut count = 0;
                 let mut i = from;
-                while i + n.len() <= to {
-                    if h[i..i + n.len()] == *n {
-                        count += 1;
-                        i += n.len();
-                    } else {
-                        i += 1;
-                    }
+                while let Some(k) = h.find(&n, i, to) {
+                    count += 1;
+                    i = k + n.len();
                 }
                 count
             }
         }
-        5 => i64::from(to >= from && to - from >= n.len() && h[from..from + n.len()] == *n),
-        _ => i64::from(to >= from && to - from >= n.len() && h[to - n.len()..to] == *n),
+        5 => i64::from(fits && h.matches(from, &n)),
+        _ => i64::from(fits && h.matches(to - n.len(), &n)),
     };
     // SAFETY: the caller's contract.
     unsafe { *out = r };
@@ -668,6 +748,12 @@ pub unsafe extern "C" fn numba_rs_str_split(
     out: *mut *mut MemInfo,
 ) -> i32 {
     // SAFETY: the caller's contract.
+    unsafe {
+        if (*s).kind == 1 && (sep.is_null() || (*sep).kind == 1) && op == 0 {
+            return split_latin1(s, sep, maxsplit, refs, out);
+        }
+    }
+    // SAFETY: the caller's contract.
     let v = unsafe { read(s) };
     let mut left = if maxsplit < 0 {
         usize::MAX
@@ -766,6 +852,113 @@ pub unsafe extern "C" fn numba_rs_str_split(
         *out = mi;
     }
     0
+}
+
+/// `split` of a kind-1 string (the common case): the parts are byte ranges copied
+/// straight into new strings.
+///
+/// # Safety
+/// As [`numba_rs_str_split`], with `s` (and `sep`) of kind 1.
+unsafe fn split_latin1(
+    s: *const Str,
+    sep: *const Str,
+    maxsplit: i64,
+    refs: *const i32,
+    out: *mut *mut MemInfo,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    let v = unsafe { std::slice::from_raw_parts((*s).data, (*s).length.max(0) as usize) };
+    let mut left = if maxsplit < 0 {
+        usize::MAX
+    } else {
+        maxsplit as usize
+    };
+    let mut parts: Vec<&[u8]> = Vec::new();
+    if sep.is_null() {
+        let space = |c: u8| has(u32::from(c), db::SPACE);
+        let mut i = 0;
+        loop {
+            while i < v.len() && space(v[i]) {
+                i += 1;
+            }
+            if i == v.len() {
+                break;
+            }
+            if left == 0 {
+                parts.push(&v[i..]);
+                break;
+            }
+            let start = i;
+            while i < v.len() && !space(v[i]) {
+                i += 1;
+            }
+            parts.push(&v[start..i]);
+            left = left.saturating_sub(1);
+        }
+    } else {
+        // SAFETY: the caller's contract.
+        let d = unsafe { std::slice::from_raw_parts((*sep).data, (*sep).length.max(0) as usize) };
+        if d.is_empty() {
+            return Status::EmptySeparator as i32;
+        }
+        let mut start = 0;
+        let mut i = 0;
+        while left > 0 && i + d.len() <= v.len() {
+            if v[i] == d[0] && v[i..i + d.len()] == *d {
+                parts.push(&v[start..i]);
+                i += d.len();
+                start = i;
+                left -= 1;
+            } else {
+                i += 1;
+            }
+        }
+        parts.push(&v[start..]);
+    }
+    let width = (STR_SLOTS * 8) as i64;
+    // SAFETY: each item is written into the reserved data; `refs` is the caller's.
+    unsafe {
+        let mi = crate::lists::numba_rs_list_new(width, parts.len() as i64, refs);
+        if mi.is_null() {
+            return -1;
+        }
+        let p = numba_nrt::NRT_MemInfo_data(mi) as *mut ListPayload;
+        for (i, part) in parts.iter().enumerate() {
+            let mut st = std::mem::MaybeUninit::<Str>::uninit();
+            if crate::strings::new_latin1(part, st.as_mut_ptr()) != 0 {
+                (*p).size = i as i64;
+                numba_nrt::NRT_decref(mi);
+                return -1;
+            }
+            write_slots(
+                st.assume_init(),
+                (*p).data.add(i * STR_SLOTS * 8) as *mut u64,
+            );
+        }
+        (*p).size = parts.len() as i64;
+        *out = mi;
+    }
+    0
+}
+
+/// A string's seven list slots.
+///
+/// # Safety
+/// `slots` has room for seven words.
+unsafe fn write_slots(s: Str, slots: *mut u64) {
+    let words = [
+        s.data as u64,
+        s.length as u64,
+        s.kind as u64,
+        u64::from(s.is_ascii),
+        s.hash as u64,
+        s.meminfo as u64,
+        s.parent as u64,
+    ];
+    for (k, w) in words.into_iter().enumerate() {
+        // SAFETY: the caller's contract.
+        unsafe { *slots.add(k) = w };
+    }
 }
 
 /// `s.splitlines(keepends)`: CPython's line boundaries (`\n`, `\r`, `\r\n`, `\v`,
@@ -871,8 +1064,48 @@ pub unsafe extern "C" fn numba_rs_str_join(
 ) -> i32 {
     // SAFETY: the caller's contract: each item is a string's seven slots.
     unsafe {
-        let d = read(sep);
         let p = &*items;
+        let item_at = |i: usize| -> Str {
+            let w = p.data.add(i * STR_SLOTS * 8) as *const u64;
+            Str {
+                data: *w as *mut u8,
+                length: *w.add(1) as i64,
+                kind: *w.add(2) as i32,
+                is_ascii: *w.add(3) as u32,
+                hash: *w.add(4) as i64,
+                meminfo: *w.add(5) as *mut MemInfo,
+                parent: *w.add(6) as *mut u8,
+            }
+        };
+        let n = p.size.max(0) as usize;
+        if (*sep).kind == 1 && (0..n).all(|i| item_at(i).kind == 1) {
+            // Every piece is kind 1: the result is their bytes copied end to end.
+            let d = std::slice::from_raw_parts((*sep).data, (*sep).length.max(0) as usize);
+            let total: usize = (0..n)
+                .map(|i| item_at(i).length.max(0) as usize)
+                .sum::<usize>()
+                + d.len() * n.saturating_sub(1);
+            let ascii = (*sep).is_ascii != 0 && (0..n).all(|i| item_at(i).is_ascii != 0);
+            return crate::strings::new_latin1_with(
+                total,
+                ascii,
+                |buf| {
+                    let mut at = 0;
+                    for i in 0..n {
+                        if i > 0 {
+                            buf[at..at + d.len()].copy_from_slice(d);
+                            at += d.len();
+                        }
+                        let it = item_at(i);
+                        let b = std::slice::from_raw_parts(it.data, it.length.max(0) as usize);
+                        buf[at..at + b.len()].copy_from_slice(b);
+                        at += b.len();
+                    }
+                },
+                out,
+            );
+        }
+        let d = read(sep);
         let mut r = Vec::new();
         for i in 0..p.size.max(0) as usize {
             if i > 0 {

@@ -59,7 +59,7 @@ fn kind_for(max: u32) -> i32 {
 /// # Safety
 /// `chars` yields `n` characters that fit `kind` (or none, for a caller that writes the
 /// data and the NUL itself); `out` points to writable storage for a string struct.
-unsafe fn new_str(
+pub(crate) unsafe fn new_str(
     n: usize,
     kind: i32,
     is_ascii: bool,
@@ -94,6 +94,53 @@ unsafe fn new_str(
         });
     }
     0
+}
+
+/// A new kind-1 string of `n` characters that `fill` writes (then a NUL): the fast path
+/// for ASCII and Latin-1 results, a straight byte loop or copy.
+///
+/// # Safety
+/// `out` points to writable storage for a string struct.
+pub(crate) unsafe fn new_latin1_with(
+    n: usize,
+    is_ascii: bool,
+    fill: impl FnOnce(&mut [u8]),
+    out: *mut Str,
+) -> i32 {
+    let Some(bytes) = n.checked_add(1) else {
+        return -1;
+    };
+    let mi = numba_nrt::NRT_MemInfo_alloc_aligned(bytes, 8);
+    if mi.is_null() {
+        return -1;
+    }
+    // SAFETY: the block holds `n + 1` bytes.
+    unsafe {
+        let data = numba_nrt::NRT_MemInfo_data(mi);
+        let body = std::slice::from_raw_parts_mut(data, n);
+        fill(body);
+        *data.add(n) = 0;
+        out.write(Str {
+            data,
+            length: n as i64,
+            kind: 1,
+            is_ascii: u32::from(is_ascii),
+            hash: -1,
+            meminfo: mi,
+            parent: std::ptr::null_mut(),
+        });
+    }
+    0
+}
+
+/// A new kind-1 string holding a copy of `bytes`.
+///
+/// # Safety
+/// `out` points to writable storage for a string struct.
+pub(crate) unsafe fn new_latin1(bytes: &[u8], out: *mut Str) -> i32 {
+    let ascii = bytes.iter().all(|&b| b < 0x80);
+    // SAFETY: the caller's contract.
+    unsafe { new_latin1_with(bytes.len(), ascii, |d| d.copy_from_slice(bytes), out) }
 }
 
 /// A new string of these characters, in the smallest kind that holds them.
@@ -206,14 +253,36 @@ pub unsafe fn hash_data(data: *const u8, n: usize, kind: i32) -> i64 {
 /// # Safety
 /// `out` points to writable storage for a string struct.
 pub unsafe extern "C" fn numba_rs_str_from_int(v: i64, unsigned: i32, out: *mut Str) -> i32 {
-    let text = if unsigned != 0 {
-        (v as u64).to_string()
+    // Digits written backwards into a stack buffer: no intermediate allocation.
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let negative = unsigned == 0 && v < 0;
+    let mut m = if unsigned != 0 {
+        v as u64
     } else {
-        v.to_string()
+        v.unsigned_abs()
     };
-    let chars: Vec<u32> = text.bytes().map(u32::from).collect();
-    // SAFETY: the caller's contract.
-    unsafe { new_str_of(&chars, out) }
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    let digits = &buf[i..];
+    let n = digits.len() + usize::from(negative);
+    let sign = negative.then_some(u32::from(b'-'));
+    // SAFETY: the caller's contract; ASCII characters.
+    unsafe {
+        new_str(
+            n,
+            1,
+            true,
+            sign.into_iter().chain(digits.iter().map(|&d| u32::from(d))),
+            out,
+        )
+    }
 }
 
 /// Python's `repr(x)` of a float: the shortest string that reads back as `x`, in

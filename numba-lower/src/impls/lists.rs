@@ -1121,6 +1121,14 @@ fn sort_in_place<'ctx>(
         Type::Integer { signed: true, .. } => 0,
         Type::Integer { signed: false, .. } => 1,
         Type::Float { .. } => 2,
+        Type::Unicode => {
+            let p = lw.list_payload(lv)?;
+            let i32t = lw.ctx.i32_type();
+            let rev =
+                lw.b.build_int_z_extend(reverse, i32t, "")
+                    .map_err(llvm_err)?;
+            return lw.list_void_call("numba_rs_list_sort_strings", &[p.into(), rev.into()]);
+        }
         _ => {
             // Tuples, strings, lists: the runtime's merge sort asks a generated `<`.
             let lt = item_lt_fn(lw, dtype)?;
