@@ -586,15 +586,25 @@ impl<'a> State<'a> {
                 self.stack.push(res);
             }
             "FORMAT_VALUE" => {
-                if arg != 0 {
+                // `!r` and `!a` need `repr`/`ascii` of any value (`!s` is `str`): refused
+                // with Numba's message for every flagged field.
+                if matches!(arg & 3, 2 | 3) {
                     return Err(
                         self.unsupported("format spec in f-strings not supported yet".into())
                     );
                 }
+                // With a spec (`f"{x:>8.3f}"`) the spec is on top, the value below it.
+                let spec = if arg & 4 != 0 {
+                    Some(self.pop()?)
+                } else {
+                    None
+                };
                 let value = self.pop()?;
                 let strvar = self.temp("");
                 let res = self.temp("");
-                self.record(vec![value], vec![strvar, res.clone()]);
+                let mut inputs = vec![value];
+                inputs.extend(spec);
+                self.record(inputs, vec![strvar, res.clone()]);
                 self.stack.push(res);
             }
             "BUILD_MAP" => {

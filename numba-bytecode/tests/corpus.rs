@@ -216,6 +216,8 @@ fn check_cfg_dumps(root: &Path) {
                     err.contains(&e.to_string()),
                     "{name}: Numba says {err:?}, we say {e:?}"
                 ),
+                // f-string fields with a format spec: compiled here, beyond Numba (issue 44).
+                Ok(_) if err.contains("format spec in f-strings") => {}
                 Ok(_) => panic!("{name}: Numba rejects it ({err}) but we accept it"),
             }
             rejected += 1;

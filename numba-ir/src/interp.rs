@@ -1308,17 +1308,22 @@ impl Interp<'_> {
                 self.method_call(target, "__setitem__", vec![key, value], &out(0), &out(1))?;
             }
             "FORMAT_VALUE" => {
+                // `str(value)`, or `format(value, spec)` when the field has a spec.
                 let value = self.get(&ti.inputs[0])?;
+                let spec = ti.inputs.get(1).map(|s| self.get(s)).transpose()?;
+                let name = if spec.is_some() { "format" } else { "str" };
                 self.store(
                     Expr::Global {
-                        name: "str".into(),
-                        value: Global::builtin("str"),
+                        name: name.into(),
+                        value: Global::builtin(name),
                     },
                     &out(0),
                     false,
                 );
                 let func = self.get(&out(0))?;
-                self.store(Expr::synthetic_call(func, vec![value]), &out(1), false);
+                let mut args = vec![value];
+                args.extend(spec);
+                self.store(Expr::synthetic_call(func, args), &out(1), false);
             }
             "BUILD_STRING" => {
                 if ti.inputs.is_empty() {

@@ -57,6 +57,7 @@ pub mod registry;
 pub mod runtime;
 pub mod sets;
 pub mod sort;
+pub mod str_format;
 pub mod str_methods;
 pub mod strings;
 pub mod unicode_db;

@@ -35,7 +35,7 @@ pub(crate) unsafe fn char_at(data: *const u8, kind: i32, i: usize) -> u32 {
 ///
 /// # Safety
 /// `s` describes valid PEP 393 data.
-pub(crate) unsafe fn chars(s: &Str) -> impl Iterator<Item = u32> + '_ {
+pub unsafe fn chars(s: &Str) -> impl Iterator<Item = u32> + '_ {
     // SAFETY: the caller's contract: `length` characters of `kind` bytes.
     (0..s.length.max(0) as usize).map(move |i| unsafe { char_at(s.data, s.kind, i) })
 }
@@ -147,7 +147,7 @@ pub(crate) unsafe fn new_latin1(bytes: &[u8], out: *mut Str) -> i32 {
 ///
 /// # Safety
 /// As [`new_str`].
-pub(crate) unsafe fn new_str_of(chars: &[u32], out: *mut Str) -> i32 {
+pub unsafe fn new_str_of(chars: &[u32], out: *mut Str) -> i32 {
     let max = chars.iter().copied().max().unwrap_or(0);
     // SAFETY: the caller's contract; the kind holds every character.
     unsafe {

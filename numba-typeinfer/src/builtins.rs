@@ -168,6 +168,26 @@ impl BaseContext {
                 "(), (str | int | bool | float,)",
             )),
         );
+        // `format(x, spec)`: Python's format-spec mini-language for numbers and strings.
+        self.register(
+            "format",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| {
+                    let value_ok = |x: TypeId| {
+                        let x = x.unliteral();
+                        x == UNICODE || x.is_integer() || x == BOOLEAN || x.is_float()
+                    };
+                    match a {
+                        [x] if value_ok(*x) => Some(sig("format", UNICODE, vec![x.unliteral()])),
+                        [x, s] if value_ok(*x) && s.unliteral() == UNICODE => {
+                            Some(sig("format", UNICODE, vec![x.unliteral(), UNICODE]))
+                        }
+                        _ => None,
+                    }
+                },
+                "(str | int | bool | float, str)",
+            )),
+        );
         self.register(
             "ord",
             Box::new(FnTemplate(

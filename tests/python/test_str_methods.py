@@ -257,3 +257,36 @@ def test_wrong_argument_kinds_are_numbas_typing_errors():
         jf, _ = compiled(expr)
         with pytest.raises(TypingError, match=message.replace("(", "\\(").replace(")", "\\)")):
             jf("abc")
+
+
+def test_f_string_format_specs_match_cpython():
+    def f(x, y, s, n):
+        return (f"{x:>8.3f}|{n:05d}|{s:<10}|{y:,}|{x:e}|{n:#x}|{s:^7}|{x:.2%}|{y:_}|"
+                f"{x:g}|{n:+}|{x:.3}|{x:E}|{n:*^9b}|{s:.2}|{x:010.1f}|{n:o}")
+
+    rng = random.Random(3)
+    cases = [(0.0, 0, "", 0), (-0.0, -1, "日本語", -7), (1e16, 10**9, "x", 255),
+             (float("inf"), 5, "ab", 1), (float("nan"), -5, "abc", -1), (2.5, 7, "😀", 42)]
+    for _ in range(200):
+        cases.append((rng.uniform(-1e7, 1e7) * 10 ** rng.randint(-8, 3),
+                      rng.randint(-10**9, 10**9), rng.choice(["", "ab", "日本語", "x" * 12]),
+                      rng.randint(-500, 500)))
+    jf = njit(f)
+    for args in cases:
+        assert jf(*args) == f(*args), args
+    assert njit(lambda x, spec: format(x, spec))(3.14159, ">9.2f") == format(3.14159, ">9.2f")
+
+
+def test_bad_format_specs_raise_value_error():
+    with pytest.raises(ValueError):
+        njit(lambda s: f"{s:d}")("x")
+    with pytest.raises(ValueError):
+        njit(lambda n: f"{n:.2d}")(3)
+
+
+def test_nested_format_spec():
+    def f(x, width):
+        return f"{x:>{width}.2f}|{x:{width}}"
+
+    for x, w in [(3.14159, 9), (-2.0, 3), (1e10, 12)]:
+        assert njit(f)(x, w) == f(x, w)

@@ -103,6 +103,55 @@ pub(crate) fn register(r: &mut Registry) {
         let v = lw.cast(a[0], sig.args[0], FLOAT64)?;
         new_string(lw, "numba_rs_str_from_float", &[v], false)
     });
+    // `format(x)` is `str(x)`; `format(x, spec)` (f-string fields with a spec) formats by
+    // Python's mini-language in the runtime (`crate::str_format`).
+    r.register(
+        f("format"),
+        Args::Exact(vec![TypePat::Any]),
+        |lw, sig, a| {
+            let as_str = Signature {
+                ret: UNICODE,
+                args: sig.args.clone(),
+                key: ImplKey::Function("str".into()),
+            };
+            lw.call_impl(&as_str, a)
+        },
+    );
+    const BAD_SPEC: (&str, &str) = ("ValueError", "Invalid format specifier");
+    r.register(
+        f("format"),
+        Args::Exact(vec![TypePat::IntOrBool, s]),
+        |lw, sig, a| {
+            let v = lw.cast(a[0], sig.args[0], INT64)?;
+            let unsigned = matches!(sig.args[0].get(), Type::Integer { signed: false, .. });
+            let flag = lw.ctx.i32_type().const_int(u64::from(unsigned), false);
+            let spec = lw.unicode_slot(a[1])?;
+            new_string_raising(
+                lw,
+                "numba_rs_format_int",
+                &[v, flag.into(), spec.into()],
+                BAD_SPEC,
+            )
+        },
+    );
+    r.register(
+        f("format"),
+        Args::Exact(vec![TypePat::Float, s]),
+        |lw, sig, a| {
+            let v = lw.cast(a[0], sig.args[0], FLOAT64)?;
+            let spec = lw.unicode_slot(a[1])?;
+            new_string_raising(lw, "numba_rs_format_float", &[v, spec.into()], BAD_SPEC)
+        },
+    );
+    r.register(f("format"), Args::Exact(vec![s, s]), |lw, _, a| {
+        let (v, spec) = (lw.unicode_slot(a[0])?, lw.unicode_slot(a[1])?);
+        new_string_raising(
+            lw,
+            "numba_rs_format_str",
+            &[v.into(), spec.into()],
+            BAD_SPEC,
+        )
+    });
     r.register(f("chr"), Args::Exact(vec![TypePat::Int]), |lw, sig, a| {
         let v = lw.cast(a[0], sig.args[0], INT64)?;
         new_string_raising(
