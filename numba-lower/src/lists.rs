@@ -682,18 +682,7 @@ pub unsafe extern "C" fn numba_rs_list_sort_strings(p: *mut ListPayload, reverse
     let strs: Vec<Str> = (0..n)
         .map(|i| {
             // SAFETY: item `i` is a string's seven slots.
-            unsafe {
-                let w = (p.data as *const u64).add(i * 7);
-                Str {
-                    data: *w as *mut u8,
-                    length: *w.add(1) as i64,
-                    kind: *w.add(2) as i32,
-                    is_ascii: *w.add(3) as u32,
-                    hash: *w.add(4) as i64,
-                    meminfo: *w.add(5) as *mut MemInfo,
-                    parent: *w.add(6) as *mut u8,
-                }
-            }
+            unsafe { Str::from_slots((p.data as *const u64).add(i * 7)) }
         })
         .collect();
     let mut before = |x: usize, y: usize| {

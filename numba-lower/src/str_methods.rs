@@ -692,45 +692,46 @@ pub unsafe extern "C" fn numba_rs_str_expandtabs(
     unsafe { emit(&r, out) }
 }
 
-/// A new list of these strings (each a new reference the list takes), or null when an
-/// allocation failed.
+/// A new list of `n` strings, item `i` made by `make(i, out)` (a string constructor's
+/// status), each a new reference the list takes; null when an allocation failed.
 ///
 /// # Safety
-/// `refs` is the string items' reference map.
-unsafe fn str_list(parts: &[&[u32]], refs: *const i32) -> *mut MemInfo {
+/// `refs` is the string items' reference map; `make` writes a string on success.
+unsafe fn str_list_with(
+    n: usize,
+    refs: *const i32,
+    mut make: impl FnMut(usize, *mut Str) -> i32,
+) -> *mut MemInfo {
     let width = (STR_SLOTS * 8) as i64;
     // SAFETY: the caller's contract; each item is written into the reserved data.
     unsafe {
-        let mi = crate::lists::numba_rs_list_new(width, parts.len() as i64, refs);
+        let mi = crate::lists::numba_rs_list_new(width, n as i64, refs);
         if mi.is_null() {
             return mi;
         }
         let p = numba_nrt::NRT_MemInfo_data(mi) as *mut ListPayload;
-        for (i, part) in parts.iter().enumerate() {
+        for i in 0..n {
             let mut s = std::mem::MaybeUninit::<Str>::uninit();
-            if new_str_of(part, s.as_mut_ptr()) != 0 {
+            if make(i, s.as_mut_ptr()) != 0 {
                 (*p).size = i as i64;
                 numba_nrt::NRT_decref(mi);
                 return std::ptr::null_mut();
             }
-            let s = s.assume_init();
-            let slots = (*p).data.add(i * STR_SLOTS * 8) as *mut u64;
-            let words = [
-                s.data as u64,
-                s.length as u64,
-                s.kind as u64,
-                u64::from(s.is_ascii),
-                s.hash as u64,
-                s.meminfo as u64,
-                s.parent as u64,
-            ];
-            for (k, w) in words.into_iter().enumerate() {
-                *slots.add(k) = w;
-            }
+            s.assume_init()
+                .to_slots((*p).data.add(i * STR_SLOTS * 8) as *mut u64);
         }
-        (*p).size = parts.len() as i64;
+        (*p).size = n as i64;
         mi
     }
+}
+
+/// A new list of these strings (each in its smallest kind).
+///
+/// # Safety
+/// As [`str_list_with`].
+unsafe fn str_list(parts: &[&[u32]], refs: *const i32) -> *mut MemInfo {
+    // SAFETY: the caller's contract.
+    unsafe { str_list_with(parts.len(), refs, |i, out| new_str_of(parts[i], out)) }
 }
 
 /// `s.split(sep, maxsplit)` (`op` 0) or `s.rsplit` (`op` 1); `sep` null splits on runs
@@ -915,50 +916,17 @@ unsafe fn split_latin1(
         }
         parts.push(&v[start..]);
     }
-    let width = (STR_SLOTS * 8) as i64;
-    // SAFETY: each item is written into the reserved data; `refs` is the caller's.
+    // SAFETY: `refs` is the caller's; each part is a byte range of `s`.
     unsafe {
-        let mi = crate::lists::numba_rs_list_new(width, parts.len() as i64, refs);
+        let mi = str_list_with(parts.len(), refs, |i, o| {
+            crate::strings::new_latin1(parts[i], o)
+        });
         if mi.is_null() {
             return -1;
         }
-        let p = numba_nrt::NRT_MemInfo_data(mi) as *mut ListPayload;
-        for (i, part) in parts.iter().enumerate() {
-            let mut st = std::mem::MaybeUninit::<Str>::uninit();
-            if crate::strings::new_latin1(part, st.as_mut_ptr()) != 0 {
-                (*p).size = i as i64;
-                numba_nrt::NRT_decref(mi);
-                return -1;
-            }
-            write_slots(
-                st.assume_init(),
-                (*p).data.add(i * STR_SLOTS * 8) as *mut u64,
-            );
-        }
-        (*p).size = parts.len() as i64;
         *out = mi;
     }
     0
-}
-
-/// A string's seven list slots.
-///
-/// # Safety
-/// `slots` has room for seven words.
-unsafe fn write_slots(s: Str, slots: *mut u64) {
-    let words = [
-        s.data as u64,
-        s.length as u64,
-        s.kind as u64,
-        u64::from(s.is_ascii),
-        s.hash as u64,
-        s.meminfo as u64,
-        s.parent as u64,
-    ];
-    for (k, w) in words.into_iter().enumerate() {
-        // SAFETY: the caller's contract.
-        unsafe { *slots.add(k) = w };
-    }
 }
 
 /// `s.splitlines(keepends)`: CPython's line boundaries (`\n`, `\r`, `\r\n`, `\v`,
@@ -1065,18 +1033,7 @@ pub unsafe extern "C" fn numba_rs_str_join(
     // SAFETY: the caller's contract: each item is a string's seven slots.
     unsafe {
         let p = &*items;
-        let item_at = |i: usize| -> Str {
-            let w = p.data.add(i * STR_SLOTS * 8) as *const u64;
-            Str {
-                data: *w as *mut u8,
-                length: *w.add(1) as i64,
-                kind: *w.add(2) as i32,
-                is_ascii: *w.add(3) as u32,
-                hash: *w.add(4) as i64,
-                meminfo: *w.add(5) as *mut MemInfo,
-                parent: *w.add(6) as *mut u8,
-            }
-        };
+        let item_at = |i: usize| Str::from_slots(p.data.add(i * STR_SLOTS * 8) as *const u64);
         let n = p.size.max(0) as usize;
         if (*sep).kind == 1 && (0..n).all(|i| item_at(i).kind == 1) {
             // Every piece is kind 1: the result is their bytes copied end to end.
@@ -1107,21 +1064,11 @@ pub unsafe extern "C" fn numba_rs_str_join(
         }
         let d = read(sep);
         let mut r = Vec::new();
-        for i in 0..p.size.max(0) as usize {
+        for i in 0..n {
             if i > 0 {
                 r.extend_from_slice(&d);
             }
-            let w = p.data.add(i * STR_SLOTS * 8) as *const u64;
-            let item = Str {
-                data: *w as *mut u8,
-                length: *w.add(1) as i64,
-                kind: *w.add(2) as i32,
-                is_ascii: *w.add(3) as u32,
-                hash: *w.add(4) as i64,
-                meminfo: *w.add(5) as *mut MemInfo,
-                parent: *w.add(6) as *mut u8,
-            };
-            r.extend(chars(&item));
+            r.extend(chars(&item_at(i)));
         }
         emit(&r, out)
     }

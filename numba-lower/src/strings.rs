@@ -16,6 +16,47 @@ pub struct Str {
     pub parent: *mut u8,
 }
 
+impl Str {
+    /// A string stored as a list item's seven slots (`model::unicode`'s field order).
+    ///
+    /// # Safety
+    /// `w` points to seven slots holding a string.
+    pub unsafe fn from_slots(w: *const u64) -> Str {
+        // SAFETY: the caller's contract.
+        unsafe {
+            Str {
+                data: *w as *mut u8,
+                length: *w.add(1) as i64,
+                kind: *w.add(2) as i32,
+                is_ascii: *w.add(3) as u32,
+                hash: *w.add(4) as i64,
+                meminfo: *w.add(5) as *mut MemInfo,
+                parent: *w.add(6) as *mut u8,
+            }
+        }
+    }
+
+    /// Store this string into seven slots.
+    ///
+    /// # Safety
+    /// `w` has room for seven words.
+    pub unsafe fn to_slots(&self, w: *mut u64) {
+        let words = [
+            self.data as u64,
+            self.length as u64,
+            self.kind as u64,
+            u64::from(self.is_ascii),
+            self.hash as u64,
+            self.meminfo as u64,
+            self.parent as u64,
+        ];
+        for (k, x) in words.into_iter().enumerate() {
+            // SAFETY: the caller's contract.
+            unsafe { *w.add(k) = x };
+        }
+    }
+}
+
 /// Character `i` of PEP 393 data of this kind.
 ///
 /// # Safety
