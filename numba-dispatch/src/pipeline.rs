@@ -835,17 +835,16 @@ impl Frontend<'_> {
                     substitute_omitted(ir, &omitted_args, npos, defaults)
                 },
             }),
-            Box::new(Pass {
+            Box::new(CodePass {
                 name: "literal_unroll",
-                cfg: true,
                 run: move |ir: &mut FunctionIR| {
-                    let arg_len = |i: u32| {
-                        unroll_args
-                            .get(i as usize)
-                            .and_then(|t| numba_typeinfer::conv::tuple_items(*t))
+                    let arg_len = |i: u32| match unroll_args.get(i as usize) {
+                        Some(t) => numba_typeinfer::conv::tuple_items(*t)
                             .map(|items| items.len())
+                            .ok_or_else(|| t.to_string()),
+                        None => Err("an argument of unknown type".to_string()),
                     };
-                    Ok(numba_ir::unroll::literal_unroll(ir, &arg_len))
+                    numba_ir::unroll::literal_unroll(ir, &arg_len)
                 },
             }),
             Box::new(Pass {

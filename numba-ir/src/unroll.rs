@@ -19,6 +19,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use numba_bytecode::Constant;
 
+use crate::error::IrError;
 use crate::global::GlobalKind;
 use crate::ir::*;
 use crate::utils::single_def;
@@ -38,11 +39,21 @@ enum Binding {
 /// Unroll every `literal_unroll` loop of `ir` and make the calls identities.
 /// `arg_len(i)` is the length of argument `i` when it is a tuple. Returns whether
 /// anything changed.
-pub fn literal_unroll(ir: &mut FunctionIR, arg_len: &dyn Fn(u32) -> Option<usize>) -> bool {
-    let calls = find_calls(ir);
+pub fn literal_unroll(
+    ir: &mut FunctionIR,
+    arg_len: &dyn Fn(u32) -> Result<usize, String>,
+) -> Result<bool, IrError> {
+    let calls = find_calls(ir)?;
     if calls.is_empty() {
-        return false;
+        return Ok(false);
     }
+    for (_, _, arg, line) in &calls {
+        check_argument(ir, *arg, *line, arg_len)?;
+    }
+    let calls: Vec<(VarId, ExprId, VarId)> =
+        calls.into_iter().map(|(t, e, a, _)| (t, e, a)).collect();
+    let arg_len = |i: u32| arg_len(i).ok();
+    let arg_len = &arg_len;
     // The calls become copies of their argument.
     let mut unrolled: HashMap<VarId, VarId> = HashMap::new();
     for (target, expr, arg) in &calls {
@@ -66,11 +77,12 @@ pub fn literal_unroll(ir: &mut FunctionIR, arg_len: &dyn Fn(u32) -> Option<usize
     // The tuple, the iterator and the `literal_unroll` global are left unused: a tuple
     // numba-rs cannot hold as a value (of strings, say) must not reach lowering.
     crate::utils::dead_code_elimination(ir);
-    true
+    Ok(true)
 }
 
-/// `target = call literal_unroll(arg)`: (target, the call's expression, arg).
-fn find_calls(ir: &FunctionIR) -> Vec<(VarId, ExprId, VarId)> {
+/// `target = call literal_unroll(arg)`: (target, the call's expression, arg, line).
+/// A call with another number of arguments is Numba's UnsupportedError.
+fn find_calls(ir: &FunctionIR) -> Result<Vec<(VarId, ExprId, VarId, u32)>, IrError> {
     let mut out = Vec::new();
     for block in ir.blocks.values() {
         for inst in &block.body {
@@ -83,12 +95,131 @@ fn find_calls(ir: &FunctionIR) -> Vec<(VarId, ExprId, VarId)> {
             else {
                 continue;
             };
-            if args.len() == 1 && kws.is_empty() && is_literal_unroll(ir, *func) {
-                out.push((*target, *value, args[0]));
+            if !is_literal_unroll(ir, *func) {
+                continue;
+            }
+            if args.len() + kws.len() != 1 || !kws.is_empty() {
+                return Err(IrError::Unsupported {
+                    message: format!(
+                        "literal_unroll takes one argument, found {}",
+                        args.len() + kws.len()
+                    ),
+                    line: inst.loc.line,
+                });
+            }
+            out.push((*target, *value, args[0], inst.loc.line));
+        }
+    }
+    Ok(out)
+}
+
+/// The assignment defining `v` when it has exactly one: (its expression id, line).
+fn single_def_site(ir: &FunctionIR, v: VarId) -> Option<(ExprId, u32)> {
+    let mut found = None;
+    for inst in ir.blocks.values().flat_map(|b| &b.body) {
+        if let Stmt::Assign { target, value } = &inst.stmt {
+            if *target == v {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some((*value, inst.loc.line));
             }
         }
     }
-    out
+    found
+}
+
+/// The variable `v` copies, followed to its source (`v` itself when it is no copy).
+fn copied_from(ir: &FunctionIR, v: VarId) -> VarId {
+    let mut v = v;
+    for _ in 0..16 {
+        match single_def(ir, v) {
+            Some(Expr::Var(src)) => v = *src,
+            _ => break,
+        }
+    }
+    v
+}
+
+/// Numba's checks of what `literal_unroll` is given, and its one rewrite: a list of
+/// constants built in the function becomes a tuple (every use of it sees the tuple, as
+/// Numba's `TransformLiteralUnrollConstListToTuple` makes it).
+fn check_argument(
+    ir: &mut FunctionIR,
+    arg: VarId,
+    line: u32,
+    arg_len: &dyn Fn(u32) -> Result<usize, String>,
+) -> Result<(), IrError> {
+    let unsupported = |message: String, line: u32| IrError::Unsupported { message, line };
+    let invalid = |extra: &str, line: u32| {
+        unsupported(
+            format!(
+                "Invalid use of literal_unroll, argument should be a tuple or a list of \
+                 constant values. Failure reason: found {extra}"
+            ),
+            line,
+        )
+    };
+    let source = copied_from(ir, arg);
+    let Some((expr, def_line)) = single_def_site(ir, source) else {
+        return Err(invalid(
+            &format!("multiple definitions of variable \"{}\".", ir.var_name(arg)),
+            line,
+        ));
+    };
+    match ir.expr(expr).clone() {
+        Expr::BuildList { items } => {
+            for (i, item) in items.iter().enumerate() {
+                let constant =
+                    matches!(single_def(ir, copied_from(ir, *item)), Some(Expr::Const(_)))
+                        || matches!(
+                            single_def(ir, copied_from(ir, *item)),
+                            Some(Expr::Global { value, .. } | Expr::FreeVar { value, .. })
+                                if matches!(value.kind, GlobalKind::Const(_))
+                        );
+                if !constant {
+                    return Err(unsupported(
+                        format!(
+                            "Found non-constant value at position {i} in a list argument to \
+                             literal_unroll"
+                        ),
+                        def_line,
+                    ));
+                }
+            }
+            ir.exprs[expr.0 as usize] = Expr::BuildTuple { items };
+            Ok(())
+        }
+        Expr::Arg { index, .. } => match arg_len(index) {
+            Ok(_) => Ok(()),
+            Err(ty) => Err(unsupported(
+                format!(
+                    "Invalid use of literal_unroll with a function argument, only tuples are \
+                     supported as function arguments, found {ty}"
+                ),
+                def_line,
+            )),
+        },
+        Expr::GetItem { value, .. } | Expr::StaticGetItem { value, .. } => {
+            let of_list = matches!(
+                single_def(ir, copied_from(ir, value)),
+                Some(Expr::BuildList { .. })
+            );
+            if of_list {
+                Err(invalid("operation getitem", def_line))
+            } else {
+                Ok(())
+            }
+        }
+        Expr::Const(Constant::Tuple(_)) => Ok(()),
+        Expr::Const(_) => Err(invalid("unknown problem", def_line)),
+        Expr::Global { value, .. } | Expr::FreeVar { value, .. } => match &value.kind {
+            GlobalKind::Const(Constant::Tuple(_)) | GlobalKind::Tuple(_) => Ok(()),
+            GlobalKind::Const(_) => Err(invalid("unknown problem", def_line)),
+            _ => Ok(()),
+        },
+        _ => Ok(()),
+    }
 }
 
 fn is_literal_unroll(ir: &FunctionIR, func: VarId) -> bool {

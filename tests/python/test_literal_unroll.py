@@ -140,9 +140,13 @@ def identity_on_arrays(a):
     return s
 
 
-def test_identity_on_homogeneous_values():
-    check(identity_on_arrays, np.arange(5.0))
+def test_homogeneous_tuples_and_array_arguments():
+    from numba_rs.errors import UnsupportedError
+
     check(identity_on_arrays, (1.0, 2.0, 3.0))
+    # Numba accepts tuples only as arguments.
+    with pytest.raises(UnsupportedError, match="only tuples are supported as function arguments, found array"):
+        njit(identity_on_arrays)(np.arange(5.0))
 
 
 def code_of(x):
@@ -190,4 +194,111 @@ def test_unknown_length_is_a_typing_error():
         return acc
 
     with pytest.raises(TypingError):
+        f()
+
+
+# Lists of constants built in the function are unrolled as tuples (Numba's
+# TransformLiteralUnrollConstListToTuple): items of different types each get their copy.
+
+
+def const_lists():
+    x = [12, 12.7, 3j, 4]
+    y = ["foo", 8]
+    acc = 0
+    for a in literal_unroll(x):
+        acc += a
+        if acc.real < 26:
+            acc -= 1
+        else:
+            for t in literal_unroll(y):
+                acc += t is False
+            break
+    if x[0] < 23:
+        acc += 2
+    return acc
+
+
+def test_mixed_constant_lists():
+    check(const_lists)
+
+
+def literal_list_items():
+    acc = 0
+    for t in literal_unroll(["apple", "orange", "banana", 3390155550]):
+        acc += code_of(t)
+    return acc
+
+
+def test_constant_list_items_keep_their_literal_types():
+    want = len("apple") + len("orange") + len("banana") + 3390155550 % 1000
+    assert njit(literal_list_items)() == want
+
+
+def test_constant_list_indexed_by_unrolled_range():
+    def f():
+        z = ["apple", "orange", "banana"]
+        out = 0
+        for i in range(len(literal_unroll(z))):
+            out += len(z[i]) * (i + 1)
+        return out
+
+    check(f)
+
+
+def test_list_with_a_variable_item_is_refused():
+    from numba_rs.errors import UnsupportedError
+
+    @njit
+    def f(y):
+        x = [10, y]
+        r = 0
+        for a in literal_unroll(x):
+            r += a
+        return r
+
+    with pytest.raises(UnsupportedError, match="Found non-constant value at position 1 in a list argument to literal_unroll"):
+        f(10)
+
+
+def test_list_argument_is_refused():
+    from numba_rs.errors import UnsupportedError
+
+    @njit
+    def f(t):
+        acc = 0.0
+        for a in literal_unroll(t):
+            acc += a.sum()
+        return acc
+
+    with pytest.raises(UnsupportedError, match="Invalid use of literal_unroll with a function argument"):
+        f([np.zeros(3), np.ones(3)])
+
+
+def test_string_is_refused():
+    from numba_rs.errors import UnsupportedError
+
+    @njit
+    def string():
+        n = 0
+        for c in literal_unroll("ABCDE"):
+            n += 1
+        return n
+
+    with pytest.raises(UnsupportedError, match="argument should be a tuple or a list of constant values") as e:
+        string()
+    assert "found unknown problem" in str(e.value)
+
+
+def test_two_arguments_are_refused():
+    from numba_rs.errors import UnsupportedError
+
+    @njit
+    def f():
+        x = (10, 20)
+        r = 0
+        for a in literal_unroll(x, x):
+            r += a
+        return r
+
+    with pytest.raises(UnsupportedError, match="literal_unroll takes one argument, found 2"):
         f()
