@@ -1023,13 +1023,15 @@ fn compile_nopython_ir(
         typing.return_type = r;
     }
     if let Type::Opaque { name, .. } = typing.return_type.get() {
-        return Err(here(CompileError::new(
-            ErrorKind::Unsupported,
-            format!(
-                "returning a value of the opaque type {name} to Python needs a @box \
-                 implementation, which numba-rs does not run yet"
-            ),
-        )));
+        if !numba_lower::model::user::can_box(typing.return_type) {
+            return Err(here(CompileError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "returning a value of the opaque type {name} to Python needs a @box \
+                     implementation for it"
+                ),
+            )));
+        }
     }
     if matches!(
         typing.return_type.get(),

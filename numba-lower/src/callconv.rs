@@ -149,6 +149,11 @@ pub enum Shape {
     Named { class: String, items: Vec<Shape> },
     /// A flag slot (1 = a value follows) and the value's slots.
     Optional(Box<Shape>),
+    /// A value of a user's type (`model::user`): its members' slots, in order (none for
+    /// an opaque type). The host's unbox code fills them from the Python object and its
+    /// box code makes the object from them (`crate::boxing`); a result's references stay
+    /// the receiver's, released after boxing.
+    Boxed { t: TypeId, items: Vec<Shape> },
     /// `None`: no slots.
     None,
     /// A literal type whose value is known: no slots.
@@ -198,7 +203,7 @@ impl Shape {
             Shape::Slice => 3,
             Shape::Unicode => crate::model::unicode::FIELDS as usize,
             Shape::List { .. } | Shape::Set { .. } => 2,
-            Shape::Tuple(items) | Shape::Named { items, .. } => {
+            Shape::Tuple(items) | Shape::Named { items, .. } | Shape::Boxed { items, .. } => {
                 items.iter().map(Shape::slots).sum()
             }
             Shape::Optional(x) => 1 + x.slots(),
@@ -219,7 +224,7 @@ pub fn release_slots(shape: &Shape, slots: &[u64], pos: &mut usize) {
     match shape {
         Shape::Array(_) | Shape::List { .. } | Shape::Set { .. } => release(slots[*pos]),
         Shape::Unicode => release(slots[*pos + crate::model::unicode::field::MEMINFO as usize]),
-        Shape::Tuple(items) | Shape::Named { items, .. } => {
+        Shape::Tuple(items) | Shape::Named { items, .. } | Shape::Boxed { items, .. } => {
             for s in items {
                 release_slots(s, slots, pos);
             }

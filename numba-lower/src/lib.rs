@@ -32,6 +32,7 @@
 //! [`ImplKey`]: numba_typeinfer::ImplKey
 
 pub mod blas;
+pub mod boxing;
 pub mod cache;
 pub mod callconv;
 pub mod external;

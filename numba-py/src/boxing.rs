@@ -189,6 +189,7 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
         }
         Shape::List { item, dtype, .. } => crate::lists::encode_list(v, item, *dtype, out)?,
         Shape::Set { item, dtype, .. } => crate::lists::encode_set(v, item, *dtype, out)?,
+        Shape::Boxed { t, items } => crate::usertypes::encode(v, *t, items, out)?,
         Shape::None | Shape::Literal(_) => {}
     }
     Ok(())
@@ -293,6 +294,7 @@ pub fn decode(
             }
         }
         Shape::None => py.None(),
+        Shape::Boxed { t, items } => crate::usertypes::decode(py, slots, pos, *t, items)?,
         Shape::Unicode => {
             use numba_lower::model::unicode::{field, FIELDS};
             let f: SmallVec<[u64; 7]> = (0..FIELDS).map(|_| next()).collect::<PyResult<_>>()?;

@@ -115,38 +115,65 @@ def test_opaque_values_pass_between_jitted_functions():
     assert outer(Token(), a) == (Token()[4] + a.sum()) * 2
 
 
-def test_returning_an_opaque_value_is_refused():
-    with pytest.raises(UnsupportedError, match="opaque type token"):
+def test_returning_an_opaque_value_without_box_is_refused():
+    with pytest.raises(UnsupportedError, match="opaque type token to Python needs a @box"):
         njit(lambda t: t)(Token())
 
 
-def test_what_needs_llvm_code_is_refused_by_name():
+def test_unsupported_models_are_refused_by_name():
     class Other(types.Opaque):
         pass
 
-    with pytest.raises(NotImplementedError, match="OpaqueModel only"):
+    with pytest.raises(NotImplementedError, match="StructModel and models.OpaqueModel"):
         register_model(Other)(models.DataModel)
-    with pytest.raises(NotImplementedError, match="subclass types.Opaque"):
-        register_model(int)(models.OpaqueModel)
-    assert not hasattr(models, "StructModel")
-    with pytest.raises(NotImplementedError, match="box"):
-        box(Other)(lambda typ, val, c: None)
+    with pytest.raises(AttributeError, match="ArrayModel"):
+        models.ArrayModel
 
-    class Built:
+
+def test_opaque_values_box_and_unbox_through_the_users_code():
+    class Ticket:
+        def __init__(self, ok=True):
+            self.ok = ok
+
+    class TicketType(types.Opaque):
         pass
 
-    other_type = Other("other")
+    ticket_type = TicketType("ticket")
+    register_model(TicketType)(models.OpaqueModel)
 
-    @typeof_impl.register(Built)
-    def _typeof_built(val, c):
-        return other_type
+    @typeof_impl.register(Ticket)
+    def _typeof_ticket(val, c):
+        return ticket_type
 
-    @unbox(Other)
-    def _unbox_other(typ, obj, c):
-        return NativeValue(c.pyapi.object_getattr_string(obj, "x"))
+    @unbox(TicketType)
+    def _unbox_ticket(typ, obj, c):
+        # Refuses a ticket whose `ok` is false, with the error the code sets.
+        ok = c.pyapi.object_getattr_string(obj, "ok")
+        truth = c.pyapi.object_istrue(ok)
+        c.pyapi.decref(ok)
+        from llvmlite import ir
 
-    with pytest.raises(NotImplementedError, match="unbox\\(Other\\) builds a value"):
-        njit(lambda b: 1)(Built())
+        bad = c.builder.icmp_signed("==", truth, ir.Constant(truth.type, 0))
+        with c.builder.if_then(bad):
+            c.pyapi.err_set_string("PyExc_ValueError", "bad ticket")
+        return NativeValue(c.context.get_dummy_value(), is_error=bad)
+
+    made = []
+
+    @box(TicketType)
+    def _box_ticket(typ, val, c):
+        # Every boxed ticket is a new `Ticket()`, made by calling the class.
+        cls = c.pyapi.unserialize(c.pyapi.serialize_object(Ticket))
+        res = c.pyapi.call_function_objargs(cls, ())
+        c.pyapi.decref(cls)
+        made.append(1)
+        return res
+
+    same = njit(lambda t: t)
+    out = same(Ticket())
+    assert isinstance(out, Ticket) and out.ok
+    with pytest.raises(ValueError, match="bad ticket"):
+        same(Ticket(ok=False))
 
 
 def test_numbas_own_opaque_types_are_accepted():

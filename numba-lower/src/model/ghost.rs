@@ -24,6 +24,11 @@ impl DataModel for GhostModel {
         match t.get() {
             // A jitted function passed as an argument is known by its type; so is a value
             // of a user's opaque type (no data crosses; the compiler never returns one).
+            // A user's opaque type boxed by the host's code.
+            Type::Opaque { .. } if super::user::has_boxing(t) => Ok(Shape::Boxed {
+                t,
+                items: Vec::new(),
+            }),
             Type::NoneType | Type::Omitted(_) | Type::Dispatcher { .. } | Type::Opaque { .. } => {
                 Ok(Shape::None)
             }

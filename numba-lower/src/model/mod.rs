@@ -19,6 +19,7 @@ mod pointer;
 mod scalar;
 mod tuple;
 pub mod unicode;
+pub mod user;
 
 use inkwell::builder::Builder;
 use inkwell::context::Context;
@@ -137,6 +138,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::Pair(..)
         | Type::RangeState64
         | Type::Slice(_) => &tuple::TupleModel,
+        Type::Opaque { .. } if user::members(t).is_some() => &tuple::TupleModel,
         Type::Optional(_) => &optional::OptionalModel,
         Type::BoundFunction { .. } => &bound::BoundModel,
         Type::EnumMember { .. } => &enums::EnumMemberModel,

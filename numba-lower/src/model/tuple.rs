@@ -21,6 +21,7 @@ pub fn members(t: TypeId) -> Vec<TypeId> {
         Type::Pair(a, b) => vec![a, b],
         // Numba's SliceModel: start, stop, step with the defaults filled in.
         Type::RangeState64 | Type::Slice(_) => vec![INT64; 3],
+        Type::Opaque { .. } => super::user::members(t).unwrap_or_default(),
         _ => namedtuple_fields(t).map(|(f, _)| f).unwrap_or_default(),
     }
 }
@@ -91,6 +92,7 @@ impl DataModel for TupleModel {
             Type::NamedTuple { class, .. } | Type::NamedUniTuple { class, .. } => {
                 Shape::Named { class, items }
             }
+            Type::Opaque { .. } => Shape::Boxed { t, items },
             _ => {
                 return Err(LowerError::Unsupported {
                     message: format!("values of type {t} cannot cross into Python"),

@@ -1,19 +1,28 @@
-"""Types a user defines for their own classes (part of Numba's low-level extension API):
-``typeof_impl``, ``register_model``, ``unbox``, ``box`` and ``NativeValue``.
+"""Types a user defines for their own classes: Numba's low-level extension API.
 
-What numba-rs supports so far is the opaque type: a ``types.Opaque`` subclass with
-``models.OpaqueModel``, whose values carry no data in compiled code; jitted code passes
-them around and hands them to the overloads written for the type. An argument of such a
-class is typed through ``typeof_impl``; when Numba is loaded, a class registered with
-Numba's own ``typeof_impl`` whose type is an opaque type with Numba's ``OpaqueModel`` is
-accepted too. Anything that needs code generated from llvmlite (a ``StructModel``, an
-``unbox`` that builds a value, a ``box``) raises NotImplementedError saying so.
+- ``typeof_impl.register(MyClass)``: the type of an argument of the class;
+- a ``types.Type`` (or ``types.Opaque``) subclass for the type, and
+  ``register_model(MyType)`` with ``models.StructModel`` (a struct of typed members, laid
+  out by numba-rs's data models) or ``models.OpaqueModel`` (no data);
+- ``make_attribute_wrapper(MyType, "member", "attr")``: ``value.attr`` reads a member;
+- ``type_callable(MyClass)`` with ``lower_builtin(MyClass, *types)``: calling the class in
+  jitted code builds a value (the lowering writes its body with llvmlite, as an
+  ``@intrinsic`` does);
+- ``unbox(MyType)`` / ``box(MyType)`` with ``NativeValue``: converting arguments and
+  results, written with llvmlite against ``c.pyapi`` (CPython's C API by name) and
+  ``c.context``; numba-rs compiles each once per type (numba-lower's ``boxing``).
+
+When Numba is loaded, a class registered with Numba's own ``typeof_impl`` whose type is
+a Numba ``types.Opaque`` with Numba's ``OpaqueModel`` is accepted too.
 """
 
+import ctypes
 import functools
+import inspect
+import itertools
 
 from . import _numba_bridge, models
-from .types import Opaque
+from .errors import TypingError
 
 
 @functools.singledispatch
@@ -34,11 +43,6 @@ class _TypeofContext:
     purpose = "argument"
 
 
-# Opaque type classes whose values cannot be unboxed by numba-rs (an unbox building a
-# value), with the reason.
-_UNBOX_REFUSED = {}
-
-
 def _typecode_of_value(value):
     """The typecode of a value of a user's class, or None (called by numba-py when its
     own typeof does not know the value)."""
@@ -47,11 +51,7 @@ def _typecode_of_value(value):
         t = impl(value, _TypeofContext())
         if t is None:
             return None
-        t = _numba_bridge.from_foreign(t)
-        why = _UNBOX_REFUSED.get(type(t))
-        if why:
-            raise NotImplementedError(why)
-        return t.typecode
+        return _numba_bridge.from_foreign(t).typecode
     return _numba_typecode(value)
 
 
@@ -74,32 +74,264 @@ def _numba_typecode(value):
         return None
 
 
-def _check_opaque(cls, what):
-    if not (isinstance(cls, type) and issubclass(cls, Opaque)):
-        raise NotImplementedError(
-            f"{what}: numba-rs supports user types that subclass types.Opaque (with "
-            f"models.OpaqueModel) only, not {cls!r}"
-        )
+class _AsNumbaType:
+    """``as_numba_type.register(MyClass, my_type)`` (Numba's ``as_numba_type``): the type
+    a class stands for in annotations."""
+
+    def __init__(self):
+        self._table = {}
+
+    def register(self, cls, t):
+        self._table[cls] = t
+
+    def __call__(self, cls):
+        try:
+            return self._table[cls]
+        except KeyError:
+            raise TypingError(f"Cannot convert {cls!r} to a numba-rs type") from None
+
+
+as_numba_type = _AsNumbaType()
+
+
+# -- models ---------------------------------------------------------------------------
+
+_MODELS = {}        # type class -> model class
+_USER_TYPES = {}    # typecode -> type object (every user type made so far)
+_FIELDS = {}        # typecode -> member names of a StructModel type
+
+
+def _by_mro(table, t):
+    for klass in type(t).__mro__:
+        if klass in table:
+            return table[klass]
+    return None
+
+
+def _apply_model(t):
+    from ._numba_rs import _register_user_members
+    from .types import _code
+
+    model = _by_mro(_MODELS, t)
+    if model is None or not issubclass(model, models.StructModel):
+        return
+    m = model(None, t)
+    codes = [_code(mt) for mt in m._members]
+    _FIELDS[t.typecode] = m._fields
+    _register_user_members(t.typecode, codes)
+
+
+def _apply_boxing(t):
+    from ._numba_rs import _register_user_boxing
+
+    unboxes = _by_mro(_UNBOXERS, t) is not None
+    boxes = _by_mro(_BOXERS, t) is not None
+    if unboxes or boxes:
+        _register_user_boxing(t.typecode, unboxes, boxes)
+
+
+def _type_made(t):
+    """A user type was made (numba_rs.types): apply what is registered for its class."""
+    if t.typecode in _USER_TYPES:
+        return
+    _USER_TYPES[t.typecode] = t
+    _apply_model(t)
+    _apply_boxing(t)
+
+
+def _types_of(cls):
+    return [t for t in list(_USER_TYPES.values()) if isinstance(t, cls)]
 
 
 def register_model(fe_type_class):
-    """``@register_model(MyType)`` on a model class: ``models.OpaqueModel`` for a
-    ``types.Opaque`` subclass."""
+    """``@register_model(MyType)`` on ``models.StructModel`` / ``models.OpaqueModel`` (or
+    a subclass): how values of the type are laid out."""
 
     def decorate(model):
-        _check_opaque(fe_type_class, "register_model")
-        if not (isinstance(model, type) and issubclass(model, models.OpaqueModel)):
+        if not (isinstance(model, type) and issubclass(model, (models.StructModel, models.OpaqueModel))):
             raise NotImplementedError(
-                f"register_model({fe_type_class.__name__}): numba-rs supports "
-                f"models.OpaqueModel only, not {getattr(model, '__name__', model)}"
+                f"register_model({getattr(fe_type_class, '__name__', fe_type_class)}): "
+                f"numba-rs supports models.StructModel and models.OpaqueModel, not "
+                f"{getattr(model, '__name__', model)}"
             )
+        _MODELS[fe_type_class] = model
+        for t in _types_of(fe_type_class):
+            _apply_model(t)
         return model
 
     return decorate
 
 
+def _struct_fields(t):
+    from .types import _from_code, _code
+
+    code = _code(t)
+    fields = _FIELDS.get(code)
+    if fields is None:
+        raise TypingError(f"{_from_code(code)} has no StructModel registered")
+    return fields
+
+
+def _struct_member_types(t):
+    from .types import _code, _from_code
+
+    code = _code(t)
+    model = _by_mro(_MODELS, _from_code(code))
+    return model(None, _from_code(code))._members
+
+
+def make_attribute_wrapper(typeclass, struct_attr, python_attr):
+    """``value.python_attr`` in jitted code reads the member ``struct_attr`` of a
+    ``StructModel`` type."""
+    from .extending import overload_attribute
+
+    reader = _field_reader(struct_attr)
+
+    @overload_attribute(typeclass, python_attr)
+    def _attribute(obj):
+        if struct_attr not in _FIELDS.get(obj.typecode, ()):
+            return None
+        return _getter(reader)
+
+
+def _getter(reader):
+    def get(obj):
+        return reader(obj)
+
+    return get
+
+
+@functools.lru_cache(maxsize=None)
+def _field_reader(name):
+    from ._intrinsic import Intrinsic
+    from .types import Signature
+
+    def typing(tyctx, obj):
+        fields = _struct_fields(obj)
+        i = fields.index(name)
+        member = _struct_member_types(obj)[i]
+
+        def codegen(context, builder, sig, args):
+            return builder.extract_value(args[0], i)
+
+        return Signature(member, (obj,)), codegen
+
+    typing.__name__ = typing.__qualname__ = f"get_{name}"
+    return Intrinsic(typing)
+
+
+# -- calling a class in jitted code ------------------------------------------------------
+
+_TYPERS = {}     # Python callable -> [typer]
+_LOWERINGS = {}  # Python callable -> [(argument specs, implementation)]
+_CALLABLES = {}  # Python callable -> its intrinsic
+
+
+def type_callable(func):
+    """``@type_callable(MyClass)`` on ``fn(context) -> typer``: ``typer(*argtypes)`` gives
+    the type of ``MyClass(...)`` in jitted code (None: not these arguments)."""
+
+    def decorate(typing):
+        from ._intrinsic import CodegenContext
+
+        typer = typing(CodegenContext.typing_context)
+        _TYPERS.setdefault(func, []).append(typer)
+        return typing
+
+    return decorate
+
+
+def lower_builtin(func, *argtys):
+    """``@lower_builtin(MyClass, types.Float, ...)`` on ``impl(context, builder, sig,
+    args)``: the code of a call ``type_callable`` typed, written with llvmlite."""
+
+    def decorate(impl):
+        _LOWERINGS.setdefault(func, []).append((argtys, impl))
+        return impl
+
+    return decorate
+
+
+def _spec_matches(spec, t):
+    from . import types as rt
+
+    if spec is getattr(rt, "Any", None):
+        return True
+    if isinstance(spec, type):
+        return isinstance(t, spec) or isinstance(rt.unliteral(t), spec)
+    try:
+        spec = _numba_bridge.from_foreign(spec)
+    except TypeError:
+        return False
+    return spec == t or spec == rt.unliteral(t)
+
+
+def _lowering_for(func, args):
+    for specs, impl in reversed(_LOWERINGS.get(func, ())):
+        if len(specs) == len(args) and all(_spec_matches(s, a) for s, a in zip(specs, args)):
+            return impl
+    return None
+
+
+def _callable_key(cls):
+    """The intrinsic key of a class ``type_callable`` made callable (numba-py asks when it
+    meets the class as a global), or None."""
+    if cls not in _TYPERS:
+        return None
+    intr = _CALLABLES.get(cls)
+    if intr is None:
+        intr = _CALLABLES[cls] = _callable_intrinsic(cls)
+    return intr._numba_rs_intrinsic
+
+
+def _callable_intrinsic(func):
+    from ._intrinsic import Intrinsic
+    from .types import Signature, _code, _from_code, unliteral
+
+    class CallableIntrinsic(Intrinsic):
+        def parameters(self):
+            typer = _TYPERS[func][-1]
+            return [
+                p.name for p in inspect.signature(typer).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+
+        def type_for(self, codes):
+            tys = [_from_code(c) for c in codes]
+            for attempt in (tys, [unliteral(t) for t in tys]):
+                for typer in reversed(_TYPERS[func]):
+                    r = typer(*attempt)
+                    if r is None:
+                        continue
+                    sig = r if isinstance(r, Signature) else Signature(r, attempt)
+                    impl = _lowering_for(func, list(sig.args))
+                    if impl is None:
+                        raise TypingError(
+                            f"No definition for lowering {getattr(func, '__name__', func)}"
+                            f"({', '.join(str(a) for a in sig.args)}) -> {sig.return_type}"
+                        )
+                    sig_args = [_code(a) for a in sig.args]
+                    ret = _code(sig.return_type)
+                    self._typed[tuple(sig_args)] = (ret, sig_args, impl, sig)
+                    return ret, sig_args
+            return None
+
+    def typing(tyctx, *args):  # the name calls and errors show
+        raise AssertionError("typed by type_for")
+
+    typing.__name__ = typing.__qualname__ = getattr(func, "__qualname__", "callable")
+    return CallableIntrinsic(typing)
+
+
+# -- boxing and unboxing ---------------------------------------------------------------
+
+_UNBOXERS = {}  # type class -> fn(typ, obj, c) -> NativeValue
+_BOXERS = {}    # type class -> fn(typ, val, c) -> PyObject* value
+
+
 class NativeValue:
-    """What an unbox function returns (Numba's ``NativeValue``)."""
+    """What an unbox function returns (Numba's ``NativeValue``): the value, and an
+    ``i1`` that is true when unboxing failed (the Python error set)."""
 
     def __init__(self, value, is_error=None, cleanup=None):
         self.value = value
@@ -107,63 +339,380 @@ class NativeValue:
         self.cleanup = cleanup
 
 
-class _Dummy:
-    """The dummy value an opaque type's unbox returns (``c.context.get_dummy_value()``)."""
-
-
-class _UnboxContext:
-    """The ``c`` an unbox function receives, enough for an opaque type's unbox:
-    ``c.context.get_dummy_value()``."""
-
-    def __init__(self):
-        self.context = self
-        self.dummy = _Dummy()
-
-    def get_dummy_value(self):
-        return self.dummy
-
-    def __getattr__(self, name):
-        raise NotImplementedError(
-            f"the unbox function reads c.{name}: numba-rs runs an opaque type's unbox "
-            "only when it returns NativeValue(c.context.get_dummy_value())"
-        )
-
-
 def unbox(typeclass):
-    """``@unbox(MyType)``: for an opaque type the unbox returns
-    ``NativeValue(c.context.get_dummy_value())`` (nothing crosses); numba-rs checks it
-    does, and refuses arguments of the type otherwise."""
+    """``@unbox(MyType)`` on ``fn(typ, obj, c) -> NativeValue``: an argument's value from
+    its Python object, written with llvmlite (``c.builder``, ``c.pyapi``,
+    ``c.context``)."""
 
     def decorate(fn):
-        _check_opaque(typeclass, "unbox")
-        c = _UnboxContext()
-        try:
-            out = fn(None, None, c)
-            ok = isinstance(out, NativeValue) and out.value is c.dummy
-            why = "" if ok else "it returns something else"
-        except NotImplementedError as e:
-            ok, why = False, str(e)
-        except Exception as e:  # the function does codegen numba-rs cannot stand in for
-            ok, why = False, f"it failed on numba-rs's stand-in context ({e!r})"
-        if ok:
-            _UNBOX_REFUSED.pop(typeclass, None)
-        else:
-            _UNBOX_REFUSED[typeclass] = (
-                f"unbox({typeclass.__name__}) builds a value with llvmlite, which numba-rs "
-                f"does not run: {why}"
-            )
+        _UNBOXERS[typeclass] = fn
+        for t in _types_of(typeclass):
+            _apply_boxing(t)
         return fn
 
     return decorate
 
 
 def box(typeclass):
-    """``@box(MyType)``: boxing runs llvmlite code, which numba-rs does not run yet."""
+    """``@box(MyType)`` on ``fn(typ, val, c) -> PyObject*``: a result's Python object (a
+    new reference, or null with the Python error set)."""
 
     def decorate(fn):
-        raise NotImplementedError(
-            f"box({getattr(typeclass, '__name__', typeclass)}): numba-rs does not run "
-            "llvmlite boxing code yet (a jitted function cannot return an opaque value)"
-        )
+        _BOXERS[typeclass] = fn
+        for t in _types_of(typeclass):
+            _apply_boxing(t)
+        return fn
 
     return decorate
+
+
+# Objects boxing code embeds (`c.pyapi.serialize_object`): kept alive for the process.
+_KEPT = []
+_SYMBOLS = itertools.count()
+
+
+class PythonAPI:
+    """``c.pyapi``: CPython's C API called by name from llvmlite code. numba-rs maps each
+    function the code declares to its address in the running interpreter."""
+
+    def __init__(self, context, builder):
+        from llvmlite import ir
+
+        self.context = context
+        self.builder = builder
+        self.module = builder.module
+        self.pyobj = ir.IntType(8).as_pointer()
+        self.voidptr = self.pyobj
+        self.cstring = self.pyobj
+        self.long = ir.IntType(ctypes.sizeof(ctypes.c_long) * 8)
+        self.ulong = self.long
+        self.longlong = ir.IntType(64)
+        self.ulonglong = self.longlong
+        self.double = ir.DoubleType()
+        self.py_ssize_t = ir.IntType(64)
+        self.int = ir.IntType(32)
+
+    def _fn(self, name, ret, args, var_arg=False):
+        from llvmlite import ir
+
+        fnty = ir.FunctionType(ret, args, var_arg=var_arg)
+        existing = self.module.globals.get(name)
+        if existing is not None:
+            return existing
+        return ir.Function(self.module, fnty, name=name)
+
+    def _call(self, name, ret, args, values, var_arg=False):
+        return self.builder.call(self._fn(name, ret, args, var_arg), values)
+
+    def _cstring(self, text):
+        from llvmlite import ir
+
+        data = bytearray(text.encode("utf-8") + b"\0")
+        name = f"numba_rs.cstr.{next(_SYMBOLS)}"
+        g = ir.GlobalVariable(self.module, ir.ArrayType(ir.IntType(8), len(data)), name=name)
+        g.global_constant = True
+        g.linkage = "internal"
+        g.initializer = ir.Constant(g.value_type, data)
+        return self.builder.bitcast(g, self.cstring)
+
+    def _data(self, name):
+        """The address of a C-API data symbol (``_Py_NoneStruct``, ``PyExc_TypeError``)."""
+        from llvmlite import ir
+
+        g = self.module.globals.get(name)
+        if g is None:
+            g = ir.GlobalVariable(self.module, self.pyobj, name=name)
+        return g
+
+    # references
+    def incref(self, obj):
+        self._call("Py_IncRef", _void(), [self.pyobj], [obj])
+
+    def decref(self, obj):
+        self._call("Py_DecRef", _void(), [self.pyobj], [obj])
+
+    def get_null_object(self):
+        from llvmlite import ir
+
+        return ir.Constant(self.pyobj, None)
+
+    def borrow_none(self):
+        return self.builder.bitcast(self._data("_Py_NoneStruct"), self.pyobj)
+
+    def make_none(self):
+        none = self.borrow_none()
+        self.incref(none)
+        return none
+
+    # errors
+    def err_occurred(self):
+        return self._call("PyErr_Occurred", self.pyobj, [], [])
+
+    def err_clear(self):
+        self._call("PyErr_Clear", _void(), [], [])
+
+    def err_set_string(self, exctype, msg):
+        if isinstance(exctype, str):
+            exctype = self.builder.load(self._data(exctype))
+        if isinstance(msg, str):
+            msg = self._cstring(msg)
+        self._call("PyErr_SetString", _void(), [self.pyobj, self.cstring], [exctype, msg])
+
+    def raise_object(self, exc):
+        self._call("PyErr_SetObject", _void(), [self.pyobj, self.pyobj], [exc, self.make_none()])
+
+    # attributes and calls
+    def object_getattr_string(self, obj, attr):
+        return self._call("PyObject_GetAttrString", self.pyobj, [self.pyobj, self.cstring],
+                          [obj, self._cstring(attr)])
+
+    def object_getattr(self, obj, attr):
+        return self._call("PyObject_GetAttr", self.pyobj, [self.pyobj, self.pyobj], [obj, attr])
+
+    def object_setattr_string(self, obj, attr, val):
+        return self._call("PyObject_SetAttrString", self.int,
+                          [self.pyobj, self.cstring, self.pyobj],
+                          [obj, self._cstring(attr), val])
+
+    def object_istrue(self, obj):
+        return self._call("PyObject_IsTrue", self.int, [self.pyobj], [obj])
+
+    def object_getitem(self, obj, key):
+        return self._call("PyObject_GetItem", self.pyobj, [self.pyobj, self.pyobj], [obj, key])
+
+    def call_function_objargs(self, callee, objargs):
+        from llvmlite import ir
+
+        return self._call("PyObject_CallFunctionObjArgs", self.pyobj, [self.pyobj],
+                          [callee, *objargs, ir.Constant(self.pyobj, None)], var_arg=True)
+
+    def call(self, callee, args=None, kws=None):
+        from llvmlite import ir
+
+        null = ir.Constant(self.pyobj, None)
+        return self._call("PyObject_Call", self.pyobj, [self.pyobj] * 3,
+                          [callee, args if args is not None else self.tuple_pack([]),
+                           kws if kws is not None else null])
+
+    def tuple_pack(self, items):
+        from llvmlite import ir
+
+        return self._call("PyTuple_Pack", self.pyobj, [self.py_ssize_t],
+                          [ir.Constant(self.py_ssize_t, len(items)), *items], var_arg=True)
+
+    def tuple_getitem(self, tup, idx):
+        from llvmlite import ir
+
+        return self._call("PyTuple_GetItem", self.pyobj, [self.pyobj, self.py_ssize_t],
+                          [tup, ir.Constant(self.py_ssize_t, idx)])
+
+    def tuple_size(self, tup):
+        return self._call("PyTuple_Size", self.py_ssize_t, [self.pyobj], [tup])
+
+    # objects the code refers to
+    def serialize_object(self, obj):
+        _KEPT.append(obj)
+        return obj
+
+    def unserialize(self, obj):
+        """A new reference to an object ``serialize_object`` kept."""
+        from llvmlite import ir
+
+        p = ir.Constant(ir.IntType(64), id(obj)).inttoptr(self.pyobj)
+        self.incref(p)
+        return p
+
+    # numbers
+    def float_as_double(self, obj):
+        return self._call("PyFloat_AsDouble", self.double, [self.pyobj], [obj])
+
+    def float_from_double(self, val):
+        return self._call("PyFloat_FromDouble", self.pyobj, [self.double], [val])
+
+    def long_as_longlong(self, obj):
+        return self._call("PyLong_AsLongLong", self.longlong, [self.pyobj], [obj])
+
+    def long_as_ulonglong(self, obj):
+        return self._call("PyLong_AsUnsignedLongLong", self.ulonglong, [self.pyobj], [obj])
+
+    def long_as_ssize_t(self, obj):
+        return self._call("PyLong_AsSsize_t", self.py_ssize_t, [self.pyobj], [obj])
+
+    def long_from_longlong(self, val):
+        return self._call("PyLong_FromLongLong", self.pyobj, [self.longlong], [val])
+
+    def long_from_ulonglong(self, val):
+        return self._call("PyLong_FromUnsignedLongLong", self.pyobj, [self.ulonglong], [val])
+
+    def long_from_ssize_t(self, val):
+        return self._call("PyLong_FromSsize_t", self.pyobj, [self.py_ssize_t], [val])
+
+    def long_from_long(self, val):
+        return self._call("PyLong_FromLong", self.pyobj, [self.long], [val])
+
+    def number_as_ssize_t(self, obj):
+        from llvmlite import ir
+
+        return self._call("PyNumber_AsSsize_t", self.py_ssize_t, [self.pyobj, self.pyobj],
+                          [obj, ir.Constant(self.pyobj, None)])
+
+    def number_float(self, obj):
+        return self._call("PyNumber_Float", self.pyobj, [self.pyobj], [obj])
+
+    def number_long(self, obj):
+        return self._call("PyNumber_Long", self.pyobj, [self.pyobj], [obj])
+
+    def bool_from_bool(self, bval):
+        return self._call("PyBool_FromLong", self.pyobj, [self.long],
+                          [self.builder.zext(bval, self.long)])
+
+    def bool_from_long(self, ival):
+        return self._call("PyBool_FromLong", self.pyobj, [self.long], [ival])
+
+    def string_from_string(self, text):
+        return self._call("PyUnicode_FromString", self.pyobj, [self.cstring],
+                          [self._cstring(text) if isinstance(text, str) else text])
+
+    # values of numba-rs's own scalar types
+    def to_native_value(self, typ, obj):
+        from . import types as rt
+
+        c = self.context
+        typ = rt.unliteral(typ)
+        if isinstance(typ, rt.Boolean):
+            r = self.object_istrue(obj)
+            from llvmlite import ir
+
+            return NativeValue(self.builder.icmp_signed("!=", r, ir.Constant(self.int, 0)),
+                               is_error=self._is_error())
+        if isinstance(typ, rt.Integer):
+            v = self.long_as_longlong(obj) if typ.signed else self.long_as_ulonglong(obj)
+            return NativeValue(c.cast(self.builder, v, rt.int64 if typ.signed else rt.uint64, typ),
+                               is_error=self._is_error())
+        if isinstance(typ, rt.Float):
+            v = self.float_as_double(obj)
+            return NativeValue(c.cast(self.builder, v, rt.float64, typ), is_error=self._is_error())
+        raise NotImplementedError(
+            f"numba-rs's c.pyapi.to_native_value handles booleans, integers and floats, not {typ}"
+        )
+
+    def from_native_value(self, typ, val, env_manager=None):
+        from . import types as rt
+
+        c = self.context
+        typ = rt.unliteral(typ)
+        if isinstance(typ, rt.Boolean):
+            return self.bool_from_bool(val)
+        if isinstance(typ, rt.Integer):
+            if typ.signed:
+                return self.long_from_longlong(c.cast(self.builder, val, typ, rt.int64))
+            return self.long_from_ulonglong(c.cast(self.builder, val, typ, rt.uint64))
+        if isinstance(typ, rt.Float):
+            return self.float_from_double(c.cast(self.builder, val, typ, rt.float64))
+        if typ == rt.none:
+            return self.make_none()
+        raise NotImplementedError(
+            f"numba-rs's c.pyapi.from_native_value handles booleans, integers and floats, "
+            f"not {typ}"
+        )
+
+    def _is_error(self):
+        from . import cgutils
+
+        return cgutils.is_not_null(self.builder, self.err_occurred())
+
+    def __getattr__(self, name):
+        raise NotImplementedError(
+            f"numba-rs's c.pyapi has no {name!r} (see docs/extending.md for what it offers)"
+        )
+
+
+def _void():
+    from llvmlite import ir
+
+    return ir.VoidType()
+
+
+class _BoxContext:
+    """The ``c`` box and unbox functions receive."""
+
+    def __init__(self, builder):
+        from ._intrinsic import CodegenContext
+
+        self.context = CodegenContext()
+        self.builder = builder
+        self.pyapi = PythonAPI(self.context, builder)
+        self.env_manager = None
+
+    def box(self, typ, val):
+        return self.pyapi.from_native_value(typ, val)
+
+    def unbox(self, typ, obj):
+        return self.pyapi.to_native_value(typ, obj)
+
+
+def _symbol_address(name):
+    """The address of a C symbol of the interpreter (a function or a data object)."""
+    try:
+        return ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
+    except AttributeError:
+        return None
+
+
+def _data_address(name):
+    try:
+        return ctypes.addressof(ctypes.c_char.in_dll(ctypes.pythonapi, name))
+    except ValueError:
+        return None
+
+
+def _boxing_code(code, which):
+    """``(symbol, module text, [(symbol, address)])`` of the unbox or box body of the user
+    type ``code`` (numba-py compiles it on first use), or None when the type has none."""
+    from llvmlite import ir
+
+    from ._intrinsic import _ll
+    from .types import _from_code
+
+    t = _from_code(code)
+    fn = _by_mro(_UNBOXERS if which == "unbox" else _BOXERS, t)
+    if fn is None:
+        return None
+    symbol = f"numba_rs_{which}_{code}_{next(_SYMBOLS)}"
+    module = ir.Module(name=symbol)
+    pyobj = ir.IntType(8).as_pointer()
+    llty = _ll(t)
+    if which == "unbox":
+        fnty = ir.FunctionType(ir.VoidType(), [pyobj, llty.as_pointer(), ir.IntType(8).as_pointer()])
+        f = ir.Function(module, fnty, name=symbol)
+        builder = ir.IRBuilder(f.append_basic_block("entry"))
+        obj, out, err = f.args
+        nv = fn(t, obj, _BoxContext(builder))
+        if not isinstance(nv, NativeValue):
+            raise TypingError(f"unbox({type(t).__name__}) returned {nv!r}, not a NativeValue")
+        builder.store(nv.value, out)
+        if nv.is_error is not None:
+            builder.store(builder.zext(nv.is_error, ir.IntType(8)), err)
+        builder.ret_void()
+    else:
+        fnty = ir.FunctionType(pyobj, [llty.as_pointer()])
+        f = ir.Function(module, fnty, name=symbol)
+        builder = ir.IRBuilder(f.append_basic_block("entry"))
+        val = builder.load(f.args[0])
+        res = fn(t, val, _BoxContext(builder))
+        if not builder.block.is_terminated:
+            builder.ret(res)
+    externals = []
+    for g in module.global_values:
+        declared = g.is_declaration if isinstance(g, ir.Function) else g.initializer is None
+        if not declared or g.name.startswith("NRT_"):
+            continue
+        if isinstance(g, ir.Function):
+            address = _symbol_address(g.name)
+        else:
+            address = _data_address(g.name)
+        if address is None:
+            raise TypingError(f"{which}({type(t).__name__}) uses {g.name}, which the "
+                              "interpreter does not export")
+        externals.append((g.name, address))
+    return symbol, str(module), externals

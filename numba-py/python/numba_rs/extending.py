@@ -17,18 +17,29 @@ templates registered before a library's. Anything else overloaded (a plain Pytho
 function, a NumPy function numba-rs lacks) is typed through its overloads alone.
 
 ``intrinsic`` bodies are written with llvmlite's IR builder (``numba_rs._intrinsic``).
-User types (``numba_rs._usertypes``): ``typeof_impl``, ``register_model``, ``unbox``
-for ``types.Opaque`` subclasses with ``models.OpaqueModel``, whose values carry no data.
-Not here yet: the rest of the low-level API (``StructModel``, ``lower_builtin``,
-``type_callable``, ``make_attribute_wrapper``, a ``box`` ...). Reading one of those
-names raises AttributeError saying so (so ``hasattr`` answers False).
+User types (``numba_rs._usertypes``): ``typeof_impl``, ``register_model`` with
+``models.StructModel`` or ``models.OpaqueModel``, ``make_attribute_wrapper``,
+``type_callable`` with ``lower_builtin``, ``unbox``/``box`` with ``NativeValue`` and
+``as_numba_type``. Not here: the rest of the low-level API (``infer_getattr``,
+``lower_cast``, ``lower_getattr`` ...); reading one of those names raises AttributeError
+saying so (so ``hasattr`` answers False).
 """
 
 import inspect
 import types as _pytypes
 
 from . import _numba_bridge, models
-from ._usertypes import NativeValue, box, register_model, typeof_impl, unbox
+from ._usertypes import (
+    NativeValue,
+    as_numba_type,
+    box,
+    lower_builtin,
+    make_attribute_wrapper,
+    register_model,
+    type_callable,
+    typeof_impl,
+    unbox,
+)
 from ._numba_rs import _declare_member, _register_overload
 from .decorators import njit
 from .errors import TypingError
@@ -49,6 +60,10 @@ __all__ = [
     "unbox",
     "box",
     "NativeValue",
+    "type_callable",
+    "lower_builtin",
+    "make_attribute_wrapper",
+    "as_numba_type",
 ]
 
 
@@ -508,19 +523,15 @@ def overload_classmethod(typ, attr, **kwargs):
 # AttributeError naming it (so ``hasattr`` and ``getattr(m, n, default)`` work).
 _NUMBA_EXTENDING = (
     "generated_jit",
-    "type_callable",
     "infer",
     "infer_getattr",
     "infer_global",
-    "lower_builtin",
     "lower_getattr",
     "lower_getattr_generic",
     "lower_setattr",
     "lower_setattr_generic",
     "lower_cast",
-    "make_attribute_wrapper",
     "reflect",
-    "as_numba_type",
     "get_cython_function_address",
     "include_path",
 )

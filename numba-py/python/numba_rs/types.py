@@ -84,10 +84,19 @@ class Type(_Type):
     mutable = False
     reflected = False
 
+    def __new__(cls, *args, **kwargs):
+        if cls.__module__ != __name__:
+            return _user_type(cls, args, kwargs)
+        return _Type.__new__(cls, *args)
+
     def __init__(self, *args, **kwargs):
         # Instances come from the type table (``_from_code``); constructors with
-        # arguments return the table's object, which needs no further set-up.
-        pass
+        # arguments return the table's object, which needs no further set-up. A user's
+        # subclass names its type here (Numba's ``Type.__init__(self, name)``): the name
+        # is read while the type is made (``_user_type``).
+        name = kwargs.get("name", args[0] if args else None)
+        if isinstance(name, str) and type(self).__module__ != __name__:
+            self.__dict__["_numba_rs_name"] = name
 
     @functools.cached_property
     def _info(self):
@@ -121,16 +130,34 @@ def _class_key(cls):
     return f"{cls.__module__}.{cls.__qualname__}#{id(cls):x}"
 
 
+def _user_type(cls, args, kwargs):
+    """The type a user's ``Type`` subclass makes (``IntervalType()``, ``MyType("name")``):
+    one table entry per class and name (and ``key``, when the class defines its own), as
+    Numba's types are equal by their key. The class's ``__init__`` gives the name: it runs
+    first on a stand-in object to read it, then (as Python calls it) on the type itself."""
+    # Any valid typecode: the stand-in carries `none`'s while the name is read.
+    probe = _Type.__new__(cls, none.typecode)
+    cls.__init__(probe, *args, **kwargs)
+    name = probe.__dict__.get("_numba_rs_name", cls.__name__)
+    key = _class_key(cls)
+    if getattr(cls, "key", None) is not Type.key:
+        key = f"{key}|{probe.key!r}"
+    _OPAQUE_CLASSES.setdefault(key, cls)
+    t = _make("opaque", str(name), key)
+    from . import _usertypes
+
+    _usertypes._type_made(t)
+    return t
+
+
 class Opaque(Dummy):
     """A type of the user's (Numba's ``types.Opaque``): subclass it and make the type
     with a name, ``MyType("my_type")``; values map to it through ``typeof_impl``. Its
     values carry no data in compiled code: they are passed between jitted functions and
     handed to the overloads written for the type."""
 
-    def __new__(cls, name):
-        key = _class_key(cls)
-        _OPAQUE_CLASSES.setdefault(key, cls)
-        return _make("opaque", str(name), key)
+    def __new__(cls, *args, **kwargs):
+        return _user_type(cls, args, kwargs)
 
     @property
     def name(self):
