@@ -767,6 +767,7 @@ impl Dispatcher {
                 object_mode: self.options.object_mode,
                 no_looplift: self.options.no_looplift,
                 nogil: self.options.nogil,
+                no_cpython_wrapper: self.options.generated,
             };
             let cache = self.cache_key(args, explicit_ret);
             if let Some((site, key)) = &cache {

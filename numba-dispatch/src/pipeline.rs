@@ -93,6 +93,10 @@ pub struct CompileOptions {
     pub no_looplift: bool,
     /// `nogil=True`: each `with objmode` block gets Numba's warning that it keeps the GIL.
     pub nogil: bool,
+    /// Compiled only to be called from other compiled code (an overload's
+    /// implementation, as Numba's `no_cpython_wrapper`): a result Python could not
+    /// receive is no error here.
+    pub no_cpython_wrapper: bool,
 }
 
 /// Whether a function is compiled in object mode. Since Numba 0.59 nothing falls back to
@@ -1023,7 +1027,7 @@ fn compile_nopython_ir(
         typing.return_type = r;
     }
     if let Type::Opaque { name, .. } = typing.return_type.get() {
-        if !numba_lower::model::user::can_box(typing.return_type) {
+        if !options.no_cpython_wrapper && !numba_lower::model::user::can_box(typing.return_type) {
             return Err(here(CompileError::new(
                 ErrorKind::Unsupported,
                 format!(

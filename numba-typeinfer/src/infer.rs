@@ -916,7 +916,7 @@ impl Engine<'_> {
                             Some(&r) if r.is_literal() => lit[i] = r,
                             _ => {
                                 let v = arg_vars.get(i).copied().flatten();
-                                return Err(self.literal_request(v, line));
+                                return Err(self.literal_request(v, line, true));
                             }
                         }
                     }
@@ -944,7 +944,9 @@ impl Engine<'_> {
     /// A request that the variable `v` be a literal: when it is one of the function's
     /// arguments (through copies), the function asks to be compiled with that argument
     /// as a literal (Numba's `ForceLiteralArg`); otherwise Numba's LiteralTypingError.
-    fn literal_request(&self, v: Option<VarId>, line: u32) -> TypingError {
+    /// `callee`: the request comes from a function this one calls (Numba then says only
+    /// "Cannot request literal type.").
+    fn literal_request(&self, v: Option<VarId>, line: u32, callee: bool) -> TypingError {
         let mut cur = v;
         for _ in 0..16 {
             let Some(var) = cur else { break };
@@ -968,6 +970,15 @@ impl Engine<'_> {
                 line,
             };
         };
+        if callee {
+            return TypingError::Typing {
+                message: format!(
+                    "Cannot request literal type. (the callee needs a literal {t}: the value \
+                     is neither a constant nor an argument of the function)"
+                ),
+                line,
+            };
+        }
         TypingError::Typing {
             message: format!(
                 "Invalid use of non-Literal type in literally({t}): the value is neither a \
@@ -1666,7 +1677,7 @@ impl Engine<'_> {
                             && !raw_atys[0].is_literal() =>
                     {
                         let arg = args.first().copied();
-                        return Err(self.literal_request(arg, line));
+                        return Err(self.literal_request(arg, line, false));
                     }
                     Type::Function(_)
                     | Type::NamedTupleClass { .. }

@@ -83,6 +83,24 @@ class CodegenContext:
     def get_value_type(self, ty):
         return _ll(ty)
 
+    @property
+    def data_model_manager(self):
+        """Numba's data models (code written against Numba builds struct proxies with
+        ``numba.core.cgutils``, which reads them); numba-rs's types are looked up as their
+        Numba counterparts."""
+        return _NumbaModels()
+
+    def make_helper(self, builder, typ, value=None, ref=None):
+        """A struct proxy over a ``StructModel`` value (Numba's ``make_helper``)."""
+        nt = _numba_bridge.numba_types()
+        if nt is not None and isinstance(typ, nt.Type) and not isinstance(typ, _numba_bridge.rt_type()):
+            from numba.core import cgutils as ncg
+
+            return ncg.create_struct_proxy(typ)(self, builder, value=value, ref=ref)
+        from . import cgutils
+
+        return cgutils.create_struct_proxy(typ)(self, builder, value=value, ref=ref)
+
     get_data_type = get_value_type
 
     def get_constant(self, ty, val):
@@ -151,6 +169,20 @@ class CodegenContext:
             "internals (compile_internal, get_function, NRT and C-API helpers) are not "
             "bridged"
         )
+
+
+class _NumbaModels:
+    def __getitem__(self, t):
+        nt = _numba_bridge.numba_types()
+        if nt is None:
+            raise KeyError(f"no data model for {t}: Numba's data models need Numba loaded")
+        from numba.core.datamodel import default_manager
+
+        if isinstance(t, _numba_bridge.rt_type()):
+            t = _numba_bridge.to_numba(t)
+        return default_manager[t]
+
+    lookup = __getitem__
 
 
 class Intrinsic:

@@ -17,7 +17,31 @@ def numba_types():
     m = sys.modules.get("numba.core.types")
     if m is None or getattr(m, "_NUMBA_RS", False):
         return None
+    global _VIRTUAL
+    if not _VIRTUAL:
+        _VIRTUAL = True
+        _register_virtual_subclasses(m)
     return m
+
+
+_VIRTUAL = False
+
+# numba-rs's type classes that answer ``isinstance`` for Numba's class of the same name
+# (code written against Numba checks a dispatcher's signatures with Numba's classes).
+_VIRTUAL_CLASSES = (
+    "Literal", "IntegerLiteral", "StringLiteral", "BooleanLiteral", "Number", "Integer",
+    "Float", "Complex", "Boolean", "Array", "BaseTuple", "UniTuple", "Tuple", "Optional",
+    "NoneType", "UnicodeType",
+)
+
+
+def _register_virtual_subclasses(nt):
+    from . import types as rt
+
+    for name in _VIRTUAL_CLASSES:
+        ours, theirs = getattr(rt, name, None), getattr(nt, name, None)
+        if ours is not None and hasattr(theirs, "register"):
+            theirs.register(ours)
 
 
 def _numba_module(mod):
@@ -175,28 +199,50 @@ def _from_numba_type(nt, rt, x):
         return rt.NumberClass(from_foreign(x.instance_type))
     if x == nt.voidptr:
         return rt.voidptr
-    if isinstance(x, nt.Opaque):
-        return _from_numba_opaque(rt, x)
+    if isinstance(x, nt.NoneType):
+        return rt.none
+    if not type(x).__module__.startswith("numba.core"):
+        # A user's type class (an Opaque subclass, or any Type with a StructModel).
+        return _from_numba_user_type(rt, x)
     try:
         return rt._make("parse", str(x))
     except TypeError:
         raise TypeError(f"numba-rs has no counterpart of Numba's type {x}") from None
 
 
-def _from_numba_opaque(rt, x):
-    """numba-rs's opaque type for a Numba ``types.Opaque`` subclass instance whose data
-    model is Numba's ``OpaqueModel`` (no data numba-rs would need to lay out)."""
+def _from_numba_user_type(rt, x):
+    """numba-rs's type for a user's Numba type object: one with Numba's ``OpaqueModel``
+    (no data) or ``StructModel`` (its members laid out by numba-rs's data models)."""
     from numba.core.datamodel import default_manager, models
 
     try:
         model = default_manager.lookup(x)
     except Exception:
-        raise TypeError(f"Numba's type {x} has no data model") from None
-    if not isinstance(model, models.OpaqueModel):
+        raise TypeError(f"numba-rs has no counterpart of Numba's type {x}") from None
+    if not isinstance(model, (models.OpaqueModel, models.StructModel)):
         raise TypeError(
-            f"numba-rs supports Numba's opaque types with OpaqueModel only; {x} has "
-            f"{type(model).__name__}"
+            f"numba-rs supports Numba's user types with OpaqueModel or StructModel; {x} "
+            f"has {type(model).__name__}"
         )
-    t = rt._make("opaque", str(x), "numba:" + rt._class_key(type(x)))
-    _NUMBA_OPAQUE[t.typecode] = x
+    key = "numba:" + rt._class_key(type(x))
+    if getattr(type(x), "key", None) is not getattr(nt_base(), "key", None):
+        key = f"{key}|{x.key!r}"
+    t = rt._make("opaque", str(x), key)
+    if t.typecode not in _NUMBA_OPAQUE:
+        _NUMBA_OPAQUE[t.typecode] = x
+        if isinstance(model, models.StructModel):
+            from . import _usertypes
+
+            members = [from_foreign(m) for m in model._members]
+            _usertypes._register_struct(t, tuple(model._fields), members)
     return t
+
+
+def rt_type():
+    from . import types as rt
+
+    return rt._Type
+
+
+def nt_base():
+    return numba_types().Type

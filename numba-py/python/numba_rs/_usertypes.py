@@ -108,17 +108,25 @@ def _by_mro(table, t):
     return None
 
 
-def _apply_model(t):
+_MEMBERS = {}       # typecode -> member types of a StructModel type
+
+
+def _register_struct(t, fields, members):
+    """Lay the user type ``t`` out as a struct of these named members."""
     from ._numba_rs import _register_user_members
     from .types import _code
 
+    _FIELDS[t.typecode] = tuple(fields)
+    _MEMBERS[t.typecode] = tuple(members)
+    _register_user_members(t.typecode, [_code(m) for m in members])
+
+
+def _apply_model(t):
     model = _by_mro(_MODELS, t)
     if model is None or not issubclass(model, models.StructModel):
         return
     m = model(None, t)
-    codes = [_code(mt) for mt in m._members]
-    _FIELDS[t.typecode] = m._fields
-    _register_user_members(t.typecode, codes)
+    _register_struct(t, m._fields, m._members)
 
 
 def _apply_boxing(t):
@@ -173,11 +181,9 @@ def _struct_fields(t):
 
 
 def _struct_member_types(t):
-    from .types import _code, _from_code
+    from .types import _code
 
-    code = _code(t)
-    model = _by_mro(_MODELS, _from_code(code))
-    return model(None, _from_code(code))._members
+    return _MEMBERS[_code(t)]
 
 
 def make_attribute_wrapper(typeclass, struct_attr, python_attr):

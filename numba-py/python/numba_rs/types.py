@@ -11,6 +11,7 @@ through :func:`_from_code`, which picks the class from the type's kind.
 
 import functools
 
+from . import _numba_bridge
 from ._numba_rs import _Type, _type_info, _type_make, type_from_name
 
 # Marks this module as numba-rs's when the drop-in switch installs it as
@@ -706,6 +707,9 @@ def _from_code(code):
             cls = _CLASS_BY_KIND.get(kind, Type)
         t = _Type.__new__(cls, code)
         _by_code[code] = t
+        if not _numba_bridge._VIRTUAL:
+            # Numba loaded since: its classes learn to recognise ours.
+            _numba_bridge.numba_types()
     return t
 
 
