@@ -60,6 +60,7 @@ pub fn literal_unroll(
         ir.exprs[expr.0 as usize] = Expr::Var(*arg);
         unrolled.insert(*target, *arg);
     }
+    check_no_nesting(ir, &unrolled)?;
     // Unroll loops one at a time: each unrolling renumbers blocks.
     for _ in 0..64 {
         let Some((getiter, iter_expr, value, binding, tuple)) = find_loop(ir, &unrolled) else {
@@ -320,6 +321,130 @@ fn find_loop(
         }
     }
     None
+}
+
+/// Numba's rule: a `literal_unroll` loop may not sit in the body of another (a loop
+/// entered on a path that leaves the outer loop, after which it `break`s, is not in its
+/// body). Bodies are natural loops: the blocks that reach a back edge of the header
+/// without passing through the header.
+fn check_no_nesting(ir: &FunctionIR, unrolled: &HashMap<VarId, VarId>) -> Result<(), IrError> {
+    let succs = |l: Label| -> Vec<Label> {
+        ir.blocks
+            .get(&l)
+            .and_then(|b| b.terminator())
+            .map(|t| t.successors())
+            .unwrap_or_default()
+    };
+    let mut preds: HashMap<Label, Vec<Label>> = HashMap::new();
+    for &l in ir.blocks.keys() {
+        for s in succs(l) {
+            preds.entry(s).or_default().push(l);
+        }
+    }
+    // Every unrolled loop's header (the block its getiter's block jumps to) and line.
+    let mut headers: Vec<(Label, u32)> = Vec::new();
+    for block in ir.blocks.values() {
+        for inst in &block.body {
+            let Stmt::Assign { value, .. } = &inst.stmt else {
+                continue;
+            };
+            let Expr::GetIter { value: it } = ir.expr(*value) else {
+                continue;
+            };
+            let mut v = *it;
+            let mut found = false;
+            for _ in 0..16 {
+                if unrolled.contains_key(&v) {
+                    found = true;
+                    break;
+                }
+                match copy_source(ir, v) {
+                    Some(src) => v = src,
+                    None => break,
+                }
+            }
+            if found {
+                if let Some(Stmt::Jump { target }) = block.terminator() {
+                    headers.push((*target, inst.loc.line));
+                }
+            }
+        }
+    }
+    if headers.len() < 2 {
+        return Ok(());
+    }
+    // Dominators (iterative; functions have few blocks): a latch is a predecessor of the
+    // header that the header dominates.
+    let labels: Vec<Label> = ir.blocks.keys().copied().collect();
+    let entry = labels.iter().copied().min();
+    let all: HashSet<Label> = labels.iter().copied().collect();
+    let mut dom: HashMap<Label, HashSet<Label>> = labels
+        .iter()
+        .map(|&l| {
+            let d = if Some(l) == entry {
+                HashSet::from([l])
+            } else {
+                all.clone()
+            };
+            (l, d)
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        for &l in &labels {
+            if Some(l) == entry {
+                continue;
+            }
+            let mut d: Option<HashSet<Label>> = None;
+            for p in preds.get(&l).into_iter().flatten() {
+                let pd = &dom[p];
+                d = Some(match d {
+                    None => pd.clone(),
+                    Some(acc) => acc.intersection(pd).copied().collect(),
+                });
+            }
+            let mut d = d.unwrap_or_default();
+            d.insert(l);
+            if d != dom[&l] {
+                dom.insert(l, d);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let body = |h: Label| -> HashSet<Label> {
+        let mut out: HashSet<Label> = HashSet::from([h]);
+        let mut work: Vec<Label> = preds
+            .get(&h)
+            .map(|p| {
+                p.iter()
+                    .copied()
+                    .filter(|l| dom.get(l).is_some_and(|d| d.contains(&h)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        while let Some(l) = work.pop() {
+            if out.insert(l) {
+                work.extend(preds.get(&l).into_iter().flatten().copied());
+            }
+        }
+        out
+    };
+    for &(outer, _) in &headers {
+        let inside = body(outer);
+        if let Some(&(_, line)) = headers
+            .iter()
+            .find(|(h, _)| *h != outer && inside.contains(h))
+        {
+            return Err(IrError::Unsupported {
+                message: "Nesting of literal_unroll is unsupported".into(),
+                line,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A tuple's length when it is known before typing.

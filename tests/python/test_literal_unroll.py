@@ -90,8 +90,43 @@ def nested(a, b):
     return acc
 
 
-def test_nested_unrolls():
-    check(nested, (1, 2.5), (3, True, 0.5))
+def test_nested_unrolls_are_refused_as_by_numba():
+    from numba_rs.errors import UnsupportedError
+
+    with pytest.raises(UnsupportedError, match="Nesting of literal_unroll is unsupported"):
+        njit(nested)((1, 2.5), (3, True, 0.5))
+
+
+def inner_loop_that_leaves():
+    # The inner unroll runs on a path that breaks out of the outer loop: it is not in
+    # the outer loop's body, so it is not nested (Numba accepts this too).
+    x = (12, 12.7, 3j, 4)
+    y = ("foo", 8)
+    acc = 0
+    for a in literal_unroll(x):
+        acc += a
+        if acc.real < 26:
+            acc -= 1
+        else:
+            for t in literal_unroll(y):
+                acc += t is False
+            break
+    return acc
+
+
+def sequential_in_a_plain_loop(n):
+    acc = 0.0
+    for i in range(n):
+        for x in literal_unroll((1, 2.5)):
+            acc += x * i
+        for y in literal_unroll((3, True)):
+            acc -= y
+    return acc
+
+
+def test_unrolls_that_are_not_nested():
+    check(inner_loop_that_leaves)
+    check(sequential_in_a_plain_loop, 4)
 
 
 def sliced():
