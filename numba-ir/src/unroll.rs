@@ -466,6 +466,18 @@ fn tuple_len(
         }
         Expr::Arg { index, .. } => arg_len(*index),
         Expr::Const(Constant::Tuple(items)) => Some(items.len()),
+        // A namedtuple made in the function from positional fields.
+        Expr::Call {
+            func, args, kws, ..
+        } if kws.is_empty() => match through_copies(ir, *func) {
+            Some(Expr::Global { value, .. } | Expr::FreeVar { value, .. }) => match &value.kind {
+                GlobalKind::NamedTupleClass { fields, .. } if fields.len() == args.len() => {
+                    Some(args.len())
+                }
+                _ => None,
+            },
+            _ => None,
+        },
         Expr::Global { value, .. } | Expr::FreeVar { value, .. } => match &value.kind {
             GlobalKind::Const(Constant::Tuple(items)) => Some(items.len()),
             GlobalKind::Tuple(items) => Some(items.len()),

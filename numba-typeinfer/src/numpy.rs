@@ -1152,7 +1152,7 @@ pub fn getiter(value: TypeId) -> Option<TypeId> {
         | Type::RangeIter64
         | Type::ArrayIter(_)
         | Type::Generator { .. } => Some(value),
-        Type::UniTuple(..) => Some(intern(Type::ArrayIter(value))),
+        Type::UniTuple(..) | Type::NamedUniTuple { .. } => Some(intern(Type::ArrayIter(value))),
         // A string yields one-character strings.
         Type::Unicode => Some(intern(Type::ArrayIter(value))),
         // An empty list is iterable once typing knows what it holds.
@@ -1168,9 +1168,10 @@ pub fn iter_yield(it: TypeId) -> Option<TypeId> {
     match it.get() {
         Type::RangeIter64 => Some(INT64),
         Type::ArrayIter(a) => match a.get() {
-            Type::UniTuple(e, _) | Type::List { dtype: e, .. } | Type::Set { dtype: e, .. } => {
-                Some(e)
-            }
+            Type::UniTuple(e, _)
+            | Type::NamedUniTuple { dtype: e, .. }
+            | Type::List { dtype: e, .. }
+            | Type::Set { dtype: e, .. } => Some(e),
             Type::Unicode => Some(UNICODE),
             Type::NumpyFlat(arr) => array_parts(arr).map(|(d, ..)| d),
             Type::NdEnumerate(arr) => {

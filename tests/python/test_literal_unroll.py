@@ -337,3 +337,29 @@ def test_two_arguments_are_refused():
 
     with pytest.raises(UnsupportedError, match="literal_unroll takes one argument, found 2"):
         f()
+
+
+from collections import namedtuple  # noqa: E402
+
+ABC = namedtuple("ABC", ["a", "b", "c"])
+
+
+def unroll_made_namedtuple():
+    abc = ABC(1, 2j, 3.4)
+    out = 0
+    for i in literal_unroll(abc):
+        out += i
+    return out
+
+
+def iterate_named_unituple(x):
+    s = 0
+    for v in x:
+        s = s * 10 + v
+    return s
+
+
+def test_namedtuples():
+    check(unroll_made_namedtuple)
+    check(sum_items, ABC(1, 2.5, True))
+    check(iterate_named_unituple, ABC(1, 2, 3))

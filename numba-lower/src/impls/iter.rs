@@ -29,6 +29,13 @@ pub(crate) fn register(r: &mut Registry) {
         tuple_iter,
     );
     r.register(
+        ImplKey::GetIter,
+        Args::Exact(vec![TypePat::Pred(|t| {
+            matches!(t.get(), Type::NamedUniTuple { .. })
+        })]),
+        tuple_iter,
+    );
+    r.register(
         ImplKey::IterNext,
         Args::Exact(vec![TypePat::Exact(RANGE_ITER64)]),
         range_next,
@@ -48,7 +55,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.register(
         ImplKey::IterNext,
         Args::Exact(vec![TypePat::Pred(
-            |t| matches!(t.get(), Type::ArrayIter(s) if matches!(s.get(), Type::UniTuple(..))),
+            |t| matches!(t.get(), Type::ArrayIter(s) if matches!(s.get(), Type::UniTuple(..) | Type::NamedUniTuple { .. })),
         )]),
         tuple_next,
     );

@@ -35,6 +35,7 @@ pub fn iterator_storage(ctx: &Context, t: TypeId) -> R<StructType<'_>> {
             if matches!(
                 src.get(),
                 Type::UniTuple(..)
+                    | Type::NamedUniTuple { .. }
                     | Type::Unicode
                     | Type::List { .. }
                     | Type::Set { .. }
