@@ -1012,7 +1012,13 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(t)
     } else if let Some(t) = typeof_numpy_scalar(v)? {
         Ok(t)
-    } else if let Some(found) = c_function(v.py(), v) {
+    } else if let Some(found) = c_function(v.py(), v).or_else(|| {
+        // A `cfunc` object: the C function its `ctypes` pointer stands for.
+        v.getattr("_numba_rs_kernel")
+            .ok()
+            .and_then(|_| v.getattr("ctypes").ok())
+            .and_then(|p| c_function(v.py(), &p))
+    }) {
         // A C function passed as an argument: typed by its signature alone, so one
         // specialisation serves every function of that signature.
         let (_, _, signature) = found.map_err(TypingError::new_err)?;

@@ -181,3 +181,64 @@ def test_cffi_from_buffer():
         clear(np.arange(6.0)[::2])
     with pytest.raises(TypingError, match="only supports multidimensional arrays with C layout"):
         clear(np.asfortranarray(np.ones((2, 2))))
+
+
+def _capsule(address, name):
+    api = ctypes.pythonapi
+    api.PyCapsule_New.restype = ctypes.py_object
+    api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    return api.PyCapsule_New(address, name, None)
+
+
+def test_cython_function_address_from_pyx_capi():
+    # A module exporting C functions the way Cython does: capsules in `__pyx_capi__`,
+    # named by the C signature.
+    import math
+    import sys
+    import types as pytypes
+
+    from numba_rs.extending import get_cython_function_address
+
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    cos_addr = ctypes.cast(libm.cos, ctypes.c_void_p).value
+    name = b"double (double)"
+    mod = pytypes.ModuleType("fake_cython_special")
+    mod.__pyx_capi__ = {"cos": _capsule(cos_addr, name)}
+    mod._keep = name
+    sys.modules["fake_cython_special"] = mod
+    try:
+        addr = get_cython_function_address("fake_cython_special", "cos")
+        assert addr == cos_addr
+        cos = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(addr)
+
+        @njit
+        def f(x):
+            return cos(x) * 2.0
+
+        assert f(0.5) == math.cos(0.5) * 2.0
+        with pytest.raises(ValueError, match="No function 'sin' found in __pyx_capi__ of 'fake_cython_special'"):
+            get_cython_function_address("fake_cython_special", "sin")
+        with pytest.raises(ImportError):
+            get_cython_function_address("no_such_module_here", "cos")
+    finally:
+        del sys.modules["fake_cython_special"]
+
+
+def test_cfunc_objects_as_arguments():
+    from numba_rs import cfunc
+
+    @cfunc("float64(float64)")
+    def sq(x):
+        return x * x
+
+    @cfunc("float64(float64)")
+    def half(x):
+        return x / 2
+
+    @njit
+    def apply(f, v):
+        return f(v) + 1.0
+
+    assert apply(sq, 3.0) == 10.0
+    assert apply(half, 3.0) == 2.5
+    assert len(apply.signatures) == 1  # typed by the C signature alone

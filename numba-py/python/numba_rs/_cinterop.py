@@ -191,6 +191,8 @@ def c_function(obj):
 def address(obj):
     """The address a pointer argument given as a ctypes or cffi object stands for: a C
     function's entry, a cffi pointer's value, a ctypes pointer's value."""
+    if hasattr(obj, "_numba_rs_kernel") and hasattr(obj, "address"):
+        return obj.address  # a cfunc object
     found = c_function(obj)
     if found is not None:
         return found[1]

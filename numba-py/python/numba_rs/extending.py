@@ -64,6 +64,7 @@ __all__ = [
     "lower_builtin",
     "make_attribute_wrapper",
     "as_numba_type",
+    "get_cython_function_address",
 ]
 
 
@@ -511,6 +512,30 @@ def _codegen_intrinsic(key, codes, ret):
     return codegen_intrinsic(key, codes, ret)
 
 
+def get_cython_function_address(module_name, function_name):
+    """The address of a C function a Cython module exports in its ``__pyx_capi__`` (as
+    SciPy's ``scipy.special.cython_special`` does), to wrap in a ctypes function type
+    that jitted code calls."""
+    import ctypes
+    import importlib
+
+    module = importlib.import_module(module_name)
+    capi = module.__pyx_capi__
+    try:
+        capsule = capi[function_name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"No function '{function_name}' found in __pyx_capi__ of '{module_name}'"
+        ) from None
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    name = api.PyCapsule_GetName(capsule)
+    return api.PyCapsule_GetPointer(capsule, name) or 0
+
+
 def overload_classmethod(typ, attr, **kwargs):
     """Not implemented by numba-rs yet (it needs ``TypeRef`` targets)."""
     raise NotImplementedError(
@@ -532,7 +557,6 @@ _NUMBA_EXTENDING = (
     "lower_setattr_generic",
     "lower_cast",
     "reflect",
-    "get_cython_function_address",
     "include_path",
 )
 
