@@ -146,9 +146,11 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             return mk(GlobalKind::Intrinsic(key));
         }
     }
-    // A class a library made callable in jitted code (`type_callable` with
+    // A class or function a library made callable in jitted code (`type_callable` with
     // `lower_builtin`): an intrinsic of `numba_rs._usertypes`.
-    if value.is_instance_of::<pyo3::types::PyType>() {
+    if value.is_instance_of::<pyo3::types::PyType>()
+        || value.is_instance_of::<pyo3::types::PyFunction>()
+    {
         if let Some(key) = usertypes::callable_key(py, value)? {
             return mk(GlobalKind::Intrinsic(key));
         }

@@ -4,6 +4,7 @@ numba_rs's imports: `typeof_impl`, a `types.Type` subclass, `StructModel`,
 `unbox` and `box` written with llvmlite against `c.pyapi`. CPython running the same
 functions on the Python class is the oracle."""
 
+import math
 import random
 
 import pytest
@@ -255,3 +256,77 @@ def test_struct_members_of_other_types():
 
     assert use(Counter(7, True, 0.25)) == (21, 0.5)
     assert use(Counter(-5, False, 1.5)) == (5, 3.0)
+
+
+def _hypot_impl(a, b):
+    return (a * a + b * b) ** 0.5
+
+
+class Vec2:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+
+class Vec2Type(types.Type):
+    def __init__(self):
+        super().__init__(name="Vec2")
+
+
+vec2_type = Vec2Type()
+
+
+@register_model(Vec2Type)
+class _Vec2Model(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("x", types.float64), ("y", types.float64)])
+
+
+make_attribute_wrapper(Vec2Type, "x", "x")
+make_attribute_wrapper(Vec2Type, "y", "y")
+
+
+def vec_norm(v):
+    return math.hypot(v.x, v.y)
+
+
+@type_callable(vec_norm)
+def _type_norm(context):
+    def typer(v):
+        if isinstance(v, Vec2Type):
+            return types.float64
+
+    return typer
+
+
+@lower_builtin(vec_norm, Vec2Type)
+def _lower_norm(context, builder, sig, args):
+    # A helper compiled from Python and called from the lowering (compile_internal).
+    v = context.make_helper(builder, sig.args[0], value=args[0])
+    return context.compile_internal(
+        builder, _hypot_impl, types.float64(types.float64, types.float64), [v.x, v.y]
+    )
+
+
+@type_callable(Vec2)
+def _type_vec2(context):
+    def typer(x, y):
+        if isinstance(x, types.Float) and isinstance(y, types.Float):
+            return vec2_type
+
+    return typer
+
+
+@lower_builtin(Vec2, types.Float, types.Float)
+def _lower_vec2(context, builder, sig, args):
+    v = context.make_helper(builder, sig.return_type)
+    v.x, v.y = args
+    return v._getvalue()
+
+
+def test_lowering_calls_compiled_python_through_compile_internal():
+    @njit
+    def norm_of(x, y):
+        return vec_norm(Vec2(x, y))
+
+    for x, y in ((3.0, 4.0), (1.5, -2.0), (0.0, 0.0)):
+        assert norm_of(x, y) == pytest.approx(math.hypot(x, y), rel=1e-15)

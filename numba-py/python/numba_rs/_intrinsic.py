@@ -17,6 +17,8 @@ from ._numba_rs import _llvm_type_desc
 from .errors import TypingError
 
 _BY_KEY = {}
+# Functions `compile_internal` compiled: (function, argument codes, return code) -> cfunc.
+_INTERNAL = {}
 _COUNTER = itertools.count()
 
 
@@ -89,6 +91,35 @@ class CodegenContext:
         ``numba.core.cgutils``, which reads them); numba-rs's types are looked up as their
         Numba counterparts."""
         return _NumbaModels()
+
+    def compile_internal(self, builder, impl, sig, args, locals=None):
+        """Call the Python function ``impl`` compiled for ``sig`` (Numba's
+        ``compile_internal``): it is compiled once per signature as a C-callable function
+        (numbers in and out; an exception it raises is not propagated)."""
+        from llvmlite import ir
+
+        from . import types as rt
+
+        arg_codes = tuple(_code(a) for a in sig.args)
+        ret_code = _code(sig.return_type)
+        key = (impl, arg_codes, ret_code)
+        cf = _INTERNAL.get(key)
+        if cf is None:
+            from .cfunc import cfunc
+
+            for c in (*arg_codes, ret_code):
+                t = rt.unliteral(_rs(c))
+                if not isinstance(t, (rt.Integer, rt.Float)) and t != rt.none:
+                    raise NotImplementedError(
+                        f"numba-rs's compile_internal takes integers and floats, not {t}"
+                    )
+            text = f"{rt.unliteral(_rs(ret_code))}({', '.join(str(rt.unliteral(_rs(c))) for c in arg_codes)})"
+            cf = _INTERNAL[key] = cfunc(text, locals=locals or {})(impl)
+        none = rt.unliteral(_rs(ret_code)) == rt.none
+        fnty = ir.FunctionType(ir.VoidType() if none else _ll(ret_code), [_ll(c) for c in arg_codes])
+        fptr = builder.inttoptr(ir.Constant(ir.IntType(64), cf.address), fnty.as_pointer())
+        out = builder.call(fptr, list(args))
+        return self.get_dummy_value() if none else out
 
     def make_helper(self, builder, typ, value=None, ref=None):
         """A struct proxy over a ``StructModel`` value (Numba's ``make_helper``)."""
