@@ -99,6 +99,8 @@ def to_numba(t):
         return t
     from . import types as rt
 
+    if isinstance(t, rt.NoneType):
+        return nt.none
     if isinstance(t, rt.Opaque):
         return _NUMBA_OPAQUE.get(t.typecode, t)
     try:

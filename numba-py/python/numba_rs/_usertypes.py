@@ -282,12 +282,76 @@ def _lowering_for(func, args):
 def _callable_key(cls):
     """The intrinsic key of a class ``type_callable`` made callable (numba-py asks when it
     meets the class as a global), or None."""
-    if cls not in _TYPERS:
+    try:
+        known = cls in _TYPERS or _from_numba_registries(cls)
+    except TypeError:  # unhashable
+        return None
+    if not known:
         return None
     intr = _CALLABLES.get(cls)
     if intr is None:
         intr = _CALLABLES[cls] = _callable_intrinsic(cls)
     return intr._numba_rs_intrinsic
+
+
+def _from_numba_registries(func):
+    """Adopt what Numba's own ``type_callable`` / ``lower_builtin`` registered for
+    ``func`` (extension code imported from Numba when Numba is loaded): its typer, given
+    Numba's types, and its lowerings, run with numba-rs's codegen context."""
+    nt = _numba_bridge.numba_types()
+    if nt is None:
+        return False
+    from numba.core import imputils
+    from numba.core.typing import templates
+
+    typers = []
+    for key, fnty in list(templates.builtin_registry.globals):
+        if key is not func or not isinstance(fnty, nt.Function):
+            continue
+        tmpl = fnty.templates[0] if getattr(fnty, "templates", None) else None
+        generic = getattr(tmpl, "generic", None)
+        if tmpl is None or generic is None:
+            continue
+        try:
+            typer = generic(tmpl(_NumbaTypingContext()))
+        except Exception:
+            continue
+        typers.append(_numba_typer(typer))
+    if not typers:
+        return False
+    _TYPERS[func] = typers
+    for impl, key, argtys in list(imputils.builtin_registry.functions):
+        if key is func:
+            _LOWERINGS.setdefault(func, []).append((tuple(argtys), impl))
+    return True
+
+
+class _NumbaTypingContext:
+    """The context a Numba template's ``generic`` receives: Numba's own typing context
+    where it has what the typer asks."""
+
+    def __getattr__(self, name):
+        from numba.core.registry import cpu_target
+
+        return getattr(cpu_target.typing_context, name)
+
+
+def _numba_typer(typer):
+    @functools.wraps(typer)
+    def typed(*args, **kwargs):
+        args = [_numba_bridge.to_numba(a) for a in args]
+        kwargs = {k: _numba_bridge.to_numba(v) for k, v in kwargs.items()}
+        r = typer(*args, **kwargs)
+        if r is None:
+            return None
+        from .types import Signature
+
+        if hasattr(r, "return_type") and hasattr(r, "args"):
+            return Signature(_numba_bridge.from_foreign(r.return_type),
+                             [_numba_bridge.from_foreign(a) for a in r.args])
+        return _numba_bridge.from_foreign(r)
+
+    return typed
 
 
 def _callable_intrinsic(func):
