@@ -34,8 +34,9 @@ pub trait ExternalTemplates: Send + Sync {
         None
     }
     /// A call of an intrinsic (its key starts with [`INTRINSIC_PREFIX`]) with these
-    /// argument types: its return and argument types, None when it rejects them, or
-    /// the error its typing raised.
+    /// argument types (literal types kept: the host tries them and their non-literal
+    /// forms in the order the intrinsic asks): its return and argument types, None when
+    /// it rejects them, or the error its typing raised.
     fn intrinsic(
         &self,
         _key: &str,

@@ -1633,23 +1633,16 @@ impl Engine<'_> {
                                 line,
                             });
                         };
-                        let mut found = None;
-                        let mut tries = vec![atys.clone()];
-                        if raw_atys != atys {
-                            tries.push(raw_atys.clone());
-                        }
-                        for t in tries {
-                            match x.intrinsic(&k, &t) {
-                                Some(Ok(sig)) => {
-                                    found = Some(sig);
-                                    break;
-                                }
-                                Some(Err(message)) => {
-                                    return Err(TypingError::Typing { message, line })
-                                }
-                                None => {}
+                        // The argument types as written (literals kept): the host tries
+                        // them and their non-literal forms in the intrinsic's order
+                        // (`prefer_literal`).
+                        let found = match x.intrinsic(&k, &raw_atys) {
+                            Some(Ok(sig)) => Some(sig),
+                            Some(Err(message)) => {
+                                return Err(TypingError::Typing { message, line })
                             }
-                        }
+                            None => None,
+                        };
                         let Some((ret, args)) = found else {
                             let a: Vec<String> = atys.iter().map(|t| t.to_string()).collect();
                             return Err(TypingError::Typing {

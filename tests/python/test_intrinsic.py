@@ -142,3 +142,34 @@ def test_keyword_arguments_and_conversions():
 
     assert f(2) == (6.0, 1.0)
     assert f(1.5) == (4.5, 0.75)
+
+
+def test_prefer_literal_orders_the_attempts():
+    # As Numba: non-literal types first unless prefer_literal; the other kind when the
+    # first attempt gives nothing or raises.
+    from llvmlite import ir as llir
+
+    from numba_rs.errors import TypingError as RsTypingError
+    from numba_rs.types import Signature
+
+    def intrin(context, x):
+        sig = Signature(types.intp, (x,))
+        if isinstance(x, types.IntegerLiteral):
+            if x.literal_value == 1:
+                return sig, lambda c, b, s, a: llir.Constant(llir.IntType(64), 0xCAFE)
+            raise RsTypingError("literal value")
+        return sig, lambda c, b, s, a: b.mul(a[0], llir.Constant(llir.IntType(64), 100))
+
+    prefer = intrinsic(prefer_literal=True)(intrin)
+    plain = intrinsic(prefer_literal=False)(intrin)
+
+    @njit
+    def with_prefer(x):
+        return prefer(1), prefer(2), prefer(x)
+
+    @njit
+    def with_plain(x):
+        return plain(1), plain(2), plain(x)
+
+    assert with_prefer(3) == (0xCAFE, 200, 300)
+    assert with_plain(3) == (100, 200, 300)

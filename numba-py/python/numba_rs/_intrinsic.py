@@ -255,10 +255,28 @@ class Intrinsic:
     def type_for(self, codes):
         from .types import _from_code
 
+        from .types import unliteral
+
         tys = [_from_code(c) for c in codes]
-        args = [_numba_bridge.to_numba(t) for t in tys] if self._numba_world else tys
-        result = self._defn(CodegenContext.typing_context, *args)
+        plain = [unliteral(t) for t in tys]
+        # As Numba: non-literal argument types first unless the intrinsic prefers
+        # literals; the other kind when the first gives nothing.
+        attempts = [tys, plain] if self._prefer_literal else [plain, tys]
+        if attempts[0] == attempts[1]:
+            attempts = attempts[:1]
+        result, failure = None, None
+        for attempt in attempts:
+            args = [_numba_bridge.to_numba(t) for t in attempt] if self._numba_world else attempt
+            try:
+                result = self._defn(CodegenContext.typing_context, *args)
+            except Exception as e:  # ours or Numba's TypingError, or the code's bug
+                failure = e
+                continue
+            if result is not None:
+                break
         if result is None:
+            if failure is not None:
+                raise failure
             return None
         sig, codegen = result
         ret = _code(sig.return_type)
