@@ -155,6 +155,9 @@ pub struct JitOptions {
     /// it, as Numba's inlined stencil would, so it gets no "no parallel transformation"
     /// warning.
     pub generated: bool,
+    /// `_nrt=False`: compiled as if without Numba's runtime (see
+    /// `pipeline::CompileOptions::no_nrt`).
+    pub no_nrt: bool,
     /// `cache=True`: where this function's specialisations are cached on disk.
     pub cache: Option<cache::CacheSite>,
     /// `inline=`: whether jitted callers splice this function's IR in before typing.
@@ -768,6 +771,7 @@ impl Dispatcher {
                 no_looplift: self.options.no_looplift,
                 nogil: self.options.nogil,
                 no_cpython_wrapper: self.options.generated,
+                no_nrt: self.options.no_nrt,
             };
             let cache = self.cache_key(args, explicit_ret);
             if let Some((site, key)) = &cache {

@@ -97,6 +97,10 @@ pub struct CompileOptions {
     /// implementation, as Numba's `no_cpython_wrapper`): a result Python could not
     /// receive is no error here.
     pub no_cpython_wrapper: bool,
+    /// `_nrt=False`: as Numba without its runtime, a function may return an array only
+    /// when it is one of its arguments (numba-rs still manages memory with the NRT
+    /// inside; the difference Numba shows is that error).
+    pub no_nrt: bool,
 }
 
 /// Whether a function is compiled in object mode. Since Numba 0.59 nothing falls back to
@@ -1026,6 +1030,12 @@ fn compile_nopython_ir(
         }
         typing.return_type = r;
     }
+    if options.no_nrt && holds_array(typing.return_type) && !returns_only_arguments(&ir) {
+        return Err(here(CompileError::new(
+            ErrorKind::Typing,
+            "Only accept returning of array passed into the function as argument",
+        )));
+    }
     if let Type::Opaque { name, .. } = typing.return_type.get() {
         if !options.no_cpython_wrapper && !numba_lower::model::user::can_box(typing.return_type) {
             return Err(here(CompileError::new(
@@ -1507,4 +1517,37 @@ fn legalize(ir: &FunctionIR) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether values of `t` hold an array (what a function without Numba's runtime cannot
+/// return unless it was given it).
+fn holds_array(t: TypeId) -> bool {
+    match t.get() {
+        Type::Array { .. } => true,
+        Type::UniTuple(e, _) | Type::Optional(e) => holds_array(e),
+        Type::Tuple(items) => items.into_iter().any(holds_array),
+        _ => false,
+    }
+}
+
+/// Whether every `return` gives back one of the function's arguments (through copies
+/// and casts).
+fn returns_only_arguments(ir: &FunctionIR) -> bool {
+    use numba_ir::{Expr, Stmt};
+    ir.blocks.values().all(|b| {
+        b.body.iter().all(|inst| {
+            let Stmt::Return { value } = &inst.stmt else {
+                return true;
+            };
+            let mut v = *value;
+            for _ in 0..32 {
+                match numba_ir::utils::single_def(ir, v) {
+                    Some(Expr::Var(src) | Expr::Cast { value: src }) => v = *src,
+                    Some(Expr::Arg { .. }) => return true,
+                    _ => return false,
+                }
+            }
+            false
+        })
+    })
 }

@@ -1386,7 +1386,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, inline=None, _lifted_core=None, _generate=None, _literal_args=None))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, inline=None, _lifted_core=None, _generate=None, _literal_args=None, nrt=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -1407,6 +1407,7 @@ impl Dispatcher {
         _lifted_core: Option<u64>,
         _generate: Option<Py<PyAny>>,
         _literal_args: Option<&str>,
+        nrt: bool,
     ) -> PyResult<Self> {
         let literal_args = match _literal_args {
             None | Some("never") => numba_typeinfer::extension::LiteralArgs::Never,
@@ -1530,6 +1531,7 @@ impl Dispatcher {
                 no_looplift: !looplift,
                 nogil,
                 generated,
+                no_nrt: !nrt,
                 // `cache=True`: the directory, file stem and source file numba_rs.caching
                 // chose.
                 cache: cache.map(|(dir, stem, source)| numba_dispatch::cache::CacheSite {

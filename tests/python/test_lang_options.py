@@ -5,6 +5,7 @@ import math
 import threading
 import warnings
 
+import numpy as np
 import pytest
 
 import numba_rs as nb
@@ -307,11 +308,24 @@ def test_several_signatures_from_type_objects():
     assert len(inc.signatures) == 2
 
 
-def test_nrt_false_is_not_silently_ignored():
-    import warnings as _w
+def test_nrt_false_refuses_returning_a_new_array_as_numba():
+    # Numba without its runtime can return an array only when it was given it.
+    @nb.njit(_nrt=False)
+    def passthru(a):
+        b = a
+        return b
 
-    with _w.catch_warnings(record=True) as caught:
-        _w.simplefilter("always")
-        f = nb.njit(_nrt=False)(lambda n: n + 1)
-    assert f(1) == 2
-    assert any("_nrt=False" in str(w.message) for w in caught)
+    @nb.njit(_nrt=False)
+    def total(a):
+        return np.arange(10).sum() + a.sum()
+
+    @nb.njit(_nrt=False)
+    def make(n):
+        return np.arange(n)
+
+    x = np.ones(3)
+    assert passthru(x).base is x or passthru(x) is x
+    assert total(x) == 48.0
+    with pytest.raises(nb.errors.TypingError, match="Only accept returning of array passed into the function as argument"):
+        make(4)
+    np.testing.assert_array_equal(nb.njit(make.py_func)(4), np.arange(4))

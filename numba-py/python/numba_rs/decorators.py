@@ -134,15 +134,6 @@ def _check_options(options):
                 NumbaWarning,
                 stacklevel=3,
             )
-    if options.get("_nrt") is False:
-        # numba-rs links its runtime into every function: code that would need the NRT
-        # is not rejected as Numba rejects it without one.
-        warnings.warn(
-            "numba-rs does not implement _nrt=False (compiling without the NRT); the "
-            "function is compiled with it",
-            NumbaWarning,
-            stacklevel=3,
-        )
     error_model = options.get("error_model", "python")
     if error_model not in ("python", "numpy"):
         raise ValueError(f"error_model must be 'python' or 'numpy', not {error_model!r}")
@@ -176,6 +167,10 @@ def _dispatcher_kwargs(options):
     }
     if options.get("inline") is not None:
         kw["inline"] = options["inline"]
+    if options.get("_nrt") is False:
+        # As Numba without its runtime: returning an array the function made is a
+        # TypingError (the memory inside is still managed by the NRT).
+        kw["nrt"] = False
     if options.get("locals"):
         kw["locals"] = _locals_pairs(options["locals"])
     if options.get("forceobj"):
