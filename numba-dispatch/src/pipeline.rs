@@ -1036,17 +1036,6 @@ fn compile_nopython_ir(
             "Only accept returning of array passed into the function as argument",
         )));
     }
-    if let Type::Opaque { name, .. } = typing.return_type.get() {
-        if !options.no_cpython_wrapper && !numba_lower::model::user::can_box(typing.return_type) {
-            return Err(here(CompileError::new(
-                ErrorKind::Unsupported,
-                format!(
-                    "returning a value of the opaque type {name} to Python needs a @box \
-                     implementation for it"
-                ),
-            )));
-        }
-    }
     if matches!(
         typing.return_type.get(),
         Type::Dispatcher { .. } | Type::Function(_) | Type::UFunc { .. }

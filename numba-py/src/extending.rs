@@ -300,7 +300,10 @@ impl ExternalTemplates for PyTemplates {
     }
 
     fn attribute(&self, recv: TypeId, name: &str) -> Option<u64> {
-        if !declared(&ATTRIBUTES, name) {
+        // A user's type also asks Python: its attributes may come from Numba's own
+        // registries (`make_attribute_wrapper` imported from Numba).
+        let user = matches!(recv.get(), numba_typeinfer::types::Type::Opaque { .. });
+        if !user && !declared(&ATTRIBUTES, name) {
             return None;
         }
         self.member("_find_attribute", recv, name)

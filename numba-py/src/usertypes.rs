@@ -28,13 +28,6 @@ pub(crate) fn _register_user_members(code: u32, members: Vec<u32>) {
     );
 }
 
-/// Values of the user type `code` cross the boundary through `@unbox` (arguments) and
-/// `@box` (results) code.
-#[pyfunction]
-pub(crate) fn _register_user_boxing(code: u32, unbox: bool, boxes: bool) {
-    numba_lower::model::user::register_boxing(TypeId(code), unbox, boxes);
-}
-
 /// The wrapper converting values of `t` in `direction`, compiled on first use.
 fn wrapper(py: Python<'_>, t: TypeId, direction: Direction) -> PyResult<Option<usize>> {
     let key = (t, direction == Direction::Box);
@@ -79,7 +72,7 @@ pub(crate) fn encode(
             return Ok(());
         }
         return Err(PyTypeError::new_err(format!(
-            "can't unbox {t}: the type has no @unbox implementation"
+            "can't unbox {t} type (it has no @unbox implementation)"
         )));
     };
     let start = out.len();
@@ -129,7 +122,8 @@ pub(crate) fn decode(
             unsafe { Bound::from_owned_ptr_or_err(py, obj) }.map(Bound::unbind)
         }
         None => Err(PyTypeError::new_err(format!(
-            "can't box a value of {t}: the type has no @box implementation"
+            "cannot convert native {t} to Python object (the type has no @box \
+             implementation)"
         ))),
     };
     // The box code borrowed the value; its references were the receiver's.

@@ -22,16 +22,14 @@ impl DataModel for GhostModel {
     }
     fn shape(&self, t: TypeId) -> R<Shape> {
         match t.get() {
-            // A jitted function passed as an argument is known by its type; so is a value
-            // of a user's opaque type (no data crosses; the compiler never returns one).
-            // A user's opaque type boxed by the host's code.
-            Type::Opaque { .. } if super::user::has_boxing(t) => Ok(Shape::Boxed {
+            // A jitted function passed as an argument is known by its type.
+            // A user's opaque type: its host's unbox and box code convert it (none
+            // crosses without them; a result without box code is a TypeError at the call).
+            Type::Opaque { .. } => Ok(Shape::Boxed {
                 t,
                 items: Vec::new(),
             }),
-            Type::NoneType | Type::Omitted(_) | Type::Dispatcher { .. } | Type::Opaque { .. } => {
-                Ok(Shape::None)
-            }
+            Type::NoneType | Type::Omitted(_) | Type::Dispatcher { .. } => Ok(Shape::None),
             Type::StringLiteral(_) => Ok(Shape::Literal(t)),
             _ => Err(LowerError::Unsupported {
                 message: format!("values of type {t} cannot cross into Python"),

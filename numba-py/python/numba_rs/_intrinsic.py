@@ -85,6 +85,17 @@ class CodegenContext:
     def get_value_type(self, ty):
         return _ll(ty)
 
+    # Code written against Numba takes references the way Numba's context does.
+    enable_nrt = True
+
+    @property
+    def nrt(self):
+        return _Refs()
+
+    def get_model(self, ty):
+        """Numba's data model of a type (``context.get_model``)."""
+        return self.data_model_manager[ty]
+
     @property
     def data_model_manager(self):
         """Numba's data models (code written against Numba builds struct proxies with
@@ -199,6 +210,43 @@ class CodegenContext:
             f"numba-rs's intrinsic context has no {name!r}: Numba's lowering context "
             "internals (compile_internal, get_function, NRT and C-API helpers) are not "
             "bridged"
+        )
+
+
+class _Refs:
+    """``context.nrt``: reference counting of values code written against Numba hands
+    back (``impl_ret_borrowed`` and the like), through the runtime's ``NRT_incref`` /
+    ``NRT_decref``."""
+
+    def incref(self, builder, ty, value):
+        self._walk(builder, ty, value, "NRT_incref")
+
+    def decref(self, builder, ty, value):
+        self._walk(builder, ty, value, "NRT_decref")
+
+    def _walk(self, builder, ty, value, fname):
+        from llvmlite import ir
+
+        from . import types as rt
+
+        t = rt.unliteral(_rs(ty))
+        if isinstance(t, (rt.Number, rt.Boolean, rt.NoneType)):
+            return
+        if isinstance(t, rt.Array):
+            voidptr = ir.IntType(8).as_pointer()
+            fn = builder.module.globals.get(fname)
+            if fn is None:
+                fn = ir.Function(builder.module, ir.FunctionType(ir.VoidType(), [voidptr]), name=fname)
+            mi = builder.extract_value(value, 0)
+            builder.call(fn, [builder.bitcast(mi, voidptr)])
+            return
+        if isinstance(t, rt.BaseTuple):
+            for i, item in enumerate(t.types):
+                self._walk(builder, item, builder.extract_value(value, i), fname)
+            return
+        raise NotImplementedError(
+            f"numba-rs's context.nrt counts references of numbers, arrays and tuples of "
+            f"them, not {t}"
         )
 
 

@@ -129,22 +129,12 @@ def _apply_model(t):
     _register_struct(t, m._fields, m._members)
 
 
-def _apply_boxing(t):
-    from ._numba_rs import _register_user_boxing
-
-    unboxes = _by_mro(_UNBOXERS, t) is not None
-    boxes = _by_mro(_BOXERS, t) is not None
-    if unboxes or boxes:
-        _register_user_boxing(t.typecode, unboxes, boxes)
-
-
 def _type_made(t):
     """A user type was made (numba_rs.types): apply what is registered for its class."""
     if t.typecode in _USER_TYPES:
         return
     _USER_TYPES[t.typecode] = t
     _apply_model(t)
-    _apply_boxing(t)
 
 
 def _types_of(cls):
@@ -198,6 +188,52 @@ def make_attribute_wrapper(typeclass, struct_attr, python_attr):
         if struct_attr not in _FIELDS.get(obj.typecode, ()):
             return None
         return _getter(reader)
+
+
+def _adopt_numba_attribute(t, name):
+    """For a Numba user type: make ``value.name`` an overload attribute whose code is the
+    lowering Numba's registry holds (``lower_getattr``, as ``make_attribute_wrapper``
+    registers it), typed by Numba's typing context. False when Numba has none."""
+    x = _numba_bridge._NUMBA_OPAQUE.get(getattr(t, "typecode", None))
+    if x is None:
+        return False
+    from numba.core import imputils
+    from numba.core.registry import cpu_target
+
+    impl = None
+    for fn, attr, tys in list(imputils.builtin_registry.getattrs):
+        if attr == name and tys and isinstance(x, tys[0]):
+            impl = fn
+            break
+    if impl is None:
+        return False
+    try:
+        cpu_target.typing_context.refresh()
+        attrty = cpu_target.typing_context.resolve_getattr(x, name)
+    except Exception:
+        return False
+    if attrty is None:
+        return False
+    from ._intrinsic import Intrinsic
+    from .extending import overload_attribute
+    from .types import Signature
+
+    result = _numba_bridge.from_foreign(attrty)
+
+    def typing(tyctx, obj):
+        def codegen(context, builder, sig, args):
+            return impl(context, builder, x, args[0], name)
+
+        return Signature(result, (obj,)), codegen
+
+    typing.__name__ = typing.__qualname__ = f"get_{name}"
+    reader = Intrinsic(typing)
+
+    @overload_attribute(type(x), name)
+    def _attribute(obj):
+        return _getter(reader)
+
+    return True
 
 
 def _getter(reader):
@@ -416,8 +452,6 @@ def unbox(typeclass):
 
     def decorate(fn):
         _UNBOXERS[typeclass] = fn
-        for t in _types_of(typeclass):
-            _apply_boxing(t)
         return fn
 
     return decorate
@@ -429,8 +463,6 @@ def box(typeclass):
 
     def decorate(fn):
         _BOXERS[typeclass] = fn
-        for t in _types_of(typeclass):
-            _apply_boxing(t)
         return fn
 
     return decorate
@@ -746,6 +778,15 @@ def _boxing_code(code, which):
 
     t = _from_code(code)
     fn = _by_mro(_UNBOXERS if which == "unbox" else _BOXERS, t)
+    numba_t = _numba_bridge._NUMBA_OPAQUE.get(code)
+    if fn is None and numba_t is not None:
+        # A Numba type whose box/unbox code is registered with Numba: it runs on
+        # numba-rs's context and C-API bridge, given Numba's type object.
+        from numba.core import pythonapi
+
+        registry = pythonapi._unboxers if which == "unbox" else pythonapi._boxers
+        fn = registry.lookup(type(numba_t))
+        t = numba_t
     if fn is None:
         return None
     symbol = f"numba_rs_{which}_{code}_{next(_SYMBOLS)}"
@@ -758,7 +799,7 @@ def _boxing_code(code, which):
         builder = ir.IRBuilder(f.append_basic_block("entry"))
         obj, out, err = f.args
         nv = fn(t, obj, _BoxContext(builder))
-        if not isinstance(nv, NativeValue):
+        if not (hasattr(nv, "value") and hasattr(nv, "is_error")):  # ours or Numba's
             raise TypingError(f"unbox({type(t).__name__}) returned {nv!r}, not a NativeValue")
         builder.store(nv.value, out)
         if nv.is_error is not None:

@@ -414,8 +414,16 @@ def _find_method(t, name):
 
 
 def _find_attribute(t, name):
-    """The dispatcher of attribute ``name`` for receiver type ``t``."""
-    return _find(_ATTRIBUTES, t, name)
+    """The dispatcher of attribute ``name`` for receiver type ``t``: an overload, or an
+    attribute Numba's own registries give a user's Numba type (``make_attribute_wrapper``
+    imported from Numba), adopted on first use."""
+    found = _find(_ATTRIBUTES, t, name)
+    if found is None:
+        from ._usertypes import _adopt_numba_attribute
+
+        if _adopt_numba_attribute(t, name):
+            found = _find(_ATTRIBUTES, t, name)
+    return found
 
 
 class ForceLiteralArg(TypingError):
