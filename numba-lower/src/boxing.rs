@@ -128,6 +128,53 @@ pub fn compile(
     Ok(address)
 }
 
+/// The slot codec of values of `t` as two C functions for host-written code:
+/// `void load(const u64* slots, T* out)` (the value the slots describe) and
+/// `void store(const T* value, u64* slots)`. Returns their addresses.
+pub fn compile_codec(t: TypeId) -> R<(usize, usize)> {
+    let machine = codegen::host_machine()?;
+    let ctx: &'static Context = Box::leak(Box::new(Context::create()));
+    let module = codegen::new_module(ctx, &format!("numba_rs_codec_{}", t.0), &machine);
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let fnty = ctx.void_type().fn_type(&[ptr.into(), ptr.into()], false);
+    let b = ctx.create_builder();
+    let vt = value_type(ctx, t)?;
+    let model = model_of(t)?;
+    let load = module.add_function("numba_rs_codec_load", fnty, None);
+    b.position_at_end(ctx.append_basic_block(load, "entry"));
+    let codec = SlotCodec {
+        ctx,
+        b: &b,
+        slots: param(load, 0)?,
+    };
+    let v = model.unpack(&codec, t, &mut 0)?;
+    b.build_store(param(load, 1)?, v).map_err(llvm_err)?;
+    b.build_return(None).map_err(llvm_err)?;
+    let store = module.add_function("numba_rs_codec_store", fnty, None);
+    b.position_at_end(ctx.append_basic_block(store, "entry"));
+    let v = b.build_load(vt, param(store, 0)?, "v").map_err(llvm_err)?;
+    let codec = SlotCodec {
+        ctx,
+        b: &b,
+        slots: param(store, 1)?,
+    };
+    model.pack(&codec, t, v, &mut 0)?;
+    b.build_return(None).map_err(llvm_err)?;
+    codegen::optimise(&module, &machine, crate::refprune::RefPruneFlags::NONE)?;
+    let engine = codegen::jit(&module, &[])?;
+    let address = |name: &str| {
+        engine
+            .get_function_address(name)
+            .map_err(|e| LowerError::Llvm(format!("{name}: {e}")))
+    };
+    let found = (
+        address("numba_rs_codec_load")?,
+        address("numba_rs_codec_store")?,
+    );
+    Box::leak(Box::new(engine));
+    Ok(found)
+}
+
 fn param(f: inkwell::values::FunctionValue<'_>, i: u32) -> R<inkwell::values::PointerValue<'_>> {
     f.get_nth_param(i)
         .map(|p| p.into_pointer_value())

@@ -43,7 +43,9 @@ pub fn is_refcounted(t: TypeId) -> bool {
         | Type::Tuple(_)
         | Type::NamedTuple { .. }
         | Type::NamedUniTuple { .. }
-        | Type::Pair(..) => members(t).into_iter().any(is_refcounted),
+        | Type::Pair(..)
+        // A user's struct type (`model::user`) holds its members' references.
+        | Type::Opaque { .. } => members(t).into_iter().any(is_refcounted),
         _ => false,
     }
 }

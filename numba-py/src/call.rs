@@ -520,6 +520,22 @@ pub(crate) fn run_entry(
     nogil: bool,
 ) -> PyResult<Py<PyAny>> {
     let ret_shape = c.ret_shape.as_ref().ok_or_else(|| {
+        use numba_typeinfer::types::Type;
+        // Values that stand for compile-time things (modules, functions, classes) have
+        // no Python object, as in Numba; other kinds are numba-rs's gap.
+        if matches!(
+            c.return_type.get(),
+            Type::Module(_)
+                | Type::Function(_)
+                | Type::NumberClass(_)
+                | Type::BoundFunction { .. }
+                | Type::ExceptionClass(_)
+        ) {
+            return pyo3::exceptions::PyTypeError::new_err(format!(
+                "cannot convert native {} to Python object",
+                c.return_type
+            ));
+        }
         crate::UnsupportedError::new_err(format!(
             "{name}: returning a value of type {} to Python is not supported by numba-rs yet",
             c.return_type

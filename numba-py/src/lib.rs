@@ -2056,6 +2056,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_lower::external::install(Box::new(extending::PyCodegen));
     m.add_function(wrap_pyfunction!(extending::_llvm_type_desc, m)?)?;
     m.add_function(wrap_pyfunction!(usertypes::_register_user_members, m)?)?;
+    m.add_function(wrap_pyfunction!(usertypes::_slot_codec, m)?)?;
     m.add_function(wrap_pyfunction!(parse_signature, m)?)?;
     m.add_function(wrap_pyfunction!(typeof_value, m)?)?;
     m.add_function(wrap_pyfunction!(dis_text, m)?)?;

@@ -143,3 +143,94 @@ pub(crate) fn callable_key(py: Python<'_>, cls: &Bound<'_, PyAny>) -> PyResult<O
     };
     m.getattr("_callable_key")?.call1((cls,))?.extract()
 }
+
+/// Slot codecs compiled so far, by type: (load, store) addresses.
+static CODECS: LazyLock<Mutex<HashMap<TypeId, (usize, usize)>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// What host-written code (`c.pyapi.to_native_value` / `from_native_value` in box and
+/// unbox functions) needs to convert values of type `code` through numba-rs's own
+/// codec: the number of slots, the slots-to-value and value-to-slots functions, and the
+/// object-to-slots and slots-to-object functions.
+#[pyfunction]
+pub(crate) fn _slot_codec(code: u32) -> PyResult<(usize, usize, usize, usize, usize)> {
+    let t = TypeId(code);
+    let shape = numba_lower::boundary_shape(t)
+        .map_err(|e| PyTypeError::new_err(format!("{t} cannot cross into Python: {e}")))?;
+    let cached = CODECS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&t)
+        .copied();
+    let (load, store) = match cached {
+        Some(found) => found,
+        None => {
+            let found = numba_lower::boxing::compile_codec(t)
+                .map_err(|e| crate::UnsupportedError::new_err(e.to_string()))?;
+            CODECS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(t, found);
+            found
+        }
+    };
+    Ok((
+        shape.slots(),
+        load,
+        store,
+        numba_rs_unbox_slots as *const () as usize,
+        numba_rs_box_slots as *const () as usize,
+    ))
+}
+
+/// `obj` as a value of type `code`, in its slots (as an argument: borrowed data). 0, or
+/// 1 with the Python error set. Called by compiled code holding the GIL.
+extern "C" fn numba_rs_unbox_slots(
+    code: u32,
+    obj: *mut pyo3::ffi::PyObject,
+    slots: *mut u64,
+) -> i32 {
+    Python::attach(|py| {
+        let run = || -> PyResult<()> {
+            let t = TypeId(code);
+            let shape =
+                numba_lower::boundary_shape(t).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+            // SAFETY: the caller passes a live object it holds a reference to.
+            let v = unsafe { Bound::from_borrowed_ptr(py, obj) };
+            let mut out = Slots::new();
+            crate::boxing::encode(&v, &shape, &mut out)?;
+            // SAFETY: the caller's buffer holds the shape's slots.
+            unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), slots, out.len()) };
+            Ok(())
+        };
+        match run() {
+            Ok(()) => 0,
+            Err(e) => {
+                e.restore(py);
+                1
+            }
+        }
+    })
+}
+
+/// The Python object for the value of type `code` in `slots`, taking its references: a
+/// new reference, or null with the Python error set.
+extern "C" fn numba_rs_box_slots(code: u32, slots: *const u64) -> *mut pyo3::ffi::PyObject {
+    Python::attach(|py| {
+        let run = || -> PyResult<Py<PyAny>> {
+            let t = TypeId(code);
+            let shape =
+                numba_lower::boundary_shape(t).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+            // SAFETY: the caller's buffer holds the shape's slots.
+            let s = unsafe { std::slice::from_raw_parts(slots, shape.slots()) };
+            crate::boxing::decode(py, s, &mut 0, &shape)
+        };
+        match run() {
+            Ok(obj) => obj.into_ptr(),
+            Err(e) => {
+                e.restore(py);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}

@@ -330,3 +330,102 @@ def test_lowering_calls_compiled_python_through_compile_internal():
 
     for x, y in ((3.0, 4.0), (1.5, -2.0), (0.0, 0.0)):
         assert norm_of(x, y) == pytest.approx(math.hypot(x, y), rel=1e-15)
+
+
+class Signal:
+    """An array with a gain: a struct type holding an NRT-managed member."""
+
+    def __init__(self, data, gain):
+        self.data, self.gain = data, gain
+
+
+class SignalType(types.Type):
+    def __init__(self):
+        super().__init__(name="Signal")
+
+
+signal_type = SignalType()
+_signal_data = types.Array(types.float64, 1, "C")
+
+
+@typeof_impl.register(Signal)
+def _typeof_signal(val, c):
+    return signal_type
+
+
+@register_model(SignalType)
+class _SignalModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("data", _signal_data), ("gain", types.float64)])
+
+
+make_attribute_wrapper(SignalType, "data", "data")
+make_attribute_wrapper(SignalType, "gain", "gain")
+
+
+@type_callable(Signal)
+def _type_signal(context):
+    def typer(data, gain):
+        if data == _signal_data and isinstance(gain, types.Float):
+            return signal_type
+
+    return typer
+
+
+@lower_builtin(Signal, types.Array, types.Float)
+def _lower_signal(context, builder, sig, args):
+    s = context.make_helper(builder, sig.return_type)
+    s.data, s.gain = args
+    # The struct keeps its own reference to the array.
+    context.nrt.incref(builder, sig.args[0], args[0])
+    return s._getvalue()
+
+
+@unbox(SignalType)
+def _unbox_signal(typ, obj, c):
+    s = cgutils.create_struct_proxy(typ)(c.context, c.builder)
+    data = c.pyapi.object_getattr_string(obj, "data")
+    gain = c.pyapi.object_getattr_string(obj, "gain")
+    s.data = c.unbox(_signal_data, data).value
+    s.gain = c.pyapi.float_as_double(gain)
+    c.pyapi.decref(data)
+    c.pyapi.decref(gain)
+    return NativeValue(s._getvalue(), is_error=cgutils.is_not_null(c.builder, c.pyapi.err_occurred()))
+
+
+@box(SignalType)
+def _box_signal(typ, val, c):
+    s = cgutils.create_struct_proxy(typ)(c.context, c.builder, value=val)
+    data = c.box(_signal_data, s.data)
+    gain = c.pyapi.float_from_double(s.gain)
+    cls = c.pyapi.unserialize(c.pyapi.serialize_object(Signal))
+    res = c.pyapi.call_function_objargs(cls, (data, gain))
+    for o in (data, gain, cls):
+        c.pyapi.decref(o)
+    return res
+
+
+def test_struct_with_an_array_member_round_trips():
+    import numpy as np
+
+    @njit
+    def energy(sig):
+        return (sig.data * sig.gain).sum()
+
+    @njit
+    def amplified(sig, k):
+        return Signal(sig.data * k, sig.gain * k)
+
+    @njit
+    def fresh(n):
+        return Signal(np.arange(n) * 1.0, 0.5)
+
+    data = np.linspace(0.0, 1.0, 7)
+    s = Signal(data, 2.0)
+    assert energy(s) == (data * 2.0).sum()
+    out = amplified(s, 3.0)
+    assert isinstance(out, Signal) and out.gain == 6.0
+    np.testing.assert_array_equal(out.data, data * 3.0)
+    f = fresh(5)
+    np.testing.assert_array_equal(f.data, np.arange(5) * 1.0)
+    assert f.gain == 0.5 and energy(f) == (np.arange(5) * 0.5).sum()

@@ -42,7 +42,34 @@ def _ll(t):
             return ir.ArrayType(build(d[2]), d[1])
         raise TypeError(f"no llvmlite type for {d!r}")
 
-    return build(_llvm_type_desc(_code(t)))
+    ours = build(_llvm_type_desc(_code(t)))
+    # Code written against Numba compares LLVM types with its data models' (typed
+    # pointers: `i32*` for an int32 array's data): where Numba lays the type out the same
+    # way but for pointer types, give Numba's spelling. LLVM's opaque pointers make the
+    # two the same once parsed.
+    if _numba_bridge.numba_types() is not None:
+        try:
+            from numba.core.datamodel import default_manager
+
+            theirs = default_manager[_numba_bridge.to_numba(_rs(t))].get_value_type()
+        except Exception:
+            return ours
+        if _erased(theirs) == _erased(ours):
+            return theirs
+    return ours
+
+
+def _erased(ty):
+    """An LLVM type's structure with pointer types made one."""
+    from llvmlite import ir
+
+    if isinstance(ty, ir.PointerType):
+        return "ptr"
+    if isinstance(ty, ir.BaseStructType):
+        return ("struct", tuple(_erased(e) for e in ty.elements))
+    if isinstance(ty, ir.ArrayType):
+        return ("array", ty.count, _erased(ty.element))
+    return str(ty)
 
 
 def _code(t):
@@ -244,6 +271,15 @@ class _Refs:
             for i, item in enumerate(t.types):
                 self._walk(builder, item, builder.extract_value(value, i), fname)
             return
+        from ._usertypes import _MEMBERS
+
+        members = _MEMBERS.get(t.typecode)
+        if members is not None:  # a user's StructModel type
+            for i, item in enumerate(members):
+                self._walk(builder, item, builder.extract_value(value, i), fname)
+            return
+        if isinstance(t, rt.Opaque):
+            return  # an opaque type holds nothing
         raise NotImplementedError(
             f"numba-rs's context.nrt counts references of numbers, arrays and tuples of "
             f"them, not {t}"

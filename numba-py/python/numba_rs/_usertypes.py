@@ -300,7 +300,12 @@ def _spec_matches(spec, t):
     if spec is getattr(rt, "Any", None):
         return True
     if isinstance(spec, type):
-        return isinstance(t, spec) or isinstance(rt.unliteral(t), spec)
+        if isinstance(t, spec) or isinstance(rt.unliteral(t), spec):
+            return True
+        # A Numba class matches Numba's counterpart of the type (a user's Numba type).
+        return _numba_bridge.numba_types() is not None and isinstance(
+            _numba_bridge.to_numba(rt.unliteral(t)), spec
+        )
     try:
         spec = _numba_bridge.from_foreign(spec)
     except TypeError:
@@ -694,9 +699,7 @@ class PythonAPI:
         if isinstance(typ, rt.Float):
             v = self.float_as_double(obj)
             return NativeValue(c.cast(self.builder, v, rt.float64, typ), is_error=self._is_error())
-        raise NotImplementedError(
-            f"numba-rs's c.pyapi.to_native_value handles booleans, integers and floats, not {typ}"
-        )
+        return self._through_codec_in(typ, obj)
 
     def from_native_value(self, typ, val, env_manager=None):
         from . import types as rt
@@ -713,10 +716,60 @@ class PythonAPI:
             return self.float_from_double(c.cast(self.builder, val, typ, rt.float64))
         if typ == rt.none:
             return self.make_none()
-        raise NotImplementedError(
-            f"numba-rs's c.pyapi.from_native_value handles booleans, integers and floats, "
-            f"not {typ}"
-        )
+        return self._through_codec_out(typ, val)
+
+    def _codec(self, typ):
+        from ._numba_rs import _slot_codec
+        from .types import _code
+
+        code = _code(typ)
+        return code, _slot_codec(code)
+
+    def _fnptr(self, address, ret, args):
+        from llvmlite import ir
+
+        fnty = ir.FunctionType(ret, args)
+        return self.builder.inttoptr(ir.Constant(ir.IntType(64), address), fnty.as_pointer())
+
+    def _through_codec_in(self, typ, obj):
+        """Any other type through numba-rs's own argument codec (an array borrows the
+        object's data, as arguments do)."""
+        from llvmlite import ir
+
+        from . import cgutils
+        from ._intrinsic import _ll
+
+        code, (n, load, _store, unbox_fn, _box_fn) = self._codec(typ)
+        i64 = ir.IntType(64)
+        slots = cgutils.alloca_once(self.builder, ir.ArrayType(i64, max(n, 1)))
+        sp = self.builder.bitcast(slots, i64.as_pointer())
+        unbox = self._fnptr(unbox_fn, self.int, [self.int, self.pyobj, i64.as_pointer()])
+        err = self.builder.call(unbox, [ir.Constant(self.int, code), obj, sp])
+        llty = _ll(typ)
+        out = cgutils.alloca_once(self.builder, llty, zfill=True)
+        is_error = self.builder.icmp_signed("!=", err, ir.Constant(self.int, 0))
+        with self.builder.if_then(self.builder.not_(is_error)):
+            fill = self._fnptr(load, ir.VoidType(), [i64.as_pointer(), llty.as_pointer()])
+            self.builder.call(fill, [sp, out])
+        return NativeValue(self.builder.load(out), is_error=is_error)
+
+    def _through_codec_out(self, typ, val):
+        """Any other type through numba-rs's own result codec: a new reference."""
+        from llvmlite import ir
+
+        from . import cgutils
+
+        code, (n, _load, store, _unbox_fn, box_fn) = self._codec(typ)
+        # The codec takes the references the slots hold; boxing borrows the value.
+        self.context.nrt.incref(self.builder, typ, val)
+        i64 = ir.IntType(64)
+        slots = cgutils.alloca_once(self.builder, ir.ArrayType(i64, max(n, 1)))
+        sp = self.builder.bitcast(slots, i64.as_pointer())
+        cell = cgutils.alloca_once_value(self.builder, val)
+        put = self._fnptr(store, ir.VoidType(), [cell.type, i64.as_pointer()])
+        self.builder.call(put, [cell, sp])
+        box = self._fnptr(box_fn, self.pyobj, [self.int, i64.as_pointer()])
+        return self.builder.call(box, [ir.Constant(self.int, code), sp])
 
     def _is_error(self):
         from . import cgutils
