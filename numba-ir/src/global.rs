@@ -72,6 +72,10 @@ pub enum GlobalKind {
     },
     /// Bound to something numba-rs cannot type; the text says what.
     Opaque { type_name: String },
+    /// A value of a user's data-less type (a `types.Opaque` with `OpaqueModel`, a class
+    /// reference with class methods): the type is all there is. `type_code` is the
+    /// host's typecode for it (numba-typeinfer's interned id, valid in this process).
+    UserValue { type_code: u32, type_name: String },
     /// Bound to a value of a kind numba-rs knows but cannot compile (an array of an
     /// unsupported dtype); the message says why.
     Unsupported { message: String },

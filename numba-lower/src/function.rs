@@ -766,6 +766,20 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                         .map_err(llvm_err)?;
                     (p.into(), t)
                 }
+                // A user's data-less value: its type is all there is.
+                GlobalKind::UserValue {
+                    type_code,
+                    type_name,
+                } => {
+                    let t = TypeId(*type_code);
+                    if !crate::model::model_of(t)?.is_ghost() {
+                        return Err(self.unsupported(format!(
+                            "a global value of the type {type_name}, which has data, cannot be \
+                             frozen into compiled code yet"
+                        )));
+                    }
+                    (self.ghost(), t)
+                }
                 _ => (self.ghost(), NONE),
             },
             // Unpacking a list: its items as a tuple, the length checked.

@@ -365,6 +365,16 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
         }
     }
     let type_name = value.get_type().name()?.to_string();
+    // A value of a user's type (`typeof_impl`), or a class reference with class methods.
+    if let Some(found) = usertypes::global_value(py, value) {
+        return mk(match found {
+            Ok(type_code) => GlobalKind::UserValue {
+                type_code,
+                type_name,
+            },
+            Err(message) => GlobalKind::Unsupported { message },
+        });
+    }
     mk(GlobalKind::Opaque { type_name })
 }
 
@@ -1015,10 +1025,17 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
     } else if let Some(t) = typeof_numpy_scalar(v)? {
         Ok(t)
     } else if let Some(found) = c_function(v.py(), v).or_else(|| {
-        // A `cfunc` object: the C function its `ctypes` pointer stands for.
-        v.getattr("_numba_rs_kernel")
-            .ok()
-            .and_then(|_| v.getattr("ctypes").ok())
+        // A `cfunc` object: the C function its `ctypes` pointer stands for. Known by its
+        // class: a failed attribute lookup on the argument would make an AttributeError
+        // holding a reference to it.
+        let ty = v.get_type();
+        let is_cfunc = ty.name().is_ok_and(|n| n == "CFunc")
+            && ty
+                .module()
+                .is_ok_and(|m| m.to_str().is_ok_and(|m| m == "numba_rs.cfunc"));
+        is_cfunc
+            .then(|| v.getattr("ctypes").ok())
+            .flatten()
             .and_then(|p| c_function(v.py(), &p))
     }) {
         // A C function passed as an argument: typed by its signature alone, so one

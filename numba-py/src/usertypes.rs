@@ -234,3 +234,17 @@ extern "C" fn numba_rs_box_slots(code: u32, slots: *const u64) -> *mut pyo3::ffi
         }
     })
 }
+
+/// The typecode of a global bound to a value of a user's type (or a class reference with
+/// class methods): None when it is not one, the error text when it cannot be frozen.
+pub(crate) fn global_value(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+) -> Option<Result<u32, String>> {
+    let modules = py.import("sys").ok()?.getattr("modules").ok()?;
+    let m = modules.get_item("numba_rs._usertypes").ok()?;
+    let found = m
+        .getattr("_global_typecode")
+        .and_then(|f| f.call1((value,)));
+    crate::extending::optional_answer(py, found)
+}

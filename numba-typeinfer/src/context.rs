@@ -724,6 +724,7 @@ impl TypingContext for BaseContext {
                 names: fields.clone(),
             })),
             GlobalKind::Opaque { type_name } => Err(format!("Cannot determine Numba type of <class '{type_name}'>")),
+            GlobalKind::UserValue { type_code, .. } => Ok(TypeId(*type_code)),
             GlobalKind::CFunction { name, signature, .. } => {
                 let (ret, args) = crate::parse_signature(signature)
                     .map_err(|e| format!("the C function {name}: {e}"))?;

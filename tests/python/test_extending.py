@@ -59,10 +59,11 @@ def test_missing_extension_api_is_an_attribute_error_naming_it():
     # hasattr / getattr(m, n, default) must work: a missing name is AttributeError.
     assert hasattr(numba_rs.extending, "overload")
     assert hasattr(numba_rs.extending, "typeof_impl")  # opaque user types (test_user_types)
-    assert not hasattr(numba_rs.extending, "make_attribute_wrapper")
-    assert getattr(numba_rs.extending, "lower_builtin", None) is None
-    with pytest.raises(AttributeError, match="type_callable.*not supported by numba-rs"):
-        numba_rs.extending.type_callable
+    assert not hasattr(numba_rs.extending, "lower_cast")
+    assert getattr(numba_rs.extending, "lower_getattr", None) is None
+    assert hasattr(numba_rs.extending, "lower_builtin")  # user types (test_interval)
+    with pytest.raises(AttributeError, match="infer_global.*not supported by numba-rs"):
+        numba_rs.extending.infer_global
     with pytest.raises(AttributeError, match="no_such_name"):
         numba_rs.extending.no_such_name
 

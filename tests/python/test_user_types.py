@@ -206,3 +206,46 @@ def test_numbas_own_opaque_types_are_accepted():
             return lambda x: 99
 
     assert njit(lambda d: probe(d) + 1)(Dummy()) == 100
+
+
+THE_TOKEN = Token()
+
+
+def test_global_values_of_opaque_types():
+    # A module-level value of a data-less user type is typed like an argument.
+    @njit
+    def use_global(i):
+        return describe(THE_TOKEN) + THE_TOKEN[i]
+
+    assert use_global(3) == 7 + Token()[3]
+
+
+def test_overload_classmethod_on_a_type_class():
+    from numba_rs.errors import TypingError
+    from numba_rs.extending import overload_classmethod
+
+    class Grid(types.Opaque):
+        pass
+
+    @overload_classmethod(Grid, "zeros")
+    def _zeros(cls, n):
+        def impl(cls, n):
+            return np.zeros(n)
+
+        return impl
+
+    @njit
+    def make(n):
+        return Grid.zeros(n)
+
+    np.testing.assert_array_equal(make(4), np.zeros(4))
+
+    class Other(types.Opaque):
+        pass
+
+    @njit
+    def missing(n):
+        return Other.zeros(n)
+
+    with pytest.raises(TypingError, match="Unknown attribute 'zeros'"):
+        missing(2)

@@ -880,3 +880,64 @@ def _boxing_code(code, which):
                               "interpreter does not export")
         externals.append((g.name, address))
     return symbol, str(module), externals
+
+
+# -- globals of user types and class references --------------------------------------
+
+_CLASSREFS = {}  # type class -> the type of a reference to it
+
+
+def _is_type_class(cls):
+    from . import types as rt
+
+    if issubclass(cls, rt.Type):
+        return True
+    nt = _numba_bridge.numba_types()
+    return nt is not None and issubclass(cls, nt.Type)
+
+
+def _classref(cls):
+    """The data-less type of a reference to the type class ``cls`` in jitted code
+    (Numba's ``TypeRef``): ``MyType.method(...)`` calls its class methods."""
+    if not (isinstance(cls, type) and _is_type_class(cls)):
+        return None
+    ref = _CLASSREFS.get(cls)
+    if ref is None:
+        from .types import Opaque
+
+        refcls = type(f"TypeRef[{cls.__name__}]", (Opaque,), {"__module__": __name__})
+        refcls.instance_class = cls
+        ref = _CLASSREFS[cls] = refcls(f"typeref[{cls.__name__}]")
+    return ref
+
+
+def _global_typecode(value):
+    """The typecode a global bound to ``value`` has when it is a value of a user's
+    data-less type or a reference to a type class (numba-py asks for globals it does not
+    otherwise know); None when it is neither."""
+    from .types import _from_code
+
+    if isinstance(value, type):
+        ref = _classref(value)
+        return None if ref is None else ref.typecode
+    code = _typecode_of_value(value)
+    if code is None:
+        return None
+    if code in _FIELDS:
+        raise TypingError(
+            f"a global value of the type {_from_code(code)}, which has data, cannot be "
+            "frozen into compiled code yet"
+        )
+    return code
+
+
+def overload_classmethod(typ, attr, **kwargs):
+    """``@overload_classmethod(MyType, "name")``: ``MyType.name(...)`` in jitted code,
+    where ``MyType`` is a type class; the typing function and the implementation take
+    the class reference first."""
+    from .extending import overload_method
+
+    ref = _classref(typ)
+    if ref is None:
+        raise TypeError(f"overload_classmethod takes a type class, not {typ!r}")
+    return overload_method(type(ref), attr, **kwargs)

@@ -31,6 +31,7 @@ import types as _pytypes
 from . import _numba_bridge, models
 from ._usertypes import (
     NativeValue,
+    overload_classmethod,
     as_numba_type,
     box,
     lower_builtin,
@@ -65,6 +66,7 @@ __all__ = [
     "make_attribute_wrapper",
     "as_numba_type",
     "get_cython_function_address",
+    "overload_classmethod",
 ]
 
 
@@ -542,14 +544,6 @@ def get_cython_function_address(module_name, function_name):
     api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
     name = api.PyCapsule_GetName(capsule)
     return api.PyCapsule_GetPointer(capsule, name) or 0
-
-
-def overload_classmethod(typ, attr, **kwargs):
-    """Not implemented by numba-rs yet (it needs ``TypeRef`` targets)."""
-    raise NotImplementedError(
-        f"overload_classmethod({getattr(typ, '__name__', typ)}, {attr!r}) is not "
-        "supported by numba-rs yet"
-    )
 
 
 # Names of Numba's ``numba.extending`` that numba-rs does not have: reading one raises
