@@ -22,6 +22,9 @@ pub enum ErrorKind {
     /// Python's `NotImplementedError`: what Numba raises for what a pass of its own
     /// does not handle (an overload with `*args` inlined).
     NotImplemented,
+    /// `numba_rs.errors.LoweringError`: code a library supplied failed to generate its
+    /// body (an intrinsic's `codegen` raising).
+    Lowering,
 }
 
 /// A failure anywhere in the pipeline.

@@ -1327,6 +1327,7 @@ fn locate(ir: &FunctionIR) -> impl Fn(CompileError) -> CompileError {
 fn lower_error(e: LowerError) -> CompileError {
     let (kind, line) = match &e {
         LowerError::Unsupported { line, .. } => (ErrorKind::Unsupported, Some(*line)),
+        LowerError::Lowering { line, .. } => (ErrorKind::Lowering, Some(*line)),
         LowerError::Llvm(_) => (ErrorKind::Internal, None),
     };
     let mut err = CompileError::new(kind, e.to_string());

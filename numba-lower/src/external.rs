@@ -48,7 +48,7 @@ pub(crate) fn call_external<'ctx>(
         .ok_or_else(|| lw.unsupported("no host generates code for intrinsics"))?;
     let (symbol, text) = codegen
         .codegen(key, &sig.args, sig.ret)
-        .map_err(|m| lw.unsupported(m))?;
+        .map_err(|m| lw.lowering_error(m))?;
     let f = match lw.module.get_function(&symbol) {
         Some(f) => f,
         None => {

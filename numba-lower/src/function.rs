@@ -192,6 +192,14 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         }
     }
 
+    /// Code someone else supplied failed to generate its body here.
+    pub fn lowering_error(&self, message: impl Into<String>) -> LowerError {
+        LowerError::Lowering {
+            message: message.into(),
+            line: self.line,
+        }
+    }
+
     /// The type lowering uses for a variable.
     pub fn ty(&self, v: VarId) -> TypeId {
         lowered(self.typing.type_of(v))

@@ -92,6 +92,10 @@ pub enum LowerError {
     /// A construct that types but cannot be lowered yet.
     #[error("{message}")]
     Unsupported { message: String, line: u32 },
+    /// Code a host or library supplied failed while generating its body (an
+    /// intrinsic's `codegen` raising, say): Numba's `LoweringError`.
+    #[error("{message}")]
+    Lowering { message: String, line: u32 },
     /// LLVM rejected the module (a bug in lowering).
     #[error("internal LLVM error: {0}")]
     Llvm(String),

@@ -882,6 +882,7 @@ pyo3::import_exception!(numba_rs.errors, UnsupportedError);
 pyo3::import_exception!(numba_rs.errors, UnsupportedRewriteError);
 pyo3::import_exception!(numba_rs.errors, NumbaValueError);
 pyo3::import_exception!(numba_rs.errors, LiteralTypingError);
+pyo3::import_exception!(numba_rs.errors, LoweringError);
 
 fn to_py_err(e: CompileError) -> PyErr {
     let text = e.to_string();
@@ -898,6 +899,7 @@ fn to_py_err(e: CompileError) -> PyErr {
         ErrorKind::Internal => PySystemError::new_err(text),
         ErrorKind::Dispatch => PyTypeError::new_err(text),
         ErrorKind::NotImplemented => pyo3::exceptions::PyNotImplementedError::new_err(text),
+        ErrorKind::Lowering => LoweringError::new_err(text),
     }
 }
 

@@ -173,3 +173,28 @@ def test_prefer_literal_orders_the_attempts():
 
     assert with_prefer(3) == (0xCAFE, 200, 300)
     assert with_plain(3) == (100, 200, 300)
+
+
+def test_codegen_failures_are_lowering_errors():
+    from numba_rs.errors import LoweringError
+
+    @intrinsic
+    def void_func(typingctx, a):
+        return types.none(a), lambda c, b, s, args: None
+
+    @intrinsic
+    def non_void_func(typingctx, a):
+        return types.int64(a), lambda c, b, s, args: None
+
+    @njit
+    def call_void(x):
+        void_func(x)
+        return 0
+
+    @njit
+    def call_non_void(x):
+        return non_void_func(x)
+
+    assert call_void(1) == 0
+    with pytest.raises(LoweringError, match="non-void function returns None"):
+        call_non_void(1)

@@ -42,7 +42,15 @@ def _ll(t):
             return ir.ArrayType(build(d[2]), d[1])
         raise TypeError(f"no llvmlite type for {d!r}")
 
-    ours = build(_llvm_type_desc(_code(t)))
+    code = _code(t)
+    from ._usertypes import _MEMBERS
+
+    members = _MEMBERS.get(code)
+    if members is not None:
+        # A user's struct: its members spelled as `_ll` spells them (consistently with
+        # the values code builds for them).
+        return ir.LiteralStructType([_ll(m) for m in members])
+    ours = build(_llvm_type_desc(code))
     # Code written against Numba compares LLVM types with its data models' (typed
     # pointers: `i32*` for an int32 array's data): where Numba lays the type out the same
     # way but for pointer types, give Numba's spelling. LLVM's opaque pointers make the
@@ -392,7 +400,9 @@ class Intrinsic:
         builder = ir.IRBuilder(fn.append_basic_block("entry"))
         value = codegen(CodegenContext(), builder, sig, list(fn.args))
         if value is None and not none and not builder.block.is_terminated:
-            raise TypingError(
+            from .errors import LoweringError
+
+            raise LoweringError(
                 f"the intrinsic {self.__qualname__}: non-void function returns None from "
                 "implementation"
             )

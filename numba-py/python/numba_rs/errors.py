@@ -38,6 +38,11 @@ class LiteralTypingError(*_bases("LiteralTypingError", TypingError)):
     """``literally`` of a value that has no literal type (an array, say)."""
 
 
+class LoweringError(*_bases("LoweringError", NumbaError)):
+    """Code a library supplied failed while generating its body (an intrinsic's or a
+    lowering's `codegen` raising)."""
+
+
 class UnsupportedError(*_bases("UnsupportedError", NumbaError)):
     """A construct numba-rs does not support (yet): the message names it and the line."""
 
