@@ -348,7 +348,7 @@ def _from_numba_registries(func):
     from numba.core.typing import templates
 
     typers = []
-    for key, fnty in list(templates.builtin_registry.globals):
+    for key, fnty in _numba_globals(templates.builtin_registry.globals).get(id(func), ()):
         if key is not func or not isinstance(fnty, nt.Function):
             continue
         tmpl = fnty.templates[0] if getattr(fnty, "templates", None) else None
@@ -367,6 +367,21 @@ def _from_numba_registries(func):
         if key is func:
             _LOWERINGS.setdefault(func, []).append((tuple(argtys), impl))
     return True
+
+
+# Numba's registered globals by id, rebuilt when the registry grows: every function or
+# class global a function refers to is looked up here while Numba is loaded.
+_NUMBA_GLOBALS = (-1, {})
+
+
+def _numba_globals(registered):
+    global _NUMBA_GLOBALS
+    if len(registered) != _NUMBA_GLOBALS[0]:
+        table = {}
+        for key, fnty in list(registered):
+            table.setdefault(id(key), []).append((key, fnty))
+        _NUMBA_GLOBALS = (len(registered), table)
+    return _NUMBA_GLOBALS[1]
 
 
 class _NumbaTypingContext:
