@@ -22,7 +22,7 @@ use numba_bytecode::Constant;
 use crate::error::IrError;
 use crate::global::GlobalKind;
 use crate::ir::*;
-use crate::utils::single_def;
+use crate::utils::{single_def, single_def_site};
 
 /// The name the host gives the `literal_unroll` function ([`GlobalKind::Intrinsic`]).
 pub const LITERAL_UNROLL: &str = "literal_unroll";
@@ -114,22 +114,6 @@ fn find_calls(ir: &FunctionIR) -> Result<Vec<(VarId, ExprId, VarId, u32)>, IrErr
     Ok(out)
 }
 
-/// The assignment defining `v` when it has exactly one: (its expression id, line).
-fn single_def_site(ir: &FunctionIR, v: VarId) -> Option<(ExprId, u32)> {
-    let mut found = None;
-    for inst in ir.blocks.values().flat_map(|b| &b.body) {
-        if let Stmt::Assign { target, value } = &inst.stmt {
-            if *target == v {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some((*value, inst.loc.line));
-            }
-        }
-    }
-    found
-}
-
 /// The variable `v` copies, followed to its source (`v` itself when it is no copy).
 fn copied_from(ir: &FunctionIR, v: VarId) -> VarId {
     let mut v = v;
@@ -162,7 +146,7 @@ fn check_argument(
         )
     };
     let source = copied_from(ir, arg);
-    let Some((expr, def_line)) = single_def_site(ir, source) else {
+    let Some((expr, def_line)) = single_def_site(ir, source).map(|(e, loc)| (e, loc.line)) else {
         return Err(invalid(
             &format!("multiple definitions of variable \"{}\".", ir.var_name(arg)),
             line,
@@ -171,13 +155,13 @@ fn check_argument(
     match ir.expr(expr).clone() {
         Expr::BuildList { items } => {
             for (i, item) in items.iter().enumerate() {
-                let constant =
-                    matches!(single_def(ir, copied_from(ir, *item)), Some(Expr::Const(_)))
-                        || matches!(
-                            single_def(ir, copied_from(ir, *item)),
-                            Some(Expr::Global { value, .. } | Expr::FreeVar { value, .. })
-                                if matches!(value.kind, GlobalKind::Const(_))
-                        );
+                let constant = match through_copies(ir, *item) {
+                    Some(Expr::Const(_)) => true,
+                    Some(Expr::Global { value, .. } | Expr::FreeVar { value, .. }) => {
+                        matches!(value.kind, GlobalKind::Const(_))
+                    }
+                    _ => false,
+                };
                 if !constant {
                     return Err(unsupported(
                         format!(
@@ -202,10 +186,7 @@ fn check_argument(
             )),
         },
         Expr::GetItem { value, .. } | Expr::StaticGetItem { value, .. } => {
-            let of_list = matches!(
-                single_def(ir, copied_from(ir, value)),
-                Some(Expr::BuildList { .. })
-            );
+            let of_list = matches!(through_copies(ir, value), Some(Expr::BuildList { .. }));
             if of_list {
                 Err(invalid("operation getitem", def_line))
             } else {

@@ -784,6 +784,12 @@ pub fn first_def(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
 /// The expression assigned to `v` when it is assigned exactly once (before SSA a name
 /// may be assigned many times; then there is no one definition).
 pub fn single_def(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
+    single_def_site(ir, v).map(|(e, _)| ir.expr(e))
+}
+
+/// The one assignment to `v`, as [`single_def`] finds it: its expression's id (to
+/// rewrite it in place) and its location.
+pub fn single_def_site(ir: &FunctionIR, v: VarId) -> Option<(ExprId, Loc)> {
     let mut found = None;
     for inst in ir.blocks.values().flat_map(|b| &b.body) {
         if let Stmt::Assign { target, value } = &inst.stmt {
@@ -791,7 +797,7 @@ pub fn single_def(ir: &FunctionIR, v: VarId) -> Option<&Expr> {
                 if found.is_some() {
                     return None;
                 }
-                found = Some(ir.expr(*value));
+                found = Some((*value, inst.loc));
             }
         }
     }

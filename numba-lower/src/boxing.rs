@@ -119,13 +119,29 @@ pub fn compile(
             b.build_return(Some(&obj)).map_err(llvm_err)?;
         }
     }
-    codegen::optimise(&module, &machine, crate::refprune::RefPruneFlags::NONE)?;
-    let engine = codegen::jit(&module, externals)?;
-    let address = engine
-        .get_function_address(&wrapper)
-        .map_err(|e| LowerError::Llvm(format!("{wrapper}: {e}")))?;
+    Ok(finish(&module, &machine, externals, &[&wrapper])?[0])
+}
+
+/// Optimise and JIT a module of host-facing functions (kept for the process) and
+/// return the addresses of `names`.
+fn finish(
+    module: &inkwell::module::Module<'static>,
+    machine: &inkwell::targets::TargetMachine,
+    externals: &[(String, usize)],
+    names: &[&str],
+) -> R<Vec<usize>> {
+    codegen::optimise(module, machine, crate::refprune::RefPruneFlags::NONE)?;
+    let engine = codegen::jit(module, externals)?;
+    let found = names
+        .iter()
+        .map(|name| {
+            engine
+                .get_function_address(name)
+                .map_err(|e| LowerError::Llvm(format!("{name}: {e}")))
+        })
+        .collect::<R<Vec<_>>>()?;
     Box::leak(Box::new(engine));
-    Ok(address)
+    Ok(found)
 }
 
 /// The slot codec of values of `t` as two C functions for host-written code:
@@ -160,19 +176,13 @@ pub fn compile_codec(t: TypeId) -> R<(usize, usize)> {
     };
     model.pack(&codec, t, v, &mut 0)?;
     b.build_return(None).map_err(llvm_err)?;
-    codegen::optimise(&module, &machine, crate::refprune::RefPruneFlags::NONE)?;
-    let engine = codegen::jit(&module, &[])?;
-    let address = |name: &str| {
-        engine
-            .get_function_address(name)
-            .map_err(|e| LowerError::Llvm(format!("{name}: {e}")))
-    };
-    let found = (
-        address("numba_rs_codec_load")?,
-        address("numba_rs_codec_store")?,
-    );
-    Box::leak(Box::new(engine));
-    Ok(found)
+    let found = finish(
+        &module,
+        &machine,
+        &[],
+        &["numba_rs_codec_load", "numba_rs_codec_store"],
+    )?;
+    Ok((found[0], found[1]))
 }
 
 fn param(f: inkwell::values::FunctionValue<'_>, i: u32) -> R<inkwell::values::PointerValue<'_>> {

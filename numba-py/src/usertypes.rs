@@ -4,7 +4,7 @@
 //! `numba_rs._usertypes` writes.
 
 use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use numba_lower::boxing::Direction;
 use numba_lower::Shape;
@@ -144,9 +144,29 @@ pub(crate) fn callable_key(py: Python<'_>, cls: &Bound<'_, PyAny>) -> PyResult<O
     m.getattr("_callable_key")?.call1((cls,))?.extract()
 }
 
-/// Slot codecs compiled so far, by type: (load, store) addresses.
-static CODECS: LazyLock<Mutex<HashMap<TypeId, (usize, usize)>>> =
+/// A type's slot codec for host-written code: its boundary shape and the compiled
+/// slots-to-value (`load`) and value-to-slots (`store`) functions.
+struct Codec {
+    shape: Arc<Shape>,
+    load: usize,
+    store: usize,
+}
+
+/// Slot codecs compiled so far, by type.
+static CODECS: LazyLock<Mutex<HashMap<TypeId, Codec>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The shape of `code` as its codec recorded it (`_slot_codec` runs when the code that
+/// converts through it is generated, so the converters find it here).
+fn codec_shape(code: u32) -> PyResult<Arc<Shape>> {
+    let t = TypeId(code);
+    if let Some(c) = CODECS.lock().unwrap_or_else(|e| e.into_inner()).get(&t) {
+        return Ok(c.shape.clone());
+    }
+    numba_lower::boundary_shape(t)
+        .map(Arc::new)
+        .map_err(|e| PyTypeError::new_err(format!("{t} cannot cross into Python: {e}")))
+}
 
 /// What host-written code (`c.pyapi.to_native_value` / `from_native_value` in box and
 /// unbox functions) needs to convert values of type `code` through numba-rs's own
@@ -155,23 +175,27 @@ static CODECS: LazyLock<Mutex<HashMap<TypeId, (usize, usize)>>> =
 #[pyfunction]
 pub(crate) fn _slot_codec(code: u32) -> PyResult<(usize, usize, usize, usize, usize)> {
     let t = TypeId(code);
-    let shape = numba_lower::boundary_shape(t)
-        .map_err(|e| PyTypeError::new_err(format!("{t} cannot cross into Python: {e}")))?;
+    let shape = codec_shape(code)?;
     let cached = CODECS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(&t)
-        .copied();
+        .map(|c| (c.load, c.store));
     let (load, store) = match cached {
         Some(found) => found,
         None => {
-            let found = numba_lower::boxing::compile_codec(t)
+            let (load, store) = numba_lower::boxing::compile_codec(t)
                 .map_err(|e| crate::UnsupportedError::new_err(e.to_string()))?;
+            let codec = Codec {
+                shape: shape.clone(),
+                load,
+                store,
+            };
             CODECS
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .insert(t, found);
-            found
+                .insert(t, codec);
+            (load, store)
         }
     };
     Ok((
@@ -192,9 +216,7 @@ extern "C" fn numba_rs_unbox_slots(
 ) -> i32 {
     Python::attach(|py| {
         let run = || -> PyResult<()> {
-            let t = TypeId(code);
-            let shape =
-                numba_lower::boundary_shape(t).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+            let shape = codec_shape(code)?;
             // SAFETY: the caller passes a live object it holds a reference to.
             let v = unsafe { Bound::from_borrowed_ptr(py, obj) };
             let mut out = Slots::new();
@@ -218,9 +240,7 @@ extern "C" fn numba_rs_unbox_slots(
 extern "C" fn numba_rs_box_slots(code: u32, slots: *const u64) -> *mut pyo3::ffi::PyObject {
     Python::attach(|py| {
         let run = || -> PyResult<Py<PyAny>> {
-            let t = TypeId(code);
-            let shape =
-                numba_lower::boundary_shape(t).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+            let shape = codec_shape(code)?;
             // SAFETY: the caller's buffer holds the shape's slots.
             let s = unsafe { std::slice::from_raw_parts(slots, shape.slots()) };
             crate::boxing::decode(py, s, &mut 0, &shape)
