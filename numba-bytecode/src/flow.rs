@@ -586,13 +586,9 @@ impl<'a> State<'a> {
                 self.stack.push(res);
             }
             "FORMAT_VALUE" => {
-                // `!r` and `!a` need `repr`/`ascii` of any value (`!s` is `str`): refused
-                // with Numba's message for every flagged field.
-                if matches!(arg & 3, 2 | 3) {
-                    return Err(
-                        self.unsupported("format spec in f-strings not supported yet".into())
-                    );
-                }
+                // `!r` and `!a` convert the value with `repr`/`ascii` first (two more
+                // temporaries: the function and its result); `!s` is `str`, as no flag.
+                let converted = matches!(arg & 3, 2 | 3);
                 // With a spec (`f"{x:>8.3f}"`) the spec is on top, the value below it.
                 let spec = if arg & 4 != 0 {
                     Some(self.pop()?)
@@ -600,11 +596,17 @@ impl<'a> State<'a> {
                     None
                 };
                 let value = self.pop()?;
+                let mut outputs = Vec::new();
+                if converted {
+                    outputs.push(self.temp(""));
+                    outputs.push(self.temp(""));
+                }
                 let strvar = self.temp("");
                 let res = self.temp("");
+                outputs.extend([strvar, res.clone()]);
                 let mut inputs = vec![value];
                 inputs.extend(spec);
-                self.record(inputs, vec![strvar, res.clone()]);
+                self.record(inputs, outputs);
                 self.stack.push(res);
             }
             "BUILD_MAP" => {

@@ -1308,22 +1308,39 @@ impl Interp<'_> {
                 self.method_call(target, "__setitem__", vec![key, value], &out(0), &out(1))?;
             }
             "FORMAT_VALUE" => {
-                // `str(value)`, or `format(value, spec)` when the field has a spec.
-                let value = self.get(&ti.inputs[0])?;
+                // `str(value)`, or `format(value, spec)` when the field has a spec; `!r`
+                // and `!a` fields convert the value with `repr` / `ascii` first.
+                let mut value = self.get(&ti.inputs[0])?;
                 let spec = ti.inputs.get(1).map(|s| self.get(s)).transpose()?;
+                let mut k = 0;
+                if ti.outputs.len() == 4 {
+                    let conv = if arg & 3 == 3 { "ascii" } else { "repr" };
+                    self.store(
+                        Expr::Global {
+                            name: conv.into(),
+                            value: Global::builtin(conv),
+                        },
+                        &out(0),
+                        false,
+                    );
+                    let func = self.get(&out(0))?;
+                    self.store(Expr::synthetic_call(func, vec![value]), &out(1), false);
+                    value = self.get(&out(1))?;
+                    k = 2;
+                }
                 let name = if spec.is_some() { "format" } else { "str" };
                 self.store(
                     Expr::Global {
                         name: name.into(),
                         value: Global::builtin(name),
                     },
-                    &out(0),
+                    &out(k),
                     false,
                 );
-                let func = self.get(&out(0))?;
+                let func = self.get(&out(k))?;
                 let mut args = vec![value];
                 args.extend(spec);
-                self.store(Expr::synthetic_call(func, args), &out(1), false);
+                self.store(Expr::synthetic_call(func, args), &out(k + 1), false);
             }
             "BUILD_STRING" => {
                 if ti.inputs.is_empty() {

@@ -176,6 +176,9 @@ pub enum Shape {
     /// MemInfo, the object as parent); a result's MemInfo reference (if any) goes to the
     /// receiver, which releases it once it has made its `str`.
     Unicode,
+    /// `bytes`: `Unicode`'s seven slots over one byte per character; an argument borrows
+    /// the Python object's buffer, a result becomes a new `bytes`.
+    Bytes,
     /// A list (`model::list`): its MemInfo and its Python list (null when none), one
     /// slot each; its items are stored in `item`'s slot form. An argument is a new
     /// list the receiver releases after the call (writing a reflected list's changes
@@ -201,7 +204,7 @@ impl Shape {
             Shape::Array(t) => 5 + 2 * crate::model::array::ndim(*t) as usize,
             Shape::Complex(_) => 2,
             Shape::Slice => 3,
-            Shape::Unicode => crate::model::unicode::FIELDS as usize,
+            Shape::Unicode | Shape::Bytes => crate::model::unicode::FIELDS as usize,
             Shape::List { .. } | Shape::Set { .. } => 2,
             Shape::Tuple(items) | Shape::Named { items, .. } | Shape::Boxed { items, .. } => {
                 items.iter().map(Shape::slots).sum()
@@ -223,7 +226,9 @@ pub fn release_slots(shape: &Shape, slots: &[u64], pos: &mut usize) {
     };
     match shape {
         Shape::Array(_) | Shape::List { .. } | Shape::Set { .. } => release(slots[*pos]),
-        Shape::Unicode => release(slots[*pos + crate::model::unicode::field::MEMINFO as usize]),
+        Shape::Unicode | Shape::Bytes => {
+            release(slots[*pos + crate::model::unicode::field::MEMINFO as usize])
+        }
         Shape::Tuple(items) | Shape::Named { items, .. } | Shape::Boxed { items, .. } => {
             for s in items {
                 release_slots(s, slots, pos);

@@ -17,7 +17,7 @@ impl<'ctx> FnLower<'ctx, '_> {
             Type::NoneType => Ok(self.ctx.bool_type().const_zero()),
             Type::List { .. } => crate::impls::lists::truth(self, v),
             Type::Set { .. } => crate::impls::sets::truth(self, v),
-            Type::Unicode => {
+            Type::Unicode | Type::Bytes => {
                 let n = self
                     .b
                     .build_extract_value(
@@ -87,6 +87,10 @@ impl<'ctx> FnLower<'ctx, '_> {
         // A literal string becomes a value: a constant in the module.
         if let (Type::StringLiteral(s), Type::Unicode) = (from.get(), to.get()) {
             return self.unicode_constant(&s);
+        }
+        // Character-array items and the strings they hold.
+        if let Some(v) = self.cast_charseq(v, from, to)? {
+            return Ok(v);
         }
         let target = value_type(self.ctx, to)?;
         let b = &self.b;

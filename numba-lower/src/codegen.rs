@@ -219,6 +219,7 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
         .chain(crate::runtime::symbols())
         .chain(crate::strings::symbols())
         .chain(crate::str_methods::symbols())
+        .chain(crate::bytes::symbols())
         .chain(crate::str_format::symbols())
         .chain(crate::lists::symbols())
         .chain(crate::sets::symbols())

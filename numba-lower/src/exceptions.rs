@@ -127,6 +127,10 @@ impl<'ctx> FnLower<'ctx, '_> {
     /// exit by it ([`crate::refprune`]).
     pub(crate) fn return_user_exc(&mut self, record: PointerValue<'ctx>) -> R<()> {
         self.release_caught()?;
+        // The statement's conversion temporaries (`FnLower::temps`) die with it.
+        for (t, v) in self.temps.clone() {
+            self.decref(t, v)?;
+        }
         let store = self.b.build_store(self.excinfo, record).map_err(llvm_err)?;
         let kind = self.ctx.get_kind_id(crate::refprune::EXCEPTION_OUTPUT_MD);
         let mark = self
@@ -262,6 +266,41 @@ impl<'ctx> FnLower<'ctx, '_> {
             .get_insert_block()
             .is_some_and(|bb| bb.get_terminator().is_none())
         {
+            self.b.build_unconditional_branch(cont).map_err(llvm_err)?;
+        }
+        self.b.position_at_end(cont);
+        Ok(())
+    }
+
+    /// If `cond` holds, raise `class(message)` with a run-time message string that
+    /// `make` produces in the raising block (a new reference, which the exception record
+    /// takes over).
+    pub fn raise_message_if(
+        &mut self,
+        cond: IntValue<'ctx>,
+        class: &str,
+        make: impl FnOnce(&mut Self) -> R<BasicValueEnum<'ctx>>,
+    ) -> R<()> {
+        let raise_bb = self.new_block("raise");
+        let cont = self.new_block("cont");
+        self.b
+            .build_conditional_branch(cond, raise_bb, cont)
+            .map_err(llvm_err)?;
+        self.b.position_at_end(raise_bb);
+        let msg = make(self)?;
+        // The record takes a reference of its own; this one is released with the
+        // statement's temporaries as the function returns.
+        self.temps.push((UNICODE, msg));
+        let raised = self.raise_with(class, vec![ExcArg::Value(msg, UNICODE)], true);
+        self.temps.pop();
+        raised?;
+        // Inside a `try` the raise continues here with the exception pending.
+        if self
+            .b
+            .get_insert_block()
+            .is_some_and(|bb| bb.get_terminator().is_none())
+        {
+            self.decref(UNICODE, msg)?;
             self.b.build_unconditional_branch(cont).map_err(llvm_err)?;
         }
         self.b.position_at_end(cont);

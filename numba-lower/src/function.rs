@@ -84,6 +84,10 @@ pub struct FnLower<'ctx, 'a> {
     pub(crate) frozen_data: Vec<std::sync::Arc<[u8]>>,
     /// Set while lowering a generator's `next` function (`crate::generator`).
     pub(crate) gen: Option<crate::generator::NextState<'ctx>>,
+    /// New references a conversion made for the statement being lowered (a
+    /// character-array item read as the string it holds): released when the statement
+    /// ends; whatever keeps one takes a reference of its own.
+    pub(crate) temps: Vec<(TypeId, BasicValueEnum<'ctx>)>,
     /// Generator libraries already linked into this module, by their init symbol.
     pub(crate) linked_libraries: std::collections::HashSet<String>,
 }
@@ -154,6 +158,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             frozen_data: Vec::new(),
             gen: None,
             linked_libraries: std::collections::HashSet::new(),
+            temps: Vec::new(),
         })
     }
 
@@ -494,6 +499,21 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
     }
 
     fn lower_stmt(&mut self, stmt: &Stmt) -> R<()> {
+        self.lower_stmt_inner(stmt)?;
+        let temps = std::mem::take(&mut self.temps);
+        let open = self
+            .b
+            .get_insert_block()
+            .is_some_and(|bb| bb.get_terminator().is_none());
+        if open {
+            for (t, v) in temps {
+                self.decref(t, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn lower_stmt_inner(&mut self, stmt: &Stmt) -> R<()> {
         match stmt {
             Stmt::Assign { target, value } => {
                 // An extension node's lowering is registered for its kind; its value is a
@@ -526,7 +546,10 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     return self.store_var(*target, v);
                 }
                 let (v, from) = self.lower_expr(*value)?;
+                let temps_before = self.temps.len();
                 let v = self.cast(v, from, self.ty(*target))?;
+                // A conversion's new string is the statement's: the variable takes its own.
+                let converted = self.temps.len() > temps_before;
                 // A variable owns one reference: structural expressions borrow theirs
                 // (copies, arguments, items, views), calls and operators return new ones.
                 let borrowed = match self.ir.expr(*value) {
@@ -544,6 +567,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                         !self.sig(*value).is_ok_and(|s| {
                             matches!(s.key, ImplKey::Dispatcher { .. })
                                 || s.args.first() == Some(&UNICODE)
+                                || s.args.first() == Some(&BYTES)
                                 || (matches!(s.args[0].get(), Type::List { .. })
                                     && s.args
                                         .get(1)
@@ -555,7 +579,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     }
                     _ => true,
                 };
-                if borrowed
+                if (converted || borrowed)
                     && crate::nrt::is_refcounted(self.ty(*target))
                     && !self.borrowed[target.0 as usize]
                 {
@@ -567,7 +591,10 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Stmt::Return { value } => {
                 let ret = lowered(self.typing.return_type);
                 let v = self.load(*value)?;
+                let temps_before = self.temps.len();
                 let v = self.cast(v, self.ty(*value), ret)?;
+                // The result takes a conversion's new reference.
+                self.temps.truncate(temps_before);
                 self.return_value(v, ret)?;
             }
             Stmt::Jump { target } => {
@@ -1035,6 +1062,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Constant::None => (self.ghost(), NONE),
             Constant::Ellipsis => (self.ghost(), intern(Type::Ellipsis)),
             Constant::Str(s) => (self.ghost(), intern(Type::StringLiteral(s.clone()))),
+            Constant::Bytes(b) => (self.bytes_constant(b)?, BYTES),
             Constant::Tuple(items) => {
                 let mut vals = Vec::new();
                 let mut tys = Vec::new();
@@ -1074,9 +1102,12 @@ fn borrowed_methods(ir: &numba_ir::FunctionIR, typemap: &[TypeId], assigned: &[u
                 continue;
             };
             let mi = m.0 as usize;
+            // (Not a receiver converted to `this`, as a character-array item to the
+            // string it holds: the conversion's string is the method's own.)
             if assigned[mi] != 1
                 || !matches!(lowered(typemap[mi]).get(), Type::BoundFunction { this, .. }
-                    if matches!(this.get(), Type::List { .. } | Type::Array { .. } | Type::Unicode))
+                    if matches!(this.get(), Type::List { .. } | Type::Array { .. } | Type::Unicode | Type::Bytes)
+                        && crate::model::charseq::units(typemap[recv.0 as usize]).is_none())
             {
                 continue;
             }

@@ -33,6 +33,7 @@
 
 pub mod blas;
 pub mod boxing;
+pub mod bytes;
 pub mod cache;
 pub mod callconv;
 pub mod external;

@@ -18,8 +18,8 @@ use crate::{llvm_err, R};
 pub fn is_refcounted(t: TypeId) -> bool {
     match lowered(t).get() {
         Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => true,
-        // A string's data, when the compiler allocated it.
-        Type::Unicode => true,
+        // A string's (bytes') data, when the compiler allocated it.
+        Type::Unicode | Type::Bytes => true,
         Type::List { .. } | Type::Set { .. } => true,
         // An iterator over an array keeps the array alive (its state holds a copy).
         Type::ArrayIter(a) => {
@@ -27,7 +27,7 @@ pub fn is_refcounted(t: TypeId) -> bool {
                 || a.flat_array().is_some()
                 || matches!(
                     a.get(),
-                    Type::List { .. } | Type::Set { .. } | Type::Unicode
+                    Type::List { .. } | Type::Set { .. } | Type::Unicode | Type::Bytes
                 )
         }
         // An optional value holds its payload's references when it has one.
@@ -60,10 +60,11 @@ impl<'ctx> FnLower<'ctx, '_> {
             | Type::NdEnumerate(_)
             | Type::NdIndex(_)
             | Type::Unicode
+            | Type::Bytes
             | Type::List { .. }
             | Type::Set { .. } => {
                 let index = match t.get() {
-                    Type::Unicode => crate::model::unicode::field::MEMINFO,
+                    Type::Unicode | Type::Bytes => crate::model::unicode::field::MEMINFO,
                     Type::List { .. } | Type::Set { .. } => crate::model::list::field::MEMINFO,
                     _ => field::MEMINFO,
                 };

@@ -10,6 +10,8 @@ struct Spec {
     fill: Option<char>,
     align: Option<char>,
     sign: Option<char>,
+    /// `z`: negative zero coerced to zero (floats alone).
+    no_neg_0: bool,
     alternate: bool,
     zero: bool,
     width: usize,
@@ -18,7 +20,32 @@ struct Spec {
     kind: Option<char>,
 }
 
-fn parse(text: &str) -> Option<Spec> {
+/// Why a value could not be formatted: CPython's exception class and message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormatError {
+    Value(String),
+    Overflow(String),
+}
+
+impl FormatError {
+    pub fn message(&self) -> &str {
+        match self {
+            FormatError::Value(m) | FormatError::Overflow(m) => m,
+        }
+    }
+}
+
+type Formatted = Result<String, FormatError>;
+
+fn value_error<T>(msg: impl Into<String>) -> Result<T, FormatError> {
+    Err(FormatError::Value(msg.into()))
+}
+
+/// Parse a spec as CPython's `parse_internal_render_format_spec` does for an object of
+/// type `tname` whose presentation type defaults to `default` (`s` for strings), with
+/// its errors in its order: a malformed spec, a missing precision, both `,` and `_`, and
+/// a grouping the presentation type does not take.
+fn parse(text: &str, tname: &str, default: Option<char>) -> Result<Spec, FormatError> {
     let c: Vec<char> = text.chars().collect();
     let mut i = 0;
     let mut s = Spec::default();
@@ -35,35 +62,74 @@ fn parse(text: &str) -> Option<Spec> {
         s.sign = Some(c[i]);
         i += 1;
     }
+    if i < c.len() && c[i] == 'z' {
+        s.no_neg_0 = true;
+        i += 1;
+    }
     if i < c.len() && c[i] == '#' {
         s.alternate = true;
         i += 1;
     }
-    if i < c.len() && c[i] == '0' {
+    if s.fill.is_none() && i < c.len() && c[i] == '0' {
         s.zero = true;
         i += 1;
     }
-    let digits = |i: &mut usize| -> Option<usize> {
+    let digits = |i: &mut usize| -> Result<Option<usize>, FormatError> {
         let start = *i;
         while *i < c.len() && c[*i].is_ascii_digit() {
             *i += 1;
         }
-        (*i > start).then(|| c[start..*i].iter().collect::<String>().parse().ok())?
+        if *i == start {
+            return Ok(None);
+        }
+        let t: String = c[start..*i].iter().collect();
+        t.parse()
+            .map(Some)
+            .or_else(|_| value_error("Too many decimal digits in format string"))
     };
-    s.width = digits(&mut i).unwrap_or(0);
-    if i < c.len() && matches!(c[i], ',' | '_') {
-        s.grouping = Some(c[i]);
+    s.width = digits(&mut i)?.unwrap_or(0);
+    let both = || value_error("Cannot specify both ',' and '_'.");
+    if i < c.len() && c[i] == ',' {
+        s.grouping = Some(',');
         i += 1;
+    }
+    if i < c.len() && c[i] == '_' {
+        if s.grouping.is_some() {
+            return both();
+        }
+        s.grouping = Some('_');
+        i += 1;
+    }
+    if i < c.len() && c[i] == ',' && s.grouping == Some('_') {
+        return both();
     }
     if i < c.len() && c[i] == '.' {
         i += 1;
-        s.precision = Some(digits(&mut i)?);
+        s.precision = Some(
+            digits(&mut i)?
+                .ok_or_else(|| FormatError::Value("Format specifier missing precision".into()))?,
+        );
     }
-    if i < c.len() {
-        s.kind = Some(c[i]);
-        i += 1;
+    if c.len() - i > 1 {
+        return value_error(format!(
+            "Invalid format specifier '{text}' for object of type '{tname}'"
+        ));
     }
-    (i == c.len()).then_some(s)
+    s.kind = c.get(i).copied().or(default);
+    if let Some(g) = s.grouping {
+        let ok = match s.kind {
+            None | Some('d' | 'e' | 'f' | 'g' | 'E' | 'G' | '%' | 'F') => true,
+            Some('b' | 'o' | 'x' | 'X') => g == '_',
+            _ => false,
+        };
+        if !ok {
+            return value_error(format!(
+                "Cannot specify '{g}' with '{}'.",
+                s.kind.unwrap_or('s')
+            ));
+        }
+    }
+    Ok(s)
 }
 
 /// Insert `sep` every three digits from the right of an integer's digits.
@@ -81,11 +147,7 @@ fn group(digits: &str, sep: char, every: usize) -> String {
 
 /// Pad `body` (after its `sign`) to the spec's width.
 fn pad(s: &Spec, sign: &str, body: &str, numeric: bool) -> String {
-    let fill = s.fill.unwrap_or(if s.zero && s.align.is_none() {
-        '0'
-    } else {
-        ' '
-    });
+    let fill = s.fill.unwrap_or(if s.zero { '0' } else { ' ' });
     let align = s.align.unwrap_or(if s.zero && numeric {
         '='
     } else if numeric {
@@ -113,32 +175,43 @@ fn sign_of(s: &Spec, negative: bool) -> &'static str {
     }
 }
 
-/// Python's `format(v, spec)` of an int.
-pub fn format_int(v: i128, spec: &str) -> Result<String, String> {
-    let s = parse(spec).ok_or_else(|| "Invalid format specifier".to_string())?;
-    if s.precision.is_some() && !matches!(s.kind, Some('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%')) {
-        return Err("Precision not allowed in integer format specifier".into());
-    }
+/// Python's `format(v, spec)` of an int (`tname` is `int` or `bool`).
+pub fn format_int(v: i128, spec: &str, tname: &str) -> Formatted {
+    let s = parse(spec, tname, Some('d'))?;
     let (radix, prefix, upper) = match s.kind {
-        None | Some('d') | Some('n') => (10, "", false),
+        Some('d') | Some('n') => (10, "", false),
         Some('b') => (2, "0b", false),
         Some('o') => (8, "0o", false),
         Some('x') => (16, "0x", false),
         Some('X') => (16, "0X", true),
-        Some('c') => {
-            let ch = u32::try_from(v)
-                .ok()
-                .and_then(char::from_u32)
-                .ok_or_else(|| "%c arg not in range(0x110000)".to_string())?;
-            return Ok(pad(&s, "", &ch.to_string(), false));
-        }
+        Some('c') => (0, "", false),
         Some('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%') => return format_float(v as f64, spec),
-        Some(k) => {
-            return Err(format!(
-                "Unknown format code '{k}' for object of type 'int'"
+        k => {
+            return value_error(format!(
+                "Unknown format code '{}' for object of type '{tname}'",
+                k.unwrap_or('d')
             ))
         }
     };
+    if s.precision.is_some() {
+        return value_error("Precision not allowed in integer format specifier");
+    }
+    if s.no_neg_0 {
+        return value_error("Negative zero coercion (z) not allowed in integer format specifier");
+    }
+    if radix == 0 {
+        if s.sign.is_some() {
+            return value_error("Sign not allowed with integer format specifier 'c'");
+        }
+        if s.alternate {
+            return value_error("Alternate form (#) not allowed with integer format specifier 'c'");
+        }
+        let ch = u32::try_from(v)
+            .ok()
+            .and_then(char::from_u32)
+            .ok_or_else(|| FormatError::Overflow("%c arg not in range(0x110000)".into()))?;
+        return Ok(pad(&s, "", &ch.to_string(), false));
+    }
     let m = v.unsigned_abs();
     let mut digits = match radix {
         2 => format!("{m:b}"),
@@ -207,10 +280,10 @@ fn general(x: f64, p: usize, upper: bool, keep: bool, add_dot: bool) -> String {
 }
 
 /// Python's `format(v, spec)` of a float.
-pub fn format_float(v: f64, spec: &str) -> Result<String, String> {
-    let s = parse(spec).ok_or_else(|| "Invalid format specifier".to_string())?;
+pub fn format_float(v: f64, spec: &str) -> Formatted {
+    let s = parse(spec, "float", None)?;
     let upper = matches!(s.kind, Some('E' | 'F' | 'G'));
-    let negative = v.is_sign_negative() && !v.is_nan();
+    let mut negative = v.is_sign_negative() && !v.is_nan();
     let x = v.abs();
     let body = if !x.is_finite() {
         let t = if x.is_nan() { "nan" } else { "inf" };
@@ -228,19 +301,26 @@ pub fn format_float(v: f64, spec: &str) -> Result<String, String> {
         match s.kind {
             Some('f' | 'F') => format!("{:.*}", s.precision.unwrap_or(6), x),
             Some('e' | 'E') => sci(x, s.precision.unwrap_or(6), upper),
-            Some('g' | 'G') => general(x, s.precision.unwrap_or(6), upper, s.alternate, false),
+            // `n` is `g` (numba-rs formats in the C locale).
+            Some('g' | 'G' | 'n') => {
+                general(x, s.precision.unwrap_or(6), upper, s.alternate, false)
+            }
             Some('%') => format!("{:.*}%", s.precision.unwrap_or(6), x * 100.0),
-            None | Some('n') => match s.precision {
+            None => match s.precision {
                 None => float_repr(x),
                 Some(p) => general(x, p, false, s.alternate, true),
             },
             Some(k) => {
-                return Err(format!(
+                return value_error(format!(
                     "Unknown format code '{k}' for object of type 'float'"
                 ))
             }
         }
     };
+    // `z`: a result that rounded to zero loses its sign.
+    if s.no_neg_0 && negative && !body.chars().any(|ch| ('1'..='9').contains(&ch)) {
+        negative = false;
+    }
     let body = match s.grouping {
         Some(g) if x.is_finite() => {
             let (int, rest) = match body.find(|c: char| !c.is_ascii_digit()) {
@@ -255,19 +335,27 @@ pub fn format_float(v: f64, spec: &str) -> Result<String, String> {
 }
 
 /// Python's `format(s, spec)` of a string.
-pub fn format_str(v: &str, spec: &str) -> Result<String, String> {
-    let s = parse(spec).ok_or_else(|| "Invalid format specifier".to_string())?;
-    if !matches!(s.kind, None | Some('s')) {
-        let k = s.kind.unwrap_or('s');
-        return Err(format!(
-            "Unknown format code '{k}' for object of type 'str'"
+pub fn format_str(v: &str, spec: &str) -> Formatted {
+    let s = parse(spec, "str", Some('s'))?;
+    if s.kind != Some('s') {
+        return value_error(format!(
+            "Unknown format code '{}' for object of type 'str'",
+            s.kind.unwrap_or('s')
         ));
     }
-    if s.sign.is_some() {
-        return Err("Sign not allowed in string format specifier".into());
+    match s.sign {
+        Some(' ') => return value_error("Space not allowed in string format specifier"),
+        Some(_) => return value_error("Sign not allowed in string format specifier"),
+        None => {}
+    }
+    if s.no_neg_0 {
+        return value_error("Negative zero coercion (z) not allowed in string format specifier");
+    }
+    if s.alternate {
+        return value_error("Alternate form (#) not allowed in string format specifier");
     }
     if s.align == Some('=') {
-        return Err("'=' alignment not allowed in string format specifier".into());
+        return value_error("'=' alignment not allowed in string format specifier");
     }
     let body: String = match s.precision {
         Some(p) => v.chars().take(p).collect(),
@@ -285,39 +373,53 @@ unsafe fn text(s: *const Str) -> String {
         .collect()
 }
 
-/// Write `r` into `out`: 0, 1 when the spec was invalid for the value (the lowering
-/// raises `ValueError`), -1 when the allocation failed.
+/// Write `r` into `out`: 0; 1 (`ValueError`) or 2 (`OverflowError`) when the spec was
+/// invalid for the value, with CPython's message in `out` (the lowering raises it); -1
+/// when the allocation failed.
 ///
 /// # Safety
 /// `out` points to writable storage for a string struct.
-unsafe fn emit(r: Result<String, String>, out: *mut Str) -> i32 {
-    match r {
-        Ok(t) => {
-            let cs: Vec<u32> = t.chars().map(u32::from).collect();
-            // SAFETY: the caller's contract.
-            unsafe { new_str_of(&cs, out) }
-        }
-        Err(_) => 1,
+unsafe fn emit(r: Formatted, out: *mut Str) -> i32 {
+    let (text, status) = match r {
+        Ok(t) => (t, 0),
+        Err(FormatError::Value(m)) => (m, 1),
+        Err(FormatError::Overflow(m)) => (m, 2),
+    };
+    let cs: Vec<u32> = text.chars().map(u32::from).collect();
+    // SAFETY: the caller's contract.
+    match unsafe { new_str_of(&cs, out) } {
+        0 => status,
+        failed => failed,
     }
 }
 
-/// `format(v, spec)` of a signed (or, when `unsigned`, unsigned) integer.
+/// `format(v, spec)` of an integer: `flags` bit 0 for an unsigned one, bit 1 for a
+/// bool (its errors name `bool`).
 ///
 /// # Safety
 /// `spec` points to a valid string struct, `out` to writable storage for one.
 pub unsafe extern "C" fn numba_rs_format_int(
     v: i64,
-    unsigned: i32,
+    flags: i32,
     spec: *const Str,
     out: *mut Str,
 ) -> i32 {
-    let v = if unsigned != 0 {
+    let v = if flags & 1 != 0 {
         i128::from(v as u64)
     } else {
         i128::from(v)
     };
+    let tname = if flags & 2 != 0 { "bool" } else { "int" };
     // SAFETY: the caller's contract.
-    unsafe { emit(format_int(v, &text(spec)), out) }
+    let spec = unsafe { text(spec) };
+    // An empty spec is `str(v)`: a bool's name.
+    if spec.is_empty() && flags & 2 != 0 {
+        let name = if v != 0 { "True" } else { "False" };
+        // SAFETY: the caller's contract.
+        return unsafe { emit(Ok(name.into()), out) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { emit(format_int(v, &spec, tname), out) }
 }
 
 /// `format(v, spec)` of a float.
@@ -367,13 +469,13 @@ mod tests {
     #[test]
     fn specs_format_as_cpython() {
         // Hand-checked against CPython 3.11's format().
-        assert_eq!(format_int(42, "05d").unwrap(), "00042");
-        assert_eq!(format_int(-42, "05d").unwrap(), "-0042");
-        assert_eq!(format_int(1234567, ",").unwrap(), "1,234,567");
-        assert_eq!(format_int(255, "#x").unwrap(), "0xff");
-        assert_eq!(format_int(255, "_b").unwrap(), "1111_1111");
-        assert_eq!(format_int(7, "^7").unwrap(), "   7   ");
-        assert_eq!(format_int(7, "*<4").unwrap(), "7***");
+        assert_eq!(format_int(42, "05d", "int").unwrap(), "00042");
+        assert_eq!(format_int(-42, "05d", "int").unwrap(), "-0042");
+        assert_eq!(format_int(1234567, ",", "int").unwrap(), "1,234,567");
+        assert_eq!(format_int(255, "#x", "int").unwrap(), "0xff");
+        assert_eq!(format_int(255, "_b", "int").unwrap(), "1111_1111");
+        assert_eq!(format_int(7, "^7", "int").unwrap(), "   7   ");
+        assert_eq!(format_int(7, "*<4", "int").unwrap(), "7***");
         assert_eq!(format_float(5.43216, ">8.3f").unwrap(), "   5.432");
         assert_eq!(format_float(1234.5, ".3").unwrap(), "1.23e+03");
         assert_eq!(format_float(1.0, ".3").unwrap(), "1.0");
@@ -389,6 +491,6 @@ mod tests {
         assert_eq!(format_str("ab", "<5").unwrap(), "ab   ");
         assert_eq!(format_str("abcdef", ".2").unwrap(), "ab");
         assert!(format_str("ab", "d").is_err());
-        assert!(format_int(1, "z!").is_err());
+        assert!(format_int(1, "z!", "int").is_err());
     }
 }

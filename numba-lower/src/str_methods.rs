@@ -697,7 +697,7 @@ pub unsafe extern "C" fn numba_rs_str_expandtabs(
 ///
 /// # Safety
 /// `refs` is the string items' reference map; `make` writes a string on success.
-unsafe fn str_list_with(
+pub(crate) unsafe fn str_list_with(
     n: usize,
     refs: *const i32,
     mut make: impl FnMut(usize, *mut Str) -> i32,
@@ -1074,9 +1074,101 @@ pub unsafe extern "C" fn numba_rs_str_join(
     }
 }
 
+/// `sep.join(s)` of a string: its characters with `sep` between each two.
+///
+/// # Safety
+/// `sep` and `s` point to valid string structs, `out` to writable storage for one.
+pub unsafe extern "C" fn numba_rs_str_join_chars(
+    sep: *const Str,
+    s: *const Str,
+    out: *mut Str,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    let (d, v) = unsafe { (read(sep), read(s)) };
+    let mut r = Vec::with_capacity(v.len() * (d.len() + 1));
+    for (i, &c) in v.iter().enumerate() {
+        if i > 0 {
+            r.extend_from_slice(&d);
+        }
+        r.push(c);
+    }
+    // SAFETY: the caller's contract.
+    unsafe { emit(&r, out) }
+}
+
+/// `repr(s)` (`ascii` 0) or `ascii(s)` (`ascii` 1) of a string, as CPython writes it:
+/// single quotes unless the text holds one and no double quote, backslash escapes for
+/// the quote, `\\`, `\t`, `\n`, `\r` and unprintable characters (every non-ASCII
+/// one too for `ascii`).
+///
+/// # Safety
+/// `s` points to a valid string struct, `out` to writable storage for one.
+pub unsafe extern "C" fn numba_rs_str_repr(s: *const Str, ascii: i32, out: *mut Str) -> i32 {
+    // SAFETY: the caller's contract.
+    let v = unsafe { read(s) };
+    let r = repr_chars(&v, ascii != 0, |c| has(c, db::PRINTABLE));
+    // SAFETY: the caller's contract.
+    unsafe { emit(&r, out) }
+}
+
+/// `repr(b)` of bytes: `b'...'` with CPython's escapes (`\xhh` outside printable ASCII).
+///
+/// # Safety
+/// As [`numba_rs_str_repr`], `s` of kind 1.
+pub unsafe extern "C" fn numba_rs_bytes_repr(s: *const Str, out: *mut Str) -> i32 {
+    // SAFETY: the caller's contract.
+    let v = unsafe { read(s) };
+    let mut r = vec![u32::from(b'b')];
+    r.extend(repr_chars(&v, true, |c| (0x20..0x7f).contains(&c)));
+    // SAFETY: the caller's contract.
+    unsafe { emit(&r, out) }
+}
+
+/// The quoted, escaped text of `repr`: `ascii_only` escapes every character above
+/// 0x7f; `printable` says which characters stand as themselves.
+fn repr_chars(v: &[u32], ascii_only: bool, printable: impl Fn(u32) -> bool) -> Vec<u32> {
+    let squote = u32::from(b'\'');
+    let dquote = u32::from(b'"');
+    let quote = if v.contains(&squote) && !v.contains(&dquote) {
+        dquote
+    } else {
+        squote
+    };
+    let mut r = vec![quote];
+    let push_str = |r: &mut Vec<u32>, t: &str| r.extend(t.chars().map(u32::from));
+    for &c in v {
+        match c {
+            _ if c == quote || c == u32::from(b'\\') => {
+                r.push(u32::from(b'\\'));
+                r.push(c);
+            }
+            0x09 => push_str(&mut r, "\\t"),
+            0x0a => push_str(&mut r, "\\n"),
+            0x0d => push_str(&mut r, "\\r"),
+            _ if c < 0x20 || c == 0x7f => push_str(&mut r, &format!("\\x{c:02x}")),
+            _ if c < 0x7f => r.push(c),
+            _ if !ascii_only && printable(c) => r.push(c),
+            _ if c < 0x100 => push_str(&mut r, &format!("\\x{c:02x}")),
+            _ if c < 0x10000 => push_str(&mut r, &format!("\\u{c:04x}")),
+            _ => push_str(&mut r, &format!("\\U{c:08x}")),
+        }
+    }
+    r.push(quote);
+    r
+}
+
 /// Every helper by symbol name, with its address.
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
+        (
+            "numba_rs_str_join_chars",
+            numba_rs_str_join_chars as *const () as usize,
+        ),
+        ("numba_rs_str_repr", numba_rs_str_repr as *const () as usize),
+        (
+            "numba_rs_bytes_repr",
+            numba_rs_bytes_repr as *const () as usize,
+        ),
         (
             "numba_rs_str_lower",
             numba_rs_str_lower as *const () as usize,

@@ -187,6 +187,19 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             })?;
             out.extend(unicode_fields(s));
         }
+        // `bytes`: its buffer, borrowed for the call, as one byte per character.
+        Shape::Bytes => {
+            let b = v.cast::<pyo3::types::PyBytes>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "can't unbox bytes from {}",
+                    v.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            })?;
+            out.extend(bytes_fields(b));
+        }
         Shape::List { item, dtype, .. } => crate::lists::encode_list(v, item, *dtype, out)?,
         Shape::Set { item, dtype, .. } => crate::lists::encode_set(v, item, *dtype, out)?,
         Shape::Boxed { t, items } => crate::usertypes::encode(v, *t, items, out)?,
@@ -295,6 +308,23 @@ pub fn decode(
         }
         Shape::None => py.None(),
         Shape::Boxed { t, items } => crate::usertypes::decode(py, slots, pos, *t, items)?,
+        Shape::Bytes => {
+            use numba_lower::model::unicode::{field, FIELDS};
+            let f: SmallVec<[u64; 7]> = (0..FIELDS).map(|_| next()).collect::<PyResult<_>>()?;
+            let (data, length, meminfo) = (
+                f[field::DATA as usize] as *const u8,
+                f[field::LENGTH as usize] as usize,
+                f[field::MEMINFO as usize] as *mut numba_nrt::MemInfo,
+            );
+            // SAFETY: the fields describe `length` bytes; the new object copies them,
+            // then the result's MemInfo reference (null for constants and borrowed
+            // data) is released.
+            let obj =
+                pyo3::types::PyBytes::new(py, unsafe { std::slice::from_raw_parts(data, length) });
+            // SAFETY: as above.
+            unsafe { numba_nrt::NRT_decref(meminfo) };
+            obj.into_any().unbind()
+        }
         Shape::Unicode => {
             use numba_lower::model::unicode::{field, FIELDS};
             let f: SmallVec<[u64; 7]> = (0..FIELDS).map(|_| next()).collect::<PyResult<_>>()?;
@@ -421,6 +451,22 @@ fn address_of(v: &Bound<'_, PyAny>) -> PyResult<u64> {
         .import("numba_rs._cinterop")?
         .call_method1("address", (v,))?
         .extract()
+}
+
+/// A Python `bytes`' fields as `model::unicode` lays them out for `bytes`: its buffer,
+/// length, kind 1, whether it is ASCII, no hash yet, no MemInfo (the data is borrowed)
+/// and the object as parent.
+pub(crate) fn bytes_fields(b: &Bound<'_, pyo3::types::PyBytes>) -> [u64; 7] {
+    use numba_lower::model::unicode::field;
+    let data = b.as_bytes();
+    let mut f = [0u64; 7];
+    f[field::DATA as usize] = data.as_ptr() as u64;
+    f[field::LENGTH as usize] = data.len() as u64;
+    f[field::KIND as usize] = 1;
+    f[field::IS_ASCII as usize] = u64::from(data.is_ascii());
+    f[field::HASH as usize] = u64::MAX;
+    f[field::PARENT as usize] = b.as_ptr() as u64;
+    f
 }
 
 /// A Python `str`'s fields as `model::unicode` lays them out: data, length, kind,

@@ -992,6 +992,8 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(types::namedtuple_of(&name, &key, &fields, &items))
     } else if v.is_instance_of::<PyString>() {
         Ok(types::UNICODE)
+    } else if v.is_instance_of::<PyBytes>() {
+        Ok(types::BYTES)
     } else if let Ok(l) = v.cast::<pyo3::types::PyList>() {
         // Numba's typeof of a list: a reflected list of its first item's type.
         let Ok(first) = l.get_item(0) else {
@@ -1098,11 +1100,23 @@ fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
              supported by numba-rs"
         )));
     }
-    let dtype = types::from_name(&dtype_name).ok_or_else(|| {
-        TypingError::new_err(format!(
-            "Cannot determine numba-rs type of an array of dtype {dtype_name}"
-        ))
-    })?;
+    // Character data: `S8` items are `[char x 8]`, `<U8` items `[unichr x 8]`.
+    let char_kind: String = np_dtype.getattr("kind")?.extract()?;
+    let dtype = match char_kind.as_str() {
+        "S" | "U" => {
+            let itemsize: u32 = np_dtype.getattr("itemsize")?.extract()?;
+            if char_kind == "S" {
+                types::intern(types::Type::CharSeq(itemsize))
+            } else {
+                types::intern(types::Type::UnicodeCharSeq(itemsize / 4))
+            }
+        }
+        _ => types::from_name(&dtype_name).ok_or_else(|| {
+            TypingError::new_err(format!(
+                "Cannot determine numba-rs type of an array of dtype {dtype_name}"
+            ))
+        })?,
+    };
     let ndim: u32 = v.getattr("ndim")?.extract()?;
     let flags = v.getattr("flags")?;
     let layout = if flags.getattr("c_contiguous")?.is_truthy()? {

@@ -92,6 +92,8 @@ pub fn itemsize(t: TypeId) -> u64 {
         Type::Integer { bits, .. } | Type::Float { bits } | Type::Complex { bits } => {
             u64::from(bits / 8)
         }
+        Type::CharSeq(n) => u64::from(n),
+        Type::UnicodeCharSeq(n) => 4 * u64::from(n),
         _ => 1,
     }
 }
@@ -160,12 +162,14 @@ pub fn new_array(
         .iter()
         .map(|&x| x as isize)
         .collect();
-    let num = typenum(t)?;
     // SAFETY: NumPy's C API with the GIL held; the descr reference is stolen by
     // NewFromDescr, the base reference by SetBaseObject; data, dims and strides describe
     // memory the base keeps alive.
     unsafe {
-        let descr = PY_ARRAY_API.PyArray_DescrFromType(py, num);
+        let descr = match char_dtype(py, t)? {
+            Some(d) => d.into_ptr() as *mut numpy::npyffi::PyArray_Descr,
+            None => PY_ARRAY_API.PyArray_DescrFromType(py, typenum(t)?),
+        };
         if descr.is_null() {
             return Err(PyErr::fetch(py));
         }
@@ -195,6 +199,17 @@ pub fn new_array(
     }
 }
 
+/// The dtype object of an array of character data (`S8`, `<U8`); none for others.
+fn char_dtype<'py>(py: Python<'py>, t: TypeId) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let spec = match dtype(t).get() {
+        Type::CharSeq(n) => format!("S{n}"),
+        Type::UnicodeCharSeq(n) => format!("<U{n}"),
+        _ => return Ok(None),
+    };
+    let np = py.import("numpy")?;
+    Ok(Some(np.getattr("dtype")?.call1((spec,))?))
+}
+
 /// One typenum per dtype: `NPY_LONGLONG` is `NPY_LONG` where both have 64 bits.
 fn canonical(num: c_int) -> c_int {
     if std::mem::size_of::<c_long>() == 8 && matches!(num, 9 | 10) {
@@ -208,8 +223,14 @@ fn canonical(num: c_int) -> c_int {
 /// `a`: same data, shape, strides and dtype.
 pub fn same_array(a: &RawArray, t: TypeId, fields: &[u64]) -> bool {
     let n = numba_lower::model::array::ndim(t) as usize;
+    let same_dtype = match dtype(t).get() {
+        // NPY_STRING, NPY_UNICODE (the strides tell the item size).
+        Type::CharSeq(_) => a.type_num() == 18,
+        Type::UnicodeCharSeq(_) => a.type_num() == 19,
+        _ => typenum(t).is_ok_and(|num| canonical(num) == canonical(a.type_num())),
+    };
     a.data as u64 == fields[4]
-        && typenum(t).is_ok_and(|num| canonical(num) == canonical(a.type_num()))
+        && same_dtype
         && a.shape()
             .iter()
             .map(|&x| x as u64)

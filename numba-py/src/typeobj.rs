@@ -217,6 +217,12 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
         T::Complex { bits } => ("complex", (bits,).into_pyobject(py)?),
         T::NoneType => ("none", PyTuple::empty(py)),
         T::Unicode => ("unicode", PyTuple::empty(py)),
+        T::Bytes => (
+            "bytes",
+            (types::UINT8.0, 1u32, "C", true).into_pyobject(py)?,
+        ),
+        T::CharSeq(n) => ("char_seq", (n,).into_pyobject(py)?),
+        T::UnicodeCharSeq(n) => ("unicode_char_seq", (n,).into_pyobject(py)?),
         T::Undefined => ("undefined", PyTuple::empty(py)),
         T::List { dtype, reflected } => ("list", (dtype.0, reflected).into_pyobject(py)?),
         T::Set { dtype, reflected } => ("set", (dtype.0, reflected).into_pyobject(py)?),
@@ -355,6 +361,9 @@ pub(crate) fn _type_make(kind: &str, args: &Bound<'_, PyTuple>) -> PyResult<u32>
                 })
             }
         }
+        "bytes" => types::BYTES,
+        "char_seq" => types::intern(T::CharSeq(args.get_item(0)?.extract()?)),
+        "unicode_char_seq" => types::intern(T::UnicodeCharSeq(args.get_item(0)?.extract()?)),
         "unituple" => {
             let n: u32 = args.get_item(1)?.extract()?;
             types::intern(T::UniTuple(ty(0)?, n))

@@ -156,7 +156,13 @@ impl BaseContext {
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
                     [] => Some(sig("str", UNICODE, vec![])),
-                    [x] if x.unliteral() == UNICODE => Some(sig("str", UNICODE, vec![UNICODE])),
+                    [x] if crate::strings::text_kind(*x) == Some(UNICODE) => {
+                        Some(sig("str", UNICODE, vec![UNICODE]))
+                    }
+                    // `str(b)` of bytes is its repr.
+                    [x] if crate::strings::text_kind(*x) == Some(BYTES) => {
+                        Some(sig("str", UNICODE, vec![BYTES]))
+                    }
                     [x] if x.unliteral().is_integer()
                         || x.unliteral() == BOOLEAN
                         || x.unliteral().is_float() =>
@@ -166,6 +172,40 @@ impl BaseContext {
                     _ => None,
                 },
                 "(), (str | int | bool | float,)",
+            )),
+        );
+        // `repr(x)` / `ascii(x)` of strings, bytes and numbers (f-strings' `!r`, `!a`).
+        for key in ["repr", "ascii"] {
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] if crate::strings::text_kind(*x).is_some() => {
+                            Some(sig(key, UNICODE, vec![crate::strings::text_kind(*x)?]))
+                        }
+                        [x] if x.unliteral().is_integer()
+                            || x.unliteral() == BOOLEAN
+                            || x.unliteral().is_float() =>
+                        {
+                            Some(sig(key, UNICODE, vec![x.unliteral()]))
+                        }
+                        _ => None,
+                    },
+                    "(str | bytes | int | bool | float,)",
+                )),
+            );
+        }
+        // `bytes(b)` of bytes or an `S` array's item (Numba's `charseq_bytes`).
+        self.register(
+            "bytes",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [x] if crate::strings::text_kind(*x) == Some(BYTES) => {
+                        Some(sig("bytes", BYTES, vec![BYTES]))
+                    }
+                    _ => None,
+                },
+                "(bytes,)",
             )),
         );
         // `format(x, spec)`: Python's format-spec mini-language for numbers and strings.
@@ -192,7 +232,9 @@ impl BaseContext {
             "ord",
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
-                    [x] if x.unliteral() == UNICODE => Some(sig("ord", INT64, vec![UNICODE])),
+                    [x] if crate::strings::text_kind(*x) == Some(UNICODE) => {
+                        Some(sig("ord", INT64, vec![UNICODE]))
+                    }
                     _ => None,
                 },
                 "(str,)",
@@ -213,6 +255,10 @@ impl BaseContext {
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
                     [x] if x.is_scalar() && !x.is_complex() => Some(sig("hash", INT64, vec![*x])),
+                    // Strings and bytes (character-array items as what they hold).
+                    [x] if crate::strings::text_kind(*x).is_some() => {
+                        Some(sig("hash", INT64, vec![crate::strings::text_kind(*x)?]))
+                    }
                     // Complex numbers, strings and tuples hash as CPython's.
                     [x] if crate::sets::hashable(x.unliteral()) => {
                         Some(sig("hash", INT64, vec![x.unliteral()]))

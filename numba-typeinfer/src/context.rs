@@ -172,6 +172,7 @@ pub fn typeof_const(c: &Constant) -> Option<TypeId> {
         Constant::Bool(b) => intern(Type::BooleanLiteral(*b)),
         Constant::Int(i) => intern(Type::IntegerLiteral(*i)),
         Constant::Str(s) => intern(Type::StringLiteral(s.clone())),
+        Constant::Bytes(_) => BYTES,
         Constant::Float(_) => FLOAT64,
         Constant::Complex(..) => COMPLEX128,
         Constant::None => NONE,
@@ -530,8 +531,8 @@ impl BaseContext {
                         {
                             Some(sig(key, ret, vec![*t]))
                         }
-                        [t] if ret == BOOLEAN && t.unliteral() == UNICODE => {
-                            Some(sig(key, ret, vec![UNICODE]))
+                        [t] if ret == BOOLEAN && crate::strings::text_kind(*t).is_some() => {
+                            Some(sig(key, ret, vec![crate::strings::text_kind(*t)?]))
                         }
                         [] => Some(sig(key, ret, vec![])),
                         _ => None,
@@ -831,7 +832,13 @@ impl TypingContext for BaseContext {
             Type::Generator { .. } => crate::generators::getattr(value, attr),
             Type::List { .. } => crate::lists::getattr(value, attr),
             Type::Set { .. } => crate::sets::getattr(value, attr),
-            Type::Unicode | Type::StringLiteral(_) => crate::strings::getattr(value, attr),
+            // The model's ASCII flag (Numba's `_is_ascii` attribute wrapper).
+            Type::Unicode | Type::StringLiteral(_) if attr == "_is_ascii" => Some(UINT32),
+            Type::Unicode
+            | Type::StringLiteral(_)
+            | Type::Bytes
+            | Type::CharSeq(_)
+            | Type::UnicodeCharSeq(_) => crate::strings::getattr(value, attr),
             _ => None,
         }
     }
@@ -865,7 +872,7 @@ impl TypingContext for BaseContext {
             if key.starts_with("set.") {
                 return crate::sets::method(&key, this, args);
             }
-            if key.starts_with("str.") {
+            if key.starts_with("str.") || key.starts_with("bytes.") {
                 return crate::strings::method(&key, this, args);
             }
             if key == "slice.indices" {
@@ -915,7 +922,7 @@ impl TypingContext for BaseContext {
         if let Type::BoundFunction { key, this } = func.get() {
             return crate::sets::explain(&key, this, args)
                 .or_else(|| crate::lists::explain(&key, this, args))
-                .or_else(|| crate::strings::explain(&key, args));
+                .or_else(|| crate::strings::explain(&key, this, args));
         }
         Self::function_key(func).and_then(|k| self.functions.get(&k)?.explain(args))
     }
@@ -946,6 +953,24 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
         let r = if is_int_enum_member(rhs) { INT64 } else { rhs };
         return binop_signature(op, l, r);
     }
+    // `==` / `!=` with an optional operand: None equals None alone (CPython's), present
+    // values compare as themselves.
+    if matches!(op, BinOp::Eq | BinOp::Ne)
+        && (matches!(lhs.get(), Type::Optional(_)) || matches!(rhs.get(), Type::Optional(_)))
+    {
+        let inner = |t: TypeId| match t.get() {
+            Type::Optional(x) => x,
+            _ => t,
+        };
+        let (l, r) = (inner(lhs), inner(rhs));
+        if l == NONE || r == NONE || binop_signature(BinOp::Eq, l, r).is_some() {
+            return Some(Signature {
+                ret: BOOLEAN,
+                args: vec![lhs, rhs],
+                key: ImplKey::BinOp(op),
+            });
+        }
+    }
     // An optional operand stands for its value (None is a TypeError at run time).
     if !matches!(op, BinOp::Is | BinOp::IsNot) {
         if let Type::Optional(x) = lhs.get() {
@@ -960,6 +985,9 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
         args: vec![arg, arg],
         key: ImplKey::BinOp(op),
     };
+    if let Some(sig) = crate::strings::text_binop(op, lhs, rhs) {
+        return Some(sig);
+    }
     match op {
         BinOp::Is | BinOp::IsNot => Some(Signature {
             ret: BOOLEAN,
@@ -1108,15 +1136,17 @@ pub fn unary_signature(op: UnaryOp, value: TypeId) -> Option<Signature> {
         return crate::numpy::array_unary(op, value);
     }
     // `not s`, `not l`: the container's truth, negated.
-    if op == UnaryOp::Not
-        && (value.unliteral() == UNICODE
-            || matches!(value.get(), Type::List { .. } | Type::Set { .. }))
-    {
-        return Some(Signature {
-            ret: BOOLEAN,
-            args: vec![value.unliteral()],
-            key: ImplKey::Unary(op),
+    if op == UnaryOp::Not {
+        let arg = crate::strings::text_kind(value).or_else(|| {
+            matches!(value.get(), Type::List { .. } | Type::Set { .. }).then_some(value)
         });
+        if let Some(arg) = arg {
+            return Some(Signature {
+                ret: BOOLEAN,
+                args: vec![arg],
+                key: ImplKey::Unary(op),
+            });
+        }
     }
     if !value.is_scalar() {
         return None;

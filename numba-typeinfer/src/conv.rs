@@ -80,6 +80,15 @@ pub fn can_convert(from: TypeId, to: TypeId) -> Option<Conversion> {
         }
         (Type::Integer { .. }, Type::VoidPtr) => Some(Conversion::Unsafe),
         (Type::VoidPtr | Type::CPointer(_), Type::Integer { .. }) => Some(Conversion::Unsafe),
+        // Character-array items are the strings they hold; strings store into items
+        // (truncated or NUL padded, as NumPy stores).
+        (Type::UnicodeCharSeq(_), Type::Unicode) | (Type::CharSeq(_), Type::Bytes) => {
+            Some(Conversion::Safe)
+        }
+        (Type::Unicode, Type::UnicodeCharSeq(_))
+        | (Type::Bytes, Type::CharSeq(_))
+        | (Type::UnicodeCharSeq(_), Type::UnicodeCharSeq(_))
+        | (Type::CharSeq(_), Type::CharSeq(_)) => Some(Conversion::Unsafe),
         (Type::Optional(a), Type::Optional(b)) => can_convert(a, b),
         (Type::NoneType, Type::Optional(_)) => Some(Conversion::Promote),
         (Type::Optional(a), _) => can_convert(a, to).map(|c| c.max(Conversion::Safe)),
@@ -225,6 +234,9 @@ fn special_unify(a: TypeId, b: TypeId) -> Option<TypeId> {
     }
     match (a.get(), b.get()) {
         (Type::Undefined, _) => Some(b),
+        // Items of character arrays of different widths: the strings they hold.
+        (Type::UnicodeCharSeq(_), Type::UnicodeCharSeq(_)) => Some(UNICODE),
+        (Type::CharSeq(_), Type::CharSeq(_)) => Some(BYTES),
         (Type::NoneType, Type::Optional(_)) => Some(b),
         (Type::Optional(_), Type::NoneType) => Some(a),
         (Type::NoneType, _) => Some(intern(Type::Optional(b.unliteral()))),

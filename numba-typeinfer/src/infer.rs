@@ -624,7 +624,7 @@ impl Engine<'_> {
                     // in Numba.
                     Stmt::Return { .. } if self.ir.is_generator => {}
                     Stmt::Return { value } => {
-                        if let Some(t) = self.ty(*value) {
+                        if let Some(t) = self.ty(*value).map(crate::strings::held_text) {
                             let new = match self.ret {
                                 None => t,
                                 Some(old) => self.ctx.unify(old, t).ok_or_else(|| TypingError::Typing {
@@ -1135,15 +1135,23 @@ impl Engine<'_> {
                 },
             )));
         }
-        // A string indexed by an integer or sliced: a new string (literals as values).
-        if v.unliteral() == UNICODE {
+        // A string indexed by an integer or sliced: a new string (literals as values);
+        // `bytes` gives an integer or new bytes. Character-array items index as the
+        // strings they hold.
+        if let Some(kind) = crate::strings::text_kind(v) {
             let index_t = i.unliteral();
-            if index_t.is_integer() || matches!(index_t.get(), Type::Slice(_)) {
+            let sliced = matches!(index_t.get(), Type::Slice(_));
+            if index_t.is_integer() || sliced {
+                let ret = if kind == BYTES && !sliced {
+                    UINT8
+                } else {
+                    kind
+                };
                 return Ok(Some(self.record(
                     id,
                     Signature {
-                        ret: UNICODE,
-                        args: vec![UNICODE, index_t],
+                        ret,
+                        args: vec![kind, index_t],
                         key: ImplKey::GetItem,
                     },
                 )));
@@ -1330,6 +1338,11 @@ impl Engine<'_> {
             Expr::GetAttr { value, attr } => {
                 let Some(t) = self.ty(*value) else {
                     return Ok(None);
+                };
+                // A constant string's methods may need its text (`"{}".format(x)`).
+                let t = match self.raw_ty(*value) {
+                    Some(raw) if matches!(raw.get(), Type::StringLiteral(_)) => raw,
+                    _ => t,
                 };
                 let ret = match self.ctx.resolve_getattr(t, attr) {
                     Some(r) => r,
@@ -1904,6 +1917,7 @@ impl Engine<'_> {
                 let Some(dtype) = self.common_item_type(items, what, line)? else {
                     return Ok(None);
                 };
+                let dtype = crate::strings::held_text(dtype);
                 let holdable = if list {
                     crate::lists::storable(dtype)
                 } else {

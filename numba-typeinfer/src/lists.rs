@@ -87,6 +87,7 @@ pub fn storable(t: TypeId) -> bool {
         | Type::Float { .. }
         | Type::Complex { .. }
         | Type::Unicode
+        | Type::Bytes
         | Type::Array { .. }
         | Type::NamedTuple { .. }
         | Type::NamedUniTuple { .. }

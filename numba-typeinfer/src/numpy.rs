@@ -1117,6 +1117,13 @@ pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
         return false;
     };
     let v = value.unliteral();
+    // A string (bytes, another item) into a character array: stored truncated or NUL
+    // padded, as NumPy stores it.
+    if matches!(dtype.get(), Type::CharSeq(_) | Type::UnicodeCharSeq(_))
+        && crate::strings::text_kind(value).is_some()
+    {
+        return crate::strings::text_kind(value) == crate::strings::text_kind(dtype);
+    }
     match (res.is_array(), array_parts(v)) {
         (true, Some((vd, ..))) => crate::conv::can_convert(vd, dtype).is_some(),
         (false, Some((vd, 0, ..))) => crate::conv::can_convert(vd, dtype).is_some(),
@@ -1153,8 +1160,8 @@ pub fn getiter(value: TypeId) -> Option<TypeId> {
         | Type::ArrayIter(_)
         | Type::Generator { .. } => Some(value),
         Type::UniTuple(..) | Type::NamedUniTuple { .. } => Some(intern(Type::ArrayIter(value))),
-        // A string yields one-character strings.
-        Type::Unicode => Some(intern(Type::ArrayIter(value))),
+        // A string yields one-character strings; bytes yield integers.
+        Type::Unicode | Type::Bytes => Some(intern(Type::ArrayIter(value))),
         // An empty list is iterable once typing knows what it holds.
         Type::List { dtype, .. } | Type::Set { dtype, .. } if dtype != UNDEFINED => {
             Some(intern(Type::ArrayIter(value)))
@@ -1173,6 +1180,7 @@ pub fn iter_yield(it: TypeId) -> Option<TypeId> {
             | Type::List { dtype: e, .. }
             | Type::Set { dtype: e, .. } => Some(e),
             Type::Unicode => Some(UNICODE),
+            Type::Bytes => Some(UINT8),
             Type::NumpyFlat(arr) => array_parts(arr).map(|(d, ..)| d),
             Type::NdEnumerate(arr) => {
                 let (d, n, ..) = array_parts(arr)?;
@@ -1883,6 +1891,10 @@ impl BaseContext {
                         || matches!(x.get(), Type::List { .. } | Type::Set { .. }) =>
                     {
                         Some(sig("len", INTP, vec![*x]))
+                    }
+                    // `bytes`, and character-array items as the strings they hold.
+                    [x] if crate::strings::text_kind(*x).is_some() => {
+                        Some(sig("len", INTP, vec![crate::strings::text_kind(*x)?]))
                     }
                     _ => None,
                 },

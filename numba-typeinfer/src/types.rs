@@ -26,6 +26,16 @@ pub enum Type {
     NoneType,
     Unicode,
     PyObject,
+    /// `Bytes(uint8, 1d, C)`: an immutable `bytes` (Numba's read-only `types.Bytes`). Its
+    /// values share `unicode_type`'s data model with one byte per character, so the string
+    /// helpers serve both; indexing gives `uint8`.
+    Bytes,
+    /// `[char x 8]`: one item of a NumPy `S8` array (Numba's `CharSeq`), held by value as
+    /// its bytes, NUL padded; converts to `bytes` without the trailing NULs.
+    CharSeq(u32),
+    /// `[unichr x 8]`: one item of a NumPy `<U8` array (Numba's `UnicodeCharSeq`), held by
+    /// value as UCS-4 code points, NUL padded; converts to `str`.
+    UnicodeCharSeq(u32),
     /// `undefined`: the item type of an empty list not yet known (typing refines it from
     /// later `append`s; a type still holding it after typing is an error).
     Undefined,
@@ -272,6 +282,7 @@ static PRIMITIVES: LazyLock<Vec<Type>> = LazyLock::new(|| {
         Type::RangeState64,
         Type::RangeIter64,
         Type::Undefined,
+        Type::Bytes,
     ]
 });
 
@@ -296,6 +307,8 @@ pub const RANGE_STATE64: TypeId = TypeId(17);
 pub const RANGE_ITER64: TypeId = TypeId(18);
 /// `undefined`: an empty list's item type before typing refines it.
 pub const UNDEFINED: TypeId = TypeId(19);
+/// `Bytes(uint8, 1d, C)`.
+pub const BYTES: TypeId = TypeId(20);
 /// `intp` on 64-bit targets.
 pub const INTP: TypeId = INT64;
 
@@ -543,6 +556,9 @@ impl fmt::Display for Type {
             },
             Type::ArrayFlags(a) => write!(f, "ArrayFlags({a})"),
             Type::Unicode => f.write_str("unicode_type"),
+            Type::Bytes => f.write_str("Bytes(uint8, 1d, C)"),
+            Type::CharSeq(n) => write!(f, "[char x {n}]"),
+            Type::UnicodeCharSeq(n) => write!(f, "[unichr x {n}]"),
             Type::Undefined => f.write_str("undefined"),
             Type::List { dtype, reflected } => {
                 let r = if *reflected { "reflected " } else { "" };
@@ -685,6 +701,7 @@ pub fn from_name(name: &str) -> Option<TypeId> {
         "none" | "void" => NONE,
         "pyobject" => PYOBJECT,
         "unicode_type" => UNICODE,
+        "Bytes(uint8, 1d, C)" => BYTES,
         "ellipsis" => intern(Type::Ellipsis),
         _ => return None,
     })
@@ -718,6 +735,15 @@ pub fn parse_type(text: &str) -> Option<TypeId> {
     }
     if t == "void*" || t == "voidptr" {
         return Some(intern(Type::VoidPtr));
+    }
+    if let Some(n) = t.strip_prefix("[char x ").and_then(|r| r.strip_suffix(']')) {
+        return Some(intern(Type::CharSeq(n.parse().ok()?)));
+    }
+    if let Some(n) = t
+        .strip_prefix("[unichr x ")
+        .and_then(|r| r.strip_suffix(']'))
+    {
+        return Some(intern(Type::UnicodeCharSeq(n.parse().ok()?)));
     }
     if let Some(base) = t.strip_suffix('*') {
         return Some(intern(Type::CPointer(parse_type(base)?)));

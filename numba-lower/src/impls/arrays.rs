@@ -90,6 +90,26 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![array(), TypePat::Pred(int_tuple), TypePat::Number]),
         setitem,
     );
+    // A string (bytes, another item) stored into an item of a character array.
+    let text = || {
+        TypePat::Pred(|t| {
+            matches!(
+                t.get(),
+                Type::Unicode
+                    | Type::StringLiteral(_)
+                    | Type::Bytes
+                    | Type::CharSeq(_)
+                    | Type::UnicodeCharSeq(_)
+            )
+        })
+    };
+    for index in [TypePat::Pred(int_index), TypePat::Pred(int_tuple)] {
+        r.register(
+            ImplKey::SetItem,
+            Args::Exact(vec![array(), index, text()]),
+            setitem,
+        );
+    }
     // A C pointer stored as its address (`a[0] = ptr` into an integer array).
     r.register(
         ImplKey::SetItem,
@@ -633,6 +653,9 @@ pub(super) fn step_cursor<'ctx>(
 pub(super) fn itemsize(dtype: TypeId) -> u64 {
     match dtype.get() {
         Type::Boolean => 1,
+        Type::CharSeq(_) | Type::UnicodeCharSeq(_) => {
+            crate::model::charseq::units(dtype).map_or(1, |(n, w)| u64::from(n) * u64::from(w))
+        }
         _ => u64::from(dtype.bitwidth().max(8)) / 8,
     }
 }

@@ -32,6 +32,7 @@ mod optional;
 mod parfor_elems;
 mod power;
 pub(crate) use power::static_pow_for;
+mod bytes;
 pub(crate) mod lists;
 mod random;
 pub(crate) mod sets;
@@ -78,6 +79,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     iter::register(r);
     tuple::register(r);
     unicode::register(r);
+    bytes::register(r);
     str_methods::register(r);
     lists::register(r);
     sets::register(r);
@@ -90,6 +92,9 @@ pub(crate) fn register_all(r: &mut Registry) {
     parfor_elems::register(r);
     // Last: its iterable forms of `sum`/`min`/`max` exclude what earlier entries take.
     generators::register(r);
+    // After every operand pattern that would take an optional for its value (later
+    // registrations win).
+    optional::register_equality(r);
 }
 
 /// The operator of a `BinOp` key (the registry only calls an implementation with the keys

@@ -20,6 +20,99 @@ pub(crate) fn register(r: &mut Registry) {
     }
 }
 
+/// `==` / `!=` with an optional operand: None equals None alone; two values compare as
+/// themselves, their comparison reached only when both are present.
+pub(crate) fn register_equality(r: &mut Registry) {
+    let opt = || TypePat::Pred(|t| matches!(t.get(), Type::Optional(_)));
+    for op in [BinOp::Eq, BinOp::Ne] {
+        for args in [vec![opt(), TypePat::Any], vec![TypePat::Any, opt()]] {
+            r.register(ImplKey::BinOp(op), Args::Exact(args), optional_eq);
+        }
+    }
+}
+
+fn optional_eq<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let op = binop_of(&sig.key);
+    let bool_t = lw.ctx.bool_type();
+    // Each side's presence and value type (none: never present).
+    let mut present = Vec::with_capacity(2);
+    let mut inner = Vec::with_capacity(2);
+    for (&v, &t) in a.iter().zip(&sig.args).take(2) {
+        let t = crate::model::lowered(t);
+        match t.get() {
+            Type::Optional(x) => {
+                let sv = v.into_struct_value();
+                present.push(
+                    lw.b.build_extract_value(sv, 0, "")
+                        .map_err(llvm_err)?
+                        .into_int_value(),
+                );
+                inner.push(Some((
+                    lw.b.build_extract_value(sv, 1, "").map_err(llvm_err)?,
+                    x,
+                )));
+            }
+            Type::NoneType => {
+                present.push(bool_t.const_zero());
+                inner.push(None);
+            }
+            _ => {
+                present.push(bool_t.const_int(1, false));
+                inner.push(Some((v, t)));
+            }
+        }
+    }
+    // Not both present: equal exactly when both are absent.
+    let same_presence =
+        lw.b.build_int_compare(inkwell::IntPredicate::EQ, present[0], present[1], "")
+            .map_err(llvm_err)?;
+    let first_absent = lw.b.build_not(present[0], "").map_err(llvm_err)?;
+    let absent_eq =
+        lw.b.build_and(same_presence, first_absent, "")
+            .map_err(llvm_err)?;
+    let (Some((lv, lt)), Some((rv, rt))) = (inner[0], inner[1]) else {
+        return finish(lw, op, absent_eq);
+    };
+    let no_block = || crate::LowerError::Llvm("no insertion block".into());
+    let both =
+        lw.b.build_and(present[0], present[1], "")
+            .map_err(llvm_err)?;
+    let start = lw.b.get_insert_block().ok_or_else(no_block)?;
+    let compare_bb = lw.new_block("opt_eq.values");
+    let join_bb = lw.new_block("opt_eq.join");
+    lw.b.build_conditional_branch(both, compare_bb, join_bb)
+        .map_err(llvm_err)?;
+    lw.b.position_at_end(compare_bb);
+    let vsig = numba_typeinfer::context::binop_signature(BinOp::Eq, lt, rt)
+        .ok_or_else(|| lw.unsupported(format!("comparing {lt} with {rt}")))?;
+    let l = lw.cast(lv, lt, crate::model::lowered(vsig.args[0]))?;
+    let r = lw.cast(rv, rt, crate::model::lowered(vsig.args[1]))?;
+    let v = lw.call_impl(&vsig, &[l, r])?;
+    let v = lw.truth(v, vsig.ret)?;
+    let compared_bb = lw.b.get_insert_block().ok_or_else(no_block)?;
+    lw.b.build_unconditional_branch(join_bb).map_err(llvm_err)?;
+    lw.b.position_at_end(join_bb);
+    let phi = lw.b.build_phi(bool_t, "opt_eq").map_err(llvm_err)?;
+    phi.add_incoming(&[(&v, compared_bb), (&absent_eq, start)]);
+    finish(lw, op, phi.as_basic_value().into_int_value())
+}
+
+fn finish<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    op: BinOp,
+    eq: inkwell::values::IntValue<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    Ok(if op == BinOp::Ne {
+        lw.b.build_not(eq, "").map_err(llvm_err)?.into()
+    } else {
+        eq.into()
+    })
+}
+
 fn is<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,

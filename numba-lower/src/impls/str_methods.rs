@@ -14,12 +14,19 @@ use crate::registry::{Args, Registry, TypePat};
 use crate::{llvm_err, R};
 
 pub(crate) fn register(r: &mut Registry) {
+    r.register(
+        ImplKey::Function("str.format".into()),
+        Args::Variadic(TypePat::Any),
+        str_format,
+    );
     for m in numba_typeinfer::strings::METHODS {
-        r.register(
-            ImplKey::Function(format!("str.{}", m.name)),
-            Args::Variadic(TypePat::Any),
-            str_method,
-        );
+        for prefix in ["str", "bytes"] {
+            r.register(
+                ImplKey::Function(format!("{prefix}.{}", m.name)),
+                Args::Variadic(TypePat::Any),
+                str_method,
+            );
+        }
     }
 }
 
@@ -77,6 +84,33 @@ fn argument<'ctx>(
     let i64t = lw.ctx.i64_type();
     let none_int = i64t.const_int(i64::MIN as u64, true);
     if let (Some(&v), Some(&t)) = (a.get(i + 1), sig.args.get(i + 1)) {
+        // An optional argument: its value when present, else what None passes.
+        if let Type::Optional(x) = t.get() {
+            let sv = v.into_struct_value();
+            let valid =
+                lw.b.build_extract_value(sv, 0, "")
+                    .map_err(llvm_err)?
+                    .into_int_value();
+            let inner = lw.b.build_extract_value(sv, 1, "").map_err(llvm_err)?;
+            return Ok(match param {
+                Param::OptInt => {
+                    let n = lw.cast(inner, x, INT64)?.into_int_value();
+                    Arg::Int(
+                        lw.b.build_select(valid, n, none_int, "")
+                            .map_err(llvm_err)?
+                            .into_int_value(),
+                    )
+                }
+                _ => {
+                    let p = lw.unicode_slot(inner)?;
+                    Arg::Str(
+                        lw.b.build_select(valid, p, null, "")
+                            .map_err(llvm_err)?
+                            .into_pointer_value(),
+                    )
+                }
+            });
+        }
         if t == NONE {
             return Ok(match param {
                 Param::OptInt => Arg::Int(none_int),
@@ -84,7 +118,7 @@ fn argument<'ctx>(
             });
         }
         return Ok(match param {
-            Param::StrOrTuple if t != UNICODE => {
+            Param::StrOrTuple if t != UNICODE && t != BYTES => {
                 return Err(lw.unsupported("a tuple of prefixes is lowered item by item"))
             }
             Param::Str | Param::OptStr | Param::StrOrTuple => Arg::Str(lw.unicode_slot(v)?),
@@ -150,15 +184,23 @@ fn str_method<'ctx>(
     let ImplKey::Function(key) = &sig.key else {
         return Err(lw.unsupported("a str method without its name"));
     };
-    let name = key.trim_start_matches("str.");
+    let name = numba_typeinfer::strings::method_name(key).unwrap_or(key);
     let m = method_spec(name).ok_or_else(|| lw.unsupported(format!("str.{name}")))?;
+    // `bytes` methods are `str`'s over the same one-byte data, but for those whose
+    // meaning is ASCII's alone (case, character classes, whitespace, line breaks).
+    let kind = sig.args[0];
+    if kind == BYTES {
+        if let Some(v) = bytes_only(lw, name, sig, a)? {
+            return Ok(v);
+        }
+    }
     let s = lw.unicode_slot(a[0])?;
     let i32t = lw.ctx.i32_type();
     let i64t = lw.ctx.i64_type();
     let st = unicode::struct_type(lw.ctx);
     let op = |k: u64| i32t.const_int(k, false);
     // `s.startswith(("a", "b"))`: any of the tuple's strings.
-    if matches!(name, "startswith" | "endswith") && sig.args.get(1).is_some_and(|t| *t != UNICODE) {
+    if matches!(name, "startswith" | "endswith") && sig.args.get(1).is_some_and(|t| *t != kind) {
         let items = numba_typeinfer::conv::tuple_items(sig.args[1]).unwrap_or_default();
         let mut any = lw.ctx.bool_type().const_zero();
         for k in 0..items.len() {
@@ -168,11 +210,15 @@ fn str_method<'ctx>(
             let mut one = a.to_vec();
             one[1] = item;
             let mut one_sig = sig.clone();
-            one_sig.args[1] = UNICODE;
+            one_sig.args[1] = kind;
             let hit = str_method(lw, &one_sig, &one)?.into_int_value();
             any = lw.b.build_or(any, hit, "").map_err(llvm_err)?;
         }
         return Ok(any.into());
+    }
+    // `sep.join(t)` of a tuple or a character array rather than a list.
+    if name == "join" && !matches!(sig.args[1].get(), Type::List { .. }) {
+        return join_items(lw, sig, a);
     }
     let mut args = Vec::new();
     for i in 0..m.params.len() {
@@ -298,7 +344,7 @@ fn str_method<'ctx>(
             ],
         ),
         "split" | "rsplit" | "splitlines" => {
-            let refs = lw.ref_map_ptr(UNICODE)?;
+            let refs = lw.ref_map_ptr(kind)?;
             let ptr = lw.ctx.ptr_type(AddressSpace::default());
             let out = lw.alloca_in_entry(ptr.into(), "str.list")?;
             let values: Vec<BasicMetadataValueEnum> = if name == "splitlines" {
@@ -358,5 +404,248 @@ fn str_method<'ctx>(
             lw.make_struct(sig.ret, &parts)
         }
         _ => Err(lw.unsupported(format!("str.{name}"))),
+    }
+}
+
+/// The `bytes` methods that differ from `str`'s: ASCII case mapping and classes, and
+/// splitting or stripping on ASCII whitespace and line breaks. `None` for the others.
+fn bytes_only<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    name: &str,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<Option<BasicValueEnum<'ctx>>> {
+    let i32t = lw.ctx.i32_type();
+    let i64t = lw.ctx.i64_type();
+    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let st = unicode::struct_type(lw.ctx);
+    // Whether argument `i` (after the receiver) is absent or None.
+    let absent = |i: usize| sig.args.get(i + 1).is_none_or(|t| *t == NONE);
+    let s = lw.unicode_slot(a[0])?;
+    let new_bytes = |lw: &mut FnLower<'ctx, '_>,
+                     helper: &str,
+                     mut values: Vec<BasicMetadataValueEnum<'ctx>>|
+     -> R<BasicValueEnum<'ctx>> {
+        let out = lw.alloca_in_entry(st.into(), "bytes.out")?;
+        values.push(out.into());
+        call_checked(lw, helper, &values)?;
+        lw.b.build_load(st, out, "b").map_err(llvm_err)
+    };
+    let new_list = |lw: &mut FnLower<'ctx, '_>,
+                    helper: &str,
+                    mut values: Vec<BasicMetadataValueEnum<'ctx>>|
+     -> R<BasicValueEnum<'ctx>> {
+        let refs = lw.ref_map_ptr(BYTES)?;
+        let out = lw.alloca_in_entry(ptr.into(), "bytes.list")?;
+        values.push(refs.into());
+        values.push(out.into());
+        call_checked(lw, helper, &values)?;
+        let mi =
+            lw.b.build_load(ptr, out, "")
+                .map_err(llvm_err)?
+                .into_pointer_value();
+        lw.list_value(mi)
+    };
+    let op = |k: usize| i32t.const_int(k as u64, false);
+    Ok(Some(match name {
+        "lower" | "upper" | "swapcase" | "title" | "capitalize" => {
+            let k = ["lower", "upper", "swapcase", "title", "capitalize"]
+                .iter()
+                .position(|p| *p == name)
+                .unwrap_or(0);
+            new_bytes(lw, "numba_rs_bytes_case", vec![s.into(), op(k).into()])?
+        }
+        _ if name.starts_with("is") => {
+            let which = PREDICATES
+                .iter()
+                .position(|p| *p == name)
+                .ok_or_else(|| lw.unsupported(format!("bytes.{name}")))?;
+            let f = lw.runtime_fn(
+                "numba_rs_bytes_is",
+                i32t.fn_type(&[ptr.into(), i32t.into()], false),
+            );
+            let r = lw
+                .call_value(f, &[s.into(), op(which).into()])?
+                .into_int_value();
+            lw.b.build_int_compare(inkwell::IntPredicate::NE, r, i32t.const_zero(), "")
+                .map_err(llvm_err)?
+                .into()
+        }
+        "strip" | "lstrip" | "rstrip" if absent(0) => {
+            let k = ["strip", "lstrip", "rstrip"]
+                .iter()
+                .position(|p| *p == name)
+                .unwrap_or(0);
+            new_bytes(lw, "numba_rs_bytes_strip_ws", vec![s.into(), op(k).into()])?
+        }
+        "split" | "rsplit" if absent(0) => {
+            let maxsplit = match (a.get(2), sig.args.get(2)) {
+                (Some(&v), Some(&t)) => lw.cast(v, t, INT64)?.into_int_value(),
+                _ => i64t.const_int(u64::MAX, true),
+            };
+            new_list(
+                lw,
+                "numba_rs_bytes_split_ws",
+                vec![
+                    s.into(),
+                    maxsplit.into(),
+                    op(usize::from(name == "rsplit")).into(),
+                ],
+            )?
+        }
+        "splitlines" => {
+            let keep = match (a.get(1), sig.args.get(1)) {
+                (Some(&v), Some(&t)) => {
+                    let k = lw.cast(v, t, INT64)?.into_int_value();
+                    lw.b.build_int_truncate(k, i32t, "").map_err(llvm_err)?
+                }
+                _ => i32t.const_zero(),
+            };
+            new_list(lw, "numba_rs_bytes_splitlines", vec![s.into(), keep.into()])?
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// `sep.join(items)` of a tuple of strings (joined as a list of them) or of a 1-d
+/// character array (joined item by item in the runtime).
+fn join_items<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let kind = sig.args[0];
+    let st = unicode::struct_type(lw.ctx);
+    let sep = lw.unicode_slot(a[0])?;
+    let out = lw.alloca_in_entry(st.into(), "join.out")?;
+    if sig.args[1] == UNICODE {
+        // A string's characters, the separator between each two.
+        let s = lw.unicode_slot(a[1])?;
+        call_checked(
+            lw,
+            "numba_rs_str_join_chars",
+            &[sep.into(), s.into(), out.into()],
+        )?;
+    } else if let Some(items) = numba_typeinfer::conv::tuple_items(sig.args[1]) {
+        let mut vals = Vec::with_capacity(items.len());
+        for (k, &t) in items.iter().enumerate() {
+            let v =
+                lw.b.build_extract_value(a[1].into_struct_value(), k as u32, "")
+                    .map_err(llvm_err)?;
+            vals.push((v, t));
+        }
+        let list_t = numba_typeinfer::lists::list_of(kind);
+        let list = crate::impls::lists::build(lw, list_t, &vals)?;
+        let payload = lw.list_payload(list)?;
+        call_checked(
+            lw,
+            "numba_rs_str_join",
+            &[sep.into(), payload.into(), out.into()],
+        )?;
+        lw.decref(list_t, list)?;
+    } else {
+        let Type::Array { dtype, .. } = sig.args[1].get() else {
+            return Err(lw.unsupported(format!("join of {}", sig.args[1])));
+        };
+        let (units, width) = crate::model::charseq::units(dtype)
+            .ok_or_else(|| lw.unsupported(format!("join of {}", sig.args[1])))?;
+        let arr = a[1].into_struct_value();
+        let field =
+            |lw: &FnLower<'ctx, '_>, i: u32| lw.b.build_extract_value(arr, i, "").map_err(llvm_err);
+        use crate::model::array::field as af;
+        let data = field(lw, af::DATA)?;
+        let shape = field(lw, af::SHAPE)?.into_array_value();
+        let strides = field(lw, af::STRIDES)?.into_array_value();
+        let n = lw.b.build_extract_value(shape, 0, "").map_err(llvm_err)?;
+        let stride = lw.b.build_extract_value(strides, 0, "").map_err(llvm_err)?;
+        let i64t = lw.ctx.i64_type();
+        call_checked(
+            lw,
+            "numba_rs_charseq_join",
+            &[
+                sep.into(),
+                data.into(),
+                n.into(),
+                stride.into(),
+                i64t.const_int(u64::from(units), false).into(),
+                lw.ctx.i32_type().const_int(u64::from(width), false).into(),
+                out.into(),
+            ],
+        )?;
+    }
+    lw.b.build_load(st, out, "joined").map_err(llvm_err)
+}
+
+/// `template.format(args)` of a constant template: its text pieces as constants, each
+/// field the value converted (`!r`, `!a`) and formatted as `format(value, spec)` (`str`
+/// without a spec), all concatenated in order.
+fn str_format<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    use numba_typeinfer::strings::{parse_format, FormatPiece};
+    let Type::StringLiteral(template) = sig.args[0].get() else {
+        return Err(lw.unsupported("str.format of a template that is not a constant"));
+    };
+    let pieces = parse_format(&template).map_err(|e| lw.unsupported(e))?;
+    let call = |lw: &mut FnLower<'ctx, '_>,
+                key: &str,
+                args: Vec<TypeId>,
+                vals: &[BasicValueEnum<'ctx>]| {
+        let s = Signature {
+            ret: UNICODE,
+            args,
+            key: ImplKey::Function(key.into()),
+        };
+        lw.call_impl(&s, vals)
+    };
+    let mut acc: Option<BasicValueEnum<'ctx>> = None;
+    for piece in pieces {
+        let part = match piece {
+            FormatPiece::Text(t) => lw.unicode_constant(&t)?,
+            FormatPiece::Field {
+                index,
+                conversion,
+                spec,
+            } => {
+                let (mut v, mut t) = (a[index + 1], sig.args[index + 1]);
+                let mut converted = false;
+                if let Some(conv @ ('r' | 'a')) = conversion {
+                    let key = if conv == 'r' { "repr" } else { "ascii" };
+                    v = call(lw, key, vec![t], &[v])?;
+                    t = UNICODE;
+                    converted = true;
+                }
+                let out = if spec.is_empty() {
+                    call(lw, "str", vec![t], &[v])?
+                } else {
+                    let spec_v = lw.unicode_constant(&spec)?;
+                    call(lw, "format", vec![t, UNICODE], &[v, spec_v])?
+                };
+                if converted {
+                    lw.decref(UNICODE, v)?;
+                }
+                out
+            }
+        };
+        acc = Some(match acc {
+            None => part,
+            Some(prev) => {
+                let s = Signature {
+                    ret: UNICODE,
+                    args: vec![UNICODE, UNICODE],
+                    key: ImplKey::BinOp(numba_ir::BinOp::Add),
+                };
+                let joined = lw.call_impl(&s, &[prev, part])?;
+                lw.decref(UNICODE, prev)?;
+                lw.decref(UNICODE, part)?;
+                joined
+            }
+        });
+    }
+    match acc {
+        Some(v) => Ok(v),
+        None => lw.unicode_constant(""),
     }
 }

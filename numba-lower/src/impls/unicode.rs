@@ -117,14 +117,17 @@ pub(crate) fn register(r: &mut Registry) {
             lw.call_impl(&as_str, a)
         },
     );
-    const BAD_SPEC: (&str, &str) = ("ValueError", "Invalid format specifier");
+    // CPython's message for a spec the value does not take, written by the helper.
+    const BAD_SPEC: (&str, Option<&str>) = ("ValueError", None);
     r.register(
         f("format"),
         Args::Exact(vec![TypePat::IntOrBool, s]),
         |lw, sig, a| {
             let v = lw.cast(a[0], sig.args[0], INT64)?;
             let unsigned = matches!(sig.args[0].get(), Type::Integer { signed: false, .. });
-            let flag = lw.ctx.i32_type().const_int(u64::from(unsigned), false);
+            let boolean = sig.args[0].unliteral() == BOOLEAN;
+            let flags = u64::from(unsigned) | (u64::from(boolean) << 1);
+            let flag = lw.ctx.i32_type().const_int(flags, false);
             let spec = lw.unicode_slot(a[1])?;
             new_string_raising(
                 lw,
@@ -152,13 +155,62 @@ pub(crate) fn register(r: &mut Registry) {
             BAD_SPEC,
         )
     });
+    r.register(
+        ImplKey::GetAttr("_is_ascii".into()),
+        Args::Exact(vec![s]),
+        |lw, _, a| {
+            lw.b.build_extract_value(a[0].into_struct_value(), unicode::field::IS_ASCII, "")
+                .map_err(llvm_err)
+        },
+    );
+    r.register(
+        ImplKey::GetAttr("_is_ascii".into()),
+        Args::Exact(vec![TypePat::Pred(|t| {
+            matches!(t.get(), Type::StringLiteral(_))
+        })]),
+        |lw, sig, _| {
+            let ascii = matches!(sig.args[0].get(), Type::StringLiteral(s) if s.is_ascii());
+            Ok(lw.ctx.i32_type().const_int(u64::from(ascii), false).into())
+        },
+    );
+    // `repr` / `ascii`: of numbers `str`, of strings escaped and quoted, of bytes
+    // `b'...'` (the specific entries after the generic one: later registrations win);
+    // `str(b)` of bytes is its repr.
+    for key in ["repr", "ascii"] {
+        r.register(f(key), Args::Exact(vec![TypePat::Any]), |lw, sig, a| {
+            let as_str = Signature {
+                ret: UNICODE,
+                args: sig.args.clone(),
+                key: ImplKey::Function("str".into()),
+            };
+            lw.call_impl(&as_str, a)
+        });
+        r.register(
+            f(key),
+            Args::Exact(vec![TypePat::Exact(BYTES)]),
+            |lw, _, a| new_string(lw, "numba_rs_bytes_repr", &[a[0]], false),
+        );
+    }
+    r.register(f("repr"), Args::Exact(vec![s]), |lw, _, a| {
+        let flag = lw.ctx.i32_type().const_zero();
+        new_string(lw, "numba_rs_str_repr", &[a[0], flag.into()], false)
+    });
+    r.register(f("ascii"), Args::Exact(vec![s]), |lw, _, a| {
+        let flag = lw.ctx.i32_type().const_int(1, false);
+        new_string(lw, "numba_rs_str_repr", &[a[0], flag.into()], false)
+    });
+    r.register(
+        f("str"),
+        Args::Exact(vec![TypePat::Exact(BYTES)]),
+        |lw, _, a| new_string(lw, "numba_rs_bytes_repr", &[a[0]], false),
+    );
     r.register(f("chr"), Args::Exact(vec![TypePat::Int]), |lw, sig, a| {
         let v = lw.cast(a[0], sig.args[0], INT64)?;
         new_string_raising(
             lw,
             "numba_rs_str_chr",
             &[v],
-            ("ValueError", "chr() arg not in range(0x110000)"),
+            ("ValueError", Some("chr() arg not in range(0x110000)")),
         )
     });
     r.register(f("ord"), Args::Exact(vec![s]), |lw, _, a| {
@@ -235,7 +287,7 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 }
 
-fn len<'ctx>(
+pub(super) fn len<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     _sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
@@ -258,7 +310,7 @@ fn len_literal<'ctx>(
 }
 
 /// `==` `!=` `<` `<=` `>` `>=`: by code points, as CPython compares strings.
-fn compare<'ctx>(
+pub(super) fn compare<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
@@ -289,7 +341,7 @@ fn compare<'ctx>(
 /// integers as i64) then the result's slot; its status is 0, -1 when the allocation
 /// failed (`MemoryError`) or, for a helper that `indexes`, 1 when the index was out of
 /// range (`IndexError`). The result is a new reference to its MemInfo.
-fn new_string<'ctx>(
+pub(super) fn new_string<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     helper: &str,
     args: &[BasicValueEnum<'ctx>],
@@ -336,7 +388,7 @@ fn new_string_raising<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     helper: &str,
     args: &[BasicValueEnum<'ctx>],
-    error: (&str, &str),
+    error: (&str, Option<&str>),
 ) -> R<BasicValueEnum<'ctx>> {
     let st = unicode::struct_type(lw.ctx);
     let out = lw.alloca_in_entry(st.into(), "new_str")?;
@@ -359,7 +411,26 @@ fn new_string_raising<'ctx>(
             "",
         )
         .map_err(llvm_err)?;
-    lw.raise_const_if(hit, error.0, &[error.1])?;
+    match error.1 {
+        Some(msg) => lw.raise_const_if(hit, error.0, &[msg])?,
+        // The helper wrote the message into `out`; status 2 is an OverflowError.
+        None => {
+            lw.raise_message_if(hit, error.0, |lw| {
+                lw.b.build_load(st, out, "msg").map_err(llvm_err)
+            })?;
+            let overflow =
+                lw.b.build_int_compare(
+                    inkwell::IntPredicate::EQ,
+                    status,
+                    i32t.const_int(2, false),
+                    "",
+                )
+                .map_err(llvm_err)?;
+            lw.raise_message_if(overflow, "OverflowError", |lw| {
+                lw.b.build_load(st, out, "msg").map_err(llvm_err)
+            })?;
+        }
+    }
     let failed =
         lw.b.build_int_compare(inkwell::IntPredicate::SLT, status, i32t.const_zero(), "")
             .map_err(llvm_err)?;
@@ -368,7 +439,7 @@ fn new_string_raising<'ctx>(
 }
 
 /// `a + b`: the characters of both, in the wider kind.
-fn concat<'ctx>(
+pub(super) fn concat<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     _sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
@@ -387,7 +458,7 @@ fn getitem<'ctx>(
 }
 
 /// `s[start:stop:step]`: a new string of the selected characters.
-fn getslice<'ctx>(
+pub(super) fn getslice<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     _sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
@@ -406,7 +477,7 @@ fn getslice<'ctx>(
 }
 
 /// `needle in hay` (Numba's IR holds `contains(hay, needle)`).
-fn contains<'ctx>(
+pub(super) fn contains<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     _sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
@@ -429,12 +500,12 @@ fn contains<'ctx>(
 }
 
 /// `s * n` and `n * s`: a new string (empty for `n <= 0`).
-fn repeat<'ctx>(
+pub(super) fn repeat<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let (s, n) = if sig.args[0] == UNICODE {
+    let (s, n) = if sig.args[0] == UNICODE || sig.args[0] == BYTES {
         (a[0], lw.cast(a[1], sig.args[1], INT64)?)
     } else {
         (a[1], lw.cast(a[0], sig.args[0], INT64)?)
@@ -443,7 +514,7 @@ fn repeat<'ctx>(
 }
 
 /// `iter(s)`: the index and the string (whose reference the iterator's holder keeps).
-fn getiter<'ctx>(
+pub(super) fn getiter<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],

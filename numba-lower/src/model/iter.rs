@@ -37,6 +37,7 @@ pub fn iterator_storage(ctx: &Context, t: TypeId) -> R<StructType<'_>> {
                 Type::UniTuple(..)
                     | Type::NamedUniTuple { .. }
                     | Type::Unicode
+                    | Type::Bytes
                     | Type::List { .. }
                     | Type::Set { .. }
                     | Type::Array { .. }

@@ -7,6 +7,7 @@
 
 pub mod array;
 mod bound;
+pub mod charseq;
 mod complex;
 mod enums;
 mod flags;
@@ -149,7 +150,8 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
             &iter::IterModel
         }
         Type::Generator { .. } => &generator::GeneratorModel,
-        Type::Unicode => &unicode::UnicodeModel,
+        Type::Unicode | Type::Bytes => &unicode::UnicodeModel,
+        Type::CharSeq(_) | Type::UnicodeCharSeq(_) => &charseq::CharSeqModel,
         Type::List { .. } | Type::Set { .. } => &list::ListModel,
         Type::NoneType
         | Type::Ellipsis

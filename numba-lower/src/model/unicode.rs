@@ -53,8 +53,12 @@ impl DataModel for UnicodeModel {
     fn value_type<'ctx>(&self, ctx: &'ctx Context, _t: TypeId) -> R<BasicTypeEnum<'ctx>> {
         Ok(struct_type(ctx).into())
     }
-    fn shape(&self, _t: TypeId) -> R<Shape> {
-        Ok(Shape::Unicode)
+    fn shape(&self, t: TypeId) -> R<Shape> {
+        Ok(if t == BYTES {
+            Shape::Bytes
+        } else {
+            Shape::Unicode
+        })
     }
     fn pack<'ctx>(
         &self,

@@ -624,15 +624,30 @@ class NPTimedelta(Type):
 
 
 class CharSeq(Type):
-    pass
+    """``[char x n]``: an item of a NumPy ``S<n>`` array."""
+
+    def __new__(cls, count):
+        return _make("char_seq", int(count))
+
+    count = _field(0)
 
 
 class UnicodeCharSeq(Type):
-    pass
+    """``[unichr x n]``: an item of a NumPy ``<U<n>`` array."""
+
+    def __new__(cls, count):
+        return _make("unicode_char_seq", int(count))
+
+    count = _field(0)
 
 
 class Bytes(Buffer):
-    pass
+    """``Bytes(uint8, 1d, C)``: an immutable ``bytes`` (read-only)."""
+
+    def __new__(cls, dtype=None, ndim=1, layout="C", readonly=True):
+        if (dtype is not None and _code(dtype) != _code(uint8)) or ndim != 1 or layout != "C":
+            raise TypeError("numba-rs types bytes only as Bytes(uint8, 1d, C)")
+        return _make("bytes")
 
 
 class TypeRef(Dummy):
@@ -652,6 +667,9 @@ _CLASS_BY_KIND = {
     "complex": Complex,
     "none": NoneType,
     "unicode": UnicodeType,
+    "bytes": Bytes,
+    "char_seq": CharSeq,
+    "unicode_char_seq": UnicodeCharSeq,
     "pyobject": PyObject,
     "ellipsis": EllipsisType,
     "cpointer": CPointer,
