@@ -262,14 +262,21 @@ pub extern "C" fn numba_rs_hash_int(x: i64) -> i64 {
     }
 }
 
-/// `hash(float)` as CPython's `_Py_HashDouble` (a NaN hashes to 0, as before 3.10: its
-/// 3.10+ hash is its object's address, which native code has none of).
+/// `hash(float)` as CPython's `_Py_HashDouble`. A NaN's 3.10+ hash is its object's
+/// address, which native values have none of: each NaN hashed gets a value of its own
+/// (a counter scrambled by SplitMix64), as distinct NaN objects do (and as Numba does).
 pub extern "C" fn numba_rs_hash_double(v: f64) -> i64 {
     if v.is_infinite() {
         return if v > 0.0 { 314_159 } else { -314_159 };
     }
     if v.is_nan() {
-        return 0;
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let mut z = NEXT
+            .fetch_add(0x9E37_79B9_7F4A_7C15, std::sync::atomic::Ordering::Relaxed)
+            .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        return ((z ^ (z >> 31)) >> 2) as i64;
     }
     let mut e: c_int = 0;
     // SAFETY: frexp only writes the exponent through the valid pointer.

@@ -470,7 +470,8 @@ pub(crate) fn bytes_fields(b: &Bound<'_, pyo3::types::PyBytes>) -> [u64; 7] {
 }
 
 /// A Python `str`'s fields as `model::unicode` lays them out: data, length, kind,
-/// is_ascii, hash (not computed: -1), MemInfo (none: the data is borrowed) and parent.
+/// is_ascii, hash (CPython's cached one, -1 until computed), MemInfo (none: the data is
+/// borrowed) and parent.
 pub(crate) fn unicode_fields(s: &Bound<'_, PyString>) -> [u64; 7] {
     use numba_lower::model::unicode::field;
     let p = s.as_ptr();
@@ -483,7 +484,8 @@ pub(crate) fn unicode_fields(s: &Bound<'_, PyString>) -> [u64; 7] {
         f[field::KIND as usize] = u64::from(pyo3::ffi::PyUnicode_KIND(p));
         f[field::IS_ASCII as usize] = u64::from(pyo3::ffi::PyUnicode_IS_ASCII(p));
     }
-    f[field::HASH as usize] = u64::MAX;
+    // SAFETY: a `str` is a PyASCIIObject; its hash is -1 until CPython computes it.
+    f[field::HASH as usize] = unsafe { (*(p as *mut pyo3::ffi::PyASCIIObject)).hash } as u64;
     f[field::PARENT as usize] = p as u64;
     f
 }

@@ -834,6 +834,8 @@ impl TypingContext for BaseContext {
             Type::Set { .. } => crate::sets::getattr(value, attr),
             // The model's ASCII flag (Numba's `_is_ascii` attribute wrapper).
             Type::Unicode | Type::StringLiteral(_) if attr == "_is_ascii" => Some(UINT32),
+            // The cached hash (-1 until computed; a `str` argument brings CPython's).
+            Type::Unicode | Type::StringLiteral(_) if attr == "_hash" => Some(INT64),
             Type::Unicode
             | Type::StringLiteral(_)
             | Type::Bytes

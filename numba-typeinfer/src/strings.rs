@@ -384,12 +384,37 @@ pub fn explain(key: &str, this: TypeId, args: &[TypeId]) -> Option<String> {
                 "The fillchar must be a UnicodeType".into()
             }
             ("zfill", _) => "<width> must be an Integer".into(),
-            ("count" | "find" | "rfind" | "index" | "rindex", "start" | "end") => {
-                "The slice indices must be an Integer or None".into()
+            ("count", "start" | "end") => "The slice indices must be an Integer or None".into(),
+            ("count", _) => format!("The substring must be a UnicodeType, not {t}"),
+            ("find" | "rfind" | "index" | "rindex", "start" | "end") => {
+                format!(
+                    "\"{pname}\" must be {}, not {t}",
+                    numba_classes(&["Integer", "NoneType"])
+                )
             }
-            ("count" | "find" | "rfind" | "index" | "rindex", _) => {
-                format!("The substring must be a UnicodeType, not {t}")
+            ("find" | "rfind" | "index" | "rindex", _) => {
+                format!("\"substr\" must be {}, not {t}", numba_class("UnicodeType"))
             }
+            ("partition" | "rpartition", _) => format!(
+                "\"sep\" must be {}, not {t}",
+                numba_classes(&["UnicodeType", "UnicodeCharSeq"])
+            ),
+            ("expandtabs", _) => format!(
+                "\"tabsize\" must be {}, not {t}",
+                numba_classes(&["Integer", "int"])
+            ),
+            ("rsplit", "maxsplit") => format!(
+                "\"maxsplit\" must be {}, not {t}",
+                numba_classes(&["Integer", "int"])
+            ),
+            ("rsplit", _) => format!(
+                "\"sep\" must be {}, not {t}",
+                numba_classes(&["UnicodeType", "UnicodeCharSeq", "NoneType"])
+            ),
+            ("splitlines", _) => format!(
+                "\"keepends\" must be {}, not {t}",
+                numba_classes(&["Integer", "int", "Boolean", "bool"])
+            ),
             ("startswith", "start" | "end") => {
                 format!("When specified, the arg '{pname}' must be an Integer or None")
             }
@@ -408,6 +433,24 @@ pub fn explain(key: &str, this: TypeId, args: &[TypeId]) -> Option<String> {
         });
     }
     None
+}
+
+/// How Numba's error messages print a type class (`<class 'numba.core.types...'>`):
+/// its messages name the classes an argument may be, and users match on them.
+fn numba_class(name: &str) -> String {
+    let module = match name {
+        "int" | "bool" => return format!("<class '{name}'>"),
+        "Integer" | "Boolean" => "scalars",
+        "UnicodeCharSeq" => "npytypes",
+        _ => "misc",
+    };
+    format!("<class 'numba.core.types.{module}.{name}'>")
+}
+
+/// A tuple of [`numba_class`]es, as Python prints one.
+fn numba_classes(names: &[&str]) -> String {
+    let items: Vec<String> = names.iter().map(|n| numba_class(n)).collect();
+    format!("({})", items.join(", "))
 }
 
 /// One piece of a `str.format` template.

@@ -252,11 +252,29 @@ def test_wrong_argument_kinds_are_numbas_typing_errors():
         ("s.count('a', 0, 1.5)", "The slice indices must be an Integer or None"),
         ("s.replace('a', 'b', 1.5)", "Unsupported parameters. The parameters must be Integer"),
         ("s.startswith(1)", "The arg 'prefix' should be a string or a tuple of strings"),
+        # Numba's messages naming its type classes, as its own tests match them.
+        (
+            "s.rfind('a', 0.5)",
+            "\"start\" must be (<class 'numba.core.types.scalars.Integer'>, "
+            "<class 'numba.core.types.misc.NoneType'>), not float64",
+        ),
+        ("s.find(1)", "\"substr\" must be <class 'numba.core.types.misc.UnicodeType'>"),
+        (
+            "s.partition(None)",
+            "\"sep\" must be (<class 'numba.core.types.misc.UnicodeType'>, "
+            "<class 'numba.core.types.npytypes.UnicodeCharSeq'>), not none",
+        ),
+        (
+            "s.expandtabs(2.5)",
+            "\"tabsize\" must be (<class 'numba.core.types.scalars.Integer'>, <class 'int'>)",
+        ),
+        ("s.splitlines(None)", "\"keepends\" must be (<class 'numba.core.types.scalars.Integer'>"),
     ]
     for expr, message in cases:
         jf, _ = compiled(expr)
-        with pytest.raises(TypingError, match=message.replace("(", "\\(").replace(")", "\\)")):
+        with pytest.raises(TypingError) as e:
             jf("abc")
+        assert message in str(e.value)
 
 
 def test_f_string_format_specs_match_cpython():

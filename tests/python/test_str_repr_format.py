@@ -189,3 +189,26 @@ def test_optional_arguments_to_string_methods():
 
     for p in (True, False):
         assert strip("ab  cab ", p) == strip.py_func("ab  cab ", p)
+
+
+def test_cached_hash_passes_through_and_nan_hashes_are_distinct():
+    s = "abcdefghijklmnopqrstuvwxyz"
+    h = hash(s)  # CPython caches it in the object
+
+    @njit
+    def fn(x):
+        return x._hash, hash(x)
+
+    assert fn(s) == (h, h)
+    fresh = "".join(["ab", str(12345)])  # no hash cached yet
+    got = fn(fresh)
+    assert got[0] == -1 and got[1] == hash(fresh)
+
+    @njit
+    def hash_float(x):
+        return hash(x)
+
+    nans = {hash_float(float("nan")) for _ in range(10)}
+    assert len(nans) > 1
+    for x in (0.0, -0.0, 1.5, 1e300, float("inf"), -float("inf")):
+        assert hash_float(x) == hash(x)

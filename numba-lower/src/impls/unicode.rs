@@ -156,6 +156,22 @@ pub(crate) fn register(r: &mut Registry) {
         )
     });
     r.register(
+        ImplKey::GetAttr("_hash".into()),
+        Args::Exact(vec![s]),
+        |lw, _, a| {
+            lw.b.build_extract_value(a[0].into_struct_value(), unicode::field::HASH, "")
+                .map_err(llvm_err)
+        },
+    );
+    // A constant's hash is computed where it is hashed (it depends on the process's key).
+    r.register(
+        ImplKey::GetAttr("_hash".into()),
+        Args::Exact(vec![TypePat::Pred(|t| {
+            matches!(t.get(), Type::StringLiteral(_))
+        })]),
+        |lw, _, _| Ok(lw.ctx.i64_type().const_int(u64::MAX, true).into()),
+    );
+    r.register(
         ImplKey::GetAttr("_is_ascii".into()),
         Args::Exact(vec![s]),
         |lw, _, a| {
