@@ -212,6 +212,9 @@ fn check_cfg_dumps(root: &Path) {
         let ours = analyze(&code);
         if let Some(err) = want.strip_prefix("error: ") {
             match ours {
+                // f-string conversions (`!r`, `!a`) compile here, beyond Numba (issue 44):
+                // a function Numba stops at one of them may stop later at something else.
+                Err(_) if err.contains("format spec in f-strings") => {}
                 Err(e) => assert!(
                     err.contains(&e.to_string()),
                     "{name}: Numba says {err:?}, we say {e:?}"
