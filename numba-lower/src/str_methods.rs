@@ -855,8 +855,69 @@ pub unsafe extern "C" fn numba_rs_str_split(
     0
 }
 
-/// `split` of a kind-1 string (the common case): the parts are byte ranges copied
-/// straight into new strings.
+/// Call `part(start, end)` for each part of `split` over bytes `v`: runs of whitespace
+/// (`sep` none) or `sep`, at most `maxsplit` splits (< 0: no limit). Status 0, or
+/// [`Status::EmptySeparator`].
+fn latin1_parts(
+    v: &[u8],
+    sep: Option<&[u8]>,
+    maxsplit: i64,
+    mut part: impl FnMut(usize, usize),
+) -> i32 {
+    let mut left = if maxsplit < 0 {
+        usize::MAX
+    } else {
+        maxsplit as usize
+    };
+    match sep {
+        None => {
+            let space = |c: u8| has(u32::from(c), db::SPACE);
+            let mut i = 0;
+            loop {
+                while i < v.len() && space(v[i]) {
+                    i += 1;
+                }
+                if i == v.len() {
+                    break;
+                }
+                if left == 0 {
+                    part(i, v.len());
+                    break;
+                }
+                let start = i;
+                while i < v.len() && !space(v[i]) {
+                    i += 1;
+                }
+                part(start, i);
+                left = left.saturating_sub(1);
+            }
+        }
+        Some(d) => {
+            if d.is_empty() {
+                return Status::EmptySeparator as i32;
+            }
+            let mut start = 0;
+            let mut i = 0;
+            while left > 0 && i + d.len() <= v.len() {
+                if v[i] == d[0] && v[i..i + d.len()] == *d {
+                    part(start, i);
+                    i += d.len();
+                    start = i;
+                    left -= 1;
+                } else {
+                    i += 1;
+                }
+            }
+            part(start, v.len());
+        }
+    }
+    0
+}
+
+/// `split` of a kind-1 string (the common case): one pass counts the parts, so the list
+/// is allocated once at its size, and a second copies each byte range into a new
+/// string (no buffer of the parts in between: with hundreds of thousands of parts it was
+/// megabytes, whose churn made glibc return the heap to the system after every call).
 ///
 /// # Safety
 /// As [`numba_rs_str_split`], with `s` (and `sep`) of kind 1.
@@ -869,59 +930,41 @@ unsafe fn split_latin1(
 ) -> i32 {
     // SAFETY: the caller's contract.
     let v = unsafe { std::slice::from_raw_parts((*s).data, (*s).length.max(0) as usize) };
-    let mut left = if maxsplit < 0 {
-        usize::MAX
-    } else {
-        maxsplit as usize
-    };
-    let mut parts: Vec<&[u8]> = Vec::new();
-    if sep.is_null() {
-        let space = |c: u8| has(u32::from(c), db::SPACE);
-        let mut i = 0;
-        loop {
-            while i < v.len() && space(v[i]) {
-                i += 1;
-            }
-            if i == v.len() {
-                break;
-            }
-            if left == 0 {
-                parts.push(&v[i..]);
-                break;
-            }
-            let start = i;
-            while i < v.len() && !space(v[i]) {
-                i += 1;
-            }
-            parts.push(&v[start..i]);
-            left = left.saturating_sub(1);
-        }
-    } else {
-        // SAFETY: the caller's contract.
-        let d = unsafe { std::slice::from_raw_parts((*sep).data, (*sep).length.max(0) as usize) };
-        if d.is_empty() {
-            return Status::EmptySeparator as i32;
-        }
-        let mut start = 0;
-        let mut i = 0;
-        while left > 0 && i + d.len() <= v.len() {
-            if v[i] == d[0] && v[i..i + d.len()] == *d {
-                parts.push(&v[start..i]);
-                i += d.len();
-                start = i;
-                left -= 1;
-            } else {
-                i += 1;
-            }
-        }
-        parts.push(&v[start..]);
+    // SAFETY: the caller's contract.
+    let d = (!sep.is_null())
+        .then(|| unsafe { std::slice::from_raw_parts((*sep).data, (*sep).length.max(0) as usize) });
+    let mut n = 0usize;
+    let status = latin1_parts(v, d, maxsplit, |_, _| n += 1);
+    if status != 0 {
+        return status;
     }
-    // SAFETY: `refs` is the caller's; each part is a byte range of `s`.
+    let width = (STR_SLOTS * 8) as i64;
+    // SAFETY: `refs` is the caller's; each part is a byte range of `s`, written into the
+    // list's reserved items in order.
     unsafe {
-        let mi = str_list_with(parts.len(), refs, |i, o| {
-            crate::strings::new_latin1(parts[i], o)
-        });
+        let mi = crate::lists::numba_rs_list_new(width, n as i64, refs);
         if mi.is_null() {
+            return -1;
+        }
+        let p = numba_nrt::NRT_MemInfo_data(mi) as *mut ListPayload;
+        let mut filled = 0usize;
+        let mut failed = false;
+        latin1_parts(v, d, maxsplit, |a, b| {
+            if failed {
+                return;
+            }
+            let mut item = std::mem::MaybeUninit::<Str>::uninit();
+            if crate::strings::new_latin1(&v[a..b], item.as_mut_ptr()) != 0 {
+                failed = true;
+                return;
+            }
+            item.assume_init()
+                .to_slots((*p).data.add(filled * STR_SLOTS * 8) as *mut u64);
+            filled += 1;
+        });
+        (*p).size = filled as i64;
+        if failed {
+            numba_nrt::NRT_decref(mi);
             return -1;
         }
         *out = mi;

@@ -7,7 +7,6 @@
 //! they are always on. Unlike Numba, a failed allocation is not counted, so the counters
 //! balance exactly when nothing leaks.
 
-use std::alloc::{alloc, dealloc, Layout};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -64,31 +63,60 @@ pub struct NRT_ExternalAllocator {
     pub opaque_data: *mut c_void,
 }
 
-/// Bytes in front of every [`NRT_Allocate`] block recording its size (so [`NRT_Free`] can
-/// rebuild the layout); 16 keeps the data 16-byte aligned, as `malloc`'s is.
-const RAW_HEADER: usize = 16;
+extern "C" {
+    fn malloc(size: usize) -> *mut c_void;
+    fn realloc(ptr: *mut c_void, size: usize) -> *mut c_void;
+    fn free(ptr: *mut c_void);
+}
 
-/// Allocate `size` bytes of plain memory (Numba's `NRT_Allocate`), 16-byte aligned, counted
-/// in `alloc`. Returns null when memory is exhausted or the size is too large.
+/// Keep freed memory in glibc's heap between calls (process start-up, once): an mmap
+/// threshold of 32 MiB and a trim threshold of 64 MiB, the values glibc's own dynamic
+/// thresholds reach after the process frees a large block. Without them, a call that
+/// makes and frees a few hundred thousand small strings (a `split` of 1 MB) gave its heap
+/// back to the system as it returned and page-faulted it in again on the next call: 14
+/// to 80 `brk` calls a call, half of split's time (`docs/measurements.md`). A threshold
+/// the user set (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`) is left alone.
+/// Nothing happens off glibc.
+pub fn tune_malloc() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn mallopt(
+                param: std::os::raw::c_int,
+                value: std::os::raw::c_int,
+            ) -> std::os::raw::c_int;
+        }
+        const M_TRIM_THRESHOLD: std::os::raw::c_int = -1;
+        const M_MMAP_THRESHOLD: std::os::raw::c_int = -3;
+        let user_set = ["MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some());
+        if !user_set {
+            // SAFETY: mallopt only changes glibc's tuning parameters.
+            unsafe {
+                mallopt(M_MMAP_THRESHOLD, 32 << 20);
+                mallopt(M_TRIM_THRESHOLD, 64 << 20);
+            }
+        }
+    }
+}
+
+/// The alignment C's `malloc` guarantees on the 64-bit targets numba-rs builds for
+/// (`alignof(max_align_t)`).
+pub(crate) const MALLOC_ALIGN: usize = 16;
+
+/// Allocate `size` bytes of plain memory (Numba's `NRT_Allocate`): C's `malloc`, so
+/// 16-byte aligned, with nothing in front (small blocks stay in malloc's smallest size
+/// classes, as Numba's do), counted in `alloc`. Returns null when memory is exhausted.
 #[no_mangle]
 pub extern "C" fn NRT_Allocate(size: usize) -> *mut u8 {
-    let Some(total) = size.checked_add(RAW_HEADER) else {
-        return std::ptr::null_mut();
-    };
-    let Ok(layout) = Layout::from_size_align(total, RAW_HEADER) else {
-        return std::ptr::null_mut();
-    };
-    // SAFETY: layout has a non-zero size.
-    let base = unsafe { alloc(layout) };
-    if base.is_null() {
-        return std::ptr::null_mut();
+    // SAFETY: malloc takes any size; a zero-byte request asks for one so that a non-null
+    // result is always a distinct block.
+    let p = unsafe { malloc(size.max(1)) } as *mut u8;
+    if !p.is_null() {
+        ALLOC.fetch_add(1, Ordering::SeqCst);
     }
-    ALLOC.fetch_add(1, Ordering::SeqCst);
-    // SAFETY: base is valid for `total` bytes and aligned for usize.
-    unsafe {
-        base.cast::<usize>().write(total);
-        base.add(RAW_HEADER)
-    }
+    p
 }
 
 /// Free a block from [`NRT_Allocate`], counted in `free`.
@@ -100,13 +128,8 @@ pub unsafe extern "C" fn NRT_Free(ptr: *mut u8) {
     if ptr.is_null() {
         return;
     }
-    // SAFETY: the caller guarantees ptr came from NRT_Allocate, which wrote the total size
-    // RAW_HEADER bytes before it; that size and alignment formed a valid layout then.
-    unsafe {
-        let base = ptr.sub(RAW_HEADER);
-        let total = base.cast::<usize>().read();
-        dealloc(base, Layout::from_size_align_unchecked(total, RAW_HEADER));
-    }
+    // SAFETY: the caller guarantees ptr came from NRT_Allocate (C's malloc).
+    unsafe { free(ptr as *mut c_void) };
     FREE.fetch_add(1, Ordering::SeqCst);
 }
 
@@ -121,24 +144,8 @@ pub unsafe extern "C" fn NRT_Reallocate(ptr: *mut u8, size: usize) -> *mut u8 {
     if ptr.is_null() {
         return NRT_Allocate(size);
     }
-    let Some(total) = size.checked_add(RAW_HEADER) else {
-        return std::ptr::null_mut();
-    };
-    // SAFETY: as in NRT_Free: the header holds the block's total size and alignment.
-    unsafe {
-        let base = ptr.sub(RAW_HEADER);
-        let old = base.cast::<usize>().read();
-        let grown = std::alloc::realloc(
-            base,
-            Layout::from_size_align_unchecked(old, RAW_HEADER),
-            total,
-        );
-        if grown.is_null() {
-            return std::ptr::null_mut();
-        }
-        grown.cast::<usize>().write(total);
-        grown.add(RAW_HEADER)
-    }
+    // SAFETY: ptr is a live malloc block; realloc keeps it intact when it fails.
+    unsafe { realloc(ptr as *mut c_void, size.max(1)) as *mut u8 }
 }
 
 /// Obtain `size` bytes from `allocator`, or from [`NRT_Allocate`] when it is null (Numba's

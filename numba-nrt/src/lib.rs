@@ -38,8 +38,8 @@ pub mod parallel;
 use std::io::Write;
 
 pub use alloc::{
-    allocation_stats, AllocationStats, ExternalFree, ExternalMalloc, ExternalRealloc, NRT_Allocate,
-    NRT_ExternalAllocator, NRT_Free, NRT_Reallocate,
+    allocation_stats, tune_malloc, AllocationStats, ExternalFree, ExternalMalloc, ExternalRealloc,
+    NRT_Allocate, NRT_ExternalAllocator, NRT_Free, NRT_Reallocate,
 };
 pub use api::{
     include_dir, nrt_allocate, nrt_manage_memory, ManagedDestructor, NRT_api_functions,

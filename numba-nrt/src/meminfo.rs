@@ -11,7 +11,9 @@ use std::ffi::c_void;
 use std::mem::{align_of, size_of};
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 
-use crate::alloc::{allocate_block, free_block, NRT_ExternalAllocator, MI_ALLOC, MI_FREE};
+use crate::alloc::{
+    allocate_block, free_block, NRT_ExternalAllocator, MALLOC_ALIGN, MI_ALLOC, MI_FREE,
+};
 use crate::fatal;
 
 /// Destructor called with the data pointer, the size and `dtor_info` when the refcount
@@ -79,11 +81,19 @@ unsafe fn alloc_with(
 ) -> *mut MemInfo {
     let align = align.max(1);
     let header = size_of::<MemInfo>();
-    // Enough room to move the data up to `align - 1` bytes past the header.
-    let Some(total) = header
-        .checked_add(size)
-        .and_then(|t| t.checked_add(align - 1))
-    else {
+    // Room to move the data up to `align - 1` bytes past the header, unless the NRT's
+    // own malloc already puts it there (its blocks are 16-byte aligned and the header is
+    // a multiple of 16 bytes): a string's block then costs what Numba's does, and small
+    // blocks stay in malloc's fast size classes. External allocators get the slack.
+    let slack = if allocator.is_null()
+        && MALLOC_ALIGN.is_multiple_of(align)
+        && header.is_multiple_of(align)
+    {
+        0
+    } else {
+        align - 1
+    };
+    let Some(total) = header.checked_add(size).and_then(|t| t.checked_add(slack)) else {
         return std::ptr::null_mut();
     };
     // SAFETY: guaranteed by the caller.
@@ -91,15 +101,15 @@ unsafe fn alloc_with(
     if base.is_null() {
         return std::ptr::null_mut();
     }
-    if base.addr() % align_of::<MemInfo>() != 0 {
+    // The block spans [base, base + total), so these addresses cannot overflow.
+    let start = base.addr() + header;
+    let pad = (align - start % align) % align;
+    if base.addr() % align_of::<MemInfo>() != 0 || pad > slack {
         // An external allocator that does not keep malloc's alignment promise.
         // SAFETY: base came from allocate_block with this allocator just now.
         unsafe { free_block(base, allocator) };
         return std::ptr::null_mut();
     }
-    // The block spans [base, base + total), so these addresses cannot overflow.
-    let start = base.addr() + header;
-    let pad = (align - start % align) % align;
     let mi = base.cast::<MemInfo>();
     // SAFETY: header + pad + size <= total, so the data lies inside the block; the header
     // is at its aligned start.

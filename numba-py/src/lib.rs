@@ -2066,6 +2066,7 @@ fn install_hash_secret() {
 
 #[pymodule]
 fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    numba_nrt::tune_malloc();
     install_hash_secret();
     numba_lower::runtime::set_print_hook(print_hook);
     numba_lower::runtime::set_exc_match_hook(exc_match_hook);
