@@ -685,13 +685,41 @@ pub unsafe extern "C" fn numba_rs_list_sort_strings(p: *mut ListPayload, reverse
             unsafe { Str::from_slots((p.data as *const u64).add(i * 7)) }
         })
         .collect();
-    let mut before = |x: usize, y: usize| {
-        let (x, y) = if reverse != 0 { (y, x) } else { (x, y) };
-        // SAFETY: both are valid strings.
-        unsafe { crate::strings::numba_rs_str_cmp(&strs[x], &strs[y]) < 0 }
+    // A prefix of each string orders most pairs without reading the strings: unequal
+    // prefixes order as the strings do, and equal ones (a NUL and a missing character
+    // look alike) compare the strings whole. When every string has one byte per
+    // character the prefix is its first eight bytes, else its first three code points
+    // (21 bits each).
+    let bytes = strs.iter().all(|s| s.kind == 1);
+    let prefix = |s: &Str| -> u64 {
+        if bytes {
+            let n = (s.length.max(0) as usize).min(8);
+            let mut b = [0u8; 8];
+            // SAFETY: a kind-1 string's first `n <= length` bytes.
+            b[..n].copy_from_slice(unsafe { std::slice::from_raw_parts(s.data, n) });
+            return u64::from_be_bytes(b);
+        }
+        // SAFETY: a valid string's first `length` characters.
+        let mut cs = unsafe { crate::strings::chars(s) };
+        (0..3).fold(0u64, |acc, _| {
+            (acc << 21) | u64::from(cs.next().unwrap_or(0))
+        })
     };
-    let mut order: Vec<usize> = (0..n).collect();
-    stable_sort(&mut order, &mut before);
+    let mut keyed: Vec<(u64, usize)> = strs.iter().map(prefix).zip(0..n).collect();
+    let order_of = |a: &(u64, usize), b: &(u64, usize)| {
+        a.0.cmp(&b.0).then_with(|| {
+            // SAFETY: both are valid strings.
+            unsafe { crate::strings::numba_rs_str_cmp(&strs[a.1], &strs[b.1]) }.cmp(&0)
+        })
+    };
+    // The standard library's stable sort; reversed comparisons keep equal items in
+    // their order, as Python's `reverse=True` does.
+    if reverse != 0 {
+        keyed.sort_by(|a, b| order_of(b, a));
+    } else {
+        keyed.sort_by(order_of);
+    }
+    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     // SAFETY: `order` is a permutation of the payload's items.
     unsafe { permute(p, &order) };
 }

@@ -163,3 +163,23 @@ def test_unorderable_items_are_a_typing_error():
 
     with pytest.raises(TypingError):
         njit(f)([1j, 2j])
+
+
+def test_string_sort_by_prefix_then_whole_string_matches_cpython():
+    # Shared prefixes longer than the eight bytes (or three code points) the sort keys
+    # on, NULs that look like a missing character, every PEP 393 kind, both directions.
+    rng = random.Random(11)
+    alphabet = ["a", "b", "\x00", "\xe9", "\u4e2d", "\U0001f600"]
+    for kinds in (alphabet[:3], alphabet):
+        words = ["".join(rng.choice(kinds) for _ in range(rng.randrange(0, 12))) for _ in range(400)]
+        words += ["abcdefgh", "abcdefgh\x00", "abcdefghi", "abcdefg", "", "\x00"]
+
+        @njit
+        def both(ws):
+            a = sorted(ws)
+            b = sorted(ws, reverse=True)
+            c = list(ws)
+            c.sort()
+            return a, b, c
+
+        assert both(words) == (sorted(words), sorted(words, reverse=True), sorted(words))
