@@ -5,6 +5,11 @@
 //! "not lowered yet" reason, so a typed operation without an implementation fails with an
 //! `UnsupportedError` that names it, and the tidy test can check that every typing key has
 //! an entry. Users register their own entries through [`Registry::register`].
+//!
+//! Later registrations win: lookup takes the first entry, newest first, whose patterns
+//! match. So a generic entry (`TypePat::Any`) must be registered *before* the specific
+//! ones it should yield to, and an entry meant to take precedence over every operand
+//! pattern (`==` with an optional operand) goes last.
 
 use std::collections::HashMap;
 
