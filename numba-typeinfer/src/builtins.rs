@@ -213,14 +213,17 @@ impl BaseContext {
             "format",
             Box::new(FnTemplate(
                 |a: &[TypeId]| {
-                    let value_ok = |x: TypeId| {
-                        let x = x.unliteral();
-                        x == UNICODE || x.is_integer() || x == BOOLEAN || x.is_float()
+                    // Strings (character-array items as the strings they hold) and
+                    // numbers.
+                    let value = |x: TypeId| {
+                        let x = crate::strings::held_text(x.unliteral());
+                        (x == UNICODE || x.is_integer() || x == BOOLEAN || x.is_float())
+                            .then_some(x)
                     };
                     match a {
-                        [x] if value_ok(*x) => Some(sig("format", UNICODE, vec![x.unliteral()])),
-                        [x, s] if value_ok(*x) && s.unliteral() == UNICODE => {
-                            Some(sig("format", UNICODE, vec![x.unliteral(), UNICODE]))
+                        [x] => Some(sig("format", UNICODE, vec![value(*x)?])),
+                        [x, s] if s.unliteral() == UNICODE => {
+                            Some(sig("format", UNICODE, vec![value(*x)?, UNICODE]))
                         }
                         _ => None,
                     }

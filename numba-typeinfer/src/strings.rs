@@ -595,8 +595,9 @@ fn format_method(this: TypeId, args: &[TypeId]) -> Result<Signature, String> {
             return Err(format!("str.format cannot format a value of type {t}"));
         }
     }
+    // Character-array items are formatted as the strings they hold.
     let mut sig_args = vec![this];
-    sig_args.extend(args.iter().map(|t| t.unliteral()));
+    sig_args.extend(args.iter().map(|t| held_text(t.unliteral())));
     Ok(Signature {
         ret: UNICODE,
         args: sig_args,

@@ -366,3 +366,16 @@ def test_storing_a_number_into_a_character_array_is_a_typing_error():
 
     with pytest.raises(TypingError, match="setitem"):
         bad(np.array(["abc"]))
+
+
+def test_items_format_and_repr_as_the_strings_they_hold():
+    # As in Numba, an item is the `str` it holds (NumPy's `np.str_` repr differs).
+    @njit
+    def fmt(a, i):
+        x = a[i]
+        return "{}:{!r}:{:>5}".format(i, x, x), f"{x!r}|{x:^6}", repr(x), str(x)
+
+    a = np.array(["ab", "\u4e2d'", ""])
+    for i in range(3):
+        x = str(a[i])
+        assert fmt(a, i) == ("{}:{!r}:{:>5}".format(i, x, x), f"{x!r}|{x:^6}", repr(x), x)
