@@ -93,7 +93,8 @@ pub fn key_program(shape: &Shape) -> Option<KeyProgram> {
             Shape::Leaf(Leaf::Int { .. }, _) => out.push(b'i'),
             Shape::Leaf(Leaf::Float, _) => out.push(b'f'),
             Shape::Complex(_) => out.push(b'c'),
-            Shape::Unicode => out.push(b's'),
+            // Bytes hash and compare as one-byte-kind strings of the same data do.
+            Shape::Unicode | Shape::Bytes => out.push(b's'),
             Shape::Tuple(items) | Shape::Named { items, .. } => {
                 out.push(b'(');
                 for i in items {

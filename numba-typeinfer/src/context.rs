@@ -1191,7 +1191,7 @@ fn ordered_pair(a: TypeId, b: TypeId) -> bool {
     if a.is_scalar() && b.is_scalar() {
         return true;
     }
-    if a == UNICODE && b == UNICODE {
+    if (a == UNICODE && b == UNICODE) || (a == BYTES && b == BYTES) {
         return true;
     }
     if let (Some(x), Some(y)) = (crate::conv::tuple_items(a), crate::conv::tuple_items(b)) {

@@ -171,7 +171,9 @@ fn comparable(dtype: TypeId, t: TypeId) -> bool {
 /// Whether items of `t` have an order (`sort`, `sorted`, `<`).
 pub fn orderable(t: TypeId) -> bool {
     match t.get() {
-        Type::Boolean | Type::Integer { .. } | Type::Float { .. } | Type::Unicode => true,
+        Type::Boolean | Type::Integer { .. } | Type::Float { .. } | Type::Unicode | Type::Bytes => {
+            true
+        }
         Type::UniTuple(..) | Type::Tuple(_) => {
             crate::conv::tuple_items(t).is_some_and(|i| i.into_iter().all(orderable))
         }

@@ -30,7 +30,8 @@ pub fn hashable(t: TypeId) -> bool {
         | Type::Integer { .. }
         | Type::Float { .. }
         | Type::Complex { .. }
-        | Type::Unicode => true,
+        | Type::Unicode
+        | Type::Bytes => true,
         Type::UniTuple(..)
         | Type::Tuple(_)
         | Type::NamedTuple { .. }

@@ -379,3 +379,32 @@ def test_items_format_and_repr_as_the_strings_they_hold():
     for i in range(3):
         x = str(a[i])
         assert fmt(a, i) == ("{}:{!r}:{:>5}".format(i, x, x), f"{x!r}|{x:^6}", repr(x), x)
+
+
+def test_bytes_in_sets_and_sorted_as_cpython():
+    @njit
+    def f(items, probe):
+        s = set(items)
+        s.add(b"zz")
+        return (
+            len(s), probe in s, sorted(s), list(s), hash((b"a", 1)),
+            sorted(items, reverse=True), sorted([(b"b", 1), (b"a", 2), (b"a", 0)]),
+        )
+
+    for items in [gen_bytes(30), [b"a", b"bb", b"a", b"\xff", b""]]:
+        probe = items[len(items) // 2]
+        got = f(items, probe)
+        s = set(items)
+        s.add(b"zz")
+        want = (
+            len(s), probe in s, sorted(s), list(s), hash((b"a", 1)),
+            sorted(items, reverse=True), sorted([(b"b", 1), (b"a", 2), (b"a", 0)]),
+        )
+        assert got == want
+
+    @njit
+    def member(ss, b):
+        return b in ss, len(ss)
+
+    assert member({b"x", b"y"}, b"x") == (True, 2)
+    assert member({b"x", b"y"}, b"q") == (False, 2)

@@ -1121,7 +1121,8 @@ fn sort_in_place<'ctx>(
         Type::Integer { signed: true, .. } => 0,
         Type::Integer { signed: false, .. } => 1,
         Type::Float { .. } => 2,
-        Type::Unicode => {
+        // Bytes order as one-byte-kind strings of the same data do.
+        Type::Unicode | Type::Bytes => {
             let p = lw.list_payload(lv)?;
             let i32t = lw.ctx.i32_type();
             let rev =
