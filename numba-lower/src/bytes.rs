@@ -6,7 +6,7 @@
 
 use numba_nrt::MemInfo;
 
-use crate::str_methods::str_list_with;
+use crate::str_methods::{str_list_with, whitespace_parts};
 use crate::strings::{char_at, new_latin1, new_latin1_with, new_str_of, Str};
 
 /// The string a character-array item holds: its `n` code units of `width` bytes (1 or
@@ -236,52 +236,11 @@ pub unsafe extern "C" fn numba_rs_bytes_split_ws(
 ) -> i32 {
     // SAFETY: the caller's contract.
     let v = unsafe { data(s) };
-    let mut left = if maxsplit < 0 {
-        usize::MAX
-    } else {
-        maxsplit as usize
-    };
     let mut parts: Vec<&[u8]> = Vec::new();
-    if op == 0 {
-        let mut i = 0;
-        loop {
-            while i < v.len() && ascii_space(v[i]) {
-                i += 1;
-            }
-            if i == v.len() {
-                break;
-            }
-            if left == 0 {
-                parts.push(&v[i..]);
-                break;
-            }
-            let start = i;
-            while i < v.len() && !ascii_space(v[i]) {
-                i += 1;
-            }
-            parts.push(&v[start..i]);
-            left = left.saturating_sub(1);
-        }
-    } else {
-        let mut j = v.len();
-        loop {
-            while j > 0 && ascii_space(v[j - 1]) {
-                j -= 1;
-            }
-            if j == 0 {
-                break;
-            }
-            if left == 0 {
-                parts.push(&v[..j]);
-                break;
-            }
-            let end = j;
-            while j > 0 && !ascii_space(v[j - 1]) {
-                j -= 1;
-            }
-            parts.push(&v[j..end]);
-            left = left.saturating_sub(1);
-        }
+    whitespace_parts(v, ascii_space, maxsplit, op != 0, |a, b| {
+        parts.push(&v[a..b])
+    });
+    if op != 0 {
         parts.reverse();
     }
     // SAFETY: the caller's contract.

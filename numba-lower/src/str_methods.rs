@@ -763,48 +763,14 @@ pub unsafe extern "C" fn numba_rs_str_split(
     };
     let mut parts: Vec<&[u32]> = Vec::new();
     if sep.is_null() {
-        let space = |c: u32| has(c, db::SPACE);
-        if op == 0 {
-            let mut i = 0;
-            loop {
-                while i < v.len() && space(v[i]) {
-                    i += 1;
-                }
-                if i == v.len() {
-                    break;
-                }
-                if left == 0 {
-                    // The rest, trailing whitespace included, is the last part.
-                    parts.push(&v[i..]);
-                    break;
-                }
-                let start = i;
-                while i < v.len() && !space(v[i]) {
-                    i += 1;
-                }
-                parts.push(&v[start..i]);
-                left = left.saturating_sub(1);
-            }
-        } else {
-            let mut j = v.len();
-            loop {
-                while j > 0 && space(v[j - 1]) {
-                    j -= 1;
-                }
-                if j == 0 {
-                    break;
-                }
-                if left == 0 {
-                    parts.push(&v[..j]);
-                    break;
-                }
-                let end = j;
-                while j > 0 && !space(v[j - 1]) {
-                    j -= 1;
-                }
-                parts.push(&v[j..end]);
-                left = left.saturating_sub(1);
-            }
+        whitespace_parts(
+            &v,
+            |c| has(c, db::SPACE),
+            maxsplit,
+            op != 0,
+            |a, b| parts.push(&v[a..b]),
+        );
+        if op != 0 {
             parts.reverse();
         }
     } else {
@@ -855,6 +821,65 @@ pub unsafe extern "C" fn numba_rs_str_split(
     0
 }
 
+/// Call `part(start, end)` for each part of splitting `v` on runs of `space` (`str.split()`
+/// with no separator), at most `maxsplit` splits (< 0: no limit), left to right; from
+/// the right (`rsplit`) when `reverse`, the parts then coming last first. After the last
+/// split the rest is one part, its inner whitespace kept.
+pub(crate) fn whitespace_parts<T: Copy>(
+    v: &[T],
+    space: impl Fn(T) -> bool,
+    maxsplit: i64,
+    reverse: bool,
+    mut part: impl FnMut(usize, usize),
+) {
+    let mut left = if maxsplit < 0 {
+        usize::MAX
+    } else {
+        maxsplit as usize
+    };
+    if !reverse {
+        let mut i = 0;
+        loop {
+            while i < v.len() && space(v[i]) {
+                i += 1;
+            }
+            if i == v.len() {
+                break;
+            }
+            if left == 0 {
+                part(i, v.len());
+                break;
+            }
+            let start = i;
+            while i < v.len() && !space(v[i]) {
+                i += 1;
+            }
+            part(start, i);
+            left = left.saturating_sub(1);
+        }
+    } else {
+        let mut j = v.len();
+        loop {
+            while j > 0 && space(v[j - 1]) {
+                j -= 1;
+            }
+            if j == 0 {
+                break;
+            }
+            if left == 0 {
+                part(0, j);
+                break;
+            }
+            let end = j;
+            while j > 0 && !space(v[j - 1]) {
+                j -= 1;
+            }
+            part(j, end);
+            left = left.saturating_sub(1);
+        }
+    }
+}
+
 /// Call `part(start, end)` for each part of `split` over bytes `v`: runs of whitespace
 /// (`sep` none) or `sep`, at most `maxsplit` splits (< 0: no limit). Status 0, or
 /// [`Status::EmptySeparator`].
@@ -870,28 +895,7 @@ fn latin1_parts(
         maxsplit as usize
     };
     match sep {
-        None => {
-            let space = |c: u8| has(u32::from(c), db::SPACE);
-            let mut i = 0;
-            loop {
-                while i < v.len() && space(v[i]) {
-                    i += 1;
-                }
-                if i == v.len() {
-                    break;
-                }
-                if left == 0 {
-                    part(i, v.len());
-                    break;
-                }
-                let start = i;
-                while i < v.len() && !space(v[i]) {
-                    i += 1;
-                }
-                part(start, i);
-                left = left.saturating_sub(1);
-            }
-        }
+        None => whitespace_parts(v, |c| has(u32::from(c), db::SPACE), maxsplit, false, part),
         Some(d) => {
             if d.is_empty() {
                 return Status::EmptySeparator as i32;
