@@ -1267,6 +1267,9 @@ fn with_lifting(
                 Annotation::Text(text) => numba_typeinfer::signature::parse_sig_type(text)
                     .map_err(|e| bad(format!("Invalid type annotation {text:?}: {e}")))?,
                 Annotation::Object(g) => match &g.kind {
+                    numba_ir::GlobalKind::TypeObject {
+                        code: Some(code), ..
+                    } => numba_typeinfer::TypeId(*code),
                     numba_ir::GlobalKind::TypeObject { text, .. } => {
                         numba_typeinfer::signature::parse_sig_type(text).map_err(|e| {
                             bad(format!("numba-rs cannot use the type {text} here: {e}"))

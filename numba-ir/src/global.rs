@@ -45,8 +45,13 @@ pub enum GlobalKind {
     /// contexts.
     WithContext(WithContextKind),
     /// A Numba type object (`types.int64`, `types.float64[:]`), by its printed name
-    /// (`array(float64, 1d, A)`) and its Python class name.
-    TypeObject { text: String, type_name: String },
+    /// (`array(float64, 1d, A)`), its Python class name and, when the host knows it, the
+    /// compiler's typecode of the type it stands for.
+    TypeObject {
+        text: String,
+        type_name: String,
+        code: Option<u32>,
+    },
     /// An `enum.Enum` / `enum.IntEnum` class with integer values: its name, a key for the
     /// class object (`module.qualname`) and its members.
     EnumClass {

@@ -11,6 +11,25 @@ use crate::comprehension::Defs;
 use crate::ir::*;
 use crate::utils::DefUse;
 
+/// Whether `v` is (a copy of) a container made in this function (`{}`, `[]`, `set()`,
+/// `dict()`, `list()`), whose items are the values stored, not their items.
+fn holds_items(ir: &FunctionIR, defs: &Defs, v: VarId) -> bool {
+    let v = defs.root(ir, v);
+    ir.blocks
+        .values()
+        .flat_map(|b| &b.body)
+        .any(|inst| match &inst.stmt {
+            Stmt::Assign { target, value } if *target == v => match ir.expr(*value) {
+                Expr::BuildMap { .. } | Expr::BuildList { .. } | Expr::BuildSet { .. } => true,
+                Expr::Call { func, .. } => ["dict", "list", "set"]
+                    .iter()
+                    .any(|n| defs.is_builtin(ir, *func, n)),
+                _ => false,
+            },
+            _ => false,
+        })
+}
+
 /// Lists written out and only read (`np.array([1.0, 2.0, 5.0])`, `np.array([i], np.int64)`,
 /// `np.array([[x, y], [y, x]])`, `len([...])`, `v in [...]`, `[...][k]`, a loop over
 /// one) become tuples: nothing can tell the two apart, and tuples need no list at run
@@ -44,12 +63,18 @@ pub fn literal_lists_as_tuples(ir: &mut FunctionIR) -> bool {
                 for &(ul, ui) in du.uses.get(&a).into_iter().flatten() {
                     let ok = match &ir.blocks[&ul].body[ui].stmt {
                         Stmt::Del { .. } => true,
-                        // Its items stored into an array (`e[i] = [h, h, h]`).
+                        // Its items stored into an array (`e[i] = [h, h, h]`); a dict or a
+                        // list keeps the list itself (`g[k] = [0, 1]`).
                         Stmt::SetItem {
                             target,
                             index,
                             value,
-                        } => *value == a && *target != a && *index != a,
+                        } => {
+                            *value == a
+                                && *target != a
+                                && *index != a
+                                && !holds_items(ir, &defs, *target)
+                        }
                         Stmt::Assign { target, value } => match ir.expr(*value) {
                             Expr::Var(_) | Expr::Cast { .. } => {
                                 if defs.at.contains_key(target) && aliases.insert(*target) {

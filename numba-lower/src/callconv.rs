@@ -194,6 +194,15 @@ pub enum Shape {
         dtype: TypeId,
         reflected: bool,
     },
+    /// A typed dict (`model::list`'s layout, `crate::dicts`'s payload): its MemInfo and a
+    /// null slot; keys and values stored in `key`'s and `value`'s slot forms. It
+    /// crosses by reference: an argument borrows the `typed.Dict`'s MemInfo, a result's
+    /// reference goes to the `typed.Dict` the receiver makes.
+    Dict {
+        key: Box<Shape>,
+        value: Box<Shape>,
+        dict: TypeId,
+    },
 }
 
 impl Shape {
@@ -205,7 +214,7 @@ impl Shape {
             Shape::Complex(_) => 2,
             Shape::Slice => 3,
             Shape::Unicode | Shape::Bytes => crate::model::unicode::FIELDS as usize,
-            Shape::List { .. } | Shape::Set { .. } => 2,
+            Shape::List { .. } | Shape::Set { .. } | Shape::Dict { .. } => 2,
             Shape::Tuple(items) | Shape::Named { items, .. } | Shape::Boxed { items, .. } => {
                 items.iter().map(Shape::slots).sum()
             }
@@ -225,7 +234,9 @@ pub fn release_slots(shape: &Shape, slots: &[u64], pos: &mut usize) {
         unsafe { numba_nrt::NRT_decref(mi as *mut numba_nrt::MemInfo) };
     };
     match shape {
-        Shape::Array(_) | Shape::List { .. } | Shape::Set { .. } => release(slots[*pos]),
+        Shape::Array(_) | Shape::List { .. } | Shape::Set { .. } | Shape::Dict { .. } => {
+            release(slots[*pos])
+        }
         Shape::Unicode | Shape::Bytes => {
             release(slots[*pos + crate::model::unicode::field::MEMINFO as usize])
         }

@@ -17,6 +17,7 @@ impl<'ctx> FnLower<'ctx, '_> {
             Type::NoneType => Ok(self.ctx.bool_type().const_zero()),
             Type::List { .. } => crate::impls::lists::truth(self, v),
             Type::Set { .. } => crate::impls::sets::truth(self, v),
+            Type::Dict { .. } => crate::impls::dicts::truth(self, v),
             Type::Unicode | Type::Bytes => {
                 let n = self
                     .b

@@ -223,6 +223,7 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
         .chain(crate::str_format::symbols())
         .chain(crate::lists::symbols())
         .chain(crate::sets::symbols())
+        .chain(crate::dicts::symbols())
         .chain(crate::random::symbols())
         .chain(crate::sort::symbols())
         .chain(crate::blas::symbols())

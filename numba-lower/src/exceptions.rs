@@ -272,6 +272,34 @@ impl<'ctx> FnLower<'ctx, '_> {
         Ok(())
     }
 
+    /// If `cond` holds, raise `class(v)` with `v` a run-time value of type `t` (borrowed:
+    /// the record takes its own reference), as `KeyError(key)`.
+    pub fn raise_value_if(
+        &mut self,
+        cond: IntValue<'ctx>,
+        class: &str,
+        v: BasicValueEnum<'ctx>,
+        t: TypeId,
+    ) -> R<()> {
+        let raise_bb = self.new_block("raise");
+        let cont = self.new_block("cont");
+        self.b
+            .build_conditional_branch(cond, raise_bb, cont)
+            .map_err(llvm_err)?;
+        self.b.position_at_end(raise_bb);
+        self.raise_with(class, vec![ExcArg::Value(v, t)], true)?;
+        // Inside a `try` the raise continues here with the exception pending.
+        if self
+            .b
+            .get_insert_block()
+            .is_some_and(|bb| bb.get_terminator().is_none())
+        {
+            self.b.build_unconditional_branch(cont).map_err(llvm_err)?;
+        }
+        self.b.position_at_end(cont);
+        Ok(())
+    }
+
     /// If `cond` holds, raise `class(message)` with a run-time message string that
     /// `make` produces in the raising block (a new reference, which the exception record
     /// takes over).

@@ -537,6 +537,16 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     let v = crate::impls::lists::build(self, self.ty(*target), &vals)?;
                     return self.store_var(*target, v);
                 }
+                if let Expr::BuildMap { items, .. } = self.ir.expr(*value) {
+                    let vals = items
+                        .iter()
+                        .map(|(k, v)| {
+                            Ok(((self.load(*k)?, self.ty(*k)), (self.load(*v)?, self.ty(*v))))
+                        })
+                        .collect::<R<Vec<_>>>()?;
+                    let v = crate::impls::dicts::build(self, self.ty(*target), &vals)?;
+                    return self.store_var(*target, v);
+                }
                 if let Expr::BuildSet { items } = self.ir.expr(*value) {
                     let vals = items
                         .iter()
@@ -656,6 +666,12 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                         .build_store(self.slots[var.0 as usize], zero)
                         .map_err(llvm_err)?;
                 }
+            }
+            Stmt::DelItem { target, index }
+                if matches!(self.ty(*target).get(), Type::Dict { .. }) =>
+            {
+                let (d, k) = (self.load(*target)?, self.load(*index)?);
+                self.dict_delitem(self.ty(*target), d, self.ty(*index), k)?;
             }
             Stmt::DelItem { target, index }
                 if matches!(self.ty(*target).get(), Type::List { .. }) =>

@@ -40,6 +40,7 @@ pub mod external;
 
 mod cast;
 mod codegen;
+pub mod dicts;
 mod exceptions;
 mod frozen;
 mod function;

@@ -20,14 +20,19 @@ pub fn is_refcounted(t: TypeId) -> bool {
         Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => true,
         // A string's (bytes') data, when the compiler allocated it.
         Type::Unicode | Type::Bytes => true,
-        Type::List { .. } | Type::Set { .. } => true,
+        Type::List { .. } | Type::Set { .. } | Type::Dict { .. } | Type::DictView { .. } => true,
         // An iterator over an array keeps the array alive (its state holds a copy).
         Type::ArrayIter(a) => {
             a.is_array()
                 || a.flat_array().is_some()
                 || matches!(
                     a.get(),
-                    Type::List { .. } | Type::Set { .. } | Type::Unicode | Type::Bytes
+                    Type::List { .. }
+                        | Type::Set { .. }
+                        | Type::Dict { .. }
+                        | Type::DictView { .. }
+                        | Type::Unicode
+                        | Type::Bytes
                 )
         }
         // An optional value holds its payload's references when it has one.
@@ -62,10 +67,15 @@ impl<'ctx> FnLower<'ctx, '_> {
             | Type::Unicode
             | Type::Bytes
             | Type::List { .. }
-            | Type::Set { .. } => {
+            | Type::Set { .. }
+            | Type::Dict { .. }
+            | Type::DictView { .. } => {
                 let index = match t.get() {
                     Type::Unicode | Type::Bytes => crate::model::unicode::field::MEMINFO,
-                    Type::List { .. } | Type::Set { .. } => crate::model::list::field::MEMINFO,
+                    Type::List { .. }
+                    | Type::Set { .. }
+                    | Type::Dict { .. }
+                    | Type::DictView { .. } => crate::model::list::field::MEMINFO,
                     _ => field::MEMINFO,
                 };
                 let mi = self

@@ -62,7 +62,7 @@ fn is_used(t: u64) -> bool {
 }
 
 /// `h`, moved off the two values whose tags are the markers.
-fn taggable(h: i64) -> i64 {
+pub(crate) fn taggable(h: i64) -> i64 {
     if tag(h) <= DUMMY {
         i64::MIN + 2
     } else {
@@ -93,6 +93,8 @@ pub fn key_program(shape: &Shape) -> Option<KeyProgram> {
             Shape::Leaf(Leaf::Int { .. }, _) => out.push(b'i'),
             Shape::Leaf(Leaf::Float, _) => out.push(b'f'),
             Shape::Complex(_) => out.push(b'c'),
+            // An enum member is its integer value.
+            Shape::Enum(_) => out.push(b'i'),
             // Bytes hash and compare as one-byte-kind strings of the same data do.
             Shape::Unicode | Shape::Bytes => out.push(b's'),
             Shape::Tuple(items) | Shape::Named { items, .. } => {
@@ -133,7 +135,7 @@ const XXPRIME_5: u64 = 2870177450012600261;
 ///
 /// # Safety
 /// `w` holds an item the program describes.
-unsafe fn hash_at(prog: *const u8, pc: &mut usize, w: &mut *const u64) -> i64 {
+pub(crate) unsafe fn hash_at(prog: *const u8, pc: &mut usize, w: &mut *const u64) -> i64 {
     // SAFETY: the caller's contract.
     unsafe {
         let op = *prog.add(*pc);
@@ -228,7 +230,7 @@ unsafe fn char_at(data: *const u8, kind: u64, i: usize) -> u32 {
 ///
 /// # Safety
 /// Both hold items the program describes.
-unsafe fn equal_at(
+pub(crate) unsafe fn equal_at(
     prog: *const u8,
     pc: &mut usize,
     a: &mut *const u64,

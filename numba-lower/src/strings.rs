@@ -669,6 +669,47 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
     ]
 }
 
+/// Make a string held in its seven slots (`model::unicode` field order) own its data:
+/// when it borrows it (no MemInfo: a Python `str` or `bytes` unboxed for a call), a copy
+/// in a new MemInfo, whose reference the slots take. What a container that outlives the
+/// call (numba-py's `typed.Dict`) stores. 0, or -1 when out of memory.
+///
+/// # Safety
+/// `f` holds a string's seven slots describing valid data.
+pub unsafe fn own_slots(f: &mut [u64]) -> i32 {
+    use crate::model::unicode::field;
+    if f[field::MEMINFO as usize] != 0 {
+        // SAFETY: the caller's contract: a live MemInfo: one more owner.
+        unsafe { numba_nrt::NRT_incref(f[field::MEMINFO as usize] as *mut MemInfo) };
+        return 0;
+    }
+    let (data, n, kind) = (
+        f[field::DATA as usize] as *const u8,
+        f[field::LENGTH as usize] as usize,
+        f[field::KIND as usize] as i32,
+    );
+    let mut out = std::mem::MaybeUninit::<Str>::uninit();
+    // SAFETY: the caller's contract: `n` characters of `kind` bytes at `data`.
+    unsafe {
+        let chars = (0..n).map(|i| char_at(data, kind, i));
+        if new_str(
+            n,
+            kind,
+            f[field::IS_ASCII as usize] != 0,
+            chars,
+            out.as_mut_ptr(),
+        ) != 0
+        {
+            return -1;
+        }
+        let s = out.assume_init();
+        f[field::DATA as usize] = s.data as u64;
+        f[field::MEMINFO as usize] = s.meminfo as u64;
+        f[field::PARENT as usize] = 0;
+    }
+    0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -202,6 +202,7 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
         }
         Shape::List { item, dtype, .. } => crate::lists::encode_list(v, item, *dtype, out)?,
         Shape::Set { item, dtype, .. } => crate::lists::encode_set(v, item, *dtype, out)?,
+        Shape::Dict { dict, .. } => crate::dicts::encode_arg(v, *dict, out)?,
         Shape::Boxed { t, items } => crate::usertypes::encode(v, *t, items, out)?,
         Shape::None | Shape::Literal(_) => {}
     }
@@ -362,6 +363,11 @@ pub fn decode(
             let (mi, parent) = (next()?, next()?);
             let set = matches!(shape, Shape::Set { .. });
             crate::lists::decode_container(py, set, mi, parent, item)?
+        }
+        Shape::Dict { dict, .. } => {
+            let mi = next()? as *mut numba_nrt::MemInfo;
+            next()?;
+            crate::dicts::wrap(py, mi, *dict)?
         }
         Shape::Enum(class) => {
             let v = next()? as i64;

@@ -13,6 +13,7 @@
 
 mod boxing;
 mod call;
+mod dicts;
 mod extending;
 mod fingerprint;
 mod generator;
@@ -155,6 +156,15 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             return mk(GlobalKind::Intrinsic(key));
         }
     }
+    // `numba_rs.typed.Dict` (and subclasses): `Dict()`, `Dict.empty(...)` in jitted code.
+    if let Ok(cls) = value.cast::<pyo3::types::PyType>() {
+        if cls.is_subclass_of::<dicts::TypedDict>()? {
+            return mk(GlobalKind::ModuleFunction {
+                module: "numba_rs.typed".into(),
+                name: "Dict".into(),
+            });
+        }
+    }
     // `literal_unroll` (numba-rs's, or Numba's own): unrolled before typing;
     // `literally`: typed by the inference engine.
     match special_function(value)?.as_deref() {
@@ -220,7 +230,18 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     }
     if let Some(text) = objmode_with::type_object(py, value)? {
         let type_name = value.get_type().name()?.to_string();
-        return mk(GlobalKind::TypeObject { text, type_name });
+        // The type it stands for, when numba-rs has a counterpart.
+        let code = py
+            .import("numba_rs.types")?
+            .getattr("_code")?
+            .call1((value,))
+            .and_then(|c| c.extract::<u32>())
+            .ok();
+        return mk(GlobalKind::TypeObject {
+            text,
+            type_name,
+            code,
+        });
     }
     if let Some(kind) = frozen_value(py, value)? {
         return mk(kind);
@@ -972,6 +993,8 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         }))
     } else if let Ok(g) = v.cast::<generator::NativeGenerator>() {
         Ok(g.borrow().gen_type())
+    } else if let Some(t) = dicts::typeof_dict(v) {
+        t
     } else if v.is_instance_of::<pyo3::types::PySlice>() {
         // Numba's slice2_type / slice3_type: whether a step was given.
         let n = if v.getattr("step")?.is_none() { 2 } else { 3 };
@@ -2078,6 +2101,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Type>()?;
     m.add_class::<boxing::MemInfoView>()?;
     m.add_class::<generator::NativeGenerator>()?;
+    m.add_class::<dicts::TypedDict>()?;
     parallel::register(m)?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;

@@ -226,6 +226,8 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
         T::Undefined => ("undefined", PyTuple::empty(py)),
         T::List { dtype, reflected } => ("list", (dtype.0, reflected).into_pyobject(py)?),
         T::Set { dtype, reflected } => ("set", (dtype.0, reflected).into_pyobject(py)?),
+        T::Dict { key, value } => ("dict", (key.0, value.0).into_pyobject(py)?),
+        T::DictView { dict, kind } => ("dict_view", (dict.0, kind).into_pyobject(py)?),
         T::PyObject => ("pyobject", PyTuple::empty(py)),
         T::Ellipsis => ("ellipsis", PyTuple::empty(py)),
         T::CPointer(d) => ("cpointer", (d.0,).into_pyobject(py)?),
@@ -368,6 +370,10 @@ pub(crate) fn _type_make(kind: &str, args: &Bound<'_, PyTuple>) -> PyResult<u32>
             let n: u32 = args.get_item(1)?.extract()?;
             types::intern(T::UniTuple(ty(0)?, n))
         }
+        "dict" => types::intern(T::Dict {
+            key: ty(0)?.unliteral(),
+            value: ty(1)?.unliteral(),
+        }),
         "list" | "set" => {
             let dtype = ty(0)?;
             let reflected: bool = args.get_item(1)?.extract()?;

@@ -383,6 +383,7 @@ impl Default for BaseContext {
         ctx.install_numpy();
         ctx.install_linalg();
         ctx.install_iterables();
+        ctx.install_dicts();
         ctx
     }
 }
@@ -527,7 +528,10 @@ impl BaseContext {
                         }
                         // A list's (a set's, a string's) truth: whether it has items.
                         [t] if ret == BOOLEAN
-                            && matches!(t.get(), Type::List { .. } | Type::Set { .. }) =>
+                            && matches!(
+                                t.get(),
+                                Type::List { .. } | Type::Set { .. } | Type::Dict { .. }
+                            ) =>
                         {
                             Some(sig(key, ret, vec![*t]))
                         }
@@ -752,6 +756,16 @@ impl TypingContext for BaseContext {
             // `with` blocks are rewritten before typing (`numba_ir::withlift`); a context
             // manager used any other way has no nopython meaning.
             GlobalKind::WithContext(_) => Err("a context manager is only usable in a with statement".into()),
+            // A type object used as a value (`Dict.empty(types.int64, types.float64)`):
+            // Numba's `NumberClass` for numbers, `typeref[T]` for others.
+            GlobalKind::TypeObject { code: Some(code), .. } => {
+                let t = TypeId(*code);
+                Ok(if t.is_number() || t == BOOLEAN {
+                    intern(Type::NumberClass(t))
+                } else {
+                    intern(Type::TypeRef(t))
+                })
+            }
             GlobalKind::TypeObject { type_name, .. } => Err(format!("Cannot determine Numba type of <class '{type_name}'>")),
         }
     }
@@ -830,8 +844,13 @@ impl TypingContext for BaseContext {
             }
             Type::Integer { .. } | Type::Float { .. } if attr == "real" => Some(value),
             Type::Generator { .. } => crate::generators::getattr(value, attr),
+            // A class's constructor (`Dict.empty` of `numba_rs.typed.Dict`).
+            Type::Function(k) if self.functions.contains_key(&format!("{k}.{attr}")) => {
+                Some(intern(Type::Function(format!("{k}.{attr}"))))
+            }
             Type::List { .. } => crate::lists::getattr(value, attr),
             Type::Set { .. } => crate::sets::getattr(value, attr),
+            Type::Dict { .. } => crate::dicts::getattr(value, attr),
             // The model's ASCII flag (Numba's `_is_ascii` attribute wrapper).
             Type::Unicode | Type::StringLiteral(_) if attr == "_is_ascii" => Some(UINT32),
             // The cached hash (-1 until computed; a `str` argument brings CPython's).
@@ -873,6 +892,9 @@ impl TypingContext for BaseContext {
             }
             if key.starts_with("set.") {
                 return crate::sets::method(&key, this, args);
+            }
+            if key.starts_with("dict.") {
+                return crate::dicts::method(&key, this, args);
             }
             if key.starts_with("str.") || key.starts_with("bytes.") {
                 return crate::strings::method(&key, this, args);
@@ -924,6 +946,7 @@ impl TypingContext for BaseContext {
         if let Type::BoundFunction { key, this } = func.get() {
             return crate::sets::explain(&key, this, args)
                 .or_else(|| crate::lists::explain(&key, this, args))
+                .or_else(|| crate::dicts::explain(&key, this, args))
                 .or_else(|| crate::strings::explain(&key, this, args));
         }
         Self::function_key(func).and_then(|k| self.functions.get(&k)?.explain(args))
@@ -936,6 +959,9 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
         return Some(sig);
     }
     if let Some(sig) = crate::sets::binop(op, lhs, rhs) {
+        return Some(sig);
+    }
+    if let Some(sig) = crate::dicts::binop(op, lhs, rhs) {
         return Some(sig);
     }
     // Enum members compare by identity (their values); IntEnum members are ints.
@@ -1140,7 +1166,11 @@ pub fn unary_signature(op: UnaryOp, value: TypeId) -> Option<Signature> {
     // `not s`, `not l`: the container's truth, negated.
     if op == UnaryOp::Not {
         let arg = crate::strings::text_kind(value).or_else(|| {
-            matches!(value.get(), Type::List { .. } | Type::Set { .. }).then_some(value)
+            matches!(
+                value.get(),
+                Type::List { .. } | Type::Set { .. } | Type::Dict { .. }
+            )
+            .then_some(value)
         });
         if let Some(arg) = arg {
             return Some(Signature {

@@ -249,6 +249,11 @@ fn special_unify(a: TypeId, b: TypeId) -> Option<TypeId> {
             let this = unify(t1, t2)?;
             Some(intern(Type::BoundFunction { key: k1, this }))
         }
+        // An empty dict's key and value types are whatever the other dict holds.
+        (Type::Dict { .. }, Type::Dict { .. }) => crate::dicts::unify_dicts(a, b),
+        (Type::DictView { dict: x, kind: i }, Type::DictView { dict: y, kind: j }) if i == j => {
+            Some(crate::dicts::view_of(crate::dicts::unify_dicts(x, y)?, i))
+        }
         // An empty set's item type is whatever the other set holds.
         (
             Type::Set {

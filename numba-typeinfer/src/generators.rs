@@ -143,6 +143,13 @@ impl BaseContext {
             )),
         );
         self.register(
+            "dict",
+            Box::new(crate::context::FnTemplate(
+                |a: &[TypeId]| crate::dicts::builtin(a),
+                "(), (dict,), (iterable of pairs,)",
+            )),
+        );
+        self.register(
             "set",
             Box::new(crate::context::FnTemplate(
                 |a: &[TypeId]| crate::sets::builtin(a),

@@ -534,7 +534,7 @@ impl Engine<'_> {
             }
             m
         });
-        let mut stack: Vec<VarId> = defs
+        let stack: Vec<VarId> = defs
             .get(&func)
             .into_iter()
             .flatten()
@@ -543,6 +543,29 @@ impl Engine<'_> {
                 _ => None,
             })
             .collect();
+        self.refine_sources(stack, t, line)
+    }
+
+    /// Refine the containers in `stack`, and the variables they were copied from back
+    /// to their `[]` / `{}`, to `t` (the first store into an empty container).
+    fn refine_sources(
+        &mut self,
+        mut stack: Vec<VarId>,
+        t: TypeId,
+        line: u32,
+    ) -> Result<(), TypingError> {
+        let ir = self.ir;
+        let defs = self.defs.get_or_init(|| {
+            let mut m: HashMap<VarId, Vec<ExprId>> = HashMap::new();
+            for b in ir.blocks.values() {
+                for inst in &b.body {
+                    if let Stmt::Assign { target, value } = &inst.stmt {
+                        m.entry(*target).or_default().push(*value);
+                    }
+                }
+            }
+            m
+        });
         let mut seen = std::collections::HashSet::new();
         let mut refined = Vec::new();
         while let Some(v) = stack.pop() {
@@ -680,6 +703,25 @@ impl Engine<'_> {
                             self.infer_dtype(root, v, line)?;
                         }
                         let tys = (self.ty(*target), self.raw_ty(*index), self.ty(*value));
+                        // `d[k] = v`: types an empty dict, else converts as Numba's typed
+                        // dict does.
+                        if let (Some(t), Some(i), Some(v)) = tys {
+                            if crate::dicts::dict_parts(t).is_some() {
+                                match crate::dicts::stored(t, i, v) {
+                                    Some(new) if new != t => {
+                                        self.refine_sources(vec![*target], new, line)?
+                                    }
+                                    Some(_) => {}
+                                    None if report => {
+                                        let message = crate::dicts::explain_setitem(t, i, v)
+                                            .unwrap_or_else(|| format!("No implementation of function Function(<built-in function setitem>) found for signature:\n \n >>> setitem({t}, {}, {v})", i.unliteral()));
+                                        return Err(TypingError::Typing { message, line });
+                                    }
+                                    None => {}
+                                }
+                                continue;
+                            }
+                        }
                         if let (Some(t), Some(i), Some(v)) = tys {
                             if report && matches!(t.get(), Type::Array { readonly: true, .. }) {
                                 return Err(TypingError::Typing {
@@ -710,6 +752,12 @@ impl Engine<'_> {
                             }
                         }
                     }
+                    // `del d[k]`: a key the dict's keys convert from.
+                    Stmt::DelItem { target, index }
+                        if self.ty(*target).is_some_and(|t| {
+                            self.ty(*index)
+                                .is_some_and(|i| crate::dicts::getitem(t, i).is_some())
+                        }) => {}
                     Stmt::DelItem { target, index }
                         if self
                             .ty(*target)
@@ -1116,6 +1164,20 @@ impl Engine<'_> {
         let (Some(v), Some(i)) = (self.ty(*value), self.raw_ty(*index)) else {
             return Ok(None);
         };
+        // `d[k]`: an empty dict's values are typed once the dict is.
+        if let Some((dk, _)) = crate::dicts::dict_parts(v) {
+            if dk == UNDEFINED {
+                return Ok(None);
+            }
+            return match crate::dicts::getitem(v, i) {
+                Some(sig) => Ok(Some(self.record(id, sig))),
+                None => Err(TypingError::Typing {
+                    message: crate::dicts::explain_getitem(v, i)
+                        .unwrap_or_else(|| format!("cannot index {v} with {i}")),
+                    line,
+                }),
+            };
+        }
         // A list indexed by an integer (constant or not) or sliced; an empty list's
         // items are typed once the list is.
         if crate::lists::list_dtype(v) == Some(UNDEFINED) {
@@ -1935,10 +1997,20 @@ impl Engine<'_> {
                     crate::sets::set_of(dtype)
                 }
             }
-            Expr::BuildMap { .. }
-            | Expr::ListToTuple { .. } => {
+            Expr::BuildMap { items, .. } => {
+                let mut tys = Vec::with_capacity(items.len());
+                for (k, v) in items {
+                    let (Some(k), Some(v)) = (self.ty(*k), self.ty(*v)) else {
+                        return Ok(None);
+                    };
+                    tys.push((k, v));
+                }
+                crate::dicts::build_map(&tys)
+                    .map_err(|message| TypingError::Typing { message, line })?
+            }
+            Expr::ListToTuple { .. } => {
                 return Err(TypingError::Unsupported {
-                    message: "dicts are not supported by numba-rs yet".into(),
+                    message: "`*` unpacking into a tuple is not supported by numba-rs yet".into(),
                     line,
                 })
             }

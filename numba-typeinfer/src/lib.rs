@@ -20,6 +20,7 @@ pub mod carray;
 pub mod cinterop;
 pub mod context;
 pub mod conv;
+pub mod dicts;
 pub mod error;
 pub mod extension;
 pub mod generators;

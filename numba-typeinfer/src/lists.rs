@@ -31,6 +31,8 @@ pub fn is_imprecise(t: TypeId) -> bool {
     match t.get() {
         Type::Undefined => true,
         Type::List { dtype, .. } | Type::Set { dtype, .. } => is_imprecise(dtype),
+        Type::Dict { key, value } => is_imprecise(key) || is_imprecise(value),
+        Type::DictView { dict, .. } => is_imprecise(dict),
         _ => false,
     }
 }
@@ -93,6 +95,7 @@ pub fn storable(t: TypeId) -> bool {
         | Type::NamedUniTuple { .. }
         | Type::EnumMember { .. } => true,
         Type::List { dtype, .. } => storable(dtype),
+        Type::Dict { key, value } => key != UNDEFINED && value != UNDEFINED,
         Type::Optional(x) => storable(x),
         Type::UniTuple(..) | Type::Tuple(_) => {
             crate::conv::tuple_items(t).is_some_and(|items| items.into_iter().all(storable))

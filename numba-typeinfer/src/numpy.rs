@@ -57,6 +57,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "sorted" => &["iterable", "key", "reverse"],
         _ => {
             return crate::np_random::param_names(key)
+                .or_else(|| crate::dicts::param_names(key))
                 .or_else(|| crate::numpy_manip::param_names(key))
                 .or_else(|| crate::strings::param_names(key))
         }
@@ -1166,6 +1167,11 @@ pub fn getiter(value: TypeId) -> Option<TypeId> {
         Type::List { dtype, .. } | Type::Set { dtype, .. } if dtype != UNDEFINED => {
             Some(intern(Type::ArrayIter(value)))
         }
+        // A dict iterates its keys; a view what it shows.
+        Type::Dict { key, .. } if key != UNDEFINED => Some(intern(Type::ArrayIter(value))),
+        Type::DictView { dict, .. } if crate::dicts::dict_parts(dict)?.0 != UNDEFINED => {
+            Some(intern(Type::ArrayIter(value)))
+        }
         _ => None,
     }
 }
@@ -1179,6 +1185,8 @@ pub fn iter_yield(it: TypeId) -> Option<TypeId> {
             | Type::NamedUniTuple { dtype: e, .. }
             | Type::List { dtype: e, .. }
             | Type::Set { dtype: e, .. } => Some(e),
+            Type::Dict { key, .. } => Some(key),
+            Type::DictView { dict, kind } => crate::dicts::view_item(dict, kind),
             Type::Unicode => Some(UNICODE),
             Type::Bytes => Some(UINT8),
             Type::NumpyFlat(arr) => array_parts(arr).map(|(d, ..)| d),
@@ -1888,7 +1896,13 @@ impl BaseContext {
                         || tuple_items(*x).is_some()
                         || *x == RANGE_STATE64
                         || x.unliteral() == UNICODE
-                        || matches!(x.get(), Type::List { .. } | Type::Set { .. }) =>
+                        || matches!(
+                            x.get(),
+                            Type::List { .. }
+                                | Type::Set { .. }
+                                | Type::Dict { .. }
+                                | Type::DictView { .. }
+                        ) =>
                     {
                         Some(sig("len", INTP, vec![*x]))
                     }

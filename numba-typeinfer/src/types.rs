@@ -46,6 +46,20 @@ pub enum Type {
         dtype: TypeId,
         reflected: bool,
     },
+    /// Numba's typed dict (`DictType[unicode_type,int64]<iv=None>`): keys of one type,
+    /// values of one type, CPython's insertion order (`model::list`'s layout, the payload
+    /// of numba-lower's `dicts`). `undefined` key and value: an empty `{}` before a store
+    /// types it.
+    Dict {
+        key: TypeId,
+        value: TypeId,
+    },
+    /// A dict's `keys()` (kind 0), `values()` (1) or `items()` (2): Numba's
+    /// `DictKeysIterableType` and siblings, printed `keys[DictType[...]]`.
+    DictView {
+        dict: TypeId,
+        kind: u8,
+    },
     /// `set(int64)` (Numba's `types.Set`): a hash set of one item type owned by an NRT
     /// MemInfo; `reflected` for a set unboxed from a Python argument.
     Set {
@@ -151,6 +165,9 @@ pub enum Type {
     Enumerate(TypeId),
     /// `zip(range_iter64, iter(array(...)))`.
     Zip(Vec<TypeId>),
+    /// `typeref[unicode_type]`: a type object used as a value (a non-number type given to
+    /// `Dict.empty`, `List.empty_list`).
+    TypeRef(TypeId),
     /// `dtype(float64)`: a NumPy dtype object.
     DType(TypeId),
     /// A type a user defines with the extension API (a `types.Opaque` subclass, ours or
@@ -567,6 +584,12 @@ impl fmt::Display for Type {
             Type::Set { dtype, reflected } => {
                 let r = if *reflected { "reflected " } else { "" };
                 write!(f, "{r}set({dtype})")
+            }
+            Type::Dict { key, value } => write!(f, "DictType[{key},{value}]<iv=None>"),
+            Type::TypeRef(t) => write!(f, "typeref[{t}]"),
+            Type::DictView { dict, kind } => {
+                let k = ["keys", "values", "items"][(*kind).min(2) as usize];
+                write!(f, "{k}[{dict}]")
             }
             Type::PyObject => f.write_str("pyobject"),
             Type::Opaque { name, .. } => f.write_str(name),

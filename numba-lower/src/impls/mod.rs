@@ -33,6 +33,7 @@ mod parfor_elems;
 mod power;
 pub(crate) use power::static_pow_for;
 mod bytes;
+pub(crate) mod dicts;
 pub(crate) mod lists;
 mod random;
 pub(crate) mod sets;
@@ -83,6 +84,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     str_methods::register(r);
     lists::register(r);
     sets::register(r);
+    dicts::register(r);
     optional::register(r);
     calls::register(r);
     ufunc_call::register(r);

@@ -253,7 +253,11 @@ fn hash_value<'ctx>(
 
 impl<'ctx> FnLower<'ctx, '_> {
     /// `v` (of `dtype`) written into a stack buffer in its slot form, for the runtime.
-    fn set_item_buffer(&mut self, dtype: TypeId, v: BasicValueEnum<'ctx>) -> R<PointerValue<'ctx>> {
+    pub(crate) fn set_item_buffer(
+        &mut self,
+        dtype: TypeId,
+        v: BasicValueEnum<'ctx>,
+    ) -> R<PointerValue<'ctx>> {
         let words = boundary_shape(dtype)?.slots() as u32;
         let buf =
             self.alloca_in_entry(self.ctx.i64_type().array_type(words.max(1)).into(), "item")?;
@@ -266,7 +270,11 @@ impl<'ctx> FnLower<'ctx, '_> {
         Ok(buf)
     }
 
-    fn set_call_i32(&mut self, name: &str, args: &[BasicValueEnum<'ctx>]) -> R<IntValue<'ctx>> {
+    pub(crate) fn set_call_i32(
+        &mut self,
+        name: &str,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> R<IntValue<'ctx>> {
         let params: Vec<_> = args.iter().map(|a| a.get_type().into()).collect();
         let f = self.runtime_fn(name, self.ctx.i32_type().fn_type(&params, false));
         let vals: Vec<_> = args.iter().map(|&a| a.into()).collect();
@@ -296,10 +304,21 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 
     /// The module constant describing how `dtype` items hash and compare.
-    fn key_program_ptr(&self, dtype: TypeId) -> R<PointerValue<'ctx>> {
+    pub(crate) fn key_program_ptr(&self, dtype: TypeId) -> R<PointerValue<'ctx>> {
         let prog = crate::sets::key_program(&boundary_shape(dtype)?).ok_or_else(|| {
-            self.unsupported(format!("sets of {dtype} are not supported by numba-rs yet"))
+            self.unsupported(format!(
+                "hashing values of {dtype} is not supported by numba-rs yet"
+            ))
         })?;
+        self.key_program_ptr_of(dtype, prog)
+    }
+
+    /// The module constant holding `prog`, a key program for `_dtype`.
+    pub(crate) fn key_program_ptr_of(
+        &self,
+        _dtype: TypeId,
+        prog: crate::sets::KeyProgram,
+    ) -> R<PointerValue<'ctx>> {
         let name = format!(
             "numba_rs.set.key.{}",
             String::from_utf8_lossy(&prog[..prog.len() - 1])

@@ -64,13 +64,13 @@ pub(crate) fn register(r: &mut Registry) {
         getitem,
     );
     r.register(ImplKey::GetIter, Args::Exact(vec![s]), getiter);
-    // `not x` of a string, list or set: whether it is empty.
+    // `not x` of a string, list, set or dict: whether it is empty.
     r.register(
         ImplKey::Unary(numba_ir::UnaryOp::Not),
         Args::Exact(vec![TypePat::Pred(|t| {
             matches!(
                 t.get(),
-                Type::Unicode | Type::List { .. } | Type::Set { .. }
+                Type::Unicode | Type::List { .. } | Type::Set { .. } | Type::Dict { .. }
             )
         })]),
         |lw, sig, a| {

@@ -31,6 +31,11 @@ pub fn iterator_storage(ctx: &Context, t: TypeId) -> R<StructType<'_>> {
                 .collect::<R<Vec<_>>>()?;
             ctx.struct_type(&tys, false)
         }
+        // A dict's (a view's) iterator: position, the dict, its size when iteration
+        // began (CPython's "changed size during iteration" check).
+        Type::ArrayIter(src) if matches!(src.get(), Type::Dict { .. } | Type::DictView { .. }) => {
+            ctx.struct_type(&[i64t, super::value_type(ctx, src)?, i64t], false)
+        }
         Type::ArrayIter(src)
             if matches!(
                 src.get(),

@@ -1,4 +1,5 @@
-//! `list(T)` and `set(T)` (Numba's `ListModel`, `SetModel`), one layout for both: the
+//! `list(T)`, `set(T)` and `DictType[K,V]` (and a dict's views, which are the dict), one
+//! layout for all: the
 //! container's NRT MemInfo (for a set, its data is `crate::sets`'s payload), and for a
 //! list: its NRT MemInfo, whose data is the payload
 //! of `crate::lists` (size, capacity, items in their boundary slot form), and the Python
@@ -34,6 +35,25 @@ impl DataModel for ListModel {
         Ok(struct_type(ctx).into())
     }
     fn shape(&self, t: TypeId) -> R<Shape> {
+        if let Type::Dict { key, value } = t.get() {
+            let part = |p: TypeId| {
+                crate::callconv::boundary_shape(p).map_err(|_| LowerError::Unsupported {
+                    message: format!("dicts of {p} are not supported by numba-rs yet"),
+                    line: 0,
+                })
+            };
+            return Ok(Shape::Dict {
+                key: Box::new(part(key)?),
+                value: Box::new(part(value)?),
+                dict: t,
+            });
+        }
+        if let Type::DictView { .. } = t.get() {
+            return Err(LowerError::Unsupported {
+                message: format!("dict views ({t}) cannot cross into Python"),
+                line: 0,
+            });
+        }
         let (dtype, reflected, set) = match t.get() {
             Type::List { dtype, reflected } => (dtype, reflected, false),
             Type::Set { dtype, reflected } => (dtype, reflected, true),

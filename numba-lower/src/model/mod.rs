@@ -152,12 +152,15 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         Type::Generator { .. } => &generator::GeneratorModel,
         Type::Unicode | Type::Bytes => &unicode::UnicodeModel,
         Type::CharSeq(_) | Type::UnicodeCharSeq(_) => &charseq::CharSeqModel,
-        Type::List { .. } | Type::Set { .. } => &list::ListModel,
+        Type::List { .. } | Type::Set { .. } | Type::Dict { .. } | Type::DictView { .. } => {
+            &list::ListModel
+        }
         Type::NoneType
         | Type::Ellipsis
         | Type::Module(_)
         | Type::Function(_)
         | Type::NumberClass(_)
+        | Type::TypeRef(_)
         | Type::NamedTupleClass { .. }
         | Type::EnumClass { .. }
         | Type::Dispatcher { .. }

@@ -29,6 +29,7 @@ from .parallel import (
 )
 from .withcontexts import objmode, parallel_chunksize
 from .stencils import stencil
+from . import typed  # noqa: F401  (numba.typed)
 from .dropin import install_as_numba
 from .literal import literal_unroll, literally
 from .types import *  # noqa: F401,F403  (type objects at top level, as in numba)

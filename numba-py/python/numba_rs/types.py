@@ -594,7 +594,24 @@ class ListType(IterableType):
 
 
 class DictType(IterableType):
-    pass
+    """Numba's typed dict type: ``DictType(key_type, value_type)``."""
+
+    def __new__(cls, keyty, valty, initial_value=None):
+        return _make("dict", _code(keyty), _code(valty))
+
+    key_type = _type_field(0)
+    value_type = _type_field(1)
+    initial_value = None
+
+    @property
+    def keyvalue_type(self):
+        return Tuple([self.key_type, self.value_type])
+
+
+class DictView(IterableType):
+    """``keys[...]``, ``values[...]``, ``items[...]``: a dict's views."""
+
+    parent = _type_field(0)
 
 
 class Set(Container):
@@ -679,6 +696,8 @@ _CLASS_BY_KIND = {
     "unituple": UniTuple,
     "list": List,
     "set": Set,
+    "dict": DictType,
+    "dict_view": DictView,
     "undefined": Undefined,
     "tuple": Tuple,
     "module": Module,
