@@ -39,6 +39,9 @@ pub struct DictPayload {
     pub key_refs: *const i32,
     /// Where values hold references, null when nowhere.
     pub value_refs: *const i32,
+    /// Index slots holding an entry or a dummy: what makes the table full (a popped
+    /// item's slot stays a dummy, so this is not `nentries`; CPython's `dk_usable`).
+    pub fill: i64,
 }
 
 const IX_EMPTY: i32 = -1;
@@ -192,6 +195,7 @@ impl DictPayload {
                 n += 1;
             }
             self.nentries = n;
+            self.fill = n;
             numba_nrt::NRT_Free(old as *mut u8);
             numba_nrt::NRT_Free(old_indices as *mut u8);
         }
@@ -217,7 +221,7 @@ impl DictPayload {
     unsafe fn insert_new(&mut self, key: *const u64, value: *const u64, h: i64) -> i32 {
         // SAFETY: the caller's contract; the table grows before it is full.
         unsafe {
-            if self.nentries >= self.usable && self.resize(self.used * 3) != 0 {
+            if self.fill >= self.usable && self.resize(self.used * 3) != 0 {
                 return -1;
             }
             let slot = self.free_slot(h);
@@ -230,6 +234,7 @@ impl DictPayload {
             self.entry_refs(n, numba_nrt::NRT_incref);
             *self.indices.add(slot as usize) = n as i32;
             self.nentries += 1;
+            self.fill += 1;
             self.used += 1;
         }
         0
@@ -308,6 +313,7 @@ pub unsafe extern "C" fn numba_rs_dict_new(
             key,
             key_refs: non_empty(key_refs),
             value_refs: non_empty(value_refs),
+            fill: 0,
         });
         // CPython's `new_dict_with_presize`: a table whose usable part holds n_keys.
         let minsize = (n_keys.max(0) * 3 + 1) / 2;
@@ -732,6 +738,17 @@ mod tests {
             let (mut k, mut v) = (0u64, 0u64);
             assert_eq!(numba_rs_dict_popitem(p, &mut k, &mut v), 1);
             assert_eq!((k as i64, v as i64), *model.last().unwrap());
+            // Popped slots stay dummies: alternating pops and inserts must still find
+            // empty slots (the table grows by its fill, not by its entries).
+            for i in 0..10_000i64 {
+                let k = 1_000_000 + i;
+                numba_rs_dict_setitem(
+                    p,
+                    &k as *const i64 as *const u64,
+                    &k as *const i64 as *const u64,
+                );
+                assert_eq!(numba_rs_dict_popitem(p, &mut 0u64, &mut 0u64), 1);
+            }
             numba_nrt::NRT_decref(mi);
         }
     }
