@@ -131,13 +131,34 @@ pub fn stored(this: TypeId, k: TypeId, v: TypeId) -> Option<TypeId> {
     Some(dict_of(key, value))
 }
 
+/// Numba's words for a key type a dict cannot have (`DictType`'s own check first).
+pub fn forbidden_key(k: TypeId) -> Option<String> {
+    let k = k.unliteral();
+    if matches!(k.get(), Type::NoneType | Type::Optional(_)) {
+        return Some(format!("Dict.key_type cannot be of type {k}"));
+    }
+    (!key_ok(k)).then(|| format!("{k} as key is forbidden"))
+}
+
+/// Numba's words for a value type a dict cannot have. Optional values are allowed
+/// (beyond Numba); `none` itself is not.
+pub fn forbidden_value(v: TypeId) -> Option<String> {
+    let v = v.unliteral();
+    if v == NONE {
+        return Some(format!("Dict.value_type cannot be of type {v}"));
+    }
+    (!value_ok(v)).then(|| format!("{v} as value is forbidden"))
+}
+
 /// Why storing or looking up `k` (and `v`) in `this` does not type, in Numba's words.
 fn explain_pair(this: TypeId, k: Option<TypeId>, v: Option<TypeId>) -> Option<String> {
     let (dk, dv) = dict_parts(this)?;
     if let Some(k) = k {
         let k = k.unliteral();
-        if dk == UNDEFINED && !key_ok(k) {
-            return Some(format!("{k} as key is forbidden"));
+        if dk == UNDEFINED {
+            if let Some(m) = forbidden_key(k) {
+                return Some(m);
+            }
         }
         if dk != UNDEFINED {
             if let Err(e) = safe_cast(k, dk) {
@@ -147,8 +168,10 @@ fn explain_pair(this: TypeId, k: Option<TypeId>, v: Option<TypeId>) -> Option<St
     }
     if let Some(v) = v {
         let v = v.unliteral();
-        if dv == UNDEFINED && !value_ok(v) {
-            return Some(format!("{v} as value is forbidden"));
+        if dv == UNDEFINED {
+            if let Some(m) = forbidden_value(v) {
+                return Some(m);
+            }
         }
         if dv != UNDEFINED {
             if let Err(e) = safe_cast(v, dv) {
@@ -300,6 +323,47 @@ pub fn binop(op: numba_ir::BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
     }
 }
 
+/// Numba's message for a `dict(...)` call that does not type.
+pub fn explain_builtin(args: &[TypeId]) -> Option<String> {
+    match args {
+        [] => None,
+        [it] => {
+            let Some(item) = iterable_item(*it) else {
+                return Some(format!(
+                    "Non-iterable args used in dict(iterable) constructor. Got 'dict({it})'"
+                ));
+            };
+            match crate::conv::tuple_items(item) {
+                Some(pair) if pair.len() != 2 => Some(format!(
+                    "dictionary update sequence element has length {}; 2 is required",
+                    pair.len()
+                )),
+                Some(pair) if !key_ok(pair[0]) => Some(format!("Unhashable type: {}", pair[0])),
+                Some(pair) => forbidden_value(pair[1]),
+                None => Some(format!(
+                    "Non-iterable args used in dict(iterable) constructor. Got 'dict({it})'"
+                )),
+            }
+        }
+        _ => Some("Unsupported use of `dict()` with positional or keyword argument(s). The only supported uses are `dict()` or `dict(iterable)`.".into()),
+    }
+}
+
+/// The `dict` builtin's template: [`builtin`], with Numba's explanations.
+pub struct DictBuiltin(pub &'static str);
+
+impl crate::context::FunctionTemplate for DictBuiltin {
+    fn generic(&self, args: &[TypeId]) -> Option<Signature> {
+        builtin(args)
+    }
+    fn describe(&self) -> String {
+        self.0.into()
+    }
+    fn explain(&self, args: &[TypeId]) -> Option<String> {
+        explain_builtin(args)
+    }
+}
+
 /// `dict()`, `dict(d)` (a copy) and `dict(iterable of pairs)`.
 pub fn builtin(args: &[TypeId]) -> Option<Signature> {
     match args {
@@ -335,14 +399,14 @@ pub fn build_map(items: &[(TypeId, TypeId)]) -> Result<TypeId, String> {
         k = unify(k, ki)
             .ok_or_else(|| format!("Cannot unify dict key types {k} and {ki}: numba-rs (as Numba without literal dicts) builds dicts of one key type"))?;
         v = unify(v, vi).ok_or_else(|| {
-            format!("dict values of types {v} and {vi} do not unify: a typed dict holds values of one type (heterogeneous literal dicts, Numba's LiteralStrKeyDict, are not supported by numba-rs yet)")
+            format!("Cannot cast {vi} to {v}: a typed dict holds values of one type (heterogeneous literal dicts, Numba's LiteralStrKeyDict, are not supported by numba-rs yet)")
         })?;
     }
-    if !key_ok(k) {
-        return Err(format!("{k} as key is forbidden"));
+    if let Some(m) = forbidden_key(k) {
+        return Err(m);
     }
-    if !value_ok(v) {
-        return Err(format!("{v} as value is forbidden"));
+    if let Some(m) = forbidden_value(v) {
+        return Err(m);
     }
     Ok(dict_of(k, v))
 }
@@ -367,6 +431,7 @@ pub fn unify_dicts(a: TypeId, b: TypeId) -> Option<TypeId> {
 pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
     Some(match key {
         "numba_rs.typed.Dict.empty" => &["key_type", "value_type", "n_keys"],
+        "numba.typed.dictobject.new_dict" => &["key", "value", "n_keys"],
         "dict.get" => &["key", "default"],
         _ => return None,
     })
@@ -387,35 +452,34 @@ impl crate::context::BaseContext {
     pub(crate) fn install_dicts(&mut self) {
         self.register(
             "numba_rs.typed.Dict",
-            Box::new(crate::context::FnTemplate(
-                |a: &[TypeId]| {
-                    let mut s = builtin(a)?;
-                    s.key = ImplKey::Function("dict".into());
-                    Some(s)
-                },
-                "(), (dict,), (iterable of pairs,)",
-            )),
+            Box::new(DictBuiltin("(), (dict,), (iterable of pairs,)")),
         );
-        self.register(
+        // Numba's `numba.typed.dictobject.new_dict(key, value, n_keys=0)`, the same.
+        for key in [
             "numba_rs.typed.Dict.empty",
-            Box::new(crate::context::FnTemplate(
-                |a: &[TypeId]| {
-                    let (k, v, n) = match a {
-                        [k, v] => (type_arg(*k)?, type_arg(*v)?, None),
-                        [k, v, n] if n.unliteral().is_integer() => {
-                            (type_arg(*k)?, type_arg(*v)?, Some(INT64))
+            "numba.typed.dictobject.new_dict",
+        ] {
+            self.register(
+                key,
+                Box::new(crate::context::FnTemplate(
+                    |a: &[TypeId]| {
+                        let (k, v, n) = match a {
+                            [k, v] => (type_arg(*k)?, type_arg(*v)?, None),
+                            [k, v, n] if n.unliteral().is_integer() => {
+                                (type_arg(*k)?, type_arg(*v)?, Some(INT64))
+                            }
+                            _ => return None,
+                        };
+                        if !key_ok(k) || !value_ok(v) {
+                            return None;
                         }
-                        _ => return None,
-                    };
-                    if !key_ok(k) || !value_ok(v) {
-                        return None;
-                    }
-                    let mut args = vec![a[0], a[1]];
-                    args.extend(n);
-                    Some(sig("numba_rs.typed.Dict.empty", dict_of(k, v), args))
-                },
-                "(key_type, value_type, n_keys=0)",
-            )),
-        );
+                        let mut args = vec![a[0], a[1]];
+                        args.extend(n);
+                        Some(sig("numba_rs.typed.Dict.empty", dict_of(k, v), args))
+                    },
+                    "(key_type, value_type, n_keys=0)",
+                )),
+            );
+        }
     }
 }

@@ -144,8 +144,7 @@ impl BaseContext {
         );
         self.register(
             "dict",
-            Box::new(crate::context::FnTemplate(
-                |a: &[TypeId]| crate::dicts::builtin(a),
+            Box::new(crate::dicts::DictBuiltin(
                 "(), (dict,), (iterable of pairs,)",
             )),
         );

@@ -10,6 +10,7 @@ from collections.abc import ItemsView, Iterable, KeysView, Mapping, MutableMappi
 
 from . import types as _types
 from ._numba_rs import _DictBase
+from .errors import TypingError
 
 __all__ = ["Dict"]
 
@@ -22,12 +23,22 @@ class Dict(_DictBase):
 
     def __init__(self, *args, **kwargs):
         if len(args) > 1:
-            raise TypeError(f"Dict expected at most 1 argument, got {len(args)}")
+            raise TypingError(f"Dict expect at most 1 argument, got {len(args)}")
         if args:
             src = args[0]
             if not isinstance(src, (Mapping, Iterable)):
-                raise TypeError(f"'{type(src).__name__}' object is not iterable")
-            self.update(src)
+                raise TypingError(f"'{type(src).__name__}' object is not iterable")
+            if isinstance(src, Mapping):
+                self.update(src)
+            else:
+                for i, pair in enumerate(src):
+                    pair = tuple(pair)
+                    if len(pair) != 2:
+                        raise ValueError(
+                            f"dictionary update sequence element #{i} has length "
+                            f"{len(pair)}; 2 is required"
+                        )
+                    self[pair[0]] = pair[1]
         if kwargs:
             self.update(kwargs)
 
@@ -50,7 +61,9 @@ class Dict(_DictBase):
             raise TypeError("an empty typed.Dict has no type yet")
         return t
 
+    @property
     def _typed(self):
+        """Whether the dict has its key and value types yet."""
         return self._typecode is not None
 
     def __iter__(self):
