@@ -187,6 +187,10 @@ pub enum Shape {
         item: Box<Shape>,
         dtype: TypeId,
         reflected: bool,
+        /// A `typed.List` (`ListType[T]`): it crosses by reference, as a typed dict does
+        /// (an argument is the object's MemInfo with a reference for the call; a result
+        /// becomes a `typed.List` around the MemInfo).
+        typed: bool,
     },
     /// A set (`model::list`'s layout, `crate::sets`'s payload): as a list.
     Set {

@@ -200,6 +200,9 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             })?;
             out.extend(bytes_fields(b));
         }
+        Shape::List {
+            dtype, typed: true, ..
+        } => crate::typed_list::encode_arg(v, *dtype, out)?,
         Shape::List { item, dtype, .. } => crate::lists::encode_list(v, item, *dtype, out)?,
         Shape::Set { item, dtype, .. } => crate::lists::encode_set(v, item, *dtype, out)?,
         Shape::Dict { dict, .. } => crate::dicts::encode_arg(v, *dict, out)?,
@@ -359,6 +362,13 @@ pub fn decode(
             Py::new(py, g)?.into_any()
         }
         Shape::Literal(t) => literal_value(py, *t)?,
+        Shape::List {
+            dtype, typed: true, ..
+        } => {
+            let mi = next()? as *mut numba_nrt::MemInfo;
+            next()?;
+            crate::typed_list::wrap(py, mi, *dtype)?
+        }
         Shape::List { item, .. } | Shape::Set { item, .. } => {
             let (mi, parent) = (next()?, next()?);
             let set = matches!(shape, Shape::Set { .. });

@@ -181,7 +181,7 @@ pub(crate) fn typeof_dict(v: &Bound<'_, PyAny>) -> Option<PyResult<TypeId>> {
 }
 
 /// Make the references a value's slots hold its own (see the module doc), from `*pos`.
-fn own(shape: &Shape, slots: &mut [u64], pos: &mut usize) -> PyResult<()> {
+pub(crate) fn own(shape: &Shape, slots: &mut [u64], pos: &mut usize) -> PyResult<()> {
     match shape {
         Shape::Unicode | Shape::Bytes => {
             let n = shape.slots();
@@ -221,6 +221,9 @@ fn own(shape: &Shape, slots: &mut [u64], pos: &mut usize) -> PyResult<()> {
                 *pos += inner.slots();
             }
         }
+        // A typed list: the object's MemInfo, with a reference of its own.
+        // A typed list: `encode` already took a reference to its MemInfo.
+        Shape::List { typed: true, .. } => *pos += 2,
         Shape::List { .. } | Shape::Set { .. } | Shape::Boxed { .. } | Shape::Generator(_) => {
             return Err(crate::UnsupportedError::new_err(
                 "a typed.Dict cannot hold lists, sets or objects of user types stored from Python yet (store them from compiled code)",

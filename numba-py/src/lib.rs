@@ -24,6 +24,7 @@ mod objloop;
 mod objmode;
 mod objmode_with;
 mod parallel;
+mod typed_list;
 mod typeobj;
 mod ufunc;
 mod usertypes;
@@ -162,6 +163,12 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             return mk(GlobalKind::ModuleFunction {
                 module: "numba_rs.typed".into(),
                 name: "Dict".into(),
+            });
+        }
+        if cls.is_subclass_of::<typed_list::TypedList>()? {
+            return mk(GlobalKind::ModuleFunction {
+                module: "numba_rs.typed".into(),
+                name: "List".into(),
             });
         }
     }
@@ -995,6 +1002,8 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(g.borrow().gen_type())
     } else if let Some(t) = dicts::typeof_dict(v) {
         t
+    } else if let Some(t) = typed_list::typeof_list(v) {
+        t
     } else if v.is_instance_of::<pyo3::types::PySlice>() {
         // Numba's slice2_type / slice3_type: whether a step was given.
         let n = if v.getattr("step")?.is_none() { 2 } else { 3 };
@@ -1031,6 +1040,7 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(types::intern(types::Type::List {
             dtype,
             reflected: true,
+            typed: false,
         }))
     } else if let Ok(s) = v.cast::<pyo3::types::PySet>() {
         // Numba's typeof of a set: a reflected set of its first item's type.
@@ -2102,6 +2112,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<boxing::MemInfoView>()?;
     m.add_class::<generator::NativeGenerator>()?;
     m.add_class::<dicts::TypedDict>()?;
+    m.add_class::<typed_list::TypedList>()?;
     parallel::register(m)?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;

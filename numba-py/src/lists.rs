@@ -137,9 +137,10 @@ pub fn encode_list(
 /// reflected list, and unboxes as an item of either kind.
 fn unreflected(t: TypeId) -> TypeId {
     match t.get() {
-        types::Type::List { dtype, .. } => types::intern(types::Type::List {
+        types::Type::List { dtype, typed, .. } => types::intern(types::Type::List {
             dtype: unreflected(dtype),
             reflected: false,
+            typed,
         }),
         types::Type::Set { dtype, .. } => types::intern(types::Type::Set {
             dtype: unreflected(dtype),

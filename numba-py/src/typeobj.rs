@@ -224,7 +224,12 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
         T::CharSeq(n) => ("char_seq", (n,).into_pyobject(py)?),
         T::UnicodeCharSeq(n) => ("unicode_char_seq", (n,).into_pyobject(py)?),
         T::Undefined => ("undefined", PyTuple::empty(py)),
-        T::List { dtype, reflected } => ("list", (dtype.0, reflected).into_pyobject(py)?),
+        T::List {
+            dtype, typed: true, ..
+        } => ("list_type", (dtype.0,).into_pyobject(py)?),
+        T::List {
+            dtype, reflected, ..
+        } => ("list", (dtype.0, reflected).into_pyobject(py)?),
         T::Set { dtype, reflected } => ("set", (dtype.0, reflected).into_pyobject(py)?),
         T::Dict { key, value } => ("dict", (key.0, value.0).into_pyobject(py)?),
         T::DictView { dict, kind } => ("dict_view", (dict.0, kind).into_pyobject(py)?),
@@ -370,6 +375,7 @@ pub(crate) fn _type_make(kind: &str, args: &Bound<'_, PyTuple>) -> PyResult<u32>
             let n: u32 = args.get_item(1)?.extract()?;
             types::intern(T::UniTuple(ty(0)?, n))
         }
+        "list_type" => numba_typeinfer::lists::typed_list_of(ty(0)?),
         "dict" => types::intern(T::Dict {
             key: ty(0)?.unliteral(),
             value: ty(1)?.unliteral(),
@@ -378,7 +384,11 @@ pub(crate) fn _type_make(kind: &str, args: &Bound<'_, PyTuple>) -> PyResult<u32>
             let dtype = ty(0)?;
             let reflected: bool = args.get_item(1)?.extract()?;
             if kind == "list" {
-                types::intern(T::List { dtype, reflected })
+                types::intern(T::List {
+                    dtype,
+                    reflected,
+                    typed: false,
+                })
             } else {
                 types::intern(T::Set { dtype, reflected })
             }

@@ -384,6 +384,7 @@ impl Default for BaseContext {
         ctx.install_linalg();
         ctx.install_iterables();
         ctx.install_dicts();
+        ctx.install_typed_lists();
         ctx
     }
 }

@@ -275,15 +275,26 @@ fn special_unify(a: TypeId, b: TypeId) -> Option<TypeId> {
             Type::List {
                 dtype: x,
                 reflected,
+                typed,
             },
-            Type::List { dtype: y, .. },
-        ) => {
+            Type::List {
+                dtype: y,
+                typed: typed_y,
+                ..
+            },
+        ) if typed == typed_y => {
             let dtype = match (x.get(), y.get()) {
                 (Type::Undefined, _) => y,
                 (_, Type::Undefined) => x,
+                // A typed list holds one item type (no conversion of what it holds).
+                _ if typed && x != y => return None,
                 _ => unify(x, y)?,
             };
-            Some(intern(Type::List { dtype, reflected }))
+            Some(intern(Type::List {
+                dtype,
+                reflected,
+                typed,
+            }))
         }
         (Type::UniTuple(..) | Type::Tuple(_), Type::UniTuple(..) | Type::Tuple(_)) => {
             let (xs, ys) = (tuple_items(a)?, tuple_items(b)?);

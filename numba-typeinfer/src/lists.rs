@@ -15,6 +15,26 @@ pub fn list_of(dtype: TypeId) -> TypeId {
     intern(Type::List {
         dtype: dtype.unliteral(),
         reflected: false,
+        typed: false,
+    })
+}
+
+/// A new list of `dtype` of the kind of `this`: a typed list's copies and slices are
+/// typed lists.
+fn like(this: TypeId, dtype: TypeId) -> TypeId {
+    if matches!(this.get(), Type::List { typed: true, .. }) {
+        typed_list_of(dtype)
+    } else {
+        list_of(dtype)
+    }
+}
+
+/// `ListType[dtype]`: `numba_rs.typed.List`'s type.
+pub fn typed_list_of(dtype: TypeId) -> TypeId {
+    intern(Type::List {
+        dtype: dtype.unliteral(),
+        reflected: false,
+        typed: true,
     })
 }
 
@@ -65,7 +85,12 @@ fn sig(key: &str, ret: TypeId, args: Vec<TypeId>) -> Signature {
 /// The list type after storing items of type `item` into `this`: `this` refined when its
 /// item type is still undefined, else `this` when `item` converts to its items.
 pub fn stored(this: TypeId, item: TypeId) -> Option<TypeId> {
-    let Type::List { dtype, reflected } = this.get() else {
+    let Type::List {
+        dtype,
+        reflected,
+        typed,
+    } = this.get()
+    else {
         return None;
     };
     let item = item.unliteral();
@@ -76,6 +101,7 @@ pub fn stored(this: TypeId, item: TypeId) -> Option<TypeId> {
         return Some(intern(Type::List {
             dtype: item,
             reflected,
+            typed,
         }));
     }
     can_convert(item, dtype).map(|_| this)
@@ -137,7 +163,7 @@ pub fn method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
             sig(key, INTP, a)
         }
         ("clear" | "reverse", []) => sig(key, NONE, vec![this]),
-        ("copy", []) => sig(key, list_of(dtype), vec![this]),
+        ("copy", []) => sig(key, like(this, dtype), vec![this]),
         // `sort(key=None, reverse=False)`: keyword arguments bound by name.
         ("sort", []) if orderable(dtype) => sig(key, NONE, vec![this]),
         ("sort", [k]) if k.unliteral() == NONE && orderable(dtype) => {
@@ -202,7 +228,7 @@ pub fn getitem(value: TypeId, index: TypeId) -> Option<TypeId> {
     let dtype = list_dtype(value).filter(|&d| d != UNDEFINED)?;
     match index.unliteral().get() {
         Type::Integer { .. } | Type::Boolean => Some(dtype),
-        Type::Slice(_) => Some(list_of(dtype)),
+        Type::Slice(_) => Some(like(value, dtype)),
         _ => None,
     }
 }
@@ -299,5 +325,65 @@ pub fn builtin(key: &str, args: &[TypeId]) -> Option<Signature> {
             Some(sig(key, list_of(item), a))
         }
         _ => None,
+    }
+}
+
+/// The parameter names of the typed-list constructors (keyword binding).
+pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
+    Some(match key {
+        "numba_rs.typed.List.empty_list" => &["item_type", "allocated"],
+        _ => return None,
+    })
+}
+
+impl crate::context::BaseContext {
+    /// `numba_rs.typed.List()`, `List(iterable)` and `List.empty_list(item_type,
+    /// allocated=0)`.
+    pub(crate) fn install_typed_lists(&mut self) {
+        self.register(
+            "numba_rs.typed.List",
+            Box::new(crate::context::FnTemplate(
+                |a: &[TypeId]| {
+                    let ret = match a {
+                        [] => typed_list_of(UNDEFINED),
+                        [it] => {
+                            let item = iterable_item(*it)?;
+                            if !storable(item) {
+                                return None;
+                            }
+                            typed_list_of(item)
+                        }
+                        _ => return None,
+                    };
+                    Some(sig("list", ret, a.iter().map(|t| t.unliteral()).collect()))
+                },
+                "(), (iterable,)",
+            )),
+        );
+        self.register(
+            "numba_rs.typed.List.empty_list",
+            Box::new(crate::context::FnTemplate(
+                |a: &[TypeId]| {
+                    let item = crate::dicts::type_arg(*a.first()?)?;
+                    if !storable(item) {
+                        return None;
+                    }
+                    match a {
+                        [_] => Some(sig(
+                            "numba_rs.typed.List.empty_list",
+                            typed_list_of(item),
+                            vec![a[0]],
+                        )),
+                        [_, n] if n.unliteral().is_integer() => Some(sig(
+                            "numba_rs.typed.List.empty_list",
+                            typed_list_of(item),
+                            vec![a[0], INT64],
+                        )),
+                        _ => None,
+                    }
+                },
+                "(item_type, allocated=0)",
+            )),
+        );
     }
 }

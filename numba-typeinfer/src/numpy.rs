@@ -58,6 +58,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         _ => {
             return crate::np_random::param_names(key)
                 .or_else(|| crate::dicts::param_names(key))
+                .or_else(|| crate::lists::param_names(key))
                 .or_else(|| crate::numpy_manip::param_names(key))
                 .or_else(|| crate::strings::param_names(key))
         }

@@ -177,7 +177,11 @@ fn constructor(text: &str) -> Result<Option<TypeId>, String> {
             };
             let dtype = parse_sig_type(item)?;
             if name.trim() == "List" {
-                types::intern(Type::List { dtype, reflected })
+                types::intern(Type::List {
+                    dtype,
+                    reflected,
+                    typed: false,
+                })
             } else {
                 types::intern(Type::Set { dtype, reflected })
             }

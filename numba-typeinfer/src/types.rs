@@ -41,10 +41,13 @@ pub enum Type {
     Undefined,
     /// `list(int64)<iv=None>` (Numba's `types.List`): a growable list of one item type
     /// owned by an NRT MemInfo; `reflected` for a list unboxed from a Python argument,
-    /// whose changes are written back into the caller's list.
+    /// whose changes are written back into the caller's list. `typed` for Numba's
+    /// `ListType[int64]` (`numba_rs.typed.List`): the same list in compiled code, shared
+    /// by reference with its Python object instead of copied.
     List {
         dtype: TypeId,
         reflected: bool,
+        typed: bool,
     },
     /// Numba's typed dict (`DictType[unicode_type,int64]<iv=None>`): keys of one type,
     /// values of one type, CPython's insertion order (`model::list`'s layout, the payload
@@ -577,7 +580,12 @@ impl fmt::Display for Type {
             Type::CharSeq(n) => write!(f, "[char x {n}]"),
             Type::UnicodeCharSeq(n) => write!(f, "[unichr x {n}]"),
             Type::Undefined => f.write_str("undefined"),
-            Type::List { dtype, reflected } => {
+            Type::List {
+                dtype, typed: true, ..
+            } => write!(f, "ListType[{dtype}]"),
+            Type::List {
+                dtype, reflected, ..
+            } => {
                 let r = if *reflected { "reflected " } else { "" };
                 write!(f, "{r}list({dtype})<iv=None>")
             }

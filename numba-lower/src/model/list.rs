@@ -54,9 +54,13 @@ impl DataModel for ListModel {
                 line: 0,
             });
         }
-        let (dtype, reflected, set) = match t.get() {
-            Type::List { dtype, reflected } => (dtype, reflected, false),
-            Type::Set { dtype, reflected } => (dtype, reflected, true),
+        let (dtype, reflected, set, typed) = match t.get() {
+            Type::List {
+                dtype,
+                reflected,
+                typed,
+            } => (dtype, reflected, false, typed),
+            Type::Set { dtype, reflected } => (dtype, reflected, true, false),
             _ => return Err(LowerError::Llvm(format!("{t} is not a list or a set"))),
         };
         let item = crate::callconv::boundary_shape(dtype).map_err(|_| LowerError::Unsupported {
@@ -75,6 +79,7 @@ impl DataModel for ListModel {
                 item,
                 dtype,
                 reflected,
+                typed,
             }
         })
     }

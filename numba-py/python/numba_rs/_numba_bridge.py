@@ -193,6 +193,8 @@ def _from_numba_type(nt, rt, x):
         return rt.Tuple([from_foreign(i) for i in x.types])
     if isinstance(x, nt.Optional):
         return rt.Optional(from_foreign(x.type))
+    if isinstance(x, nt.ListType):
+        return rt.ListType(from_foreign(x.item_type))
     if isinstance(x, nt.DictType):
         return rt.DictType(from_foreign(x.key_type), from_foreign(x.value_type))
     if isinstance(x, nt.CPointer):

@@ -590,7 +590,13 @@ class List(MutableSequence):
 
 
 class ListType(IterableType):
-    pass
+    """Numba's typed list type: ``ListType(item_type)`` (``numba_rs.typed.List``)."""
+
+    def __new__(cls, itemty):
+        return _make("list_type", _code(itemty))
+
+    item_type = _type_field(0)
+    dtype = item_type
 
 
 class DictType(IterableType):
@@ -697,6 +703,7 @@ _CLASS_BY_KIND = {
     "list": List,
     "set": Set,
     "dict": DictType,
+    "list_type": ListType,
     "dict_view": DictView,
     "undefined": Undefined,
     "tuple": Tuple,

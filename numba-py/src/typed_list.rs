@@ -1,0 +1,335 @@
+//! `numba_rs.typed.List`: a typed list (`ListType[T]`) shared by reference between Python
+//! and compiled code, over the same payload compiled lists use (numba-lower's `lists`).
+//! Compiled code receives the object's MemInfo (no copy, no reflection: changes made on
+//! either side are seen on the other); a typed list compiled code returns becomes one of
+//! these. The primitives here (length, item access, insertion, removal) call the payload
+//! directly; `numba_rs.typed.List` builds the rest of the list API on them.
+
+use std::sync::OnceLock;
+
+use numba_lower::callconv::release_slots;
+use numba_lower::lists::{
+    interned_ref_map, item_refs, numba_rs_list_clear, numba_rs_list_close_gap, numba_rs_list_new,
+    numba_rs_list_open_gap, ref_map, ListPayload,
+};
+use numba_lower::Shape;
+use numba_nrt::MemInfo;
+use numba_typeinfer::types::{Type, TypeId};
+use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+
+use crate::boxing::{decode, encode, Slots};
+
+/// The base class of `numba_rs.typed.List`: the MemInfo (null until typed) and what
+/// the items look like.
+#[pyclass(module = "numba_rs.typed", name = "_ListBase", subclass)]
+pub struct TypedList {
+    mi: *mut MemInfo,
+    t: Option<TypeId>,
+    item: Shape,
+    refs: *const i32,
+}
+
+// SAFETY: a MemInfo's count is atomic and its payload is only touched with the GIL held;
+// `refs` is an interned constant.
+unsafe impl Send for TypedList {}
+unsafe impl Sync for TypedList {}
+
+impl Drop for TypedList {
+    fn drop(&mut self) {
+        // SAFETY: the object's own reference (or null).
+        unsafe { numba_nrt::NRT_decref(self.mi) };
+    }
+}
+
+fn list_class(py: Python<'_>) -> PyResult<&'static Py<PyType>> {
+    static CLASS: OnceLock<Py<PyType>> = OnceLock::new();
+    if let Some(c) = CLASS.get() {
+        return Ok(c);
+    }
+    let c = py
+        .import("numba_rs.typed")?
+        .getattr("List")?
+        .cast_into::<PyType>()?
+        .unbind();
+    Ok(CLASS.get_or_init(|| c))
+}
+
+fn item_shape(dtype: TypeId) -> PyResult<Shape> {
+    numba_lower::callconv::boundary_shape(dtype).map_err(|_| {
+        crate::UnsupportedError::new_err(format!(
+            "typed lists of {dtype} are not supported by numba-rs yet"
+        ))
+    })
+}
+
+/// A `numba_rs.typed.List` owning `mi` (a reference the caller hands over).
+pub(crate) fn wrap(py: Python<'_>, mi: *mut MemInfo, dtype: TypeId) -> PyResult<Py<PyAny>> {
+    struct Owned(*mut MemInfo);
+    impl Drop for Owned {
+        fn drop(&mut self) {
+            // SAFETY: a reference not yet handed to a list object.
+            unsafe { numba_nrt::NRT_decref(self.0) };
+        }
+    }
+    let mut owned = Owned(mi);
+    let item = item_shape(dtype)?;
+    let obj = list_class(py)?.bind(py).call0()?;
+    {
+        let l = obj.cast::<TypedList>()?;
+        let mut l = l.borrow_mut();
+        // SAFETY: the fresh object's (null) MemInfo.
+        unsafe { numba_nrt::NRT_decref(l.mi) };
+        l.mi = std::mem::replace(&mut owned.0, std::ptr::null_mut());
+        l.refs = interned_ref_map(ref_map(&item));
+        l.item = item;
+        l.t = Some(numba_typeinfer::lists::typed_list_of(dtype));
+    }
+    Ok(obj.unbind())
+}
+
+/// The slots of a `typed.List` argument of type `t`: its MemInfo with a reference for
+/// the call (released after it, as every list argument's) and a null parent.
+pub(crate) fn encode_arg(v: &Bound<'_, PyAny>, dtype: TypeId, out: &mut Slots) -> PyResult<()> {
+    let want = numba_typeinfer::lists::typed_list_of(dtype);
+    let l = v
+        .cast::<TypedList>()
+        .map_err(|_| PyTypeError::new_err(format!("expected a typed.List of type {want}")))?;
+    let l = l.borrow();
+    if l.t != Some(want) || l.mi.is_null() {
+        return Err(PyTypeError::new_err(format!(
+            "expected a typed.List of type {want}"
+        )));
+    }
+    // SAFETY: a live MemInfo: one more owner for the call.
+    unsafe { numba_nrt::NRT_incref(l.mi) };
+    out.push(l.mi as u64);
+    out.push(0);
+    Ok(())
+}
+
+/// The type of a `typed.List` argument.
+pub(crate) fn typeof_list(v: &Bound<'_, PyAny>) -> Option<PyResult<TypeId>> {
+    let l = v.cast::<TypedList>().ok()?;
+    let l = l.borrow();
+    Some(match l.t {
+        Some(t) if !l.mi.is_null() => Ok(t),
+        _ => Err(crate::TypingError::new_err(
+            "cannot pass an empty typed.List whose item type is not known yet: make it with List.empty_list(item_type) or append an item first",
+        )),
+    })
+}
+
+/// Owned slots of one item, released when dropped.
+struct OwnedSlots<'a> {
+    slots: Slots,
+    shape: &'a Shape,
+}
+
+impl Drop for OwnedSlots<'_> {
+    fn drop(&mut self) {
+        release_slots(self.shape, &self.slots, &mut 0);
+    }
+}
+
+impl TypedList {
+    fn payload(&self) -> *mut ListPayload {
+        // SAFETY: a live list MemInfo (callers check the list is typed).
+        unsafe { numba_nrt::NRT_MemInfo_data(self.mi) as *mut ListPayload }
+    }
+
+    fn dtype(&self) -> Option<TypeId> {
+        match self.t?.get() {
+            Type::List { dtype, .. } if !self.mi.is_null() => Some(dtype),
+            _ => None,
+        }
+    }
+
+    fn len(&self) -> i64 {
+        match self.dtype() {
+            // SAFETY: a live payload.
+            Some(_) => unsafe { (*self.payload()).size },
+            None => 0,
+        }
+    }
+
+    fn init_type(&mut self, dtype: TypeId, allocated: i64) -> PyResult<()> {
+        let t = numba_typeinfer::lists::typed_list_of(dtype);
+        if !numba_typeinfer::lists::storable(dtype) {
+            return Err(crate::TypingError::new_err(format!(
+                "typed lists of {dtype} are not supported"
+            )));
+        }
+        let item = item_shape(dtype)?;
+        let refs = interned_ref_map(ref_map(&item));
+        // SAFETY: `refs` lives for the process.
+        let mi = unsafe { numba_rs_list_new((item.slots() * 8) as i64, allocated.max(0), refs) };
+        if mi.is_null() {
+            return Err(PyMemoryError::new_err("cannot allocate a list"));
+        }
+        // SAFETY: the previous reference (null for an untyped list).
+        unsafe { numba_nrt::NRT_decref(self.mi) };
+        self.mi = mi;
+        self.item = item;
+        self.refs = refs;
+        self.t = Some(t);
+        Ok(())
+    }
+
+    /// An item's slots owning their references, checked against the item type.
+    fn owned<'a>(&'a self, v: &Bound<'_, PyAny>) -> PyResult<OwnedSlots<'a>> {
+        let dtype = self.dtype().expect("typed");
+        if crate::fingerprint::scalar_typecode(v.as_ptr()) != Some(dtype) {
+            let t = numba_typeinfer::strings::held_text(crate::typeof_arg(v)?);
+            if t != dtype {
+                numba_typeinfer::dicts::safe_cast(t, dtype).map_err(crate::TypingError::new_err)?;
+            }
+        }
+        let mut s = OwnedSlots {
+            slots: Slots::new(),
+            shape: &self.item,
+        };
+        encode(v, &self.item, &mut s.slots)?;
+        crate::dicts::own(&self.item, &mut s.slots, &mut 0)?;
+        Ok(s)
+    }
+
+    fn at(&self, i: i64) -> *mut u64 {
+        // SAFETY: callers check `i` against the size.
+        unsafe {
+            let p = &*self.payload();
+            p.data.add((i * p.item_bytes) as usize) as *mut u64
+        }
+    }
+
+    fn index(&self, i: i64, allow_end: bool) -> PyResult<i64> {
+        let n = self.len();
+        let j = if i < 0 { i + n } else { i };
+        let hi = if allow_end { n } else { n - 1 };
+        if j < 0 || j > hi {
+            return Err(PyIndexError::new_err("list index out of range"));
+        }
+        Ok(j)
+    }
+
+    fn ensure_typed(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        if self.dtype().is_none() {
+            let t = numba_typeinfer::strings::held_text(crate::typeof_arg(v)?);
+            self.init_type(t, 0)?;
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl TypedList {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(
+        _args: &Bound<'_, pyo3::types::PyTuple>,
+        _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> Self {
+        TypedList {
+            mi: std::ptr::null_mut(),
+            t: None,
+            item: Shape::None,
+            refs: std::ptr::null(),
+        }
+    }
+
+    /// Type an untyped list as `ListType[item_type]` with room for `allocated` items.
+    fn _init_type(&mut self, item_type: u32, allocated: i64) -> PyResult<()> {
+        self.init_type(TypeId(item_type), allocated)
+    }
+
+    /// The typecode of the list's type, or None while untyped.
+    #[getter]
+    fn _typecode(&self) -> Option<u32> {
+        self.dtype().and(self.t).map(|t| t.0)
+    }
+
+    fn __len__(&self) -> usize {
+        self.len() as usize
+    }
+
+    /// Item `i` (an integer; slices are the Python class's).
+    fn _getitem(&self, py: Python<'_>, i: i64) -> PyResult<Py<PyAny>> {
+        let j = self.index(i, false)?;
+        let at = self.at(j);
+        // SAFETY: item `j` of the live payload; decoding consumes one reference per
+        // MemInfo, taken here.
+        unsafe {
+            item_refs(self.refs, at, numba_nrt::NRT_incref);
+            let slots = std::slice::from_raw_parts(at, self.item.slots());
+            decode(py, slots, &mut 0, &self.item)
+        }
+    }
+
+    fn _setitem(&mut self, i: i64, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        let j = self.index(i, false)?;
+        let new = self.owned(v)?;
+        let at = self.at(j);
+        // SAFETY: item `j` of the live payload: its references released, the new item
+        // (whose references the list takes) written over it.
+        unsafe {
+            item_refs(self.refs, new.slots.as_ptr(), numba_nrt::NRT_incref);
+            item_refs(self.refs, at, numba_nrt::NRT_decref);
+            std::ptr::copy_nonoverlapping(new.slots.as_ptr(), at, self.item.slots());
+        }
+        Ok(())
+    }
+
+    fn append(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.ensure_typed(v)?;
+        let n = self.len();
+        self._insert(n, v)
+    }
+
+    /// Insert `v` before item `i` (clamped to the list, as `list.insert`).
+    fn _insert(&mut self, i: i64, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.ensure_typed(v)?;
+        let n = self.len();
+        let j = (if i < 0 { i + n } else { i }).clamp(0, n);
+        let new = self.owned(v)?;
+        // SAFETY: a live payload; the gap at `j` receives the item and its references.
+        unsafe {
+            if numba_rs_list_open_gap(self.payload(), j) != 0 {
+                return Err(PyMemoryError::new_err("cannot grow the list"));
+            }
+            item_refs(self.refs, new.slots.as_ptr(), numba_nrt::NRT_incref);
+            std::ptr::copy_nonoverlapping(new.slots.as_ptr(), self.at(j), self.item.slots());
+        }
+        Ok(())
+    }
+
+    /// Remove and return item `i`.
+    fn _pop(&mut self, py: Python<'_>, i: i64) -> PyResult<Py<PyAny>> {
+        if self.len() == 0 {
+            return Err(PyIndexError::new_err("pop from empty list"));
+        }
+        let j = self
+            .index(i, false)
+            .map_err(|_| PyIndexError::new_err("pop index out of range"))?;
+        let v = self._getitem(py, j)?;
+        // SAFETY: item `j` of the live payload: released, then the gap closed.
+        unsafe {
+            item_refs(self.refs, self.at(j), numba_nrt::NRT_decref);
+            numba_rs_list_close_gap(self.payload(), j);
+        }
+        Ok(v)
+    }
+
+    fn clear(&mut self) {
+        if self.dtype().is_some() {
+            // SAFETY: a live payload.
+            unsafe { numba_rs_list_clear(self.payload()) };
+        }
+    }
+
+    /// The MemInfo's reference count (tests of sharing).
+    fn _refcount(&self) -> usize {
+        // SAFETY: a live MemInfo or null.
+        unsafe { numba_nrt::NRT_MemInfo_refcount(self.mi) }
+    }
+}
