@@ -14,7 +14,7 @@ use numba_lower::lists::{
 };
 use numba_lower::Shape;
 use numba_nrt::MemInfo;
-use numba_typeinfer::types::{Type, TypeId};
+use numba_typeinfer::types::{self, TypeId};
 use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
@@ -27,6 +27,9 @@ use crate::boxing::{decode, encode, Slots};
 pub struct TypedList {
     mi: *mut MemInfo,
     t: Option<TypeId>,
+    /// The item type (read on every operation: kept here, not looked up in the type
+    /// table).
+    item_t: Option<TypeId>,
     item: Shape,
     refs: *const i32,
 }
@@ -85,6 +88,7 @@ pub(crate) fn wrap(py: Python<'_>, mi: *mut MemInfo, dtype: TypeId) -> PyResult<
         l.refs = interned_ref_map(ref_map(&item));
         l.item = item;
         l.t = Some(numba_typeinfer::lists::typed_list_of(dtype));
+        l.item_t = Some(dtype);
     }
     Ok(obj.unbind())
 }
@@ -140,10 +144,7 @@ impl TypedList {
     }
 
     fn dtype(&self) -> Option<TypeId> {
-        match self.t?.get() {
-            Type::List { dtype, .. } if !self.mi.is_null() => Some(dtype),
-            _ => None,
-        }
+        self.item_t.filter(|_| !self.mi.is_null())
     }
 
     fn len(&self) -> i64 {
@@ -174,6 +175,7 @@ impl TypedList {
         self.item = item;
         self.refs = refs;
         self.t = Some(t);
+        self.item_t = Some(dtype);
         Ok(())
     }
 
@@ -233,6 +235,7 @@ impl TypedList {
         TypedList {
             mi: std::ptr::null_mut(),
             t: None,
+            item_t: None,
             item: Shape::None,
             refs: std::ptr::null(),
         }
@@ -282,6 +285,41 @@ impl TypedList {
 
     fn append(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
         self.ensure_typed(v)?;
+        let dtype = self.dtype().expect("typed above");
+        // An exact int, float or bool into a list of that type: one word, no references.
+        if crate::fingerprint::scalar_typecode(v.as_ptr()) == Some(dtype)
+            && matches!(dtype, types::INT64 | types::FLOAT64 | types::BOOLEAN)
+        {
+            let p = v.as_ptr();
+            // SAFETY: `p` is a live object of exactly the class `dtype` names.
+            let w = unsafe {
+                match dtype {
+                    types::INT64 => {
+                        let mut overflow = 0;
+                        let x = pyo3::ffi::PyLong_AsLongLongAndOverflow(p, &mut overflow);
+                        if overflow != 0 {
+                            return Err(pyo3::exceptions::PyOverflowError::new_err(
+                                "int too big to convert",
+                            ));
+                        }
+                        x as u64
+                    }
+                    types::FLOAT64 => pyo3::ffi::PyFloat_AS_DOUBLE(p).to_bits(),
+                    _ => u64::from(p == pyo3::ffi::Py_True()),
+                }
+            };
+            // SAFETY: a live payload of one-word items, grown by one first.
+            unsafe {
+                let pl = self.payload();
+                let n = (*pl).size;
+                if numba_lower::lists::numba_rs_list_reserve(pl, n + 1) != 0 {
+                    return Err(PyMemoryError::new_err("cannot grow the list"));
+                }
+                *((*pl).data as *mut u64).add(n as usize) = w;
+                (*pl).size = n + 1;
+            }
+            return Ok(());
+        }
         let n = self.len();
         self._insert(n, v)
     }

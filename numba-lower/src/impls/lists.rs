@@ -707,11 +707,20 @@ pub(crate) fn container_iter<'ctx>(
         lw.b.build_struct_gep(st, storage, 1, "")
             .map_err(llvm_err)?;
     lw.b.build_store(pl, a[0]).map_err(llvm_err)?;
+    if st.count_fields() == 3 {
+        // A typed list: its size now, checked at each step.
+        let n = lw.list_len(a[0])?;
+        let pn =
+            lw.b.build_struct_gep(st, storage, 2, "")
+                .map_err(llvm_err)?;
+        lw.b.build_store(pn, n).map_err(llvm_err)?;
+    }
     Ok(storage.into())
 }
 
 /// The next item (borrowed), checked against the list's size at each step (a list may
-/// change while it is iterated, as in Python).
+/// change while it is iterated, as in Python; a typed list raises Numba's RuntimeError
+/// when its size changed).
 fn list_next<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
@@ -739,6 +748,23 @@ fn list_next<'ctx>(
             .map_err(llvm_err)?
             .into_int_value();
     let n = lw.list_len(lv)?;
+    if st.count_fields() == 3 {
+        let pn =
+            lw.b.build_struct_gep(st, storage, 2, "")
+                .map_err(llvm_err)?;
+        let then =
+            lw.b.build_load(i64t, pn, "")
+                .map_err(llvm_err)?
+                .into_int_value();
+        let changed =
+            lw.b.build_int_compare(IntPredicate::NE, n, then, "")
+                .map_err(llvm_err)?;
+        lw.raise_const_if(
+            changed,
+            "RuntimeError",
+            &["list was mutated during iteration"],
+        )?;
+    }
     let valid =
         lw.b.build_int_compare(IntPredicate::SLT, idx, n, "")
             .map_err(llvm_err)?;

@@ -33,7 +33,13 @@ pub fn iterator_storage(ctx: &Context, t: TypeId) -> R<StructType<'_>> {
         }
         // A dict's (a view's) iterator: position, the dict, its size when iteration
         // began (CPython's "changed size during iteration" check).
-        Type::ArrayIter(src) if matches!(src.get(), Type::Dict { .. } | Type::DictView { .. }) => {
+        // A typed list's iterator too (Numba's "list was mutated during iteration").
+        Type::ArrayIter(src)
+            if matches!(
+                src.get(),
+                Type::Dict { .. } | Type::DictView { .. } | Type::List { typed: true, .. }
+            ) =>
+        {
             ctx.struct_type(&[i64t, super::value_type(ctx, src)?, i64t], false)
         }
         Type::ArrayIter(src)

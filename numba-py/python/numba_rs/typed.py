@@ -200,7 +200,9 @@ class List(_ListBase):
     @property
     def _dtype(self):
         t = self._list_type
-        return None if t is None else t.item_type
+        if t is None:
+            raise RuntimeError("invalid operation on untyped list")
+        return t.item_type
 
     def _like(self, items):
         new = type(self)()
@@ -240,10 +242,11 @@ class List(_ListBase):
             self.append(x)
 
     def __iter__(self):
-        i = 0
-        while i < len(self):
+        n = len(self)
+        for i in range(n):
+            if len(self) != n:
+                raise RuntimeError("list was mutated during iteration")
             yield self._getitem(i)
-            i += 1
 
     def __reversed__(self):
         for i in range(len(self) - 1, -1, -1):
@@ -329,7 +332,7 @@ class List(_ListBase):
 
     def __repr__(self):
         t = self._list_type
-        return f"{t if t is not None else 'ListType[undefined]'}({self})"
+        return f"{t if t is not None else 'ListType[Undefined]'}({self})"
 
     def __reduce__(self):
         t = self._list_type

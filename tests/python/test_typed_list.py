@@ -1,0 +1,125 @@
+"""`numba_rs.typed.List` (`ListType[T]`) from Python and in compiled code, against a
+Python list driven the same way (the oracle). NRT counts balance after every test."""
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+import numba_rs
+from numba_rs import njit, types
+from numba_rs.errors import TypingError
+from numba_rs.typed import Dict, List
+
+
+def test_python_api_matches_list():
+    r = random.Random(3)
+    tl = List.empty_list(types.int64)
+    ref = []
+    for i in range(400):
+        op = r.random()
+        if op < 0.4:
+            tl.append(i)
+            ref.append(i)
+        elif op < 0.5 and ref:
+            j = r.randrange(-len(ref), len(ref))
+            assert tl.pop(j) == ref.pop(j)
+        elif op < 0.6:
+            j = r.randrange(-5, len(ref) + 5)
+            tl.insert(j, -i)
+            ref.insert(j, -i)
+        elif op < 0.7 and ref:
+            j = r.randrange(len(ref))
+            tl[j] = i * 3
+            ref[j] = i * 3
+        elif op < 0.8:
+            a, b = sorted(r.randrange(len(ref) + 1) for _ in range(2))
+            assert list(tl[a:b]) == ref[a:b]
+        else:
+            x = r.randrange(50)
+            assert (x in tl) == (x in ref)
+            assert tl.count(x) == ref.count(x)
+    assert list(tl) == ref
+    assert len(tl) == len(ref)
+    assert tl == ref
+    tl.sort()
+    ref.sort()
+    assert list(tl) == ref
+    tl.reverse()
+    ref.reverse()
+    assert list(tl) == ref
+    del tl[2:10]
+    del ref[2:10]
+    assert list(tl) == ref
+    with pytest.raises(IndexError):
+        tl[len(ref)]
+    with pytest.raises(IndexError):
+        List.empty_list(types.int64).pop()
+
+
+def test_repr_str_type_and_pickle():
+    tl = List([1.5, 2.5])
+    assert repr(tl) == "ListType[float64]([1.5, 2.5])"
+    assert str(tl) == "[1.5, 2.5]"
+    assert numba_rs.typeof(tl) == types.ListType(types.float64)
+    assert tl._typed and not List()._typed
+    back = pickle.loads(pickle.dumps(tl))
+    assert back == tl and back._list_type == tl._list_type
+    with pytest.raises(TypingError):
+        tl.append("x")
+
+
+def test_shared_by_reference_with_compiled_code():
+    tl = List.empty_list(types.unicode_type)
+    tl.append("a")
+
+    @njit
+    def grow(lst, n):
+        for i in range(n):
+            lst.append(str(i))
+        return len(lst)
+
+    assert grow(tl, 3) == 4
+    assert list(tl) == ["a", "0", "1", "2"]
+    tl[0] = "z"
+
+    @njit
+    def first(lst):
+        return lst[0]
+
+    assert first(tl) == "z"
+
+
+def test_made_in_compiled_code_returned_as_typed_list():
+    @njit
+    def make(n):
+        a = List()
+        for i in range(n):
+            a.append(i * i)
+        b = List.empty_list(types.float64)
+        b.append(0.5)
+        return a, b
+
+    a, b = make(5)
+    assert isinstance(a, List) and isinstance(b, List)
+    assert list(a) == [i * i for i in range(5)] and list(b) == [0.5]
+    assert a._refcount() == 1
+
+
+def test_typed_list_of_arrays_and_in_dicts():
+    tl = List.empty_list(types.float64[:])
+    tl.append(np.arange(3.0))
+    d = Dict.empty(types.unicode_type, types.ListType(types.float64[:]))
+    d["k"] = tl
+
+    @njit
+    def total(d):
+        s = 0.0
+        for a in d["k"]:
+            s += a.sum()
+        d["k"].append(np.ones(2))
+        return s
+
+    assert total(d) == 3.0
+    assert len(tl) == 2 and tl[1].sum() == 2.0
