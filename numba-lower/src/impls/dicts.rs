@@ -74,17 +74,19 @@ pub(crate) fn register(r: &mut Registry) {
         })?;
         Ok(out)
     });
-    r.register(
-        key("numba_rs.typed.Dict.empty"),
-        Args::Variadic(any),
-        |lw, sig, a| {
+    // `Dict.empty(key_type, value_type, n_keys=0)` and Numba's `dictobject.new_dict`.
+    for k in [
+        "numba_rs.typed.Dict.empty",
+        "numba.typed.dictobject.new_dict",
+    ] {
+        r.register(key(k), Args::Variadic(any), |lw, sig, a| {
             let n = match (a.get(2), sig.args.get(2)) {
                 (Some(&n), Some(&t)) => lw.cast(n, t, INT64)?.into_int_value(),
                 _ => lw.ctx.i64_type().const_zero(),
             };
             lw.new_dict(sig.ret, n)
-        },
-    );
+        });
+    }
     r.register(ImplKey::GetItem, Args::Exact(vec![d, any]), |lw, sig, a| {
         let (kt, vt) = parts(sig.args[0]);
         let at = lw.dict_lookup(a[0], kt, a[1])?;
