@@ -332,6 +332,7 @@ pub fn builtin(key: &str, args: &[TypeId]) -> Option<Signature> {
 pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
     Some(match key {
         "numba_rs.typed.List.empty_list" => &["item_type", "allocated"],
+        "numba.typed.listobject.new_list" => &["item", "allocated"],
         _ => return None,
     })
 }
@@ -360,30 +361,30 @@ impl crate::context::BaseContext {
                 "(), (iterable,)",
             )),
         );
-        self.register(
+        // Numba's `numba.typed.listobject.new_list(item, allocated=0)`, the same.
+        for key in [
             "numba_rs.typed.List.empty_list",
-            Box::new(crate::context::FnTemplate(
-                |a: &[TypeId]| {
-                    let item = crate::dicts::type_arg(*a.first()?)?;
-                    if !storable(item) {
-                        return None;
-                    }
-                    match a {
-                        [_] => Some(sig(
-                            "numba_rs.typed.List.empty_list",
-                            typed_list_of(item),
-                            vec![a[0]],
-                        )),
-                        [_, n] if n.unliteral().is_integer() => Some(sig(
-                            "numba_rs.typed.List.empty_list",
-                            typed_list_of(item),
-                            vec![a[0], INT64],
-                        )),
-                        _ => None,
-                    }
-                },
-                "(item_type, allocated=0)",
-            )),
-        );
+            "numba.typed.listobject.new_list",
+        ] {
+            self.register(
+                key,
+                Box::new(crate::context::FnTemplate(
+                    move |a: &[TypeId]| {
+                        let item = crate::dicts::type_arg(*a.first()?)?;
+                        if !storable(item) {
+                            return None;
+                        }
+                        match a {
+                            [_] => Some(sig(key, typed_list_of(item), vec![a[0]])),
+                            [_, n] if n.unliteral().is_integer() => {
+                                Some(sig(key, typed_list_of(item), vec![a[0], INT64]))
+                            }
+                            _ => None,
+                        }
+                    },
+                    "(item_type, allocated=0)",
+                )),
+            );
+        }
     }
 }

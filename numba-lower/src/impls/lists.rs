@@ -130,17 +130,27 @@ pub(crate) fn register(r: &mut Registry) {
         lw.list_void_call("numba_rs_list_reverse", &[p.into()])?;
         Ok(out)
     });
-    r.register(
-        key("numba_rs.typed.List.empty_list"),
-        Args::Variadic(TypePat::Any),
-        |lw, s, a| {
+    // `List.empty_list(item_type, allocated=0)` and Numba's `listobject.new_list`.
+    for k in [
+        "numba_rs.typed.List.empty_list",
+        "numba.typed.listobject.new_list",
+    ] {
+        r.register(key(k), Args::Variadic(TypePat::Any), |lw, s, a| {
             let n = match (a.get(1), s.args.get(1)) {
                 (Some(&n), Some(&t)) => lw.cast(n, t, INT64)?.into_int_value(),
                 _ => lw.ctx.i64_type().const_zero(),
             };
+            let negative =
+                lw.b.build_int_compare(IntPredicate::SLT, n, lw.ctx.i64_type().const_zero(), "")
+                    .map_err(llvm_err)?;
+            lw.raise_const_if(
+                negative,
+                "ValueError",
+                &["expecting *allocated* to be >= 0"],
+            )?;
             lw.new_list(dtype_of(s.ret), n)
-        },
-    );
+        });
+    }
     r.register(key("list"), Args::Exact(vec![]), |lw, s, _| {
         let zero = lw.ctx.i64_type().const_zero();
         lw.new_list(dtype_of(s.ret), zero)
