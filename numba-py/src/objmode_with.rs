@@ -240,7 +240,19 @@ fn encode_owned(
             out.extend(fields);
             Ok(())
         }
-        // A list or set made from the block's result: its own, with no Python parent.
+        // A typed dict: its MemInfo, with a reference of its own (the Python object may
+        // die with the block).
+        Shape::Dict { .. } => {
+            let start = out.len();
+            boxing::encode(v, shape, out)?;
+            let mi = out[start] as *mut numba_nrt::MemInfo;
+            // SAFETY: the typed dict's live MemInfo: one more owner.
+            unsafe { numba_nrt::NRT_incref(mi) };
+            owned.push(mi);
+            Ok(())
+        }
+        // A list or set made from the block's result: its own, with no Python parent (a
+        // typed list's encoding already took its reference).
         Shape::List { .. } | Shape::Set { .. } => {
             let start = out.len();
             boxing::encode(v, shape, out)?;

@@ -450,3 +450,35 @@ def test_pickle_and_copy_round_trip():
     c = d.copy()
     c["z"] = (0, 0)
     assert "z" not in d and len(c) == 3
+
+
+def test_typed_dict_from_an_objmode_block_outlives_its_python_object():
+    dict_t = types.DictType(types.unicode_type, types.int64)
+
+    @njit
+    def f():
+        with numba_rs.objmode(d=dict_t):
+            d = Dict.empty(types.unicode_type, types.int64)
+            d["a"] = 1
+        d["b"] = 2
+        return d
+
+    assert dict(f().items_list()) == {"a": 1, "b": 2}
+
+
+def test_dicts_local_to_prange_iterations():
+    @njit(parallel=True)
+    def f(n):
+        out = np.zeros(n)
+        for i in numba_rs.prange(n):
+            d = {}
+            for j in range(i + 1):
+                d[j] = float(j)
+            s = 0.0
+            for v in d.values():
+                s += v
+            out[i] = s
+        return out
+
+    want = np.array([sum(range(i + 1)) for i in range(12)], dtype=np.float64)
+    assert np.array_equal(f(12), want)

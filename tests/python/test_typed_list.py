@@ -123,3 +123,40 @@ def test_typed_list_of_arrays_and_in_dicts():
 
     assert total(d) == 3.0
     assert len(tl) == 2 and tl[1].sum() == 2.0
+
+
+def test_typed_lists_local_to_prange_iterations():
+    @njit(parallel=True)
+    def f(n):
+        out = np.zeros(n)
+        for i in numba_rs.prange(n):
+            lst = List.empty_list(types.float64)
+            for j in range(i + 1):
+                lst.append(float(j))
+            out[i] = len(lst) + lst[-1]
+        return out
+
+    assert np.array_equal(f(8), np.array([2.0 * i + 1 for i in range(8)]))
+
+
+def test_numbas_listobject_new_list_and_negative_allocation():
+    @njit
+    def f(n):
+        lst = List.empty_list(types.int64, n)
+        lst.append(1)
+        return len(lst)
+
+    assert f(10) == 1
+    with pytest.raises(ValueError, match="expecting \\*allocated\\* to be >= 0"):
+        f(-1)
+
+
+def test_typed_list_mutated_while_compiled_code_iterates_it():
+    @njit
+    def f(lst):
+        for x in lst:
+            lst.append(x)
+
+    lst = List([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="list was mutated during iteration"):
+        f(lst)
