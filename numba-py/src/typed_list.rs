@@ -365,6 +365,15 @@ impl TypedList {
         }
     }
 
+    /// Items the list has room for before it grows (Numba's `_allocated()`).
+    fn _allocated(&self) -> i64 {
+        match self.dtype() {
+            // SAFETY: a live payload.
+            Some(_) => unsafe { (*self.payload()).allocated },
+            None => 0,
+        }
+    }
+
     /// The MemInfo's reference count (tests of sharing).
     fn _refcount(&self) -> usize {
         // SAFETY: a live MemInfo or null.

@@ -70,7 +70,7 @@ pub fn safe_cast(from: TypeId, to: TypeId) -> Result<(), String> {
         return Ok(());
     }
     if by.is_none() && !(from.is_number() && to.is_number()) {
-        return Err(format!("cannot cast {from} to {to}"));
+        return Err(format!("Cannot cast {from} to {to}"));
     }
     Err(format!(
         "cannot safely cast {from} to {to}. Please cast explicitly."

@@ -729,6 +729,31 @@ impl Engine<'_> {
                                     line,
                                 });
                             }
+                            // A typed list's words (Numba's `listobject`).
+                            if report
+                                && matches!(t.get(), Type::List { typed: true, .. })
+                                && !crate::numpy::setitem_ok(t, i, v)
+                            {
+                                let sliced = matches!(i.unliteral().get(), Type::Slice(_));
+                                let message = if sliced {
+                                    "can only assign an iterable when using a slice with assignment/setitem"
+                                } else if !i.unliteral().is_integer() {
+                                    "list indices must be integers or slices"
+                                } else {
+                                    ""
+                                };
+                                let message = if message.is_empty() {
+                                    let d = crate::lists::list_dtype(t).unwrap_or(NONE);
+                                    crate::dicts::safe_cast(v, d).err().unwrap_or_else(|| {
+                                        format!(
+                                            "invalid setitem with value of {v} to element of {d}"
+                                        )
+                                    })
+                                } else {
+                                    message.to_string()
+                                };
+                                return Err(TypingError::Typing { message, line });
+                            }
                             // Numba's words for a list item of another type.
                             if let (true, Some(d)) = (
                                 report && !crate::numpy::setitem_ok(t, i, v),
@@ -1182,6 +1207,14 @@ impl Engine<'_> {
         // items are typed once the list is.
         if crate::lists::list_dtype(v) == Some(UNDEFINED) {
             return Ok(None);
+        }
+        if matches!(v.get(), Type::List { typed: true, .. })
+            && crate::lists::getitem(v, i).is_none()
+        {
+            return Err(TypingError::Typing {
+                message: "list indices must be integers or slices".into(),
+                line,
+            });
         }
         if let Some(t) = crate::lists::getitem(v, i) {
             let index_t = match i.unliteral().get() {

@@ -66,7 +66,9 @@ pub const METHODS: &[&str] = &[
 /// `l.method`: a bound method.
 pub fn getattr(value: TypeId, attr: &str) -> Option<TypeId> {
     list_dtype(value)?;
-    METHODS.contains(&attr).then(|| {
+    // A typed list's capacity (Numba's `ListType` method).
+    let typed_only = attr == "_allocated" && matches!(value.get(), Type::List { typed: true, .. });
+    (METHODS.contains(&attr) || typed_only).then(|| {
         intern(Type::BoundFunction {
             key: format!("list.{attr}"),
             this: value,
@@ -103,6 +105,10 @@ pub fn stored(this: TypeId, item: TypeId) -> Option<TypeId> {
             reflected,
             typed,
         }));
+    }
+    // A typed list converts as Numba's typed containers do.
+    if typed {
+        return crate::dicts::safe_cast(item, dtype).ok().map(|_| this);
     }
     can_convert(item, dtype).map(|_| this)
 }
@@ -164,6 +170,7 @@ pub fn method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
         }
         ("clear" | "reverse", []) => sig(key, NONE, vec![this]),
         ("copy", []) => sig(key, like(this, dtype), vec![this]),
+        ("_allocated", []) => sig(key, INTP, vec![this]),
         // `sort(key=None, reverse=False)`: keyword arguments bound by name.
         ("sort", []) if orderable(dtype) => sig(key, NONE, vec![this]),
         ("sort", [k]) if k.unliteral() == NONE && orderable(dtype) => {
@@ -179,7 +186,33 @@ pub fn method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
 }
 
 /// Numba's messages for list methods given arguments of the wrong kind.
-pub fn explain(key: &str, _this: TypeId, args: &[TypeId]) -> Option<String> {
+pub fn explain(key: &str, this: TypeId, args: &[TypeId]) -> Option<String> {
+    // A typed list's methods say what Numba's `listobject` says.
+    if let Type::List {
+        dtype, typed: true, ..
+    } = this.get()
+    {
+        let int = |t: &TypeId| t.unliteral().is_integer();
+        let cast = |x: &TypeId| {
+            (dtype != UNDEFINED)
+                .then(|| crate::dicts::safe_cast(*x, dtype).err())
+                .flatten()
+        };
+        match (key, args) {
+            ("list.append", [x]) => return cast(x),
+            ("list.insert", [i, _]) if !int(i) => {
+                return Some("list insert indices must be integers".into())
+            }
+            ("list.insert", [_, x]) => return cast(x),
+            ("list.pop", [i]) if !int(i) => {
+                return Some("argument for pop must be an integer".into())
+            }
+            ("list.extend", [it]) if iterable_item(*it).is_none() => {
+                return Some("extend argument must be iterable".into())
+            }
+            _ => {}
+        }
+    }
     if key != "list.index" {
         return None;
     }
@@ -341,26 +374,7 @@ impl crate::context::BaseContext {
     /// `numba_rs.typed.List()`, `List(iterable)` and `List.empty_list(item_type,
     /// allocated=0)`.
     pub(crate) fn install_typed_lists(&mut self) {
-        self.register(
-            "numba_rs.typed.List",
-            Box::new(crate::context::FnTemplate(
-                |a: &[TypeId]| {
-                    let ret = match a {
-                        [] => typed_list_of(UNDEFINED),
-                        [it] => {
-                            let item = iterable_item(*it)?;
-                            if !storable(item) {
-                                return None;
-                            }
-                            typed_list_of(item)
-                        }
-                        _ => return None,
-                    };
-                    Some(sig("list", ret, a.iter().map(|t| t.unliteral()).collect()))
-                },
-                "(), (iterable,)",
-            )),
-        );
+        self.register("numba_rs.typed.List", Box::new(TypedListCtor));
         // Numba's `numba.typed.listobject.new_list(item, allocated=0)`, the same.
         for key in [
             "numba_rs.typed.List.empty_list",
@@ -385,6 +399,39 @@ impl crate::context::BaseContext {
                     "(item_type, allocated=0)",
                 )),
             );
+        }
+    }
+}
+
+/// `numba_rs.typed.List()` / `List(iterable)` in compiled code, with Numba's messages.
+struct TypedListCtor;
+
+impl crate::context::FunctionTemplate for TypedListCtor {
+    fn generic(&self, a: &[TypeId]) -> Option<Signature> {
+        let ret = match a {
+            [] => typed_list_of(UNDEFINED),
+            [it] => {
+                let item = iterable_item(*it)?;
+                if !storable(item) {
+                    return None;
+                }
+                typed_list_of(item)
+            }
+            _ => return None,
+        };
+        Some(sig("list", ret, a.iter().map(|t| t.unliteral()).collect()))
+    }
+    fn describe(&self) -> String {
+        "(), (iterable,)".into()
+    }
+    fn explain(&self, a: &[TypeId]) -> Option<String> {
+        match a {
+            [it] if iterable_item(*it).is_none() => Some("List() argument must be iterable".into()),
+            [_, _, ..] => Some(format!(
+                "List() expected at most 1 argument, got {}",
+                a.len()
+            )),
+            _ => None,
         }
     }
 }

@@ -130,6 +130,10 @@ pub(crate) fn register(r: &mut Registry) {
         lw.list_void_call("numba_rs_list_reverse", &[p.into()])?;
         Ok(out)
     });
+    r.register(key("list._allocated"), Args::Exact(vec![l]), |lw, _, a| {
+        let p = lw.list_payload(a[0])?;
+        Ok(lw.payload_i64(p, offset::ALLOCATED)?.into())
+    });
     // `List.empty_list(item_type, allocated=0)` and Numba's `listobject.new_list`.
     for k in [
         "numba_rs.typed.List.empty_list",
@@ -593,6 +597,19 @@ impl<'ctx> FnLower<'ctx, '_> {
     }
 }
 
+/// The IndexError message for index `i` outside list `t`: Numba's reflected-list words
+/// (`getitem out of range`), or for a typed list CPython's (`list index out of range`),
+/// as Numba's typed list says.
+fn index_message(t: TypeId, op: &str) -> &'static str {
+    let typed = matches!(lowered(t).get(), Type::List { typed: true, .. });
+    match (typed, op) {
+        (true, _) => "list index out of range",
+        (false, "getitem") => "getitem out of range",
+        (false, "setitem") => "setitem out of range",
+        _ => "pop index out of range",
+    }
+}
+
 /// `l[i]`: the item (borrowed); IndexError outside.
 fn getitem<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
@@ -601,7 +618,7 @@ fn getitem<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     let dtype = dtype_of(sig.args[0]);
     let i = lw.cast(a[1], sig.args[1], INT64)?.into_int_value();
-    let i = lw.list_index(a[0], i, "getitem out of range")?;
+    let i = lw.list_index(a[0], i, index_message(sig.args[0], "getitem"))?;
     let p = lw.list_payload(a[0])?;
     let at = lw.list_item_ptr(p, dtype, i)?;
     lw.list_read(dtype, at)
@@ -626,7 +643,7 @@ fn setitem<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     let dtype = dtype_of(sig.args[0]);
     let i = lw.cast(a[1], sig.args[1], INT64)?.into_int_value();
-    let i = lw.list_index(a[0], i, "setitem out of range")?;
+    let i = lw.list_index(a[0], i, index_message(sig.args[0], "setitem"))?;
     let v = lw.cast(a[2], lowered(sig.args[2]), dtype)?;
     lw.incref(dtype, v)?;
     let p = lw.list_payload(a[0])?;
@@ -917,7 +934,7 @@ fn pop<'ctx>(
     let i = match a.get(1) {
         Some(&i) => {
             let i = lw.cast(i, sig.args[1], INT64)?.into_int_value();
-            lw.list_index(a[0], i, "pop index out of range")?
+            lw.list_index(a[0], i, index_message(sig.args[0], "pop"))?
         }
         None => {
             lw.b.build_int_sub(n, i64t.const_int(1, false), "")
