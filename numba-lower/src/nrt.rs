@@ -49,6 +49,7 @@ pub fn is_refcounted(t: TypeId) -> bool {
         | Type::NamedTuple { .. }
         | Type::NamedUniTuple { .. }
         | Type::Pair(..)
+        | Type::LiteralStrKeyDict { .. }
         // A user's struct type (`model::user`) holds its members' references.
         | Type::Opaque { .. } => members(t).into_iter().any(is_refcounted),
         _ => false,

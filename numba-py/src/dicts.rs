@@ -555,8 +555,9 @@ impl TypedDict {
 
     /// `d.popitem()`: the last item inserted.
     fn popitem(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        // Numba's typed dict's words.
         let Some(l) = self.typed().cloned() else {
-            return Err(PyKeyError::new_err("popitem(): dictionary is empty"));
+            return Err(PyKeyError::new_err("dictionary is empty"));
         };
         let mut k = OwnedSlots {
             slots: Slots::from_elem(0, l.key.slots().max(1)),
@@ -573,7 +574,7 @@ impl TypedDict {
         if found == 0 {
             k.slots.fill(0);
             v.slots.fill(0);
-            return Err(PyKeyError::new_err("popitem(): dictionary is empty"));
+            return Err(PyKeyError::new_err("dictionary is empty"));
         }
         let key = Self::box_slots(py, &l.key, l.key_refs, k.slots.as_ptr())?;
         let value = Self::box_slots(py, &l.value, l.value_refs, v.slots.as_ptr())?;

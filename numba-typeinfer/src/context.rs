@@ -852,6 +852,7 @@ impl TypingContext for BaseContext {
             Type::List { .. } => crate::lists::getattr(value, attr),
             Type::Set { .. } => crate::sets::getattr(value, attr),
             Type::Dict { .. } => crate::dicts::getattr(value, attr),
+            Type::LiteralStrKeyDict { .. } => crate::dicts::literal_getattr(value, attr),
             // The model's ASCII flag (Numba's `_is_ascii` attribute wrapper).
             Type::Unicode | Type::StringLiteral(_) if attr == "_is_ascii" => Some(UINT32),
             // The cached hash (-1 until computed; a `str` argument brings CPython's).
@@ -896,6 +897,9 @@ impl TypingContext for BaseContext {
             }
             if key.starts_with("dict.") {
                 return crate::dicts::method(&key, this, args);
+            }
+            if key.starts_with("literal_dict.") {
+                return crate::dicts::literal_method(&key, this, args);
             }
             if key.starts_with("str.") || key.starts_with("bytes.") {
                 return crate::strings::method(&key, this, args);
@@ -948,6 +952,7 @@ impl TypingContext for BaseContext {
             return crate::sets::explain(&key, this, args)
                 .or_else(|| crate::lists::explain(&key, this, args))
                 .or_else(|| crate::dicts::explain(&key, this, args))
+                .or_else(|| crate::dicts::literal_explain(&key))
                 .or_else(|| crate::strings::explain(&key, this, args));
         }
         Self::function_key(func).and_then(|k| self.functions.get(&k)?.explain(args))

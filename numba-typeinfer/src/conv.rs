@@ -135,6 +135,14 @@ pub fn tuple_items(t: TypeId) -> Option<Vec<TypeId>> {
     }
 }
 
+/// The values of a literal-string-key dict, in key order (its layout).
+pub fn literal_dict_values(t: TypeId) -> Option<Vec<TypeId>> {
+    match t.get() {
+        Type::LiteralStrKeyDict { values, .. } => Some(values),
+        _ => None,
+    }
+}
+
 /// NumPy's `promote_types` over scalar numbers (Numba's `Number.unify`).
 pub fn promote_numbers(a: TypeId, b: TypeId) -> Option<TypeId> {
     if !a.is_number() || !b.is_number() {
@@ -251,6 +259,23 @@ fn special_unify(a: TypeId, b: TypeId) -> Option<TypeId> {
         }
         // An empty dict's key and value types are whatever the other dict holds.
         (Type::Dict { .. }, Type::Dict { .. }) => crate::dicts::unify_dicts(a, b),
+        (
+            Type::LiteralStrKeyDict {
+                keys: k1,
+                values: v1,
+            },
+            Type::LiteralStrKeyDict {
+                keys: k2,
+                values: v2,
+            },
+        ) if k1 == k2 => {
+            let values = v1
+                .iter()
+                .zip(&v2)
+                .map(|(x, y)| unify(*x, *y))
+                .collect::<Option<Vec<_>>>()?;
+            Some(intern(Type::LiteralStrKeyDict { keys: k1, values }))
+        }
         (Type::DictView { dict: x, kind: i }, Type::DictView { dict: y, kind: j }) if i == j => {
             Some(crate::dicts::view_of(crate::dicts::unify_dicts(x, y)?, i))
         }

@@ -306,6 +306,10 @@ pub fn binop(op: numba_ir::BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
         key: ImplKey::BinOp(op),
     };
     match (op, l.get()) {
+        // `'k' in ld`: known at compile time (the key keeps its literal type).
+        (BinOp::In, Type::LiteralStrKeyDict { .. }) if rhs.unliteral() == UNICODE => {
+            Some(mk(vec![l, rhs]))
+        }
         (BinOp::In, Type::Dict { .. }) => {
             let k = lookup_ok(l, r)?;
             Some(mk(vec![l, k]))
@@ -384,11 +388,22 @@ pub fn builtin(args: &[TypeId]) -> Option<Signature> {
 }
 
 /// The type of `{k1: v1, ...}`: one key type and one value type over the items (Numba
-/// unifies them), `Err` with Numba-like words when they do not unify.
+/// unifies them), `Err` with Numba-like words when they do not unify. String-constant
+/// keys with values of types that do not unify make Numba's `LiteralStrKeyDict`.
 pub fn build_map(items: &[(TypeId, TypeId)]) -> Result<TypeId, String> {
     if items.is_empty() {
         return Ok(dict_of(UNDEFINED, UNDEFINED));
     }
+    if let Some(t) = literal_str_key_dict(items) {
+        return Ok(t);
+    }
+    // A constant key given again replaces the value given before (Python's dict
+    // display): only the last value of each constant key is stored.
+    let keys: Vec<TypeId> = items.iter().map(|p| p.0).collect();
+    let items: Vec<(TypeId, TypeId)> = display_stores(&keys)
+        .into_iter()
+        .map(|(k, v)| (items[k].0, items[v].1))
+        .collect();
     let mut k = crate::strings::held_text(items[0].0.unliteral());
     let mut v = crate::strings::held_text(items[0].1.unliteral());
     for &(ki, vi) in &items[1..] {
@@ -409,6 +424,28 @@ pub fn build_map(items: &[(TypeId, TypeId)]) -> Result<TypeId, String> {
         return Err(m);
     }
     Ok(dict_of(k, v))
+}
+
+/// The stores a dict display makes, as (key item, value item) indices: a constant key
+/// given again keeps its first place and takes its last value, as Python's display
+/// does (the values it replaces are never stored).
+pub fn display_stores(keys: &[TypeId]) -> Vec<(usize, usize)> {
+    let constant = |t: TypeId| {
+        matches!(
+            t.get(),
+            Type::StringLiteral(_) | Type::IntegerLiteral(_) | Type::BooleanLiteral(_)
+        )
+    };
+    let mut out = Vec::with_capacity(keys.len());
+    for (i, &k) in keys.iter().enumerate() {
+        if !constant(k) {
+            out.push((i, i));
+        } else if !keys[..i].contains(&k) {
+            let last = keys.iter().rposition(|&x| x == k).unwrap_or(i);
+            out.push((i, last));
+        }
+    }
+    out
 }
 
 /// Unify two dict types: an empty dict's undefined parts take the other's.
@@ -450,9 +487,13 @@ impl crate::context::BaseContext {
     /// `numba_rs.typed.Dict()` (as `dict()`) and `Dict.empty(key_type, value_type,
     /// n_keys=0)`.
     pub(crate) fn install_dicts(&mut self) {
+        // (Numba explains a bad `typed.Dict(...)` only by its signatures.)
         self.register(
             "numba_rs.typed.Dict",
-            Box::new(DictBuiltin("(), (dict,), (iterable of pairs,)")),
+            Box::new(crate::context::FnTemplate(
+                builtin,
+                "(), (dict,), (iterable of pairs,)",
+            )),
         );
         // Numba's `numba.typed.dictobject.new_dict(key, value, n_keys=0)`, the same.
         for key in [
@@ -482,4 +523,121 @@ impl crate::context::BaseContext {
             );
         }
     }
+}
+
+/// A dict literal whose keys are all string constants and whose values do not share
+/// one type: Numba's `LiteralStrKeyDict` (a repeated key keeps its first place and its
+/// last value, as Python's).
+fn literal_str_key_dict(items: &[(TypeId, TypeId)]) -> Option<TypeId> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut values: Vec<TypeId> = Vec::new();
+    for &(k, v) in items {
+        let Type::StringLiteral(s) = k.get() else {
+            return None;
+        };
+        let v = crate::strings::held_text(v.unliteral());
+        match keys.iter().position(|x| *x == s) {
+            Some(i) => values[i] = v,
+            None => {
+                keys.push(s);
+                values.push(v);
+            }
+        }
+    }
+    let homogeneous = values
+        .iter()
+        .skip(1)
+        .try_fold(values[0], |acc, &v| unify(acc, v))
+        .is_some();
+    (!homogeneous).then(|| intern(Type::LiteralStrKeyDict { keys, values }))
+}
+
+/// The keys and values of a literal-string-key dict.
+pub fn literal_parts(t: TypeId) -> Option<(Vec<String>, Vec<TypeId>)> {
+    match t.get() {
+        Type::LiteralStrKeyDict { keys, values } => Some((keys, values)),
+        _ => None,
+    }
+}
+
+/// Numba's words for a literal dict's mutating methods.
+pub const LITERAL_MUTATION: &str = "Cannot mutate a literal dictionary";
+/// Numba's words for a literal dict read by a key that is not a constant.
+pub const LITERAL_GET: &str = "Cannot get{item}() on a literal dictionary";
+
+/// `ld.method` of a literal-string-key dict.
+pub fn literal_getattr(value: TypeId, attr: &str) -> Option<TypeId> {
+    literal_parts(value)?;
+    matches!(
+        attr,
+        "keys"
+            | "values"
+            | "items"
+            | "copy"
+            | "get"
+            | "pop"
+            | "popitem"
+            | "setdefault"
+            | "clear"
+            | "update"
+            | "__setitem__"
+    )
+    .then(|| {
+        intern(Type::BoundFunction {
+            key: format!("literal_dict.{attr}"),
+            this: value,
+        })
+    })
+}
+
+/// A literal dict's method signature: the read-only ones.
+pub fn literal_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
+    let (keys, values) = literal_parts(this)?;
+    let name = key.strip_prefix("literal_dict.")?;
+    if !args.is_empty() {
+        return None;
+    }
+    let ret = match name {
+        "keys" => intern(Type::UniTuple(UNICODE, keys.len() as u32)),
+        "values" => crate::types::tuple_of(&values),
+        "items" => crate::types::tuple_of(
+            &values
+                .iter()
+                .map(|&v| crate::types::tuple_of(&[UNICODE, v]))
+                .collect::<Vec<_>>(),
+        ),
+        "copy" => this,
+        _ => return None,
+    };
+    Some(sig(key, ret, vec![this]))
+}
+
+/// Why a literal dict's method does not type.
+pub fn literal_explain(key: &str) -> Option<String> {
+    match key.strip_prefix("literal_dict.")? {
+        "get" => Some(LITERAL_GET.into()),
+        "pop" | "popitem" | "setdefault" | "clear" | "update" | "__setitem__" => {
+            Some(LITERAL_MUTATION.into())
+        }
+        _ => None,
+    }
+}
+
+/// `ld['k']` with a constant key: the value's type.
+pub fn literal_getitem(value: TypeId, index: TypeId) -> Result<Option<Signature>, String> {
+    let Some((keys, values)) = literal_parts(value) else {
+        return Ok(None);
+    };
+    let Type::StringLiteral(s) = index.get() else {
+        return Err(LITERAL_GET.into());
+    };
+    let i = keys
+        .iter()
+        .position(|k| *k == s)
+        .ok_or_else(|| format!("Key '{s}' is not in dict."))?;
+    Ok(Some(Signature {
+        ret: values[i],
+        args: vec![value, index],
+        key: ImplKey::GetItem,
+    }))
 }

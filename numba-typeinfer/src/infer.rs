@@ -703,6 +703,16 @@ impl Engine<'_> {
                             self.infer_dtype(root, v, line)?;
                         }
                         let tys = (self.ty(*target), self.raw_ty(*index), self.ty(*value));
+                        if report
+                            && tys
+                                .0
+                                .is_some_and(|t| crate::dicts::literal_parts(t).is_some())
+                        {
+                            return Err(TypingError::Typing {
+                                message: crate::dicts::LITERAL_MUTATION.into(),
+                                line,
+                            });
+                        }
                         // `d[k] = v`: types an empty dict, else converts as Numba's typed
                         // dict does.
                         if let (Some(t), Some(i), Some(v)) = tys {
@@ -776,6 +786,17 @@ impl Engine<'_> {
                                 });
                             }
                         }
+                    }
+                    Stmt::DelItem { target, .. }
+                        if report
+                            && self
+                                .ty(*target)
+                                .is_some_and(|t| crate::dicts::literal_parts(t).is_some()) =>
+                    {
+                        return Err(TypingError::Typing {
+                            message: crate::dicts::LITERAL_MUTATION.into(),
+                            line,
+                        });
                     }
                     // `del d[k]`: a key the dict's keys convert from.
                     Stmt::DelItem { target, index }
@@ -1189,6 +1210,12 @@ impl Engine<'_> {
         let (Some(v), Some(i)) = (self.ty(*value), self.raw_ty(*index)) else {
             return Ok(None);
         };
+        // `ld['k']`: a literal dict read by a constant key.
+        match crate::dicts::literal_getitem(v, i) {
+            Ok(Some(sig)) => return Ok(Some(self.record(id, sig))),
+            Ok(None) => {}
+            Err(message) => return Err(TypingError::Typing { message, line }),
+        }
         // `d[k]`: an empty dict's values are typed once the dict is.
         if let Some((dk, _)) = crate::dicts::dict_parts(v) {
             if dk == UNDEFINED {
@@ -1346,6 +1373,15 @@ impl Engine<'_> {
                 let (Some(l), Some(r)) = (self.ty(*lhs), self.ty(*rhs)) else {
                     return Ok(None);
                 };
+                // `'k' in ld`: answered by the key's constant (its literal type).
+                if *op == numba_ir::BinOp::In && crate::dicts::literal_parts(l).is_some() {
+                    if let Some(sig) = self
+                        .raw_ty(*rhs)
+                        .and_then(|raw| crate::dicts::binop(*op, l, raw))
+                    {
+                        return Ok(Some(self.record(id, sig)));
+                    }
+                }
                 // `l += x` / `l *= n` change the list itself.
                 if matches!(ir.expr(id), Expr::InplaceBinOp { .. }) {
                     if let Some(sig) = crate::lists::inplace_binop(*op, l, r)
@@ -2033,7 +2069,9 @@ impl Engine<'_> {
             Expr::BuildMap { items, .. } => {
                 let mut tys = Vec::with_capacity(items.len());
                 for (k, v) in items {
-                    let (Some(k), Some(v)) = (self.ty(*k), self.ty(*v)) else {
+                    // Keys keep their literal types: string constants may make a
+                    // literal-string-key dict.
+                    let (Some(k), Some(v)) = (self.raw_ty(*k), self.ty(*v)) else {
                         return Ok(None);
                     };
                     tys.push((k, v));

@@ -1903,6 +1903,7 @@ impl BaseContext {
                                 | Type::Set { .. }
                                 | Type::Dict { .. }
                                 | Type::DictView { .. }
+                                | Type::LiteralStrKeyDict { .. }
                         ) =>
                     {
                         Some(sig("len", INTP, vec![*x]))

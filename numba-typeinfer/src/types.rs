@@ -57,6 +57,13 @@ pub enum Type {
         key: TypeId,
         value: TypeId,
     },
+    /// A dict literal with string-constant keys and values of different types (Numba's
+    /// `LiteralStrKeyDict`): read-only, laid out as the tuple of its values in key order;
+    /// indexed by constant keys.
+    LiteralStrKeyDict {
+        keys: Vec<String>,
+        values: Vec<TypeId>,
+    },
     /// A dict's `keys()` (kind 0), `values()` (1) or `items()` (2): Numba's
     /// `DictKeysIterableType` and siblings, printed `keys[DictType[...]]`.
     DictView {
@@ -595,6 +602,14 @@ impl fmt::Display for Type {
             }
             Type::Dict { key, value } => write!(f, "DictType[{key},{value}]<iv=None>"),
             Type::TypeRef(t) => write!(f, "typeref[{t}]"),
+            Type::LiteralStrKeyDict { keys, values } => {
+                let items: Vec<String> = keys
+                    .iter()
+                    .zip(values)
+                    .map(|(k, v)| format!("Literal[str]({k}): {v}"))
+                    .collect();
+                write!(f, "LiteralStrKey[Dict]({})", items.join(", "))
+            }
             Type::DictView { dict, kind } => {
                 let k = ["keys", "values", "items"][(*kind).min(2) as usize];
                 write!(f, "{k}[{dict}]")

@@ -482,3 +482,77 @@ def test_dicts_local_to_prange_iterations():
 
     want = np.array([sum(range(i + 1)) for i in range(12)], dtype=np.float64)
     assert np.array_equal(f(12), want)
+
+
+# -- dicts with string-constant keys and values of different types ----------------------
+
+
+def literal_dict_reads():
+    ld = {"a": 1, "b": 2j, "c": "d"}
+    return (ld["a"], ld["b"], ld["c"]), len(ld), "b" in ld, "f" in ld
+
+
+def literal_dict_views():
+    ld = {"a": 2j, "c": "d", "f": (1, 2.5)}
+    return ld.items(), ld.values(), [k for k in ld.keys()]
+
+
+def literal_dict_repeated_key():
+    ld = {"a": 1, "b": "x", "a": "y"}  # noqa: F601  (Python keeps the last value)
+    return ld["a"], len(ld), list(ld.keys())
+
+
+def literal_dict_branches(x):
+    if x > 0:
+        a = {"a": 2j, "c": "d"}
+    else:
+        a = {"a": 5j, "c": "CAT"}
+    return a["c"], a["a"]
+
+
+@pytest.mark.parametrize(
+    "f,args",
+    [
+        (literal_dict_reads, ()),
+        (literal_dict_views, ()),
+        (literal_dict_repeated_key, ()),
+        (literal_dict_branches, (1,)),
+        (literal_dict_branches, (-1,)),
+    ],
+    ids=lambda x: getattr(x, "__name__", str(x)),
+)
+def test_literal_str_key_dicts_against_cpython(f, args):
+    got = njit(f)(*args)
+    want = f(*args)
+    if f is literal_dict_views:
+        # CPython's views are not tuples: compare their items.
+        want = (tuple(want[0]), tuple(want[1]), want[2])
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    "stmt,message",
+    [
+        ("ld['a'] = 12", "Cannot mutate a literal dictionary"),
+        ("del ld['a']", "Cannot mutate a literal dictionary"),
+        ("ld.pop('a')", "Cannot mutate a literal dictionary"),
+        ("ld.clear()", "Cannot mutate a literal dictionary"),
+        ("ld.get('a')", "Cannot get{item}() on a literal dictionary"),
+    ],
+)
+def test_literal_str_key_dict_is_read_only(stmt, message):
+    ns = {}
+    exec(f"def f():\n    ld = {{'a': 1, 'b': 'x'}}\n    {stmt}\n", ns)  # noqa: S102
+    with pytest.raises(TypingError) as e:
+        njit(ns["f"])()
+    assert message in str(e.value)
+
+
+def test_literal_str_key_dict_read_by_a_variable_key():
+    @njit
+    def f(k):
+        ld = {"a": 2j, "c": "d"}
+        return ld[k]
+
+    with pytest.raises(TypingError, match=r"Cannot get\{item\}\(\) on a literal dictionary"):
+        f("a")

@@ -39,7 +39,89 @@ fn key(k: &str) -> ImplKey {
 /// `crate::dicts::DictPayload::key_words`'s offset (`used` is at 0, as a list's size).
 const KEY_WORDS_OFFSET: u64 = 48;
 
+fn is_literal_dict(t: TypeId) -> bool {
+    matches!(t.get(), Type::LiteralStrKeyDict { .. })
+}
+
+/// The position of constant key `k` (a string literal type) in a literal dict.
+fn literal_position(dict_t: TypeId, k: TypeId) -> Option<usize> {
+    let (keys, _) = numba_typeinfer::dicts::literal_parts(dict_t)?;
+    let Type::StringLiteral(s) = k.get() else {
+        return None;
+    };
+    keys.iter().position(|x| *x == s)
+}
+
+/// A literal-string-key dict (Numba's `LiteralStrKeyDict`): the tuple of its values,
+/// read by constant keys.
+fn register_literal(r: &mut Registry) {
+    let ld = TypePat::Pred(is_literal_dict);
+    let any = TypePat::Any;
+    r.register(key("len"), Args::Exact(vec![ld]), |lw, sig, _| {
+        let n = numba_typeinfer::dicts::literal_parts(sig.args[0]).map_or(0, |p| p.0.len());
+        Ok(lw.ctx.i64_type().const_int(n as u64, false).into())
+    });
+    r.register(
+        ImplKey::GetItem,
+        Args::Exact(vec![ld, any]),
+        |lw, sig, a| {
+            let i = literal_position(sig.args[0], sig.args[1])
+                .ok_or_else(|| lw.unsupported("a literal dict read by a key it does not have"))?;
+            // Borrowed, as a tuple's item.
+            lw.b.build_extract_value(a[0].into_struct_value(), i as u32, "")
+                .map_err(llvm_err)
+        },
+    );
+    r.register(
+        ImplKey::BinOp(BinOp::In),
+        Args::Exact(vec![ld, any]),
+        |lw, sig, _| {
+            let found = literal_position(sig.args[0], sig.args[1]).is_some();
+            Ok(lw.ctx.bool_type().const_int(u64::from(found), false).into())
+        },
+    );
+    // `values()` and `copy()` are the same tuple (a new reference, as a call's result).
+    for m in ["literal_dict.values", "literal_dict.copy"] {
+        r.register(key(m), Args::Exact(vec![ld]), |lw, sig, a| {
+            lw.incref(sig.args[0], a[0])?;
+            Ok(a[0])
+        });
+    }
+    r.register(
+        key("literal_dict.keys"),
+        Args::Exact(vec![ld]),
+        |lw, sig, _| {
+            let (keys, _) = numba_typeinfer::dicts::literal_parts(sig.args[0]).unwrap_or_default();
+            let vals = keys
+                .iter()
+                .map(|k| lw.unicode_constant(k))
+                .collect::<R<Vec<_>>>()?;
+            lw.make_struct(lowered(sig.ret), &vals)
+        },
+    );
+    r.register(
+        key("literal_dict.items"),
+        Args::Exact(vec![ld]),
+        |lw, sig, a| {
+            let (keys, values) =
+                numba_typeinfer::dicts::literal_parts(sig.args[0]).unwrap_or_default();
+            let mut pairs = Vec::with_capacity(keys.len());
+            for (i, (k, &vt)) in keys.iter().zip(&values).enumerate() {
+                let kv = lw.unicode_constant(k)?;
+                let v =
+                    lw.b.build_extract_value(a[0].into_struct_value(), i as u32, "")
+                        .map_err(llvm_err)?;
+                lw.incref(vt, v)?;
+                let pair_t = numba_typeinfer::types::tuple_of(&[UNICODE, vt]);
+                pairs.push(lw.make_struct(pair_t, &[kv, v])?);
+            }
+            lw.make_struct(lowered(sig.ret), &pairs)
+        },
+    );
+}
+
 pub(crate) fn register(r: &mut Registry) {
+    register_literal(r);
     let d = TypePat::Pred(is_dict);
     let any = TypePat::Any;
     r.register(
@@ -552,10 +634,32 @@ pub(crate) fn build<'ctx>(
     dict_t: TypeId,
     items: &[Pair<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    if let Some((keys, values)) = numba_typeinfer::dicts::literal_parts(dict_t) {
+        // The last value given for each key, in the keys' order; the tuple takes a
+        // reference to each.
+        let mut vals = Vec::with_capacity(keys.len());
+        for (k, &vt) in keys.iter().zip(&values) {
+            let &(_, (v, from)) = items
+                .iter()
+                .rev()
+                .find(|((_, kt), _)| matches!(kt.get(), Type::StringLiteral(s) if s == *k))
+                .ok_or_else(|| lw.unsupported("a literal dict's key without a value"))?;
+            let v = lw.cast(v, from, vt)?;
+            lw.incref(vt, v)?;
+            vals.push(v);
+        }
+        return lw.make_struct(dict_t, &vals);
+    }
     let (kt, vt) = parts(dict_t);
     let n = lw.ctx.i64_type().const_int(items.len() as u64, false);
     let out = lw.new_dict(dict_t, n)?;
-    for &((k, ktv), (v, vtv)) in items {
+    // A constant key given again: only its last value is stored (typing saw only it).
+    let keys: Vec<TypeId> = items.iter().map(|p| p.0 .1).collect();
+    let items: Vec<Pair<'ctx>> = numba_typeinfer::dicts::display_stores(&keys)
+        .into_iter()
+        .map(|(k, v)| (items[k].0, items[v].1))
+        .collect();
+    for &((k, ktv), (v, vtv)) in &items {
         let k = lw.cast(k, ktv, kt)?;
         let v = lw.cast(v, vtv, vt)?;
         lw.dict_set(out, kt, vt, k, v)?;

@@ -138,7 +138,8 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::NamedUniTuple { .. }
         | Type::Pair(..)
         | Type::RangeState64
-        | Type::Slice(_) => &tuple::TupleModel,
+        | Type::Slice(_)
+        | Type::LiteralStrKeyDict { .. } => &tuple::TupleModel,
         Type::Opaque { .. } if user::members(t).is_some() => &tuple::TupleModel,
         Type::Optional(_) => &optional::OptionalModel,
         Type::BoundFunction { .. } => &bound::BoundModel,

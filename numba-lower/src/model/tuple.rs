@@ -22,6 +22,7 @@ pub fn members(t: TypeId) -> Vec<TypeId> {
         // Numba's SliceModel: start, stop, step with the defaults filled in.
         Type::RangeState64 | Type::Slice(_) => vec![INT64; 3],
         Type::Opaque { .. } => super::user::members(t).unwrap_or_default(),
+        Type::LiteralStrKeyDict { values, .. } => values,
         _ => namedtuple_fields(t).map(|(f, _)| f).unwrap_or_default(),
     }
 }
@@ -93,6 +94,13 @@ impl DataModel for TupleModel {
                 Shape::Named { class, items }
             }
             Type::Opaque { .. } => Shape::Boxed { t, items },
+            // Numba's words: a heterogeneous literal dict does not escape.
+            Type::LiteralStrKeyDict { .. } => {
+                return Err(LowerError::Unsupported {
+                    message: format!("cannot convert native {t} to a Python object"),
+                    line: 0,
+                })
+            }
             _ => {
                 return Err(LowerError::Unsupported {
                     message: format!("values of type {t} cannot cross into Python"),
