@@ -48,9 +48,10 @@ pub fn key_ok(t: TypeId) -> bool {
     crate::sets::hashable(t) || matches!(t.get(), Type::EnumMember { .. })
 }
 
-/// Value types: whatever a list can hold, and dicts.
+/// Value types: whatever a list can hold (lists, dicts, optionals...), but not `none`
+/// itself (Numba's "Dict.value_type cannot be of type none").
 pub fn value_ok(t: TypeId) -> bool {
-    crate::lists::storable(t)
+    t != NONE && crate::lists::storable(t)
 }
 
 /// Numba's rule for a key or value stored into (or looked up in) a typed container

@@ -126,6 +126,8 @@ pub fn storable(t: TypeId) -> bool {
         | Type::NamedTuple { .. }
         | Type::NamedUniTuple { .. }
         | Type::EnumMember { .. } => true,
+        // A list of `None`s (Numba's `List[None]`): items without data.
+        Type::NoneType => true,
         Type::List { dtype, .. } => storable(dtype),
         Type::Dict { key, value } => key != UNDEFINED && value != UNDEFINED,
         Type::Optional(x) => storable(x),

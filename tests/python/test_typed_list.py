@@ -160,3 +160,22 @@ def test_typed_list_mutated_while_compiled_code_iterates_it():
     lst = List([1.0, 2.0])
     with pytest.raises(RuntimeError, match="list was mutated during iteration"):
         f(lst)
+
+
+def test_lists_of_none():
+    @njit
+    def f():
+        lst = List()
+        lst.append(None)
+        lst.append(None)
+        lst[0] = None
+        return lst, len(lst), lst[1] is None
+
+    lst, n, is_none = f()
+    assert list(lst) == [None, None] and n == 2 and is_none
+
+    @njit
+    def g():
+        return [None, None]
+
+    assert g() == [None, None]
