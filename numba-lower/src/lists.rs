@@ -30,6 +30,8 @@ pub struct ListPayload {
     pub dirty: i64,
     /// Where the items' references are (see [`RefMap`]); null when they hold none.
     pub refs: *const i32,
+    /// Set by a typed list's `_make_immutable()`: mutations raise `ValueError`.
+    pub immutable: i64,
 }
 
 /// Byte offsets of [`ListPayload`]'s fields, for the lowering.
@@ -38,6 +40,7 @@ pub mod offset {
     pub const ALLOCATED: u64 = 8;
     pub const DATA: u64 = 24;
     pub const DIRTY: u64 = 32;
+    pub const IMMUTABLE: u64 = 48;
 }
 
 /// Which slots of an item hold MemInfo references: `[count, (slot, flag)...]`, where
@@ -178,6 +181,7 @@ pub unsafe extern "C" fn numba_rs_list_new(
             } else {
                 refs
             },
+            immutable: 0,
         });
         let refs_none = std::ptr::null_mut();
         let mi = numba_nrt::NRT_MemInfo_new(

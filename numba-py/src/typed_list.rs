@@ -215,6 +215,14 @@ impl TypedList {
         Ok(j)
     }
 
+    fn check_mutable(&self) -> PyResult<()> {
+        if self._is_mutable() {
+            Ok(())
+        } else {
+            Err(pyo3::exceptions::PyValueError::new_err("list is immutable"))
+        }
+    }
+
     fn ensure_typed(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
         if self.dtype().is_none() {
             let t = numba_typeinfer::strings::held_text(crate::typeof_arg(v)?);
@@ -270,6 +278,7 @@ impl TypedList {
     }
 
     fn _setitem(&mut self, i: i64, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.check_mutable()?;
         let j = self.index(i, false)?;
         let new = self.owned(v)?;
         let at = self.at(j);
@@ -284,6 +293,7 @@ impl TypedList {
     }
 
     fn append(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.check_mutable()?;
         self.ensure_typed(v)?;
         let dtype = self.dtype().expect("typed above");
         // An exact int, float or bool into a list of that type: one word, no references.
@@ -326,6 +336,7 @@ impl TypedList {
 
     /// Insert `v` before item `i` (clamped to the list, as `list.insert`).
     fn _insert(&mut self, i: i64, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.check_mutable()?;
         self.ensure_typed(v)?;
         let n = self.len();
         let j = (if i < 0 { i + n } else { i }).clamp(0, n);
@@ -343,6 +354,7 @@ impl TypedList {
 
     /// Remove and return item `i`.
     fn _pop(&mut self, py: Python<'_>, i: i64) -> PyResult<Py<PyAny>> {
+        self.check_mutable()?;
         if self.len() == 0 {
             return Err(PyIndexError::new_err("pop from empty list"));
         }
@@ -358,10 +370,26 @@ impl TypedList {
         Ok(v)
     }
 
-    fn clear(&mut self) {
+    fn clear(&mut self) -> PyResult<()> {
+        self.check_mutable()?;
         if self.dtype().is_some() {
             // SAFETY: a live payload.
             unsafe { numba_rs_list_clear(self.payload()) };
+        }
+        Ok(())
+    }
+
+    /// Whether the list may change (Numba's `_is_mutable()`).
+    fn _is_mutable(&self) -> bool {
+        // SAFETY: a live payload.
+        self.dtype().is_none() || unsafe { (*self.payload()).immutable == 0 }
+    }
+
+    /// Make the list read-only: every later change raises `ValueError`.
+    fn _make_immutable(&mut self) {
+        if self.dtype().is_some() {
+            // SAFETY: a live payload.
+            unsafe { (*self.payload()).immutable = 1 };
         }
     }
 

@@ -67,7 +67,8 @@ pub const METHODS: &[&str] = &[
 pub fn getattr(value: TypeId, attr: &str) -> Option<TypeId> {
     list_dtype(value)?;
     // A typed list's capacity (Numba's `ListType` method).
-    let typed_only = attr == "_allocated" && matches!(value.get(), Type::List { typed: true, .. });
+    let typed_only = matches!(attr, "_allocated" | "_is_mutable" | "_make_immutable")
+        && matches!(value.get(), Type::List { typed: true, .. });
     (METHODS.contains(&attr) || typed_only).then(|| {
         intern(Type::BoundFunction {
             key: format!("list.{attr}"),
@@ -173,6 +174,8 @@ pub fn method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
         ("clear" | "reverse", []) => sig(key, NONE, vec![this]),
         ("copy", []) => sig(key, like(this, dtype), vec![this]),
         ("_allocated", []) => sig(key, INTP, vec![this]),
+        ("_is_mutable", []) => sig(key, BOOLEAN, vec![this]),
+        ("_make_immutable", []) => sig(key, NONE, vec![this]),
         // `sort(key=None, reverse=False)`: keyword arguments bound by name.
         ("sort", []) if orderable(dtype) => sig(key, NONE, vec![this]),
         ("sort", [k]) if k.unliteral() == NONE && orderable(dtype) => {

@@ -179,3 +179,24 @@ def test_lists_of_none():
         return [None, None]
 
     assert g() == [None, None]
+
+
+def test_immutable_typed_list_refuses_changes():
+    @njit
+    def f():
+        lst = List.empty_list(types.int64)
+        lst.append(1)
+        lst._make_immutable()
+        return lst, lst._is_mutable(), lst[0], len(lst)
+
+    lst, mutable, first, n = f()
+    assert (mutable, first, n) == (False, 1, 1)
+
+    @njit
+    def push(lst):
+        lst.append(2)
+
+    for change in (lambda: push(lst), lambda: lst.append(3), lambda: lst.pop()):
+        with pytest.raises(ValueError, match="list is immutable"):
+            change()
+    assert list(lst) == [1]

@@ -87,6 +87,7 @@ pub(crate) fn register(r: &mut Registry) {
         key("list.imul"),
         Args::Exact(vec![l, TypePat::Int]),
         |lw, s, a| {
+            lw.check_mutable(s.args[0], a[0])?;
             let p = lw.list_payload(a[0])?;
             lw.list_status_call("numba_rs_list_imul", &[p.into(), a[1]])?;
             lw.incref(s.args[0], a[0])?;
@@ -106,12 +107,14 @@ pub(crate) fn register(r: &mut Registry) {
     );
     r.register(key("list.index"), Args::Variadic(TypePat::Any), index);
     r.register(key("list.count"), Args::Exact(vec![l, TypePat::Any]), count);
-    r.register(key("list.clear"), Args::Exact(vec![l]), |lw, _, a| {
+    r.register(key("list.clear"), Args::Exact(vec![l]), |lw, s, a| {
+        lw.check_mutable(s.args[0], a[0])?;
         let p = lw.list_payload(a[0])?;
         lw.list_void_call("numba_rs_list_clear", &[p.into()])?;
         Ok(lw.ghost())
     });
-    r.register(key("list.reverse"), Args::Exact(vec![l]), |lw, _, a| {
+    r.register(key("list.reverse"), Args::Exact(vec![l]), |lw, s, a| {
+        lw.check_mutable(s.args[0], a[0])?;
         let p = lw.list_payload(a[0])?;
         lw.list_void_call("numba_rs_list_reverse", &[p.into()])?;
         Ok(lw.ghost())
@@ -130,6 +133,24 @@ pub(crate) fn register(r: &mut Registry) {
         lw.list_void_call("numba_rs_list_reverse", &[p.into()])?;
         Ok(out)
     });
+    r.register(key("list._is_mutable"), Args::Exact(vec![l]), |lw, _, a| {
+        let p = lw.list_payload(a[0])?;
+        let flag = lw.payload_i64(p, offset::IMMUTABLE)?;
+        Ok(lw
+            .b
+            .build_int_compare(IntPredicate::EQ, flag, lw.ctx.i64_type().const_zero(), "")
+            .map_err(llvm_err)?
+            .into())
+    });
+    r.register(
+        key("list._make_immutable"),
+        Args::Exact(vec![l]),
+        |lw, _, a| {
+            let p = lw.list_payload(a[0])?;
+            lw.set_payload_i64(p, offset::IMMUTABLE, lw.ctx.i64_type().const_int(1, false))?;
+            Ok(lw.ghost())
+        },
+    );
     r.register(key("list._allocated"), Args::Exact(vec![l]), |lw, _, a| {
         let p = lw.list_payload(a[0])?;
         Ok(lw.payload_i64(p, offset::ALLOCATED)?.into())
@@ -194,6 +215,21 @@ pub(crate) fn register(r: &mut Registry) {
 }
 
 impl<'ctx> FnLower<'ctx, '_> {
+    /// A typed list made immutable (`_make_immutable()`) raises Numba's `ValueError` on
+    /// any change; other lists cannot be made immutable (no check).
+    pub(crate) fn check_mutable(&mut self, list_t: TypeId, lv: BasicValueEnum<'ctx>) -> R<()> {
+        if !matches!(lowered(list_t).get(), Type::List { typed: true, .. }) {
+            return Ok(());
+        }
+        let p = self.list_payload(lv)?;
+        let flag = self.payload_i64(p, offset::IMMUTABLE)?;
+        let set = self
+            .b
+            .build_int_compare(IntPredicate::NE, flag, self.ctx.i64_type().const_zero(), "")
+            .map_err(llvm_err)?;
+        self.raise_const_if(set, "ValueError", &["list is immutable"])
+    }
+
     /// The payload of a list value (its MemInfo's data).
     pub(crate) fn list_payload(&self, lv: BasicValueEnum<'ctx>) -> R<PointerValue<'ctx>> {
         let mi = self
@@ -641,6 +677,7 @@ fn setitem<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    lw.check_mutable(sig.args[0], a[0])?;
     let dtype = dtype_of(sig.args[0]);
     let i = lw.cast(a[1], sig.args[1], INT64)?.into_int_value();
     let i = lw.list_index(a[0], i, index_message(sig.args[0], "setitem"))?;
@@ -664,6 +701,7 @@ fn setslice<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    lw.check_mutable(sig.args[0], a[0])?;
     let dtype = dtype_of(sig.args[0]);
     let src_t = lowered(sig.args[2]);
     // Another iterable (or a list of another item type) is made a list first.
@@ -700,6 +738,7 @@ pub(crate) fn delitem<'ctx>(
     lv: BasicValueEnum<'ctx>,
     index: BasicValueEnum<'ctx>,
 ) -> R<()> {
+    lw.check_mutable(list_t, lv)?;
     let i64t = lw.ctx.i64_type();
     let (start, len, step) = if matches!(index_t.get(), Type::Slice(_)) {
         let n = lw.list_len(lv)?;
@@ -823,6 +862,7 @@ fn append<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    lw.check_mutable(sig.args[0], a[0])?;
     let dtype = dtype_of(sig.args[0]);
     let v = lw.cast(a[1], lowered(sig.args[1]), dtype)?;
     lw.incref(dtype, v)?;
@@ -837,6 +877,7 @@ fn extend<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    lw.check_mutable(sig.args[0], a[0])?;
     let dtype = dtype_of(sig.args[0]);
     let src_t = lowered(sig.args[1]);
     if is_list(src_t) && dtype_of(src_t) == dtype {
@@ -871,6 +912,7 @@ fn insert<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    lw.check_mutable(sig.args[0], a[0])?;
     let dtype = dtype_of(sig.args[0]);
     let n = lw.list_len(a[0])?;
     // Python clamps the position into 0..=len.
@@ -924,6 +966,7 @@ fn pop<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    lw.check_mutable(sig.args[0], a[0])?;
     let dtype = dtype_of(sig.args[0]);
     let i64t = lw.ctx.i64_type();
     let n = lw.list_len(a[0])?;
@@ -953,6 +996,7 @@ fn remove<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    lw.check_mutable(sig.args[0], a[0])?;
     let dtype = dtype_of(sig.args[0]);
     let n = lw.list_len(a[0])?;
     let zero = lw.ctx.i64_type().const_zero();
@@ -1290,6 +1334,7 @@ fn sort<'ctx>(
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    lw.check_mutable(sig.args[0], a[0])?;
     let rev = reverse_arg(lw, sig, a, 2)?;
     sort_in_place(lw, sig.args[0], a[0], rev)?;
     Ok(lw.ghost())
