@@ -224,9 +224,29 @@ pub(crate) fn own(shape: &Shape, slots: &mut [u64], pos: &mut usize) -> PyResult
         // A typed list: the object's MemInfo, with a reference of its own.
         // A typed list: `encode` already took a reference to its MemInfo.
         Shape::List { typed: true, .. } => *pos += 2,
-        Shape::List { .. } | Shape::Set { .. } | Shape::Boxed { .. } | Shape::Generator(_) => {
+        // A Python list: `encode` made a new native list (its reference is these slots');
+        // it forgets the Python list (nothing is reflected into it later) and its items
+        // are made to own what they borrow from Python, at every depth.
+        Shape::List { item, .. } => {
+            let mi = slots[*pos] as *mut MemInfo;
+            slots[*pos + 1] = 0;
+            *pos += 2;
+            if !mi.is_null() {
+                // SAFETY: a live list MemInfo whose items are `item`-shaped.
+                unsafe {
+                    let p = &*(numba_nrt::NRT_MemInfo_data(mi)
+                        as *const numba_lower::lists::ListPayload);
+                    let words = item.slots();
+                    for i in 0..p.size.max(0) as usize {
+                        let at = (p.data as *mut u64).add(i * words);
+                        own(item, std::slice::from_raw_parts_mut(at, words), &mut 0)?;
+                    }
+                }
+            }
+        }
+        Shape::Set { .. } | Shape::Boxed { .. } | Shape::Generator(_) => {
             return Err(crate::UnsupportedError::new_err(
-                "a typed.Dict cannot hold lists, sets or objects of user types stored from Python yet (store them from compiled code)",
+                "a typed container cannot hold sets or objects of user types stored from Python yet (store them from compiled code)",
             ))
         }
         _ => *pos += shape.slots(),
@@ -298,7 +318,7 @@ impl TypedDict {
             return Ok(());
         }
         let t = crate::typeof_arg(v)?;
-        let t = numba_typeinfer::strings::held_text(t);
+        let t = crate::lists::unreflected(numba_typeinfer::strings::held_text(t));
         if t == want {
             return Ok(());
         }
@@ -318,8 +338,10 @@ impl TypedDict {
         if self.typed().is_some() {
             return Ok(());
         }
+        // A Python list or set stored in a typed container is a copy: not reflected.
         let kt = numba_typeinfer::strings::held_text(crate::typeof_arg(k)?);
-        let vt = numba_typeinfer::strings::held_text(crate::typeof_arg(v)?);
+        let vt =
+            crate::lists::unreflected(numba_typeinfer::strings::held_text(crate::typeof_arg(v)?));
         self.init_type(numba_typeinfer::dicts::dict_of(kt, vt), 0)
     }
 

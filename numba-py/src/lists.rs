@@ -135,7 +135,7 @@ pub fn encode_list(
 
 /// `t` with every list and set in it not reflected: a nested Python list types as a
 /// reflected list, and unboxes as an item of either kind.
-fn unreflected(t: TypeId) -> TypeId {
+pub(crate) fn unreflected(t: TypeId) -> TypeId {
     match t.get() {
         types::Type::List { dtype, typed, .. } => types::intern(types::Type::List {
             dtype: unreflected(dtype),

@@ -183,7 +183,9 @@ impl TypedList {
     fn owned<'a>(&'a self, v: &Bound<'_, PyAny>) -> PyResult<OwnedSlots<'a>> {
         let dtype = self.dtype().expect("typed");
         if crate::fingerprint::scalar_typecode(v.as_ptr()) != Some(dtype) {
-            let t = numba_typeinfer::strings::held_text(crate::typeof_arg(v)?);
+            let t = crate::lists::unreflected(numba_typeinfer::strings::held_text(
+                crate::typeof_arg(v)?,
+            ));
             if t != dtype {
                 numba_typeinfer::dicts::safe_cast(t, dtype).map_err(crate::TypingError::new_err)?;
             }
@@ -225,7 +227,9 @@ impl TypedList {
 
     fn ensure_typed(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
         if self.dtype().is_none() {
-            let t = numba_typeinfer::strings::held_text(crate::typeof_arg(v)?);
+            let t = crate::lists::unreflected(numba_typeinfer::strings::held_text(
+                crate::typeof_arg(v)?,
+            ));
             self.init_type(t, 0)?;
         }
         Ok(())

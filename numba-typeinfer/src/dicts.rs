@@ -126,6 +126,8 @@ pub fn stored(this: TypeId, k: TypeId, v: TypeId) -> Option<TypeId> {
     };
     let value = if dv == UNDEFINED {
         value_ok(v).then_some(v)?
+    } else if literal_list_into(v, dv) {
+        dv
     } else {
         safe_cast(v, dv).ok().map(|_| dv)?
     };
@@ -149,6 +151,19 @@ pub fn forbidden_value(v: TypeId) -> Option<String> {
         return Some(format!("Dict.value_type cannot be of type {v}"));
     }
     (!value_ok(v)).then(|| format!("{v} as value is forbidden"))
+}
+
+/// Whether `v` is a tuple standing for a written-out list (`d[k] = [1, 2]`, which
+/// `numba_ir::literal_lists` may compile as a tuple) of items a list value `dv` holds.
+pub fn literal_list_into(v: TypeId, dv: TypeId) -> bool {
+    let Some(d) = crate::lists::list_dtype(dv) else {
+        return false;
+    };
+    crate::conv::tuple_items(v).is_some_and(|items| {
+        items
+            .into_iter()
+            .all(|i| can_convert(i.unliteral(), d).is_some())
+    })
 }
 
 /// Why storing or looking up `k` (and `v`) in `this` does not type, in Numba's words.

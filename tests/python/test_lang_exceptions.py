@@ -513,3 +513,53 @@ def test_array_rebound_in_a_loop_with_a_compound_condition(maxit):
     for f in (rebound_in_and_loop, rebound_in_or_loop):
         for _ in range(3):
             np.testing.assert_array_equal(jitted(f)(u0, maxit), f(u0, maxit))
+
+
+_CALLEE_RAISES_IN_TRY = '''
+import numpy as np
+import numba_rs
+from numba_rs.typed import List
+
+@numba_rs.njit
+def callee(a, n, raise_at):
+    for i in range(n):
+        if i == raise_at:
+            raise IndexError
+    return a
+
+@numba_rs.njit
+def caller(n, raise_at):
+    a = np.zeros(3)
+    lst = List.empty_list(numba_rs.types.int64)
+    try:
+        callee(a, n, raise_at)
+        callee(lst, n, raise_at)
+    except Exception:
+        return a.sum() + len(lst) + 1.0
+    return a.sum() + len(lst)
+
+for _ in range(20):
+    assert caller(10, 10) == 0.0
+    assert caller(10, 5) == 1.0
+print("ok")
+'''
+
+
+@pytest.mark.parametrize("seed", ["2", "3", "4"])
+def test_failed_call_inside_try_releases_no_garbage(seed):
+    """A call that raises inside `try` leaves its (never written) result a zero value:
+    the handler's release of it once decref'd stack garbage, a crash that depended on the
+    interpreter's hash seed."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONHASHSEED=seed)
+    r = subprocess.run(
+        [sys.executable, "-c", _CALLEE_RAISES_IN_TRY],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]

@@ -280,8 +280,23 @@ fn call_dispatcher<'ctx>(
     )?;
     lw.propagate_status(status, ok_bb)?;
     lw.b.position_at_end(ok_bb);
-    let v =
-        lw.b.build_load(memory_type(lw.ctx, ret)?, slot, "")
+    let mem_t = memory_type(lw.ctx, ret)?;
+    let mut v = lw.b.build_load(mem_t, slot, "").map_err(llvm_err)?;
+    if lw.try_depth.is_some() {
+        // Inside a `try` a failed call continues here with the exception pending: its
+        // result was never written, so it is a zero value (null MemInfos), which the
+        // handler's release of the result variable leaves alone.
+        let ok =
+            lw.b.build_int_compare(
+                IntPredicate::EQ,
+                status,
+                status.get_type().const_zero(),
+                "call.ok",
+            )
             .map_err(llvm_err)?;
+        v =
+            lw.b.build_select(ok, v, mem_t.const_zero(), "")
+                .map_err(llvm_err)?;
+    }
     model_of(ret)?.load_memory(lw.ctx, &lw.b, ret, v)
 }

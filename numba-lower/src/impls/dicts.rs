@@ -183,7 +183,24 @@ pub(crate) fn register(r: &mut Registry) {
         |lw, sig, a| {
             let (kt, vt) = parts(sig.args[0]);
             let k = lw.cast(a[1], lowered(sig.args[1]), kt)?;
-            let v = lw.cast(a[2], lowered(sig.args[2]), vt)?;
+            let from = lowered(sig.args[2]);
+            if numba_typeinfer::dicts::literal_list_into(from, vt) {
+                // A written-out list compiled as a tuple: the list it stands for.
+                let items = numba_typeinfer::conv::tuple_items(from).unwrap_or_default();
+                let sv = a[2].into_struct_value();
+                let mut vals = Vec::with_capacity(items.len());
+                for (i, &t) in items.iter().enumerate() {
+                    let x =
+                        lw.b.build_extract_value(sv, i as u32, "")
+                            .map_err(llvm_err)?;
+                    vals.push((x, t));
+                }
+                let list = super::lists::build(lw, vt, &vals)?;
+                lw.dict_set(a[0], kt, vt, k, list)?;
+                lw.decref(vt, list)?;
+                return Ok(lw.ghost());
+            }
+            let v = lw.cast(a[2], from, vt)?;
             lw.dict_set(a[0], kt, vt, k, v)?;
             Ok(lw.ghost())
         },
