@@ -556,3 +556,20 @@ def test_literal_str_key_dict_read_by_a_variable_key():
 
     with pytest.raises(TypingError, match=r"Cannot get\{item\}\(\) on a literal dictionary"):
         f("a")
+
+
+def test_python_lists_stored_in_a_typed_dict_are_owned_copies():
+    d = Dict()
+    d[1] = ["a" + str(i) for i in range(3)]  # strings made at run time, then dropped
+    assert d._dict_type.value_type == types.List(types.unicode_type)
+    with pytest.raises(TypingError):
+        d[2] = [["x"], ["y", "z"]]  # lists of lists are not lists of strings
+
+    @njit
+    def grow(d):
+        d[1].append("new")
+        d[3] = ["p", "q"]  # a written-out list stored into a dict of lists
+        return len(d[1])
+
+    assert grow(d) == 4
+    assert d[1] == ["a0", "a1", "a2", "new"] and d[3] == ["p", "q"]
