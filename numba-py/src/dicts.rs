@@ -244,9 +244,32 @@ pub(crate) fn own(shape: &Shape, slots: &mut [u64], pos: &mut usize) -> PyResult
                 }
             }
         }
-        Shape::Set { .. } | Shape::Boxed { .. } | Shape::Generator(_) => {
+        // A Python set: as a list, its items made to own what they borrow (their
+        // hashes and places are unchanged).
+        Shape::Set { item, .. } => {
+            let mi = slots[*pos] as *mut MemInfo;
+            slots[*pos + 1] = 0;
+            *pos += 2;
+            if !mi.is_null() {
+                // SAFETY: a live set MemInfo whose items are `item`-shaped; each item is
+                // rewritten in place.
+                unsafe {
+                    let p = numba_nrt::NRT_MemInfo_data(mi) as *const numba_lower::sets::SetPayload;
+                    let words = item.slots();
+                    let mut at = 0i64;
+                    loop {
+                        let e = numba_lower::sets::numba_rs_set_next(p, &mut at) as *mut u64;
+                        if e.is_null() {
+                            break;
+                        }
+                        own(item, std::slice::from_raw_parts_mut(e, words), &mut 0)?;
+                    }
+                }
+            }
+        }
+        Shape::Boxed { .. } | Shape::Generator(_) => {
             return Err(crate::UnsupportedError::new_err(
-                "a typed container cannot hold sets or objects of user types stored from Python yet (store them from compiled code)",
+                "a typed container cannot hold objects of user types or generators stored from Python yet (store them from compiled code)",
             ))
         }
         _ => *pos += shape.slots(),

@@ -49,7 +49,8 @@ pub fn key_ok(t: TypeId) -> bool {
 }
 
 /// Value types: whatever a list can hold (lists, dicts, optionals...), but not `none`
-/// itself (Numba's "Dict.value_type cannot be of type none").
+/// itself (Numba's "Dict.value_type cannot be of type none") nor sets (Numba's
+/// "set(int64) as value is forbidden").
 pub fn value_ok(t: TypeId) -> bool {
     t != NONE && crate::lists::storable(t)
 }

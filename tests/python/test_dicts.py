@@ -573,3 +573,18 @@ def test_python_lists_stored_in_a_typed_dict_are_owned_copies():
 
     assert grow(d) == 4
     assert d[1] == ["a0", "a1", "a2", "new"] and d[3] == ["p", "q"]
+
+
+def test_sets_are_not_dict_values_as_in_numba():
+    d = Dict()
+    with pytest.raises(TypingError, match="as value is forbidden"):
+        d["k"] = {1, 2}
+
+    @njit
+    def f():
+        d = {}
+        d[1] = {1, 2}
+        return len(d)
+
+    with pytest.raises(TypingError, match="as value is forbidden"):
+        f()
