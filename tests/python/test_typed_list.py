@@ -200,3 +200,13 @@ def test_immutable_typed_list_refuses_changes():
         with pytest.raises(ValueError, match="list is immutable"):
             change()
     assert list(lst) == [1]
+
+
+def test_typed_list_sort_with_key_in_compiled_code():
+    @njit
+    def f(lst):
+        lst.sort(key=lambda x: -x)
+        return lst
+
+    lst = List([3, 1, 2, 5])
+    assert list(f(lst)) == [5, 3, 2, 1] and list(lst) == [5, 3, 2, 1]

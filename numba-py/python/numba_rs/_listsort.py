@@ -39,7 +39,6 @@ def _check_reverse(reverse):
         raise TypingError(f"an integer is required for 'reverse' (got type {reverse})")
 
 
-@overload_method(types.List, "sort")
 def _list_sort(lst, key=None, reverse=False):
     _check_key(key)
     _check_reverse(reverse)
@@ -60,6 +59,11 @@ def _list_sort(lst, key=None, reverse=False):
             lst[i] = ordered[i]
 
     return keyed
+
+
+# Lists and typed lists (`ListType`, `numba_rs.typed.List`) sort the same way.
+overload_method(types.List, "sort")(_list_sort)
+overload_method(types.ListType, "sort")(_list_sort)
 
 
 @overload(sorted)
