@@ -370,6 +370,9 @@ pub fn builtin(key: &str, args: &[TypeId]) -> Option<Signature> {
 pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
     Some(match key {
         "numba_rs.typed.List.empty_list" => &["item_type", "allocated"],
+        // Numba's typed list names them (`index(item, start=None, end=None)`); CPython's
+        // list takes them by position only.
+        "list.index" => &["item", "start", "end"],
         "numba.typed.listobject.new_list" => &["item", "allocated"],
         _ => return None,
     })

@@ -74,6 +74,7 @@ pub fn param_default(key: &str, param: &str) -> Option<numba_bytecode::Constant>
         ("numpy.arange", "stop" | "step" | "dtype") => Some(Constant::None),
         ("list.sort" | "sorted", "key") => Some(Constant::None),
         ("list.sort" | "sorted", "reverse") => Some(Constant::Bool(false)),
+        ("list.index", "start") => Some(Constant::Int(0)),
         _ => crate::np_random::param_default(key, param)
             .or_else(|| crate::numpy_manip::param_default(key, param))
             .or_else(|| crate::strings::param_default(key, param)),

@@ -210,3 +210,13 @@ def test_typed_list_sort_with_key_in_compiled_code():
 
     lst = List([3, 1, 2, 5])
     assert list(f(lst)) == [5, 3, 2, 1] and list(lst) == [5, 3, 2, 1]
+
+
+def test_typed_list_index_with_numbas_keywords():
+    @njit
+    def f(lst):
+        return lst.index(2, start=2), lst.index(2, 0, 3), lst.index(2, end=3)
+
+    lst = List([1, 2, 3, 2])
+    ref = [1, 2, 3, 2]
+    assert f(lst) == (ref.index(2, 2), ref.index(2, 0, 3), ref.index(2, 0, 3))
