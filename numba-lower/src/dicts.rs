@@ -44,6 +44,13 @@ pub struct DictPayload {
     pub fill: i64,
 }
 
+/// Byte offsets of [`DictPayload`]'s fields the generated code reads (`USED` is where a
+/// list keeps its size: `len` of either reads the same word).
+pub mod offset {
+    pub const USED: u64 = 0;
+    pub const KEY_WORDS: u64 = 48;
+}
+
 const IX_EMPTY: i32 = -1;
 const IX_DUMMY: i32 = -2;
 /// The tag word of a deleted entry (a live entry's is its hash with the top bit flipped,
@@ -52,6 +59,17 @@ const DELETED: u64 = 1;
 const TAG_BIT: u64 = 1 << 63;
 const MIN_SIZE: i64 = 8;
 const PERTURB_SHIFT: u32 = 5;
+
+/// The next index slot of a probe (CPython's `i = (i*5 + perturb + 1) & mask`, with
+/// `perturb` shifted down first).
+fn next_slot(i: i64, perturb: &mut u64, mask: i64) -> i64 {
+    *perturb >>= PERTURB_SHIFT;
+    ((i as u64)
+        .wrapping_mul(5)
+        .wrapping_add(*perturb)
+        .wrapping_add(1) as i64)
+        & mask
+}
 
 /// `USABLE_FRACTION`: entries a table of `n` indices holds before it grows.
 fn usable_fraction(n: i64) -> i64 {
@@ -117,12 +135,7 @@ impl DictPayload {
                         return Some((i, i64::from(ix)));
                     }
                 }
-                perturb >>= PERTURB_SHIFT;
-                i = ((i as u64)
-                    .wrapping_mul(5)
-                    .wrapping_add(perturb)
-                    .wrapping_add(1) as i64)
-                    & self.mask;
+                i = next_slot(i, &mut perturb, self.mask);
             }
         }
     }
@@ -137,12 +150,7 @@ impl DictPayload {
         // SAFETY: indices are masked into the table.
         unsafe {
             while *self.indices.add(i as usize) >= 0 {
-                perturb >>= PERTURB_SHIFT;
-                i = ((i as u64)
-                    .wrapping_mul(5)
-                    .wrapping_add(perturb)
-                    .wrapping_add(1) as i64)
-                    & self.mask;
+                i = next_slot(i, &mut perturb, self.mask);
             }
         }
         i
@@ -470,12 +478,7 @@ pub unsafe extern "C" fn numba_rs_dict_popitem(
         let mut perturb = h as u64;
         let mut slot = h & d.mask;
         while *d.indices.add(slot as usize) != ix as i32 {
-            perturb >>= PERTURB_SHIFT;
-            slot = ((slot as u64)
-                .wrapping_mul(5)
-                .wrapping_add(perturb)
-                .wrapping_add(1) as i64)
-                & d.mask;
+            slot = next_slot(slot, &mut perturb, d.mask);
         }
         d.unlink(slot, ix);
         // CPython reuses the popped entry's place.

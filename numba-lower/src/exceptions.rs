@@ -251,16 +251,17 @@ impl<'ctx> FnLower<'ctx, '_> {
         self.raise_with(class, args, true)
     }
 
-    /// If `cond` holds, raise `class(*messages)`; continue in a fresh block otherwise.
-    pub fn raise_const_if(&mut self, cond: IntValue<'ctx>, class: &str, args: &[&str]) -> R<()> {
+    /// If `cond` holds, run `raise` (which raises); continue in a fresh block otherwise.
+    /// Inside a `try` a raise continues with the exception pending: that path joins the
+    /// fresh block too.
+    fn raise_if(&mut self, cond: IntValue<'ctx>, raise: impl FnOnce(&mut Self) -> R<()>) -> R<()> {
         let raise_bb = self.new_block("raise");
         let cont = self.new_block("cont");
         self.b
             .build_conditional_branch(cond, raise_bb, cont)
             .map_err(llvm_err)?;
         self.b.position_at_end(raise_bb);
-        self.raise_const(class, args)?;
-        // Inside a `try` the raise continues here with the exception pending.
+        raise(self)?;
         if self
             .b
             .get_insert_block()
@@ -272,6 +273,11 @@ impl<'ctx> FnLower<'ctx, '_> {
         Ok(())
     }
 
+    /// If `cond` holds, raise `class(*messages)`; continue in a fresh block otherwise.
+    pub fn raise_const_if(&mut self, cond: IntValue<'ctx>, class: &str, args: &[&str]) -> R<()> {
+        self.raise_if(cond, |lw| lw.raise_const(class, args))
+    }
+
     /// If `cond` holds, raise `class(v)` with `v` a run-time value of type `t` (borrowed:
     /// the record takes its own reference), as `KeyError(key)`.
     pub fn raise_value_if(
@@ -281,23 +287,9 @@ impl<'ctx> FnLower<'ctx, '_> {
         v: BasicValueEnum<'ctx>,
         t: TypeId,
     ) -> R<()> {
-        let raise_bb = self.new_block("raise");
-        let cont = self.new_block("cont");
-        self.b
-            .build_conditional_branch(cond, raise_bb, cont)
-            .map_err(llvm_err)?;
-        self.b.position_at_end(raise_bb);
-        self.raise_with(class, vec![ExcArg::Value(v, t)], true)?;
-        // Inside a `try` the raise continues here with the exception pending.
-        if self
-            .b
-            .get_insert_block()
-            .is_some_and(|bb| bb.get_terminator().is_none())
-        {
-            self.b.build_unconditional_branch(cont).map_err(llvm_err)?;
-        }
-        self.b.position_at_end(cont);
-        Ok(())
+        self.raise_if(cond, |lw| {
+            lw.raise_with(class, vec![ExcArg::Value(v, t)], true)
+        })
     }
 
     /// If `cond` holds, raise `class(message)` with a run-time message string that

@@ -110,38 +110,53 @@ impl Drop for TypedDict {
     }
 }
 
-/// The Python class `numba_rs.typed.Dict`, for dicts made from compiled code's results.
-fn dict_class(py: Python<'_>) -> PyResult<&'static Py<PyType>> {
-    static CLASS: OnceLock<Py<PyType>> = OnceLock::new();
-    if let Some(c) = CLASS.get() {
+/// The Python class `numba_rs.typed.<name>` (`Dict`, `List`), looked up once into
+/// `cell`: what results of compiled code are wrapped in.
+pub(crate) fn typed_class<'a>(
+    py: Python<'_>,
+    cell: &'a OnceLock<Py<PyType>>,
+    name: &str,
+) -> PyResult<&'a Py<PyType>> {
+    if let Some(c) = cell.get() {
         return Ok(c);
     }
     let c = py
         .import("numba_rs.typed")?
-        .getattr("Dict")?
+        .getattr(name)?
         .cast_into::<PyType>()?
         .unbind();
-    Ok(CLASS.get_or_init(|| c))
+    Ok(cell.get_or_init(|| c))
+}
+
+/// A MemInfo reference on its way into a typed container's object: released if the
+/// object is never made.
+pub(crate) struct OwnedMemInfo(pub(crate) *mut MemInfo);
+
+impl OwnedMemInfo {
+    /// The reference, handed over.
+    pub(crate) fn take(&mut self) -> *mut MemInfo {
+        std::mem::replace(&mut self.0, std::ptr::null_mut())
+    }
+}
+
+impl Drop for OwnedMemInfo {
+    fn drop(&mut self) {
+        // SAFETY: a reference not handed over (or null).
+        unsafe { numba_nrt::NRT_decref(self.0) };
+    }
 }
 
 /// A `numba_rs.typed.Dict` owning `mi` (a reference the caller hands over).
 pub(crate) fn wrap(py: Python<'_>, mi: *mut MemInfo, t: TypeId) -> PyResult<Py<PyAny>> {
-    struct Owned(*mut MemInfo);
-    impl Drop for Owned {
-        fn drop(&mut self) {
-            // SAFETY: a reference not yet handed to a dict object.
-            unsafe { numba_nrt::NRT_decref(self.0) };
-        }
-    }
-    let mut owned = Owned(mi);
+    static CLASS: OnceLock<Py<PyType>> = OnceLock::new();
+    let mut owned = OwnedMemInfo(mi);
     let l = layout(t)?;
-    let obj = dict_class(py)?.bind(py).call0()?;
+    let obj = typed_class(py, &CLASS, "Dict")?.bind(py).call0()?;
     {
         let d = obj.cast::<TypedDict>()?;
         let mut d = d.borrow_mut();
-        // SAFETY: the fresh object's (null) MemInfo.
-        unsafe { numba_nrt::NRT_decref(d.mi) };
-        d.mi = std::mem::replace(&mut owned.0, std::ptr::null_mut());
+        // The fresh object has no MemInfo of its own.
+        d.mi = owned.take();
         d.layout = Some(l);
     }
     Ok(obj.unbind())
@@ -304,10 +319,33 @@ fn array_owner(obj: *mut pyo3::ffi::PyObject, data: u64) -> PyResult<*mut MemInf
     }
 }
 
-/// Temporary owned slots, released when dropped (after the dict took its references).
-struct OwnedSlots<'a> {
-    slots: Slots,
-    shape: &'a Shape,
+/// Temporary owned slots of one key, value or item, released when dropped (after the
+/// container took its own references).
+pub(crate) struct OwnedSlots<'a> {
+    pub(crate) slots: Slots,
+    pub(crate) shape: &'a Shape,
+}
+
+impl<'a> OwnedSlots<'a> {
+    /// `v` encoded as `shape` with every reference its own (see [`own`]).
+    pub(crate) fn encode(v: &Bound<'_, PyAny>, shape: &'a Shape) -> PyResult<Self> {
+        let mut s = OwnedSlots {
+            slots: Slots::new(),
+            shape,
+        };
+        encode(v, shape, &mut s.slots)?;
+        own(shape, &mut s.slots, &mut 0)?;
+        Ok(s)
+    }
+
+    /// Zeroed room for one value of `shape` (the runtime writes it; null references
+    /// until then).
+    pub(crate) fn room(shape: &'a Shape) -> Self {
+        OwnedSlots {
+            slots: Slots::from_elem(0, shape.slots().max(1)),
+            shape,
+        }
+    }
 }
 
 impl Drop for OwnedSlots<'_> {
@@ -416,18 +454,8 @@ impl TypedDict {
         let l = self.layout.clone().expect("typed above");
         Self::check_cast(k, l.kt)?;
         Self::check_cast(v, l.vt)?;
-        let mut key = OwnedSlots {
-            slots: Slots::new(),
-            shape: &l.key,
-        };
-        encode(k, &l.key, &mut key.slots)?;
-        own(&l.key, &mut key.slots, &mut 0)?;
-        let mut value = OwnedSlots {
-            slots: Slots::new(),
-            shape: &l.value,
-        };
-        encode(v, &l.value, &mut value.slots)?;
-        own(&l.value, &mut value.slots, &mut 0)?;
+        let key = OwnedSlots::encode(k, &l.key)?;
+        let value = OwnedSlots::encode(v, &l.value)?;
         // SAFETY: a live payload; slots of its key and value types.
         let r = unsafe {
             rt::numba_rs_dict_setitem(self.payload(), key.slots.as_ptr(), value.slots.as_ptr())
@@ -583,10 +611,7 @@ impl TypedDict {
             return missing();
         };
         let key = Self::key_slots(&l, k)?;
-        let mut out = OwnedSlots {
-            slots: Slots::from_elem(0, l.value.slots().max(1)),
-            shape: &l.value,
-        };
+        let mut out = OwnedSlots::room(&l.value);
         // SAFETY: a live payload; a key of its type; room for a value.
         let found =
             unsafe { rt::numba_rs_dict_pop(self.payload(), key.as_ptr(), out.slots.as_mut_ptr()) };
@@ -604,14 +629,8 @@ impl TypedDict {
         let Some(l) = self.typed().cloned() else {
             return Err(PyKeyError::new_err("dictionary is empty"));
         };
-        let mut k = OwnedSlots {
-            slots: Slots::from_elem(0, l.key.slots().max(1)),
-            shape: &l.key,
-        };
-        let mut v = OwnedSlots {
-            slots: Slots::from_elem(0, l.value.slots().max(1)),
-            shape: &l.value,
-        };
+        let mut k = OwnedSlots::room(&l.key);
+        let mut v = OwnedSlots::room(&l.value);
         // SAFETY: a live payload; room for a key and a value.
         let found = unsafe {
             rt::numba_rs_dict_popitem(self.payload(), k.slots.as_mut_ptr(), v.slots.as_mut_ptr())

@@ -372,6 +372,10 @@ pub fn fingerprint(v: &Bound<'_, PyAny>, out: &mut Fingerprint) -> bool {
     } else if let Some(num) = dtype_typenum(v) {
         out.push(b'D');
         out.push(num);
+    } else if let Some(code) = crate::typed_container_code(v) {
+        // A typed.Dict / typed.List: its type is its typecode (an untyped one has none).
+        out.push(b'T');
+        out.extend_from_slice(&code.to_le_bytes());
     } else if !buffer_fingerprint(v, out) {
         return false;
     }

@@ -958,6 +958,15 @@ fn typeof_arg(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
     fingerprint::typeof_arg(v, typeof_slow)
 }
 
+/// The typecode of a typed `Dict`/`List` argument that has its types (the fingerprint's
+/// key for it: the type follows from the object alone).
+fn typed_container_code(v: &Bound<'_, PyAny>) -> Option<u32> {
+    dicts::typeof_dict(v)
+        .or_else(|| typed_list::typeof_list(v))?
+        .ok()
+        .map(|t| t.0)
+}
+
 /// The numba-rs type of an argument value from its Python attributes (every kind of
 /// value; the fast paths and the fingerprint cache give the same answers sooner).
 fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {

@@ -7,7 +7,6 @@
 
 use std::sync::OnceLock;
 
-use numba_lower::callconv::release_slots;
 use numba_lower::lists::{
     interned_ref_map, item_refs, numba_rs_list_clear, numba_rs_list_close_gap, numba_rs_list_new,
     numba_rs_list_open_gap, ref_map, ListPayload,
@@ -19,7 +18,8 @@ use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 
-use crate::boxing::{decode, encode, Slots};
+use crate::boxing::{decode, Slots};
+use crate::dicts::OwnedSlots;
 
 /// The base class of `numba_rs.typed.List`: the MemInfo (null until typed) and what
 /// the items look like.
@@ -46,19 +46,6 @@ impl Drop for TypedList {
     }
 }
 
-fn list_class(py: Python<'_>) -> PyResult<&'static Py<PyType>> {
-    static CLASS: OnceLock<Py<PyType>> = OnceLock::new();
-    if let Some(c) = CLASS.get() {
-        return Ok(c);
-    }
-    let c = py
-        .import("numba_rs.typed")?
-        .getattr("List")?
-        .cast_into::<PyType>()?
-        .unbind();
-    Ok(CLASS.get_or_init(|| c))
-}
-
 fn item_shape(dtype: TypeId) -> PyResult<Shape> {
     numba_lower::callconv::boundary_shape(dtype).map_err(|_| {
         crate::UnsupportedError::new_err(format!(
@@ -69,22 +56,17 @@ fn item_shape(dtype: TypeId) -> PyResult<Shape> {
 
 /// A `numba_rs.typed.List` owning `mi` (a reference the caller hands over).
 pub(crate) fn wrap(py: Python<'_>, mi: *mut MemInfo, dtype: TypeId) -> PyResult<Py<PyAny>> {
-    struct Owned(*mut MemInfo);
-    impl Drop for Owned {
-        fn drop(&mut self) {
-            // SAFETY: a reference not yet handed to a list object.
-            unsafe { numba_nrt::NRT_decref(self.0) };
-        }
-    }
-    let mut owned = Owned(mi);
+    static CLASS: OnceLock<Py<PyType>> = OnceLock::new();
+    let mut owned = crate::dicts::OwnedMemInfo(mi);
     let item = item_shape(dtype)?;
-    let obj = list_class(py)?.bind(py).call0()?;
+    let obj = crate::dicts::typed_class(py, &CLASS, "List")?
+        .bind(py)
+        .call0()?;
     {
         let l = obj.cast::<TypedList>()?;
         let mut l = l.borrow_mut();
-        // SAFETY: the fresh object's (null) MemInfo.
-        unsafe { numba_nrt::NRT_decref(l.mi) };
-        l.mi = std::mem::replace(&mut owned.0, std::ptr::null_mut());
+        // The fresh object has no MemInfo of its own.
+        l.mi = owned.take();
         l.refs = interned_ref_map(ref_map(&item));
         l.item = item;
         l.t = Some(numba_typeinfer::lists::typed_list_of(dtype));
@@ -123,18 +105,6 @@ pub(crate) fn typeof_list(v: &Bound<'_, PyAny>) -> Option<PyResult<TypeId>> {
             "cannot pass an empty typed.List whose item type is not known yet: make it with List.empty_list(item_type) or append an item first",
         )),
     })
-}
-
-/// Owned slots of one item, released when dropped.
-struct OwnedSlots<'a> {
-    slots: Slots,
-    shape: &'a Shape,
-}
-
-impl Drop for OwnedSlots<'_> {
-    fn drop(&mut self) {
-        release_slots(self.shape, &self.slots, &mut 0);
-    }
 }
 
 impl TypedList {
@@ -190,13 +160,7 @@ impl TypedList {
                 numba_typeinfer::dicts::safe_cast(t, dtype).map_err(crate::TypingError::new_err)?;
             }
         }
-        let mut s = OwnedSlots {
-            slots: Slots::new(),
-            shape: &self.item,
-        };
-        encode(v, &self.item, &mut s.slots)?;
-        crate::dicts::own(&self.item, &mut s.slots, &mut 0)?;
-        Ok(s)
+        OwnedSlots::encode(v, &self.item)
     }
 
     fn at(&self, i: i64) -> *mut u64 {

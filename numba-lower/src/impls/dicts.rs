@@ -36,9 +36,6 @@ fn key(k: &str) -> ImplKey {
     ImplKey::Function(k.into())
 }
 
-/// `crate::dicts::DictPayload::key_words`'s offset (`used` is at 0, as a list's size).
-const KEY_WORDS_OFFSET: u64 = 48;
-
 fn is_literal_dict(t: TypeId) -> bool {
     matches!(t.get(), Type::LiteralStrKeyDict { .. })
 }
@@ -137,7 +134,7 @@ pub(crate) fn register(r: &mut Registry) {
         let src_t = lowered(sig.args[0]);
         if is_dict(src_t) {
             let p = lw.list_payload(a[0])?;
-            return lw.dict_from("numba_rs_dict_copy", &[p.into()]);
+            return lw.container_from("numba_rs_dict_copy", &[p.into()]);
         }
         let zero = lw.ctx.i64_type().const_zero();
         let out = lw.new_dict(sig.ret, zero)?;
@@ -254,36 +251,18 @@ pub(crate) fn register(r: &mut Registry) {
         let at = lw.dict_lookup(a[0], kt, a[1])?;
         let found = lw.b.build_is_not_null(at, "").map_err(llvm_err)?;
         let ret = lowered(sig.ret);
-        let out = lw.alloca_in_entry(crate::model::value_type(lw.ctx, ret)?, "dict.get")?;
-        let (yes, no, done) = (
-            lw.new_block("get.found"),
-            lw.new_block("get.missing"),
-            lw.new_block("get.done"),
-        );
-        lw.b.build_conditional_branch(found, yes, no)
-            .map_err(llvm_err)?;
-        lw.b.position_at_end(yes);
-        let v = lw.list_read(vt, at)?;
-        lw.incref(vt, v)?;
-        let v = lw.cast(v, vt, ret)?;
-        lw.b.build_store(out, v).map_err(llvm_err)?;
-        lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
-        lw.b.position_at_end(no);
-        let dv = match (a.get(2), sig.args.get(2)) {
-            (Some(&dv), Some(&dt)) => {
-                lw.incref(dt, dv)?;
-                lw.cast(dv, lowered(dt), ret)?
-            }
-            _ => {
-                let none = lw.ghost();
-                lw.cast(none, NONE, ret)?
-            }
-        };
-        lw.b.build_store(out, dv).map_err(llvm_err)?;
-        lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
-        lw.b.position_at_end(done);
-        lw.b.build_load(crate::model::value_type(lw.ctx, ret)?, out, "")
-            .map_err(llvm_err)
+        found_or_default(
+            lw,
+            found,
+            ret,
+            |lw| {
+                // The stored value, with a reference of its own (a call's result).
+                let v = lw.list_read(vt, at)?;
+                lw.incref(vt, v)?;
+                lw.cast(v, vt, ret)
+            },
+            |lw| default_value(lw, sig, a, ret),
+        )
     });
     r.register(
         key("dict.setdefault"),
@@ -336,7 +315,7 @@ pub(crate) fn register(r: &mut Registry) {
     });
     r.register(key("dict.copy"), Args::Exact(vec![d]), |lw, _, a| {
         let p = lw.list_payload(a[0])?;
-        lw.dict_from("numba_rs_dict_copy", &[p.into()])
+        lw.container_from("numba_rs_dict_copy", &[p.into()])
     });
 }
 
@@ -365,7 +344,7 @@ impl<'ctx> FnLower<'ctx, '_> {
         let prog = self.key_program_ptr(kt)?;
         let krefs = self.ref_map_ptr(kt)?;
         let vrefs = self.ref_map_ptr(vt)?;
-        self.dict_from(
+        self.container_from(
             "numba_rs_dict_new",
             &[
                 kw.into(),
@@ -376,16 +355,6 @@ impl<'ctx> FnLower<'ctx, '_> {
                 n_keys.into(),
             ],
         )
-    }
-
-    /// A dict from a runtime helper returning a new MemInfo (MemoryError when null).
-    fn dict_from(&mut self, name: &str, args: &[BasicValueEnum<'ctx>]) -> R<BasicValueEnum<'ctx>> {
-        let ptr = self.ctx.ptr_type(AddressSpace::default());
-        let params: Vec<_> = args.iter().map(|a| a.get_type().into()).collect();
-        let f = self.runtime_fn(name, ptr.fn_type(&params, false));
-        let vals: Vec<_> = args.iter().map(|&a| a.into()).collect();
-        let mi = self.call_value(f, &vals)?.into_pointer_value();
-        self.list_value(mi)
     }
 
     /// The value stored under `k` (of the key type), or null.
@@ -464,32 +433,72 @@ fn pop<'ctx>(
         lw.b.build_int_compare(IntPredicate::EQ, found, lw.ctx.i32_type().const_zero(), "")
             .map_err(llvm_err)?;
     let ret = lowered(sig.ret);
-    let Some(&dt) = sig.args.get(2) else {
+    if sig.args.len() < 3 {
         lw.raise_value_if(missing, "KeyError", a[1], kt)?;
         // The value's references pass to the caller.
         return lw.list_read(vt, vb);
-    };
-    let out = lw.alloca_in_entry(crate::model::value_type(lw.ctx, ret)?, "dict.pop")?;
+    }
+    let found = lw.b.build_not(missing, "").map_err(llvm_err)?;
+    found_or_default(
+        lw,
+        found,
+        ret,
+        // The popped value's references pass to the caller.
+        |lw| {
+            let v = lw.list_read(vt, vb)?;
+            lw.cast(v, vt, ret)
+        },
+        |lw| default_value(lw, sig, a, ret),
+    )
+}
+
+/// `found ? then() : otherwise()` as a value of type `ret`, each side in its own block.
+fn found_or_default<'ctx, 'a>(
+    lw: &mut FnLower<'ctx, 'a>,
+    found: IntValue<'ctx>,
+    ret: TypeId,
+    then: impl FnOnce(&mut FnLower<'ctx, 'a>) -> R<BasicValueEnum<'ctx>>,
+    otherwise: impl FnOnce(&mut FnLower<'ctx, 'a>) -> R<BasicValueEnum<'ctx>>,
+) -> R<BasicValueEnum<'ctx>> {
+    let ty = crate::model::value_type(lw.ctx, ret)?;
+    let out = lw.alloca_in_entry(ty, "dict.found_or_default")?;
     let (yes, no, done) = (
-        lw.new_block("pop.found"),
-        lw.new_block("pop.missing"),
-        lw.new_block("pop.done"),
+        lw.new_block("dict.found"),
+        lw.new_block("dict.missing"),
+        lw.new_block("dict.done"),
     );
-    lw.b.build_conditional_branch(missing, no, yes)
+    lw.b.build_conditional_branch(found, yes, no)
         .map_err(llvm_err)?;
     lw.b.position_at_end(yes);
-    let v = lw.list_read(vt, vb)?;
-    let v = lw.cast(v, vt, ret)?;
+    let v = then(lw)?;
     lw.b.build_store(out, v).map_err(llvm_err)?;
     lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
     lw.b.position_at_end(no);
-    lw.incref(dt, a[2])?;
-    let dv = lw.cast(a[2], lowered(dt), ret)?;
-    lw.b.build_store(out, dv).map_err(llvm_err)?;
+    let v = otherwise(lw)?;
+    lw.b.build_store(out, v).map_err(llvm_err)?;
     lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
     lw.b.position_at_end(done);
-    lw.b.build_load(crate::model::value_type(lw.ctx, ret)?, out, "")
-        .map_err(llvm_err)
+    lw.b.build_load(ty, out, "").map_err(llvm_err)
+}
+
+/// The default argument (`a[2]`, a new reference for the result) of `get`/`pop` as a
+/// `ret`, or None when there is none.
+fn default_value<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+    ret: TypeId,
+) -> R<BasicValueEnum<'ctx>> {
+    match (a.get(2), sig.args.get(2)) {
+        (Some(&dv), Some(&dt)) => {
+            lw.incref(dt, dv)?;
+            lw.cast(dv, lowered(dt), ret)
+        }
+        _ => {
+            let none = lw.ghost();
+            lw.cast(none, NONE, ret)
+        }
+    }
 }
 
 /// `d == e`, `d != e`: the same keys with equal values.
@@ -580,7 +589,7 @@ fn dict_next<'ctx>(
         lw.b.build_load(list::struct_type(lw.ctx), pd, "")
             .map_err(llvm_err)?;
     let p = lw.list_payload(dv)?;
-    let now = lw.payload_i64(p, 0)?;
+    let now = lw.payload_i64(p, crate::dicts::offset::USED)?;
     let then =
         lw.b.build_load(i64t, pn, "")
             .map_err(llvm_err)?
@@ -611,7 +620,7 @@ fn dict_next<'ctx>(
     lw.b.build_conditional_branch(valid, read, cont)
         .map_err(llvm_err)?;
     lw.b.position_at_end(read);
-    let kw = lw.payload_i64(p, KEY_WORDS_OFFSET)?;
+    let kw = lw.payload_i64(p, crate::dicts::offset::KEY_WORDS)?;
     let off =
         lw.b.build_int_mul(kw, i64t.const_int(8, false), "")
             .map_err(llvm_err)?;

@@ -138,7 +138,7 @@ pub(crate) fn register(r: &mut Registry) {
     });
     r.register(key("set.copy"), Args::Exact(vec![s]), |lw, _, a| {
         let p = lw.list_payload(a[0])?;
-        lw.set_new_from("numba_rs_set_copy", &[p.into()])
+        lw.container_from("numba_rs_set_copy", &[p.into()])
     });
     for m in [
         "union",
@@ -289,8 +289,9 @@ impl<'ctx> FnLower<'ctx, '_> {
             .into())
     }
 
-    /// A set from a runtime helper returning a new MemInfo (MemoryError when null).
-    fn set_new_from(
+    /// A set or dict (`model::list`'s layout) from a runtime helper returning a new
+    /// MemInfo (MemoryError when null).
+    pub(crate) fn container_from(
         &mut self,
         name: &str,
         args: &[BasicValueEnum<'ctx>],
@@ -343,7 +344,7 @@ impl<'ctx> FnLower<'ctx, '_> {
         let bytes = i64t.const_int(self.item_bytes(dtype)?, false);
         let key = self.key_program_ptr(dtype)?;
         let refs = self.ref_map_ptr(dtype)?;
-        self.set_new_from("numba_rs_set_new", &[bytes.into(), key.into(), refs.into()])
+        self.container_from("numba_rs_set_new", &[bytes.into(), key.into(), refs.into()])
     }
 }
 
@@ -421,7 +422,7 @@ fn binop_new<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     let (x, y) = (lw.list_payload(a)?, lw.list_payload(b)?);
     let code = lw.ctx.i32_type().const_int(op, false);
-    lw.set_new_from("numba_rs_set_binop", &[x.into(), y.into(), code.into()])
+    lw.container_from("numba_rs_set_binop", &[x.into(), y.into(), code.into()])
 }
 
 fn subset<'ctx>(
