@@ -276,6 +276,7 @@ impl<'ctx> FnLower<'ctx, '_> {
                     .into_struct_value()
                     .into()
             }
+            // Tuples item by item; literal dicts (unified across branches) the same.
             (
                 Type::UniTuple(..)
                 | Type::Tuple(_)
@@ -285,6 +286,11 @@ impl<'ctx> FnLower<'ctx, '_> {
                 | Type::Tuple(_)
                 | Type::NamedTuple { .. }
                 | Type::NamedUniTuple { .. },
+                BasicTypeEnum::StructType(st),
+            )
+            | (
+                Type::LiteralStrKeyDict { .. },
+                Type::LiteralStrKeyDict { .. },
                 BasicTypeEnum::StructType(st),
             ) if members(from).len() == members(to).len() => {
                 let (fe, te) = (members(from), members(to));

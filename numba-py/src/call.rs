@@ -530,6 +530,8 @@ pub(crate) fn run_entry(
                 | Type::NumberClass(_)
                 | Type::BoundFunction { .. }
                 | Type::ExceptionClass(_)
+                // Numba's words: a heterogeneous literal dict does not escape.
+                | Type::LiteralStrKeyDict { .. }
         ) {
             return pyo3::exceptions::PyTypeError::new_err(format!(
                 "cannot convert native {} to Python object",

@@ -233,6 +233,14 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
         T::Set { dtype, reflected } => ("set", (dtype.0, reflected).into_pyobject(py)?),
         T::Dict { key, value } => ("dict", (key.0, value.0).into_pyobject(py)?),
         T::DictView { dict, kind } => ("dict_view", (dict.0, kind).into_pyobject(py)?),
+        T::LiteralStrKeyDict {
+            keys,
+            values,
+            literals,
+        } => (
+            "literal_str_key_dict",
+            (keys, codes(&values), codes(&literals)).into_pyobject(py)?,
+        ),
         T::PyObject => ("pyobject", PyTuple::empty(py)),
         T::Ellipsis => ("ellipsis", PyTuple::empty(py)),
         T::CPointer(d) => ("cpointer", (d.0,).into_pyobject(py)?),
@@ -380,6 +388,29 @@ pub(crate) fn _type_make(kind: &str, args: &Bound<'_, PyTuple>) -> PyResult<u32>
             key: ty(0)?.unliteral(),
             value: ty(1)?.unliteral(),
         }),
+        // `(keys, value types)`: Numba's `LiteralStrKeyDict(literal_value)` read back.
+        "literal_str_key_dict" => {
+            let keys: Vec<String> = args.get_item(0)?.extract()?;
+            let codes: Vec<u32> = args.get_item(1)?.extract()?;
+            if keys.len() != codes.len()
+                || keys.is_empty()
+                || codes.iter().any(|&c| c as usize >= types::count())
+            {
+                return Err(PyValueError::new_err(
+                    "a literal dict type needs one valid value type per key",
+                ));
+            }
+            let literals: Vec<TypeId> = codes.into_iter().map(TypeId).collect();
+            let values = literals
+                .iter()
+                .map(|v| numba_typeinfer::strings::held_text(v.unliteral()))
+                .collect();
+            types::intern(T::LiteralStrKeyDict {
+                keys,
+                values,
+                literals,
+            })
+        }
         "list" | "set" => {
             let dtype = ty(0)?;
             let reflected: bool = args.get_item(1)?.extract()?;

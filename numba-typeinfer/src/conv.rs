@@ -263,10 +263,12 @@ fn special_unify(a: TypeId, b: TypeId) -> Option<TypeId> {
             Type::LiteralStrKeyDict {
                 keys: k1,
                 values: v1,
+                literals: l1,
             },
             Type::LiteralStrKeyDict {
                 keys: k2,
                 values: v2,
+                literals: l2,
             },
         ) if k1 == k2 => {
             let values = v1
@@ -274,7 +276,18 @@ fn special_unify(a: TypeId, b: TypeId) -> Option<TypeId> {
                 .zip(&v2)
                 .map(|(x, y)| unify(*x, *y))
                 .collect::<Option<Vec<_>>>()?;
-            Some(intern(Type::LiteralStrKeyDict { keys: k1, values }))
+            // A value's literal type survives only where both agree on it.
+            let literals = l1
+                .iter()
+                .zip(&l2)
+                .zip(&values)
+                .map(|((x, y), v)| if x == y { *x } else { *v })
+                .collect();
+            Some(intern(Type::LiteralStrKeyDict {
+                keys: k1,
+                values,
+                literals,
+            }))
         }
         (Type::DictView { dict: x, kind: i }, Type::DictView { dict: y, kind: j }) if i == j => {
             Some(crate::dicts::view_of(crate::dicts::unify_dicts(x, y)?, i))

@@ -431,7 +431,7 @@ pub fn build_map(items: &[(TypeId, TypeId)]) -> Result<TypeId, String> {
         k = unify(k, ki)
             .ok_or_else(|| format!("Cannot unify dict key types {k} and {ki}: numba-rs (as Numba without literal dicts) builds dicts of one key type"))?;
         v = unify(v, vi).ok_or_else(|| {
-            format!("Cannot cast {vi} to {v}: a typed dict holds values of one type (heterogeneous literal dicts, Numba's LiteralStrKeyDict, are not supported by numba-rs yet)")
+            format!("Cannot cast {vi} to {v}: a typed dict holds values of one type (only a dict with string-constant keys may hold values of several types)")
         })?;
     }
     if let Some(m) = forbidden_key(k) {
@@ -544,35 +544,53 @@ impl crate::context::BaseContext {
 
 /// A dict literal whose keys are all string constants and whose values do not share
 /// one type: Numba's `LiteralStrKeyDict` (a repeated key keeps its first place and its
-/// last value, as Python's).
+/// last value, as Python's). Numba's rule: the values are one type when each converts
+/// safely (or better) to the first value's type; a single value that is a list or
+/// another literal dict cannot go in a typed dict, so it makes a literal dict too.
 fn literal_str_key_dict(items: &[(TypeId, TypeId)]) -> Option<TypeId> {
     let mut keys: Vec<String> = Vec::new();
-    let mut values: Vec<TypeId> = Vec::new();
+    let mut literals: Vec<TypeId> = Vec::new();
     for &(k, v) in items {
         let Type::StringLiteral(s) = k.get() else {
             return None;
         };
-        let v = crate::strings::held_text(v.unliteral());
         match keys.iter().position(|x| *x == s) {
-            Some(i) => values[i] = v,
+            Some(i) => literals[i] = v,
             None => {
                 keys.push(s);
-                values.push(v);
+                literals.push(v);
             }
         }
     }
-    let homogeneous = values
+    let values: Vec<TypeId> = literals
         .iter()
-        .skip(1)
-        .try_fold(values[0], |acc, &v| unify(acc, v))
-        .is_some();
-    (!homogeneous).then(|| intern(Type::LiteralStrKeyDict { keys, values }))
+        .map(|v| crate::strings::held_text(v.unliteral()))
+        .collect();
+    let first = values[0];
+    let mut homogeneous = values
+        .iter()
+        .all(|&v| can_convert(v, first).is_some_and(|c| c < Conversion::Unsafe));
+    if let [only] = values[..] {
+        if matches!(
+            only.get(),
+            Type::LiteralStrKeyDict { .. } | Type::List { typed: false, .. }
+        ) {
+            homogeneous = false;
+        }
+    }
+    (!homogeneous).then(|| {
+        intern(Type::LiteralStrKeyDict {
+            keys,
+            values,
+            literals,
+        })
+    })
 }
 
 /// The keys and values of a literal-string-key dict.
 pub fn literal_parts(t: TypeId) -> Option<(Vec<String>, Vec<TypeId>)> {
     match t.get() {
-        Type::LiteralStrKeyDict { keys, values } => Some((keys, values)),
+        Type::LiteralStrKeyDict { keys, values, .. } => Some((keys, values)),
         _ => None,
     }
 }

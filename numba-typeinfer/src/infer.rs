@@ -2069,9 +2069,10 @@ impl Engine<'_> {
             Expr::BuildMap { items, .. } => {
                 let mut tys = Vec::with_capacity(items.len());
                 for (k, v) in items {
-                    // Keys keep their literal types: string constants may make a
-                    // literal-string-key dict.
-                    let (Some(k), Some(v)) = (self.raw_ty(*k), self.ty(*v)) else {
+                    // Keys and values keep their literal types: string constants may
+                    // make a literal-string-key dict, whose `literal_value` keeps the
+                    // values' literal types.
+                    let (Some(k), Some(v)) = (self.raw_ty(*k), self.raw_ty(*v)) else {
                         return Ok(None);
                     };
                     tys.push((k, v));

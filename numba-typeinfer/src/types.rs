@@ -59,10 +59,13 @@ pub enum Type {
     },
     /// A dict literal with string-constant keys and values of different types (Numba's
     /// `LiteralStrKeyDict`): read-only, laid out as the tuple of its values in key order;
-    /// indexed by constant keys.
+    /// indexed by constant keys. `values` are the held (non-literal) types of the
+    /// layout; `literals` the values' own types as typed (`Literal[int](1)` for a
+    /// constant), Numba's `literal_value`, which an overload reads.
     LiteralStrKeyDict {
         keys: Vec<String>,
         values: Vec<TypeId>,
+        literals: Vec<TypeId>,
     },
     /// A dict's `keys()` (kind 0), `values()` (1) or `items()` (2): Numba's
     /// `DictKeysIterableType` and siblings, printed `keys[DictType[...]]`.
@@ -602,13 +605,14 @@ impl fmt::Display for Type {
             }
             Type::Dict { key, value } => write!(f, "DictType[{key},{value}]<iv=None>"),
             Type::TypeRef(t) => write!(f, "typeref[{t}]"),
-            Type::LiteralStrKeyDict { keys, values } => {
+            Type::LiteralStrKeyDict { keys, literals, .. } => {
+                // Numba's name: the repr of its `literal_value` dict.
                 let items: Vec<String> = keys
                     .iter()
-                    .zip(values)
+                    .zip(literals)
                     .map(|(k, v)| format!("Literal[str]({k}): {v}"))
                     .collect();
-                write!(f, "LiteralStrKey[Dict]({})", items.join(", "))
+                write!(f, "LiteralStrKey[Dict]({{{}}})", items.join(", "))
             }
             Type::DictView { dict, kind } => {
                 let k = ["keys", "values", "items"][(*kind).min(2) as usize];

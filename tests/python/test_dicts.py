@@ -558,6 +558,128 @@ def test_literal_str_key_dict_read_by_a_variable_key():
         f("a")
 
 
+def literal_dict_numba_rule():
+    # Numba's rule: the values are one type when each converts safely to the first's;
+    # float64 does not convert safely to int64, so each value keeps its own type.
+    ld = {"a": 1, "b": 2.0}
+    return ld["a"], ld["b"]
+
+
+def literal_dict_nested():
+    a = {"a": {"b1": 10, "b2": "string"}, "n": 3}
+    inner = a["a"]
+    return inner["b2"], inner["b1"] + a["n"], len(inner)
+
+
+def literal_dict_single_list_value():
+    # A single list value cannot go in a typed dict (Numba): a literal dict holds it.
+    z = {"A": [1, 2, 3]}
+    z["A"].append(4)
+    return z["A"]
+
+
+@pytest.mark.parametrize(
+    "f", [literal_dict_numba_rule, literal_dict_nested, literal_dict_single_list_value]
+)
+def test_literal_str_key_dict_values_keep_their_types(f):
+    got, want = njit(f)(), f()
+    assert got == want
+    # CPython's value types, not one unified type (1 stays an int beside 2.0).
+    assert [type(x) for x in got] == [type(x) for x in want]
+
+
+_LITERAL_VALUES = ["1", "-7", "2.5", "3j", "'txt'", "(1, 2.5)", "True", "n", "n * 0.5", "s"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_generated_string_key_displays(seed):
+    # Random displays of string-constant keys (some repeated) over values of several
+    # kinds, constants and run-time values; read back every key, `len`, `in` and the
+    # views, against CPython. Homogeneous ones become typed dicts, the rest literal dicts.
+    rng = random.Random(seed)
+    for _ in range(8):
+        keys = [rng.choice("abcdef") for _ in range(rng.randint(1, 6))]
+        items = ", ".join(f"'{k}': {rng.choice(_LITERAL_VALUES)}" for k in keys)
+        reads = ", ".join(f"ld['{k}']" for k in dict.fromkeys(keys))
+        src = (
+            "def f(n, s):\n"
+            f"    ld = {{{items}}}\n"
+            f"    return ({reads},), len(ld), 'a' in ld, 'z' in ld, [k for k in ld.keys()]\n"
+        )
+        ns = {}
+        exec(src, ns)  # noqa: S102
+        f = ns["f"]
+        want = f(4, "run")
+        got = njit(f)(4, "run")
+        assert got == want, src
+        # Each value keeps CPython's type (a literal dict), or all share one (a typed
+        # dict: Numba's rule converted them to the first value's type).
+        kinds = [type(x) for x in got[0]]
+        assert kinds == [type(x) for x in want[0]] or len(set(kinds)) == 1, src
+
+
+def test_homogeneous_string_key_display_is_a_typed_dict():
+    @njit
+    def f():
+        d = {"a": 1.5, "b": 2}  # int64 converts safely to float64: one value type
+        d["c"] = 3.25
+        return d
+
+    got = f()
+    assert isinstance(got, Dict)
+    assert dict(got) == {"a": 1.5, "b": 2.0, "c": 3.25}
+    assert got._dict_type.value_type == types.float64
+
+
+def test_overload_reads_a_literal_dict_literal_value():
+    from numba_rs.extending import overload
+
+    seen = {}
+
+    def bar(x):
+        pass
+
+    @overload(bar)
+    def ol_bar(x):
+        seen["type"] = x
+        return lambda x: len(x)
+
+    e = 5
+
+    @njit
+    def foo(y):
+        ld = {"a": 1, "b": 2j, "c": "d", "d": e, "y": y}
+        return bar(ld)
+
+    assert foo(2.5) == 5
+    t = seen["type"]
+    assert isinstance(t, types.LiteralStrKeyDict)
+    assert not isinstance(t, types.BaseTuple)
+    # Constants keep their literal types; run-time values their own.
+    assert t.literal_value == {
+        types.literal("a"): types.literal(1),
+        types.literal("b"): types.complex128,
+        types.literal("c"): types.literal("d"),
+        types.literal("d"): types.literal(5),
+        types.literal("y"): types.float64,
+    }
+    assert str(t) == (
+        "LiteralStrKey[Dict]({Literal[str](a): Literal[int](1), Literal[str](b): "
+        "complex128, Literal[str](c): Literal[str](d), Literal[str](d): Literal[int](5), "
+        "Literal[str](y): float64})"
+    )
+
+
+def test_literal_str_key_dict_does_not_escape_to_python():
+    @njit
+    def foo():
+        return {"a": 2j, "c": "d"}
+
+    # Numba's words and exception class: the dict has no Python object.
+    with pytest.raises(TypeError, match="cannot convert native LiteralStrKey"):
+        foo()
+
+
 def test_python_lists_stored_in_a_typed_dict_are_owned_copies():
     d = Dict()
     d[1] = ["a" + str(i) for i in range(3)]  # strings made at run time, then dropped

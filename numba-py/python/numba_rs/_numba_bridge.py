@@ -104,6 +104,10 @@ def to_numba(t):
     if isinstance(t, rt.Opaque):
         return _NUMBA_OPAQUE.get(t.typecode, t)
     try:
+        if isinstance(t, rt.LiteralStrKeyDict):
+            return nt.LiteralStrKeyDict(
+                {nt.literal(k.literal_value): to_numba(v) for k, v in t.literal_value.items()}
+            )
         if isinstance(t, rt.Literal) and not isinstance(t, rt.SliceLiteral):
             return nt.literal(t.literal_value)
         if isinstance(t, (rt.Integer, rt.Float, rt.Complex, rt.Boolean)):
@@ -148,6 +152,10 @@ def to_numba(t):
             return nt.ellipsis
         if isinstance(t, rt.RangeType):
             return nt.range_state64_type
+        if isinstance(t, rt.DictType):
+            return nt.DictType(to_numba(t.key_type), to_numba(t.value_type))
+        if isinstance(t, rt.ListType):
+            return nt.ListType(to_numba(t.item_type))
     except Exception:  # a Numba constructor refused: keep numba-rs's object
         return t
     return t
@@ -183,6 +191,10 @@ def from_foreign(x):
 
 
 def _from_numba_type(nt, rt, x):
+    if isinstance(x, nt.LiteralStrKeyDict):
+        return rt.LiteralStrKeyDict(
+            {k: from_foreign(v) for k, v in x.literal_value.items()}
+        )
     if isinstance(x, nt.Literal) and not isinstance(x, nt.SliceLiteral):
         return rt.literal(x.literal_value)
     if isinstance(x, nt.Array):

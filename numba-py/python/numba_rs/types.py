@@ -614,6 +614,41 @@ class DictType(IterableType):
         return Tuple([self.key_type, self.value_type])
 
 
+class LiteralStrKeyDict(Literal, Hashable):
+    """A dict display with string-constant keys and values of several types (Numba's
+    ``LiteralStrKeyDict``): read-only, its ``literal_value`` the dict of each key's literal
+    type to its value's type (literal where the value is a constant). Not a tuple, though
+    laid out as one."""
+
+    mutable = False
+
+    def __new__(cls, literal_value, value_index=None):
+        keys = [str(k.literal_value if isinstance(k, Literal) else k) for k in literal_value]
+        return _make(
+            "literal_str_key_dict", keys, [_code(v) for v in literal_value.values()]
+        )
+
+    @property
+    def literal_value(self):
+        keys, _, literals = self._info
+        return {literal(k): _from_code(c) for k, c in zip(keys, literals)}
+
+    @property
+    def types(self):
+        return tuple(_from_code(c) for c in self._info[1])
+
+    @property
+    def count(self):
+        return len(self._info[0])
+
+    @property
+    def fields(self):
+        return tuple(self._info[0])
+
+    def __len__(self):
+        return self.count
+
+
 class DictView(IterableType):
     """``keys[...]``, ``values[...]``, ``items[...]``: a dict's views."""
 
@@ -705,6 +740,7 @@ _CLASS_BY_KIND = {
     "dict": DictType,
     "list_type": ListType,
     "dict_view": DictView,
+    "literal_str_key_dict": LiteralStrKeyDict,
     "undefined": Undefined,
     "tuple": Tuple,
     "module": Module,
