@@ -66,6 +66,10 @@ pub struct FnLower<'ctx, 'a> {
     /// their `del`, so that an exception leaving the function releases the generators
     /// its frame still holds (`release_on_error`).
     holds_gen: Vec<bool>,
+    /// String additions whose result goes straight back into their left operand
+    /// (`s = s + piece`, `s += piece`): lowered as an append that grows the string's
+    /// block in place (see `appends_in_place`).
+    appends: std::collections::HashSet<ExprId>,
     /// Set while lowering the element operation of a whole-array loop: NumPy's
     /// semantics (division by zero gives inf, nan or 0), not Python's exceptions.
     pub(crate) error_model_override: Option<crate::ErrorModel>,
@@ -148,6 +152,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             reassigned: Vec::new(),
             borrowed: Vec::new(),
             holds_gen: Vec::new(),
+            appends: Default::default(),
             error_model_override: None,
             blocks: HashMap::new(),
             entry,
@@ -331,6 +336,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             .map(|i| assigned[i] > 1 && crate::nrt::is_refcounted(lowered(self.typing.typemap[i])))
             .collect();
         self.borrowed = borrowed_methods(self.ir, &self.typing.typemap, &assigned);
+        self.appends = appends_in_place(self.ir);
         self.holds_gen = (0..self.ir.vars.len())
             .map(|i| holds_generator(lowered(self.typing.typemap[i])))
             .collect();
@@ -853,6 +859,23 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Expr::BinOp { lhs, rhs, .. } | Expr::InplaceBinOp { lhs, rhs, .. } => {
                 let sig = self.sig(id)?;
                 let vals = self.operands(&[*lhs, *rhs], &sig)?;
+                // `s = s + piece`: the helper takes over the reference `s`'s slot owns
+                // (only an owning slot: one assigned more than once, not borrowed), so
+                // the store back into `s` releases nothing.
+                let owned = !self.borrowed[lhs.0 as usize] && self.reassigned[lhs.0 as usize];
+                if self.appends.contains(&id)
+                    && owned
+                    && lowered(self.ty(*lhs)) == UNICODE
+                    && lowered(sig.args[0]) == UNICODE
+                    && lowered(sig.args[1]) == UNICODE
+                {
+                    let v = crate::impls::unicode::append(self, &vals)?;
+                    let zero = v.get_type().const_zero();
+                    self.b
+                        .build_store(self.slots[lhs.0 as usize], zero)
+                        .map_err(llvm_err)?;
+                    return Ok((v, UNICODE));
+                }
                 if let Expr::BinOp { op, .. } = e {
                     let base = (vals[0], lowered(sig.args[0]));
                     if let Some((v, t)) = crate::impls::static_pow_for(self, id, *op, base)? {
@@ -1167,6 +1190,58 @@ fn borrowed_methods(ir: &numba_ir::FunctionIR, typemap: &[TypeId], assigned: &[u
                 }
             }
             out[mi] = ok;
+        }
+    }
+    out
+}
+
+/// The additions `s = s + x` (or `s += x`) whose result the statements right after
+/// copy back into `s` (`dels` aside; SSA's `$t = s.2 + x; s.1 = $t; s.2 = s.1`):
+/// `s = s + piece` in a loop. A string addition
+/// among them appends into room left in `s`'s block, as CPython resizes a string it
+/// holds the only reference to; here other holders of the old `s` keep seeing their
+/// own shorter string, so no reference count needs to be exact.
+fn appends_in_place(ir: &FunctionIR) -> std::collections::HashSet<ExprId> {
+    let mut out = std::collections::HashSet::new();
+    for block in ir.blocks.values() {
+        for (i, inst) in block.body.iter().enumerate() {
+            let Stmt::Assign { target, value } = &inst.stmt else {
+                continue;
+            };
+            let lhs = match ir.expr(*value) {
+                Expr::BinOp {
+                    op: numba_ir::BinOp::Add,
+                    lhs,
+                    ..
+                }
+                | Expr::InplaceBinOp {
+                    op: numba_ir::BinOp::Add,
+                    lhs,
+                    ..
+                } => *lhs,
+                _ => continue,
+            };
+            // Follow the copies the result goes through (SSA's `s.1 = $t; s.2 = s.1`)
+            // to `s` itself.
+            let mut cur = *target;
+            for next in &block.body[i + 1..] {
+                if cur == lhs {
+                    break;
+                }
+                match &next.stmt {
+                    Stmt::Del { .. } => {}
+                    Stmt::Assign {
+                        target: t2,
+                        value: v2,
+                    } if matches!(ir.expr(*v2), Expr::Var(src) if *src == cur) => {
+                        cur = *t2;
+                    }
+                    _ => break,
+                }
+            }
+            if cur == lhs {
+                out.insert(*value);
+            }
         }
     }
     out

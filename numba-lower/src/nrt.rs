@@ -116,42 +116,11 @@ impl<'ctx> FnLower<'ctx, '_> {
                     crate::impls::generators::decref(self, t, p)?
                 }
             }
-            Type::Enumerate(_) | Type::Zip(_) => {
-                let st = crate::model::iterator_storage(self.ctx, t)?;
-                let inners = match t.get() {
-                    Type::Enumerate(inner) => vec![(1, inner)],
-                    Type::Zip(inners) => inners
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, x)| (i as u32, x))
-                        .collect(),
-                    _ => vec![],
-                };
-                for (i, it) in inners {
-                    if is_refcounted(it) {
-                        let p = self
-                            .b
-                            .build_struct_gep(st, v.into_pointer_value(), i, "")
-                            .map_err(llvm_err)?;
-                        let x = self
-                            .b
-                            .build_load(crate::model::value_type(self.ctx, it)?, p, "")
-                            .map_err(llvm_err)?;
-                        self.nrt_call(name, it, x)?;
-                    }
-                }
-            }
-            Type::ArrayIter(arr) => {
-                let st = crate::model::iterator_storage(self.ctx, t)?;
-                let p = self
-                    .b
-                    .build_struct_gep(st, v.into_pointer_value(), 1, "")
-                    .map_err(llvm_err)?;
-                let a = self
-                    .b
-                    .build_load(crate::model::value_type(self.ctx, arr)?, p, "")
-                    .map_err(llvm_err)?;
-                self.nrt_call(name, arr, a)?;
+            // Iterators live behind a pointer, null in a zeroed slot (a variable
+            // deleted on one path and again where paths meet, as after a `try`).
+            Type::Enumerate(_) | Type::Zip(_) | Type::ArrayIter(_) => {
+                let p = v.into_pointer_value();
+                self.if_not_null(p, |lw| lw.iterator_refs(name, t, p))?;
             }
             _ if is_refcounted(t) => {
                 let sv = v.into_struct_value();
@@ -167,6 +136,70 @@ impl<'ctx> FnLower<'ctx, '_> {
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    /// `nrt_call` over what an iterator at `p` (not null) holds: the iterators an
+    /// `enumerate`/`zip` wraps, the container an array iterator walks.
+    fn iterator_refs(
+        &mut self,
+        name: &str,
+        t: TypeId,
+        p: inkwell::values::PointerValue<'ctx>,
+    ) -> R<()> {
+        match t.get() {
+            Type::Enumerate(_) | Type::Zip(_) => {
+                let st = crate::model::iterator_storage(self.ctx, t)?;
+                let inners = match t.get() {
+                    Type::Enumerate(inner) => vec![(1, inner)],
+                    Type::Zip(inners) => inners
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, x)| (i as u32, x))
+                        .collect(),
+                    _ => vec![],
+                };
+                for (i, it) in inners {
+                    if is_refcounted(it) {
+                        let field = self.b.build_struct_gep(st, p, i, "").map_err(llvm_err)?;
+                        let x = self
+                            .b
+                            .build_load(crate::model::value_type(self.ctx, it)?, field, "")
+                            .map_err(llvm_err)?;
+                        self.nrt_call(name, it, x)?;
+                    }
+                }
+            }
+            Type::ArrayIter(arr) => {
+                let st = crate::model::iterator_storage(self.ctx, t)?;
+                let field = self.b.build_struct_gep(st, p, 1, "").map_err(llvm_err)?;
+                let a = self
+                    .b
+                    .build_load(crate::model::value_type(self.ctx, arr)?, field, "")
+                    .map_err(llvm_err)?;
+                self.nrt_call(name, arr, a)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Run `body` when `p` is not null (zeroed slots hold no generator or iterator).
+    pub(crate) fn if_not_null(
+        &mut self,
+        p: inkwell::values::PointerValue<'ctx>,
+        body: impl FnOnce(&mut Self) -> R<()>,
+    ) -> R<()> {
+        let some = self.b.build_is_not_null(p, "").map_err(llvm_err)?;
+        let then = self.new_block("ref.some");
+        let done = self.new_block("ref.done");
+        self.b
+            .build_conditional_branch(some, then, done)
+            .map_err(llvm_err)?;
+        self.b.position_at_end(then);
+        body(self)?;
+        self.b.build_unconditional_branch(done).map_err(llvm_err)?;
+        self.b.position_at_end(done);
         Ok(())
     }
 

@@ -526,6 +526,143 @@ pub unsafe extern "C" fn numba_rs_str_concat(a: *const Str, b: *const Str, out: 
     }
 }
 
+/// Marks a string block made to grow (its MemInfo's `dtor_info`, unused by plain NRT
+/// blocks): [`numba_rs_str_append`] made it.
+static GROWABLE: u8 = 0;
+
+/// A growable block's data starts with the count of characters committed so far (by
+/// the longest string in it); the characters follow.
+const COMMITTED: usize = 8;
+
+/// The committed count and the capacity in characters (room for a NUL kept) of the
+/// growable block `a`'s characters start, if they do.
+///
+/// # Safety
+/// `a` is a valid string struct.
+unsafe fn growable_block(a: &Str) -> Option<(&std::sync::atomic::AtomicI64, usize)> {
+    if a.meminfo.is_null() || !a.parent.is_null() {
+        return None;
+    }
+    // SAFETY: a live string's MemInfo.
+    let m = unsafe { &*a.meminfo };
+    let marked = std::ptr::eq(m.dtor_info as *const u8, &GROWABLE);
+    // SAFETY: a growable block's data is at least COMMITTED bytes.
+    if !marked || unsafe { m.data.add(COMMITTED) } != a.data {
+        return None;
+    }
+    let cap = ((m.size - COMMITTED) / a.kind as usize).checked_sub(1)?;
+    // SAFETY: the block's first word is its committed count, 8-byte aligned.
+    Some((
+        unsafe { &*(m.data as *const std::sync::atomic::AtomicI64) },
+        cap,
+    ))
+}
+
+/// Write the characters of `s` as `kind`-byte code units at `dst`.
+///
+/// # Safety
+/// `dst` has room for `s.length` units of `kind` bytes; `kind >= s.kind`.
+unsafe fn write_chars(dst: *mut u8, kind: i32, s: &Str) {
+    let n = s.length.max(0) as usize;
+    // SAFETY: the caller's contract.
+    unsafe {
+        if s.kind == kind {
+            std::ptr::copy_nonoverlapping(s.data, dst, n * kind as usize);
+            return;
+        }
+        for (i, c) in chars(s).enumerate() {
+            match kind {
+                1 => *dst.add(i) = c as u8,
+                2 => (dst as *mut u16).add(i).write_unaligned(c as u16),
+                _ => (dst as *mut u32).add(i).write_unaligned(c),
+            }
+        }
+    }
+}
+
+/// `a + b` into `out` where the result replaces `a` (`s = s + piece`), taking over the
+/// caller's reference to `a` when it succeeds: 0, or -1 when the allocation failed
+/// (`a` then untouched). When `a` is the longest string of a growable block with room
+/// left, `b`'s characters go in after it and `out` holds `a`'s reference to the block:
+/// strings are immutable and every other holder of the block reads only its own
+/// shorter prefix, so aliases (`t = s` before the append) stay intact and the count of
+/// references is never relied on. Otherwise a new growable block, half as large again
+/// as needed, so that a loop of appends copies each character a bounded number of
+/// times (CPython's in-place resize, without needing to own the only reference), and
+/// `a` is released.
+///
+/// # Safety
+/// `a` and `b` point to valid string structs, the caller owning a reference to `a`;
+/// `out` points to writable storage for one.
+pub unsafe extern "C" fn numba_rs_str_append(a: *const Str, b: *const Str, out: *mut Str) -> i32 {
+    use std::sync::atomic::Ordering;
+    // SAFETY: the caller's contract.
+    unsafe {
+        let (a, b) = (&*a, &*b);
+        let (la, lb) = (a.length.max(0) as usize, b.length.max(0) as usize);
+        let n = la + lb;
+        let ascii = u32::from(a.is_ascii & b.is_ascii != 0);
+        if b.kind <= a.kind {
+            if let Some((committed, cap)) = growable_block(a) {
+                // Claim the room after `a`: only the longest string may (`b` may be `a`
+                // or a prefix of it: it lies before the room).
+                if n <= cap
+                    && committed
+                        .compare_exchange(la as i64, n as i64, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                {
+                    let k = a.kind as usize;
+                    write_chars(a.data.add(la * k), a.kind, b);
+                    std::ptr::write_bytes(a.data.add(n * k), 0, k);
+                    out.write(Str {
+                        data: a.data,
+                        length: n as i64,
+                        kind: a.kind,
+                        is_ascii: ascii,
+                        hash: -1,
+                        meminfo: a.meminfo,
+                        parent: std::ptr::null_mut(),
+                    });
+                    return 0;
+                }
+            }
+        }
+        let kind = a.kind.max(b.kind);
+        let cap = n.saturating_add(n / 2).saturating_add(16);
+        let Some(bytes) = cap
+            .checked_add(1)
+            .and_then(|c| c.checked_mul(kind as usize))
+            .and_then(|c| c.checked_add(COMMITTED))
+        else {
+            return -1;
+        };
+        let mi = numba_nrt::NRT_MemInfo_alloc_aligned(bytes, 8);
+        if mi.is_null() {
+            return -1;
+        }
+        (*mi).dtor_info = &GROWABLE as *const u8 as *mut std::ffi::c_void;
+        let block = numba_nrt::NRT_MemInfo_data(mi);
+        (block as *mut i64).write(n as i64);
+        let data = block.add(COMMITTED);
+        let k = kind as usize;
+        write_chars(data, kind, a);
+        write_chars(data.add(la * k), kind, b);
+        std::ptr::write_bytes(data.add(n * k), 0, k);
+        // `b` may be `a`: both are copied before `a` goes.
+        numba_nrt::NRT_decref(a.meminfo);
+        out.write(Str {
+            data,
+            length: n as i64,
+            kind,
+            is_ascii: ascii,
+            hash: -1,
+            meminfo: mi,
+            parent: std::ptr::null_mut(),
+        });
+        0
+    }
+}
+
 /// `s[i]` into `out`: 0, 1 when `i` is out of range (after counting a negative index
 /// from the end), -1 when the allocation failed.
 ///
@@ -652,6 +789,10 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
         (
             "numba_rs_str_concat",
             numba_rs_str_concat as *const () as usize,
+        ),
+        (
+            "numba_rs_str_append",
+            numba_rs_str_append as *const () as usize,
         ),
         (
             "numba_rs_str_getitem",

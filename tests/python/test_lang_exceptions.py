@@ -563,3 +563,66 @@ def test_failed_call_inside_try_releases_no_garbage(seed):
         timeout=120,
     )
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]
+
+
+# -- raising out of a loop over a container inside `try` -----------------------------
+# The loop's iterator (holding the container) is released where the loop ends and
+# again where the handler starts; a released iterator must release nothing the second
+# time (it crashed the interpreter before).
+
+
+def raise_in_loop(a, stop):
+    try:
+        for p in a:
+            if p == stop:
+                raise ValueError(p)
+    except ValueError:
+        return 1
+    return 2
+
+
+def raise_after_break(a):
+    n = 0
+    try:
+        for p in a:
+            n += 1
+            break
+        raise KeyError(n)
+    except KeyError:
+        return n
+    return -1
+
+
+def raise_in_enumerate_zip(a, b, stop):
+    total = 0
+    try:
+        for i, (x, y) in enumerate(zip(a, b)):
+            total += x * y
+            if i == stop:
+                raise IndexError(i)
+    except IndexError:
+        return total
+    return -total
+
+
+def catch_inside_loop(a):
+    caught = 0
+    for p in a:
+        try:
+            if p % 2:
+                raise ValueError(p)
+        except ValueError:
+            caught += 1
+    return caught
+
+
+@pytest.mark.parametrize(
+    "make", [np.arange, lambda n: list(range(n)), lambda n: np.arange(n * 2)[::2]]
+)
+def test_raise_out_of_loops_over_containers(make):
+    a = make(5)
+    for stop in (-1, 0, 3):
+        assert njit(raise_in_loop)(a, stop) == raise_in_loop(a, stop)
+        assert njit(raise_in_enumerate_zip)(a, a, stop) == raise_in_enumerate_zip(a, a, stop)
+    assert njit(raise_after_break)(a) == raise_after_break(a)
+    assert njit(catch_inside_loop)(a) == catch_inside_loop(a)

@@ -96,6 +96,118 @@ def test_concatenation_in_a_loop_releases_intermediates():
     assert njit(build)(50, "ab日") == build(50, "ab日")
 
 
+def append_keeping_aliases(pieces):
+    # `s = s + p` grows `s`'s block in place; every alias taken along the way (a
+    # variable, list items, a tuple) must keep its own value, including after two
+    # appends to the same base (`t + "x"` then `t + "y"`).
+    s = ""
+    seen = []
+    for p in pieces:
+        t = s
+        s = s + p
+        seen.append(t)
+        u = t + "x"
+        u = u + "y"
+        t += "z"
+        seen.append(u)
+        seen.append(t)
+    return s, seen
+
+
+def append_self(n):
+    s = "a"
+    for _ in range(n):
+        s = s + s
+    return s, len(s)
+
+
+def append_mixed_kinds(pieces, n):
+    s = ""
+    for i in range(n):
+        s += pieces[i % len(pieces)]
+    return s, len(s), s[-3:], s.count(pieces[0])
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [["a", "bc", "", "d"], ["é", "ab", "日本", "😀", "x"], ["😀", "a"], ["日", "é", "a" * 40]],
+)
+def test_appends_in_place_leave_aliases_intact(pieces):
+    assert njit(append_keeping_aliases)(pieces) == append_keeping_aliases(pieces)
+    for n in (0, 1, 7, 200):
+        assert njit(append_mixed_kinds)(pieces, n) == append_mixed_kinds(pieces, n)
+
+
+def test_append_of_a_string_to_itself():
+    assert njit(append_self)(12) == append_self(12)
+
+
+def append_in_generator(pieces):
+    s = ""
+    for p in pieces:
+        s += p
+        yield s
+
+
+def append_then_raise(pieces, stop):
+    s = "start"
+    try:
+        for i, p in enumerate(pieces):
+            s = s + p
+            if i == stop:
+                raise ValueError(s)
+    except ValueError:
+        return "caught", s
+    return "done", s
+
+
+def test_appends_in_generators_and_across_exceptions():
+    pieces = ["a", "é", "日本", "😀", "b"] * 5
+    assert list(njit(append_in_generator)(pieces)) == list(append_in_generator(pieces))
+    for stop in (-1, 0, 3, 24):
+        assert njit(append_then_raise)(pieces, stop) == append_then_raise(pieces, stop)
+
+
+def test_appends_from_threads_share_no_room():
+    # Threads appending to aliases of one growable string (made by appends in compiled
+    # code, held by a typed list): only one may take the room after it; each result
+    # is its own.
+    import threading
+
+    from numba_rs.typed import List
+
+    @njit
+    def make():
+        held = List()
+        s = ""
+        for _ in range(3):
+            s = s + "ab"
+        held.append(s)
+        return held
+
+    @njit(nogil=True)
+    def grow(held, piece, n):
+        out = held[0]
+        for _ in range(n):
+            out = out + piece
+        return out
+
+    held = make()
+    results = {}
+
+    def work(k):
+        results[k] = grow(held, str(k), 2000)
+
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for k in range(4):
+        assert results[k] == "ababab" + str(k) * 2000
+    assert held[0] == "ababab"
+
+
 def test_print_and_raise_carry_strings_and_arrays(capsys):
     # Both hand the values to Python objects, each with an NRT reference of its own (an
     # array made in the function, a string built by `+`).

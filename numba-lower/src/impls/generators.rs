@@ -244,24 +244,6 @@ fn refcount_ptr<'ctx>(
         .map_err(llvm_err)
 }
 
-/// Run `body` when `obj` is not null (zeroed slots hold no generator).
-fn if_not_null<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    obj: PointerValue<'ctx>,
-    body: impl FnOnce(&mut FnLower<'ctx, '_>) -> R<()>,
-) -> R<()> {
-    let some = lw.b.build_is_not_null(obj, "").map_err(llvm_err)?;
-    let then = lw.new_block("gen.ref");
-    let done = lw.new_block("gen.ref.done");
-    lw.b.build_conditional_branch(some, then, done)
-        .map_err(llvm_err)?;
-    lw.b.position_at_end(then);
-    body(lw)?;
-    lw.b.build_unconditional_branch(done).map_err(llvm_err)?;
-    lw.b.position_at_end(done);
-    Ok(())
-}
-
 /// Add `delta` to a generator object's reference count; the new count.
 fn bump<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
@@ -288,7 +270,7 @@ pub(crate) fn incref<'ctx>(
     gen_t: TypeId,
     obj: PointerValue<'ctx>,
 ) -> R<()> {
-    if_not_null(lw, obj, |lw| bump(lw, gen_t, obj, 1).map(|_| ()))
+    lw.if_not_null(obj, |lw| bump(lw, gen_t, obj, 1).map(|_| ()))
 }
 
 /// Drop a reference to a generator object; the last one finalizes it.
@@ -297,7 +279,7 @@ pub(crate) fn decref<'ctx>(
     gen_t: TypeId,
     obj: PointerValue<'ctx>,
 ) -> R<()> {
-    if_not_null(lw, obj, |lw| {
+    lw.if_not_null(obj, |lw| {
         let n = bump(lw, gen_t, obj, -1)?;
         let last =
             lw.b.build_int_compare(IntPredicate::EQ, n, n.get_type().const_zero(), "")

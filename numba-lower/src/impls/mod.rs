@@ -43,7 +43,7 @@ mod str_methods;
 mod tuple;
 mod ufunc_call;
 mod ufunc_scalar;
-mod unicode;
+pub(crate) mod unicode;
 mod view;
 
 use numba_typeinfer::ImplKey;

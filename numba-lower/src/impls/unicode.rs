@@ -463,6 +463,15 @@ pub(super) fn concat<'ctx>(
     new_string(lw, "numba_rs_str_concat", &[a[0], a[1]], false)
 }
 
+/// `s = s + piece`: as [`concat`], appending into room in `s`'s block when it has some
+/// (`strings::numba_rs_str_append`).
+pub(crate) fn append<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    new_string(lw, "numba_rs_str_append", &[a[0], a[1]], false)
+}
+
 /// `s[i]`: a one-character string; CPython's IndexError out of range.
 fn getitem<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
