@@ -4,16 +4,13 @@
 //! data, a header alone for [`crate::NRT_MemInfo_new`], a block from an external allocator
 //! — counts one `alloc` when it is obtained and one `free` when it is given back; MemInfo
 //! headers also count `mi_alloc` / `mi_free`. Numba only counts when stats are enabled; here
-//! they are always on. Unlike Numba, a failed allocation is not counted, so the counters
+//! they are always on, counted per thread (`stats`) so that counting costs no locked
+//! instruction. Unlike Numba, a failed allocation is not counted, so the counters
 //! balance exactly when nothing leaks.
 
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-pub(crate) static ALLOC: AtomicUsize = AtomicUsize::new(0);
-pub(crate) static FREE: AtomicUsize = AtomicUsize::new(0);
-pub(crate) static MI_ALLOC: AtomicUsize = AtomicUsize::new(0);
-pub(crate) static MI_FREE: AtomicUsize = AtomicUsize::new(0);
+use crate::stats::{count, Counter};
 
 /// Allocation counters, as `rtsys.get_allocation_stats()` reports them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -30,11 +27,12 @@ pub struct AllocationStats {
 
 /// The current counters.
 pub fn allocation_stats() -> AllocationStats {
+    let [alloc, free, mi_alloc, mi_free] = crate::stats::totals();
     AllocationStats {
-        alloc: ALLOC.load(Ordering::SeqCst),
-        free: FREE.load(Ordering::SeqCst),
-        mi_alloc: MI_ALLOC.load(Ordering::SeqCst),
-        mi_free: MI_FREE.load(Ordering::SeqCst),
+        alloc,
+        free,
+        mi_alloc,
+        mi_free,
     }
 }
 
@@ -114,7 +112,7 @@ pub extern "C" fn NRT_Allocate(size: usize) -> *mut u8 {
     // result is always a distinct block.
     let p = unsafe { malloc(size.max(1)) } as *mut u8;
     if !p.is_null() {
-        ALLOC.fetch_add(1, Ordering::SeqCst);
+        count(Counter::Alloc);
     }
     p
 }
@@ -130,7 +128,7 @@ pub unsafe extern "C" fn NRT_Free(ptr: *mut u8) {
     }
     // SAFETY: the caller guarantees ptr came from NRT_Allocate (C's malloc).
     unsafe { free(ptr as *mut c_void) };
-    FREE.fetch_add(1, Ordering::SeqCst);
+    count(Counter::Free);
 }
 
 /// Resize a block from [`NRT_Allocate`] to `size` bytes, keeping its contents (the
@@ -167,7 +165,7 @@ pub(crate) unsafe fn allocate_block(
     // SAFETY: the allocator's contract is C's malloc.
     let p = unsafe { malloc(size, a.opaque_data) };
     if !p.is_null() {
-        ALLOC.fetch_add(1, Ordering::SeqCst);
+        count(Counter::Alloc);
     }
     p
 }
@@ -187,7 +185,7 @@ pub(crate) unsafe fn free_block(ptr: *mut u8, allocator: *const NRT_ExternalAllo
             if let Some(free) = a.free {
                 // SAFETY: ptr came from this allocator's malloc.
                 unsafe { free(ptr, a.opaque_data) };
-                FREE.fetch_add(1, Ordering::SeqCst);
+                count(Counter::Free);
             }
         }
     }

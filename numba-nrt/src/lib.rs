@@ -34,6 +34,7 @@ mod alloc;
 mod api;
 mod meminfo;
 pub mod parallel;
+mod stats;
 
 use std::io::Write;
 

@@ -11,9 +11,7 @@ use std::ffi::c_void;
 use std::mem::{align_of, size_of};
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 
-use crate::alloc::{
-    allocate_block, free_block, NRT_ExternalAllocator, MALLOC_ALIGN, MI_ALLOC, MI_FREE,
-};
+use crate::alloc::{allocate_block, free_block, NRT_ExternalAllocator, MALLOC_ALIGN};
 use crate::fatal;
 
 /// Destructor called with the data pointer, the size and `dtor_info` when the refcount
@@ -65,7 +63,7 @@ unsafe fn init(
             external_allocator,
         });
     }
-    MI_ALLOC.fetch_add(1, Ordering::SeqCst);
+    crate::stats::count(crate::stats::Counter::MiAlloc);
 }
 
 /// One block holding a header and `size` bytes of data aligned to `align` (0 counts as 1;
@@ -317,7 +315,7 @@ pub unsafe extern "C" fn NRT_MemInfo_call_dtor(mi: *mut MemInfo) {
     // SAFETY: the header is the start of a block from allocate_block with this allocator
     // (NRT_MemInfo_new's comes from NRT_Allocate, i.e. a null allocator).
     unsafe { free_block(mi.cast::<u8>(), allocator) };
-    MI_FREE.fetch_add(1, Ordering::SeqCst);
+    crate::stats::count(crate::stats::Counter::MiFree);
 }
 
 /// The data pointer of a MemInfo.

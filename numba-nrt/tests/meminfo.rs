@@ -777,3 +777,38 @@ fn unresolved_abort_aborts_with_its_message() {
     );
     assert!(stderr.contains("unresolved symbol"));
 }
+
+/// Counters live per thread: blocks made on threads that have exited and freed on
+/// another (and the reverse) still balance in the totals, exactly.
+#[test]
+fn counters_balance_across_threads_that_exit() {
+    let _g = serial();
+    let before = allocation_stats();
+    // Made on four short-lived threads, freed here.
+    let made: Vec<usize> = (0..4)
+        .map(|_| {
+            std::thread::spawn(|| {
+                let p = NRT_MemInfo_alloc(64, 16) as usize;
+                let q = NRT_Allocate(32) as usize;
+                // SAFETY: q came from NRT_Allocate just now.
+                unsafe { NRT_Free(q as *mut u8) };
+                p
+            })
+            .join()
+            .unwrap()
+        })
+        .collect();
+    assert_eq!(delta(before), (8, 4, 4, 0));
+    // Made here, freed on threads that then exit.
+    let here: Vec<usize> = (0..3).map(|_| NRT_MemInfo_alloc(8, 8) as usize).collect();
+    let handles: Vec<_> = made
+        .into_iter()
+        .chain(here)
+        // SAFETY: each MemInfo is live with refcount 1; its last release frees it.
+        .map(|p| std::thread::spawn(move || unsafe { NRT_MemInfo_release(p as *mut MemInfo) }))
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(delta(before), (11, 11, 7, 7));
+}
