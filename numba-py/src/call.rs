@@ -543,7 +543,18 @@ pub(crate) fn run_entry(
             c.return_type
         ))
     })?;
-    let mut ret: SmallVec<[u64; 4]> = SmallVec::from_elem(0, ret_shape.slots().max(1));
+    // The result's slots: a plain stack array for small results (a SmallVec's
+    // `from_elem` is a memset call, then a copy that stalls on it: measurable on the
+    // call path of a trivial function), a vector for large ones.
+    let n = ret_shape.slots().max(1);
+    let mut small = [0u64; 8];
+    let mut large = Vec::new();
+    let ret: &mut [u64] = if n <= small.len() {
+        &mut small[..n]
+    } else {
+        large.resize(n, 0);
+        &mut large
+    };
     let mut exc: *const ExcInfo = std::ptr::null();
     let entry = c.entry;
     let status = if nogil {
@@ -578,7 +589,7 @@ pub(crate) fn run_entry(
             types::BOOLEAN => ffi::PyBool_FromLong((ret[0] & 1) as std::os::raw::c_long),
             _ => {
                 let mut pos = 0;
-                return boxing::decode(py, &ret, &mut pos, ret_shape);
+                return boxing::decode(py, ret, &mut pos, ret_shape);
             }
         }
     };

@@ -101,9 +101,12 @@ pub fn encode_list(
             return Ok(());
         }
         let mut tmp = Slots::new();
+        // Compared per item only when the item's type is not the list's own (reading a
+        // type's structure takes the type table's lock).
+        let want = unreflected(dtype);
         for (i, x) in l.iter().enumerate() {
             let t = crate::typeof_arg(&x)?;
-            if unreflected(t) != unreflected(dtype) {
+            if t != dtype && unreflected(t) != want {
                 return Err(PyTypeError::new_err(format!(
                     "can't unbox heterogeneous list: {dtype} != {t}"
                 )));
