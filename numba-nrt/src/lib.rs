@@ -17,7 +17,8 @@
 //!   [`NRT_MemInfo_external_allocator`].
 //! - Plain memory: [`NRT_Allocate`] / [`NRT_Free`].
 //! - The allocation counters (alloc, free, mi_alloc, mi_free), always on, that tests use to
-//!   prove no leak ([`allocation_stats`]).
+//!   prove no leak ([`allocation_stats`]); counted per thread and summed on reading
+//!   (`stats`), so counting costs no locked instruction.
 //! - The C API for externally compiled code: the [`NRT_api_functions`] table as in Numba's
 //!   `nrt_external.h`, [`NRT_get_api`], and the header itself (`include/nrt_external.h`,
 //!   [`NRT_EXTERNAL_H`], [`include_dir`]).
