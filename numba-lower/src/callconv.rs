@@ -207,6 +207,11 @@ pub enum Shape {
         value: Box<Shape>,
         dict: TypeId,
     },
+    /// A jitclass instance of this type (`model::list`'s layout: its MemInfo and a null
+    /// slot; the record of its fields in the payload). It crosses by reference, as a
+    /// typed dict does: an argument borrows the proxy's MemInfo, a result's reference
+    /// goes to the proxy the receiver makes.
+    Instance(TypeId),
 }
 
 impl Shape {
@@ -218,7 +223,7 @@ impl Shape {
             Shape::Complex(_) => 2,
             Shape::Slice => 3,
             Shape::Unicode | Shape::Bytes => crate::model::unicode::FIELDS as usize,
-            Shape::List { .. } | Shape::Set { .. } | Shape::Dict { .. } => 2,
+            Shape::List { .. } | Shape::Set { .. } | Shape::Dict { .. } | Shape::Instance(_) => 2,
             Shape::Tuple(items) | Shape::Named { items, .. } | Shape::Boxed { items, .. } => {
                 items.iter().map(Shape::slots).sum()
             }
@@ -238,9 +243,11 @@ pub fn release_slots(shape: &Shape, slots: &[u64], pos: &mut usize) {
         unsafe { numba_nrt::NRT_decref(mi as *mut numba_nrt::MemInfo) };
     };
     match shape {
-        Shape::Array(_) | Shape::List { .. } | Shape::Set { .. } | Shape::Dict { .. } => {
-            release(slots[*pos])
-        }
+        Shape::Array(_)
+        | Shape::List { .. }
+        | Shape::Set { .. }
+        | Shape::Dict { .. }
+        | Shape::Instance(_) => release(slots[*pos]),
         Shape::Unicode | Shape::Bytes => {
             release(slots[*pos + crate::model::unicode::field::MEMINFO as usize])
         }

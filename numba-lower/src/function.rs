@@ -685,6 +685,14 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 let (l, i) = (self.load(*target)?, self.load(*index)?);
                 crate::impls::lists::delitem(self, self.ty(*target), self.ty(*index), l, i)?;
             }
+            Stmt::SetAttr {
+                target,
+                attr,
+                value,
+            } if matches!(self.ty(*target).get(), Type::ClassInstance { .. }) => {
+                let (obj, x) = (self.load(*target)?, self.load(*value)?);
+                self.instance_setattr(self.ty(*target), obj, attr, x, self.ty(*value))?;
+            }
             Stmt::SetItem {
                 target,
                 index,
@@ -1065,6 +1073,13 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     .build_extract_value(sv, i as u32, attr)
                     .map_err(llvm_err)?;
                 return Ok((v, ret));
+            }
+        }
+        // A jitclass instance's field (borrowed, as a struct member).
+        if let Type::ClassInstance { .. } = lowered(recv_t).get() {
+            if numba_typeinfer::jitclass::field(recv_t, attr).is_some() {
+                let v = self.load(value)?;
+                return Ok((self.instance_getattr(lowered(recv_t), v, attr)?, ret));
             }
         }
         // An enum class's member: its value.

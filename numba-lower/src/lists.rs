@@ -51,9 +51,11 @@ pub type RefMap = Vec<i32>;
 pub fn ref_map(shape: &Shape) -> RefMap {
     fn walk(s: &Shape, at: &mut i32, flag: i32, out: &mut Vec<i32>) {
         match s {
-            Shape::Array(_) | Shape::List { .. } | Shape::Set { .. } | Shape::Dict { .. } => {
-                out.extend([*at, flag])
-            }
+            Shape::Array(_)
+            | Shape::List { .. }
+            | Shape::Set { .. }
+            | Shape::Dict { .. }
+            | Shape::Instance(_) => out.extend([*at, flag]),
             Shape::Unicode | Shape::Bytes => {
                 out.extend([*at + crate::model::unicode::field::MEMINFO as i32, flag])
             }

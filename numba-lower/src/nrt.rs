@@ -20,7 +20,11 @@ pub fn is_refcounted(t: TypeId) -> bool {
         Type::Array { .. } | Type::NumpyFlat(_) | Type::NdEnumerate(_) | Type::NdIndex(_) => true,
         // A string's (bytes') data, when the compiler allocated it.
         Type::Unicode | Type::Bytes => true,
-        Type::List { .. } | Type::Set { .. } | Type::Dict { .. } | Type::DictView { .. } => true,
+        Type::List { .. }
+        | Type::Set { .. }
+        | Type::Dict { .. }
+        | Type::DictView { .. }
+        | Type::ClassInstance { .. } => true,
         // An iterator over an array keeps the array alive (its state holds a copy).
         Type::ArrayIter(a) => {
             a.is_array()
@@ -70,13 +74,15 @@ impl<'ctx> FnLower<'ctx, '_> {
             | Type::List { .. }
             | Type::Set { .. }
             | Type::Dict { .. }
-            | Type::DictView { .. } => {
+            | Type::DictView { .. }
+            | Type::ClassInstance { .. } => {
                 let index = match t.get() {
                     Type::Unicode | Type::Bytes => crate::model::unicode::field::MEMINFO,
                     Type::List { .. }
                     | Type::Set { .. }
                     | Type::Dict { .. }
-                    | Type::DictView { .. } => crate::model::list::field::MEMINFO,
+                    | Type::DictView { .. }
+                    | Type::ClassInstance { .. } => crate::model::list::field::MEMINFO,
                     _ => field::MEMINFO,
                 };
                 let mi = self
@@ -201,6 +207,87 @@ impl<'ctx> FnLower<'ctx, '_> {
         self.b.build_unconditional_branch(done).map_err(llvm_err)?;
         self.b.position_at_end(done);
         Ok(())
+    }
+
+    /// `v` (of type `t`) with a new reference of its own, for a container that outlives
+    /// the call: as [`Self::incref`], except that an array borrowed from a Python
+    /// argument (null MemInfo, a parent) gets a MemInfo owning a reference to its NumPy
+    /// array (`runtime::numba_rs_array_adopt`), at any depth of a tuple.
+    pub fn own_ref(&mut self, t: TypeId, v: BasicValueEnum<'ctx>) -> R<BasicValueEnum<'ctx>> {
+        let t = lowered(t);
+        match t.get() {
+            Type::Array { .. } => {
+                let sv = v.into_struct_value();
+                let mi = self
+                    .b
+                    .build_extract_value(sv, field::MEMINFO, "mi")
+                    .map_err(llvm_err)?
+                    .into_pointer_value();
+                let parent = self
+                    .b
+                    .build_extract_value(sv, field::PARENT, "parent")
+                    .map_err(llvm_err)?
+                    .into_pointer_value();
+                let data = self
+                    .b
+                    .build_extract_value(sv, field::DATA, "data")
+                    .map_err(llvm_err)?;
+                let no_mi = self.b.build_is_null(mi, "").map_err(llvm_err)?;
+                let has_parent = self.b.build_is_not_null(parent, "").map_err(llvm_err)?;
+                let borrowed = self
+                    .b
+                    .build_and(no_mi, has_parent, "borrowed")
+                    .map_err(llvm_err)?;
+                let adopt = self.new_block("array.adopt");
+                let keep = self.new_block("array.keep");
+                let done = self.new_block("array.owned");
+                self.b
+                    .build_conditional_branch(borrowed, adopt, keep)
+                    .map_err(llvm_err)?;
+                let ptr = self.ctx.ptr_type(AddressSpace::default());
+                self.b.position_at_end(adopt);
+                let f = self.runtime_fn(
+                    "numba_rs_array_adopt",
+                    ptr.fn_type(&[ptr.into(), ptr.into()], false),
+                );
+                let new_mi = self.call_value(f, &[parent.into(), data.into()])?;
+                let adopt_end = self.b.get_insert_block().unwrap_or(adopt);
+                self.b.build_unconditional_branch(done).map_err(llvm_err)?;
+                self.b.position_at_end(keep);
+                self.incref(t, v)?;
+                let keep_end = self.b.get_insert_block().unwrap_or(keep);
+                self.b.build_unconditional_branch(done).map_err(llvm_err)?;
+                self.b.position_at_end(done);
+                let phi = self.b.build_phi(ptr, "owned.mi").map_err(llvm_err)?;
+                phi.add_incoming(&[(&new_mi, adopt_end), (&mi, keep_end)]);
+                Ok(self
+                    .b
+                    .build_insert_value(sv, phi.as_basic_value(), field::MEMINFO, "")
+                    .map_err(llvm_err)?
+                    .into_struct_value()
+                    .into())
+            }
+            Type::UniTuple(..) | Type::Tuple(_) if members(t).iter().any(|m| m.is_array()) => {
+                let mut sv = v.into_struct_value();
+                for (i, m) in members(t).into_iter().enumerate() {
+                    let x = self
+                        .b
+                        .build_extract_value(sv, i as u32, "")
+                        .map_err(llvm_err)?;
+                    let x = self.own_ref(m, x)?;
+                    sv = self
+                        .b
+                        .build_insert_value(sv, x, i as u32, "")
+                        .map_err(llvm_err)?
+                        .into_struct_value();
+                }
+                Ok(sv.into())
+            }
+            _ => {
+                self.incref(t, v)?;
+                Ok(v)
+            }
+        }
     }
 
     /// Take a reference to `v` (of type `t`), if it holds any.

@@ -15,6 +15,34 @@ pub type PrintHook = unsafe extern "C" fn(types: *const u32, n: u64, slots: *con
 
 static PRINT_HOOK: AtomicUsize = AtomicUsize::new(0);
 
+/// Make a MemInfo that owns a reference to a NumPy array (`parent`, whose data is
+/// `data`): what a borrowed array argument becomes when compiled code stores it into a
+/// container that outlives the call. Installed by the embedder (it takes the GIL).
+pub type AdoptHook = unsafe extern "C" fn(parent: *mut u8, data: *mut u8) -> *mut u8;
+
+static ADOPT_HOOK: AtomicUsize = AtomicUsize::new(0);
+
+/// Install the function [`numba_rs_array_adopt`] calls.
+pub fn set_adopt_hook(hook: AdoptHook) {
+    ADOPT_HOOK.store(hook as usize, Ordering::SeqCst);
+}
+
+/// A MemInfo owning a reference to the array `parent` (null without a hook, or when it
+/// cannot be made: the value then stays borrowed).
+///
+/// # Safety
+/// `parent` is a live NumPy array whose data is `data`.
+pub unsafe extern "C" fn numba_rs_array_adopt(parent: *mut u8, data: *mut u8) -> *mut u8 {
+    let hook = ADOPT_HOOK.load(Ordering::SeqCst);
+    if hook == 0 {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: only `set_adopt_hook` stores a non-zero value, a valid AdoptHook.
+    let f: AdoptHook = unsafe { std::mem::transmute::<usize, AdoptHook>(hook) };
+    // SAFETY: forwarded from the caller.
+    unsafe { f(parent, data) }
+}
+
 /// Install the function `print` calls in JIT-ed code.
 pub fn set_print_hook(hook: PrintHook) {
     PRINT_HOOK.store(hook as usize, Ordering::SeqCst);
@@ -483,6 +511,10 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
         ("numba_rs_gcd", numba_rs_gcd as *const () as usize),
         ("numba_rs_pow_mod", numba_rs_pow_mod as *const () as usize),
         ("numba_rs_print", numba_rs_print as *const () as usize),
+        (
+            "numba_rs_array_adopt",
+            numba_rs_array_adopt as *const () as usize,
+        ),
         (
             "numba_rs_report_error",
             numba_rs_report_error as *const () as usize,

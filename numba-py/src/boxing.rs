@@ -206,6 +206,7 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
         Shape::List { item, dtype, .. } => crate::lists::encode_list(v, item, *dtype, out)?,
         Shape::Set { item, dtype, .. } => crate::lists::encode_set(v, item, *dtype, out)?,
         Shape::Dict { dict, .. } => crate::dicts::encode_arg(v, *dict, out)?,
+        Shape::Instance(t) => crate::jitclass::encode_arg(v, *t, out)?,
         Shape::Boxed { t, items } => crate::usertypes::encode(v, *t, items, out)?,
         Shape::None | Shape::Literal(_) => {}
     }
@@ -378,6 +379,11 @@ pub fn decode(
             let mi = next()? as *mut numba_nrt::MemInfo;
             next()?;
             crate::dicts::wrap(py, mi, *dict)?
+        }
+        Shape::Instance(t) => {
+            let mi = next()? as *mut numba_nrt::MemInfo;
+            next()?;
+            crate::jitclass::wrap(py, mi, *t)?
         }
         Shape::Enum(class) => {
             let v = next()? as i64;

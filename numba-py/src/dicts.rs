@@ -217,8 +217,8 @@ pub(crate) fn own(shape: &Shape, slots: &mut [u64], pos: &mut usize) -> PyResult
             }
             *pos += shape.slots();
         }
-        Shape::Dict { .. } => {
-            // SAFETY: the argument dict's live MemInfo.
+        Shape::Dict { .. } | Shape::Instance(_) => {
+            // SAFETY: the argument dict's (jitclass object's) live MemInfo.
             unsafe { numba_nrt::NRT_incref(slots[*pos] as *mut MemInfo) };
             *pos += 2;
         }
@@ -300,6 +300,17 @@ unsafe extern "C" fn release_pyobject(_data: *mut u8, _size: usize, info: *mut s
 }
 
 /// A MemInfo over an array's data that keeps the NumPy array alive.
+/// The runtime's hook for a borrowed array stored into a container by compiled code: a
+/// MemInfo owning a reference to the NumPy array (null on failure). Takes the GIL, which
+/// a `nogil` function does not hold.
+pub(crate) unsafe extern "C" fn adopt_hook(parent: *mut u8, data: *mut u8) -> *mut u8 {
+    Python::attach(|_py| {
+        array_owner(parent as *mut pyo3::ffi::PyObject, data as u64)
+            .map(|mi| mi as *mut u8)
+            .unwrap_or(std::ptr::null_mut())
+    })
+}
+
 fn array_owner(obj: *mut pyo3::ffi::PyObject, data: u64) -> PyResult<*mut MemInfo> {
     // SAFETY: `obj` is the live array the slots were encoded from; the MemInfo holds a
     // reference until its destructor runs.

@@ -18,6 +18,7 @@ mod extending;
 mod fingerprint;
 mod generator;
 mod irview;
+mod jitclass;
 mod lists;
 mod ndarray;
 mod objloop;
@@ -155,6 +156,18 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     {
         if let Some(key) = usertypes::callable_key(py, value)? {
             return mk(GlobalKind::Intrinsic(key));
+        }
+    }
+    // A function numba-rs types itself, marked `_numba_rs_builtin = "module:name"`
+    // (`numba_rs.experimental.jitclass._new`).
+    if let Ok(k) = value.getattr("_numba_rs_builtin") {
+        if let Ok(key) = k.extract::<String>() {
+            if let Some((module, name)) = key.split_once(':') {
+                return mk(GlobalKind::ModuleFunction {
+                    module: module.into(),
+                    name: name.into(),
+                });
+            }
         }
     }
     // `numba_rs.typed.Dict` (and subclasses): `Dict()`, `Dict.empty(...)` in jitted code.
@@ -962,7 +975,8 @@ fn typeof_arg(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
 /// key for it: the type follows from the object alone).
 fn typed_container_code(v: &Bound<'_, PyAny>) -> Option<u32> {
     dicts::typeof_dict(v)
-        .or_else(|| typed_list::typeof_list(v))?
+        .or_else(|| typed_list::typeof_list(v))
+        .or_else(|| jitclass::typeof_instance(v))?
         .ok()
         .map(|t| t.0)
 }
@@ -1012,6 +1026,8 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
     } else if let Some(t) = dicts::typeof_dict(v) {
         t
     } else if let Some(t) = typed_list::typeof_list(v) {
+        t
+    } else if let Some(t) = jitclass::typeof_instance(v) {
         t
     } else if v.is_instance_of::<pyo3::types::PySlice>() {
         // Numba's slice2_type / slice3_type: whether a step was given.
@@ -2111,6 +2127,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_nrt::tune_malloc();
     install_hash_secret();
     numba_lower::runtime::set_print_hook(print_hook);
+    numba_lower::runtime::set_adopt_hook(dicts::adopt_hook);
     numba_lower::runtime::set_exc_match_hook(exc_match_hook);
     numba_lower::runtime::set_error_report_hook(ufunc::error_report_hook);
     objmode::install();
@@ -2122,6 +2139,8 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<generator::NativeGenerator>()?;
     m.add_class::<dicts::TypedDict>()?;
     m.add_class::<typed_list::TypedList>()?;
+    m.add_class::<jitclass::InstanceBase>()?;
+    m.add_function(wrap_pyfunction!(jitclass::_jitclass_register, m)?)?;
     parallel::register(m)?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;

@@ -242,7 +242,7 @@ fn encode_owned(
         }
         // A typed dict: its MemInfo, with a reference of its own (the Python object may
         // die with the block).
-        Shape::Dict { .. } => {
+        Shape::Dict { .. } | Shape::Instance(_) => {
             let start = out.len();
             boxing::encode(v, shape, out)?;
             let mi = out[start] as *mut numba_nrt::MemInfo;

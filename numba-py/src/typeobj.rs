@@ -233,6 +233,7 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
         T::Set { dtype, reflected } => ("set", (dtype.0, reflected).into_pyobject(py)?),
         T::Dict { key, value } => ("dict", (key.0, value.0).into_pyobject(py)?),
         T::DictView { dict, kind } => ("dict_view", (dict.0, kind).into_pyobject(py)?),
+        T::ClassInstance { id, name } => ("class_instance", (id, name).into_pyobject(py)?),
         T::LiteralStrKeyDict {
             keys,
             values,

@@ -385,6 +385,7 @@ impl Default for BaseContext {
         ctx.install_iterables();
         ctx.install_dicts();
         ctx.install_typed_lists();
+        ctx.install_jitclass();
         ctx
     }
 }
@@ -853,6 +854,8 @@ impl TypingContext for BaseContext {
             Type::Set { .. } => crate::sets::getattr(value, attr),
             Type::Dict { .. } => crate::dicts::getattr(value, attr),
             Type::LiteralStrKeyDict { .. } => crate::dicts::literal_getattr(value, attr),
+            // A jitclass instance's field (its methods are extension methods).
+            Type::ClassInstance { .. } => crate::jitclass::field(value, attr).map(|(_, t)| t),
             // The model's ASCII flag (Numba's `_is_ascii` attribute wrapper).
             Type::Unicode | Type::StringLiteral(_) if attr == "_is_ascii" => Some(UINT32),
             // The cached hash (-1 until computed; a `str` argument brings CPython's).

@@ -811,6 +811,38 @@ impl Engine<'_> {
                             && self.ty(*index).is_some_and(|i| {
                                 i.is_integer() || matches!(i.get(), Type::Slice(_))
                             }) => {}
+                    // A jitclass field: the value must convert to the field's type.
+                    Stmt::SetAttr {
+                        target,
+                        attr,
+                        value,
+                    } if self
+                        .ty(*target)
+                        .is_some_and(|t| matches!(t.get(), Type::ClassInstance { .. })) =>
+                    {
+                        let t = self.ty(*target).unwrap_or(NONE);
+                        let Some((_, ft)) = crate::jitclass::field(t, attr) else {
+                            if report {
+                                return Err(TypingError::Typing {
+                                    message: format!(
+                                        "Cannot set attribute '{attr}' of {t}: the class has no such field"
+                                    ),
+                                    line,
+                                });
+                            }
+                            continue;
+                        };
+                        if let Some(v) = self.ty(*value) {
+                            if report && crate::conv::can_convert(v, ft).is_none() {
+                                return Err(TypingError::Typing {
+                                    message: format!(
+                                        "Cannot cast {v} to {ft}: the field '{attr}' of {t} is {ft}"
+                                    ),
+                                    line,
+                                });
+                            }
+                        }
+                    }
                     Stmt::SetAttr { .. } | Stmt::DelAttr { .. } | Stmt::DelItem { .. } => {
                         if report {
                             return Err(TypingError::Unsupported {

@@ -126,7 +126,8 @@ pub fn storable(t: TypeId) -> bool {
         | Type::Array { .. }
         | Type::NamedTuple { .. }
         | Type::NamedUniTuple { .. }
-        | Type::EnumMember { .. } => true,
+        | Type::EnumMember { .. }
+        | Type::ClassInstance { .. } => true,
         // A list of `None`s (Numba's `List[None]`): items without data.
         Type::NoneType => true,
         Type::List { dtype, .. } => storable(dtype),

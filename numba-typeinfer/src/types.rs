@@ -178,6 +178,13 @@ pub enum Type {
     Enumerate(TypeId),
     /// `zip(range_iter64, iter(array(...)))`.
     Zip(Vec<TypeId>),
+    /// An instance of a jitclass (`crate::jitclass`): a reference to a heap record of
+    /// its fields. `name` is the class's name, id and fields, as Numba prints
+    /// `instance.jitclass.Name#id<x:int64,...>`.
+    ClassInstance {
+        id: u32,
+        name: String,
+    },
     /// `typeref[unicode_type]`: a type object used as a value (a non-number type given to
     /// `Dict.empty`, `List.empty_list`).
     TypeRef(TypeId),
@@ -605,6 +612,7 @@ impl fmt::Display for Type {
             }
             Type::Dict { key, value } => write!(f, "DictType[{key},{value}]<iv=None>"),
             Type::TypeRef(t) => write!(f, "typeref[{t}]"),
+            Type::ClassInstance { name, .. } => write!(f, "instance.jitclass.{name}"),
             Type::LiteralStrKeyDict { keys, literals, .. } => {
                 // Numba's name: the repr of its `literal_value` dict.
                 let items: Vec<String> = keys

@@ -386,10 +386,14 @@ impl<'ctx> FnLower<'ctx, '_> {
         k: BasicValueEnum<'ctx>,
         v: BasicValueEnum<'ctx>,
     ) -> R<()> {
+        // A borrowed array value gets a MemInfo of its own first (the dict outlives the
+        // call); the dict then takes its own reference and this one is dropped.
+        let v = self.own_ref(vt, v)?;
         let kb = self.set_item_buffer(kt, k)?;
         let vb = self.set_item_buffer(vt, v)?;
         let p = self.list_payload(dv)?;
-        self.list_status_call("numba_rs_dict_setitem", &[p.into(), kb.into(), vb.into()])
+        self.list_status_call("numba_rs_dict_setitem", &[p.into(), kb.into(), vb.into()])?;
+        self.decref(vt, v)
     }
 
     /// `del d[k]` (KeyError with the key when absent).

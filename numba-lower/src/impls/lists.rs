@@ -682,7 +682,7 @@ fn setitem<'ctx>(
     let i = lw.cast(a[1], sig.args[1], INT64)?.into_int_value();
     let i = lw.list_index(a[0], i, index_message(sig.args[0], "setitem"))?;
     let v = lw.cast(a[2], lowered(sig.args[2]), dtype)?;
-    lw.incref(dtype, v)?;
+    let v = lw.own_ref(dtype, v)?;
     let p = lw.list_payload(a[0])?;
     let at = lw.list_item_ptr(p, dtype, i)?;
     if crate::nrt::is_refcounted(dtype) {
@@ -865,7 +865,7 @@ fn append<'ctx>(
     lw.check_mutable(sig.args[0], a[0])?;
     let dtype = dtype_of(sig.args[0]);
     let v = lw.cast(a[1], lowered(sig.args[1]), dtype)?;
-    lw.incref(dtype, v)?;
+    let v = lw.own_ref(dtype, v)?;
     lw.list_push(a[0], dtype, v)?;
     Ok(lw.ghost())
 }
@@ -921,7 +921,7 @@ fn insert<'ctx>(
     let v = lw.cast(a[2], lowered(sig.args[2]), dtype)?;
     let p = lw.list_payload(a[0])?;
     lw.list_status_call("numba_rs_list_open_gap", &[p.into(), i.into()])?;
-    lw.incref(dtype, v)?;
+    let v = lw.own_ref(dtype, v)?;
     let p = lw.list_payload(a[0])?;
     let at = lw.list_item_ptr(p, dtype, i)?;
     lw.list_write(dtype, at, v)?;
@@ -1367,7 +1367,7 @@ pub(crate) fn build<'ctx>(
     let out = lw.new_list(dtype, n)?;
     for &(v, t) in items {
         let v = lw.cast(v, t, dtype)?;
-        lw.incref(dtype, v)?;
+        let v = lw.own_ref(dtype, v)?;
         lw.list_push(out, dtype, v)?;
     }
     // A new list is not a change to reflect.

@@ -34,6 +34,7 @@ mod power;
 pub(crate) use power::static_pow_for;
 mod bytes;
 pub(crate) mod dicts;
+pub(crate) mod jitclass;
 pub(crate) mod lists;
 mod random;
 pub(crate) mod sets;
@@ -85,6 +86,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     lists::register(r);
     sets::register(r);
     dicts::register(r);
+    jitclass::register(r);
     optional::register(r);
     calls::register(r);
     ufunc_call::register(r);

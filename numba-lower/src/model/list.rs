@@ -48,6 +48,10 @@ impl DataModel for ListModel {
                 dict: t,
             });
         }
+        // A jitclass instance crosses by reference (numba-py's proxy holds its MemInfo).
+        if let Type::ClassInstance { .. } = t.get() {
+            return Ok(Shape::Instance(t));
+        }
         if let Type::DictView { .. } = t.get() {
             return Err(LowerError::Unsupported {
                 message: format!("dict views ({t}) cannot cross into Python"),

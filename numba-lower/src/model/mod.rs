@@ -153,9 +153,11 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         Type::Generator { .. } => &generator::GeneratorModel,
         Type::Unicode | Type::Bytes => &unicode::UnicodeModel,
         Type::CharSeq(_) | Type::UnicodeCharSeq(_) => &charseq::CharSeqModel,
-        Type::List { .. } | Type::Set { .. } | Type::Dict { .. } | Type::DictView { .. } => {
-            &list::ListModel
-        }
+        Type::List { .. }
+        | Type::Set { .. }
+        | Type::Dict { .. }
+        | Type::DictView { .. }
+        | Type::ClassInstance { .. } => &list::ListModel,
         Type::NoneType
         | Type::Ellipsis
         | Type::Module(_)

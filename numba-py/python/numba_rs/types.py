@@ -649,6 +649,24 @@ class LiteralStrKeyDict(Literal, Hashable):
         return self.count
 
 
+class ClassInstanceType(Type):
+    """The type of a jitclass's instances (Numba's ``ClassInstanceType``); each class has
+    its own subclass, so ``overload_method`` can target one class's instances."""
+
+    @property
+    def class_type(self):
+        return _JITCLASS_TYPES.get(self.typecode)
+
+    @property
+    def jit_props(self):
+        return {}
+
+
+# Each jitclass's `ClassInstanceType` subclass and class object, by typecode.
+_INSTANCE_CLASSES = {}
+_JITCLASS_TYPES = {}
+
+
 class DictView(IterableType):
     """``keys[...]``, ``values[...]``, ``items[...]``: a dict's views."""
 
@@ -741,6 +759,7 @@ _CLASS_BY_KIND = {
     "list_type": ListType,
     "dict_view": DictView,
     "literal_str_key_dict": LiteralStrKeyDict,
+    "class_instance": ClassInstanceType,
     "undefined": Undefined,
     "tuple": Tuple,
     "module": Module,
@@ -783,6 +802,8 @@ def _from_code(code):
             cls = IntEnumClass if info[2] else EnumClass
         elif kind == "opaque":
             cls = _OPAQUE_CLASSES.get(info[1], Opaque)
+        elif kind == "class_instance":
+            cls = _INSTANCE_CLASSES.get(code, ClassInstanceType)
         else:
             cls = _CLASS_BY_KIND.get(kind, Type)
         t = _Type.__new__(cls, code)

@@ -1,0 +1,240 @@
+"""``@jitclass``: a class whose instances are records of typed fields, shared by reference
+between Python and compiled code (Numba's ``numba.experimental.jitclass``).
+
+The decorator registers the class's fields with the compiler (an instance type of its
+own, ``ClassInstanceType``); its methods become extension methods of that type, compiled
+with ``self`` first through the ordinary pipeline, and the class object is overloaded so
+that calling it in compiled code makes an instance (fields zeroed, then ``__init__``).
+From Python the decorator returns a proxy class: calling it runs the compiled
+constructor, fields read and write the record directly, and methods call their compiled
+versions.
+"""
+
+import inspect
+import types as _pytypes
+
+from .. import types as _types
+from .._numba_rs import _InstanceBase, _jitclass_register
+from ..errors import TypingError
+
+
+def _new(instance_type):
+    """An instance with every field zeroed (compiled code only)."""
+    raise NotImplementedError("_new is only called from compiled code")
+
+
+_new._numba_rs_builtin = "numba_rs.experimental.jitclass:_new"
+
+
+def _as_type(name, t):
+    try:
+        return _types._from_code(_types._code(t))
+    except TypeError:
+        raise TypingError(f"spec value for field {name!r} must be a type, got {t!r}") from None
+
+
+def _fields(cls, spec):
+    """The fields in order: the spec's, then annotations the spec lacks (Numba's order)."""
+    if spec is None:
+        spec = []
+    elif isinstance(spec, dict):
+        spec = list(spec.items())
+    else:
+        spec = list(spec)
+    out = {}
+    for item in spec:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+            raise TypeError(f"spec must be a list of (name, type) pairs or a dict, got {item!r}")
+        name, t = item
+        out[name] = _as_type(name, t)
+    for name, t in getattr(cls, "__annotations__", {}).items():
+        if name not in out:
+            out[name] = _as_type(name, t)
+    return out
+
+
+class _ClassType:
+    """``Cls.class_type``: its ``instance_type`` is the type of the class's instances."""
+
+    def __init__(self, name, instance_type):
+        self.class_name = name
+        self.instance_type = instance_type
+
+    def __repr__(self):
+        return f"jitclass.{self.class_name}#{self.instance_type.typecode}"
+
+
+def _check_class(cls):
+    if not isinstance(cls, type):
+        raise TypeError(f"jitclass decorates a class, not {cls!r}")
+    bases = [b for b in cls.__bases__ if b is not object]
+    if bases:
+        raise TypeError("class members are not yet supported: inheritance")
+    if not hasattr(cls, "__init__") or cls.__init__ is object.__init__:
+        raise TypeError(f"{cls.__name__} has no __init__")
+
+
+def _constructor(cls, init, instance_type):
+    """The compiled constructor's source: ``_new`` then ``__init__`` with its parameters."""
+    sig = inspect.signature(init)
+    params = list(sig.parameters.values())[1:]
+    ns = {"_new": _new, "_inst": instance_type}
+    parts, call = [], []
+    for i, p in enumerate(params):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY):
+            raise TypeError(f"{cls.__name__}.__init__: *args, **kwargs and keyword-only "
+                            "parameters are not supported by numba-rs's jitclass yet")
+        if p.default is p.empty:
+            parts.append(p.name)
+        else:
+            ns[f"_d{i}"] = p.default
+            parts.append(f"{p.name}=_d{i}")
+        call.append(p.name)
+    src = (
+        f"def {cls.__name__}({', '.join(parts)}):\n"
+        f"    self = _new(_inst)\n"
+        f"    self.__init__({', '.join(call)})\n"
+        f"    return self\n"
+    )
+    exec(src, ns)  # noqa: S102  (generated from the signature's names only)
+    return ns[cls.__name__]
+
+
+def _typing_like(func):
+    """A typing function with ``func``'s parameters that answers ``func`` (the
+    dispatcher binds a call's arguments by the typing function's signature)."""
+    ns = {"_f": func}
+    parts = []
+    for i, p in enumerate(inspect.signature(func).parameters.values()):
+        if p.kind == p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+        elif p.kind == p.VAR_KEYWORD:
+            parts.append(f"**{p.name}")
+        elif p.default is not p.empty:
+            ns[f"_d{i}"] = p.default
+            parts.append(f"{p.name}=_d{i}")
+        else:
+            parts.append(p.name)
+    exec(f"def typing({', '.join(parts)}):\n    return _f\n", ns)  # noqa: S102
+    return ns["typing"]
+
+
+def _register_member(inst_cls, name, func, attribute=False):
+    from ..extending import overload_attribute, overload_method
+
+    deco = overload_attribute if attribute else overload_method
+
+    deco(inst_cls, name, strict=False)(_typing_like(func))
+
+
+def jitclass(cls_or_spec=None, spec=None):
+    """``@jitclass(spec)`` or ``@jitclass``: compile a class's methods and store its fields
+    (from ``spec``, a list of ``(name, type)`` or a dict, and the class's annotations) in
+    an NRT-managed record."""
+    if cls_or_spec is not None and isinstance(cls_or_spec, type):
+        return _build(cls_or_spec, spec)
+
+    def wrap(cls):
+        return _build(cls, cls_or_spec if spec is None else spec)
+
+    return wrap
+
+
+def _build(cls, spec):
+    from .. import njit
+    from ..extending import overload
+
+    _check_class(cls)
+    fields = _fields(cls, spec)
+    members = dict(cls.__dict__)
+    for name in fields:
+        if name in members and not isinstance(members[name], (property,)):
+            # A class attribute shadowing a field (Numba refuses it the same way).
+            if not inspect.isfunction(members[name]):
+                raise TypeError(f"'{name}' is both a field and a class attribute")
+    methods, props, statics = {}, {}, {}
+    for name, v in members.items():
+        if isinstance(v, staticmethod):
+            statics[name] = v.__func__
+        elif isinstance(v, property):
+            props[name] = v
+        elif inspect.isfunction(v):
+            methods[name] = v
+    init = methods.get("__init__")
+    if init is None:
+        raise TypeError(f"{cls.__name__} has no __init__")
+
+    ns = {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
+          "__doc__": cls.__doc__}
+    proxy = type(cls.__name__, (_InstanceBase,), ns)
+    code = _jitclass_register(cls.__name__, [(n, t.typecode) for n, t in fields.items()], proxy)
+    inst_cls = type(f"{cls.__name__}InstanceType", (_types.ClassInstanceType,), {})
+    _types._INSTANCE_CLASSES[code] = inst_cls
+    instance_type = _types._from_code(code)
+    class_type = _ClassType(cls.__name__, instance_type)
+    _types._JITCLASS_TYPES[code] = class_type
+
+    # Compiled code: methods and properties of the instance type, the class callable.
+    for name, f in methods.items():
+        _register_member(inst_cls, name, f)
+    for name, p in props.items():
+        if p.fget is not None:
+            _register_member(inst_cls, name, p.fget, attribute=True)
+    ctor = _constructor(cls, init, instance_type)
+    jit_ctor = njit(ctor)
+
+    overload(proxy, strict=False)(_typing_like(ctor))
+
+    # Python: fields as properties over the record, methods through their compiled
+    # versions, the class call through the compiled constructor.
+    for i, name in enumerate(fields):
+        setattr(proxy, name, property(
+            lambda self, i=i: self._get(i),
+            lambda self, v, i=i: self._set(i, v),
+            doc=f"{cls.__name__}.{name}: {fields[name]}",
+        ))
+    compiled = {}
+
+    def method_proxy(name, f):
+        def call(self, *args, **kwargs):
+            d = compiled.get(name)
+            if d is None:
+                d = compiled[name] = njit(f)
+            return d(self, *args, **kwargs)
+
+        call.__name__ = name
+        call.__qualname__ = f"{cls.__qualname__}.{name}"
+        call.__doc__ = f.__doc__
+        return call
+
+    for name, f in methods.items():
+        if name != "__init__":
+            setattr(proxy, name, method_proxy(name, f))
+    for name, p in props.items():
+        getter = method_proxy(name, p.fget) if p.fget is not None else None
+        setter = method_proxy(f"{name}.setter", p.fset) if p.fset is not None else None
+        setattr(proxy, name, property(getter, setter, doc=p.__doc__))
+    for name, f in statics.items():
+        setattr(proxy, name, staticmethod(njit(f)))
+
+    def __new__(klass, *args, **kwargs):
+        return jit_ctor(*args, **kwargs)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __reduce__(self):
+        raise TypeError(f"cannot pickle a jitclass instance ({cls.__name__})")
+
+    def __repr__(self):
+        return f"<numba_rs jitclass {cls.__name__} object at {id(self):#x}>"
+
+    proxy.__new__ = __new__
+    proxy.__init__ = __init__
+    proxy.__reduce__ = __reduce__
+    if "__repr__" not in methods:
+        proxy.__repr__ = __repr__
+    proxy.class_type = class_type
+    proxy._numba_rs_fields = dict(fields)
+    proxy.__wrapped__ = cls
+    return proxy

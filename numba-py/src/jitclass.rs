@@ -1,0 +1,285 @@
+//! Jitclass instances from Python: `numba_rs._numba_rs._InstanceBase`, the base of the
+//! proxy class `numba_rs.experimental.jitclass` makes for each class. A proxy owns one
+//! reference to its instance's MemInfo (a one-item list payload holding the record of
+//! the fields in their boundary slot form, `numba_lower::impls::jitclass`); compiled code
+//! receives that MemInfo by reference and an instance compiled code returns becomes a
+//! proxy of its class around it. Fields are read and written from Python with the
+//! boundary codec straight on the record, never through a jitted function.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use numba_lower::lists::{ref_map, ListPayload};
+use numba_lower::Shape;
+use numba_nrt::MemInfo;
+use numba_typeinfer::types::{self, TypeId};
+use pyo3::exceptions::{PyAttributeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+
+use crate::boxing::decode;
+use crate::dicts::OwnedSlots;
+
+/// One field as Python reads it: its slot offset in the record and its shape.
+struct Field {
+    at: usize,
+    shape: Shape,
+    /// Where its references are, relative to its first slot (`[count, (slot, flag)...]`).
+    refs: Vec<i32>,
+}
+
+/// A class as Python sees it: its instance type, fields and proxy class.
+struct Class {
+    t: TypeId,
+    fields: Vec<Field>,
+    proxy: Py<PyType>,
+}
+
+static CLASSES: LazyLock<Mutex<HashMap<TypeId, Arc<Class>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn class_of(t: TypeId) -> PyResult<Arc<Class>> {
+    CLASSES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&t)
+        .cloned()
+        .ok_or_else(|| PyTypeError::new_err(format!("{t} is not a registered jitclass")))
+}
+
+/// `_jitclass_register(name, fields, proxy)`: register a class whose fields are
+/// `[(name, typecode)]` and whose instances Python sees as `proxy` objects; the instance
+/// type's typecode.
+#[pyfunction]
+pub(crate) fn _jitclass_register(
+    name: &str,
+    fields: Vec<(String, u32)>,
+    proxy: Bound<'_, PyType>,
+) -> PyResult<u32> {
+    if !proxy.is_subclass_of::<InstanceBase>()? {
+        return Err(PyTypeError::new_err(
+            "a jitclass proxy derives from _InstanceBase",
+        ));
+    }
+    let typed: Vec<(String, TypeId)> = fields
+        .into_iter()
+        .map(|(n, c)| {
+            if c as usize >= types::count() {
+                Err(PyTypeError::new_err(format!(
+                    "no type has the typecode {c}"
+                )))
+            } else {
+                Ok((n, TypeId(c)))
+            }
+        })
+        .collect::<PyResult<_>>()?;
+    let mut laid = Vec::with_capacity(typed.len());
+    let mut at = 0usize;
+    for (n, t) in &typed {
+        let shape = numba_lower::callconv::boundary_shape(*t).map_err(|_| {
+            crate::TypingError::new_err(format!(
+                "jitclass field '{n}' of type {t}: values of this type cannot be stored in a jitclass by numba-rs yet"
+            ))
+        })?;
+        let refs = ref_map(&shape);
+        let n_slots = shape.slots();
+        laid.push(Field { at, shape, refs });
+        at += n_slots;
+    }
+    let t = numba_typeinfer::jitclass::register(name, typed);
+    CLASSES.lock().unwrap_or_else(|e| e.into_inner()).insert(
+        t,
+        Arc::new(Class {
+            t,
+            fields: laid,
+            proxy: proxy.unbind(),
+        }),
+    );
+    Ok(t.0)
+}
+
+/// The base class of jitclass proxies.
+#[pyclass(module = "numba_rs._numba_rs", name = "_InstanceBase", subclass)]
+pub struct InstanceBase {
+    mi: *mut MemInfo,
+    class: Option<Arc<Class>>,
+}
+
+// SAFETY: a MemInfo's count is atomic and its payload is only touched with the GIL held.
+unsafe impl Send for InstanceBase {}
+unsafe impl Sync for InstanceBase {}
+
+impl Drop for InstanceBase {
+    fn drop(&mut self) {
+        // SAFETY: the proxy's own reference (or null).
+        unsafe { numba_nrt::NRT_decref(self.mi) };
+    }
+}
+
+impl InstanceBase {
+    fn class(&self) -> PyResult<&Arc<Class>> {
+        self.class
+            .as_ref()
+            .filter(|_| !self.mi.is_null())
+            .ok_or_else(|| {
+                PyTypeError::new_err("this jitclass object was not made by its class's constructor")
+            })
+    }
+
+    /// The record's slots, from field `f` on.
+    ///
+    /// # Safety
+    /// The proxy's MemInfo is live and its record holds `f`.
+    unsafe fn field_slots(&self, f: &Field) -> *mut u64 {
+        // SAFETY: the caller's contract: a live one-item list payload.
+        unsafe {
+            let p = numba_nrt::NRT_MemInfo_data(self.mi) as *const ListPayload;
+            ((*p).data as *mut u64).add(f.at)
+        }
+    }
+}
+
+/// Take a reference for each MemInfo a field's slots hold (decoding consumes them).
+///
+/// # Safety
+/// `slots` holds a value laid out as the map says.
+unsafe fn acquire(refs: &[i32], slots: *const u64) {
+    let n = refs.first().copied().unwrap_or(0) as usize;
+    for k in 0..n {
+        let (slot, flag) = (refs[1 + 2 * k], refs[2 + 2 * k]);
+        // SAFETY: the caller's contract.
+        unsafe {
+            if flag < 0 || *slots.add(flag as usize) & 1 == 1 {
+                numba_nrt::NRT_incref(*slots.add(slot as usize) as *mut MemInfo);
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl InstanceBase {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(
+        _args: &Bound<'_, pyo3::types::PyTuple>,
+        _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> Self {
+        InstanceBase {
+            mi: std::ptr::null_mut(),
+            class: None,
+        }
+    }
+
+    /// The typecode of this object's instance type.
+    fn _numba_rs_typecode(&self) -> PyResult<u32> {
+        Ok(self.class()?.t.0)
+    }
+
+    /// Field `i` as a Python object.
+    fn _get(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
+        let class = self.class()?;
+        let f = class
+            .fields
+            .get(i)
+            .ok_or_else(|| PyAttributeError::new_err(format!("no field {i}")))?;
+        // SAFETY: the proxy's live record holds field `i`.
+        unsafe {
+            let p = self.field_slots(f);
+            let slots = std::slice::from_raw_parts(p, f.shape.slots());
+            acquire(&f.refs, p);
+            decode(py, slots, &mut 0, &f.shape)
+        }
+    }
+
+    /// Store `value` into field `i` (converted as an argument of the field's type is; the
+    /// record owns what it holds).
+    fn _set(&self, i: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let class = self.class()?;
+        let f = class
+            .fields
+            .get(i)
+            .ok_or_else(|| PyAttributeError::new_err(format!("no field {i}")))?;
+        let mut new = OwnedSlots::encode(value, &f.shape)?;
+        let n = f.shape.slots();
+        // SAFETY: the proxy's live record holds field `i`; the old value's references
+        // are the record's, released (by `old`'s drop) once replaced.
+        let old = unsafe {
+            let p = self.field_slots(f);
+            let old = OwnedSlots {
+                slots: std::slice::from_raw_parts(p, n).iter().copied().collect(),
+                shape: &f.shape,
+            };
+            std::ptr::copy_nonoverlapping(new.slots.as_ptr(), p, n);
+            old
+        };
+        // The record owns the new references now: `new` releases nothing.
+        new.slots.iter_mut().for_each(|w| *w = 0);
+        drop(old);
+        Ok(())
+    }
+}
+
+/// A proxy around `mi` (whose reference it takes) of instance type `t`.
+pub(crate) fn wrap(py: Python<'_>, mi: *mut MemInfo, t: TypeId) -> PyResult<Py<PyAny>> {
+    let class = match class_of(t) {
+        Ok(c) => c,
+        Err(e) => {
+            // SAFETY: the reference handed over.
+            unsafe { numba_nrt::NRT_decref(mi) };
+            return Err(e);
+        }
+    };
+    // The base's `__new__`: the proxy class's own `__new__` constructs through the
+    // jitted constructor.
+    let base = py.get_type::<InstanceBase>();
+    let obj = match base.call_method1("__new__", (class.proxy.bind(py),)) {
+        Ok(o) => o,
+        Err(e) => {
+            // SAFETY: as above.
+            unsafe { numba_nrt::NRT_decref(mi) };
+            return Err(e);
+        }
+    };
+    {
+        let inst = obj.cast::<InstanceBase>()?;
+        let mut inst = inst.borrow_mut();
+        inst.mi = mi;
+        inst.class = Some(class);
+    }
+    Ok(obj.unbind())
+}
+
+/// The instance type of a proxy object, if `v` is one.
+pub(crate) fn typeof_instance(v: &Bound<'_, PyAny>) -> Option<PyResult<TypeId>> {
+    let inst = v.cast::<InstanceBase>().ok()?;
+    let inst = inst.borrow();
+    Some(inst.class().map(|c| c.t))
+}
+
+/// Encode a proxy as an argument: its MemInfo (borrowed for the call) and a null slot.
+pub(crate) fn encode_arg(
+    v: &Bound<'_, PyAny>,
+    t: TypeId,
+    out: &mut crate::boxing::Slots,
+) -> PyResult<()> {
+    let inst = v.cast::<InstanceBase>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "can't unbox a {t} from {}",
+            v.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })?;
+    let inst = inst.borrow();
+    let c = inst.class()?;
+    if c.t != t {
+        return Err(PyTypeError::new_err(format!(
+            "can't unbox a {t} from an instance of {}",
+            c.t
+        )));
+    }
+    out.push(inst.mi as u64);
+    out.push(0);
+    Ok(())
+}

@@ -1,0 +1,256 @@
+"""`numba_rs.experimental.jitclass` (issue 46, first part): fields, `__init__`, methods,
+properties, instances made in Python and in compiled code and shared by reference. The
+oracle is the same class run by CPython without the decorator; NRT counts balance after
+every test (conftest)."""
+
+import gc
+import random
+
+import numpy as np
+import pytest
+
+from numba_rs import njit, types
+from numba_rs.errors import TypingError
+from numba_rs.experimental import jitclass
+from numba_rs.runtime import rtsys
+from numba_rs.typed import List
+
+SPEC = [
+    ("n", types.int64),
+    ("total", types.float64),
+    ("hist", types.float64[:]),
+    ("label", types.unicode_type),
+    ("seen", types.boolean),
+]
+
+
+class Acc:
+    def __init__(self, n, label="acc"):
+        self.n = n
+        self.total = 0.0
+        self.hist = np.zeros(n)
+        self.label = label
+        self.seen = False
+
+    def add(self, i, v):
+        self.total += v
+        self.hist[i % self.n] += v
+        self.seen = True
+        return self.total
+
+    def scaled(self, k):
+        return self.total * k + self.n
+
+    def relabel(self, suffix):
+        self.label = self.label + suffix
+        return len(self.label)
+
+    def twice(self, i, v):
+        # Methods calling methods.
+        self.add(i, v)
+        return self.add(i + 1, v)
+
+    @property
+    def mean(self):
+        return self.total / self.n
+
+
+JAcc = jitclass(SPEC)(Acc)
+
+
+def state(o):
+    return (o.n, o.total, list(o.hist), o.label, o.seen)
+
+
+def test_fields_methods_and_properties_against_cpython():
+    rng = random.Random(7)
+    py, jit = Acc(5, "x"), JAcc(5, "x")
+    assert state(jit) == state(py)
+    for _ in range(200):
+        op = rng.choice(["add", "scaled", "relabel", "twice"])
+        if op == "add" or op == "twice":
+            i, v = rng.randrange(10), rng.uniform(-2, 2)
+            assert getattr(jit, op)(i, v) == getattr(py, op)(i, v)
+        elif op == "scaled":
+            k = rng.uniform(-3, 3)
+            assert jit.scaled(k) == py.scaled(k)
+        else:
+            s = rng.choice(["a", "é", "日", "😀"])
+            assert jit.relabel(s) == py.relabel(s)
+    assert state(jit) == state(py)
+    assert jit.mean == py.mean
+    assert isinstance(jit, JAcc) and not isinstance(py, JAcc)
+
+
+def test_attribute_writes_from_python_are_seen_by_compiled_code():
+    o = JAcc(3)
+    o.total = 10.0
+    o.label = "from python"
+    o.hist = np.arange(3.0)
+
+    @njit
+    def read(a):
+        return a.total, a.label, a.hist.sum(), a.mean
+
+    assert read(o) == (10.0, "from python", 3.0, 10.0 / 3)
+    with pytest.raises(TypeError):
+        o.total = "not a float"
+
+
+@njit
+def make_and_use(k):
+    a = JAcc(k, "made")
+    a.add(0, 1.5)
+    a.twice(1, 2.0)
+    return a
+
+
+@njit
+def bump(a, v):
+    a.total += v
+    a.hist[0] = -1.0
+    return a.total
+
+
+def test_instances_made_in_compiled_code_are_shared_by_reference():
+    a = make_and_use(4)
+    py = Acc(4, "made")
+    py.add(0, 1.5)
+    py.twice(1, 2.0)
+    assert state(a) == state(py)
+    assert bump(a, 100.0) == py.total + 100.0
+    # The same record: the change made in compiled code is seen from Python.
+    assert a.total == py.total + 100.0 and a.hist[0] == -1.0
+
+    @njit
+    def identity(x):
+        return x
+
+    b = identity(a)
+    b.total = 1.0
+    assert a.total == 1.0
+
+
+def test_default_arguments_and_keyword_calls():
+    assert JAcc(2).label == "acc"
+    assert JAcc(2, label="kw").label == "kw"
+
+    @njit
+    def build():
+        return JAcc(3).label + JAcc(3, "b").label
+
+    assert build() == "accb"
+
+
+def test_instances_in_lists_and_typed_lists():
+    @njit
+    def many(n):
+        out = [JAcc(i + 1) for i in range(n)]
+        for i in range(n):
+            out[i].add(i, float(i))
+        return out
+
+    got = many(4)
+    assert [o.total for o in got] == [0.0, 1.0, 2.0, 3.0]
+    tl = List()
+    for o in got:
+        tl.append(o)
+
+    @njit
+    def total(lst):
+        s = 0.0
+        for o in lst:
+            s += o.total
+        return s
+
+    assert total(tl) == 6.0
+
+
+def test_array_fields_outlive_the_arrays_they_came_from():
+    # An array argument is borrowed by compiled code; stored into a field (or a typed
+    # list) it must keep its NumPy array alive.
+    @njit
+    def store(a, arr):
+        a.hist = arr
+
+    o = JAcc(2)
+    store(o, np.arange(4.0) * 3)
+    gc.collect()
+    _ = [np.full(4, 7.0) for _ in range(50)]
+    assert list(o.hist) == [0.0, 3.0, 6.0, 9.0]
+
+    @njit
+    def append(lst, arr):
+        lst.append(arr)
+
+    lst = List.empty_list(types.float64[::1])
+    append(lst, np.arange(3.0))
+    gc.collect()
+    _ = [np.full(3, 7.0) for _ in range(50)]
+    assert list(lst[0]) == [0.0, 1.0, 2.0]
+
+
+def test_an_instance_releases_its_fields_with_its_last_reference():
+    before = rtsys.get_allocation_stats()
+    o = make_and_use(1000)
+    arr = o.hist
+    del o
+    gc.collect()
+    mid = rtsys.get_allocation_stats()
+    # The array is still alive through `arr`: the record is gone, the array is not.
+    assert mid.mi_alloc - before.mi_alloc == mid.mi_free - before.mi_free + 1
+    assert arr.shape == (1000,)
+    del arr
+    after = rtsys.get_allocation_stats()
+    assert after.mi_alloc - before.mi_alloc == after.mi_free - before.mi_free
+
+
+def test_errors_name_the_problem():
+    @njit
+    def bad_field(a):
+        a.nope = 1
+
+    with pytest.raises(TypingError, match="no such field"):
+        bad_field(JAcc(1))
+
+    @njit
+    def bad_type(a):
+        a.total = "text"
+
+    with pytest.raises(TypingError, match="Cannot cast"):
+        bad_type(JAcc(1))
+
+    class Base:
+        def __init__(self):
+            pass
+
+    class Child(Base):
+        def __init__(self):
+            pass
+
+    with pytest.raises(TypeError, match="inheritance"):
+        jitclass([])(Child)
+    with pytest.raises(TypeError, match="pickle"):
+        import pickle
+
+        pickle.dumps(JAcc(1))
+
+
+def test_annotations_give_fields():
+    @jitclass
+    class Point:
+        x: types.float64
+        y: types.float64
+
+        def __init__(self, x, y):
+            self.x = x
+            self.y = y
+
+        def norm2(self):
+            return self.x * self.x + self.y * self.y
+
+    p = Point(3.0, 4.0)
+    assert p.norm2() == 25.0
+    from numba_rs import typeof
+
+    assert Point.class_type.instance_type == typeof(p)
