@@ -395,6 +395,23 @@ pub fn decode(
                 (0..5 + 2 * n).map(|_| next()).collect::<PyResult<_>>()?;
             let parent = fields[1] as *mut pyo3::ffi::PyObject;
             let meminfo = fields[0] as *mut numba_nrt::MemInfo;
+            if !meminfo.is_null() && !parent.is_null() && crate::dicts::owns_parent(meminfo, parent)
+            {
+                // An argument array a container adopted: the array itself (or a view of
+                // it), as a borrowed one; the reference handed over is dropped.
+                // SAFETY: the MemInfo keeps `parent` alive until released below.
+                let arr = unsafe { Bound::from_borrowed_ptr(py, parent) };
+                let out = if crate::ndarray::raw(&arr)
+                    .is_some_and(|a| crate::ndarray::same_array(a, *t, &fields))
+                {
+                    arr.unbind()
+                } else {
+                    new_array(py, *t, &fields, Some(arr))?
+                };
+                // SAFETY: the reference the native code handed over.
+                unsafe { numba_nrt::NRT_decref(meminfo) };
+                return Ok(out);
+            }
             if !meminfo.is_null() {
                 // An NRT array: a NumPy array over its data whose base owns the reference
                 // the native code handed over.

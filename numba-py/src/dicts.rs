@@ -299,6 +299,17 @@ unsafe extern "C" fn release_pyobject(_data: *mut u8, _size: usize, info: *mut s
     });
 }
 
+/// Whether `mi` is a MemInfo [`array_owner`] made for the NumPy array `parent` (an
+/// argument array compiled code stored into a container): such an array crosses back
+/// as the array itself, as a borrowed one does.
+pub(crate) fn owns_parent(mi: *mut MemInfo, parent: *mut pyo3::ffi::PyObject) -> bool {
+    // SAFETY: a live MemInfo.
+    let m = unsafe { &*mi };
+    m.dtor
+        .is_some_and(|d| std::ptr::fn_addr_eq(d, release_pyobject as numba_nrt::Destructor))
+        && m.dtor_info == parent.cast()
+}
+
 /// A MemInfo over an array's data that keeps the NumPy array alive.
 /// The runtime's hook for a borrowed array stored into a container by compiled code: a
 /// MemInfo owning a reference to the NumPy array (null on failure). Takes the GIL, which

@@ -1444,6 +1444,27 @@ impl Engine<'_> {
                             keys.push(format!("operator.i{}", name.trim_end_matches('_')));
                         }
                         keys.push(format!("operator.{name}"));
+                        // `x in c` (the IR holds the container first): an extension's
+                        // `operator.contains(c, x)`.
+                        if *op == numba_ir::BinOp::In {
+                            let key = "operator.contains";
+                            let ft = intern(Type::Function(key.into()));
+                            if let Some(did) =
+                                crate::extension::external().and_then(|x| x.function(ft))
+                            {
+                                let raw_r = self.raw_ty(*rhs).unwrap_or(r);
+                                let raw_l = self.raw_ty(*lhs).unwrap_or(l);
+                                return self.call_dispatcher(
+                                    id,
+                                    did,
+                                    key,
+                                    vec![l, r],
+                                    vec![raw_l, raw_r],
+                                    vec![Some(*lhs), Some(*rhs)],
+                                    line,
+                                );
+                            }
+                        }
                         let skip = matches!(
                             op,
                             numba_ir::BinOp::In | numba_ir::BinOp::Is | numba_ir::BinOp::IsNot

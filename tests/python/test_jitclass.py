@@ -254,3 +254,142 @@ def test_annotations_give_fields():
     from numba_rs import typeof
 
     assert Point.class_type.instance_type == typeof(p)
+
+
+VEC_SRC = """
+class Vec2:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+    def __add__(self, other):
+        return Vec2(self.x + other.x, self.y + other.y)
+
+    def __mul__(self, k):
+        return Vec2(self.x * k, self.y * k)
+
+    def __rmul__(self, k):
+        return Vec2(self.x * k, self.y * k)
+
+    def __iadd__(self, other):
+        self.x += other.x
+        self.y += other.y
+        return self
+
+    def __neg__(self):
+        return Vec2(-self.x, -self.y)
+
+    def __eq__(self, other):
+        return self.x == other.x and self.y == other.y
+
+    def __lt__(self, other):
+        return self.x * self.x + self.y * self.y < other.x * other.x + other.y * other.y
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return self.x if i == 0 else self.y
+
+    def __setitem__(self, i, v):
+        if i == 0:
+            self.x = v
+        else:
+            self.y = v
+
+    def __contains__(self, v):
+        return self.x == v or self.y == v
+
+    def __abs__(self):
+        return (self.x * self.x + self.y * self.y) ** 0.5
+
+    @staticmethod
+    def unit():
+        return 1.0
+"""
+
+
+def build_vec(jit):
+    """The class run by CPython, or its jitclass; its methods see whichever it is by
+    name, as with the decorator."""
+    ns = {"__name__": __name__}
+    exec(VEC_SRC, ns)  # noqa: S102
+    if jit:
+        ns["Vec2"] = jitclass([("x", types.float64), ("y", types.float64)])(ns["Vec2"])
+    return ns["Vec2"]
+
+
+Vec2, JVec2 = build_vec(False), build_vec(True)
+
+
+def make_vec_ops(V):
+    def vec_ops(a, b):
+        u = V(a, b)
+        w = V(b, -a)
+        s = u + w
+        s += u
+        t = 2.0 * s * 3.0
+        n = -t
+        return (t.x, t.y, n[0], n[1], u == V(a, b), u < w, len(u), a in u, 9.5 in u,
+                abs(u), u.unit())
+
+    return vec_ops
+
+
+@pytest.mark.parametrize("a,b", [(1.0, 2.0), (-3.5, 0.25), (0.0, 0.0)])
+def test_dunder_methods_in_compiled_code_against_cpython(a, b):
+    want = make_vec_ops(Vec2)(a, b)
+    got = njit(make_vec_ops(JVec2))(a, b)
+    assert got == want
+    # And from Python, on the proxies.
+    assert make_vec_ops(JVec2)(a, b) == want
+
+
+def test_truth_falls_back_to_len_then_true():
+    @jitclass([("n", types.int64)])
+    class Sized:
+        def __init__(self, n):
+            self.n = n
+
+        def __len__(self):
+            return self.n
+
+    @jitclass([("n", types.int64)])
+    class Plain:
+        def __init__(self, n):
+            self.n = n
+
+    @njit
+    def truth(o):
+        return bool(o), (1 if o else 0)
+
+    assert truth(Sized(0)) == (False, 0)
+    assert truth(Sized(3)) == (True, 1)
+    assert truth(Plain(0)) == (True, 1)
+
+
+def test_private_fields_are_mangled_as_python_does():
+    @jitclass([("__secret", types.int64), ("__dunder__", types.int64)])
+    class Box:
+        def __init__(self, v):
+            self.__secret = v
+            self.__dunder__ = v + 1
+
+        def peek(self):
+            return self.__secret + self.__dunder__
+
+    b = Box(4)
+    assert b.peek() == 9
+    assert b._Box__secret == 4 and b.__dunder__ == 5
+
+
+def test_unsupported_dunders_are_refused_with_numbas_words():
+    class Ctx:
+        def __init__(self):
+            pass
+
+        def __enter__(self):
+            return self
+
+    with pytest.raises(TypeError, match="Method '__enter__' is not supported."):
+        jitclass([])(Ctx)

@@ -11,7 +11,7 @@ versions.
 """
 
 import inspect
-import types as _pytypes
+import operator
 
 from .. import types as _types
 from .._numba_rs import _InstanceBase, _jitclass_register
@@ -24,6 +24,114 @@ def _new(instance_type):
 
 
 _new._numba_rs_builtin = "numba_rs.experimental.jitclass:_new"
+
+
+# Dunder methods and the operation compiled code reaches them by (Numba's jitclass
+# overloads): `a.__add__(b)` for `a + b`, `b.__radd__(a)` when `a` has no `__add__`
+# for it, `a.__iadd__(b)` for `a += b`.
+_BINARY = {
+    "__add__": operator.add, "__sub__": operator.sub, "__mul__": operator.mul,
+    "__truediv__": operator.truediv, "__floordiv__": operator.floordiv,
+    "__mod__": operator.mod, "__pow__": operator.pow, "__matmul__": operator.matmul,
+    "__lshift__": operator.lshift, "__rshift__": operator.rshift,
+    "__and__": operator.and_, "__or__": operator.or_, "__xor__": operator.xor,
+    "__eq__": operator.eq, "__ne__": operator.ne, "__lt__": operator.lt,
+    "__le__": operator.le, "__gt__": operator.gt, "__ge__": operator.ge,
+    "__getitem__": operator.getitem, "__contains__": operator.contains,
+}
+_REFLECTED = {
+    "__radd__": operator.add, "__rsub__": operator.sub, "__rmul__": operator.mul,
+    "__rtruediv__": operator.truediv, "__rfloordiv__": operator.floordiv,
+    "__rmod__": operator.mod, "__rpow__": operator.pow, "__rmatmul__": operator.matmul,
+    "__rlshift__": operator.lshift, "__rrshift__": operator.rshift,
+    "__rand__": operator.and_, "__ror__": operator.or_, "__rxor__": operator.xor,
+}
+_INPLACE = {
+    "__iadd__": operator.iadd, "__isub__": operator.isub, "__imul__": operator.imul,
+    "__itruediv__": operator.itruediv, "__ifloordiv__": operator.ifloordiv,
+    "__imod__": operator.imod, "__ipow__": operator.ipow, "__imatmul__": operator.imatmul,
+    "__ilshift__": operator.ilshift, "__irshift__": operator.irshift,
+    "__iand__": operator.iand, "__ior__": operator.ior, "__ixor__": operator.ixor,
+}
+_UNARY = {
+    "__neg__": operator.neg, "__pos__": operator.pos, "__invert__": operator.invert,
+    "__abs__": abs, "__len__": len, "__hash__": hash, "__float__": float,
+    "__int__": int, "__complex__": complex, "__index__": operator.index,
+}
+_TERNARY = {"__setitem__": operator.setitem}
+# Numba's jitclass refuses these (its words: "Method '__X__' is not supported.").
+_UNSUPPORTED = {"__del__", "__enter__", "__exit__", "__iter__", "__next__", "__call__",
+                "__getattr__", "__setattr__", "__delattr__", "__format__", "__repr__",
+                "__str__"}
+
+
+def _overload_dunders(methods, instance_type):
+    """Overload the operations whose dunder methods the class defines, for its
+    instances."""
+    from ..extending import overload
+
+    def gen(src, name):
+        ns = {}
+        exec(src, ns)  # noqa: S102  (fixed templates)
+        return ns[name]
+
+    def mine(t):
+        return t == instance_type
+
+    for name in methods:
+        if name in _BINARY or name in _INPLACE:
+            op = _BINARY.get(name) or _INPLACE[name]
+            impl = gen(f"def impl(a, b):\n    return a.{name}(b)\n", "impl")
+
+            def typing(a, b, impl=impl):
+                return impl if mine(a) else None
+
+            overload(op, strict=False)(typing)
+        elif name in _REFLECTED:
+            op = _REFLECTED[name]
+            forward = name.replace("__r", "__", 1)
+            impl = gen(f"def impl(a, b):\n    return b.{name}(a)\n", "impl")
+
+            def typing(a, b, impl=impl, forward=forward):
+                if mine(b) and not (mine(a) and forward in methods):
+                    return impl
+                return None
+
+            overload(op, strict=False)(typing)
+        elif name in _UNARY:
+            op = _UNARY[name]
+            impl = gen(f"def impl(a):\n    return a.{name}()\n", "impl")
+
+            def typing(a, impl=impl):
+                return impl if mine(a) else None
+
+            overload(op, strict=False)(typing)
+        elif name in _TERNARY:
+            impl = gen(f"def impl(a, b, c):\n    return a.{name}(b, c)\n", "impl")
+
+            def typing(a, b, c, impl=impl):
+                return impl if mine(a) else None
+
+            overload(_TERNARY[name], strict=False)(typing)
+    # Truth: `__bool__`, else `__len__() != 0`, else always true (Python's fallback).
+    if "__bool__" in methods:
+        truth = gen("def impl(a):\n    return a.__bool__()\n", "impl")
+    elif "__len__" in methods:
+        truth = gen("def impl(a):\n    return len(a) != 0\n", "impl")
+    else:
+        truth = gen("def impl(a):\n    return True\n", "impl")
+
+    def bool_typing(a):
+        return truth if mine(a) else None
+
+    overload(bool, strict=False)(bool_typing)
+
+
+def _mangle(cls_name, field):
+    """Python's private-name mangling, as the class's methods see the field."""
+    if field.startswith("__") and not field.endswith("__"):
+        return f"_{cls_name.lstrip('_')}{field}"
+    return field
 
 
 def _as_type(name, t):
@@ -145,7 +253,7 @@ def _build(cls, spec):
     from ..extending import overload
 
     _check_class(cls)
-    fields = _fields(cls, spec)
+    fields = {_mangle(cls.__name__, n): t for n, t in _fields(cls, spec).items()}
     members = dict(cls.__dict__)
     for name in fields:
         if name in members and not isinstance(members[name], (property,)):
@@ -163,6 +271,9 @@ def _build(cls, spec):
     init = methods.get("__init__")
     if init is None:
         raise TypeError(f"{cls.__name__} has no __init__")
+    for name in methods:
+        if name in _UNSUPPORTED:
+            raise TypeError(f"Method '{name}' is not supported.")
 
     ns = {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
           "__doc__": cls.__doc__}
@@ -180,6 +291,16 @@ def _build(cls, spec):
     for name, p in props.items():
         if p.fget is not None:
             _register_member(inst_cls, name, p.fget, attribute=True)
+    _overload_dunders(methods, instance_type)
+    for name, f in statics.items():
+        # `obj.name(...)` in compiled code: the function without the receiver.
+        sf = njit(f)
+        params = [p.name for p in inspect.signature(f).parameters.values()]
+        src = (f"def {name}(self, {', '.join(params)}):\n"
+               f"    return _sf({', '.join(params)})\n")
+        ns = {"_sf": sf}
+        exec(src, ns)  # noqa: S102  (names from the function's own signature)
+        _register_member(inst_cls, name, ns[name])
     ctor = _constructor(cls, init, instance_type)
     jit_ctor = njit(ctor)
 
