@@ -280,6 +280,49 @@ pub(crate) fn encode_arg(
         )));
     }
     out.push(inst.mi as u64);
-    out.push(0);
+    // SAFETY: the proxy's live one-item payload: the record's address (the value's
+    // second word, `numba_lower::impls::jitclass::RECORD`).
+    out.push(
+        unsafe { (*(numba_nrt::NRT_MemInfo_data(inst.mi) as *const ListPayload)).data } as u64,
+    );
     Ok(())
+}
+
+/// A field of a jitclass proxy class (`Cls.x`): a data descriptor reading and writing the
+/// record directly, one native call per access.
+#[pyclass(module = "numba_rs._numba_rs", name = "_Field", frozen)]
+pub struct FieldDescriptor {
+    index: usize,
+    #[pyo3(get)]
+    __doc__: Option<String>,
+}
+
+#[pymethods]
+impl FieldDescriptor {
+    #[new]
+    #[pyo3(signature = (index, doc=None))]
+    fn new(index: usize, doc: Option<String>) -> Self {
+        FieldDescriptor {
+            index,
+            __doc__: doc,
+        }
+    }
+
+    fn __get__(
+        slf: &Bound<'_, Self>,
+        obj: Option<&Bound<'_, PyAny>>,
+        _owner: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let Some(obj) = obj.filter(|o| !o.is_none()) else {
+            return Ok(slf.clone().into_any().unbind());
+        };
+        let inst = obj.cast::<InstanceBase>()?;
+        inst.borrow()._get(py, slf.get().index)
+    }
+
+    fn __set__(&self, obj: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let inst = obj.cast::<InstanceBase>()?;
+        inst.borrow()._set(self.index, value)
+    }
 }

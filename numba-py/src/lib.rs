@@ -2140,6 +2140,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dicts::TypedDict>()?;
     m.add_class::<typed_list::TypedList>()?;
     m.add_class::<jitclass::InstanceBase>()?;
+    m.add_class::<jitclass::FieldDescriptor>()?;
     m.add_function(wrap_pyfunction!(jitclass::_jitclass_register, m)?)?;
     parallel::register(m)?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;

@@ -16,6 +16,10 @@ use crate::lists::offset;
 use crate::registry::{Args, Registry, TypePat};
 use crate::{llvm_err, LowerError, R};
 
+/// The field of an instance value (`model::list`'s layout) holding the record's address
+/// (a list's Python parent slot, which instances do not use).
+pub const RECORD: u32 = crate::model::list::field::PARENT;
+
 /// The record type of an instance type: the tuple of its fields' types.
 pub fn record_type(inst: TypeId) -> Option<TypeId> {
     let info = jitclass::info(inst)?;
@@ -50,12 +54,12 @@ impl<'ctx> FnLower<'ctx, '_> {
             message: format!("{inst} has no field '{attr}'"),
             line: self.line,
         })?;
-        let p = self.list_payload(v)?;
-        let at = self.byte_gep(p, offset::DATA)?;
-        let ptr = self.ctx.ptr_type(AddressSpace::default());
+        // The value's second word is the record's address (it never moves: the payload
+        // holds one item for life), so a field is one offset away, as in Numba's
+        // `{meminfo, data}` instances.
         let data = self
             .b
-            .build_load(ptr, at, "record")
+            .build_extract_value(v.into_struct_value(), RECORD, "record")
             .map_err(llvm_err)?
             .into_pointer_value();
         Ok((self.byte_gep(data, slot * 8)?, t))
@@ -117,7 +121,12 @@ pub(crate) fn register(r: &mut Registry) {
             let bytes = i64t.const_int(lw.item_bytes(record)?, false);
             lw.b.build_memset(data, 8, lw.ctx.i8_type().const_zero(), bytes)
                 .map_err(llvm_err)?;
-            Ok(v)
+            Ok(lw
+                .b
+                .build_insert_value(v.into_struct_value(), data, RECORD, "")
+                .map_err(llvm_err)?
+                .into_struct_value()
+                .into())
         },
     );
 }

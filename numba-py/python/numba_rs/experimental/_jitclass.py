@@ -14,7 +14,7 @@ import inspect
 import operator
 
 from .. import types as _types
-from .._numba_rs import _InstanceBase, _jitclass_register
+from .._numba_rs import _Field, _InstanceBase, _jitclass_register
 from ..errors import TypingError
 
 
@@ -309,11 +309,7 @@ def _build(cls, spec):
     # Python: fields as properties over the record, methods through their compiled
     # versions, the class call through the compiled constructor.
     for i, name in enumerate(fields):
-        setattr(proxy, name, property(
-            lambda self, i=i: self._get(i),
-            lambda self, v, i=i: self._set(i, v),
-            doc=f"{cls.__name__}.{name}: {fields[name]}",
-        ))
+        setattr(proxy, name, _Field(i, f"{cls.__name__}.{name}: {fields[name]}"))
     compiled = {}
 
     def method_proxy(name, f):
