@@ -1,10 +1,8 @@
-"""jitclass beside Numba 0.68.1 (where installed), one run: the cases of issue 46 that
-numba-rs supports today. A particle update over a jitclass holding arrays (compiled
-code), 10^5 attribute reads and writes of an instance from Python, and making 10^4
-instances from Python. Prints best times and numba-rs's time over Numba's.
-
-Not yet measured: the binary tree of jitclass nodes (deferred, self-referential field
-types are not supported yet)."""
+"""jitclass beside Numba 0.68.1 (where installed), one run: the cases of issue 46. A
+particle update over a jitclass holding arrays and a binary search tree of 10^5
+jitclass nodes (children through a deferred type) in compiled code; 10^5 attribute
+reads and writes of an instance from Python, and 10^4 instances made from Python.
+Prints best times and numba-rs's time over Numba's."""
 
 import time
 
@@ -25,6 +23,45 @@ def simulate(p, steps):
     for _ in range(steps):
         s += p.step(0.01)
     return s + p.x.sum()
+
+
+TREE = (
+    "class Node:\n"
+    "    def __init__(self, value):\n"
+    "        self.value = value\n"
+    "        self.left = None\n"
+    "        self.right = None\n"
+    "def insert(root, v):\n"
+    "    node = root\n"
+    "    while True:\n"
+    "        if v < node.value:\n"
+    "            if node.left is None:\n"
+    "                node.left = Node(v)\n"
+    "                return\n"
+    "            node = node.left\n"
+    "        else:\n"
+    "            if node.right is None:\n"
+    "                node.right = Node(v)\n"
+    "                return\n"
+    "            node = node.right\n"
+    "def tree(n):\n"
+    "    root = Node(n // 2)\n"
+    "    for i in range(n):\n"
+    "        insert(root, (i * 7919) % n)\n"
+    "    return root.value\n"
+)
+
+
+def build_tree(pkg, jitclass, njit):
+    node_type = pkg.deferred_type()
+    spec = [("value", pkg.types.int64), ("left", pkg.optional(node_type)),
+            ("right", pkg.optional(node_type))]
+    ns = {}
+    exec(TREE, ns)
+    ns["Node"] = jitclass(spec)(ns["Node"])
+    node_type.define(ns["Node"].class_type.instance_type)
+    ns["insert"] = njit(ns["insert"])
+    return njit(ns["tree"])
 
 
 def build(pkg_types, jitclass, njit):
@@ -58,8 +95,11 @@ def best(f, repeat=5):
     return b
 
 
-def cases(cls, sim):
+def cases(cls, sim, tree):
     p = cls(10_000)
+
+    def bst():
+        tree(100_000)
 
     def particle():
         sim(p, 100)
@@ -81,14 +121,17 @@ def cases(cls, sim):
             cls(4)
 
     return [("particle update, 10^4 x 100 steps", particle),
+            ("binary tree of 10^5 nodes", bst),
             ("10^5 attribute reads from Python", reads),
             ("10^5 attribute writes from Python", writes),
             ("10^4 instances made from Python", make)]
 
 
 def main():
-    ours = cases(*build(numba_rs.types, rs_jitclass, numba_rs.njit))
-    theirs = cases(*build(numba.types, nb_jitclass, numba.njit)) if numba else None
+    ours = cases(*build(numba_rs.types, rs_jitclass, numba_rs.njit),
+                 build_tree(numba_rs, rs_jitclass, numba_rs.njit))
+    theirs = (cases(*build(numba.types, nb_jitclass, numba.njit),
+                    build_tree(numba, nb_jitclass, numba.njit)) if numba else None)
     print(f"{'case':40} {'numba_rs':>10} {'numba':>10}  vs numba")
     for i, (name, f) in enumerate(ours):
         a = best(f)

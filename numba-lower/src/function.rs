@@ -689,9 +689,13 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 target,
                 attr,
                 value,
-            } if matches!(self.ty(*target).get(), Type::ClassInstance { .. }) => {
-                let (obj, x) = (self.load(*target)?, self.load(*value)?);
-                self.instance_setattr(self.ty(*target), obj, attr, x, self.ty(*value))?;
+            } if numba_typeinfer::jitclass::instance_of(lowered(self.ty(*target))).is_some() => {
+                let tt = lowered(self.ty(*target));
+                let inst = numba_typeinfer::jitclass::instance_of(tt).unwrap_or(tt);
+                let obj = self.load(*target)?;
+                let obj = self.cast(obj, tt, inst)?;
+                let x = self.load(*value)?;
+                self.instance_setattr(inst, obj, attr, x, self.ty(*value))?;
             }
             Stmt::SetItem {
                 target,
@@ -1075,11 +1079,13 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 return Ok((v, ret));
             }
         }
-        // A jitclass instance's field (borrowed, as a struct member).
-        if let Type::ClassInstance { .. } = lowered(recv_t).get() {
-            if numba_typeinfer::jitclass::field(recv_t, attr).is_some() {
+        // A jitclass instance's field (borrowed, as a struct member); an optional
+        // instance is read through its value.
+        if let Some(inst) = numba_typeinfer::jitclass::instance_of(lowered(recv_t)) {
+            if numba_typeinfer::jitclass::field(inst, attr).is_some() {
                 let v = self.load(value)?;
-                return Ok((self.instance_getattr(lowered(recv_t), v, attr)?, ret));
+                let v = self.cast(v, lowered(recv_t), inst)?;
+                return Ok((self.instance_getattr(inst, v, attr)?, ret));
             }
         }
         // An enum class's member: its value.

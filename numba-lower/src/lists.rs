@@ -132,6 +132,48 @@ pub unsafe fn item_refs(refs: *const i32, item: *const u64, f: unsafe extern "C"
     }
 }
 
+/// A one-item payload whose item (every slot zeroed) lives in the same block as the
+/// payload and its MemInfo: a jitclass instance's record (`impls::jitclass`). One
+/// allocation per instance, and the MemInfo's count sits next to the fields it guards.
+/// Null when out of memory.
+///
+/// # Safety
+/// `refs` is null or a valid [`RefMap`] living as long as the record.
+pub unsafe extern "C" fn numba_rs_record_new(item_bytes: i64, refs: *const i32) -> *mut MemInfo {
+    let item = item_bytes.max(0) as usize;
+    let mi = numba_nrt::NRT_MemInfo_alloc_aligned(size_of::<ListPayload>() + item, 8);
+    if mi.is_null() {
+        return mi;
+    }
+    // SAFETY: the fresh block holds the payload then `item` bytes.
+    unsafe {
+        let payload = numba_nrt::NRT_MemInfo_data(mi) as *mut ListPayload;
+        let data = (payload as *mut u8).add(size_of::<ListPayload>());
+        std::ptr::write_bytes(data, 0, item);
+        payload.write(ListPayload {
+            size: 1,
+            allocated: 1,
+            item_bytes,
+            data,
+            dirty: 0,
+            refs: if refs.is_null() || *refs == 0 {
+                std::ptr::null()
+            } else {
+                refs
+            },
+            immutable: 0,
+        });
+        (*mi).dtor = Some(record_dtor);
+    }
+    mi
+}
+
+/// A record's destructor: its item's references (the block goes with the MemInfo).
+unsafe extern "C" fn record_dtor(data: *mut u8, _size: usize, _info: *mut std::ffi::c_void) {
+    // SAFETY: the MemInfo's data is the payload `numba_rs_record_new` made.
+    unsafe { for_each_ref(&*(data as *const ListPayload), 0, numba_nrt::NRT_decref) }
+}
+
 unsafe extern "C" fn list_dtor(data: *mut u8, _size: usize, _info: *mut std::ffi::c_void) {
     // SAFETY: the MemInfo's data is the payload this module made.
     unsafe {
@@ -778,6 +820,10 @@ fn stable_sort(v: &mut Vec<usize>, before: &mut impl FnMut(usize, usize) -> bool
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
         ("numba_rs_list_new", numba_rs_list_new as *const () as usize),
+        (
+            "numba_rs_record_new",
+            numba_rs_record_new as *const () as usize,
+        ),
         (
             "numba_rs_list_reserve",
             numba_rs_list_reserve as *const () as usize,

@@ -73,19 +73,7 @@ pub(crate) fn _jitclass_register(
             }
         })
         .collect::<PyResult<_>>()?;
-    let mut laid = Vec::with_capacity(typed.len());
-    let mut at = 0usize;
-    for (n, t) in &typed {
-        let shape = numba_lower::callconv::boundary_shape(*t).map_err(|_| {
-            crate::TypingError::new_err(format!(
-                "jitclass field '{n}' of type {t}: values of this type cannot be stored in a jitclass by numba-rs yet"
-            ))
-        })?;
-        let refs = ref_map(&shape);
-        let n_slots = shape.slots();
-        laid.push(Field { at, shape, refs });
-        at += n_slots;
-    }
+    let laid = lay_out(&typed)?;
     let t = numba_typeinfer::jitclass::register(name, typed);
     CLASSES.lock().unwrap_or_else(|e| e.into_inner()).insert(
         t,
@@ -96,6 +84,59 @@ pub(crate) fn _jitclass_register(
         }),
     );
     Ok(t.0)
+}
+
+fn lay_out(typed: &[(String, TypeId)]) -> PyResult<Vec<Field>> {
+    let mut laid = Vec::with_capacity(typed.len());
+    let mut at = 0usize;
+    for (n, t) in typed {
+        let shape = numba_lower::callconv::boundary_shape(*t).map_err(|_| {
+            crate::TypingError::new_err(format!(
+                "jitclass field '{n}' of type {t}: values of this type cannot be stored in a jitclass by numba-rs yet"
+            ))
+        })?;
+        let refs = ref_map(&shape);
+        let n_slots = shape.slots();
+        laid.push(Field { at, shape, refs });
+        at += n_slots;
+    }
+    Ok(laid)
+}
+
+/// `_jitclass_set_fields(typecode, fields)`: the fields of a class registered before its
+/// deferred field types were defined (none of its instances exist yet).
+#[pyfunction]
+pub(crate) fn _jitclass_set_fields(
+    py: Python<'_>,
+    code: u32,
+    fields: Vec<(String, u32)>,
+) -> PyResult<()> {
+    let t = TypeId(code);
+    let old = class_of(t)?;
+    let typed: Vec<(String, TypeId)> = fields
+        .into_iter()
+        .map(|(n, c)| {
+            if c as usize >= types::count() {
+                Err(PyTypeError::new_err(format!(
+                    "no type has the typecode {c}"
+                )))
+            } else {
+                Ok((n, TypeId(c)))
+            }
+        })
+        .collect::<PyResult<_>>()?;
+    // Registered first: the layout of a field of the class's own type needs the class.
+    numba_typeinfer::jitclass::set_fields(t, typed.clone());
+    let laid = lay_out(&typed)?;
+    CLASSES.lock().unwrap_or_else(|e| e.into_inner()).insert(
+        t,
+        Arc::new(Class {
+            t,
+            fields: laid,
+            proxy: old.proxy.clone_ref(py),
+        }),
+    );
+    Ok(())
 }
 
 /// The base class of jitclass proxies.

@@ -2142,6 +2142,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jitclass::InstanceBase>()?;
     m.add_class::<jitclass::FieldDescriptor>()?;
     m.add_function(wrap_pyfunction!(jitclass::_jitclass_register, m)?)?;
+    m.add_function(wrap_pyfunction!(jitclass::_jitclass_set_fields, m)?)?;
     parallel::register(m)?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;

@@ -856,6 +856,11 @@ impl TypingContext for BaseContext {
             Type::LiteralStrKeyDict { .. } => crate::dicts::literal_getattr(value, attr),
             // A jitclass instance's field (its methods are extension methods).
             Type::ClassInstance { .. } => crate::jitclass::field(value, attr).map(|(_, t)| t),
+            // An optional instance's field (a linked node's `next`): read through the
+            // value, as Numba's optional attribute access.
+            Type::Optional(x) if matches!(x.get(), Type::ClassInstance { .. }) => {
+                crate::jitclass::field(x, attr).map(|(_, t)| t)
+            }
             // The model's ASCII flag (Numba's `_is_ascii` attribute wrapper).
             Type::Unicode | Type::StringLiteral(_) if attr == "_is_ascii" => Some(UINT32),
             // The cached hash (-1 until computed; a `str` argument brings CPython's).

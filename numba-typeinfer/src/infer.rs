@@ -818,9 +818,12 @@ impl Engine<'_> {
                         value,
                     } if self
                         .ty(*target)
-                        .is_some_and(|t| matches!(t.get(), Type::ClassInstance { .. })) =>
+                        .is_some_and(|t| crate::jitclass::instance_of(t).is_some()) =>
                     {
-                        let t = self.ty(*target).unwrap_or(NONE);
+                        let t = self
+                            .ty(*target)
+                            .and_then(crate::jitclass::instance_of)
+                            .unwrap_or(NONE);
                         let Some((_, ft)) = crate::jitclass::field(t, attr) else {
                             if report {
                                 return Err(TypingError::Typing {

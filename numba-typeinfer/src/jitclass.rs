@@ -23,19 +23,60 @@ pub struct ClassInfo {
 
 static CLASSES: RwLock<Vec<ClassInfo>> = RwLock::new(Vec::new());
 
-/// Register a class with these fields: its instance type.
+/// Register a class with these fields: its instance type. A class whose fields refer
+/// to its own instance type (through a deferred type) registers with none and gets
+/// them from [`set_fields`] once its type exists.
 pub fn register(name: &str, fields: Vec<(String, TypeId)>) -> TypeId {
     let mut classes = CLASSES.write().unwrap_or_else(|e| e.into_inner());
     let id = classes.len() as u32;
-    let described: Vec<String> = fields.iter().map(|(n, t)| format!("{n}:{t}")).collect();
     classes.push(ClassInfo {
         name: name.to_string(),
         fields,
     });
     intern(Type::ClassInstance {
         id,
-        name: format!("{name}#{id}<{}>", described.join(",")),
+        name: format!("{name}#{id}"),
     })
+}
+
+/// Give a registered class its fields.
+pub fn set_fields(t: TypeId, fields: Vec<(String, TypeId)>) -> bool {
+    let Type::ClassInstance { id, .. } = t.get() else {
+        return false;
+    };
+    let mut classes = CLASSES.write().unwrap_or_else(|e| e.into_inner());
+    match classes.get_mut(id as usize) {
+        Some(c) => {
+            c.fields = fields;
+            true
+        }
+        None => false,
+    }
+}
+
+/// How an instance type prints: Numba's `instance.jitclass.Name#id<x:int64,...>`. A
+/// field of the class's own type prints by name (the type is recursive).
+pub fn describe(id: u32, name: &str) -> String {
+    let fields = CLASSES
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(id as usize)
+        .map(|c| c.fields.clone())
+        .unwrap_or_default();
+    let shown: Vec<String> = fields
+        .iter()
+        .map(|(n, t)| match t.get() {
+            Type::ClassInstance { name, .. } => format!("{n}:instance.jitclass.{name}"),
+            Type::Optional(x) if matches!(x.get(), Type::ClassInstance { .. }) => {
+                let Type::ClassInstance { name, .. } = x.get() else {
+                    unreachable!()
+                };
+                format!("{n}:OptionalType(instance.jitclass.{name})")
+            }
+            _ => format!("{n}:{t}"),
+        })
+        .collect();
+    format!("instance.jitclass.{name}<{}>", shown.join(","))
 }
 
 /// The class behind an instance type.
@@ -48,6 +89,15 @@ pub fn info(t: TypeId) -> Option<ClassInfo> {
         .unwrap_or_else(|e| e.into_inner())
         .get(id as usize)
         .cloned()
+}
+
+/// The instance type of `t`, or of the value an optional `t` may hold.
+pub fn instance_of(t: TypeId) -> Option<TypeId> {
+    match t.get() {
+        Type::ClassInstance { .. } => Some(t),
+        Type::Optional(x) if matches!(x.get(), Type::ClassInstance { .. }) => Some(x),
+        _ => None,
+    }
 }
 
 /// Field `attr` of an instance type: its position and type.

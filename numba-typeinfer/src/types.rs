@@ -612,7 +612,7 @@ impl fmt::Display for Type {
             }
             Type::Dict { key, value } => write!(f, "DictType[{key},{value}]<iv=None>"),
             Type::TypeRef(t) => write!(f, "typeref[{t}]"),
-            Type::ClassInstance { name, .. } => write!(f, "instance.jitclass.{name}"),
+            Type::ClassInstance { id, name } => f.write_str(&crate::jitclass::describe(*id, name)),
             Type::LiteralStrKeyDict { keys, literals, .. } => {
                 // Numba's name: the repr of its `literal_value` dict.
                 let items: Vec<String> = keys

@@ -393,3 +393,87 @@ def test_unsupported_dunders_are_refused_with_numbas_words():
 
     with pytest.raises(TypeError, match="Method '__enter__' is not supported."):
         jitclass([])(Ctx)
+
+
+TREE_SRC = """
+class Node:
+    def __init__(self, value):
+        self.value = value
+        self.left = None
+        self.right = None
+
+    def insert(self, v):
+        node = self
+        while True:
+            if v < node.value:
+                if node.left is None:
+                    node.left = Node(v)
+                    return
+                node = node.left
+            else:
+                if node.right is None:
+                    node.right = Node(v)
+                    return
+                node = node.right
+
+
+def total(node):
+    if node is None:
+        return 0
+    return node.value + total(node.left) + total(node.right)
+
+
+def depth(node):
+    if node is None:
+        return 0
+    return 1 + max(depth(node.left), depth(node.right))
+
+
+def build(values):
+    root = Node(values[0])
+    for v in values[1:]:
+        root.insert(v)
+    return root, total(root), depth(root)
+"""
+
+
+def build_tree_module(jit):
+    """The tree run by CPython, or with `Node` a jitclass whose children are optional
+    nodes of its own type (a deferred type) and the functions compiled."""
+    from numba_rs import deferred_type, optional
+
+    ns = {"__name__": __name__}
+    exec(TREE_SRC, ns)  # noqa: S102
+    if jit:
+        node_type = deferred_type()
+        spec = [("value", types.int64), ("left", optional(node_type)),
+                ("right", optional(node_type))]
+        ns["Node"] = jitclass(spec)(ns["Node"])
+        node_type.define(ns["Node"].class_type.instance_type)
+        for f in ("total", "depth", "build"):
+            ns[f] = njit(ns[f])
+    return ns
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_self_referential_classes_through_a_deferred_type(seed):
+    rng = random.Random(seed)
+    values = [rng.randrange(1000) for _ in range(300)]
+    py, jit = build_tree_module(False), build_tree_module(True)
+    want = py["build"](values)
+    got = jit["build"](values)
+    assert got[1:] == want[1:]
+    root = got[0]
+    # Walked from Python: the same tree.
+    assert root.value == values[0]
+    assert (root.left.value if root.left is not None else None) == (
+        want[0].left.value if want[0].left is not None else None
+    )
+    # A None child read through: Numba's TypeError.
+    @njit
+    def deep_left(n):
+        return n.left.left.left.left.left.left.left.left.left.left.value
+
+    leaf = jit["Node"](5)
+    with pytest.raises(TypeError, match="got None"):
+        deep_left(leaf)

@@ -109,18 +109,23 @@ pub(crate) fn register(r: &mut Registry) {
                 lw.unsupported(format!("{inst} is not a registered jitclass instance"))
             })?;
             let i64t = lw.ctx.i64_type();
-            let v = lw.new_list(record, i64t.const_int(1, false))?;
-            let p = lw.list_payload(v)?;
-            lw.set_payload_i64(p, offset::SIZE, i64t.const_int(1, false))?;
-            let at = lw.byte_gep(p, offset::DATA)?;
             let ptr = lw.ctx.ptr_type(AddressSpace::default());
+            let f = lw.runtime_fn(
+                "numba_rs_record_new",
+                ptr.fn_type(&[i64t.into(), ptr.into()], false),
+            );
+            let bytes = i64t.const_int(lw.item_bytes(record)?, false);
+            let refs = lw.ref_map_ptr(record)?;
+            let mi = lw
+                .call_value(f, &[bytes.into(), refs.into()])?
+                .into_pointer_value();
+            let v = lw.list_value(mi)?;
+            let p = lw.list_payload(v)?;
+            let at = lw.byte_gep(p, offset::DATA)?;
             let data =
                 lw.b.build_load(ptr, at, "record")
                     .map_err(llvm_err)?
                     .into_pointer_value();
-            let bytes = i64t.const_int(lw.item_bytes(record)?, false);
-            lw.b.build_memset(data, 8, lw.ctx.i8_type().const_zero(), bytes)
-                .map_err(llvm_err)?;
             Ok(lw
                 .b
                 .build_insert_value(v.into_struct_value(), data, RECORD, "")

@@ -31,7 +31,7 @@ _VIRTUAL = False
 _VIRTUAL_CLASSES = (
     "Literal", "IntegerLiteral", "StringLiteral", "BooleanLiteral", "Number", "Integer",
     "Float", "Complex", "Boolean", "Array", "BaseTuple", "UniTuple", "Tuple", "Optional",
-    "NoneType", "UnicodeType",
+    "NoneType", "UnicodeType", "ClassInstanceType",
 )
 
 

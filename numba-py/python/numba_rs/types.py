@@ -440,10 +440,51 @@ class NamedTuple(BaseNamedTuple):
     pass
 
 
+class DeferredType:
+    """A type defined later (Numba's ``deferred_type()``): a jitclass field may refer to
+    its own class through it, ``optional(node_type)``, then
+    ``node_type.define(Node.class_type.instance_type)``."""
+
+    def __init__(self):
+        self._define = None
+
+    def get(self):
+        if self._define is None:
+            raise RuntimeError("deferred type not defined")
+        return self._define
+
+    def define(self, typ):
+        if self._define is not None:
+            raise TypeError("deferred type already defined")
+        if not isinstance(typ, _Type):
+            raise TypeError(f"arg is not a Type; got: {type(typ)}")
+        self._define = typ
+
+    def __repr__(self):
+        return f"DeferredType#{id(self)}"
+
+
+def deferred_type():
+    """A new :class:`DeferredType`."""
+    return DeferredType()
+
+
+class _PendingOptional:
+    """``Optional`` of a deferred type, resolved once the deferred type is defined."""
+
+    def __init__(self, typ):
+        self.type = typ
+
+
+_PendingOptional.__name__ = "Optional"
+
+
 class Optional(Type):
     """``Optional(t)``: a value of type ``t`` or None."""
 
     def __new__(cls, typ):
+        if isinstance(typ, DeferredType):
+            return _PendingOptional(typ)
         return _make("optional", _code(typ))
 
     type = _type_field(0)
@@ -907,9 +948,11 @@ u1, u2, u4, u8 = uint8, uint16, uint32, uint64
 f4, f8 = float32, float64
 c8, c16 = complex64, complex128
 
+optional = Optional
+
 _HIDDEN = ("Signature",)
 __all__ = [
     n
     for n, v in list(globals().items())
     if not n.startswith("_") and n not in _HIDDEN and isinstance(v, _Type)
-]
+] + ["deferred_type", "optional"]

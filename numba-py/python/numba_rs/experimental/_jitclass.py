@@ -14,7 +14,7 @@ import inspect
 import operator
 
 from .. import types as _types
-from .._numba_rs import _Field, _InstanceBase, _jitclass_register
+from .._numba_rs import _Field, _InstanceBase, _jitclass_register, _jitclass_set_fields
 from ..errors import TypingError
 
 
@@ -134,11 +134,44 @@ def _mangle(cls_name, field):
     return field
 
 
+def _is_deferred(t):
+    """A deferred type (numba-rs's or Numba's ``deferred_type()``)."""
+    return type(t).__name__ == "DeferredType" and hasattr(t, "define") and hasattr(t, "get")
+
+
+def _deferred_in(t):
+    """``t`` if it is deferred, or the deferred type an ``Optional`` wraps."""
+    if _is_deferred(t):
+        return t
+    inner = getattr(t, "type", None)
+    if type(t).__name__ == "Optional" and _is_deferred(inner):
+        return inner
+    return None
+
+
 def _as_type(name, t):
+    if _deferred_in(t) is not None:
+        return t  # resolved once defined (`_resolve`)
     try:
         return _types._from_code(_types._code(t))
     except TypeError:
         raise TypingError(f"spec value for field {name!r} must be a type, got {t!r}") from None
+
+
+def _resolve(name, t):
+    """A field's type with its deferred type (if any) replaced by its definition."""
+    d = _deferred_in(t)
+    if d is None:
+        return t
+    try:
+        target = d.get()
+    except RuntimeError:
+        raise TypingError(
+            f"the deferred type of field {name!r} is not defined yet: call "
+            f"define(Cls.class_type.instance_type) before using the class"
+        ) from None
+    target = _types._from_code(_types._code(target))
+    return target if d is t else _types.Optional(target)
 
 
 def _fields(cls, spec):
@@ -208,10 +241,11 @@ def _constructor(cls, init, instance_type):
     return ns[cls.__name__]
 
 
-def _typing_like(func):
+def _typing_like(func, before=None):
     """A typing function with ``func``'s parameters that answers ``func`` (the
-    dispatcher binds a call's arguments by the typing function's signature)."""
-    ns = {"_f": func}
+    dispatcher binds a call's arguments by the typing function's signature); ``before``
+    runs first."""
+    ns = {"_f": func, "_before": before or (lambda: None)}
     parts = []
     for i, p in enumerate(inspect.signature(func).parameters.values()):
         if p.kind == p.VAR_POSITIONAL:
@@ -223,7 +257,7 @@ def _typing_like(func):
             parts.append(f"{p.name}=_d{i}")
         else:
             parts.append(p.name)
-    exec(f"def typing({', '.join(parts)}):\n    return _f\n", ns)  # noqa: S102
+    exec(f"def typing({', '.join(parts)}):\n    _before()\n    return _f\n", ns)  # noqa: S102
     return ns["typing"]
 
 
@@ -278,7 +312,19 @@ def _build(cls, spec):
     ns = {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
           "__doc__": cls.__doc__}
     proxy = type(cls.__name__, (_InstanceBase,), ns)
-    code = _jitclass_register(cls.__name__, [(n, t.typecode) for n, t in fields.items()], proxy)
+    deferred = any(_deferred_in(t) is not None for t in fields.values())
+    known = [] if deferred else [(n, t.typecode) for n, t in fields.items()]
+    code = _jitclass_register(cls.__name__, known, proxy)
+    pending = [deferred]
+
+    def finalize():
+        """Fields whose deferred types are defined now (before the first instance)."""
+        if pending[0]:
+            resolved = {n: _resolve(n, t) for n, t in fields.items()}
+            _jitclass_set_fields(code, [(n, t.typecode) for n, t in resolved.items()])
+            fields.update(resolved)
+            pending[0] = False
+
     inst_cls = type(f"{cls.__name__}InstanceType", (_types.ClassInstanceType,), {})
     _types._INSTANCE_CLASSES[code] = inst_cls
     instance_type = _types._from_code(code)
@@ -304,12 +350,12 @@ def _build(cls, spec):
     ctor = _constructor(cls, init, instance_type)
     jit_ctor = njit(ctor)
 
-    overload(proxy, strict=False)(_typing_like(ctor))
+    overload(proxy, strict=False)(_typing_like(ctor, finalize))
 
     # Python: fields as properties over the record, methods through their compiled
     # versions, the class call through the compiled constructor.
     for i, name in enumerate(fields):
-        setattr(proxy, name, _Field(i, f"{cls.__name__}.{name}: {fields[name]}"))
+        setattr(proxy, name, _Field(i, f"{cls.__name__}.{name}"))
     compiled = {}
 
     def method_proxy(name, f):
@@ -335,6 +381,7 @@ def _build(cls, spec):
         setattr(proxy, name, staticmethod(njit(f)))
 
     def __new__(klass, *args, **kwargs):
+        finalize()
         return jit_ctor(*args, **kwargs)
 
     def __init__(self, *args, **kwargs):
