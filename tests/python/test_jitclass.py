@@ -228,7 +228,7 @@ def test_errors_name_the_problem():
         def __init__(self):
             pass
 
-    with pytest.raises(TypeError, match="inheritance"):
+    with pytest.raises(TypeError, match="not yet supported"):
         jitclass([])(Child)
     with pytest.raises(TypeError, match="pickle"):
         import pickle
@@ -477,3 +477,64 @@ def test_self_referential_classes_through_a_deferred_type(seed):
     leaf = jit["Node"](5)
     with pytest.raises(TypeError, match="got None"):
         deep_left(leaf)
+
+
+def test_declaration_errors_and_docstrings_as_numba():
+    class WithConstant:
+        constant = 123
+
+        def __init__(self):
+            pass
+
+    with pytest.raises(TypeError, match="class members are not yet supported: constant"):
+        jitclass([])(WithConstant)
+
+    class Shadow:
+        def __init__(self):
+            pass
+
+        def m(self):
+            pass
+
+    with pytest.raises(NameError, match="name shadowing: m"):
+        jitclass([("m", types.int64)])(Shadow)
+    with pytest.raises(TypeError, match="spec keys should be strings, got 1"):
+        jitclass([(1, types.int64)])(Shadow)
+    with pytest.raises(TypeError, match="spec values should be Numba type instances"):
+        jitclass([("x", object())])(Shadow)
+
+    @jitclass
+    class Doc:
+        "Class doc"
+
+        def __init__(self):
+            "init doc"
+
+        def foo(self):
+            "foo doc"
+
+    assert (Doc.__doc__, Doc.__init__.__doc__, Doc.foo.__doc__) == (
+        "Class doc", "init doc", "foo doc")
+    with pytest.raises(TypeError, match="cannot subclass from a jitclass"):
+        class Sub(Doc):
+            pass
+
+
+def test_annotations_from_bases_and_typing_containers():
+    import typing
+
+    class Base:
+        x: int
+
+    @jitclass
+    class Derived(Base):
+        y: typing.List[float]
+
+        def __init__(self, v):
+            self.x = v
+            self.y = List.empty_list(types.float64)
+            self.y.append(v * 0.5)
+
+    d = Derived(4)
+    assert d.x == 4 and list(d.y) == [2.0]
+    assert Derived._numba_rs_fields["y"] == types.ListType(types.float64)

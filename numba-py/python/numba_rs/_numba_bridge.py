@@ -207,6 +207,10 @@ def _from_numba_type(nt, rt, x):
         return rt.Optional(from_foreign(x.type))
     if isinstance(x, nt.ListType):
         return rt.ListType(from_foreign(x.item_type))
+    if isinstance(x, nt.List):
+        return rt.List(from_foreign(x.dtype), reflected=x.reflected)
+    if isinstance(x, nt.Set):
+        return rt.Set(from_foreign(x.dtype), reflected=x.reflected)
     if isinstance(x, nt.DictType):
         return rt.DictType(from_foreign(x.key_type), from_foreign(x.value_type))
     if isinstance(x, nt.CPointer):

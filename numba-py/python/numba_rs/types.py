@@ -699,6 +699,11 @@ class ClassInstanceType(Type):
         return _JITCLASS_TYPES.get(self.typecode)
 
     @property
+    def struct(self):
+        """The fields: name to type, in order (Numba's ``ClassInstanceType.struct``)."""
+        return dict(getattr(self.class_type, "struct", {}))
+
+    @property
     def jit_props(self):
         return {}
 

@@ -152,10 +152,18 @@ def _deferred_in(t):
 def _as_type(name, t):
     if _deferred_in(t) is not None:
         return t  # resolved once defined (`_resolve`)
+    import typing
+
+    # `typing.List[T]` / `typing.Dict[K, V]` annotations: Numba's typed containers.
+    origin, args = typing.get_origin(t), typing.get_args(t)
+    if origin is list and len(args) == 1:
+        return _types.ListType(_as_type(name, args[0]))
+    if origin is dict and len(args) == 2:
+        return _types.DictType(_as_type(name, args[0]), _as_type(name, args[1]))
     try:
         return _types._from_code(_types._code(t))
     except TypeError:
-        raise TypingError(f"spec value for field {name!r} must be a type, got {t!r}") from None
+        raise TypeError(f"spec values should be Numba type instances, got {t!r}") from None
 
 
 def _resolve(name, t):
@@ -184,13 +192,17 @@ def _fields(cls, spec):
         spec = list(spec)
     out = {}
     for item in spec:
-        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+        if not (isinstance(item, tuple) and len(item) == 2):
             raise TypeError(f"spec must be a list of (name, type) pairs or a dict, got {item!r}")
         name, t = item
+        if not isinstance(name, str):
+            raise TypeError(f"spec keys should be strings, got {name!r}")
         out[name] = _as_type(name, t)
-    for name, t in getattr(cls, "__annotations__", {}).items():
-        if name not in out:
-            out[name] = _as_type(name, t)
+    # Annotations, the base classes' first (Numba reads them through the MRO).
+    for klass in reversed(cls.__mro__):
+        for name, t in vars(klass).get("__annotations__", {}).items():
+            if name not in out:
+                out[name] = _as_type(name, t)
     return out
 
 
@@ -205,14 +217,31 @@ class _ClassType:
         return f"jitclass.{self.class_name}#{self.instance_type.typecode}"
 
 
+# Class attributes every class has (not members a jitclass would have to store).
+_IGNORED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+            "__annotations__", "__init_subclass__", "__firstlineno__", "__static_attributes__"}
+
+
 def _check_class(cls):
     if not isinstance(cls, type):
         raise TypeError(f"jitclass decorates a class, not {cls!r}")
-    bases = [b for b in cls.__bases__ if b is not object]
-    if bases:
-        raise TypeError("class members are not yet supported: inheritance")
-    if not hasattr(cls, "__init__") or cls.__init__ is object.__init__:
-        raise TypeError(f"{cls.__name__} has no __init__")
+    if any(isinstance(b, _InstanceBase.__class__) and issubclass(b, _InstanceBase)
+           for b in cls.__bases__):
+        raise TypeError("cannot subclass from a jitclass")
+    # Methods a base class gives would be the class's members: not supported (Numba
+    # reads only the base classes' annotations).
+    for base in cls.__mro__[1:-1]:
+        for name, v in vars(base).items():
+            if name not in _IGNORED and (inspect.isfunction(v) or isinstance(
+                    v, (property, staticmethod, classmethod))):
+                raise TypeError(f"class members are not yet supported: {name}")
+    for name, v in vars(cls).items():
+        if name in _IGNORED or inspect.isfunction(v) or isinstance(
+                v, (property, staticmethod)):
+            continue
+        if name == "__hash__" and v is None:
+            continue  # Python's own, for a class that defines `__eq__`
+        raise TypeError(f"class members are not yet supported: {name}")
 
 
 def _constructor(cls, init, instance_type):
@@ -290,6 +319,10 @@ def _build(cls, spec):
     fields = {_mangle(cls.__name__, n): t for n, t in _fields(cls, spec).items()}
     members = dict(cls.__dict__)
     for name in fields:
+        v = members.get(name)
+        if inspect.isfunction(v) or isinstance(v, (property, staticmethod)):
+            raise NameError(f"name shadowing: {name}")
+    for name in fields:
         if name in members and not isinstance(members[name], (property,)):
             # A class attribute shadowing a field (Numba refuses it the same way).
             if not inspect.isfunction(members[name]):
@@ -323,12 +356,14 @@ def _build(cls, spec):
             resolved = {n: _resolve(n, t) for n, t in fields.items()}
             _jitclass_set_fields(code, [(n, t.typecode) for n, t in resolved.items()])
             fields.update(resolved)
+            class_type.struct = dict(fields)
             pending[0] = False
 
     inst_cls = type(f"{cls.__name__}InstanceType", (_types.ClassInstanceType,), {})
     _types._INSTANCE_CLASSES[code] = inst_cls
     instance_type = _types._from_code(code)
     class_type = _ClassType(cls.__name__, instance_type)
+    class_type.struct = dict(fields)
     _types._JITCLASS_TYPES[code] = class_type
 
     # Compiled code: methods and properties of the instance type, the class callable.
@@ -387,6 +422,11 @@ def _build(cls, spec):
     def __init__(self, *args, **kwargs):
         pass
 
+    __init__.__doc__ = init.__doc__
+
+    def __init_subclass__(klass, **kwargs):
+        raise TypeError("cannot subclass from a jitclass")
+
     def __reduce__(self):
         raise TypeError(f"cannot pickle a jitclass instance ({cls.__name__})")
 
@@ -395,6 +435,7 @@ def _build(cls, spec):
 
     proxy.__new__ = __new__
     proxy.__init__ = __init__
+    proxy.__init_subclass__ = classmethod(__init_subclass__)
     proxy.__reduce__ = __reduce__
     if "__repr__" not in methods:
         proxy.__repr__ = __repr__
