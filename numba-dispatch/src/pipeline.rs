@@ -660,6 +660,7 @@ fn compile_object_mode_ir(
         return_type: numba_typeinfer::types::PYOBJECT,
         arg_types: args.to_vec(),
         call_args: Default::default(),
+        setitem_calls: Default::default(),
     };
     finish(&mut compiled, ir, typing);
     Ok(compiled)

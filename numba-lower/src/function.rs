@@ -697,6 +697,21 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 let x = self.load(*value)?;
                 self.instance_setattr(inst, obj, attr, x, self.ty(*value))?;
             }
+            // An extension's `operator.setitem` (a jitclass's `__setitem__`): a call.
+            Stmt::SetItem {
+                target,
+                index,
+                value,
+            } if self
+                .typing
+                .setitem_calls
+                .contains_key(&(*target, *index, *value)) =>
+            {
+                let sig = self.typing.setitem_calls[&(*target, *index, *value)].clone();
+                let vals = self.operands(&[*target, *index, *value], &sig)?;
+                let r = self.call_impl(&sig, &vals)?;
+                self.decref(lowered(sig.ret), r)?;
+            }
             Stmt::SetItem {
                 target,
                 index,

@@ -382,6 +382,7 @@ mod tests {
             return_type: int64,
             arg_types: vec![],
             call_args: Default::default(),
+            setitem_calls: Default::default(),
         };
         assert_eq!(
             reg.apply(Phase::AfterInference, &mut ir, Some(&mut typing), None),

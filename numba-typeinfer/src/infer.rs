@@ -44,6 +44,10 @@ pub struct TypingResult {
     /// Calls whose arguments are not simply the call's positional arguments (keywords,
     /// defaults): the arguments in parameter order.
     pub call_args: HashMap<ExprId, Vec<BoundArg>>,
+    /// `target[index] = value` statements an extension's `operator.setitem` implements
+    /// (a jitclass's `__setitem__`): the call's signature, by the statement's variables
+    /// (a statement has no expression id; variables have one type each).
+    pub setitem_calls: HashMap<(VarId, VarId, VarId), Signature>,
 }
 
 impl TypingResult {
@@ -64,6 +68,7 @@ struct Engine<'a> {
     typemap: Vec<Option<TypeId>>,
     calltypes: HashMap<ExprId, Signature>,
     call_args: HashMap<ExprId, Vec<BoundArg>>,
+    setitem_calls: HashMap<(VarId, VarId, VarId), Signature>,
     ret: Option<TypeId>,
     changed: bool,
     /// The variable the expression being typed is assigned to (for error messages).
@@ -228,6 +233,7 @@ pub fn infer_with_locals(
         typemap: vec![None; ir.vars.len()],
         calltypes: HashMap::new(),
         call_args: HashMap::new(),
+        setitem_calls: HashMap::new(),
         ret: None,
         changed: true,
         target: None,
@@ -276,6 +282,7 @@ pub fn infer_with_locals(
         return_type,
         arg_types: arg_types.to_vec(),
         call_args: e.call_args,
+        setitem_calls: e.setitem_calls,
     })
 }
 
@@ -763,6 +770,47 @@ impl Engine<'_> {
                                     message.to_string()
                                 };
                                 return Err(TypingError::Typing { message, line });
+                            }
+                            // A type numba-rs does not index whose extension implements
+                            // `operator.setitem` (a jitclass's `__setitem__`).
+                            let native = crate::numpy::setitem_ok(t, i, v)
+                                || t.is_array()
+                                || crate::lists::list_dtype(t).is_some()
+                                || crate::dicts::dict_parts(t).is_some();
+                            let key = "operator.setitem";
+                            let ext = (!native)
+                                .then(|| {
+                                    crate::extension::external().and_then(|x| {
+                                        x.function(intern(Type::Function(key.into())))
+                                    })
+                                })
+                                .flatten();
+                            if let Some(did) = ext {
+                                // Typed as a call under a transient expression id, then
+                                // kept by the statement's variables.
+                                let tmp = ExprId(u32::MAX);
+                                let r = self.call_dispatcher(
+                                    tmp,
+                                    did,
+                                    key,
+                                    vec![t, i.unliteral(), v],
+                                    vec![t, i, v],
+                                    vec![Some(*target), Some(*index), Some(*value)],
+                                    line,
+                                );
+                                let sig = self.calltypes.remove(&tmp);
+                                self.call_args.remove(&tmp);
+                                match r {
+                                    Ok(_) => {
+                                        if let Some(sig) = sig {
+                                            self.setitem_calls
+                                                .insert((*target, *index, *value), sig);
+                                        }
+                                    }
+                                    Err(e) if report => return Err(e),
+                                    Err(_) => {}
+                                }
+                                continue;
                             }
                             // Numba's words for a list item of another type.
                             if let (true, Some(d)) = (

@@ -330,6 +330,7 @@ def make_vec_ops(V):
         s += u
         t = 2.0 * s * 3.0
         n = -t
+        n[1] = 5.0
         return (t.x, t.y, n[0], n[1], u == V(a, b), u < w, len(u), a in u, 9.5 in u,
                 abs(u), u.unit())
 
