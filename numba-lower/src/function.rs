@@ -689,6 +689,21 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 target,
                 attr,
                 value,
+            } if self
+                .typing
+                .setattr_calls
+                .contains_key(&(*target, attr.clone(), *value)) =>
+            {
+                // A jitclass property's setter: a call with the receiver first.
+                let sig = self.typing.setattr_calls[&(*target, attr.clone(), *value)].clone();
+                let vals = self.operands(&[*target, *value], &sig)?;
+                let r = self.call_impl(&sig, &vals)?;
+                self.decref(lowered(sig.ret), r)?;
+            }
+            Stmt::SetAttr {
+                target,
+                attr,
+                value,
             } if numba_typeinfer::jitclass::instance_of(lowered(self.ty(*target))).is_some() => {
                 let tt = lowered(self.ty(*target));
                 let inst = numba_typeinfer::jitclass::instance_of(tt).unwrap_or(tt);

@@ -48,7 +48,13 @@ pub struct TypingResult {
     /// (a jitclass's `__setitem__`): the call's signature, by the statement's variables
     /// (a statement has no expression id; variables have one type each).
     pub setitem_calls: HashMap<(VarId, VarId, VarId), Signature>,
+    /// `target.attr = value` statements an extension method implements (a jitclass
+    /// property's setter, method `SETTER_PREFIX + attr`): the call's signature.
+    pub setattr_calls: HashMap<(VarId, String, VarId), Signature>,
 }
+
+/// The method name under which a jitclass property's setter is registered.
+pub const SETTER_PREFIX: &str = "__numba_rs_set__";
 
 impl TypingResult {
     pub fn type_of(&self, v: VarId) -> TypeId {
@@ -69,6 +75,7 @@ struct Engine<'a> {
     calltypes: HashMap<ExprId, Signature>,
     call_args: HashMap<ExprId, Vec<BoundArg>>,
     setitem_calls: HashMap<(VarId, VarId, VarId), Signature>,
+    setattr_calls: HashMap<(VarId, String, VarId), Signature>,
     ret: Option<TypeId>,
     changed: bool,
     /// The variable the expression being typed is assigned to (for error messages).
@@ -234,6 +241,7 @@ pub fn infer_with_locals(
         calltypes: HashMap::new(),
         call_args: HashMap::new(),
         setitem_calls: HashMap::new(),
+        setattr_calls: HashMap::new(),
         ret: None,
         changed: true,
         target: None,
@@ -283,6 +291,7 @@ pub fn infer_with_locals(
         arg_types: arg_types.to_vec(),
         call_args: e.call_args,
         setitem_calls: e.setitem_calls,
+        setattr_calls: e.setattr_calls,
     })
 }
 
@@ -873,6 +882,35 @@ impl Engine<'_> {
                             .and_then(crate::jitclass::instance_of)
                             .unwrap_or(NONE);
                         let Some((_, ft)) = crate::jitclass::field(t, attr) else {
+                            // A property's setter: the method its class registered.
+                            let setter = crate::extension::external()
+                                .and_then(|x| x.method(t, &format!("{SETTER_PREFIX}{attr}")));
+                            if let (Some(did), Some(v)) = (setter, self.ty(*value)) {
+                                let raw_v = self.raw_ty(*value).unwrap_or(v);
+                                let tmp = ExprId(u32::MAX);
+                                let r = self.call_dispatcher(
+                                    tmp,
+                                    did,
+                                    attr,
+                                    vec![t, v],
+                                    vec![t, raw_v],
+                                    vec![Some(*target), Some(*value)],
+                                    line,
+                                );
+                                let sig = self.calltypes.remove(&tmp);
+                                self.call_args.remove(&tmp);
+                                match r {
+                                    Ok(_) => {
+                                        if let Some(sig) = sig {
+                                            self.setattr_calls
+                                                .insert((*target, attr.clone(), *value), sig);
+                                        }
+                                    }
+                                    Err(e) if report => return Err(e),
+                                    Err(_) => {}
+                                }
+                                continue;
+                            }
                             if report {
                                 return Err(TypingError::Typing {
                                     message: format!(

@@ -539,3 +539,34 @@ def test_annotations_from_bases_and_typing_containers():
     d = Derived(4)
     assert d.x == 4 and list(d.y) == [2.0]
     assert Derived._numba_rs_fields["y"] == types.ListType(types.float64)
+
+
+def test_property_setters_in_compiled_code_and_python():
+    src = """
+class Temp:
+    def __init__(self, c):
+        self.c = c
+
+    @property
+    def f(self):
+        return self.c * 9.0 / 5.0 + 32.0
+
+    @f.setter
+    def f(self, v):
+        self.c = (v - 32.0) * 5.0 / 9.0
+
+
+def warm(t, by):
+    t.f = t.f + by
+    return t.c
+"""
+    py_ns, jit_ns = {}, {}
+    exec(src, py_ns)  # noqa: S102
+    exec(src, jit_ns)  # noqa: S102
+    jit_ns["Temp"] = jitclass([("c", types.float64)])(jit_ns["Temp"])
+    warm = njit(jit_ns["warm"])
+    for by in (0.0, 9.0, -40.0):
+        a, b = py_ns["Temp"](10.0), jit_ns["Temp"](10.0)
+        assert warm(b, by) == py_ns["warm"](a, by)
+        b.f = 212.0  # from Python too
+        assert b.c == 100.0

@@ -372,6 +372,9 @@ def _build(cls, spec):
     for name, p in props.items():
         if p.fget is not None:
             _register_member(inst_cls, name, p.fget, attribute=True)
+        if p.fset is not None:
+            # `obj.name = v` in compiled code (numba-typeinfer's `SETTER_PREFIX`).
+            _register_member(inst_cls, f"__numba_rs_set__{name}", p.fset)
     _overload_dunders(methods, instance_type)
     for name, f in statics.items():
         # `obj.name(...)` in compiled code: the function without the receiver.
