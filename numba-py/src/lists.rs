@@ -113,6 +113,9 @@ pub fn encode_list(
             }
             tmp.clear();
             encode(&x, item, &mut tmp)?;
+            // The list owns its items' references: a typed dict's or a jitclass
+            // object's MemInfo, borrowed by the argument codec, gets one of its own.
+            acquire_borrowed(item, &tmp, &mut 0);
             // SAFETY: the payload has room for `n` items of `bytes` bytes.
             unsafe {
                 let p = payload(mi);
@@ -134,6 +137,33 @@ pub fn encode_list(
     out.push(mi as u64);
     out.push(v.as_ptr() as u64);
     Ok(())
+}
+
+/// Take a reference for each MemInfo the argument codec borrows in `slots` (a typed
+/// dict's, a jitclass object's), from `*pos`, advancing it.
+fn acquire_borrowed(shape: &Shape, slots: &[u64], pos: &mut usize) {
+    match shape {
+        Shape::Dict { .. } | Shape::Instance(_) => {
+            // SAFETY: the live MemInfo of the Python object just encoded.
+            unsafe { numba_nrt::NRT_incref(slots[*pos] as *mut numba_nrt::MemInfo) };
+            *pos += 2;
+        }
+        Shape::Tuple(items) | Shape::Named { items, .. } => {
+            for s in items {
+                acquire_borrowed(s, slots, pos);
+            }
+        }
+        Shape::Optional(inner) => {
+            let present = slots[*pos] & 1 == 1;
+            *pos += 1;
+            if present {
+                acquire_borrowed(inner, slots, pos);
+            } else {
+                *pos += inner.slots();
+            }
+        }
+        other => *pos += other.slots(),
+    }
 }
 
 /// `t` with every list and set in it not reflected: a nested Python list types as a

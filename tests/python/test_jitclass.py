@@ -570,3 +570,22 @@ def warm(t, by):
         assert warm(b, by) == py_ns["warm"](a, by)
         b.f = 212.0  # from Python too
         assert b.c == 100.0
+
+
+def test_reflected_lists_of_instances_own_their_items():
+    # A Python list of jitclass objects passed to compiled code: the native list takes
+    # a reference per item (the objects' MemInfos were borrowed; releasing the list
+    # used to drop references it never took).
+    @njit
+    def swap(xs):
+        xs[1], xs[0] = xs[0], xs[1]
+        return xs
+
+    items = [JAcc(n + 1) for n in range(4)]
+    for i, o in enumerate(items):
+        o.total = float(i)
+    got = swap(list(items))
+    assert [o.total for o in got] == [1.0, 0.0, 2.0, 3.0]
+    del got
+    gc.collect()
+    assert [o.total for o in items] == [0.0, 1.0, 2.0, 3.0]
