@@ -1232,10 +1232,16 @@ impl Engine<'_> {
             };
             return Ok(Some(self.record(id, sig)));
         }
-        if let Some(did) = x.method(t, attr) {
+        // An optional jitclass instance's method binds the instance it holds (the
+        // receiver is converted, Numba's TypeError when it is None).
+        let held = match t.get() {
+            Type::Optional(_) => crate::jitclass::instance_of(t).unwrap_or(t),
+            _ => t,
+        };
+        if let Some(did) = x.method(held, attr) {
             let ret = intern(Type::BoundFunction {
                 key: crate::extension::method_key(did),
-                this: t,
+                this: held,
             });
             let sig = Signature {
                 ret,

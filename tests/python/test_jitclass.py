@@ -589,3 +589,35 @@ def test_reflected_lists_of_instances_own_their_items():
     del got
     gc.collect()
     assert [o.total for o in items] == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_methods_of_optional_instances():
+    from numba_rs import deferred_type, optional
+
+    link = deferred_type()
+
+    @jitclass([("v", types.int64), ("next", optional(link))])
+    class Link:
+        def __init__(self, v):
+            self.v = v
+            self.next = None
+
+        def get(self):
+            return self.v
+
+    link.define(Link.class_type.instance_type)
+
+    @njit
+    def second(n):
+        a = Link(n)
+        a.next = Link(n + 1)
+        return a.next.get()
+
+    @njit
+    def third(n):
+        a = Link(n)
+        return a.next.get()
+
+    assert second(4) == 5
+    with pytest.raises(TypeError, match="got None"):
+        third(1)
