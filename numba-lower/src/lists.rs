@@ -34,6 +34,33 @@ pub struct ListPayload {
     pub immutable: i64,
 }
 
+impl ListPayload {
+    /// A payload of `size` items over `data` (room for `allocated`); an empty map
+    /// (`[0]`) is kept as null.
+    ///
+    /// # Safety
+    /// `refs` is null or a valid [`RefMap`].
+    unsafe fn fresh(
+        size: i64,
+        allocated: i64,
+        item_bytes: i64,
+        data: *mut u8,
+        refs: *const i32,
+    ) -> ListPayload {
+        // SAFETY: the caller's contract.
+        let none = refs.is_null() || unsafe { *refs } == 0;
+        ListPayload {
+            size,
+            allocated,
+            item_bytes,
+            data,
+            dirty: 0,
+            refs: if none { std::ptr::null() } else { refs },
+            immutable: 0,
+        }
+    }
+}
+
 /// Byte offsets of [`ListPayload`]'s fields, for the lowering.
 pub mod offset {
     pub const SIZE: u64 = 0;
@@ -150,19 +177,7 @@ pub unsafe extern "C" fn numba_rs_record_new(item_bytes: i64, refs: *const i32) 
         let payload = numba_nrt::NRT_MemInfo_data(mi) as *mut ListPayload;
         let data = (payload as *mut u8).add(size_of::<ListPayload>());
         std::ptr::write_bytes(data, 0, item);
-        payload.write(ListPayload {
-            size: 1,
-            allocated: 1,
-            item_bytes,
-            data,
-            dirty: 0,
-            refs: if refs.is_null() || *refs == 0 {
-                std::ptr::null()
-            } else {
-                refs
-            },
-            immutable: 0,
-        });
+        payload.write(ListPayload::fresh(1, 1, item_bytes, data, refs));
         (*mi).dtor = Some(record_dtor);
     }
     mi
@@ -214,19 +229,7 @@ pub unsafe extern "C" fn numba_rs_list_new(
     };
     // SAFETY: `payload` is a fresh allocation of the right size.
     unsafe {
-        payload.write(ListPayload {
-            size: 0,
-            allocated: capacity,
-            item_bytes,
-            data,
-            dirty: 0,
-            refs: if refs.is_null() || *refs == 0 {
-                std::ptr::null()
-            } else {
-                refs
-            },
-            immutable: 0,
-        });
+        payload.write(ListPayload::fresh(0, capacity, item_bytes, data, refs));
         let refs_none = std::ptr::null_mut();
         let mi = numba_nrt::NRT_MemInfo_new(
             payload as *mut u8,

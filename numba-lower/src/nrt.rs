@@ -14,6 +14,15 @@ use crate::model::array::field;
 use crate::model::{lowered, members};
 use crate::{llvm_err, R};
 
+/// Whether a value of `t` may hold an array borrowed from a Python argument (what
+/// [`FnLower::own_ref`] gives a MemInfo of its own): an array, or a tuple holding one.
+pub fn may_borrow_array(t: TypeId) -> bool {
+    let t = lowered(t);
+    t.is_array()
+        || matches!(t.get(), Type::UniTuple(..) | Type::Tuple(_))
+            && members(t).into_iter().any(may_borrow_array)
+}
+
 /// Whether values of `t` hold NRT references.
 pub fn is_refcounted(t: TypeId) -> bool {
     match lowered(t).get() {
@@ -267,7 +276,7 @@ impl<'ctx> FnLower<'ctx, '_> {
                     .into_struct_value()
                     .into())
             }
-            Type::UniTuple(..) | Type::Tuple(_) if members(t).iter().any(|m| m.is_array()) => {
+            Type::UniTuple(..) | Type::Tuple(_) if may_borrow_array(t) => {
                 let mut sv = v.into_struct_value();
                 for (i, m) in members(t).into_iter().enumerate() {
                     let x = self

@@ -61,18 +61,7 @@ pub(crate) fn _jitclass_register(
             "a jitclass proxy derives from _InstanceBase",
         ));
     }
-    let typed: Vec<(String, TypeId)> = fields
-        .into_iter()
-        .map(|(n, c)| {
-            if c as usize >= types::count() {
-                Err(PyTypeError::new_err(format!(
-                    "no type has the typecode {c}"
-                )))
-            } else {
-                Ok((n, TypeId(c)))
-            }
-        })
-        .collect::<PyResult<_>>()?;
+    let typed = typed_fields(fields)?;
     let laid = lay_out(&typed)?;
     let t = numba_typeinfer::jitclass::register(name, typed);
     CLASSES.lock().unwrap_or_else(|e| e.into_inner()).insert(
@@ -84,6 +73,22 @@ pub(crate) fn _jitclass_register(
         }),
     );
     Ok(t.0)
+}
+
+/// `[(name, typecode)]` from Python as field types, each typecode checked.
+fn typed_fields(fields: Vec<(String, u32)>) -> PyResult<Vec<(String, TypeId)>> {
+    fields
+        .into_iter()
+        .map(|(n, c)| {
+            if c as usize >= types::count() {
+                Err(PyTypeError::new_err(format!(
+                    "no type has the typecode {c}"
+                )))
+            } else {
+                Ok((n, TypeId(c)))
+            }
+        })
+        .collect()
 }
 
 fn lay_out(typed: &[(String, TypeId)]) -> PyResult<Vec<Field>> {
@@ -113,18 +118,7 @@ pub(crate) fn _jitclass_set_fields(
 ) -> PyResult<()> {
     let t = TypeId(code);
     let old = class_of(t)?;
-    let typed: Vec<(String, TypeId)> = fields
-        .into_iter()
-        .map(|(n, c)| {
-            if c as usize >= types::count() {
-                Err(PyTypeError::new_err(format!(
-                    "no type has the typecode {c}"
-                )))
-            } else {
-                Ok((n, TypeId(c)))
-            }
-        })
-        .collect::<PyResult<_>>()?;
+    let typed = typed_fields(fields)?;
     // Registered first: the layout of a field of the class's own type needs the class.
     numba_typeinfer::jitclass::set_fields(t, typed.clone());
     let laid = lay_out(&typed)?;

@@ -104,6 +104,7 @@ pub fn encode_list(
         // Compared per item only when the item's type is not the list's own (reading a
         // type's structure takes the type table's lock).
         let want = unreflected(dtype);
+        let shared = holds_borrowed(item);
         for (i, x) in l.iter().enumerate() {
             let t = crate::typeof_arg(&x)?;
             if t != dtype && unreflected(t) != want {
@@ -115,7 +116,9 @@ pub fn encode_list(
             encode(&x, item, &mut tmp)?;
             // The list owns its items' references: a typed dict's or a jitclass
             // object's MemInfo, borrowed by the argument codec, gets one of its own.
-            acquire_borrowed(item, &tmp, &mut 0);
+            if shared {
+                acquire_borrowed(item, &tmp, &mut 0);
+            }
             // SAFETY: the payload has room for `n` items of `bytes` bytes.
             unsafe {
                 let p = payload(mi);
@@ -137,6 +140,16 @@ pub fn encode_list(
     out.push(mi as u64);
     out.push(v.as_ptr() as u64);
     Ok(())
+}
+
+/// Whether values of `shape` hold a MemInfo the argument codec borrows.
+fn holds_borrowed(shape: &Shape) -> bool {
+    match shape {
+        Shape::Dict { .. } | Shape::Instance(_) => true,
+        Shape::Tuple(items) | Shape::Named { items, .. } => items.iter().any(holds_borrowed),
+        Shape::Optional(inner) => holds_borrowed(inner),
+        _ => false,
+    }
 }
 
 /// Take a reference for each MemInfo the argument codec borrows in `slots` (a typed

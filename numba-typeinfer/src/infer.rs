@@ -795,29 +795,17 @@ impl Engine<'_> {
                                 })
                                 .flatten();
                             if let Some(did) = ext {
-                                // Typed as a call under a transient expression id, then
-                                // kept by the statement's variables.
-                                let tmp = ExprId(u32::MAX);
-                                let r = self.call_dispatcher(
-                                    tmp,
+                                let sig = self.statement_call(
                                     did,
                                     key,
                                     vec![t, i.unliteral(), v],
                                     vec![t, i, v],
                                     vec![Some(*target), Some(*index), Some(*value)],
                                     line,
-                                );
-                                let sig = self.calltypes.remove(&tmp);
-                                self.call_args.remove(&tmp);
-                                match r {
-                                    Ok(_) => {
-                                        if let Some(sig) = sig {
-                                            self.setitem_calls
-                                                .insert((*target, *index, *value), sig);
-                                        }
-                                    }
-                                    Err(e) if report => return Err(e),
-                                    Err(_) => {}
+                                    report,
+                                )?;
+                                if let Some(sig) = sig {
+                                    self.setitem_calls.insert((*target, *index, *value), sig);
                                 }
                                 continue;
                             }
@@ -887,27 +875,18 @@ impl Engine<'_> {
                                 .and_then(|x| x.method(t, &format!("{SETTER_PREFIX}{attr}")));
                             if let (Some(did), Some(v)) = (setter, self.ty(*value)) {
                                 let raw_v = self.raw_ty(*value).unwrap_or(v);
-                                let tmp = ExprId(u32::MAX);
-                                let r = self.call_dispatcher(
-                                    tmp,
+                                let sig = self.statement_call(
                                     did,
                                     attr,
                                     vec![t, v],
                                     vec![t, raw_v],
                                     vec![Some(*target), Some(*value)],
                                     line,
-                                );
-                                let sig = self.calltypes.remove(&tmp);
-                                self.call_args.remove(&tmp);
-                                match r {
-                                    Ok(_) => {
-                                        if let Some(sig) = sig {
-                                            self.setattr_calls
-                                                .insert((*target, attr.clone(), *value), sig);
-                                        }
-                                    }
-                                    Err(e) if report => return Err(e),
-                                    Err(_) => {}
+                                    report,
+                                )?;
+                                if let Some(sig) = sig {
+                                    self.setattr_calls
+                                        .insert((*target, attr.clone(), *value), sig);
                                 }
                                 continue;
                             }
@@ -1069,6 +1048,32 @@ impl Engine<'_> {
         }
         self.call_args.insert(id, bound);
         Ok(())
+    }
+
+    /// A statement an extension implements (`obj[i] = v`, a property's setter): the
+    /// dispatcher typed as a call under a transient expression id (a statement has
+    /// none), its signature handed back for the statement's own table. A typing error
+    /// counts only when `report`ing.
+    #[allow(clippy::too_many_arguments)]
+    fn statement_call(
+        &mut self,
+        did: u64,
+        name: &str,
+        atys: Vec<TypeId>,
+        raw_atys: Vec<TypeId>,
+        arg_vars: Vec<Option<VarId>>,
+        line: u32,
+        report: bool,
+    ) -> Result<Option<Signature>, TypingError> {
+        let tmp = ExprId(u32::MAX);
+        let r = self.call_dispatcher(tmp, did, name, atys, raw_atys, arg_vars, line);
+        let sig = self.calltypes.remove(&tmp);
+        self.call_args.remove(&tmp);
+        match r {
+            Ok(_) => Ok(sig),
+            Err(e) if report => Err(e),
+            Err(_) => Ok(None),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -63,18 +63,19 @@ pub fn describe(id: u32, name: &str) -> String {
         .get(id as usize)
         .map(|c| c.fields.clone())
         .unwrap_or_default();
+    // A field of a class's own type prints by name: the type is recursive.
+    fn short(t: TypeId) -> String {
+        match t.get() {
+            Type::ClassInstance { name, .. } => format!("instance.jitclass.{name}"),
+            Type::Optional(x) if matches!(x.get(), Type::ClassInstance { .. }) => {
+                format!("OptionalType({})", short(x))
+            }
+            _ => t.to_string(),
+        }
+    }
     let shown: Vec<String> = fields
         .iter()
-        .map(|(n, t)| match t.get() {
-            Type::ClassInstance { name, .. } => format!("{n}:instance.jitclass.{name}"),
-            Type::Optional(x) if matches!(x.get(), Type::ClassInstance { .. }) => {
-                let Type::ClassInstance { name, .. } = x.get() else {
-                    unreachable!()
-                };
-                format!("{n}:OptionalType(instance.jitclass.{name})")
-            }
-            _ => format!("{n}:{t}"),
-        })
+        .map(|(n, t)| format!("{n}:{}", short(*t)))
         .collect();
     format!("instance.jitclass.{name}<{}>", shown.join(","))
 }

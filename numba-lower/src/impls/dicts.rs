@@ -387,13 +387,18 @@ impl<'ctx> FnLower<'ctx, '_> {
         v: BasicValueEnum<'ctx>,
     ) -> R<()> {
         // A borrowed array value gets a MemInfo of its own first (the dict outlives the
-        // call); the dict then takes its own reference and this one is dropped.
-        let v = self.own_ref(vt, v)?;
+        // call); the dict then takes its own reference and this one is dropped. Other
+        // values go in as they are.
+        let adopt = crate::nrt::may_borrow_array(vt);
+        let v = if adopt { self.own_ref(vt, v)? } else { v };
         let kb = self.set_item_buffer(kt, k)?;
         let vb = self.set_item_buffer(vt, v)?;
         let p = self.list_payload(dv)?;
         self.list_status_call("numba_rs_dict_setitem", &[p.into(), kb.into(), vb.into()])?;
-        self.decref(vt, v)
+        if adopt {
+            self.decref(vt, v)?;
+        }
+        Ok(())
     }
 
     /// `del d[k]` (KeyError with the key when absent).

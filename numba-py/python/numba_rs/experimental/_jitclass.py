@@ -244,22 +244,33 @@ def _check_class(cls):
         raise TypeError(f"class members are not yet supported: {name}")
 
 
+def _param_text(params, ns):
+    """Parameters as source text for a generated function; defaults go into ``ns``."""
+    parts = []
+    for i, p in enumerate(params):
+        if p.kind == p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+        elif p.kind == p.VAR_KEYWORD:
+            parts.append(f"**{p.name}")
+        elif p.default is not p.empty:
+            ns[f"_d{i}"] = p.default
+            parts.append(f"{p.name}=_d{i}")
+        else:
+            parts.append(p.name)
+    return parts
+
+
 def _constructor(cls, init, instance_type):
     """The compiled constructor's source: ``_new`` then ``__init__`` with its parameters."""
     sig = inspect.signature(init)
     params = list(sig.parameters.values())[1:]
     ns = {"_new": _new, "_inst": instance_type}
-    parts, call = [], []
-    for i, p in enumerate(params):
+    for p in params:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY):
             raise TypeError(f"{cls.__name__}.__init__: *args, **kwargs and keyword-only "
                             "parameters are not supported by numba-rs's jitclass yet")
-        if p.default is p.empty:
-            parts.append(p.name)
-        else:
-            ns[f"_d{i}"] = p.default
-            parts.append(f"{p.name}=_d{i}")
-        call.append(p.name)
+    parts = _param_text(params, ns)
+    call = [p.name for p in params]
     src = (
         f"def {cls.__name__}({', '.join(parts)}):\n"
         f"    self = _new(_inst)\n"
@@ -275,17 +286,7 @@ def _typing_like(func, before=None):
     dispatcher binds a call's arguments by the typing function's signature); ``before``
     runs first."""
     ns = {"_f": func, "_before": before or (lambda: None)}
-    parts = []
-    for i, p in enumerate(inspect.signature(func).parameters.values()):
-        if p.kind == p.VAR_POSITIONAL:
-            parts.append(f"*{p.name}")
-        elif p.kind == p.VAR_KEYWORD:
-            parts.append(f"**{p.name}")
-        elif p.default is not p.empty:
-            ns[f"_d{i}"] = p.default
-            parts.append(f"{p.name}=_d{i}")
-        else:
-            parts.append(p.name)
+    parts = _param_text(inspect.signature(func).parameters.values(), ns)
     exec(f"def typing({', '.join(parts)}):\n    _before()\n    return _f\n", ns)  # noqa: S102
     return ns["typing"]
 
