@@ -593,6 +593,11 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                                         .is_some_and(|(_, advanced)| advanced))
                         })
                     }
+                    // An extension attribute (`overload_attribute`, a jitclass
+                    // property) is a call: its result is a new reference.
+                    Expr::GetAttr { .. } => !self
+                        .sig(*value)
+                        .is_ok_and(|s| matches!(s.key, ImplKey::Dispatcher { .. })),
                     _ => true,
                 };
                 if (converted || borrowed)

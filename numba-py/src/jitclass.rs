@@ -12,6 +12,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use numba_lower::lists::{ref_map, ListPayload};
 use numba_lower::Shape;
 use numba_nrt::MemInfo;
+use numba_typeinfer::jitclass::ClassKind;
 use numba_typeinfer::types::{self, TypeId};
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::prelude::*;
@@ -21,6 +22,7 @@ use crate::boxing::decode;
 use crate::dicts::OwnedSlots;
 
 /// One field as Python reads it: its slot offset in the record and its shape.
+#[derive(Clone)]
 struct Field {
     at: usize,
     shape: Shape,
@@ -28,11 +30,12 @@ struct Field {
     refs: Vec<i32>,
 }
 
-/// A class as Python sees it: its instance type, fields and proxy class.
+/// A class as Python sees it: its instance type, fields and proxy class (none yet for
+/// a structref type whose boxing is not defined).
 struct Class {
     t: TypeId,
     fields: Vec<Field>,
-    proxy: Py<PyType>,
+    proxy: Option<Py<PyType>>,
 }
 
 static CLASSES: LazyLock<Mutex<HashMap<TypeId, Arc<Class>>>> =
@@ -56,23 +59,72 @@ pub(crate) fn _jitclass_register(
     fields: Vec<(String, u32)>,
     proxy: Bound<'_, PyType>,
 ) -> PyResult<u32> {
+    register_class(name, fields, Some(proxy), ClassKind::JitClass)
+}
+
+/// `_structref_register(qualname, fields, proxy)`: register a structref type (a
+/// `types.StructRef` subclass with these fields); `proxy`, the class its boxed values
+/// take, may come later (`_class_set_proxy`).
+#[pyfunction]
+#[pyo3(signature = (name, fields, proxy=None))]
+pub(crate) fn _structref_register(
+    name: &str,
+    fields: Vec<(String, u32)>,
+    proxy: Option<Bound<'_, PyType>>,
+) -> PyResult<u32> {
+    register_class(name, fields, proxy, ClassKind::StructRef)
+}
+
+fn check_proxy(proxy: &Bound<'_, PyType>) -> PyResult<()> {
     if !proxy.is_subclass_of::<InstanceBase>()? {
-        return Err(PyTypeError::new_err(
-            "a jitclass proxy derives from _InstanceBase",
-        ));
+        return Err(PyTypeError::new_err(format!(
+            "{} is not a proxy class: it must derive from numba_rs's StructRefProxy (or be a jitclass)",
+            proxy.name().map(|n| n.to_string()).unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
+
+fn register_class(
+    name: &str,
+    fields: Vec<(String, u32)>,
+    proxy: Option<Bound<'_, PyType>>,
+    kind: ClassKind,
+) -> PyResult<u32> {
+    if let Some(p) = &proxy {
+        check_proxy(p)?;
     }
     let typed = typed_fields(fields)?;
     let laid = lay_out(&typed)?;
-    let t = numba_typeinfer::jitclass::register(name, typed);
+    let t = numba_typeinfer::jitclass::register_kind(name, typed, kind);
     CLASSES.lock().unwrap_or_else(|e| e.into_inner()).insert(
         t,
         Arc::new(Class {
             t,
             fields: laid,
-            proxy: proxy.unbind(),
+            proxy: proxy.map(Bound::unbind),
         }),
     );
     Ok(t.0)
+}
+
+/// `_class_set_proxy(typecode, proxy)`: the class boxed values of a registered record
+/// type take from now on (a structref's `define_boxing`).
+#[pyfunction]
+pub(crate) fn _class_set_proxy(code: u32, proxy: Bound<'_, PyType>) -> PyResult<()> {
+    check_proxy(&proxy)?;
+    let t = TypeId(code);
+    let old = class_of(t)?;
+    let fields = old.fields.clone();
+    CLASSES.lock().unwrap_or_else(|e| e.into_inner()).insert(
+        t,
+        Arc::new(Class {
+            t,
+            fields,
+            proxy: Some(proxy.unbind()),
+        }),
+    );
+    Ok(())
 }
 
 /// `[(name, typecode)]` from Python as field types, each typecode checked.
@@ -127,7 +179,7 @@ pub(crate) fn _jitclass_set_fields(
         Arc::new(Class {
             t,
             fields: laid,
-            proxy: old.proxy.clone_ref(py),
+            proxy: old.proxy.as_ref().map(|p| p.clone_ref(py)),
         }),
     );
     Ok(())
@@ -264,10 +316,17 @@ pub(crate) fn wrap(py: Python<'_>, mi: *mut MemInfo, t: TypeId) -> PyResult<Py<P
             return Err(e);
         }
     };
+    let Some(proxy) = &class.proxy else {
+        // SAFETY: as above.
+        unsafe { numba_nrt::NRT_decref(mi) };
+        return Err(PyTypeError::new_err(format!(
+            "cannot convert native {t} to Python object: no boxing is defined for it (structref.define_boxing)"
+        )));
+    };
     // The base's `__new__`: the proxy class's own `__new__` constructs through the
     // jitted constructor.
     let base = py.get_type::<InstanceBase>();
-    let obj = match base.call_method1("__new__", (class.proxy.bind(py),)) {
+    let obj = match base.call_method1("__new__", (proxy.bind(py),)) {
         Ok(o) => o,
         Err(e) => {
             // SAFETY: as above.

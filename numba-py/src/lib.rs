@@ -2143,6 +2143,8 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jitclass::FieldDescriptor>()?;
     m.add_function(wrap_pyfunction!(jitclass::_jitclass_register, m)?)?;
     m.add_function(wrap_pyfunction!(jitclass::_jitclass_set_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(jitclass::_structref_register, m)?)?;
+    m.add_function(wrap_pyfunction!(jitclass::_class_set_proxy, m)?)?;
     parallel::register(m)?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;

@@ -1174,6 +1174,13 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
 
 /// The built-in typing of a unary operator (what [`BaseContext`] resolves).
 pub fn unary_signature(op: UnaryOp, value: TypeId) -> Option<Signature> {
+    // An optional operand stands for its value (None is a TypeError at run time), as
+    // in binary operators.
+    if let Type::Optional(x) = value.get() {
+        if op != UnaryOp::Not {
+            return unary_signature(op, x);
+        }
+    }
     if value.is_array() {
         return crate::numpy::array_unary(op, value);
     }

@@ -12,13 +12,26 @@ use std::sync::RwLock;
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
 
+/// What kind of record type a registered class is: they differ only in how the type
+/// prints (Numba names the two differently).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClassKind {
+    /// A `@jitclass`'s instance type.
+    JitClass,
+    /// A `structref` type (`numba_rs.experimental.structref`): one per subclass of
+    /// `types.StructRef` and field list.
+    StructRef,
+}
+
 /// A registered class.
 #[derive(Debug, Clone)]
 pub struct ClassInfo {
-    /// The class's `__name__`.
+    /// The class's `__name__` (a structref type's `__qualname__`).
     pub name: String,
     /// Its fields in declaration order.
     pub fields: Vec<(String, TypeId)>,
+    /// Jitclass or structref.
+    pub kind: ClassKind,
 }
 
 static CLASSES: RwLock<Vec<ClassInfo>> = RwLock::new(Vec::new());
@@ -27,11 +40,17 @@ static CLASSES: RwLock<Vec<ClassInfo>> = RwLock::new(Vec::new());
 /// to its own instance type (through a deferred type) registers with none and gets
 /// them from [`set_fields`] once its type exists.
 pub fn register(name: &str, fields: Vec<(String, TypeId)>) -> TypeId {
+    register_kind(name, fields, ClassKind::JitClass)
+}
+
+/// Register a record type of this kind (see [`register`]).
+pub fn register_kind(name: &str, fields: Vec<(String, TypeId)>, kind: ClassKind) -> TypeId {
     let mut classes = CLASSES.write().unwrap_or_else(|e| e.into_inner());
     let id = classes.len() as u32;
     classes.push(ClassInfo {
         name: name.to_string(),
         fields,
+        kind,
     });
     intern(Type::ClassInstance {
         id,
@@ -54,15 +73,19 @@ pub fn set_fields(t: TypeId, fields: Vec<(String, TypeId)>) -> bool {
     }
 }
 
-/// How an instance type prints: Numba's `instance.jitclass.Name#id<x:int64,...>`. A
-/// field of the class's own type prints by name (the type is recursive).
+/// How an instance type prints: Numba's `instance.jitclass.Name#id<x:int64,...>`, or a
+/// structref's `numba.Name(('x', int64), ...)`. A field of the class's own type prints
+/// by name (the type is recursive).
 pub fn describe(id: u32, name: &str) -> String {
-    let fields = CLASSES
+    let (fields, kind) = CLASSES
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .get(id as usize)
-        .map(|c| c.fields.clone())
-        .unwrap_or_default();
+        .map(|c| (c.fields.clone(), c.kind))
+        .unwrap_or((Vec::new(), ClassKind::JitClass));
+    if kind == ClassKind::StructRef {
+        return describe_structref(id, &fields);
+    }
     // A field of a class's own type prints by name: the type is recursive.
     fn short(t: TypeId) -> String {
         match t.get() {
@@ -78,6 +101,33 @@ pub fn describe(id: u32, name: &str) -> String {
         .map(|(n, t)| format!("{n}:{}", short(*t)))
         .collect();
     format!("instance.jitclass.{name}<{}>", shown.join(","))
+}
+
+/// Numba's name of a structref type: `numba.` and its class's qualified name, then the
+/// field tuple as Python prints it. A field that refers to a structref type being
+/// defined (or to this one) prints as `numba.Name#id`, as the type is recursive.
+fn describe_structref(id: u32, fields: &[(String, TypeId)]) -> String {
+    fn short(t: TypeId, me: u32) -> String {
+        match t.get() {
+            Type::ClassInstance { id, name } if id == me => format!("numba.{name}"),
+            Type::Optional(x) if matches!(x.get(), Type::ClassInstance { id, .. } if id == me) => {
+                format!("OptionalType({})", short(x, me))
+            }
+            _ => t.to_string(),
+        }
+    }
+    let name = CLASSES
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(id as usize)
+        .map(|c| c.name.clone())
+        .unwrap_or_default();
+    let shown: Vec<String> = fields
+        .iter()
+        .map(|(n, t)| format!("('{n}', {})", short(*t, id)))
+        .collect();
+    let comma = if shown.len() == 1 { "," } else { "" };
+    format!("numba.{name}({}{comma})", shown.join(", "))
 }
 
 /// The class behind an instance type.

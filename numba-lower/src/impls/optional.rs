@@ -134,6 +134,27 @@ fn is<'ctx>(
             lw.b.build_not(valid, "").map_err(llvm_err)?
         }
         (Type::NoneType, _) | (_, Type::NoneType) => bool_t.const_zero(),
+        // Structref instances: the same MemInfo. A jitclass has no `is` (Numba's
+        // LoweringError, worded as Numba words it).
+        (Type::ClassInstance { .. }, Type::ClassInstance { .. }) => {
+            let structref = |t: TypeId| {
+                numba_typeinfer::jitclass::info(t)
+                    .is_some_and(|c| c.kind == numba_typeinfer::jitclass::ClassKind::StructRef)
+            };
+            if !(structref(lt) && structref(rt)) {
+                return Err(
+                    lw.lowering_error(format!("no default `is` implementation for {lt} and {rt}"))
+                );
+            }
+            let mi = |v: BasicValueEnum<'ctx>| {
+                lw.b.build_extract_value(v.into_struct_value(), 0, "")
+                    .map_err(llvm_err)
+                    .map(|p| p.into_pointer_value())
+            };
+            let (m0, m1) = (mi(a[0])?, mi(a[1])?);
+            lw.b.build_int_compare(inkwell::IntPredicate::EQ, m0, m1, "")
+                .map_err(llvm_err)?
+        }
         // Booleans are singletons: identity is equality.
         (Type::Boolean, Type::Boolean) => {
             lw.b.build_int_compare(

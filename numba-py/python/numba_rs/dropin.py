@@ -80,7 +80,14 @@ def _modules():
 
     typing_pkg = _package("numba.core.typing", cffi_utils=cffi_support)
     core.typing = typing_pkg
+    from . import experimental, typed
+    from .experimental import _jitclass, structref
+
     return {
+        "numba.experimental": experimental,
+        "numba.experimental.jitclass": _jitclass,
+        "numba.experimental.structref": structref,
+        "numba.typed": typed,
         "numba": numba_rs,
         "numba.core.typing": typing_pkg,
         "numba.core.typing.cffi_utils": cffi_support,

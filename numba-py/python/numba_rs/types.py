@@ -708,6 +708,131 @@ class ClassInstanceType(Type):
         return {}
 
 
+class StructRef(Type):
+    """A mutable struct passed by reference (Numba's ``types.StructRef``): subclass it,
+    register the subclass (``numba_rs.experimental.structref.register``) and make types
+    with their fields, ``MyStructType(fields=[("x", int64), ...])``. Types of one class
+    with the same fields are one type; ``preprocess_fields`` may rewrite the fields
+    (``unliteral`` them, or refer to the type itself through ``Optional(self)``).
+
+    Instances are NRT-managed records of the fields, shared by reference between Python
+    (a ``StructRefProxy``) and compiled code, as jitclass instances are."""
+
+    def __new__(cls, fields):
+        return _structref_type(cls, fields)
+
+    def __init__(self, fields=None):
+        pass  # the type comes from the table, made by `__new__`
+
+    def preprocess_fields(self, fields):
+        """Rewrite the fields before the type is made (the default keeps them)."""
+        return fields
+
+    @property
+    def _fields(self):
+        return _STRUCTREF_FIELDS[self.typecode]
+
+    @property
+    def name(self):
+        return str(self)
+
+    @name.setter
+    def name(self, value):
+        # `preprocess_fields` may name the type while it is made (Numba's pattern for a
+        # type referring to itself); Numba's `StructRef.__init__` then names it from
+        # its fields, as the compiler does.
+        self.__dict__["_numba_rs_name"] = value
+
+    @property
+    def _typename(self):
+        return type(self).__qualname__
+
+    @property
+    def field_dict(self):
+        """The fields, name to type (read-only)."""
+        import types as pytypes
+
+        return pytypes.MappingProxyType(dict(self._fields))
+
+    @property
+    def instance_type(self):
+        return self
+
+
+# Each structref type's fields as given (name, type object), by typecode, and the type
+# each class and field list made.
+_STRUCTREF_FIELDS = {}
+_STRUCTREF_TYPES = {}
+
+
+def _structref_field(pair):
+    try:
+        name, typ = pair
+    except (TypeError, ValueError):
+        raise ValueError(f"expecting a (name, type) pair for a field, got {pair!r}") from None
+    if not isinstance(name, str):
+        raise ValueError("expecting a str for field name")
+    if not isinstance(typ, _Type) and not (isinstance(typ, type) and issubclass(typ, Any)):
+        nt = _numba_bridge.numba_types()
+        if nt is None or not isinstance(typ, nt.Type):
+            raise ValueError("expecting a Numba Type for field type")
+        typ = _from_code(_code(typ))  # Numba's type object: its numba-rs counterpart
+    return name, typ
+
+
+def _structref_type(cls, fields):
+    """The type ``cls(fields)`` makes: registered once per class and final field list; a
+    type whose fields refer to itself (``preprocess_fields`` giving ``Optional(self)``)
+    is its own each time, as Numba names such types by their identity."""
+    from ._numba_rs import _structref_register, _jitclass_set_fields
+
+    fields = tuple(map(_structref_field, fields))
+    provisional = None
+    if cls.preprocess_fields is not StructRef.preprocess_fields:
+        # `preprocess_fields` sees the type itself: made first, fields given after.
+        code = _structref_register(cls.__qualname__, [])
+        _INSTANCE_CLASSES[code] = cls
+        provisional = _from_code(code)
+        fields = tuple(map(_structref_field, provisional.preprocess_fields(fields)))
+    for name, t in fields:
+        if isinstance(t, type):
+            raise ValueError(f"field {name!r} of {cls.__qualname__} has no concrete type ({t.__name__})")
+    codes = [(n, _code(t)) for n, t in fields]
+
+    def mentions(code):
+        def refers(c):
+            kind, info = _type_info(c)
+            return c == code or (kind == "optional" and info[0] == code)
+
+        return any(refers(c) for _, c in codes)
+
+    if provisional is not None and mentions(provisional.typecode):
+        _jitclass_set_fields(provisional.typecode, codes)
+        _STRUCTREF_FIELDS[provisional.typecode] = fields
+        _structref_made(provisional)
+        return provisional
+    key = (_class_key(cls), tuple(codes))
+    t = _STRUCTREF_TYPES.get(key)
+    if t is None:
+        if provisional is not None:
+            _jitclass_set_fields(provisional.typecode, codes)
+            code = provisional.typecode
+        else:
+            code = _structref_register(cls.__qualname__, codes)
+            _INSTANCE_CLASSES[code] = cls
+        _STRUCTREF_FIELDS[code] = fields
+        t = _STRUCTREF_TYPES[key] = _from_code(code)
+        _structref_made(t)
+    return t
+
+
+def _structref_made(t):
+    """Give a new structref type the proxy class its type class boxes to, if defined."""
+    from .experimental import structref
+
+    structref._type_made(t)
+
+
 # Each jitclass's `ClassInstanceType` subclass and class object, by typecode.
 _INSTANCE_CLASSES = {}
 _JITCLASS_TYPES = {}

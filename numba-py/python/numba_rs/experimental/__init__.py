@@ -1,5 +1,7 @@
-"""Numba's experimental features (``numba.experimental``): :func:`jitclass`."""
+"""Numba's experimental features (``numba.experimental``): :func:`jitclass` and
+:mod:`structref`."""
 
+from . import structref
 from ._jitclass import jitclass
 
-__all__ = ["jitclass"]
+__all__ = ["jitclass", "structref"]
