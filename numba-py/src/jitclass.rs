@@ -7,8 +7,9 @@
 //! boundary codec straight on the record, never through a jitted function.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
+use numba_lower::callconv::Leaf;
 use numba_lower::lists::{ref_map, ListPayload};
 use numba_lower::Shape;
 use numba_nrt::MemInfo;
@@ -16,7 +17,7 @@ use numba_typeinfer::jitclass::ClassKind;
 use numba_typeinfer::types::{self, TypeId};
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyType;
+use pyo3::types::{PyFloat, PyType};
 
 use crate::boxing::decode;
 use crate::dicts::OwnedSlots;
@@ -185,43 +186,86 @@ pub(crate) fn _jitclass_set_fields(
     Ok(())
 }
 
-/// The base class of jitclass proxies.
-#[pyclass(module = "numba_rs._numba_rs", name = "_InstanceBase", subclass)]
+/// The base class of jitclass proxies. Frozen: its instance is set once, when the proxy
+/// is made around it (`wrap`), so reads need no borrow checks.
+#[pyclass(
+    module = "numba_rs._numba_rs",
+    name = "_InstanceBase",
+    subclass,
+    frozen
+)]
 pub struct InstanceBase {
+    held: OnceLock<Held>,
+}
+
+/// The class and one reference to the instance's MemInfo.
+struct Held {
+    class: Arc<Class>,
     mi: *mut MemInfo,
-    class: Option<Arc<Class>>,
 }
 
 // SAFETY: a MemInfo's count is atomic and its payload is only touched with the GIL held.
-unsafe impl Send for InstanceBase {}
-unsafe impl Sync for InstanceBase {}
+unsafe impl Send for Held {}
+unsafe impl Sync for Held {}
 
-impl Drop for InstanceBase {
+impl Drop for Held {
     fn drop(&mut self) {
-        // SAFETY: the proxy's own reference (or null).
+        // SAFETY: the proxy's own reference.
         unsafe { numba_nrt::NRT_decref(self.mi) };
     }
 }
 
 impl InstanceBase {
+    fn held(&self) -> PyResult<&Held> {
+        self.held.get().ok_or_else(|| {
+            PyTypeError::new_err("this jitclass object was not made by its class's constructor")
+        })
+    }
+
     fn class(&self) -> PyResult<&Arc<Class>> {
-        self.class
-            .as_ref()
-            .filter(|_| !self.mi.is_null())
-            .ok_or_else(|| {
-                PyTypeError::new_err("this jitclass object was not made by its class's constructor")
-            })
+        self.held().map(|h| &h.class)
     }
 
     /// The record's slots, from field `f` on.
     ///
     /// # Safety
-    /// The proxy's MemInfo is live and its record holds `f`.
-    unsafe fn field_slots(&self, f: &Field) -> *mut u64 {
+    /// `h` is this proxy's and its record holds `f`.
+    unsafe fn field_slots(h: &Held, f: &Field) -> *mut u64 {
         // SAFETY: the caller's contract: a live one-item list payload.
         unsafe {
-            let p = numba_nrt::NRT_MemInfo_data(self.mi) as *const ListPayload;
+            let p = numba_nrt::NRT_MemInfo_data(h.mi) as *const ListPayload;
             ((*p).data as *mut u64).add(f.at)
+        }
+    }
+
+    /// Field `i` as a Python object.
+    fn get_field(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
+        let h = self.held()?;
+        let f = h
+            .class
+            .fields
+            .get(i)
+            .ok_or_else(|| PyAttributeError::new_err(format!("no field {i}")))?;
+        // SAFETY: the proxy's live record holds field `i`.
+        unsafe {
+            let p = Self::field_slots(h, f);
+            // Scalars, the common case, straight from their slot.
+            match &f.shape {
+                Shape::Leaf(Leaf::Float, _) => {
+                    return Ok(PyFloat::new(py, f64::from_bits(*p)).into_any().unbind())
+                }
+                Shape::Leaf(
+                    Leaf::Int {
+                        bits: 64,
+                        signed: true,
+                    },
+                    _,
+                ) => return Ok((*p as i64).into_pyobject(py)?.into_any().unbind()),
+                _ => {}
+            }
+            let slots = std::slice::from_raw_parts(p, f.shape.slots());
+            acquire(&f.refs, p);
+            decode(py, slots, &mut 0, &f.shape)
         }
     }
 }
@@ -252,8 +296,7 @@ impl InstanceBase {
         _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> Self {
         InstanceBase {
-            mi: std::ptr::null_mut(),
-            class: None,
+            held: OnceLock::new(),
         }
     }
 
@@ -264,34 +307,32 @@ impl InstanceBase {
 
     /// Field `i` as a Python object.
     fn _get(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
-        let class = self.class()?;
-        let f = class
-            .fields
-            .get(i)
-            .ok_or_else(|| PyAttributeError::new_err(format!("no field {i}")))?;
-        // SAFETY: the proxy's live record holds field `i`.
-        unsafe {
-            let p = self.field_slots(f);
-            let slots = std::slice::from_raw_parts(p, f.shape.slots());
-            acquire(&f.refs, p);
-            decode(py, slots, &mut 0, &f.shape)
-        }
+        self.get_field(py, i)
     }
 
     /// Store `value` into field `i` (converted as an argument of the field's type is; the
     /// record owns what it holds).
     fn _set(&self, i: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let class = self.class()?;
-        let f = class
+        let h = self.held()?;
+        let f = h
+            .class
             .fields
             .get(i)
             .ok_or_else(|| PyAttributeError::new_err(format!("no field {i}")))?;
+        // SAFETY: the proxy's live record holds field `i`.
+        let p = unsafe { Self::field_slots(h, f) };
+        if let Shape::Leaf(Leaf::Float, _) = &f.shape {
+            // A float field holds no reference: overwrite its slot.
+            let x: f64 = value.extract()?;
+            // SAFETY: as above.
+            unsafe { *p = x.to_bits() };
+            return Ok(());
+        }
         let mut new = OwnedSlots::encode(value, &f.shape)?;
         let n = f.shape.slots();
         // SAFETY: the proxy's live record holds field `i`; the old value's references
         // are the record's, released (by `old`'s drop) once replaced.
         let old = unsafe {
-            let p = self.field_slots(f);
             let old = OwnedSlots {
                 slots: std::slice::from_raw_parts(p, n).iter().copied().collect(),
                 shape: &f.shape,
@@ -334,11 +375,11 @@ pub(crate) fn wrap(py: Python<'_>, mi: *mut MemInfo, t: TypeId) -> PyResult<Py<P
             return Err(e);
         }
     };
-    {
-        let inst = obj.cast::<InstanceBase>()?;
-        let mut inst = inst.borrow_mut();
-        inst.mi = mi;
-        inst.class = Some(class);
+    let inst = obj.cast::<InstanceBase>()?;
+    if let Err(Held { mi, .. }) = inst.get().held.set(Held { class, mi }) {
+        // Unreachable: the object was just made. Keep the count right regardless.
+        // SAFETY: the reference handed over.
+        unsafe { numba_nrt::NRT_decref(mi) };
     }
     Ok(obj.unbind())
 }
@@ -346,8 +387,7 @@ pub(crate) fn wrap(py: Python<'_>, mi: *mut MemInfo, t: TypeId) -> PyResult<Py<P
 /// The instance type of a proxy object, if `v` is one.
 pub(crate) fn typeof_instance(v: &Bound<'_, PyAny>) -> Option<PyResult<TypeId>> {
     let inst = v.cast::<InstanceBase>().ok()?;
-    let inst = inst.borrow();
-    Some(inst.class().map(|c| c.t))
+    Some(inst.get().class().map(|c| c.t))
 }
 
 /// Encode a proxy as an argument: its MemInfo (borrowed for the call) and a null slot.
@@ -365,20 +405,18 @@ pub(crate) fn encode_arg(
                 .unwrap_or_default()
         ))
     })?;
-    let inst = inst.borrow();
-    let c = inst.class()?;
+    let h = inst.get().held()?;
+    let c = &h.class;
     if c.t != t {
         return Err(PyTypeError::new_err(format!(
             "can't unbox a {t} from an instance of {}",
             c.t
         )));
     }
-    out.push(inst.mi as u64);
+    out.push(h.mi as u64);
     // SAFETY: the proxy's live one-item payload: the record's address (the value's
     // second word, `numba_lower::impls::jitclass::RECORD`).
-    out.push(
-        unsafe { (*(numba_nrt::NRT_MemInfo_data(inst.mi) as *const ListPayload)).data } as u64,
-    );
+    out.push(unsafe { (*(numba_nrt::NRT_MemInfo_data(h.mi) as *const ListPayload)).data } as u64);
     Ok(())
 }
 
@@ -412,11 +450,11 @@ impl FieldDescriptor {
             return Ok(slf.clone().into_any().unbind());
         };
         let inst = obj.cast::<InstanceBase>()?;
-        inst.borrow()._get(py, slf.get().index)
+        inst.get().get_field(py, slf.get().index)
     }
 
     fn __set__(&self, obj: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let inst = obj.cast::<InstanceBase>()?;
-        inst.borrow()._set(self.index, value)
+        inst.get()._set(self.index, value)
     }
 }
