@@ -77,6 +77,28 @@ impl<'ctx> FnLower<'ctx, '_> {
         if from == to {
             return Ok(v);
         }
+        // A reflected list kept as a plain list (stored in a jitclass field, say): a copy
+        // of its items, as the Python list it reflects to lives only for the call. The
+        // new list is the statement's temporary (`FnLower::temps`).
+        if let (
+            Type::List {
+                dtype: a,
+                reflected: true,
+                typed: false,
+            },
+            Type::List {
+                dtype: b,
+                reflected: false,
+                typed: false,
+            },
+        ) = (from.get(), to.get())
+        {
+            if a == b && a != UNDEFINED {
+                let copy = self.list_copy(v)?;
+                self.temps.push((to, copy));
+                return Ok(copy);
+            }
+        }
         // Lists of one item type share their layout (reflected or not).
         if let (Type::List { dtype: a, .. }, Type::List { dtype: b, .. })
         | (Type::Set { dtype: a, .. }, Type::Set { dtype: b, .. }) = (from.get(), to.get())

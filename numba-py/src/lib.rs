@@ -712,10 +712,30 @@ impl FunctionSource for PySource {
                 }
             }
             let flags: u32 = code.getattr("co_flags")?.extract()?;
+            let k: usize = code.getattr("co_kwonlyargcount")?.extract()?;
+            let kwdefaults = func.getattr("__kwdefaults__")?;
+            let mut kwonly = Vec::with_capacity(k);
+            for name in names.iter().skip(n).take(k) {
+                let default = if kwdefaults.is_none() {
+                    None
+                } else {
+                    match kwdefaults.get_item(name) {
+                        Ok(v) => Some(constant_of(&v)?.ok_or_else(|| {
+                            PyValueError::new_err(format!(
+                                "default value {} is not a constant numba-rs supports",
+                                v.repr().map(|r| r.to_string()).unwrap_or_default()
+                            ))
+                        })?),
+                        Err(_) => None,
+                    }
+                };
+                kwonly.push((name.clone(), default));
+            }
             Ok(numba_dispatch::Parameters {
                 names: names.into_iter().take(n).collect(),
                 defaults,
                 star: flags & numba_bytecode::code::CO_VARARGS != 0,
+                kwonly,
             })
         })
         .map_err(|e| e.to_string())

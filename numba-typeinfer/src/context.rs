@@ -122,6 +122,9 @@ pub struct Parameters {
     /// Whether a `*args` parameter follows them: a call's extra positional arguments
     /// are passed as one tuple.
     pub star: bool,
+    /// The keyword-only parameters (after `*` or `*args`), each with its default if it
+    /// has one; they follow the positional ones (and `*args`) in the callee's arguments.
+    pub kwonly: Vec<(String, Option<Constant>)>,
 }
 
 impl Parameters {
@@ -136,6 +139,13 @@ impl Parameters {
                 .collect(),
             defaults: Vec::new(),
             star: code.flags & numba_bytecode::code::CO_VARARGS != 0,
+            kwonly: code
+                .varnames()
+                .iter()
+                .skip(code.argcount as usize)
+                .take(code.kwonlyargcount as usize)
+                .map(|n| (n.clone(), None))
+                .collect(),
         }
     }
 }

@@ -69,6 +69,20 @@ pub fn can_convert(from: TypeId, to: TypeId) -> Option<Conversion> {
         return can_convert(from.unliteral(), to).map(|c| c.max(floor));
     }
     match (from.get(), to.get()) {
+        // A reflected list (a Python list argument) stored as a list of the same items
+        // (a jitclass field, say): one layout, as Numba's list-to-list cast.
+        (
+            Type::List {
+                dtype: a,
+                typed: false,
+                ..
+            },
+            Type::List {
+                dtype: b,
+                typed: false,
+                ..
+            },
+        ) if a == b => Some(Conversion::Safe),
         // C pointers (ctypes and cffi arguments): an array's `.ctypes` is its data, an
         // integer an address, as Numba converts them.
         (Type::ArrayCTypes(_), Type::VoidPtr) => Some(Conversion::Safe),

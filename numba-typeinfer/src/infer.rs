@@ -1697,19 +1697,42 @@ impl Engine<'_> {
                         names,
                         defaults,
                         star,
+                        kwonly,
                     }) = params
                     {
-                        let needs = !kws.is_empty() || args.len() < names.len() || star;
+                        let needs = !kws.is_empty()
+                            || args.len() < names.len()
+                            || star
+                            || !kwonly.is_empty();
                         if needs {
                             let (fixed, rest) = if star && args.len() > names.len() {
                                 args.split_at(names.len())
                             } else {
                                 (args.as_slice(), &[][..])
                             };
-                            let mut bound = bind_call(fixed, kws, &names, &defaults)
+                            let (kw_only, kws): (Vec<_>, Vec<_>) = kws
+                                .iter()
+                                .cloned()
+                                .partition(|(n, _)| kwonly.iter().any(|(k, _)| k == n));
+                            let mut bound = bind_call(fixed, &kws, &names, &defaults)
                                 .map_err(|m| TypingError::Typing { message: m, line })?;
                             if star {
                                 bound.push(BoundArg::Pack(rest.to_vec()));
+                            }
+                            for (k, default) in &kwonly {
+                                let given = kw_only.iter().find(|(n, _)| n == k);
+                                bound.push(match (given, default) {
+                                    (Some((_, v)), _) => BoundArg::Var(*v),
+                                    (None, Some(c)) => BoundArg::Const(c.clone()),
+                                    (None, None) => {
+                                        return Err(TypingError::Typing {
+                                            message: format!(
+                                                "missing a required keyword-only argument: '{k}'"
+                                            ),
+                                            line,
+                                        })
+                                    }
+                                });
                             }
                             if self.call_args.get(&id) != Some(&bound) {
                                 self.call_args.insert(id, bound);

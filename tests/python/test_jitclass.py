@@ -220,16 +220,23 @@ def test_errors_name_the_problem():
     with pytest.raises(TypingError, match="Cannot cast"):
         bad_type(JAcc(1))
 
-    class Base:
+    class Shared:
+        constant = 3
+
         def __init__(self):
             pass
 
-    class Child(Base):
+    with pytest.raises(TypeError, match="class members are not yet supported: constant"):
+        jitclass([])(Shared)
+    class Plain:
         def __init__(self):
             pass
 
-    with pytest.raises(TypeError, match="not yet supported"):
-        jitclass([])(Child)
+    with pytest.raises(TypeError, match="spec values should be Numba type instances"):
+        jitclass([("x", int)])(Plain)
+    with pytest.raises(TypeError, match="cannot subclass from a jitclass"):
+        class Sub(JAcc):
+            pass
     with pytest.raises(TypeError, match="pickle"):
         import pickle
 
@@ -621,3 +628,141 @@ def test_methods_of_optional_instances():
     assert second(4) == 5
     with pytest.raises(TypeError, match="got None"):
         third(1)
+
+
+def test_plain_base_classes_give_methods():
+    """Methods of plain Python base classes are the jitclass's too (Numba copies the
+    class dictionary through the MRO); the proxy derives from the decorated class."""
+
+    class Base:
+        def what(self):
+            return self.attr * 2
+
+        def __add__(self, other):
+            return self.attr + other.attr
+
+    class Test(Base):
+        def __init__(self, attr):
+            self.attr = attr
+
+    JTest = jitclass([("attr", types.int64)])(Test)
+    assert JTest.mro()[1] is Test
+    obj, ref = JTest(21), Test(21)
+    assert obj.what() == ref.what() == 42
+    assert obj + JTest(1) == ref + Test(1) == 22
+
+    @njit
+    def use(a):
+        return a.what() + (a + a)
+
+    assert use(obj) == ref.what() + (ref + ref)
+
+    # A subclass of the plain class may be decorated again, with its own methods.
+    class Again(Test):
+        def what(self):
+            return -self.attr
+
+    JAgain = jitclass([("attr", types.int64)])(Again)
+    assert use(JAgain(5)) == Again(5).what() + (Again(5) + Again(5))
+
+
+def test_dunder_fallbacks():
+    """Python's fallbacks: `!=` from `__eq__`, `x += y` from `__add__`, `float`/`complex`
+    from `__index__`, reflected comparisons; CPython runs the same class undecorated."""
+
+    def make_num(decorate):
+        class Num:
+            def __init__(self, v):
+                self.v = v
+
+            def __eq__(self, other):
+                return self.v == other.v
+
+            def __lt__(self, other):
+                return self.v < other.v
+
+            def __add__(self, other):
+                return Num(self.v + other.v)
+
+            def __index__(self):
+                return self.v
+
+        if decorate:  # the methods' `Num` is the jitclass then
+            Num = jitclass([("v", types.int64)])(Num)
+        return Num
+
+    Num, JNum = make_num(False), make_num(True)
+
+    def ops(a, b):
+        c = a
+        c += b
+        return (a != b, a == b, a < b, b > a, c.v, float(a), complex(b), int(a))
+
+    for x, y in [(1, 2), (3, 3), (5, -1)]:
+        assert njit(ops)(JNum(x), JNum(y)) == ops(Num(x), Num(y))
+
+    @jitclass([("v", types.int64)])
+    class Bad:
+        def __init__(self, v):
+            self.v = v
+            return 7
+
+    with pytest.raises(TypingError, match="should return None, not"):
+        Bad(1)
+
+
+def test_keyword_only_init_parameters():
+    class KW:
+        def __init__(self, x, y, z=1, *, a=5):
+            self.x, self.y, self.z, self.a = x, y, z, a
+
+    JKW = jitclass([("x", types.int64), ("y", types.int64), ("z", types.int64),
+                    ("a", types.float64)])(KW)
+    for args, kwargs in [((2, 3), {}), ((), dict(y=4, x=2, a=42, z=100)),
+                         ((), dict(y=4, x=2, a=3.5)), ((1, 2, 3), dict(a=9))]:
+        j, p = JKW(*args, **kwargs), KW(*args, **kwargs)
+        assert (j.x, j.y, j.z, j.a) == (p.x, p.y, p.z, p.a)
+
+    @njit
+    def make():
+        k = JKW(1, 2, a=7.5)
+        return k.a + k.z
+
+    assert make() == 8.5
+
+    class Star:
+        def __init__(self, *args):
+            pass
+
+    from numba_rs.errors import UnsupportedError
+
+    with pytest.raises(UnsupportedError, match="VAR_POSITIONAL argument type unsupported"):
+        jitclass([])(Star)
+
+
+def test_list_field_from_a_python_list():
+    """A Python list stored in a list field is the record's own copy (the list the call
+    reflected to lives only for the call)."""
+
+    class Holder:
+        def __init__(self, x):
+            self.x = x
+
+        def add(self, v):
+            self.x.append(v)
+
+        def __len__(self):
+            return len(self.x) % 4
+
+    JHolder = jitclass([("x", types.List(types.int64))])(Holder)
+    items = [1, 2, 3]
+    h = JHolder(items)
+    h.add(7)
+    del items
+    import gc
+
+    gc.collect()
+    assert h.x == [1, 2, 3, 7]
+    assert len(h) == 0 and not h
+    h.x = [5]
+    assert h.x == [5] and len(h) == 1 and bool(h)

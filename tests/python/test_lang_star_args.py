@@ -145,3 +145,36 @@ def test_star_argument_errors():
     # CPython's TypeError for the same call is a TypingError at compile time.
     with pytest.raises(TypingError, match="takes 3 positional arguments but 4"):
         numba_rs.njit(star_all)((1, 2, 3, 4))
+
+
+def _kwonly_callee(x, *args, a, b=2):
+    return x + len(args) * 100 + a * 10 + b
+
+
+def _kwonly_plain(x, y, z=1, *, a=5):
+    return x * 1000 + y * 100 + z * 10 + a
+
+
+def test_keyword_only_parameters_between_jitted_functions():
+    """Keyword-only parameters (after `*` or `*args`, with and without defaults) bound
+    in a call from compiled code as CPython binds them."""
+    njit = numba_rs.njit
+    callee = njit(_kwonly_callee)
+    plain = njit(_kwonly_plain)
+
+    def caller(x):
+        return (callee(x, 1, 2, a=7), callee(x, a=1, b=5), callee(x, b=3, a=4),
+                plain(x, 2), plain(x, 2, 3, a=9), plain(y=4, x=x, a=6))
+
+    def py_caller(x):
+        return (_kwonly_callee(x, 1, 2, a=7), _kwonly_callee(x, a=1, b=5),
+                _kwonly_callee(x, b=3, a=4), _kwonly_plain(x, 2),
+                _kwonly_plain(x, 2, 3, a=9), _kwonly_plain(y=4, x=x, a=6))
+
+    assert njit(caller)(3) == py_caller(3)
+
+    def missing(x):
+        return callee(x)
+
+    with pytest.raises(TypingError, match="missing a required keyword-only argument: 'a'"):
+        numba_rs.njit(missing)(1)

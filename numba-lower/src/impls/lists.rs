@@ -450,6 +450,13 @@ impl<'ctx> FnLower<'ctx, '_> {
         Ok(())
     }
 
+    /// A new list of all of `lv`'s items (no Python list behind it).
+    pub(crate) fn list_copy(&mut self, lv: BasicValueEnum<'ctx>) -> R<BasicValueEnum<'ctx>> {
+        let i64t = self.ctx.i64_type();
+        let len = self.list_len(lv)?;
+        self.list_copy_range(lv, i64t.const_zero(), len, i64t.const_int(1, false))
+    }
+
     /// A new list of the `len` items from `start` by `step`.
     fn list_copy_range(
         &mut self,

@@ -15,7 +15,7 @@ import operator
 
 from .. import types as _types
 from .._numba_rs import _Field, _InstanceBase, _jitclass_register, _jitclass_set_fields
-from ..errors import TypingError
+from ..errors import TypingError, UnsupportedError
 
 
 def _new(instance_type):
@@ -35,9 +35,13 @@ _BINARY = {
     "__mod__": operator.mod, "__pow__": operator.pow, "__matmul__": operator.matmul,
     "__lshift__": operator.lshift, "__rshift__": operator.rshift,
     "__and__": operator.and_, "__or__": operator.or_, "__xor__": operator.xor,
-    "__eq__": operator.eq, "__ne__": operator.ne, "__lt__": operator.lt,
-    "__le__": operator.le, "__gt__": operator.gt, "__ge__": operator.ge,
     "__getitem__": operator.getitem, "__contains__": operator.contains,
+}
+# Comparisons and the method Python tries on the right operand when the left has none.
+_COMPARISONS = {
+    "__eq__": (operator.eq, "__eq__"), "__lt__": (operator.lt, "__gt__"),
+    "__le__": (operator.le, "__ge__"), "__gt__": (operator.gt, "__lt__"),
+    "__ge__": (operator.ge, "__le__"),
 }
 _REFLECTED = {
     "__radd__": operator.add, "__rsub__": operator.sub, "__rmul__": operator.mul,
@@ -55,14 +59,21 @@ _INPLACE = {
 }
 _UNARY = {
     "__neg__": operator.neg, "__pos__": operator.pos, "__invert__": operator.invert,
-    "__abs__": abs, "__len__": len, "__hash__": hash, "__float__": float,
-    "__int__": int, "__complex__": complex, "__index__": operator.index,
+    "__abs__": abs, "__len__": len, "__hash__": hash, "__index__": operator.index,
 }
 _TERNARY = {"__setitem__": operator.setitem}
+# Conversions and what each falls back to, in order (Python's data model, as Numba's
+# jitclass overloads follow it): an expression over `a` when the method is missing.
+_CONVERSIONS = {
+    float: [("__float__", "a.__float__()"), ("__index__", "float(a.__index__())")],
+    int: [("__int__", "a.__int__()"), ("__index__", "a.__index__()")],
+    complex: [("__complex__", "a.__complex__()"), ("__float__", "complex(a.__float__())"),
+              ("__index__", "complex(float(a.__index__()))")],
+    str: [("__str__", "a.__str__()")],
+}
 # Numba's jitclass refuses these (its words: "Method '__X__' is not supported.").
 _UNSUPPORTED = {"__del__", "__enter__", "__exit__", "__iter__", "__next__", "__call__",
-                "__getattr__", "__setattr__", "__delattr__", "__format__", "__repr__",
-                "__str__"}
+                "__getattr__", "__setattr__", "__delattr__", "__format__", "__repr__"}
 
 
 def _overload_dunders(methods, instance_type):
@@ -70,27 +81,27 @@ def _overload_dunders(methods, instance_type):
     instances."""
     from ..extending import overload
 
-    def gen(src, name):
+    def gen(body, nargs=1):
+        params = ", ".join("abc"[:nargs])
         ns = {}
-        exec(src, ns)  # noqa: S102  (fixed templates)
-        return ns[name]
+        exec(f"def impl({params}):\n    return {body}\n", ns)  # noqa: S102  (fixed templates)
+        return ns["impl"]
 
     def mine(t):
         return t == instance_type
 
+    def unary(op, impl):
+        overload(op, strict=False)(lambda a, impl=impl: impl if mine(a) else None)
+
     for name in methods:
         if name in _BINARY or name in _INPLACE:
             op = _BINARY.get(name) or _INPLACE[name]
-            impl = gen(f"def impl(a, b):\n    return a.{name}(b)\n", "impl")
-
-            def typing(a, b, impl=impl):
-                return impl if mine(a) else None
-
-            overload(op, strict=False)(typing)
+            impl = gen(f"a.{name}(b)", 2)
+            overload(op, strict=False)(lambda a, b, impl=impl: impl if mine(a) else None)
         elif name in _REFLECTED:
             op = _REFLECTED[name]
             forward = name.replace("__r", "__", 1)
-            impl = gen(f"def impl(a, b):\n    return b.{name}(a)\n", "impl")
+            impl = gen(f"b.{name}(a)", 2)
 
             def typing(a, b, impl=impl, forward=forward):
                 if mine(b) and not (mine(a) and forward in methods):
@@ -99,32 +110,55 @@ def _overload_dunders(methods, instance_type):
 
             overload(op, strict=False)(typing)
         elif name in _UNARY:
-            op = _UNARY[name]
-            impl = gen(f"def impl(a):\n    return a.{name}()\n", "impl")
-
-            def typing(a, impl=impl):
-                return impl if mine(a) else None
-
-            overload(op, strict=False)(typing)
+            unary(_UNARY[name], gen(f"a.{name}()"))
         elif name in _TERNARY:
-            impl = gen(f"def impl(a, b, c):\n    return a.{name}(b, c)\n", "impl")
+            impl = gen(f"a.{name}(b, c)", 3)
+            overload(_TERNARY[name], strict=False)(
+                lambda a, b, c, impl=impl: impl if mine(a) else None)
+    # `a += b` without `__iadd__`: `a.__add__(b)` (Python's fallback).
+    for name, op in _INPLACE.items():
+        forward = "__" + name[3:]
+        if name not in methods and forward in methods:
+            impl = gen(f"a.{forward}(b)", 2)
+            overload(op, strict=False)(lambda a, b, impl=impl: impl if mine(a) else None)
+    # Comparisons: the left operand's method, else the right's reflection.
+    for name, (op, reflection) in _COMPARISONS.items():
+        forward = gen(f"a.{name}(b)", 2) if name in methods else None
+        reflected = gen(f"b.{reflection}(a)", 2) if reflection in methods else None
+        if forward is None and reflected is None:
+            continue
 
-            def typing(a, b, c, impl=impl):
-                return impl if mine(a) else None
+        def typing(a, b, forward=forward, reflected=reflected):
+            if mine(a) and forward is not None:
+                return forward
+            if mine(b) and reflected is not None:
+                return reflected
+            return None
 
-            overload(_TERNARY[name], strict=False)(typing)
+        overload(op, strict=False)(typing)
+    # `!=`: `__ne__`, else the negation of `==`.
+    if "__ne__" in methods:
+        ne = gen("a.__ne__(b)", 2)
+    elif "__eq__" in methods:
+        ne = gen("not (a == b)", 2)
+    else:
+        ne = None
+    if ne is not None:
+        overload(operator.ne, strict=False)(
+            lambda a, b, ne=ne: ne if mine(a) or (mine(b) and "__eq__" in methods) else None)
+    for func, chain in _CONVERSIONS.items():
+        for name, body in chain:
+            if name in methods:
+                unary(func, gen(body))
+                break
     # Truth: `__bool__`, else `__len__() != 0`, else always true (Python's fallback).
     if "__bool__" in methods:
-        truth = gen("def impl(a):\n    return a.__bool__()\n", "impl")
+        truth = gen("a.__bool__()")
     elif "__len__" in methods:
-        truth = gen("def impl(a):\n    return len(a) != 0\n", "impl")
+        truth = gen("len(a) != 0")
     else:
-        truth = gen("def impl(a):\n    return True\n", "impl")
-
-    def bool_typing(a):
-        return truth if mine(a) else None
-
-    overload(bool, strict=False)(bool_typing)
+        truth = gen("True")
+    unary(bool, truth)
 
 
 def _mangle(cls_name, field):
@@ -197,6 +231,9 @@ def _fields(cls, spec):
         name, t = item
         if not isinstance(name, str):
             raise TypeError(f"spec keys should be strings, got {name!r}")
+        if isinstance(t, type) and _deferred_in(t) is None:
+            # A Python class (`int`) is an annotation's type, not a spec's (Numba's).
+            raise TypeError(f"spec values should be Numba type instances, got {t!r}")
         out[name] = _as_type(name, t)
     # Annotations, the base classes' first (Numba reads them through the MRO).
     for klass in reversed(cls.__mro__):
@@ -222,33 +259,59 @@ _IGNORED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
             "__annotations__", "__init_subclass__", "__firstlineno__", "__static_attributes__"}
 
 
+def _members(cls):
+    """The class's members with its base classes' (Numba copies them through the MRO:
+    a plain base class's methods are the jitclass's too); ``object``'s are not."""
+    members = {}
+    for klass in reversed(cls.__mro__):
+        if klass is not object:
+            members.update(vars(klass))
+    return members
+
+
 def _check_class(cls):
     if not isinstance(cls, type):
         raise TypeError(f"jitclass decorates a class, not {cls!r}")
     if any(isinstance(b, _InstanceBase.__class__) and issubclass(b, _InstanceBase)
-           for b in cls.__bases__):
+           for b in cls.__mro__[1:]):
         raise TypeError("cannot subclass from a jitclass")
-    # Methods a base class gives would be the class's members: not supported (Numba
-    # reads only the base classes' annotations).
-    for base in cls.__mro__[1:-1]:
-        for name, v in vars(base).items():
-            if name not in _IGNORED and (inspect.isfunction(v) or isinstance(
-                    v, (property, staticmethod, classmethod))):
-                raise TypeError(f"class members are not yet supported: {name}")
-    for name, v in vars(cls).items():
+    others = []
+    for name, v in _members(cls).items():
         if name in _IGNORED or inspect.isfunction(v) or isinstance(
                 v, (property, staticmethod)):
             continue
         if name == "__hash__" and v is None:
             continue  # Python's own, for a class that defines `__eq__`
-        raise TypeError(f"class members are not yet supported: {name}")
+        others.append(name)
+    if others:
+        raise TypeError(f"class members are not yet supported: {', '.join(others)}")
+    for name, v in _members(cls).items():
+        if isinstance(v, property) and v.fdel is not None:
+            raise TypeError(f"deleter is not supported: {name}")
 
 
-def _param_text(params, ns):
-    """Parameters as source text for a generated function; defaults go into ``ns``."""
+def _param_text(params, ns, positional=False):
+    """Parameters as source text for a generated function; defaults go into ``ns``.
+    ``positional``: keyword-only parameters become ordinary ones (a typing function is
+    called with every argument in place, keyword-only ones last, as the compiled
+    function takes them)."""
     parts = []
+    starred = False
+    defaulted = False
     for i, p in enumerate(params):
+        if p.kind == p.KEYWORD_ONLY and not starred and not positional:
+            parts.append("*")  # keyword-only parameters follow
+            starred = True
+        if (positional and p.kind == p.KEYWORD_ONLY and not starred and defaulted
+                and p.default is p.empty):
+            # Required, after one with a default: a default no call may bind (a
+            # missing argument is an error when the call is typed).
+            ns[f"_d{i}"] = _REQUIRED
+            parts.append(f"{p.name}=_d{i}")
+            continue
+        defaulted = defaulted or p.default is not p.empty
         if p.kind == p.VAR_POSITIONAL:
+            starred = True
             parts.append(f"*{p.name}")
         elif p.kind == p.VAR_KEYWORD:
             parts.append(f"**{p.name}")
@@ -260,21 +323,54 @@ def _param_text(params, ns):
     return parts
 
 
+class _Required:
+    def __repr__(self):
+        return "<required keyword-only argument>"
+
+
+_REQUIRED = _Required()
+
+
+def _init_returned(result):
+    """Checks, while the constructor is typed, that ``__init__`` returned None."""
+
+
+_INIT_CHECK = []
+
+
+def _check_none(result):
+    if not isinstance(result, _types.NoneType):
+        raise TypingError(f"__init__() should return None, not {result}")
+
+
+def _overload_init_returned():
+    if _INIT_CHECK:
+        return
+    _INIT_CHECK.append(True)
+    from ..extending import overload
+
+    def typing(result):
+        # Names nothing of Numba's, so it is handed numba-rs's types.
+        _check_none(result)
+        return lambda result: None
+
+    overload(_init_returned, strict=False)(typing)
+
+
 def _constructor(cls, init, instance_type):
     """The compiled constructor's source: ``_new`` then ``__init__`` with its parameters."""
     sig = inspect.signature(init)
     params = list(sig.parameters.values())[1:]
-    ns = {"_new": _new, "_inst": instance_type}
+    ns = {"_new": _new, "_inst": instance_type, "_returned": _init_returned}
     for p in params:
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY):
-            raise TypeError(f"{cls.__name__}.__init__: *args, **kwargs and keyword-only "
-                            "parameters are not supported by numba-rs's jitclass yet")
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise UnsupportedError(f"{p.kind.name} argument type unsupported")
     parts = _param_text(params, ns)
-    call = [p.name for p in params]
+    call = [f"{p.name}={p.name}" if p.kind == p.KEYWORD_ONLY else p.name for p in params]
     src = (
         f"def {cls.__name__}({', '.join(parts)}):\n"
         f"    self = _new(_inst)\n"
-        f"    self.__init__({', '.join(call)})\n"
+        f"    _returned(self.__init__({', '.join(call)}))\n"
         f"    return self\n"
     )
     exec(src, ns)  # noqa: S102  (generated from the signature's names only)
@@ -286,7 +382,7 @@ def _typing_like(func, before=None):
     dispatcher binds a call's arguments by the typing function's signature); ``before``
     runs first."""
     ns = {"_f": func, "_before": before or (lambda: None)}
-    parts = _param_text(inspect.signature(func).parameters.values(), ns)
+    parts = _param_text(inspect.signature(func).parameters.values(), ns, positional=True)
     exec(f"def typing({', '.join(parts)}):\n    _before()\n    return _f\n", ns)  # noqa: S102
     return ns["typing"]
 
@@ -317,8 +413,9 @@ def _build(cls, spec):
     from ..extending import overload
 
     _check_class(cls)
+    _overload_init_returned()
     fields = {_mangle(cls.__name__, n): t for n, t in _fields(cls, spec).items()}
-    members = dict(cls.__dict__)
+    members = _members(cls)
     for name in fields:
         v = members.get(name)
         if inspect.isfunction(v) or isinstance(v, (property, staticmethod)):
@@ -345,7 +442,9 @@ def _build(cls, spec):
 
     ns = {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
           "__doc__": cls.__doc__}
-    proxy = type(cls.__name__, (_InstanceBase,), ns)
+    # The proxy derives from the class itself, as Numba's does (`Cls.mro()[1]` is the
+    # Python class, which may be subclassed into another jitclass).
+    proxy = type(cls.__name__, (cls, _InstanceBase), ns)
     deferred = any(_deferred_in(t) is not None for t in fields.values())
     known = [] if deferred else [(n, t.typecode) for n, t in fields.items()]
     code = _jitclass_register(cls.__name__, known, proxy)
