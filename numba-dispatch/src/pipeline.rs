@@ -661,6 +661,7 @@ fn compile_object_mode_ir(
         arg_types: args.to_vec(),
         call_args: Default::default(),
         setitem_calls: Default::default(),
+        delitem_calls: Default::default(),
         setattr_calls: Default::default(),
     };
     finish(&mut compiled, ir, typing);

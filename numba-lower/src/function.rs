@@ -678,6 +678,15 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                         .map_err(llvm_err)?;
                 }
             }
+            // An extension's `operator.delitem`: a call.
+            Stmt::DelItem { target, index }
+                if self.typing.delitem_calls.contains_key(&(*target, *index)) =>
+            {
+                let sig = self.typing.delitem_calls[&(*target, *index)].clone();
+                let vals = self.operands(&[*target, *index], &sig)?;
+                let r = self.call_impl(&sig, &vals)?;
+                self.decref(lowered(sig.ret), r)?;
+            }
             Stmt::DelItem { target, index }
                 if matches!(self.ty(*target).get(), Type::Dict { .. }) =>
             {

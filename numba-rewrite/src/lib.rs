@@ -383,6 +383,7 @@ mod tests {
             arg_types: vec![],
             call_args: Default::default(),
             setitem_calls: Default::default(),
+            delitem_calls: Default::default(),
             setattr_calls: Default::default(),
         };
         assert_eq!(

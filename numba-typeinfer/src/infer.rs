@@ -48,6 +48,8 @@ pub struct TypingResult {
     /// (a jitclass's `__setitem__`): the call's signature, by the statement's variables
     /// (a statement has no expression id; variables have one type each).
     pub setitem_calls: HashMap<(VarId, VarId, VarId), Signature>,
+    /// `del target[index]` statements an extension's `operator.delitem` implements.
+    pub delitem_calls: HashMap<(VarId, VarId), Signature>,
     /// `target.attr = value` statements an extension method implements (a jitclass
     /// property's setter, method `SETTER_PREFIX + attr`): the call's signature.
     pub setattr_calls: HashMap<(VarId, String, VarId), Signature>,
@@ -75,6 +77,7 @@ struct Engine<'a> {
     calltypes: HashMap<ExprId, Signature>,
     call_args: HashMap<ExprId, Vec<BoundArg>>,
     setitem_calls: HashMap<(VarId, VarId, VarId), Signature>,
+    delitem_calls: HashMap<(VarId, VarId), Signature>,
     setattr_calls: HashMap<(VarId, String, VarId), Signature>,
     ret: Option<TypeId>,
     changed: bool,
@@ -241,6 +244,7 @@ pub fn infer_with_locals(
         calltypes: HashMap::new(),
         call_args: HashMap::new(),
         setitem_calls: HashMap::new(),
+        delitem_calls: HashMap::new(),
         setattr_calls: HashMap::new(),
         ret: None,
         changed: true,
@@ -291,6 +295,7 @@ pub fn infer_with_locals(
         arg_types: arg_types.to_vec(),
         call_args: e.call_args,
         setitem_calls: e.setitem_calls,
+        delitem_calls: e.delitem_calls,
         setattr_calls: e.setattr_calls,
     })
 }
@@ -856,6 +861,38 @@ impl Engine<'_> {
                             && self.ty(*index).is_some_and(|i| {
                                 i.is_integer() || matches!(i.get(), Type::Slice(_))
                             }) => {}
+                    // `del target[index]` on a type whose extension implements
+                    // `operator.delitem`: a call.
+                    Stmt::DelItem { target, index }
+                        if self.ty(*target).is_some_and(|t| {
+                            !matches!(t.get(), Type::List { .. } | Type::Dict { .. })
+                        }) && crate::extension::external()
+                            .and_then(|x| {
+                                x.function(intern(Type::Function("operator.delitem".into())))
+                            })
+                            .is_some() =>
+                    {
+                        let (Some(t), Some(i)) = (self.ty(*target), self.ty(*index)) else {
+                            continue;
+                        };
+                        let key = "operator.delitem";
+                        let did = crate::extension::external()
+                            .and_then(|x| x.function(intern(Type::Function(key.into()))));
+                        if let Some(did) = did {
+                            let sig = self.statement_call(
+                                did,
+                                key,
+                                vec![t, i.unliteral()],
+                                vec![t, i],
+                                vec![Some(*target), Some(*index)],
+                                line,
+                                report,
+                            )?;
+                            if let Some(sig) = sig {
+                                self.delitem_calls.insert((*target, *index), sig);
+                            }
+                        }
+                    }
                     // A jitclass field: the value must convert to the field's type.
                     Stmt::SetAttr {
                         target,

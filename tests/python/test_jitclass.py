@@ -766,3 +766,51 @@ def test_list_field_from_a_python_list():
     assert len(h) == 0 and not h
     h.x = [5]
     assert h.x == [5] and len(h) == 1 and bool(h)
+
+
+def test_delitem_through_dunder_and_overload():
+    """`del obj[k]` reaches a jitclass's `__delitem__` (as CPython's data model does)
+    and an `@overload(operator.delitem)` for a type."""
+    import operator
+
+    from numba_rs.extending import overload
+
+    def make(decorate):
+        class Bag:
+            def __init__(self, n):
+                self.data = np.arange(n)
+                self.removed = 0
+
+            def __delitem__(self, i):
+                self.data[i] = -1
+                self.removed += 1
+
+        if decorate:
+            Bag = jitclass([("data", types.int64[:]), ("removed", types.int64)])(Bag)
+        return Bag
+
+    def drop(b, i, j):
+        del b[i]
+        del b[j]
+        return b.removed
+
+    Bag, JBag = make(False), make(True)
+    pb, jb = Bag(5), JBag(5)
+    assert njit(drop)(jb, 1, 3) == drop(pb, 1, 3)
+    np.testing.assert_array_equal(jb.data, pb.data)
+
+    @overload(operator.delitem, strict=False)
+    def _del_list_item(obj, idx):
+        if isinstance(obj, types.Array) and obj.ndim == 1:
+            def impl(obj, idx):
+                obj[idx] = 0
+
+            return impl
+
+    @njit
+    def zero(a, i):
+        del a[i]
+
+    a = np.ones(4)
+    zero(a, 2)
+    np.testing.assert_array_equal(a, [1.0, 1.0, 0.0, 1.0])

@@ -36,6 +36,7 @@ _BINARY = {
     "__lshift__": operator.lshift, "__rshift__": operator.rshift,
     "__and__": operator.and_, "__or__": operator.or_, "__xor__": operator.xor,
     "__getitem__": operator.getitem, "__contains__": operator.contains,
+    "__delitem__": operator.delitem,
 }
 # Comparisons and the method Python tries on the right operand when the left has none.
 _COMPARISONS = {
