@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use numba_bytecode::CodeObject;
 use numba_ir::passes::{FunctionPass, PassError};
-use numba_ir::prune::{dead_branch_prune, strip_phis, ArgNone};
+use numba_ir::prune::{dead_branch_prune, prune_phi_incoming, strip_phis, ArgNone};
 use numba_ir::{FunctionIR, GlobalResolver, IrError, Stmt};
 use numba_lower::{
     CompiledFunction, CpuTarget, ErrorModel, LinkedFunctions, LowerError, LowerOptions,
@@ -1017,6 +1017,32 @@ fn compile_nopython_ir(
         }
         .map_err(|e| here(typing_error(e)))
     };
+    // `isinstance` (Numba's partial type inference and literal propagation): the calls a
+    // partial typing answers become constants and the branches they decide are pruned,
+    // so a branch written for another type is never typed.
+    if numba_typeinfer::isinstance::mentions_isinstance(&ir) {
+        for _ in 0..8 {
+            let partial = numba_typeinfer::infer::partial_types(
+                &ir,
+                args,
+                &options.locals,
+                &target.typing,
+                &Registry,
+                options.dispatcher_id,
+            );
+            let folded = numba_typeinfer::isinstance::fold_literal_calls(&mut ir, &partial)
+                .map_err(|(message, line)| {
+                    let mut err = CompileError::new(ErrorKind::Typing, message);
+                    err.line = Some(line);
+                    here(err)
+                })?;
+            if !folded || !dead_branch_prune(&mut ir, &[]) {
+                break;
+            }
+            prune_phi_incoming(&mut ir);
+        }
+        maybe_print(&ir, "isinstance_branch_prune", &wanted);
+    }
     let mut typing = type_ir(&mut ir)?;
     times.push(("nopython_type_inference".into(), start.elapsed()));
     if let Some(r) = options.return_type {

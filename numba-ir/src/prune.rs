@@ -160,6 +160,39 @@ pub fn dead_branch_prune(ir: &mut FunctionIR, args: &[ArgNone]) -> bool {
     true
 }
 
+/// Drop the incoming values of φs from blocks that no longer branch to the φ's block
+/// (after pruning decided a branch); whether anything changed.
+pub fn prune_phi_incoming(ir: &mut FunctionIR) -> bool {
+    let mut preds: HashMap<Label, BTreeSet<Label>> = HashMap::new();
+    for (&l, block) in &ir.blocks {
+        if let Some(t) = block.terminator() {
+            for s in t.successors() {
+                preds.entry(s).or_default().insert(l);
+            }
+        }
+    }
+    let mut changed = false;
+    let mut phis = Vec::new();
+    for (&l, block) in &ir.blocks {
+        for inst in &block.body {
+            if let Stmt::Assign { value, .. } = &inst.stmt {
+                if matches!(ir.expr(*value), Expr::Phi { .. }) {
+                    phis.push((l, *value));
+                }
+            }
+        }
+    }
+    for (l, e) in phis {
+        let live = preds.get(&l);
+        if let Expr::Phi { incoming } = &mut ir.exprs[e.0 as usize] {
+            let before = incoming.len();
+            incoming.retain(|(_, pred)| live.is_some_and(|p| p.contains(pred)));
+            changed |= incoming.len() != before;
+        }
+    }
+    changed
+}
+
 /// Drop blocks not reachable from the entry block.
 pub fn remove_unreachable(ir: &mut FunctionIR) {
     let Some(&entry) = ir.blocks.keys().next() else {

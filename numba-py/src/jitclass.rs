@@ -109,6 +109,15 @@ fn register_class(
     Ok(t.0)
 }
 
+/// `_jitclass_set_constructor(typecode, dispatcher_id)`: the class object of a jitclass
+/// is this dispatcher in compiled code (`isinstance(x, Cls)` tests for its instances).
+#[pyfunction]
+pub(crate) fn _jitclass_set_constructor(code: u32, id: u64) -> PyResult<()> {
+    let t = class_of(TypeId(code))?.t;
+    numba_typeinfer::jitclass::set_constructor(t, id);
+    Ok(())
+}
+
 /// `_class_set_proxy(typecode, proxy)`: the class boxed values of a registered record
 /// type take from now on (a structref's `define_boxing`).
 #[pyfunction]

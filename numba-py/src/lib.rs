@@ -2165,6 +2165,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jitclass::_jitclass_set_fields, m)?)?;
     m.add_function(wrap_pyfunction!(jitclass::_structref_register, m)?)?;
     m.add_function(wrap_pyfunction!(jitclass::_class_set_proxy, m)?)?;
+    m.add_function(wrap_pyfunction!(jitclass::_jitclass_set_constructor, m)?)?;
     parallel::register(m)?;
     m.add_function(wrap_pyfunction!(allocation_stats, m)?)?;
     m.add_function(wrap_pyfunction!(type_from_name, m)?)?;

@@ -210,6 +210,33 @@ pub fn infer(
     infer_with_locals(ir, arg_types, &[], ctx, callees, self_id)
 }
 
+/// The types inference finds without reporting what fails (Numba's partial type
+/// inference): what is known of each variable after the fixpoint, `None` where nothing
+/// is. The pipeline folds the literal answers of `isinstance` from it and prunes the
+/// branches they decide before typing the function in full.
+pub fn partial_types(
+    ir: &FunctionIR,
+    arg_types: &[TypeId],
+    locals: &[(String, TypeId)],
+    ctx: &dyn TypingContext,
+    callees: &dyn CalleeResolver,
+    self_id: Option<u64>,
+) -> Vec<Option<TypeId>> {
+    if arg_types.len() != ir.arg_names.len() {
+        return vec![None; ir.vars.len()];
+    }
+    let mut e = Engine::new(ir, arg_types, locals, ctx, callees, self_id);
+    let mut passes = 0;
+    while e.changed && passes <= MAX_PASSES {
+        e.changed = false;
+        passes += 1;
+        if e.pass(false).is_err() {
+            break;
+        }
+    }
+    e.typemap
+}
+
 /// [`infer`], with the declared types of local variables (Numba's `locals=`): every
 /// version of a variable named there has that type, and the values assigned to it are
 /// converted (`c = a / b` with `c` declared int64 truncates).
@@ -234,29 +261,7 @@ pub fn infer_with_locals(
             line: ir.firstlineno,
         });
     }
-    let mut e = Engine {
-        ir,
-        ctx,
-        callees,
-        self_id,
-        arg_types,
-        typemap: vec![None; ir.vars.len()],
-        calltypes: HashMap::new(),
-        call_args: HashMap::new(),
-        setitem_calls: HashMap::new(),
-        delitem_calls: HashMap::new(),
-        setattr_calls: HashMap::new(),
-        ret: None,
-        changed: true,
-        target: None,
-        yield_ty: None,
-        yield_seen: Vec::new(),
-        yield_used: ir.is_generator && yield_value_used(ir),
-        declared: declared_locals(ir, locals),
-        inferred_roots: comprehension_roots(ir),
-        inferred_dtypes: HashMap::new(),
-        defs: std::sync::OnceLock::new(),
-    };
+    let mut e = Engine::new(ir, arg_types, locals, ctx, callees, self_id);
     let mut passes = 0;
     while e.changed {
         e.changed = false;
@@ -421,6 +426,36 @@ fn bind_call(
         .collect()
 }
 
+/// A signature as `inspect.Signature` prints it (`x, y=1, *args, a`).
+fn pysig_text(
+    names: &[String],
+    defaults: &[numba_bytecode::Constant],
+    star: bool,
+    kwonly: &[(String, Option<numba_bytecode::Constant>)],
+) -> String {
+    let first_default = names.len() - defaults.len().min(names.len());
+    let mut parts: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| match i.checked_sub(first_default) {
+            Some(d) => format!("{n}={}", defaults[d].py_repr()),
+            None => n.clone(),
+        })
+        .collect();
+    if star {
+        parts.push("*args".into());
+    } else if !kwonly.is_empty() {
+        parts.push("*".into());
+    }
+    for (n, d) in kwonly {
+        parts.push(match d {
+            Some(c) => format!("{n}={}", c.py_repr()),
+            None => n.clone(),
+        });
+    }
+    parts.join(", ")
+}
+
 /// Positional arguments then keywords, placed by parameter name; keywords must follow the
 /// positional ones without gaps (what Numba's templates accept).
 /// Skipped parameters before the last one given take `default(name)`.
@@ -454,6 +489,41 @@ fn bind_keywords(
                 .ok_or_else(|| format!("missing argument '{}'", params[i])),
         })
         .collect()
+}
+
+impl<'a> Engine<'a> {
+    fn new(
+        ir: &'a FunctionIR,
+        arg_types: &'a [TypeId],
+        locals: &[(String, TypeId)],
+        ctx: &'a dyn TypingContext,
+        callees: &'a dyn CalleeResolver,
+        self_id: Option<u64>,
+    ) -> Self {
+        Engine {
+            ir,
+            ctx,
+            callees,
+            self_id,
+            arg_types,
+            typemap: vec![None; ir.vars.len()],
+            calltypes: HashMap::new(),
+            call_args: HashMap::new(),
+            setitem_calls: HashMap::new(),
+            delitem_calls: HashMap::new(),
+            setattr_calls: HashMap::new(),
+            ret: None,
+            changed: true,
+            target: None,
+            yield_ty: None,
+            yield_seen: Vec::new(),
+            yield_used: ir.is_generator && yield_value_used(ir),
+            declared: declared_locals(ir, locals),
+            inferred_roots: comprehension_roots(ir),
+            inferred_dtypes: HashMap::new(),
+            defs: std::sync::OnceLock::new(),
+        }
+    }
 }
 
 impl Engine<'_> {
@@ -1752,7 +1822,27 @@ impl Engine<'_> {
                                 .cloned()
                                 .partition(|(n, _)| kwonly.iter().any(|(k, _)| k == n));
                             let mut bound = bind_call(fixed, &kws, &names, &defaults)
-                                .map_err(|m| TypingError::Typing { message: m, line })?;
+                                .map_err(|m| {
+                                    // Numba's words for a call that does not bind.
+                                    let shown = |v: &VarId| {
+                                        self.ty(*v).map_or("?".to_string(), |t| t.to_string())
+                                    };
+                                    let a: Vec<String> = args.iter().map(shown).collect();
+                                    let comma = if a.len() == 1 { "," } else { "" };
+                                    let k: Vec<String> = kws
+                                        .iter()
+                                        .map(|(n, v)| format!("'{n}': {}", shown(v)))
+                                        .collect();
+                                    let sig = pysig_text(&names, &defaults, star, &kwonly);
+                                    TypingError::Typing {
+                                        message: format!(
+                                            "Cannot bind 'args=({}{comma}) kws={{{}}}' to signature '({sig})' due to \"TypeError: {m}\".",
+                                            a.join(", "),
+                                            k.join(", ")
+                                        ),
+                                        line,
+                                    }
+                                })?;
                             if star {
                                 bound.push(BoundArg::Pack(rest.to_vec()));
                             }
@@ -2015,6 +2105,19 @@ impl Engine<'_> {
                             Signature {
                                 ret,
                                 args,
+                                key: ImplKey::Function(k.clone()),
+                            },
+                        )
+                    }
+                    // `isinstance(x, cls)`: the literal answer, from `x`'s type.
+                    Type::Function(k) if k == "isinstance" && raw_atys.len() == 2 => {
+                        let yes = crate::isinstance::decide(raw_atys[0], raw_atys[1])
+                            .map_err(|message| TypingError::Typing { message, line })?;
+                        self.record(
+                            id,
+                            Signature {
+                                ret: intern(Type::BooleanLiteral(yes)),
+                                args: raw_atys.clone(),
                                 key: ImplKey::Function(k.clone()),
                             },
                         )

@@ -36,6 +36,28 @@ pub struct ClassInfo {
 
 static CLASSES: RwLock<Vec<ClassInfo>> = RwLock::new(Vec::new());
 
+/// Each jitclass's instance type by the dispatcher id of its class object (calling the
+/// class constructs an instance; `isinstance(x, Cls)` tests for one).
+static CONSTRUCTORS: RwLock<Vec<(u64, TypeId)>> = RwLock::new(Vec::new());
+
+/// Record that dispatcher `id` (the class object in compiled code) makes instances of
+/// `t`.
+pub fn set_constructor(t: TypeId, id: u64) {
+    let mut c = CONSTRUCTORS.write().unwrap_or_else(|e| e.into_inner());
+    c.retain(|(d, _)| *d != id);
+    c.push((id, t));
+}
+
+/// The instance type dispatcher `id` constructs, if it is a jitclass's class object.
+pub fn constructed_by(id: u64) -> Option<TypeId> {
+    CONSTRUCTORS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(d, _)| *d == id)
+        .map(|(_, t)| *t)
+}
+
 /// Register a class with these fields: its instance type. A class whose fields refer
 /// to its own instance type (through a deferred type) registers with none and gets
 /// them from [`set_fields`] once its type exists.

@@ -25,6 +25,7 @@ pub mod error;
 pub mod extension;
 pub mod generators;
 pub mod infer;
+pub mod isinstance;
 pub mod jitclass;
 pub mod lists;
 pub mod machine_info;

@@ -1996,22 +1996,18 @@ impl BaseContext {
                 "(real,), (real, imag)",
             )),
         );
+        // The inference engine answers `isinstance` itself (with Numba's errors); the
+        // template gives the same answer to other callers.
         self.register(
             "isinstance",
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
-                    [_, cls] if is_number_class(*cls) => {
-                        Some(sig("isinstance", BOOLEAN, a.to_vec()))
-                    }
-                    [_, classes]
-                        if tuple_items(*classes)
-                            .is_some_and(|c| c.iter().all(|&c| is_number_class(c))) =>
-                    {
-                        Some(sig("isinstance", BOOLEAN, a.to_vec()))
-                    }
+                    [x, classes] => crate::isinstance::decide(*x, *classes).ok().map(|yes| {
+                        sig("isinstance", intern(Type::BooleanLiteral(yes)), a.to_vec())
+                    }),
                     _ => None,
                 },
-                "(value, int | float | bool)",
+                "(value, class_or_tuple)",
             )),
         );
     }

@@ -329,25 +329,18 @@ pub(super) fn range_length<'ctx>(
         .into_int_value())
 }
 
-/// `isinstance(x, cls)` is decided at compile time from `x`'s type.
+/// `isinstance(x, cls)` was decided at compile time from `x`'s type: its type is the
+/// literal answer (`numba_typeinfer::isinstance`).
 fn isinstance<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     _a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let x = sig.args[0];
-    // Numba's bool is not an int subclass: isinstance(True, int) is False there.
-    let is = |cls: TypeId| match cls.get() {
-        Type::NumberClass(c) if c == BOOLEAN => x == BOOLEAN,
-        Type::NumberClass(c) if c.is_integer() => x.is_integer(),
-        Type::NumberClass(c) if c.is_float() => x.is_float(),
-        Type::NumberClass(c) if c.is_complex() => x.is_complex(),
-        Type::Function(k) if k == "complex" => x.is_complex(),
-        _ => false,
-    };
-    let yes = match numba_typeinfer::conv::tuple_items(sig.args[1]) {
-        Some(classes) => classes.into_iter().any(is),
-        None => is(sig.args[1]),
+    let Type::BooleanLiteral(yes) = sig.ret.get() else {
+        return Err(lw.unsupported(format!(
+            "isinstance() typed as {} rather than its literal answer",
+            sig.ret
+        )));
     };
     Ok(lw.ctx.bool_type().const_int(u64::from(yes), false).into())
 }

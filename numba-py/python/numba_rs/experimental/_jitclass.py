@@ -14,7 +14,13 @@ import inspect
 import operator
 
 from .. import types as _types
-from .._numba_rs import _Field, _InstanceBase, _jitclass_register, _jitclass_set_fields
+from .._numba_rs import (
+    _Field,
+    _InstanceBase,
+    _jitclass_register,
+    _jitclass_set_constructor,
+    _jitclass_set_fields,
+)
 from ..errors import TypingError, UnsupportedError
 
 
@@ -490,6 +496,10 @@ def _build(cls, spec):
     jit_ctor = njit(ctor)
 
     overload(proxy, strict=False)(_typing_like(ctor, finalize))
+    from ..extending import _FUNCTIONS
+
+    # `isinstance(x, Cls)` in compiled code: the class object is this dispatcher there.
+    _jitclass_set_constructor(code, _FUNCTIONS[id(proxy)].dispatcher._id)
 
     # Python: fields as properties over the record, methods through their compiled
     # versions, the class call through the compiled constructor.
