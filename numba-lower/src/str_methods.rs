@@ -953,12 +953,13 @@ unsafe fn split_latin1(
         let p = numba_nrt::NRT_MemInfo_data(mi) as *mut ListPayload;
         let mut filled = 0usize;
         let mut failed = false;
+        let mut arena = crate::strings::PieceArena::new();
         latin1_parts(v, d, maxsplit, |a, b| {
             if failed {
                 return;
             }
             let mut item = std::mem::MaybeUninit::<Str>::uninit();
-            if crate::strings::new_latin1(&v[a..b], item.as_mut_ptr()) != 0 {
+            if arena.piece(&v[a..b], item.as_mut_ptr()) != 0 {
                 failed = true;
                 return;
             }

@@ -512,8 +512,16 @@ pub(crate) fn bytes_fields(b: &Bound<'_, pyo3::types::PyBytes>) -> [u64; 7] {
 /// is_ascii, hash (CPython's cached one, -1 until computed), MemInfo (none: the data is
 /// borrowed) and parent.
 pub(crate) fn unicode_fields(s: &Bound<'_, PyString>) -> [u64; 7] {
+    // SAFETY: a live `str`.
+    unsafe { unicode_fields_of(s.as_ptr()) }
+}
+
+/// [`unicode_fields`] of a `str` by pointer (the dispatcher's warm path).
+///
+/// # Safety
+/// `p` is a live `str` object.
+pub(crate) unsafe fn unicode_fields_of(p: *mut pyo3::ffi::PyObject) -> [u64; 7] {
     use numba_lower::model::unicode::field;
-    let p = s.as_ptr();
     let mut f = [0u64; 7];
     // SAFETY: `p` is a live `str`, ready since its creation (Python 3.11 readies every
     // string made from Python code).

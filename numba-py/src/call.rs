@@ -351,6 +351,11 @@ impl Dispatcher {
             } else if let Some(t) = scalar_typecode(p) {
                 builtin |= 1u64.checked_shl(i as u32).unwrap_or(0);
                 t
+            } else if unsafe { ffi::Py_TYPE(p) } == std::ptr::addr_of_mut!(ffi::PyUnicode_Type) {
+                // An exact `str` (SAFETY: `p` is a live object): `unicode_type`, encoded
+                // from its PEP 393 fields directly.
+                builtin |= 1u64.checked_shl(i as u32).unwrap_or(0);
+                types::UNICODE
             } else {
                 // SAFETY: a borrowed argument the caller holds for the call.
                 let v = unsafe { Borrowed::from_ptr(py, p) };
@@ -443,6 +448,11 @@ impl Dispatcher {
                     }
                     types::BOOLEAN => {
                         slots.push(u64::from(p == unsafe { ffi::Py_True() }));
+                        continue;
+                    }
+                    types::UNICODE => {
+                        // SAFETY: an exact `str`.
+                        slots.extend(unsafe { boxing::unicode_fields_of(p) });
                         continue;
                     }
                     _ => {}

@@ -308,3 +308,39 @@ def test_nested_format_spec():
 
     for x, w in [(3.14159, 9), (-2.0, 3), (1e10, 12)]:
         assert njit(f)(x, w) == f(x, w)
+
+
+def test_split_pieces_share_blocks_safely():
+    """`split` makes its pieces in shared blocks: pieces that outlive the list and the
+    text, pieces of every size (one past a block's quarter gets its own block), Latin-1
+    and ASCII pieces, pieces as dict keys and sorted, all as CPython computes them."""
+    import random
+
+    from numba_rs import njit
+    from numba_rs.runtime import rtsys
+
+    def keep_some(text, step):
+        words = text.split()
+        kept = [words[i] for i in range(0, len(words), step)]
+        return kept
+
+    def count(text):
+        d = {}
+        for w in text.split(" "):
+            d[w] = d.get(w, 0) + 1
+        return sorted(d.items())
+
+    rng = random.Random(7)
+    alphabet = "abcdé xyz\tñ"
+    for trial in range(6):
+        n = rng.choice([10, 1000, 20000])
+        text = "".join(rng.choice(alphabet) for _ in range(n))
+        if trial == 5:
+            text += " " + "w" * 3000 + " " + "v" * 1023 + " tail"
+        before = rtsys.get_allocation_stats()
+        kept = njit(keep_some)(text, 7)
+        assert kept == keep_some(text, 7)
+        assert njit(count)(text) == count(text)
+        del kept
+        after = rtsys.get_allocation_stats()
+        assert after.alloc - before.alloc == after.free - before.free
