@@ -55,25 +55,40 @@ fn class_of(t: TypeId) -> PyResult<Arc<Class>> {
 /// `[(name, typecode)]` and whose instances Python sees as `proxy` objects; the instance
 /// type's typecode.
 #[pyfunction]
+#[pyo3(signature = (name, fields, proxy, key=None))]
 pub(crate) fn _jitclass_register(
     name: &str,
     fields: Vec<(String, u32)>,
     proxy: Bound<'_, PyType>,
+    key: Option<&str>,
 ) -> PyResult<u32> {
-    register_class(name, fields, Some(proxy), ClassKind::JitClass)
+    register_class(
+        name,
+        key.unwrap_or(name),
+        fields,
+        Some(proxy),
+        ClassKind::JitClass,
+    )
 }
 
 /// `_structref_register(qualname, fields, proxy)`: register a structref type (a
 /// `types.StructRef` subclass with these fields); `proxy`, the class its boxed values
 /// take, may come later (`_class_set_proxy`).
 #[pyfunction]
-#[pyo3(signature = (name, fields, proxy=None))]
+#[pyo3(signature = (name, fields, proxy=None, key=None))]
 pub(crate) fn _structref_register(
     name: &str,
     fields: Vec<(String, u32)>,
     proxy: Option<Bound<'_, PyType>>,
+    key: Option<&str>,
 ) -> PyResult<u32> {
-    register_class(name, fields, proxy, ClassKind::StructRef)
+    register_class(
+        name,
+        key.unwrap_or(name),
+        fields,
+        proxy,
+        ClassKind::StructRef,
+    )
 }
 
 fn check_proxy(proxy: &Bound<'_, PyType>) -> PyResult<()> {
@@ -88,6 +103,7 @@ fn check_proxy(proxy: &Bound<'_, PyType>) -> PyResult<()> {
 
 fn register_class(
     name: &str,
+    key: &str,
     fields: Vec<(String, u32)>,
     proxy: Option<Bound<'_, PyType>>,
     kind: ClassKind,
@@ -97,7 +113,7 @@ fn register_class(
     }
     let typed = typed_fields(fields)?;
     let laid = lay_out(&typed)?;
-    let t = numba_typeinfer::jitclass::register_kind(name, typed, kind);
+    let t = numba_typeinfer::jitclass::register_kind(name, key, typed, kind);
     CLASSES.lock().unwrap_or_else(|e| e.into_inner()).insert(
         t,
         Arc::new(Class {

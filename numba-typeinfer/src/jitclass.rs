@@ -32,6 +32,9 @@ pub struct ClassInfo {
     pub fields: Vec<(String, TypeId)>,
     /// Jitclass or structref.
     pub kind: ClassKind,
+    /// The defining class's `module.qualname`: with the kind and the fields it names
+    /// the type in an on-disk cache ([`cache_name`]).
+    pub key: String,
 }
 
 static CLASSES: RwLock<Vec<ClassInfo>> = RwLock::new(Vec::new());
@@ -62,17 +65,24 @@ pub fn constructed_by(id: u64) -> Option<TypeId> {
 /// to its own instance type (through a deferred type) registers with none and gets
 /// them from [`set_fields`] once its type exists.
 pub fn register(name: &str, fields: Vec<(String, TypeId)>) -> TypeId {
-    register_kind(name, fields, ClassKind::JitClass)
+    register_kind(name, name, fields, ClassKind::JitClass)
 }
 
-/// Register a record type of this kind (see [`register`]).
-pub fn register_kind(name: &str, fields: Vec<(String, TypeId)>, kind: ClassKind) -> TypeId {
+/// Register a record type of this kind whose class is `key` (`module.qualname`; see
+/// [`register`]).
+pub fn register_kind(
+    name: &str,
+    key: &str,
+    fields: Vec<(String, TypeId)>,
+    kind: ClassKind,
+) -> TypeId {
     let mut classes = CLASSES.write().unwrap_or_else(|e| e.into_inner());
     let id = classes.len() as u32;
     classes.push(ClassInfo {
         name: name.to_string(),
         fields,
         kind,
+        key: key.to_string(),
     });
     intern(Type::ClassInstance {
         id,
@@ -150,6 +160,54 @@ fn describe_structref(id: u32, fields: &[(String, TypeId)]) -> String {
         .collect();
     let comma = if shown.len() == 1 { "," } else { "" };
     format!("numba.{name}({}{comma})", shown.join(", "))
+}
+
+/// A name for a record type that [`parse_cache_name`] finds again in another process
+/// once the class is registered there: `record[<kind>|<key>|<field>:<type>,...]`.
+/// `None` when the fields do not name it (a type referring to itself prints its id,
+/// which differs between processes) or another registered class has the same name.
+pub fn cache_name(t: TypeId) -> Option<String> {
+    let c = info(t)?;
+    let kind = match c.kind {
+        ClassKind::JitClass => "jitclass",
+        ClassKind::StructRef => "structref",
+    };
+    let fields: Vec<String> = c.fields.iter().map(|(n, f)| format!("{n}:{f}")).collect();
+    let text = format!("record[{kind}|{}|{}]", c.key, fields.join(","));
+    (parse_cache_name(&text) == Some(t)).then_some(text)
+}
+
+/// The registered record type [`cache_name`] named, if exactly one matches.
+pub fn parse_cache_name(text: &str) -> Option<TypeId> {
+    let body = text.strip_prefix("record[")?.strip_suffix(']')?;
+    let mut parts = body.splitn(3, '|');
+    let (kind, key, fields) = (parts.next()?, parts.next()?, parts.next()?);
+    let kind = match kind {
+        "jitclass" => ClassKind::JitClass,
+        "structref" => ClassKind::StructRef,
+        _ => return None,
+    };
+    let classes = CLASSES.read().unwrap_or_else(|e| e.into_inner());
+    let mut found = None;
+    for (id, c) in classes.iter().enumerate() {
+        if c.kind != kind || c.key != key {
+            continue;
+        }
+        let shown: Vec<String> = c.fields.iter().map(|(n, f)| format!("{n}:{f}")).collect();
+        if shown.join(",") != fields {
+            continue;
+        }
+        if found.is_some() {
+            return None; // ambiguous
+        }
+        found = Some((id as u32, c.name.clone()));
+    }
+    drop(classes);
+    let (id, name) = found?;
+    Some(intern(Type::ClassInstance {
+        id,
+        name: format!("{name}#{id}"),
+    }))
 }
 
 /// The class behind an instance type.

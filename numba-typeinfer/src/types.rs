@@ -887,6 +887,9 @@ pub(crate) fn split_top(s: &str) -> Vec<&str> {
 /// `namedtuple[<class>|<name>|<field>,...](<field types>)`. `None` when there is no such
 /// name.
 pub fn cache_name(t: TypeId) -> Option<String> {
+    if matches!(t.get(), Type::ClassInstance { .. }) {
+        return crate::jitclass::cache_name(t);
+    }
     if let Some((fields, names)) = namedtuple_fields(t) {
         let (Type::NamedTuple { name, class, .. } | Type::NamedUniTuple { name, class, .. }) =
             t.get()
@@ -910,6 +913,9 @@ pub fn cache_name(t: TypeId) -> Option<String> {
 
 /// The type [`cache_name`] named.
 pub fn parse_cache_name(text: &str) -> Option<TypeId> {
+    if text.starts_with("record[") {
+        return crate::jitclass::parse_cache_name(text);
+    }
     let Some(rest) = text.strip_prefix("namedtuple[") else {
         return parse_type(text);
     };

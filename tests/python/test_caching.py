@@ -308,3 +308,46 @@ def test_namedtuple_results_are_cached_as_their_class(tmp_path):
     assert first["_warnings"] == [] and second["_stats"]["make"] == [1, 0]
     for out in (first, second):
         assert out["r"][0] == out["r"][1] and out["cls"][0] == out["cls"][1]
+
+
+def test_jitclass_results_are_cached_by_class(tmp_path):
+    """A function returning a jitclass instance loads from the cache in a fresh process
+    (its type named by class and fields), also when another class registered first
+    there; the loaded code's instances behave as the compiled ones."""
+    write(tmp_path, "jmod", textwrap.dedent('''
+        import os
+        import numpy as np
+        import numba_rs as nb
+        from numba_rs import types
+        from numba_rs.experimental import jitclass
+        if os.environ.get("SHIFT"):
+            @jitclass([("q", types.int32)])
+            class Other:
+                def __init__(self):
+                    self.q = 1
+            Other()
+        @jitclass([("x", types.float64[:]), ("n", types.int64)])
+        class Acc:
+            def __init__(self, n):
+                self.x = np.zeros(n)
+                self.n = n
+            def add(self, v):
+                self.x += v
+                return self.x.sum()
+        @nb.njit(cache=True)
+        def make(n):
+            a = Acc(n)
+            a.add(1.5)
+            return a
+    '''))
+    calls = ('a = m.make(4)\n'
+             'out["r"] = [repr((a.add(2.0), a.x.tolist(), a.n)), repr((14.0, [3.5] * 4, 4))]\n'
+             'out["cls"] = [type(a).__name__, "Acc"]\n'
+             'del a')
+    first = run_child(tmp_path, "jmod", calls)
+    second = run_child(tmp_path, "jmod", calls, env={"SHIFT": "1"})
+    assert first["_warnings"] == [] and first["_stats"]["make"] == [0, 1]
+    assert second["_stats"]["make"] == [1, 0]
+    for out in (first, second):
+        assert out["_balanced"] is True
+        assert out["r"][0] == out["r"][1] and out["cls"][0] == out["cls"][1]

@@ -790,7 +790,8 @@ def _structref_type(cls, fields):
     provisional = None
     if cls.preprocess_fields is not StructRef.preprocess_fields:
         # `preprocess_fields` sees the type itself: made first, fields given after.
-        code = _structref_register(cls.__qualname__, [])
+        code = _structref_register(cls.__qualname__, [], None,
+                                   f"{cls.__module__}.{cls.__qualname__}")
         _INSTANCE_CLASSES[code] = cls
         provisional = _from_code(code)
         fields = tuple(map(_structref_field, provisional.preprocess_fields(fields)))
@@ -818,7 +819,8 @@ def _structref_type(cls, fields):
             _jitclass_set_fields(provisional.typecode, codes)
             code = provisional.typecode
         else:
-            code = _structref_register(cls.__qualname__, codes)
+            code = _structref_register(cls.__qualname__, codes, None,
+                                       f"{cls.__module__}.{cls.__qualname__}")
             _INSTANCE_CLASSES[code] = cls
         _STRUCTREF_FIELDS[code] = fields
         t = _STRUCTREF_TYPES[key] = _from_code(code)

@@ -454,7 +454,8 @@ def _build(cls, spec):
     proxy = type(cls.__name__, (cls, _InstanceBase), ns)
     deferred = any(_deferred_in(t) is not None for t in fields.values())
     known = [] if deferred else [(n, t.typecode) for n, t in fields.items()]
-    code = _jitclass_register(cls.__name__, known, proxy)
+    code = _jitclass_register(cls.__name__, known, proxy,
+                              f"{cls.__module__}.{cls.__qualname__}")
     pending = [deferred]
 
     def finalize():
