@@ -158,6 +158,8 @@ pub struct JitOptions {
     /// `_nrt=False`: compiled as if without Numba's runtime (see
     /// `pipeline::CompileOptions::no_nrt`).
     pub no_nrt: bool,
+    /// `no_rewrites=True` (see `pipeline::CompileOptions::no_rewrites`).
+    pub no_rewrites: bool,
     /// `cache=True`: where this function's specialisations are cached on disk.
     pub cache: Option<cache::CacheSite>,
     /// `inline=`: whether jitted callers splice this function's IR in before typing.
@@ -772,6 +774,7 @@ impl Dispatcher {
                 nogil: self.options.nogil,
                 no_cpython_wrapper: self.options.generated,
                 no_nrt: self.options.no_nrt,
+                no_rewrites: self.options.no_rewrites,
             };
             let cache = self.cache_key(args, explicit_ret);
             if let Some((site, key)) = &cache {

@@ -101,6 +101,12 @@ pub struct CompileOptions {
     /// when it is one of its arguments (numba-rs still manages memory with the NRT
     /// inside; the difference Numba shows is that error).
     pub no_nrt: bool,
+    /// `no_rewrites=True`: Numba's flag turning its rewrites off. numba-rs skips the
+    /// typed rewrites (array expressions stay separate operations, each a NumPy-like
+    /// loop), the ones Numba's flag changes the generated code by; the untyped
+    /// canonicalisations (constant-index getitems, raises, `print`) are how numba-rs
+    /// reads those constructs and stay.
+    pub no_rewrites: bool,
 }
 
 /// Whether a function is compiled in object mode. Since Numba 0.59 nothing falls back to
@@ -1098,10 +1104,12 @@ fn compile_nopython_ir(
         maybe_print(&ir, "inline_overloads", &wanted);
     }
     let start = Instant::now();
-    run_rewrites(Phase::AfterInference, &mut ir, Some(&mut typing))
-        .map_err(|e| here(CompileError::new(ErrorKind::Internal, e.to_string())))?;
-    times.push(("nopython_rewrites".into(), start.elapsed()));
-    maybe_print(&ir, "nopython_rewrites", &wanted);
+    if !options.no_rewrites {
+        run_rewrites(Phase::AfterInference, &mut ir, Some(&mut typing))
+            .map_err(|e| here(CompileError::new(ErrorKind::Internal, e.to_string())))?;
+        times.push(("nopython_rewrites".into(), start.elapsed()));
+        maybe_print(&ir, "nopython_rewrites", &wanted);
+    }
     // parallel=True: the parfor stages (Numba's ParforPass, fusion and pre-lowering).
     let mut parfor_report = numba_parfor::ParforReport::default();
     if let Some(popts) = &options.parallel {

@@ -1497,7 +1497,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, inline=None, _lifted_core=None, _generate=None, _literal_args=None, nrt=true))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, inline=None, _lifted_core=None, _generate=None, _literal_args=None, nrt=true, no_rewrites=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -1519,6 +1519,7 @@ impl Dispatcher {
         _generate: Option<Py<PyAny>>,
         _literal_args: Option<&str>,
         nrt: bool,
+        no_rewrites: bool,
     ) -> PyResult<Self> {
         let literal_args = match _literal_args {
             None | Some("never") => numba_typeinfer::extension::LiteralArgs::Never,
@@ -1643,6 +1644,7 @@ impl Dispatcher {
                 nogil,
                 generated,
                 no_nrt: !nrt,
+                no_rewrites,
                 // `cache=True`: the directory, file stem and source file numba_rs.caching
                 // chose.
                 cache: cache.map(|(dir, stem, source)| numba_dispatch::cache::CacheSite {

@@ -442,3 +442,15 @@ def test_array_shifts():
     a = data((8,), np.int64)
     b = data((8,), np.int64)
     np.testing.assert_array_equal(njit(shifts)(a, b), shifts(a, b))
+
+
+def test_no_rewrites_keeps_operations_separate():
+    """`no_rewrites=True` (Numba's flag) turns the array-expression rewrite off: each
+    operation makes its own array (two for `a * x + y`), with the same values."""
+    x, y = np.ones(1000), np.arange(1000.0)
+    plain = njit(no_rewrites=True)(axpy)
+    assert allocations(plain, 2.0, x, y) == 2
+    assert allocations(njit(axpy), 2.0, x, y) == 1
+    np.testing.assert_array_equal(plain(2.0, x, y), axpy(2.0, x, y))
+    with pytest.raises(KeyError, match="Unrecognized options"):
+        njit(no_rewritez=True)(axpy)

@@ -45,6 +45,7 @@ _KNOWN = _ACCEPTED | set(_NOT_YET) | {
     "parallel",
     "locals",
     "pipeline_class",
+    "no_rewrites",
 }
 _PARALLEL_NAMES = (
     "comprehension",
@@ -173,6 +174,9 @@ def _dispatcher_kwargs(options):
         kw["nrt"] = False
     if options.get("locals"):
         kw["locals"] = _locals_pairs(options["locals"])
+    if options.get("no_rewrites"):
+        # Numba's flag: no array-expression fusion (numba-dispatch's `no_rewrites`).
+        kw["no_rewrites"] = True
     if options.get("forceobj"):
         kw["object_mode"] = "force"
         kw["looplift"] = bool(options.get("looplift", True))
