@@ -632,6 +632,13 @@ impl BaseContext {
                 key,
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| match (a, bin, un) {
+                        // `operator.iadd(a, x)` of an array writes into `a`, as `a += x`.
+                        ([x, y], Some(op), _)
+                            if name.starts_with('i') && !name.starts_with("is") && x.is_array() =>
+                        {
+                            let s = binop_signature(op, *x, *y)?;
+                            crate::numpy::inplace_array_binop(op, s, *y).ok()
+                        }
                         ([x, y], Some(op), _) => binop_signature(op, *x, *y),
                         ([x], _, Some(op)) => crate::context::unary_signature(op, *x),
                         _ => None,

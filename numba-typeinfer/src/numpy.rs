@@ -156,6 +156,60 @@ pub(crate) fn array_from(a: &[TypeId]) -> Option<Signature> {
     ))
 }
 
+/// NumPy's `same_kind` casting between two element types (a ufunc's result into its
+/// output array): within a kind any width, or up the order bool < unsigned < signed <
+/// float < complex.
+pub fn same_kind_cast(from: TypeId, to: TypeId) -> bool {
+    let kind = |t: TypeId| {
+        if t == BOOLEAN {
+            0
+        } else if t.is_integer() && !t.is_signed() {
+            1
+        } else if t.is_integer() {
+            2
+        } else if t.is_float() {
+            3
+        } else {
+            4
+        }
+    };
+    kind(from) <= kind(to)
+}
+
+/// A ufunc call with its output array given last (`np.add(a, b, out)`): the inputs typed
+/// by `inner`, the result written into `out` (broadcast, cast under `same_kind`), the
+/// call's value `out` itself. Other calls are `inner`'s.
+pub(crate) fn ufunc_with_out(
+    key: &'static str,
+    a: &[TypeId],
+    nin: usize,
+    inner: &dyn Fn(&[TypeId]) -> Option<Signature>,
+) -> Option<Signature> {
+    if a.len() != nin + 1 {
+        return inner(a);
+    }
+    let out = a[nin];
+    let (out_dtype, out_ndim, _, readonly) = array_parts(out)?;
+    if readonly {
+        return None;
+    }
+    let s = inner(&a[..nin])?;
+    let res = element(s.ret)?;
+    let in_ndim = s
+        .args
+        .iter()
+        .filter_map(|&t| array_parts(t))
+        .map(|p| p.1)
+        .max()
+        .unwrap_or(0);
+    if in_ndim > out_ndim || !res.is_scalar() || !same_kind_cast(res, out_dtype) {
+        return None;
+    }
+    let mut args = s.args.clone();
+    args.push(out);
+    Some(sig(key, out, args))
+}
+
 /// An array's `(dtype, ndim, layout, readonly)`.
 pub fn array_parts(t: TypeId) -> Option<(TypeId, u32, Layout, bool)> {
     match t.get() {
@@ -1421,101 +1475,104 @@ impl BaseContext {
         // Unary ufuncs: float-only ones give float64 for integers.
         for &name in FLOAT_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let inner = move |a: &[TypeId]| match a {
+                [x] => {
+                    let d = float_result(element(*x)?);
+                    if d.is_complex() && REAL_UFUNCS.contains(&name) {
+                        return None;
+                    }
+                    Some(sig(key, ufunc_result(a, d), vec![x.unliteral()]))
+                }
+                _ => None,
+            };
             self.register(
                 key,
                 Box::new(FnTemplate(
-                    move |a: &[TypeId]| match a {
-                        [x] => {
-                            let d = float_result(element(*x)?);
-                            if d.is_complex() && REAL_UFUNCS.contains(&name) {
-                                return None;
-                            }
-                            Some(sig(key, ufunc_result(a, d), vec![x.unliteral()]))
-                        }
-                        _ => None,
-                    },
-                    "(number or array,)",
+                    move |a: &[TypeId]| ufunc_with_out(key, a, 1, &inner),
+                    "(number or array, out=None)",
                 )),
             );
         }
         for &name in SAME_KIND_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let inner = move |a: &[TypeId]| match a {
+                [x] => {
+                    let d = element(*x)?;
+                    if d.is_complex() && REAL_UFUNCS.contains(&name) {
+                        return None;
+                    }
+                    let d = match name {
+                        // Integers and bools are already whole: NumPy 2 (and
+                        // Numba) keep their dtype.
+                        "floor" | "ceil" | "trunc" => d,
+                        "logical_not" | "signbit" => BOOLEAN,
+                        // NumPy and Numba have no bool loops for these: int8's.
+                        "square" | "reciprocal" | "negative" | "positive" | "sign"
+                            if d == BOOLEAN =>
+                        {
+                            INT8
+                        }
+                        "abs" | "absolute" if d.is_complex() => {
+                            if d == COMPLEX64 {
+                                FLOAT32
+                            } else {
+                                FLOAT64
+                            }
+                        }
+                        _ => d,
+                    };
+                    Some(sig(key, ufunc_result(a, d), vec![x.unliteral()]))
+                }
+                _ => None,
+            };
             self.register(
                 key,
                 Box::new(FnTemplate(
-                    move |a: &[TypeId]| match a {
-                        [x] => {
-                            let d = element(*x)?;
-                            if d.is_complex() && REAL_UFUNCS.contains(&name) {
-                                return None;
-                            }
-                            let d = match name {
-                                // Integers and bools are already whole: NumPy 2 (and
-                                // Numba) keep their dtype.
-                                "floor" | "ceil" | "trunc" => d,
-                                "logical_not" | "signbit" => BOOLEAN,
-                                // NumPy and Numba have no bool loops for these: int8's.
-                                "square" | "reciprocal" | "negative" | "positive" | "sign"
-                                    if d == BOOLEAN =>
-                                {
-                                    INT8
-                                }
-                                "abs" | "absolute" if d.is_complex() => {
-                                    if d == COMPLEX64 {
-                                        FLOAT32
-                                    } else {
-                                        FLOAT64
-                                    }
-                                }
-                                _ => d,
-                            };
-                            Some(sig(key, ufunc_result(a, d), vec![x.unliteral()]))
-                        }
-                        _ => None,
-                    },
-                    "(number or array,)",
+                    move |a: &[TypeId]| ufunc_with_out(key, a, 1, &inner),
+                    "(number or array, out=None)",
                 )),
             );
         }
         // Binary ufuncs with broadcasting.
         for &name in BINARY_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let inner = move |a: &[TypeId]| match a {
+                [x, y] => {
+                    let (ex, ey) = (element(*x)?, element(*y)?);
+                    let d = ufunc_loop(ex, ey)?;
+                    if d.is_complex() && REAL_UFUNCS.contains(&name) {
+                        return None;
+                    }
+                    let int_like = |t: TypeId| t.is_integer() || t == BOOLEAN;
+                    let d = match name {
+                        "arctan2" | "divide" | "true_divide" | "hypot" | "copysign"
+                        | "logaddexp" | "logaddexp2" | "nextafter" => float_result(d),
+                        "logical_and" | "logical_or" | "logical_xor" => BOOLEAN,
+                        // Integer loops only (NumPy's `gcd`/`lcm` have no others).
+                        "gcd" | "lcm" if !int_like(d) || d == BOOLEAN => return None,
+                        // `ldexp(float, int)`: the float's type.
+                        "ldexp" if !int_like(ey) => return None,
+                        "ldexp" => float_result(ex),
+                        // No bool loops: int8's, as NumPy and Numba.
+                        "power" | "fmod" if d == BOOLEAN => INT8,
+                        // Always in double precision.
+                        "float_power" if d.is_complex() => COMPLEX128,
+                        "float_power" => FLOAT64,
+                        _ => d,
+                    };
+                    Some(sig(
+                        key,
+                        ufunc_result(a, d),
+                        vec![x.unliteral(), y.unliteral()],
+                    ))
+                }
+                _ => None,
+            };
             self.register(
                 key,
                 Box::new(FnTemplate(
-                    move |a: &[TypeId]| match a {
-                        [x, y] => {
-                            let (ex, ey) = (element(*x)?, element(*y)?);
-                            let d = ufunc_loop(ex, ey)?;
-                            if d.is_complex() && REAL_UFUNCS.contains(&name) {
-                                return None;
-                            }
-                            let int_like = |t: TypeId| t.is_integer() || t == BOOLEAN;
-                            let d = match name {
-                                "arctan2" | "divide" | "true_divide" | "hypot" | "copysign"
-                                | "logaddexp" | "logaddexp2" | "nextafter" => float_result(d),
-                                "logical_and" | "logical_or" | "logical_xor" => BOOLEAN,
-                                // Integer loops only (NumPy's `gcd`/`lcm` have no others).
-                                "gcd" | "lcm" if !int_like(d) || d == BOOLEAN => return None,
-                                // `ldexp(float, int)`: the float's type.
-                                "ldexp" if !int_like(ey) => return None,
-                                "ldexp" => float_result(ex),
-                                // No bool loops: int8's, as NumPy and Numba.
-                                "power" | "fmod" if d == BOOLEAN => INT8,
-                                // Always in double precision.
-                                "float_power" if d.is_complex() => COMPLEX128,
-                                "float_power" => FLOAT64,
-                                _ => d,
-                            };
-                            Some(sig(
-                                key,
-                                ufunc_result(a, d),
-                                vec![x.unliteral(), y.unliteral()],
-                            ))
-                        }
-                        _ => None,
-                    },
-                    "(number or array, number or array)",
+                    move |a: &[TypeId]| ufunc_with_out(key, a, 2, &inner),
+                    "(number or array, number or array, out=None)",
                 )),
             );
         }
@@ -1532,6 +1589,22 @@ impl BaseContext {
                             sig("numpy.divmod", intern(Type::UniTuple(q.ret, 2)), vec![x, y])
                         })
                     }
+                    // Both output arrays given: the pair of them.
+                    [x, y, o1, o2] => {
+                        let s1 = ufunc_with_out("numpy.divmod", &[*x, *y, *o1], 2, &|a| {
+                            let (x, y) = (a[0].unliteral(), a[1].unliteral());
+                            let q = crate::context::binop_signature(BinOp::FloorDiv, x, y)?;
+                            Some(sig("numpy.divmod", q.ret, vec![x, y]))
+                        })?;
+                        ufunc_with_out("numpy.divmod", &[*x, *y, *o2], 2, &|a| {
+                            let (x, y) = (a[0].unliteral(), a[1].unliteral());
+                            let r = crate::context::binop_signature(BinOp::Mod, x, y)?;
+                            Some(sig("numpy.divmod", r.ret, vec![x, y]))
+                        })?;
+                        let mut args = s1.args.clone();
+                        args.push(*o2);
+                        Some(sig("numpy.divmod", tuple_of(&[*o1, *o2]), args))
+                    }
                     _ => None,
                 },
                 "(number or array, number or array)",
@@ -1540,48 +1613,48 @@ impl BaseContext {
         // Ufuncs that are operators take the operator's typing (and signature key).
         for &(name, op) in OPERATOR_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let inner = move |a: &[TypeId]| match a {
+                // Numbers: a ufunc call of its own (NumPy's rules, no exceptions).
+                [x, y] if x.unliteral().is_scalar() && y.unliteral().is_scalar() => {
+                    let (x, y) = (x.unliteral(), y.unliteral());
+                    // Integers whose NumPy loop is float64 (uint64 with a signed
+                    // integer) are typed as that loop.
+                    let (l, r) = match ufunc_loop(x, y) {
+                        Some(t) if t.is_float() && x.is_integer() && y.is_integer() => (t, t),
+                        _ => (x, y),
+                    };
+                    let s = crate::context::binop_signature(op, l, r)?;
+                    Some(sig(key, s.ret, vec![x, y]))
+                }
+                [x, y] if element(*x).is_some() && element(*y).is_some() => {
+                    crate::context::binop_signature(op, x.unliteral(), y.unliteral())
+                }
+                _ => None,
+            };
             self.register(
                 key,
                 Box::new(FnTemplate(
-                    move |a: &[TypeId]| match a {
-                        // Numbers: a ufunc call of its own (NumPy's rules, no exceptions).
-                        [x, y] if x.unliteral().is_scalar() && y.unliteral().is_scalar() => {
-                            let (x, y) = (x.unliteral(), y.unliteral());
-                            // Integers whose NumPy loop is float64 (uint64 with a signed
-                            // integer) are typed as that loop.
-                            let (l, r) = match ufunc_loop(x, y) {
-                                Some(t) if t.is_float() && x.is_integer() && y.is_integer() => {
-                                    (t, t)
-                                }
-                                _ => (x, y),
-                            };
-                            let s = crate::context::binop_signature(op, l, r)?;
-                            Some(sig(key, s.ret, vec![x, y]))
-                        }
-                        [x, y] if element(*x).is_some() && element(*y).is_some() => {
-                            crate::context::binop_signature(op, x.unliteral(), y.unliteral())
-                        }
-                        _ => None,
-                    },
-                    "(number or array, number or array)",
+                    move |a: &[TypeId]| ufunc_with_out(key, a, 2, &inner),
+                    "(number or array, number or array, out=None)",
                 )),
             );
         }
         for &name in INVERT_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let inner = move |a: &[TypeId]| match a {
+                [x] if x.unliteral() == BOOLEAN => {
+                    crate::context::unary_signature(UnaryOp::Not, BOOLEAN)
+                }
+                [x] if element(*x).is_some() => {
+                    crate::context::unary_signature(UnaryOp::Invert, x.unliteral())
+                }
+                _ => None,
+            };
             self.register(
                 key,
                 Box::new(FnTemplate(
-                    move |a: &[TypeId]| match a {
-                        [x] if x.unliteral() == BOOLEAN => {
-                            crate::context::unary_signature(UnaryOp::Not, BOOLEAN)
-                        }
-                        [x] if element(*x).is_some() => {
-                            crate::context::unary_signature(UnaryOp::Invert, x.unliteral())
-                        }
-                        _ => None,
-                    },
-                    "(integer or bool, or an array of them)",
+                    move |a: &[TypeId]| ufunc_with_out(key, a, 1, &inner),
+                    "(integer or bool, or an array of them; out=None)",
                 )),
             );
         }
@@ -1599,16 +1672,17 @@ impl BaseContext {
         // Element-wise predicates, `where`, `clip`, `linspace`.
         for name in ["isnan", "isinf", "isfinite"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let inner = move |a: &[TypeId]| match a {
+                [x] if element(*x).is_some_and(|d| d.is_scalar()) => {
+                    Some(sig(key, ufunc_result(a, BOOLEAN), vec![x.unliteral()]))
+                }
+                _ => None,
+            };
             self.register(
                 key,
                 Box::new(FnTemplate(
-                    move |a: &[TypeId]| match a {
-                        [x] if element(*x).is_some_and(|d| d.is_scalar()) => {
-                            Some(sig(key, ufunc_result(a, BOOLEAN), vec![x.unliteral()]))
-                        }
-                        _ => None,
-                    },
-                    "(number or array,)",
+                    move |a: &[TypeId]| ufunc_with_out(key, a, 1, &inner),
+                    "(number or array, out=None)",
                 )),
             );
         }

@@ -225,6 +225,10 @@ fn diff(a: &[TypeId]) -> Option<Signature> {
         _ => return None,
     };
     let (dtype, ndim, ..) = array_parts(x)?;
+    // NumPy's ValueError for a 0-d array is Numba's TypingError.
+    if ndim == 0 {
+        return None;
+    }
     let mut args = vec![x];
     args.extend(n);
     Some(sig("numpy.diff", array(dtype, ndim, Layout::C), args))

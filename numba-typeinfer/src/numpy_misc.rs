@@ -115,17 +115,18 @@ impl BaseContext {
         }
         for name in ["conj", "conjugate"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let inner = move |a: &[TypeId]| match a {
+                [x] if x.unliteral().is_scalar() => {
+                    Some(sig(key, x.unliteral(), vec![x.unliteral()]))
+                }
+                [x] => conj(key, *x),
+                _ => None,
+            };
             self.register(
                 key,
                 Box::new(FnTemplate(
-                    move |a: &[TypeId]| match a {
-                        [x] if x.unliteral().is_scalar() => {
-                            Some(sig(key, x.unliteral(), vec![x.unliteral()]))
-                        }
-                        [x] => conj(key, *x),
-                        _ => None,
-                    },
-                    "(array,), (number,)",
+                    move |a: &[TypeId]| crate::numpy::ufunc_with_out(key, a, 1, &inner),
+                    "(array,), (number,), (number or array, out)",
                 )),
             );
         }

@@ -314,6 +314,11 @@ def test_diff(dtype):
             same(njit(lambda a: np.diff(a, n=2))(a), np.diff(a, n=2))
     with pytest.raises(ValueError, match=r"diff\(\): order must be non-negative"):
         f(rand((4,), dtype), -1)
+    # A 0-d array: NumPy's ValueError, Numba's TypingError.
+    with pytest.raises(ValueError):
+        np.diff(np.array(dtype(1)))
+    with pytest.raises(TypingError):
+        g(np.array(dtype(1)))
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.float32, np.float64, np.bool_],

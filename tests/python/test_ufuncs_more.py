@@ -315,3 +315,79 @@ def test_divmod():
     # Scalars: the pair of numbers.
     assert f(-7, 2) == (-4, 1) == tuple(np.divmod(-7, 2))
     assert f(7.5, -2.0) == tuple(float(v) for v in np.divmod(7.5, -2.0))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64, np.complex128])
+def test_output_array_arguments(dtype):
+    """A ufunc's output array given last (`np.add(a, b, out)`): the result broadcast and
+    cast into it (NumPy's `same_kind` rule), the call's value `out` itself; scalar inputs
+    too. NumPy runs the same calls."""
+    import operator
+
+    def unary(x, out):
+        return np.absolute(x, out)
+
+    def binary(x, y, out):
+        np.add(x, y, out)
+        np.multiply(out, y, out)
+        return out
+
+    def sqrt_into(x, out):
+        np.sqrt(x, out)
+
+    def both(x, y, q, r):
+        return np.divmod(x, y, q, r)
+
+    x = (np.arange(-3, 3) * 2).astype(dtype)
+    o1, o2 = np.zeros_like(x), np.zeros_like(x)
+    r1 = numba_rs.njit(unary)(x, o1)
+    assert r1 is not None
+    unary(x, o2)
+    np.testing.assert_array_equal(o1, o2)
+    s1, s2 = np.zeros(1, dtype=np.abs(x).dtype), np.zeros(1, dtype=np.abs(x).dtype)
+    numba_rs.njit(unary)(x[0], s1)
+    unary(x[0], s2)
+    np.testing.assert_array_equal(s1, s2)
+    y = dtype(2)
+    b1, b2 = np.zeros((2, 6), dtype=dtype), np.zeros((2, 6), dtype=dtype)
+    numba_rs.njit(binary)(x, y, b1)
+    binary(x, y, b2)
+    np.testing.assert_array_equal(b1, b2)
+    if not np.issubdtype(dtype, np.complexfloating):
+        q1, r1_, q2, r2 = (np.zeros_like(x) for _ in range(4))
+        numba_rs.njit(both)(x, y, q1, r1_)
+        both(x, y, q2, r2)
+        np.testing.assert_array_equal(q1, q2)
+        np.testing.assert_array_equal(r1_, r2)
+    if np.issubdtype(dtype, np.integer):
+        # float64 into an integer array: NumPy's UFuncTypeError, a TypingError here.
+        with pytest.raises(TypeError):
+            sqrt_into(x, np.zeros_like(x))
+        with pytest.raises(numba_rs.errors.TypingError):
+            numba_rs.njit(sqrt_into)(x, np.zeros_like(x))
+    # `operator.iadd(a, b)` on arrays writes into `a`, as `a += b` does.
+    a1, a2 = x.copy(), x.copy()
+    numba_rs.njit(lambda a, b: operator.iadd(a, b))(a1, x)
+    operator.iadd(a2, x)
+    np.testing.assert_array_equal(a1, a2)
+
+
+def test_nan_and_inf_predicates_of_complex_arrays():
+    a = np.array([-0.0 - 1j, complex(np.nan, np.nan), complex(np.nan, 0), complex(0, np.inf),
+                  1.5 + 1.5j, complex(-np.inf, np.nan)])
+    for f in (np.isnan, np.isinf, np.isfinite):
+        np.testing.assert_array_equal(numba_rs.njit(lambda a: f(a))(a), f(a))
+        out = np.zeros(a.shape, bool)
+        numba_rs.njit(lambda a, o: f(a, o))(a, out)
+        np.testing.assert_array_equal(out, f(a))
+        assert [numba_rs.njit(lambda v: f(v))(v) for v in a] == [f(v) for v in a]
+
+
+def test_no_rewrites_option_with_signatures():
+    def fn(x, y):
+        x += y
+
+    f = numba_rs.njit("void(float32[::1], float64[::1])", no_rewrites=True, _nrt=False)(fn)
+    a = np.array([-1, 1.5, 3], dtype=np.float32)
+    f(a, np.array([-5, 0, 2.5]))
+    np.testing.assert_array_equal(a, np.array([-6, 1.5, 5.5], dtype=np.float32))

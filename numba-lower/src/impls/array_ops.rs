@@ -151,6 +151,33 @@ pub(crate) fn register(r: &mut Registry) {
             binary_ufunc,
         );
     }
+    // A ufunc with its output array given last: computed, then stored into `out`.
+    {
+        use numba_typeinfer::numpy as tn;
+        let out = || TypePat::Pred(is_array);
+        let unary = tn::FLOAT_UFUNCS
+            .iter()
+            .chain(tn::SAME_KIND_UFUNCS)
+            .chain(tn::INVERT_UFUNCS)
+            .chain(&["isnan", "isinf", "isfinite", "conj", "conjugate"]);
+        for name in unary {
+            r.register(
+                ImplKey::Function(format!("numpy.{name}")),
+                Args::Exact(vec![TypePat::Any, out()]),
+                ufunc_into_out,
+            );
+        }
+        let binary = tn::BINARY_UFUNCS
+            .iter()
+            .chain(tn::OPERATOR_UFUNCS.iter().map(|(n, _)| n));
+        for name in binary {
+            r.register(
+                ImplKey::Function(format!("numpy.{name}")),
+                Args::Exact(vec![TypePat::Any, TypePat::Any, out()]),
+                ufunc_into_out,
+            );
+        }
+    }
     // A ufunc that is an operator, called on numbers (on arrays it is typed as the
     // operator itself): the operator under NumPy's rules (`np.floor_divide(7, 0)` is 0).
     for (name, _) in numba_typeinfer::numpy::OPERATOR_UFUNCS {
@@ -993,6 +1020,71 @@ fn binary_ufunc<'ctx>(
         &[(sig.args[0], a[0]), (sig.args[1], a[1])],
         &mut |lw, e| scalar_call(lw, key, e),
     )
+}
+
+/// `np.ufunc(inputs..., out)`: the ufunc's result as without `out` (typed by the same
+/// template), stored into `out` as `out[...] = result` stores (broadcast, cast); the
+/// value is `out` itself, a new reference. A ufunc with two results (`divmod`) takes
+/// two output arrays and gives the pair of them.
+pub(crate) fn ufunc_into_out<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let nout = match numba_typeinfer::conv::tuple_items(sig.ret) {
+        Some(items) => items.len(),
+        None => 1,
+    };
+    let n = sig.args.len() - nout;
+    let key = match &sig.key {
+        ImplKey::Function(k) => k.clone(),
+        other => return Err(lw.unsupported(format!("{other:?} with an output array"))),
+    };
+    let typing = numba_typeinfer::BaseContext::builtin();
+    let f = intern(Type::Function(key.clone()));
+    let inner = numba_typeinfer::TypingContext::resolve_call(typing, f, &sig.args[..n])
+        .ok_or_else(|| lw.unsupported(format!("{key} for {:?}", &sig.args[..n])))?;
+    let mut vals = Vec::with_capacity(n);
+    for ((&v, &t), &to) in a.iter().zip(&sig.args).zip(&inner.args) {
+        vals.push(lw.cast(v, t, to)?);
+    }
+    let result = lw.call_impl(&inner, &vals)?;
+    let results: Vec<(BasicValueEnum<'ctx>, TypeId)> = if nout == 1 {
+        vec![(result, inner.ret)]
+    } else {
+        let items = numba_typeinfer::conv::tuple_items(inner.ret)
+            .ok_or_else(|| lw.unsupported(format!("{key} giving {}", inner.ret)))?;
+        let sv = result.into_struct_value();
+        let mut out = Vec::with_capacity(items.len());
+        for (i, t) in items.into_iter().enumerate() {
+            out.push((
+                lw.b.build_extract_value(sv, i as u32, "")
+                    .map_err(llvm_err)?,
+                t,
+            ));
+        }
+        out
+    };
+    let mut outs = Vec::with_capacity(nout);
+    for (k, (value, vt)) in results.into_iter().enumerate() {
+        let out_t = sig.args[n + k];
+        let store = Signature {
+            ret: NONE,
+            args: vec![out_t, intern(Type::Ellipsis), vt],
+            key: ImplKey::SetItem,
+        };
+        let f = lw.registry.lookup(&store)?;
+        let ghost = lw.ghost();
+        f(lw, &store, &[a[n + k], ghost, value])?;
+        lw.incref(out_t, a[n + k])?;
+        outs.push(a[n + k]);
+    }
+    lw.decref(inner.ret, result)?;
+    if nout == 1 {
+        Ok(outs[0])
+    } else {
+        lw.make_struct(sig.ret, &outs)
+    }
 }
 
 /// `sum`, `prod`, `min`, `max`, `mean` over every element.
@@ -2232,6 +2324,10 @@ fn predicate<'ctx>(
     let on = |lw: &mut FnLower<'ctx, '_>, (x, xt): Typed<'ctx>| -> R<Typed<'ctx>> {
         if xt.is_float() {
             scalar_call(lw, key, &[(x, xt)])
+        } else if xt.is_complex() {
+            // Either part (cmath's rules).
+            let ckey = key.replacen("math.", "cmath.", 1);
+            scalar_call(lw, &ckey, &[(x, xt)])
         } else {
             let v = key == "math.isfinite";
             Ok((

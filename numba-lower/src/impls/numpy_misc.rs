@@ -55,6 +55,11 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![TypePat::Any, TypePat::Any]),
         divmod,
     );
+    r.register(
+        f("numpy.divmod"),
+        Args::Exact(vec![TypePat::Any, TypePat::Any, array(), array()]),
+        super::array_ops::ufunc_into_out,
+    );
     for k in ["numpy.finfo", "numpy.iinfo"] {
         r.register(f(k), Args::Exact(vec![TypePat::Any]), machine_info);
     }
