@@ -41,10 +41,14 @@ pub(crate) fn overloaded_object(value: &Bound<'_, PyAny>) -> Option<(u64, String
         .map(|(id, name, _)| (*id, name.clone()))
 }
 
-/// numba-rs's own overloads of standard-library functions, by the module that defines
-/// the functions (`__module__`) and the module that overloads them.
-const BUILTIN_OVERLOADS: &[(&str, &str)] =
-    &[("_heapq", "numba_rs._heapq"), ("heapq", "numba_rs._heapq")];
+/// numba-rs's own overloads of standard-library and NumPy functions, by the module that
+/// defines the functions (`__module__`) and the module that overloads them.
+const BUILTIN_OVERLOADS: &[(&str, &str)] = &[
+    ("_heapq", "numba_rs._heapq"),
+    ("heapq", "numba_rs._heapq"),
+    // NumPy functions the native templates leave out (`np.sinc`, `np.interp`, ...).
+    ("numpy", "numba_rs._npfuncs"),
+];
 
 /// numba-rs's own overloads of built-in functions and methods for arguments the native
 /// templates reject, by typing key, and the module defining them.

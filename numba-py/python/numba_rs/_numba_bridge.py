@@ -59,6 +59,10 @@ def _from_numba(value):
     if isinstance(value, (_pytypes.FunctionType, _pytypes.BuiltinFunctionType)):
         return False
     cls = value if isinstance(value, type) else type(value)
+    # numba-rs's own classes (its errors derive from Numba's when Numba is loaded) are
+    # not Numba's.
+    if str(getattr(cls, "__module__", "")).startswith("numba_rs"):
+        return False
     return any(_numba_module(getattr(b, "__module__", None)) for b in cls.__mro__[1:])
 
 

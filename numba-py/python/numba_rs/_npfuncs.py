@@ -1,0 +1,535 @@
+"""NumPy functions numba-rs implements as overloads written over the operations it
+compiles natively (as Numba writes most of ``arraymath.py``): loaded the first time
+compiled code refers to a NumPy function the native templates do not type
+(numba-py's ``BUILTIN_OVERLOADS``). Each follows NumPy's definition (the formula
+NumPy's own source uses where it is one) and Numba's signatures and errors:
+
+``sinc angle isclose allclose tri tril triu repeat nan_to_num average interp digitize
+vander geomspace ediff1d extract``.
+"""
+
+import numpy as np
+
+from . import types
+from .errors import TypingError
+from .extending import overload, register_jitable
+
+
+def _is_array(t):
+    return isinstance(t, types.Array)
+
+
+def _is_number(t):
+    return isinstance(t, (types.Number, types.Boolean))
+
+
+def _is_array_like(t):
+    return _is_array(t) or _is_number(t) or isinstance(t, (types.UniTuple, types.Tuple, types.List))
+
+
+def _is_none(t):
+    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+
+
+def _check_int(t, what):
+    if not isinstance(t, (types.Integer, types.Boolean)):
+        raise TypingError(f"{what} must be an integer")
+
+
+def _result_dtype(func, *items):
+    """The dtype NumPy's own ``func`` gives for inputs of these element types (NumPy is the
+    oracle for its promotion rules), as a scalar class for compiled code."""
+    samples = [np.ones(1, dtype=np.dtype(str(t))) for t in items]
+    return func(*samples).dtype.type
+
+
+@overload(np.sinc)
+def _sinc(x):
+    if _is_array(x):
+        dt = _result_dtype(np.sinc, x.dtype)
+
+        def impl(x):
+            out = np.empty(x.shape, dtype=dt)
+            flat = x.ravel()
+            of = out.reshape(-1)
+            for i in range(flat.size):
+                v = flat[i]
+                if v == 0:
+                    of[i] = 1.0
+                else:
+                    y = np.pi * v
+                    of[i] = np.sin(y) / y
+            return out
+
+        return impl
+    if _is_number(x):
+        def impl(x):
+            if x == 0:
+                x = 1.0e-20
+            y = np.pi * x
+            return np.sin(y) / y
+
+        return impl
+    raise TypingError("Argument \"x\" must be a Number or array-like.")
+
+
+@overload(np.angle)
+def _angle(z, deg=False):
+    if not (_is_array(z) or _is_number(z)):
+        raise TypingError("Argument \"z\" must be a complex or Array[complex]")
+    item = z.dtype if _is_array(z) else z
+    if isinstance(item, types.Complex):
+        def impl(z, deg=False):
+            a = np.arctan2(np.imag(z), np.real(z))
+            if deg:
+                return a * (180.0 / np.pi)
+            return a
+
+        return impl
+    if _is_array(z):
+        dt = _result_dtype(np.angle, z.dtype)
+
+        def impl(z, deg=False):
+            # A real value's imaginary part is +0 (NumPy's `arctan2(0, z)`); ints and
+            # bools give float64, floats keep their width.
+            x = z.astype(dt)
+            a = np.arctan2(np.zeros_like(x), x)
+            if deg:
+                return (a * (180.0 / np.pi)).astype(dt)
+            return a
+
+        return impl
+
+    def impl(z, deg=False):
+        a = np.arctan2(0.0, z * 1.0)
+        if deg:
+            return a * (180.0 / np.pi)
+        return a
+
+    return impl
+
+
+@register_jitable
+def _close(a, b, rtol, atol, equal_nan):
+    # NumPy's `isclose`: finite values within tolerance, equal infinities, NaNs when
+    # `equal_nan`.
+    if np.isfinite(a) and np.isfinite(b):
+        return abs(a - b) <= atol + rtol * abs(b)
+    if a == b:
+        return True
+    return equal_nan and np.isnan(a) and np.isnan(b)
+
+
+@overload(np.isclose)
+def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if not (_is_array_like(a) and _is_array_like(b)):
+        raise TypingError("The first two arguments must be array-likes")
+    if _is_number(a) and _is_number(b):
+        def impl(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+            return _close(a, b, rtol, atol, equal_nan)
+
+        return impl
+
+    def impl(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+        x = np.asarray(a)
+        y = np.asarray(b)
+        shape = (x + y).shape  # the broadcast shape
+        out = np.empty(shape, dtype=np.bool_)
+        xb = x + np.zeros(shape, dtype=x.dtype)
+        yb = y + np.zeros(shape, dtype=y.dtype)
+        xf = xb.ravel()
+        yf = yb.ravel()
+        of = out.reshape(-1)
+        for i in range(of.size):
+            of[i] = _close(xf[i], yf[i], rtol, atol, equal_nan)
+        return out
+
+    return impl
+
+
+@overload(np.allclose)
+def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if not (_is_array_like(a) and _is_array_like(b)):
+        raise TypingError("The first two arguments must be array-likes")
+    if _is_number(a) and _is_number(b):
+        def impl(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+            return _close(a, b, rtol, atol, equal_nan)
+
+        return impl
+
+    def impl(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return bool(np.all(np.isclose(a, b, rtol, atol, equal_nan)))
+
+    return impl
+
+
+@overload(np.tri)
+def _tri(N, M=None, k=0):
+    _check_int(N, "N")
+    if not _is_none(M):
+        _check_int(M, "M")
+    _check_int(k, "k")
+
+    def impl(N, M=None, k=0):
+        cols = N if M is None else M
+        out = np.zeros((N, cols), dtype=np.float64)
+        for i in range(N):
+            for j in range(min(max(i + k + 1, 0), cols)):
+                out[i, j] = 1.0
+        return out
+
+    return impl
+
+
+def _tri_part(m, k, lower):
+    if not _is_array(m):
+        raise TypingError("The first argument must be an array")
+    _check_int(k, "k")
+    if m.ndim == 1:
+        def impl(m, k=0):
+            n = m.shape[0]
+            out = np.empty((n, n), dtype=m.dtype)
+            for i in range(n):
+                for j in range(n):
+                    keep = (j - i <= k) if lower else (j - i >= k)
+                    out[i, j] = m[j] if keep else 0
+            return out
+
+        return impl
+    if m.ndim == 2:
+        def impl(m, k=0):
+            out = m.copy()
+            for i in range(m.shape[0]):
+                for j in range(m.shape[1]):
+                    keep = (j - i <= k) if lower else (j - i >= k)
+                    if not keep:
+                        out[i, j] = 0
+            return out
+
+        return impl
+    raise TypingError("tril/triu of arrays of more than two dimensions is not supported by numba-rs yet")
+
+
+@overload(np.tril)
+def _tril(m, k=0):
+    return _tri_part(m, k, True)
+
+
+@overload(np.triu)
+def _triu(m, k=0):
+    return _tri_part(m, k, False)
+
+
+@overload(np.repeat)
+def _repeat(a, repeats):
+    if not (_is_array(a) or _is_number(a) or isinstance(a, types.List)):
+        raise TypingError("The first argument must be an array-like")
+    if isinstance(repeats, (types.Integer, types.Boolean)):
+        def impl(a, repeats):
+            if repeats < 0:
+                raise ValueError("negative dimensions are not allowed")
+            flat = np.asarray(a).ravel()
+            out = np.empty(flat.size * repeats, dtype=flat.dtype)
+            for i in range(flat.size):
+                for r in range(repeats):
+                    out[i * repeats + r] = flat[i]
+            return out
+
+        return impl
+    if _is_array(repeats) and isinstance(repeats.dtype, types.Integer):
+        def impl(a, repeats):
+            flat = np.asarray(a).ravel()
+            reps = repeats.ravel()
+            if reps.size == 1:
+                return np.repeat(flat, reps[0])
+            if reps.size != flat.size:
+                raise ValueError("operands could not be broadcast together")
+            total = 0
+            for r in reps:
+                if r < 0:
+                    raise ValueError("negative dimensions are not allowed")
+                total += r
+            out = np.empty(total, dtype=flat.dtype)
+            at = 0
+            for i in range(flat.size):
+                for _ in range(reps[i]):
+                    out[at] = flat[i]
+                    at += 1
+            return out
+
+        return impl
+    raise TypingError("The repeats argument must be an integer or an array of integers")
+
+
+@overload(np.nan_to_num)
+def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    if _is_number(x):
+        if isinstance(x, types.Complex):
+            def impl(x, copy=True, nan=0.0, posinf=None, neginf=None):
+                r = np.nan_to_num(np.array([x.real]), True, nan, posinf, neginf)[0]
+                i = np.nan_to_num(np.array([x.imag]), True, nan, posinf, neginf)[0]
+                return complex(r, i)
+
+            return impl
+
+        def impl(x, copy=True, nan=0.0, posinf=None, neginf=None):
+            return np.nan_to_num(np.array([x]), True, nan, posinf, neginf)[0]
+
+        return impl
+    if not _is_array(x):
+        raise TypingError("The first argument must be a scalar or an array-like")
+    dtype = x.dtype
+    if isinstance(dtype, (types.Integer, types.Boolean)):
+        def impl(x, copy=True, nan=0.0, posinf=None, neginf=None):
+            return x.copy() if copy else x
+
+        return impl
+
+    def fix(v, nan, hi, lo):
+        if np.isnan(v):
+            return nan
+        if np.isinf(v):
+            return hi if v > 0 else lo
+        return v
+
+    fix = register_jitable(fix)
+    if isinstance(dtype, types.Complex):
+        def impl(x, copy=True, nan=0.0, posinf=None, neginf=None):
+            out = x.copy() if copy else x
+            finfo = np.finfo(out.real.dtype)
+            hi = finfo.max if posinf is None else posinf
+            lo = finfo.min if neginf is None else neginf
+            flat = out.reshape(-1) if copy else out.ravel()
+            for i in range(flat.size):
+                v = flat[i]
+                flat[i] = complex(fix(v.real, nan, hi, lo), fix(v.imag, nan, hi, lo))
+            return out
+
+        return impl
+
+    def impl(x, copy=True, nan=0.0, posinf=None, neginf=None):
+        out = x.copy() if copy else x
+        finfo = np.finfo(out.dtype)
+        hi = finfo.max if posinf is None else posinf
+        lo = finfo.min if neginf is None else neginf
+        flat = out.reshape(-1) if copy else out.ravel()
+        for i in range(flat.size):
+            flat[i] = fix(flat[i], nan, hi, lo)
+        return out
+
+    return impl
+
+
+@overload(np.average)
+def _average(a, axis=None, weights=None):
+    if not _is_array(a):
+        raise TypingError("The first argument must be an array")
+    if not _is_none(axis):
+        raise TypingError("np.average with an axis is not supported by numba-rs yet")
+    if _is_none(weights):
+        def impl(a, axis=None, weights=None):
+            return np.mean(a)
+
+        return impl
+
+    def impl(a, axis=None, weights=None):
+        if a.shape != weights.shape:
+            raise TypeError(
+                "Numba does not support average when shapes of a and weights differ.")
+        wsum = np.sum(weights)
+        if wsum == 0:
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        return np.sum(a * weights) / wsum
+
+    return impl
+
+
+@register_jitable
+def _interp_one(x, xp, fp, left, right):
+    n = xp.size
+    if x < xp[0]:
+        return left
+    if x > xp[n - 1]:
+        return right
+    j = np.searchsorted(xp, x, side="right") - 1
+    if j >= n - 1:
+        return fp[n - 1]
+    if xp[j] == x:
+        return fp[j]
+    slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
+    return slope * (x - xp[j]) + fp[j]
+
+
+@overload(np.interp)
+def _interp(x, xp, fp):
+    if not (_is_array(xp) and _is_array(fp)):
+        raise TypingError("xp and fp must be arrays")
+    if isinstance(fp.dtype, types.Complex):
+        raise TypingError("np.interp of complex values is not supported by numba-rs yet")
+    if _is_number(x):
+        def impl(x, xp, fp):
+            if xp.size != fp.size:
+                raise ValueError("fp and xp are not of the same size.")
+            if xp.size == 0:
+                raise ValueError("array of sample points is empty")
+            return float(_interp_one(x, xp.ravel(), fp.ravel().astype(np.float64),
+                                     fp.ravel()[0], fp.ravel()[-1]))
+
+        return impl
+
+    def impl(x, xp, fp):
+        if xp.size != fp.size:
+            raise ValueError("fp and xp are not of the same size.")
+        if xp.size == 0:
+            raise ValueError("array of sample points is empty")
+        xs = np.asarray(x)
+        out = np.empty(xs.shape, dtype=np.float64)
+        fx = xs.ravel()
+        of = out.reshape(-1)
+        xpf = xp.ravel()
+        fpf = fp.ravel().astype(np.float64)
+        for i in range(fx.size):
+            of[i] = _interp_one(fx[i], xpf, fpf, fpf[0], fpf[-1])
+        return out
+
+    return impl
+
+
+@register_jitable
+def _bin_of(v, bins, right):
+    n = bins.size
+    increasing = n < 2 or bins[n - 1] >= bins[0]
+    if increasing:
+        if right:
+            return np.searchsorted(bins, v, side="left")
+        return np.searchsorted(bins, v, side="right")
+    # Decreasing bins: reversed, the result counted from the end (NumPy's own way).
+    rev = bins[::-1]
+    if right:
+        return n - np.searchsorted(rev, v, side="left")
+    return n - np.searchsorted(rev, v, side="right")
+
+
+@overload(np.digitize)
+def _digitize(x, bins, right=False):
+    if not _is_array(bins):
+        raise TypingError("bins must be an array")
+    if _is_number(x):
+        def impl(x, bins, right=False):
+            return _bin_of(x, bins, right)
+
+        return impl
+
+    def impl(x, bins, right=False):
+        xs = np.asarray(x)
+        out = np.empty(xs.shape, dtype=np.intp)
+        fx = xs.ravel()
+        of = out.reshape(-1)
+        for i in range(fx.size):
+            of[i] = _bin_of(fx[i], bins, right)
+        return out
+
+    return impl
+
+
+@overload(np.vander)
+def _vander(x, N=None, increasing=False):
+    if not (_is_array(x) or isinstance(x, (types.UniTuple, types.List))):
+        raise TypingError("x must be an array-like")
+    if not _is_none(N) and not isinstance(N, types.Integer):
+        raise TypingError("Second argument N must be None or an integer")
+
+    # NumPy's result dtype: the input's promoted with int.
+    item = x.dtype if _is_array(x) else getattr(x, "dtype", types.float64)
+    dt = np.promote_types(np.dtype(str(item)), np.int64).type
+
+    def impl(x, N=None, increasing=False):
+        xs = np.asarray(x)
+        if xs.ndim != 1:
+            raise ValueError("x must be a one-dimensional array or sequence.")
+        cols = xs.size if N is None else N
+        if cols < 0:
+            raise ValueError("Negative dimensions are not allowed")
+        out = np.empty((xs.size, cols), dtype=dt)
+        for i in range(xs.size):
+            p = 1
+            for j in range(cols):
+                c = j if increasing else cols - 1 - j
+                out[i, c] = p
+                p = p * xs[i]
+        return out
+
+    return impl
+
+
+@overload(np.geomspace)
+def _geomspace(start, stop, num=50):
+    if not (_is_number(start) and _is_number(stop)):
+        raise TypingError("The arguments 'start' and 'stop' must be numbers")
+    if isinstance(start, types.Complex) or isinstance(stop, types.Complex):
+        raise TypingError("np.geomspace of complex bounds is not supported by numba-rs yet")
+
+    def impl(start, stop, num=50):
+        if start == 0 or stop == 0:
+            raise ValueError("Geometric sequence cannot include zero")
+        if num < 0:
+            raise ValueError("Number of samples, -1, must be non-negative.")
+        sign = 1.0
+        a, b = float(start), float(stop)
+        if a < 0 and b < 0:
+            sign, a, b = -1.0, -a, -b
+        elif a < 0 or b < 0:
+            raise ValueError("Geometric sequence of mixed signs is not supported by numba-rs yet")
+        out = np.power(10.0, np.linspace(np.log10(a), np.log10(b), num))
+        if num > 0:
+            out[0] = a
+            if num > 1:
+                out[num - 1] = b
+        return out * sign
+
+    return impl
+
+
+@overload(np.ediff1d)
+def _ediff1d(ary, to_end=None, to_begin=None):
+    if not (_is_array(ary) or _is_number(ary) or isinstance(ary, (types.UniTuple, types.List))):
+        raise TypingError("ary must be an array-like")
+    if _is_array(ary) and isinstance(ary.dtype, types.Boolean):
+        raise TypingError("Boolean dtype is unsupported (as per NumPy)")
+
+    def impl(ary, to_end=None, to_begin=None):
+        flat = np.asarray(ary).ravel()
+        d = flat[1:] - flat[:-1] if flat.size > 0 else flat[:0]
+        begin = np.asarray(to_begin).ravel() if to_begin is not None else d[:0]
+        end = np.asarray(to_end).ravel() if to_end is not None else d[:0]
+        out = np.empty(begin.size + d.size + end.size, dtype=d.dtype)
+        out[:begin.size] = begin
+        out[begin.size:begin.size + d.size] = d
+        out[begin.size + d.size:] = end
+        return out
+
+    return impl
+
+
+@overload(np.extract)
+def _extract(condition, arr):
+    if not (_is_array(arr) or _is_array_like(arr)):
+        raise TypingError("arr must be an array-like")
+
+    def impl(condition, arr):
+        c = np.asarray(condition).ravel()
+        a = np.asarray(arr).ravel()
+        n = min(c.size, a.size)
+        count = 0
+        for i in range(n):
+            if c[i]:
+                count += 1
+        out = np.empty(count, dtype=a.dtype)
+        at = 0
+        for i in range(n):
+            if c[i]:
+                out[at] = a[i]
+                at += 1
+        return out
+
+    return impl

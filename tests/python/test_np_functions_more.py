@@ -1,0 +1,143 @@
+"""NumPy functions numba-rs implements as overloads (`numba_rs._npfuncs`, issue 47): each
+against NumPy's own result on generated inputs of several dtypes and shapes, with the
+errors for bad arguments. NRT counts balance after every test (conftest)."""
+
+import numpy as np
+import pytest
+
+from numba_rs import njit
+from numba_rs.errors import TypingError
+
+RNG = np.random.default_rng(47)
+
+
+def same(got, expect):
+    got, expect = np.asarray(got), np.asarray(expect)
+    assert got.shape == expect.shape, (got.shape, expect.shape)
+    assert got.dtype == expect.dtype, (got.dtype, expect.dtype)
+    single = expect.dtype in (np.float32, np.complex64)
+    np.testing.assert_allclose(got, expect, rtol=1e-5 if single else 1e-12, atol=0,
+                               equal_nan=True)
+
+
+def arrays(dtypes=(np.int64, np.float64, np.float32), shapes=((7,), (3, 4))):
+    for dt in dtypes:
+        for shape in shapes:
+            a = RNG.integers(-5, 6, size=shape).astype(dt)
+            if np.issubdtype(dt, np.floating):
+                a = a + RNG.random(shape).astype(dt)
+            yield a
+
+
+def test_sinc_and_angle():
+    f = njit(lambda x: np.sinc(x))
+    g = njit(lambda z, d: np.angle(z, d))
+    for a in arrays():
+        same(f(a), np.sinc(a))
+        same(g(a, False), np.angle(a, False))
+    z = np.array([1 + 1j, -2j, 0j, -1 - 0.5j])
+    same(f(z), np.sinc(z))
+    same(g(z, True), np.angle(z, True))
+    for v in (0.0, 0.5, -3.25, 2):
+        assert f(v) == pytest.approx(np.sinc(v), rel=1e-15)
+    assert g(1 + 1j, False) == pytest.approx(np.angle(1 + 1j))
+
+
+def test_isclose_and_allclose():
+    f = njit(lambda a, b, eq: np.isclose(a, b, 1e-05, 1e-08, eq))
+    g = njit(lambda a, b: np.allclose(a, b))
+    a = np.array([1.0, np.nan, np.inf, -np.inf, 1e-9, 5.0])
+    b = np.array([1.0 + 1e-7, np.nan, np.inf, np.inf, 0.0, 5.1])
+    for eq in (False, True):
+        same(f(a, b, eq), np.isclose(a, b, equal_nan=eq))
+    same(f(a.reshape(2, 3), b[:3], False), np.isclose(a.reshape(2, 3), b[:3]))
+    assert f(1.0, 1.0 + 1e-9, False) == np.isclose(1.0, 1.0 + 1e-9)
+    assert g(a[:1], b[:1]) is bool(np.allclose(a[:1], b[:1]))
+    assert g(a, b) is bool(np.allclose(a, b))
+    with pytest.raises(TypingError):
+        g("x", a)
+
+
+def test_tri_tril_triu():
+    for n, m, k in [(3, None, 0), (4, 2, 1), (2, 5, -1), (0, 3, 0)]:
+        same(njit(lambda n, m, k: np.tri(n, m, k))(n, m, k), np.tri(n, m, k))
+    for a in arrays(shapes=((4, 5), (5,))):
+        for k in (-2, 0, 1):
+            same(njit(lambda a, k: np.tril(a, k))(a, k), np.tril(a, k))
+            same(njit(lambda a, k: np.triu(a, k))(a, k), np.triu(a, k))
+
+
+def test_repeat():
+    f = njit(lambda a, r: np.repeat(a, r))
+    for a in arrays():
+        for r in (0, 1, 3):
+            same(f(a, r), np.repeat(a, r))
+    a = np.arange(4.0)
+    reps = np.array([2, 0, 1, 3])
+    same(f(a, reps), np.repeat(a, reps))
+    same(f(5, 3), np.repeat(5, 3))
+    with pytest.raises(ValueError):
+        f(a, -1)
+    with pytest.raises(ValueError):
+        f(a, np.array([1, 2]))
+
+
+def test_nan_to_num():
+    f = njit(lambda x: np.nan_to_num(x))
+    g = njit(lambda x, n, p, q: np.nan_to_num(x, True, n, p, q))
+    for dt in (np.float64, np.float32):
+        a = np.array([np.nan, np.inf, -np.inf, 1.5, -0.0], dtype=dt)
+        same(f(a), np.nan_to_num(a))
+        same(g(a, 7.0, 8.0, -9.0), np.nan_to_num(a, nan=7.0, posinf=8.0, neginf=-9.0))
+    z = np.array([complex(np.nan, np.inf), complex(1, -np.inf)])
+    same(f(z), np.nan_to_num(z))
+    i = np.arange(4)
+    same(f(i), np.nan_to_num(i))
+    assert f(np.nan) == np.nan_to_num(np.nan)
+
+
+def test_average():
+    f = njit(lambda a: np.average(a))
+    g = njit(lambda a, w: np.average(a, weights=w))
+    for a in arrays():
+        assert f(a) == pytest.approx(np.average(a), rel=1e-5)
+        w = np.abs(a) + 1
+        assert g(a, w) == pytest.approx(np.average(a, weights=w), rel=1e-5)
+    with pytest.raises(ZeroDivisionError):
+        g(np.ones(3), np.zeros(3))
+
+
+def test_interp_and_digitize():
+    xp = np.array([0.0, 1.0, 2.5, 4.0])
+    fp = np.array([3.0, -1.0, 2.0, 10.0])
+    x = np.linspace(-1, 5, 25)
+    same(njit(lambda x, xp, fp: np.interp(x, xp, fp))(x, xp, fp), np.interp(x, xp, fp))
+    assert njit(lambda x, xp, fp: np.interp(x, xp, fp))(1.7, xp, fp) == np.interp(1.7, xp, fp)
+    with pytest.raises(ValueError):
+        njit(lambda x, xp, fp: np.interp(x, xp, fp))(x, xp, fp[:3])
+    d = njit(lambda x, b, r: np.digitize(x, b, r))
+    for bins in (np.array([0.0, 1.0, 2.5, 4.0]), np.array([4.0, 2.5, 1.0, 0.0])):
+        for right in (False, True):
+            same(d(x, bins, right), np.digitize(x, bins, right))
+            same(d(np.array([0.0, 2.5, 4.0]), bins, right),
+                 np.digitize(np.array([0.0, 2.5, 4.0]), bins, right))
+
+
+def test_vander_geomspace_ediff1d_extract():
+    for x in (np.array([1, 2, 3, 5]), np.array([0.5, -1.0, 2.0]), np.array([1, 2], np.int8)):
+        for n, inc in [(None, False), (3, True), (0, False)]:
+            same(njit(lambda x, n, i: np.vander(x, n, i))(x, n, inc), np.vander(x, n, inc))
+    with pytest.raises(TypingError, match="Second argument N must be None or an integer"):
+        njit(lambda x: np.vander(x, 2.5))(np.ones(3))
+    for a, b, n in [(1.0, 1000.0, 4), (-2.0, -32.0, 5), (3, 7, 1), (2.0, 5.0, 0)]:
+        same(njit(lambda a, b, n: np.geomspace(a, b, n))(a, b, n), np.geomspace(a, b, n))
+    with pytest.raises(ValueError):
+        njit(lambda a, b: np.geomspace(a, b))(0.0, 1.0)
+    e = njit(lambda a, t, b: np.ediff1d(a, t, b))
+    for a in arrays():
+        same(e(a, None, None), np.ediff1d(a))
+        same(e(a, np.array([9, 8]), 7), np.ediff1d(a, np.array([9, 8]), 7))
+    with pytest.raises(TypingError, match="Boolean dtype is unsupported"):
+        e(np.ones(3, dtype=bool), None, None)
+    x = np.arange(12).reshape(3, 4)
+    same(njit(lambda c, a: np.extract(c, a))(x % 3 == 0, x), np.extract(x % 3 == 0, x))
