@@ -141,3 +141,15 @@ def test_vander_geomspace_ediff1d_extract():
         e(np.ones(3, dtype=bool), None, None)
     x = np.arange(12).reshape(3, 4)
     same(njit(lambda c, a: np.extract(c, a))(x % 3 == 0, x), np.extract(x % 3 == 0, x))
+
+
+def test_edge_cases():
+    """Negative `tri` sizes, NaN in `interp`, sequences for `repeat` and `digitize`."""
+    for n, m, k in [(-4, None, 0), (3, -2, 0), (-1, 5, 2)]:
+        same(njit(lambda n, m, k: np.tri(n, m, k))(n, m, k), np.tri(n, m, k))
+    xp, fp = np.array([0.0, 1.0]), np.array([2.0, 4.0])
+    x = np.array([np.nan, 0.5, 3.0])
+    same(njit(lambda x, xp, fp: np.interp(x, xp, fp))(x, xp, fp), np.interp(x, xp, fp))
+    same(njit(lambda a: np.repeat(a, 2))((1, 2, 3)), np.repeat((1, 2, 3), 2))
+    same(njit(lambda x, b: np.digitize(x, b))([1, 5, 9], [2, 4, 8]),
+         np.digitize([1, 5, 9], [2, 4, 8]))

@@ -171,9 +171,11 @@ def _tri(N, M=None, k=0):
     _check_int(k, "k")
 
     def impl(N, M=None, k=0):
-        cols = N if M is None else M
-        out = np.zeros((N, cols), dtype=np.float64)
-        for i in range(N):
+        # Negative sizes give empty dimensions, as NumPy's `arange`-based definition.
+        rows = max(N, 0)
+        cols = rows if M is None else max(M, 0)
+        out = np.zeros((rows, cols), dtype=np.float64)
+        for i in range(rows):
             for j in range(min(max(i + k + 1, 0), cols)):
                 out[i, j] = 1.0
         return out
@@ -222,7 +224,7 @@ def _triu(m, k=0):
 
 @overload(np.repeat)
 def _repeat(a, repeats):
-    if not (_is_array(a) or _is_number(a) or isinstance(a, types.List)):
+    if not _is_array_like(a):
         raise TypingError("The first argument must be an array-like")
     if isinstance(repeats, (types.Integer, types.Boolean)):
         def impl(a, repeats):
@@ -347,6 +349,8 @@ def _average(a, axis=None, weights=None):
 @register_jitable
 def _interp_one(x, xp, fp, left, right):
     n = xp.size
+    if np.isnan(x):
+        return np.nan
     if x < xp[0]:
         return left
     if x > xp[n - 1]:
@@ -412,21 +416,22 @@ def _bin_of(v, bins, right):
 
 @overload(np.digitize)
 def _digitize(x, bins, right=False):
-    if not _is_array(bins):
-        raise TypingError("bins must be an array")
+    if not _is_array_like(bins) or _is_number(bins):
+        raise TypingError("bins must be an array-like")
     if _is_number(x):
         def impl(x, bins, right=False):
-            return _bin_of(x, bins, right)
+            return _bin_of(x, np.asarray(bins), right)
 
         return impl
 
     def impl(x, bins, right=False):
+        b = np.asarray(bins)
         xs = np.asarray(x)
         out = np.empty(xs.shape, dtype=np.intp)
         fx = xs.ravel()
         of = out.reshape(-1)
         for i in range(fx.size):
-            of[i] = _bin_of(fx[i], bins, right)
+            of[i] = _bin_of(fx[i], b, right)
         return out
 
     return impl
