@@ -153,3 +153,70 @@ def test_edge_cases():
     same(njit(lambda a: np.repeat(a, 2))((1, 2, 3)), np.repeat((1, 2, 3), 2))
     same(njit(lambda x, b: np.digitize(x, b))([1, 5, 9], [2, 4, 8]),
          np.digitize([1, 5, 9], [2, 4, 8]))
+
+
+def unary(f):
+    # The NumPy function as a closure variable (a global of the jitted function).
+    return lambda a: f(a)
+
+
+def binary(f):
+    return lambda a, b: f(a, b)
+
+
+def check_all(f, cases):
+    jf = njit(f)
+    for args in cases:
+        expect = f(*args)
+        got = jf(*args)
+        if isinstance(expect, tuple):
+            assert len(got) == len(expect)
+            for g, e in zip(got, expect):
+                same(g, e)
+        elif np.ndim(expect) == 0 and not isinstance(expect, np.ndarray):
+            assert got == pytest.approx(expect, rel=1e-12, nan_ok=True), args
+        else:
+            same(got, expect)
+
+
+def test_counting_and_sets():
+    ints = [np.array([3, 1, 4, 1, 5, 9, 2, 6]), np.array([[0, 2], [0, 0]]), np.arange(0)]
+    check_all(lambda a: np.count_nonzero(a), [(a,) for a in ints])
+    a, b = np.array([5, 1, 3, 3, 9, 0]), np.array([3, 0, 7, 7])
+    check_all(lambda a, b: np.isin(a, b), [(a, b), (b, a), (a.reshape(2, 3), b)])
+    check_all(lambda a, b: np.isin(a, b, False, True), [(a, b)])
+    for f in (np.setdiff1d, np.setxor1d, np.union1d, np.intersect1d):
+        check_all(binary(f), [(a, b), (b, a), (a.astype(float), b * 1.5)])
+
+
+def test_products_and_shapes():
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 4.0])
+    check_all(lambda a, b: np.cross(a, b), [(x, y), (np.array([1, 0, 0]), np.array([0, 1, 0])),
+                                           (np.stack((x, y)), np.stack((y, x)))])
+    with pytest.raises(ValueError):
+        njit(lambda a, b: np.cross(a, b))(np.ones(4), np.ones(4))
+    check_all(lambda a, b: np.kron(a, b), [(x, y), (np.eye(2), np.arange(4.0).reshape(2, 2))])
+    check_all(lambda a, r: np.tile(a, r), [(x, 3), (np.arange(6).reshape(2, 3), 2), (x, 0)])
+    check_all(lambda a: np.argwhere(a), [(np.array([[0, 1], [2, 0]]),), (np.array([0, 3, 0, 4]),)])
+    check_all(lambda n, k: np.triu_indices(n, k), [(4, 0), (3, 1)])
+    check_all(lambda n, k: np.tril_indices(n, k), [(4, 0), (3, -1)])
+    check_all(lambda a, v: np.append(a, v), [(x, y), (np.arange(4).reshape(2, 2), np.arange(3))])
+    check_all(lambda a, i: np.delete(a, i), [(x, 1), (x, -1), (np.arange(6), np.array([0, 4]))])
+    check_all(lambda a: np.trim_zeros(a), [(np.array([0, 0, 1, 2, 0, 3, 0]),), (np.zeros(3),)])
+
+
+def test_polynomials_windows_and_signals():
+    check_all(lambda p, x: np.polyval(p, x), [(np.array([3.0, 0.0, 1.0]), 2.0),
+                                              (np.array([1, -2, 1]), np.linspace(-1, 1, 5))])
+    a, v = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.0, 1.0, 0.5])
+    check_all(lambda a, v: np.convolve(a, v), [(a, v), (v, a)])
+    check_all(lambda a, v: np.correlate(a, v), [(a, v), (v, a),
+                                                (a * (1 + 1j), v * (2 - 1j))])
+    for w in (np.hanning, np.hamming, np.blackman, np.bartlett):
+        for m in (0, 1, 5, 12):
+            # NumPy's vectorised cosine and the C library's differ in the last bit.
+            np.testing.assert_allclose(njit(unary(w))(m), w(m), rtol=1e-12, atol=1e-15)
+    check_all(lambda a, b, n: np.logspace(a, b, n), [(0.0, 3.0, 4), (1.0, -1.0, 5)])
+    vals = np.array([-np.inf, -1.5, 0.0, 2.7, np.inf, np.nan])
+    for f in (np.isneginf, np.isposinf, np.fix):
+        check_all(unary(f), [(vals,)])

@@ -5,7 +5,10 @@ compiled code refers to a NumPy function the native templates do not type
 NumPy's own source uses where it is one) and Numba's signatures and errors:
 
 ``sinc angle isclose allclose tri tril triu repeat nan_to_num average interp digitize
-vander geomspace ediff1d extract``.
+vander geomspace ediff1d extract count_nonzero isin setdiff1d setxor1d union1d
+intersect1d cross kron tile argwhere logspace polyval convolve correlate triu_indices
+tril_indices append delete trim_zeros hanning hamming blackman bartlett isneginf
+isposinf fix``.
 """
 
 import numpy as np
@@ -536,5 +539,482 @@ def _extract(condition, arr):
                 out[at] = a[i]
                 at += 1
         return out
+
+    return impl
+
+
+# -- counting, sets, products --------------------------------------------------------------
+
+@overload(np.count_nonzero)
+def _count_nonzero(a, axis=None):
+    if not _is_array_like(a):
+        raise TypingError("The argument to np.count_nonzero must be array-like")
+    if not _is_none(axis):
+        raise TypingError("np.count_nonzero with an axis is not supported by numba-rs yet")
+
+    def impl(a, axis=None):
+        flat = np.asarray(a).ravel()
+        n = 0
+        for v in flat:
+            if v != 0:
+                n += 1
+        return n
+
+    return impl
+
+
+@register_jitable
+def _member_mask(values, test, invert):
+    # Each value's membership in `test`, by binary search in its sorted copy.
+    s = np.sort(test.ravel())
+    out = np.empty(values.size, dtype=np.bool_)
+    flat = values.ravel()
+    for i in range(flat.size):
+        j = np.searchsorted(s, flat[i])
+        found = j < s.size and s[j] == flat[i]
+        out[i] = found != invert
+    return out
+
+
+@overload(np.isin)
+def _isin(element, test_elements, assume_unique=False, invert=False):
+    if not (_is_array_like(element) and _is_array_like(test_elements)):
+        raise TypingError("The arguments of np.isin must be array-likes")
+    if _is_number(element):
+        def impl(element, test_elements, assume_unique=False, invert=False):
+            return _member_mask(np.asarray(np.array([element])),
+                                np.asarray(test_elements), invert)[0]
+
+        return impl
+
+    def impl(element, test_elements, assume_unique=False, invert=False):
+        e = np.asarray(element)
+        return _member_mask(e, np.asarray(test_elements), invert).reshape(e.shape)
+
+    return impl
+
+
+def _set_operation(name, keep):
+    def typing(ar1, ar2, assume_unique=False):
+        if not (_is_array_like(ar1) and _is_array_like(ar2)):
+            raise TypingError(f"The arguments of np.{name} must be array-likes")
+
+        def impl(ar1, ar2, assume_unique=False):
+            a = np.unique(np.asarray(ar1).ravel())
+            b = np.unique(np.asarray(ar2).ravel())
+            in_b = _member_mask(a, b, False)
+            in_a = _member_mask(b, a, False)
+            return keep(a, b, in_b, in_a)
+
+        return impl
+
+    return typing
+
+
+@register_jitable
+def _keep_diff(a, b, in_b, in_a):
+    return a[~in_b]
+
+
+@register_jitable
+def _keep_intersect(a, b, in_b, in_a):
+    return a[in_b]
+
+
+@register_jitable
+def _keep_xor(a, b, in_b, in_a):
+    return np.sort(np.concatenate((a[~in_b], b[~in_a])))
+
+
+overload(np.setdiff1d)(_set_operation("setdiff1d", _keep_diff))
+overload(np.setxor1d)(_set_operation("setxor1d", _keep_xor))
+@overload(np.union1d)
+def _union1d(ar1, ar2):
+    if not (_is_array_like(ar1) and _is_array_like(ar2)):
+        raise TypingError("The arguments of np.union1d must be array-likes")
+
+    def impl(ar1, ar2):
+        return np.unique(np.concatenate((np.asarray(ar1).ravel(), np.asarray(ar2).ravel())))
+
+    return impl
+
+
+@overload(np.intersect1d)
+def _intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    if not _is_none(return_indices) and not (
+            isinstance(return_indices, types.BooleanLiteral)
+            and not return_indices.literal_value) and not isinstance(return_indices, types.Boolean):
+        raise TypingError("return_indices must be a bool")
+    if not (_is_array_like(ar1) and _is_array_like(ar2)):
+        raise TypingError("The arguments of np.intersect1d must be array-likes")
+
+    def impl(ar1, ar2, assume_unique=False, return_indices=False):
+        if return_indices:
+            raise ValueError("np.intersect1d with return_indices=True is not supported by numba-rs yet")
+        a = np.unique(np.asarray(ar1).ravel())
+        b = np.unique(np.asarray(ar2).ravel())
+        return a[_member_mask(a, b, False)]
+
+    return impl
+
+
+@overload(np.cross)
+def _cross(a, b):
+    if not (_is_array(a) and _is_array(b)):
+        raise TypingError("Inputs must be array-like.")
+    if a.ndim == 1 and b.ndim == 1:
+        dt = _result_dtype(np.multiply, a.dtype, b.dtype)
+
+        def impl(a, b):
+            if a.shape[0] != 3 or b.shape[0] != 3:
+                raise ValueError(
+                    "incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+            out = np.empty(3, dtype=dt)
+            out[0] = a[1] * b[2] - a[2] * b[1]
+            out[1] = a[2] * b[0] - a[0] * b[2]
+            out[2] = a[0] * b[1] - a[1] * b[0]
+            return out
+
+        return impl
+    if a.ndim == 2 and b.ndim == 2:
+        dt = _result_dtype(np.multiply, a.dtype, b.dtype)
+
+        def impl(a, b):
+            if a.shape[1] != 3 or b.shape[1] != 3 or a.shape[0] != b.shape[0]:
+                raise ValueError(
+                    "incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+            out = np.empty((a.shape[0], 3), dtype=dt)
+            for i in range(a.shape[0]):
+                out[i, 0] = a[i, 1] * b[i, 2] - a[i, 2] * b[i, 1]
+                out[i, 1] = a[i, 2] * b[i, 0] - a[i, 0] * b[i, 2]
+                out[i, 2] = a[i, 0] * b[i, 1] - a[i, 1] * b[i, 0]
+            return out
+
+        return impl
+    raise TypingError("np.cross of these shapes is not supported by numba-rs yet")
+
+
+@overload(np.kron)
+def _kron(a, b):
+    if not (_is_array(a) and _is_array(b)) or a.ndim != b.ndim or a.ndim > 2:
+        raise TypingError("np.kron takes two arrays of the same dimension (1 or 2)")
+    dt = _result_dtype(np.multiply, a.dtype, b.dtype)
+    if a.ndim == 1:
+        def impl(a, b):
+            n, m = a.shape[0], b.shape[0]
+            out = np.empty(n * m, dtype=dt)
+            for i in range(n):
+                for j in range(m):
+                    out[i * m + j] = a[i] * b[j]
+            return out
+
+        return impl
+
+    def impl(a, b):
+        (p, q), (r, s) = a.shape, b.shape
+        out = np.empty((p * r, q * s), dtype=dt)
+        for i in range(p):
+            for j in range(q):
+                for k in range(r):
+                    for m in range(s):
+                        out[i * r + k, j * s + m] = a[i, j] * b[k, m]
+        return out
+
+    return impl
+
+
+@overload(np.tile)
+def _tile(A, reps):
+    if not _is_array_like(A):
+        raise TypingError("The first argument must be array-like")
+    if not isinstance(reps, types.Integer):
+        raise TypingError("np.tile with a tuple of repetitions is not supported by numba-rs yet")
+
+    if _is_number(A):
+        def impl(A, reps):
+            return np.full(max(reps, 0), A)
+
+        return impl
+
+    def impl(A, reps):
+        a = np.asarray(A)
+        r = max(reps, 0)
+        flat = a.reshape(-1, a.shape[-1])
+        rows, n = flat.shape
+        out = np.empty((rows, n * r), dtype=a.dtype)
+        for i in range(rows):
+            for t in range(r):
+                for j in range(n):
+                    out[i, t * n + j] = flat[i, j]
+        return out.reshape(a.shape[:-1] + (n * r,))
+
+    return impl
+
+
+@overload(np.argwhere)
+def _argwhere(a):
+    if not _is_array_like(a):
+        raise TypingError("The argument must be array-like")
+
+    def impl(a):
+        arr = np.asarray(a)
+        if arr.ndim == 0:
+            return np.zeros((1 if arr.ravel()[0] != 0 else 0, 0), dtype=np.intp)
+        idx = np.nonzero(arr)
+        out = np.empty((idx[0].size, arr.ndim), dtype=np.intp)
+        for d in range(arr.ndim):
+            out[:, d] = idx[d]
+        return out
+
+    return impl
+
+
+@overload(np.logspace)
+def _logspace(start, stop, num=50, endpoint=True, base=10.0):
+    if not (_is_number(start) and _is_number(stop)):
+        raise TypingError("The arguments 'start' and 'stop' must be numbers")
+
+    def impl(start, stop, num=50, endpoint=True, base=10.0):
+        if not endpoint:
+            step = (stop - start) / num
+            return np.power(base, np.linspace(start, stop - step, num))
+        return np.power(base, np.linspace(start, stop, num))
+
+    return impl
+
+
+@overload(np.polyval)
+def _polyval(p, x):
+    if not _is_array_like(p):
+        raise TypingError("The first argument must be an array-like")
+    if _is_number(x):
+        def impl(p, x):
+            c = np.asarray(p)
+            acc = x * 0
+            for v in c:
+                acc = acc * x + v
+            return acc
+
+        return impl
+
+    def impl(p, x):
+        c = np.asarray(p)
+        xs = np.asarray(x)
+        acc = np.zeros_like(xs * c[0]) if c.size > 0 else np.zeros_like(xs * 1)
+        for v in c:
+            acc = acc * xs + v
+        return acc
+
+    return impl
+
+
+@overload(np.convolve)
+def _convolve(a, v):
+    if not (_is_array_like(a) and _is_array_like(v)):
+        raise TypingError("The arguments must be array-likes")
+
+    def impl(a, v):
+        x = np.asarray(a).ravel()
+        y = np.asarray(v).ravel()
+        if x.size == 0:
+            raise ValueError("'a' cannot be empty")
+        if y.size == 0:
+            raise ValueError("'v' cannot be empty")
+        n, m = x.size, y.size
+        out = np.zeros(n + m - 1, dtype=(x[:1] * y[:1]).dtype)
+        for i in range(n):
+            for j in range(m):
+                out[i + j] += x[i] * y[j]
+        return out
+
+    return impl
+
+
+@overload(np.correlate)
+def _correlate(a, v):
+    if not (_is_array_like(a) and _is_array_like(v)):
+        raise TypingError("The arguments must be array-likes")
+
+    # NumPy conjugates the second operand of complex inputs.
+    item = v.dtype if _is_array(v) else v
+    conj = isinstance(item, types.Complex)
+
+    def impl(a, v):
+        x = np.asarray(a).ravel()
+        y = np.asarray(v).ravel()
+        if conj:
+            y = np.conj(y)
+        if x.size == 0:
+            raise ValueError("'a' cannot be empty")
+        if y.size == 0:
+            raise ValueError("'v' cannot be empty")
+        n, m = x.size, y.size
+        if n >= m:
+            out = np.zeros(n - m + 1, dtype=(x[:1] * y[:1]).dtype)
+            for k in range(n - m + 1):
+                for j in range(m):
+                    out[k] += x[k + j] * y[j]
+            return out
+        # NumPy swaps the operands and reverses the result.
+        out = np.zeros(m - n + 1, dtype=(x[:1] * y[:1]).dtype)
+        for k in range(m - n + 1):
+            for j in range(n):
+                out[m - n - k] += y[k + j] * x[j]
+        return out
+
+    return impl
+
+
+@overload(np.triu_indices)
+def _triu_indices(n, k=0, m=None):
+    _check_int(n, "n")
+
+    def impl(n, k=0, m=None):
+        cols = n if m is None else m
+        mask = np.triu(np.ones((n, cols)), k)
+        return np.nonzero(mask)
+
+    return impl
+
+
+@overload(np.tril_indices)
+def _tril_indices(n, k=0, m=None):
+    _check_int(n, "n")
+
+    def impl(n, k=0, m=None):
+        cols = n if m is None else m
+        mask = np.tril(np.ones((n, cols)), k)
+        return np.nonzero(mask)
+
+    return impl
+
+
+@overload(np.append)
+def _append(arr, values, axis=None):
+    if not _is_none(axis):
+        raise TypingError("np.append with an axis is not supported by numba-rs yet")
+
+    def impl(arr, values, axis=None):
+        return np.concatenate((np.asarray(arr).ravel(), np.asarray(values).ravel()))
+
+    return impl
+
+
+@overload(np.delete)
+def _delete(arr, obj):
+    if not _is_array_like(arr):
+        raise TypingError("arr must be an array-like")
+    if isinstance(obj, types.Integer):
+        def impl(arr, obj):
+            a = np.asarray(arr).ravel()
+            n = a.size
+            i = obj + n if obj < 0 else obj
+            if i < 0 or i >= n:
+                raise IndexError("obj must be less than the len(arr)")
+            return np.concatenate((a[:i], a[i + 1:]))
+
+        return impl
+
+    def impl(arr, obj):
+        a = np.asarray(arr).ravel()
+        keep = np.ones(a.size, dtype=np.bool_)
+        for i in np.asarray(obj).ravel():
+            keep[i] = False
+        return a[keep]
+
+    return impl
+
+
+@overload(np.trim_zeros)
+def _trim_zeros(filt, trim="fb"):
+    if not _is_array(filt) or filt.ndim != 1:
+        raise TypingError("The first argument must be a 1-d array")
+
+    def impl(filt, trim="fb"):
+        first = 0
+        last = filt.size
+        if "f" in trim or "F" in trim:
+            while first < last and filt[first] == 0:
+                first += 1
+        if "b" in trim or "B" in trim:
+            while last > first and filt[last - 1] == 0:
+                last -= 1
+        return filt[first:last]
+
+    return impl
+
+
+def _window(name, formula):
+    def typing(M):
+        _check_int(M, "M")
+
+        def impl(M):
+            if M < 1:
+                return np.empty(0, dtype=np.float64)
+            if M == 1:
+                return np.ones(1, dtype=np.float64)
+            out = np.empty(M, dtype=np.float64)
+            for i in range(M):
+                out[i] = formula(i, M)
+            return out
+
+        return impl
+
+    return typing
+
+
+# NumPy's formulas, over n = 1 - M, 3 - M, ..., M - 1.
+@register_jitable
+def _hanning(i, M):
+    n = 1 - M + 2 * i
+    return 0.5 + 0.5 * np.cos(np.pi * n / (M - 1))
+
+
+@register_jitable
+def _hamming(i, M):
+    n = 1 - M + 2 * i
+    return 0.54 + 0.46 * np.cos(np.pi * n / (M - 1))
+
+
+@register_jitable
+def _blackman(i, M):
+    n = 1 - M + 2 * i
+    return 0.42 + 0.5 * np.cos(np.pi * n / (M - 1)) + 0.08 * np.cos(2.0 * np.pi * n / (M - 1))
+
+
+@register_jitable
+def _bartlett(i, M):
+    n = 1 - M + 2 * i
+    if n <= 0:
+        return 1 + n / (M - 1)
+    return 1 - n / (M - 1)
+
+
+overload(np.hanning)(_window("hanning", _hanning))
+overload(np.hamming)(_window("hamming", _hamming))
+overload(np.blackman)(_window("blackman", _blackman))
+overload(np.bartlett)(_window("bartlett", _bartlett))
+
+
+@overload(np.isneginf)
+def _isneginf(x):
+    def impl(x):
+        return np.isinf(x) & (x < 0)
+
+    return impl
+
+
+@overload(np.isposinf)
+def _isposinf(x):
+    def impl(x):
+        return np.isinf(x) & (x > 0)
+
+    return impl
+
+
+@overload(np.fix)
+def _fix(x):
+    def impl(x):
+        return np.where(x >= 0, np.floor(x), np.ceil(x))
 
     return impl
