@@ -220,3 +220,24 @@ def test_polynomials_windows_and_signals():
     vals = np.array([-np.inf, -1.5, 0.0, 2.7, np.inf, np.nan])
     for f in (np.isneginf, np.isposinf, np.fix):
         check_all(unary(f), [(vals,)])
+
+
+def test_quantiles_and_covariance():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=37)
+    b = np.array([3.0, np.nan, 1.0, 7.0, 2.0])
+    for f, qs in ((np.percentile, (0, 12.5, 50, 100, np.array([5.0, 95.0]))),
+                  (np.quantile, (0.0, 0.3, 1.0, np.array([0.25, 0.75])))):
+        for q in qs:
+            check_all(binary(f), [(a, q), (a.reshape(37, 1), q), (np.arange(6), q)])
+            res = njit(binary(f))(b, q)
+            assert np.all(np.isnan(res))
+    for f, q in ((np.nanpercentile, 40.0), (np.nanquantile, 0.4)):
+        check_all(binary(f), [(b, q), (a, q)])
+    with pytest.raises(ValueError):
+        njit(binary(np.percentile))(a, 101.0)
+    m = rng.normal(size=(3, 8))
+    check_all(lambda m: np.cov(m), [(m,), (m[0],)])
+    check_all(lambda m, y: np.cov(m, y), [(m[0], m[1])])
+    check_all(lambda m: np.corrcoef(m), [(m,)])
+    check_all(lambda m: np.cov(m, None, False), [(m.T.copy(),)])

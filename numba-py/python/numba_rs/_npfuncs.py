@@ -8,7 +8,7 @@ NumPy's own source uses where it is one) and Numba's signatures and errors:
 vander geomspace ediff1d extract count_nonzero isin setdiff1d setxor1d union1d
 intersect1d cross kron tile argwhere logspace polyval convolve correlate triu_indices
 tril_indices append delete trim_zeros hanning hamming blackman bartlett isneginf
-isposinf fix``.
+isposinf fix percentile quantile nanpercentile nanquantile cov corrcoef``.
 """
 
 import numpy as np
@@ -1016,5 +1016,149 @@ def _isposinf(x):
 def _fix(x):
     def impl(x):
         return np.where(x >= 0, np.floor(x), np.ceil(x))
+
+    return impl
+
+
+# -- order statistics, covariance ----------------------------------------------------------
+
+@register_jitable
+def _quantile_sorted(s, q):
+    # NumPy's default ('linear') method on sorted data: the position q * (n - 1),
+    # interpolated between its neighbours.
+    n = s.size
+    pos = q * (n - 1)
+    lo = int(np.floor(pos))
+    hi = min(lo + 1, n - 1)
+    frac = pos - lo
+    a = s[lo]
+    b = s[hi]
+    if frac == 0:
+        return a * 1.0
+    return a + (b - a) * frac
+
+
+def _quantiles(name, scale, skip_nan):
+    def typing(a, q):
+        if not _is_array_like(a):
+            raise TypingError(f"The first argument of np.{name} must be array-like")
+        if not (_is_number(q) or _is_array_like(q)):
+            raise TypingError(f"The second argument of np.{name} must be a number or array-like")
+
+        def values(a):
+            flat = np.asarray(a).ravel().astype(np.float64)
+            if skip_nan:
+                flat = flat[~np.isnan(flat)]
+            return np.sort(flat)
+
+        values = register_jitable(values)
+
+        def one(s, qv):
+            if qv < 0 or qv > scale:
+                if scale == 100.0:
+                    raise ValueError("Percentiles must be in the range [0, 100]")
+                raise ValueError("Quantiles must be in the range [0, 1]")
+            if s.size == 0:
+                if skip_nan:
+                    return np.nan
+                raise ValueError("a must be non-empty")
+            if not skip_nan and np.isnan(s[-1]):
+                return np.nan
+            return _quantile_sorted(s, qv / scale)
+
+        one = register_jitable(one)
+        if _is_number(q):
+            def impl(a, q):
+                return one(values(a), q)
+
+            return impl
+
+        def impl(a, q):
+            s = values(a)
+            qs = np.asarray(q)
+            out = np.empty(qs.shape, dtype=np.float64)
+            fq = qs.ravel()
+            of = out.reshape(-1)
+            for i in range(fq.size):
+                of[i] = one(s, fq[i])
+            return out
+
+        return impl
+
+    return typing
+
+
+overload(np.percentile)(_quantiles("percentile", 100.0, False))
+overload(np.quantile)(_quantiles("quantile", 1.0, False))
+overload(np.nanpercentile)(_quantiles("nanpercentile", 100.0, True))
+overload(np.nanquantile)(_quantiles("nanquantile", 1.0, True))
+
+
+@register_jitable
+def _as_rows(m):
+    x = np.atleast_2d(np.asarray(m) * 1.0)
+    return x
+
+
+@register_jitable
+def _cov_matrix(m, y, rowvar, bias, ddof):
+    x = _as_rows(m)
+    if not rowvar and x.shape[0] != 1:
+        x = x.T.copy()
+    if y is not None:
+        yy = _as_rows(y)
+        if not rowvar and yy.shape[0] != 1:
+            yy = yy.T.copy()
+        x = np.concatenate((x, yy))
+    nvars, nobs = x.shape
+    d = (0 if bias else 1) if ddof is None else ddof
+    fact = nobs - d
+    means = np.empty(nvars)
+    for i in range(nvars):
+        means[i] = x[i].sum() / nobs
+    out = np.empty((nvars, nvars))
+    for i in range(nvars):
+        for j in range(i, nvars):
+            acc = 0.0
+            for k in range(nobs):
+                acc += (x[i, k] - means[i]) * (x[j, k] - means[j])
+            out[i, j] = acc / fact
+            out[j, i] = out[i, j]
+    return out
+
+
+@overload(np.cov)
+def _cov(m, y=None, rowvar=True, bias=False, ddof=None):
+    if not _is_array_like(m):
+        raise TypingError("m must be array-like")
+    one = (_is_number(m) or (_is_array(m) and m.ndim <= 1)) and _is_none(y)
+    if one:
+        # One variable: NumPy's squeezed result, a 0-d array.
+        def impl(m, y=None, rowvar=True, bias=False, ddof=None):
+            return _cov_matrix(m, y, rowvar, bias, ddof).reshape(())
+
+        return impl
+
+    def impl(m, y=None, rowvar=True, bias=False, ddof=None):
+        return _cov_matrix(m, y, rowvar, bias, ddof)
+
+    return impl
+
+
+@overload(np.corrcoef)
+def _corrcoef(x, y=None, rowvar=True):
+    if not _is_array_like(x):
+        raise TypingError("x must be array-like")
+
+    def impl(x, y=None, rowvar=True):
+        c = _cov_matrix(x, y, rowvar, False, None)
+        n = c.shape[0]
+        out = np.empty((n, n))
+        for i in range(n):
+            for j in range(n):
+                v = c[i, j] / np.sqrt(c[i, i] * c[j, j])
+                # Clip to [-1, 1] as NumPy does against rounding.
+                out[i, j] = max(-1.0, min(1.0, v))
+        return out
 
     return impl
