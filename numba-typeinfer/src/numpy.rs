@@ -885,8 +885,8 @@ pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
     let (a, b) = (element(lhs)?, element(rhs)?);
     let promoted = ufunc_loop(a, b)?;
     let dtype = match op {
-        // Complex numbers have no order (Numba's ufunc loops have none).
-        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge if promoted.is_complex() => return None,
+        // Complex elements compare lexicographically (NumPy's loops; Python's complex
+        // numbers themselves have no order, so this is for arrays only).
         BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge => BOOLEAN,
         BinOp::TrueDiv => float_result(promoted),
         BinOp::And | BinOp::Or | BinOp::Xor => {

@@ -391,3 +391,24 @@ def test_no_rewrites_option_with_signatures():
     a = np.array([-1, 1.5, 3], dtype=np.float32)
     f(a, np.array([-5, 0, 2.5]))
     np.testing.assert_array_equal(a, np.array([-6, 1.5, 5.5], dtype=np.float32))
+
+
+def test_complex_arrays_order_lexicographically():
+    """NumPy orders complex elements by real part, then imaginary part (NaN compares
+    false); Python's complex numbers themselves have no order (a TypingError)."""
+    a = np.array([1 + 2j, 1 + 1j, complex(np.nan, 0), 2 + 0j, complex(1, np.nan), 0j])
+    b = np.array([1 + 1j, 1 + 1j, 0j, 1 + 5j, 1 + 0j, -0.0 + 0j])
+    with np.errstate(invalid="ignore"):
+        for name in ("less", "less_equal", "greater", "greater_equal"):
+            ns = {"np": np}
+            exec(f"def h(x, y):\n    return np.{name}(x, y)\n", ns)
+            f = getattr(np, name)
+            np.testing.assert_array_equal(numba_rs.njit(ns["h"])(a, b), f(a, b))
+            out = np.zeros(a.shape, bool)
+            exec(f"def k(x, y, o):\n    np.{name}(x, y, o)\n", ns)
+            numba_rs.njit(ns["k"])(a.astype(np.complex64), b, out)
+            np.testing.assert_array_equal(out, f(a.astype(np.complex64), b))
+        np.testing.assert_array_equal(numba_rs.njit(lambda x, y: x < y)(a, b), a < b)
+        np.testing.assert_array_equal(numba_rs.njit(lambda x, y: x >= y)(a, 1 + 1j), a >= 1 + 1j)
+    with pytest.raises(numba_rs.errors.TypingError):
+        numba_rs.njit(lambda x, y: x < y)(1j, 2j)

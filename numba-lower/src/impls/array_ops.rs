@@ -381,11 +381,59 @@ pub(super) fn apply_binop<'ctx>(
             return apply_binop(lw, op, (x, t), (y, t));
         }
     }
+    if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        && (xt.is_complex() || yt.is_complex())
+    {
+        return complex_order(lw, op, (x, xt), (y, yt));
+    }
     let sig = numba_typeinfer::context::binop_signature(op, xt, yt)
         .ok_or_else(|| lw.unsupported(format!("no operator {} on {xt} and {yt}", op.symbol())))?;
     let x = lw.cast(x, xt, sig.args[0])?;
     let y = lw.cast(y, yt, sig.args[1])?;
     Ok((lw.call_impl(&sig, &[x, y])?, sig.ret))
+}
+
+/// NumPy's order of complex numbers (its ufunc loops): by real part, then imaginary
+/// part; any comparison with NaN is false.
+fn complex_order<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    op: BinOp,
+    (x, xt): (BasicValueEnum<'ctx>, TypeId),
+    (y, yt): (BasicValueEnum<'ctx>, TypeId),
+) -> R<(BasicValueEnum<'ctx>, TypeId)> {
+    use inkwell::FloatPredicate as P;
+    let t = numba_typeinfer::numpy::ufunc_loop(xt, yt)
+        .filter(|t| t.is_complex())
+        .unwrap_or(COMPLEX128);
+    let (x, y) = (lw.cast(x, xt, t)?, lw.cast(y, yt, t)?);
+    let part = |lw: &FnLower<'ctx, '_>, v: BasicValueEnum<'ctx>, i: u32| {
+        lw.b.build_extract_value(v.into_struct_value(), i, "")
+            .map_err(llvm_err)
+            .map(|p| p.into_float_value())
+    };
+    let (xr, xi, yr, yi) = (
+        part(lw, x, 0)?,
+        part(lw, x, 1)?,
+        part(lw, y, 0)?,
+        part(lw, y, 1)?,
+    );
+    let (strict, last) = match op {
+        BinOp::Lt => (P::OLT, P::OLT),
+        BinOp::Le => (P::OLT, P::OLE),
+        BinOp::Gt => (P::OGT, P::OGT),
+        _ => (P::OGT, P::OGE),
+    };
+    let b = &lw.b;
+    let real_decides = b
+        .build_float_compare(strict, xr, yr, "")
+        .map_err(llvm_err)?;
+    let real_equal = b
+        .build_float_compare(P::OEQ, xr, yr, "")
+        .map_err(llvm_err)?;
+    let imag = b.build_float_compare(last, xi, yi, "").map_err(llvm_err)?;
+    let tie = b.build_and(real_equal, imag, "").map_err(llvm_err)?;
+    let r = b.build_or(real_decides, tie, "").map_err(llvm_err)?;
+    Ok((r.into(), BOOLEAN))
 }
 
 /// A value with its type.
