@@ -634,7 +634,9 @@ impl BaseContext {
                     move |a: &[TypeId]| match (a, bin, un) {
                         // `operator.iadd(a, x)` of an array writes into `a`, as `a += x`.
                         ([x, y], Some(op), _)
-                            if name.starts_with('i') && !name.starts_with("is") && x.is_array() =>
+                            if name.starts_with('i')
+                                && !matches!(name, "is_" | "is_not")
+                                && x.is_array() =>
                         {
                             let s = binop_signature(op, *x, *y)?;
                             crate::numpy::inplace_array_binop(op, s, *y).ok()

@@ -885,8 +885,9 @@ pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
     let (a, b) = (element(lhs)?, element(rhs)?);
     let promoted = ufunc_loop(a, b)?;
     let dtype = match op {
-        // Complex elements compare lexicographically (NumPy's loops; Python's complex
-        // numbers themselves have no order, so this is for arrays only).
+        // Numba's operators do not order complex elements (its `np.less` & co. do:
+        // `complex_order_ufunc`).
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge if promoted.is_complex() => return None,
         BinOp::Lt | BinOp::Le | BinOp::Eq | BinOp::Ne | BinOp::Gt | BinOp::Ge => BOOLEAN,
         BinOp::TrueDiv => float_result(promoted),
         BinOp::And | BinOp::Or | BinOp::Xor => {
@@ -919,6 +920,24 @@ pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
     Some(Signature {
         ret: ufunc_result(&[lhs, rhs], dtype),
         args: vec![lhs.unliteral(), rhs.unliteral()],
+        key: ImplKey::BinOp(op),
+    })
+}
+
+/// `np.less(a, b)` & co. with complex arrays: NumPy's loops order complex numbers by real
+/// part, then imaginary part (as Numba's ufuncs do, though not its operators); the
+/// element-wise lowering compares them so.
+fn complex_order_ufunc(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+    if !matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+        return None;
+    }
+    if !lhs.is_array() && !rhs.is_array() {
+        return None;
+    }
+    let promoted = ufunc_loop(element(lhs)?, element(rhs)?)?;
+    promoted.is_complex().then(|| Signature {
+        ret: ufunc_result(&[lhs, rhs], BOOLEAN),
+        args: vec![lhs, rhs],
         key: ImplKey::BinOp(op),
     })
 }
@@ -1628,6 +1647,7 @@ impl BaseContext {
                 }
                 [x, y] if element(*x).is_some() && element(*y).is_some() => {
                     crate::context::binop_signature(op, x.unliteral(), y.unliteral())
+                        .or_else(|| complex_order_ufunc(op, x.unliteral(), y.unliteral()))
                 }
                 _ => None,
             };

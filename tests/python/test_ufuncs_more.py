@@ -365,11 +365,14 @@ def test_output_array_arguments(dtype):
             sqrt_into(x, np.zeros_like(x))
         with pytest.raises(numba_rs.errors.TypingError):
             numba_rs.njit(sqrt_into)(x, np.zeros_like(x))
-    # `operator.iadd(a, b)` on arrays writes into `a`, as `a += b` does.
-    a1, a2 = x.copy(), x.copy()
-    numba_rs.njit(lambda a, b: operator.iadd(a, b))(a1, x)
-    operator.iadd(a2, x)
-    np.testing.assert_array_equal(a1, a2)
+    # `operator.iadd(a, b)` and friends on arrays write into `a`, as `a += b` does.
+    for op in (operator.iadd, operator.isub, operator.imul):
+        a1, a2 = x.copy(), x.copy()
+        ns = {"op": op}
+        exec("def f(a, b):\n    op(a, b)\n", ns)
+        numba_rs.njit(ns["f"])(a1, x)
+        op(a2, x)
+        np.testing.assert_array_equal(a1, a2)
 
 
 def test_nan_and_inf_predicates_of_complex_arrays():
@@ -394,8 +397,9 @@ def test_no_rewrites_option_with_signatures():
 
 
 def test_complex_arrays_order_lexicographically():
-    """NumPy orders complex elements by real part, then imaginary part (NaN compares
-    false); Python's complex numbers themselves have no order (a TypingError)."""
+    """`np.less` & co. order complex elements by real part, then imaginary part (NaN
+    compares false), as NumPy's and Numba's ufuncs do; Numba's `<` on complex values
+    (arrays too) is a TypingError."""
     a = np.array([1 + 2j, 1 + 1j, complex(np.nan, 0), 2 + 0j, complex(1, np.nan), 0j])
     b = np.array([1 + 1j, 1 + 1j, 0j, 1 + 5j, 1 + 0j, -0.0 + 0j])
     with np.errstate(invalid="ignore"):
@@ -408,7 +412,8 @@ def test_complex_arrays_order_lexicographically():
             exec(f"def k(x, y, o):\n    np.{name}(x, y, o)\n", ns)
             numba_rs.njit(ns["k"])(a.astype(np.complex64), b, out)
             np.testing.assert_array_equal(out, f(a.astype(np.complex64), b))
-        np.testing.assert_array_equal(numba_rs.njit(lambda x, y: x < y)(a, b), a < b)
-        np.testing.assert_array_equal(numba_rs.njit(lambda x, y: x >= y)(a, 1 + 1j), a >= 1 + 1j)
+    # Numba's operators do not order complex numbers, arrays or scalars.
+    with pytest.raises(numba_rs.errors.TypingError):
+        numba_rs.njit(lambda x, y: x < y)(a, b)
     with pytest.raises(numba_rs.errors.TypingError):
         numba_rs.njit(lambda x, y: x < y)(1j, 2j)
