@@ -417,3 +417,19 @@ def test_complex_arrays_order_lexicographically():
         numba_rs.njit(lambda x, y: x < y)(a, b)
     with pytest.raises(numba_rs.errors.TypingError):
         numba_rs.njit(lambda x, y: x < y)(1j, 2j)
+
+
+def test_array_identity():
+    """`a is b` of arrays (Numba's `array_is`: the same data, shape and strides); a
+    ufunc's output argument is the array it returns."""
+
+    def ident(a, b):
+        c = a
+        return a is c, a is b, np.add(a, a, b) is b, a is not b
+
+    a, b = np.arange(4.0), np.zeros(4)
+    assert numba_rs.njit(ident)(a, b) == ident(a.copy(), b.copy())
+    same = numba_rs.njit(lambda x, y: x is y)
+    assert same(a, a) and not same(a, a.copy())
+    assert not same(a, a.reshape(2, 2).ravel()[::2].copy())
+    assert not same(np.ones(3), np.ones(3, dtype=np.int64))  # different types

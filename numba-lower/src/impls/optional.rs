@@ -134,6 +134,42 @@ fn is<'ctx>(
             lw.b.build_not(valid, "").map_err(llvm_err)?
         }
         (Type::NoneType, _) | (_, Type::NoneType) => bool_t.const_zero(),
+        // Arrays of one type (Numba's `array_is`): the same data, shape and strides. A
+        // view of the same memory with another shape is another array.
+        (Type::Array { .. }, Type::Array { .. }) if lt == rt => {
+            use crate::model::array::{field, ndim};
+            let (x, y) = (a[0].into_struct_value(), a[1].into_struct_value());
+            let get = |lw: &FnLower<'ctx, '_>, v: inkwell::values::StructValue<'ctx>, f: u32| {
+                lw.b.build_extract_value(v, f, "").map_err(llvm_err)
+            };
+            let (dx, dy) = (
+                get(lw, x, field::DATA)?.into_pointer_value(),
+                get(lw, y, field::DATA)?.into_pointer_value(),
+            );
+            let mut same =
+                lw.b.build_int_compare(inkwell::IntPredicate::EQ, dx, dy, "")
+                    .map_err(llvm_err)?;
+            for f in [field::SHAPE, field::STRIDES] {
+                let (sx, sy) = (
+                    get(lw, x, f)?.into_array_value(),
+                    get(lw, y, f)?.into_array_value(),
+                );
+                for d in 0..ndim(lt) {
+                    let ex = lw.b.build_extract_value(sx, d, "").map_err(llvm_err)?;
+                    let ey = lw.b.build_extract_value(sy, d, "").map_err(llvm_err)?;
+                    let eq =
+                        lw.b.build_int_compare(
+                            inkwell::IntPredicate::EQ,
+                            ex.into_int_value(),
+                            ey.into_int_value(),
+                            "",
+                        )
+                        .map_err(llvm_err)?;
+                    same = lw.b.build_and(same, eq, "").map_err(llvm_err)?;
+                }
+            }
+            same
+        }
         // Structref instances: the same MemInfo. A jitclass has no `is` (Numba's
         // LoweringError, worded as Numba words it).
         (Type::ClassInstance { .. }, Type::ClassInstance { .. }) => {
