@@ -433,3 +433,18 @@ def test_array_identity():
     assert same(a, a) and not same(a, a.copy())
     assert not same(a, a.reshape(2, 2).ravel()[::2].copy())
     assert not same(np.ones(3), np.ones(3, dtype=np.int64))  # different types
+
+
+def test_complex_maximum_minimum_fmax_fmin():
+    """NumPy's complex `maximum`/`minimum` (lexicographic, a NaN in either part
+    propagates) and `fmax`/`fmin` (a NaN is ignored), as Numba's loops give them."""
+    nan = np.nan
+    a = np.array([1 + 2j, 1 + 1j, complex(nan, 0), 2 + 0j, complex(1, nan), 0j, complex(nan, 1)])
+    b = np.array([1 + 1j, 1 + 3j, 0j, 1 + 5j, 1 + 0j, complex(0, nan), complex(nan, 2)])
+    with np.errstate(invalid="ignore"):
+        for name in ("maximum", "minimum", "fmax", "fmin"):
+            ns = {"np": np}
+            exec(f"def h(x, y):\n    return np.{name}(x, y)\n", ns)
+            f = getattr(np, name)
+            for x, y in ((a, b), (b, a), (a.astype(np.complex64), b.astype(np.complex64))):
+                np.testing.assert_array_equal(numba_rs.njit(ns["h"])(x, y), f(x, y))

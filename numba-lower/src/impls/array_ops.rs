@@ -877,8 +877,12 @@ pub(crate) fn scalar_call<'ctx>(
     if let Some(op) = op {
         return apply_binop(lw, op, args[0], args[1]);
     }
-    if let Some(r) = super::ufunc_scalar::numpy_scalar(lw, key, args) {
-        return r;
+    // Complex `fmin`/`fmax` are below, with `minimum`/`maximum`.
+    let complex_fminmax = matches!(key, "fmin" | "fmax") && args[0].1.is_complex();
+    if !complex_fminmax {
+        if let Some(r) = super::ufunc_scalar::numpy_scalar(lw, key, args) {
+            return r;
+        }
     }
     match key {
         "neg" => return apply_unary(lw, UnaryOp::Neg, args[0]),
@@ -899,8 +903,10 @@ pub(crate) fn scalar_call<'ctx>(
             };
             return Ok((r.into(), BOOLEAN));
         }
-        // Complex min/max in lexicographic order, as Numba's reductions compare them.
-        "min" | "max" if args[0].1.is_complex() && args[0].1 == args[1].1 => {
+        // Complex min/max in lexicographic order, as Numba's reductions and NumPy's
+        // loops compare them: `minimum`/`maximum` propagate a NaN (either part), `fmin`/
+        // `fmax` ignore one.
+        "min" | "max" | "fmin" | "fmax" if args[0].1.is_complex() && args[0].1 == args[1].1 => {
             let (a, t) = args[0];
             let (b, _) = args[1];
             let part = |lw: &FnLower<'ctx, '_>, v: BasicValueEnum<'ctx>, k| -> R<_> {
@@ -916,7 +922,7 @@ pub(crate) fn scalar_call<'ctx>(
                 part(lw, b, 0)?,
                 part(lw, b, 1)?,
             );
-            let pred = if key == "min" {
+            let pred = if key == "min" || key == "fmin" {
                 inkwell::FloatPredicate::OLT
             } else {
                 inkwell::FloatPredicate::OGT
@@ -930,7 +936,24 @@ pub(crate) fn scalar_call<'ctx>(
             let tie =
                 lw.b.build_and(real_same, imag_better, "")
                     .map_err(llvm_err)?;
-            let take = lw.b.build_or(real_better, tie, "").map_err(llvm_err)?;
+            let better = lw.b.build_or(real_better, tie, "").map_err(llvm_err)?;
+            let uno = inkwell::FloatPredicate::UNO;
+            let a_nan =
+                lw.b.build_or(cmp(lw, uno, ar, ar)?, cmp(lw, uno, ai, ai)?, "")
+                    .map_err(llvm_err)?;
+            let b_nan =
+                lw.b.build_or(cmp(lw, uno, br, br)?, cmp(lw, uno, bi, bi)?, "")
+                    .map_err(llvm_err)?;
+            // NumPy: `maximum` keeps `a` when it is NaN, else takes a NaN `b`; `fmax`
+            // keeps `a` when `b` is NaN, else replaces a NaN `a`.
+            let (keep_a, prefer_b) = if key.starts_with('f') {
+                (b_nan, a_nan)
+            } else {
+                (a_nan, b_nan)
+            };
+            let want_b = lw.b.build_or(better, prefer_b, "").map_err(llvm_err)?;
+            let not_keep = lw.b.build_not(keep_a, "").map_err(llvm_err)?;
+            let take = lw.b.build_and(want_b, not_keep, "").map_err(llvm_err)?;
             let r = lw.b.build_select(take, b, a, "").map_err(llvm_err)?;
             return Ok((r, t));
         }
