@@ -226,14 +226,8 @@ pub fn partial_types(
         return vec![None; ir.vars.len()];
     }
     let mut e = Engine::new(ir, arg_types, locals, ctx, callees, self_id);
-    let mut passes = 0;
-    while e.changed && passes <= MAX_PASSES {
-        e.changed = false;
-        passes += 1;
-        if e.pass(false).is_err() {
-            break;
-        }
-    }
+    // What fails is left untyped: the partial answer is whatever the passes reached.
+    let _ = e.fixpoint();
     e.typemap
 }
 
@@ -262,18 +256,7 @@ pub fn infer_with_locals(
         });
     }
     let mut e = Engine::new(ir, arg_types, locals, ctx, callees, self_id);
-    let mut passes = 0;
-    while e.changed {
-        e.changed = false;
-        passes += 1;
-        if passes > MAX_PASSES {
-            return Err(TypingError::Typing {
-                message: "type inference did not converge".into(),
-                line: ir.firstlineno,
-            });
-        }
-        e.pass(false)?;
-    }
+    e.fixpoint()?;
     // Final pass: report what still fails.
     e.pass(true)?;
     e.settle_lists()?;
@@ -527,6 +510,23 @@ impl<'a> Engine<'a> {
 }
 
 impl Engine<'_> {
+    /// Non-reporting passes until nothing changes (an error from one ends them).
+    fn fixpoint(&mut self) -> Result<(), TypingError> {
+        let mut passes = 0;
+        while self.changed {
+            self.changed = false;
+            passes += 1;
+            if passes > MAX_PASSES {
+                return Err(TypingError::Typing {
+                    message: "type inference did not converge".into(),
+                    line: self.ir.firstlineno,
+                });
+            }
+            self.pass(false)?;
+        }
+        Ok(())
+    }
+
     /// A variable's type as templates see it: literals stand for their underlying type.
     fn ty(&self, v: VarId) -> Option<TypeId> {
         self.raw_ty(v).map(TypeId::unliteral)

@@ -877,12 +877,8 @@ pub(crate) fn scalar_call<'ctx>(
     if let Some(op) = op {
         return apply_binop(lw, op, args[0], args[1]);
     }
-    // Complex `fmin`/`fmax` are below, with `minimum`/`maximum`.
-    let complex_fminmax = matches!(key, "fmin" | "fmax") && args[0].1.is_complex();
-    if !complex_fminmax {
-        if let Some(r) = super::ufunc_scalar::numpy_scalar(lw, key, args) {
-            return r;
-        }
+    if let Some(r) = super::ufunc_scalar::numpy_scalar(lw, key, args) {
+        return r;
     }
     match key {
         "neg" => return apply_unary(lw, UnaryOp::Neg, args[0]),

@@ -617,11 +617,6 @@ def _keep_diff(a, b, in_b, in_a):
 
 
 @register_jitable
-def _keep_intersect(a, b, in_b, in_a):
-    return a[in_b]
-
-
-@register_jitable
 def _keep_xor(a, b, in_b, in_a):
     return np.sort(np.concatenate((a[~in_b], b[~in_a])))
 
@@ -641,9 +636,7 @@ def _union1d(ar1, ar2):
 
 @overload(np.intersect1d)
 def _intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    if not _is_none(return_indices) and not (
-            isinstance(return_indices, types.BooleanLiteral)
-            and not return_indices.literal_value) and not isinstance(return_indices, types.Boolean):
+    if not (_is_none(return_indices) or isinstance(return_indices, types.Boolean)):
         raise TypingError("return_indices must be a bool")
     if not (_is_array_like(ar1) and _is_array_like(ar2)):
         raise TypingError("The arguments of np.intersect1d must be array-likes")
@@ -865,28 +858,21 @@ def _correlate(a, v):
     return impl
 
 
-@overload(np.triu_indices)
-def _triu_indices(n, k=0, m=None):
-    _check_int(n, "n")
+def _tri_indices(mask):
+    def typing(n, k=0, m=None):
+        _check_int(n, "n")
 
-    def impl(n, k=0, m=None):
-        cols = n if m is None else m
-        mask = np.triu(np.ones((n, cols)), k)
-        return np.nonzero(mask)
+        def impl(n, k=0, m=None):
+            cols = n if m is None else m
+            return np.nonzero(mask(np.ones((n, cols)), k))
 
-    return impl
+        return impl
+
+    return typing
 
 
-@overload(np.tril_indices)
-def _tril_indices(n, k=0, m=None):
-    _check_int(n, "n")
-
-    def impl(n, k=0, m=None):
-        cols = n if m is None else m
-        mask = np.tril(np.ones((n, cols)), k)
-        return np.nonzero(mask)
-
-    return impl
+overload(np.triu_indices)(_tri_indices(np.triu))
+overload(np.tril_indices)(_tri_indices(np.tril))
 
 
 @overload(np.append)

@@ -82,9 +82,9 @@ def define_boxing(struct_type, obj_class):
             "numba_rs.experimental.structref.StructRefProxy"
         )
     _BOXING[struct_type] = obj_class
-    for t in list(_types._STRUCTREF_TYPES.values()) + [
-        _types._from_code(c) for c in _types._STRUCTREF_FIELDS
-    ]:
+    # Every structref type made so far (each has its fields recorded).
+    for code in list(_types._STRUCTREF_FIELDS):
+        t = _types._from_code(code)
         if isinstance(t, struct_type):
             _type_made(t)
 
