@@ -205,11 +205,18 @@ fn check_argument(
 }
 
 fn is_literal_unroll(ir: &FunctionIR, func: VarId) -> bool {
-    matches!(
-        through_copies(ir, func),
-        Some(Expr::Global { value, .. } | Expr::FreeVar { value, .. })
-            if matches!(&value.kind, GlobalKind::Intrinsic(n) if n == LITERAL_UNROLL)
-    )
+    match through_copies(ir, func) {
+        Some(Expr::Global { value, .. } | Expr::FreeVar { value, .. }) => {
+            matches!(&value.kind, GlobalKind::Intrinsic(n) if n == LITERAL_UNROLL)
+        }
+        // `numba.literal_unroll(t)` through the module.
+        Some(Expr::GetAttr { value, attr }) if attr == LITERAL_UNROLL => matches!(
+            through_copies(ir, *value),
+            Some(Expr::Global { value, .. } | Expr::FreeVar { value, .. })
+                if matches!(&value.kind, GlobalKind::Module(m) if m == "numba" || m == "numba_rs")
+        ),
+        _ => false,
+    }
 }
 
 /// The single definition of `v`, followed through copies.

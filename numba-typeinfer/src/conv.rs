@@ -266,7 +266,10 @@ fn special_unify(a: TypeId, b: TypeId) -> Option<TypeId> {
         (Type::Optional(x), _) => unify(x, b).map(|t| intern(Type::Optional(t))),
         // A method of an empty list, read again once the list is typed.
         (Type::BoundFunction { key: k1, this: t1 }, Type::BoundFunction { key: k2, this: t2 })
-            if k1 == k2 && (crate::lists::is_imprecise(t1) || crate::lists::is_imprecise(t2)) =>
+            if k1 == k2
+                && (crate::lists::is_imprecise(t1)
+                    || crate::lists::is_imprecise(t2)
+                    || crate::lists::both_reflected(t1, t2)) =>
         {
             let this = unify(t1, t2)?;
             Some(intern(Type::BoundFunction { key: k1, this }))

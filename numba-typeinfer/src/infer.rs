@@ -637,6 +637,51 @@ impl Engine<'_> {
         self.refine_sources(stack, t, line)
     }
 
+    /// Whether the list a bound method `func` was read from is built in this function
+    /// (every definition, through copies and phis, a list display), so its item type may
+    /// still widen.
+    fn built_here(&mut self, func: VarId) -> bool {
+        let ir = self.ir;
+        let defs = self.defs.get_or_init(|| {
+            let mut m: HashMap<VarId, Vec<ExprId>> = HashMap::new();
+            for b in ir.blocks.values() {
+                for inst in &b.body {
+                    if let Stmt::Assign { target, value } = &inst.stmt {
+                        m.entry(*target).or_default().push(*value);
+                    }
+                }
+            }
+            m
+        });
+        let mut stack: Vec<VarId> = defs
+            .get(&func)
+            .into_iter()
+            .flatten()
+            .filter_map(|&e| match ir.expr(e) {
+                Expr::GetAttr { value, .. } => Some(*value),
+                _ => None,
+            })
+            .collect();
+        if stack.is_empty() {
+            return false;
+        }
+        let mut seen = std::collections::HashSet::new();
+        while let Some(v) = stack.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            for &e in defs.get(&v).into_iter().flatten() {
+                match ir.expr(e) {
+                    Expr::Var(src) => stack.push(*src),
+                    Expr::Phi { incoming } => stack.extend(incoming.iter().filter_map(|(v, _)| *v)),
+                    Expr::BuildList { .. } => {}
+                    _ => return false,
+                }
+            }
+        }
+        true
+    }
+
     /// Refine the containers in `stack`, and the variables they were copied from back
     /// to their `[]` / `{}`, to `t` (the first store into an empty container).
     fn refine_sources(
@@ -673,7 +718,16 @@ impl Engine<'_> {
             }
         }
         for v in refined {
-            if self.raw_ty(v).is_none_or(crate::lists::is_imprecise) {
+            let widening = self.raw_ty(v).is_some_and(|old| {
+                matches!(
+                    (old.get(), t.get()),
+                    (
+                        Type::List { typed: false, .. },
+                        Type::List { typed: false, .. }
+                    )
+                )
+            });
+            if widening || self.raw_ty(v).is_none_or(crate::lists::is_imprecise) {
                 self.refine(v, t, line)?;
             }
         }
@@ -2173,15 +2227,28 @@ impl Engine<'_> {
                                 );
                             }
                         }
+                        // A store into an empty list types the list; a store that widens
+                        // a list built here widens it (Numba's `list.append` refining its
+                        // receiver). A list from elsewhere keeps its item type: the item
+                        // converts to it.
+                        let mut refine = None;
+                        let resolved = match (resolved, ft.get()) {
+                            (Some(sig), Type::BoundFunction { this, .. })
+                                if sig.args.first().is_some_and(|&a| a != this) =>
+                            {
+                                if crate::lists::is_imprecise(this) || self.built_here(*func) {
+                                    refine = Some(sig.args[0]);
+                                    Some(sig)
+                                } else {
+                                    crate::lists::unrefined(sig, this)
+                                }
+                            }
+                            (resolved, _) => resolved,
+                        };
                         match resolved {
                             Some(sig) => {
-                                // A store into an empty list types the list.
-                                if let Type::BoundFunction { this, .. } = ft.get() {
-                                    if crate::lists::is_imprecise(this)
-                                        && sig.args.first().is_some_and(|&a| a != this)
-                                    {
-                                        self.refine_receiver(*func, sig.args[0], line)?;
-                                    }
+                                if let Some(t) = refine {
+                                    self.refine_receiver(*func, t, line)?;
                                 }
                                 self.record(id, sig)
                             }

@@ -57,6 +57,12 @@ pub fn is_imprecise(t: TypeId) -> bool {
     }
 }
 
+/// Whether both are reflected (untyped) lists, whose item types may widen.
+pub fn both_reflected(a: TypeId, b: TypeId) -> bool {
+    let untyped = |t: TypeId| matches!(t.get(), Type::List { typed: false, .. });
+    untyped(a) && untyped(b)
+}
+
 /// The methods lists have.
 pub const METHODS: &[&str] = &[
     "append", "extend", "insert", "pop", "remove", "index", "count", "clear", "copy", "reverse",
@@ -111,7 +117,40 @@ pub fn stored(this: TypeId, item: TypeId) -> Option<TypeId> {
     if typed {
         return crate::dicts::safe_cast(item, dtype).ok().map(|_| this);
     }
+    // A reflected list's item type is the unification of everything stored into it, as
+    // Numba's `list.append` refines its receiver: `[]` given an int then a float holds
+    // floats (converting to the first item's type would truncate the float).
+    if let Some(u) = crate::conv::unify(dtype, item).filter(|&u| u != dtype && storable(u)) {
+        return Some(intern(Type::List {
+            dtype: u,
+            reflected,
+            typed,
+        }));
+    }
     can_convert(item, dtype).map(|_| this)
+}
+
+/// A list method's signature `sig` (typed as if it widened its receiver) for a receiver
+/// `this` whose item type is fixed (an argument, a list from elsewhere): the stored item
+/// converts to the items `this` holds, as Numba converts into a locked argument type.
+pub fn unrefined(mut sig: Signature, this: TypeId) -> Option<Signature> {
+    let Some(dtype) = list_dtype(this) else {
+        return Some(sig);
+    };
+    let key = match &sig.key {
+        ImplKey::Function(k) => k.as_str(),
+        _ => "",
+    };
+    if matches!(key, "list.append" | "list.insert") {
+        if let Some(last) = sig.args.last_mut() {
+            can_convert(*last, dtype)?;
+            *last = dtype;
+        }
+    }
+    if let Some(first) = sig.args.first_mut() {
+        *first = this;
+    }
+    Some(sig)
 }
 
 /// Item types a list can hold.

@@ -406,3 +406,75 @@ def test_reflected_arguments_warn_as_numba_does():
     with warnings.catch_warnings():
         warnings.simplefilter("error", NumbaPendingDeprecationWarning)
         assert g(3) == 3
+
+
+def _widen_append():
+    out = []
+    out.append(1)
+    out.append(2.5)
+    return out
+
+
+def _widen_in_loop(n):
+    out = [0]
+    for i in range(n):
+        out.append(i / 2)
+    return out
+
+
+def _widen_insert_extend():
+    out = [1, 2]
+    out.append(3j)
+    out.insert(0, 0.5)
+    out.extend([True])
+    return out
+
+
+def _widen_through_branch(flag):
+    out = []
+    if flag:
+        out.append(1)
+    else:
+        out.append(7)
+    out.append(0.25)
+    return out
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [(_widen_append, ()), (_widen_in_loop, (5,)), (_widen_insert_extend, ()),
+     (_widen_through_branch, (True,)), (_widen_through_branch, (False,))],
+)
+def test_items_of_wider_types_widen_a_list_built_here(f, args):
+    # Numba's `list.append` unifies the item type with what the list holds and refines
+    # the list: an int list given a float holds floats (it used to truncate the float).
+    got = njit(f)(*args)
+    want = f(*args)
+    assert got == want
+    # Every item has the widest type stored (CPython keeps each item's own type).
+    widest = complex if any(isinstance(y, complex) for y in want) else float
+    assert all(type(x) is widest for x in got)
+
+
+def test_a_list_argument_keeps_its_item_type():
+    # A reflected argument's type is fixed at the call: the float converts to its int
+    # items (Numba's conversion into a locked argument type).
+    def f(out):
+        out.append(2.5)
+        return len(out)
+
+    arg = [1, 2]
+    assert njit(f)(arg) == 3
+    assert arg == [1, 2, 2]
+
+
+def test_literal_unroll_through_the_module():
+    import numba_rs
+
+    def f():
+        acc = 0.0
+        for t in numba_rs.literal_unroll((1, 2.5, 3j)):
+            acc += t.real
+        return acc
+
+    assert njit(f)() == f() == 3.5
