@@ -53,6 +53,14 @@ impl<'ctx> FnLower<'ctx, '_> {
                 }
                 Ok((self.make_struct(t, &vals)?, t))
             }
+            // A jitted function held in a frozen tuple: a value without data.
+            GlobalKind::Dispatcher { id, name } => Ok((
+                self.ghost(),
+                intern(Type::Dispatcher {
+                    id: *id,
+                    name: name.clone(),
+                }),
+            )),
             _ => Err(self.unsupported("this global cannot be frozen into the code")),
         }
     }

@@ -426,8 +426,8 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
 fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<GlobalKind>> {
     if value.get_type().is(py.get_type::<PyTuple>()) {
         let mut items = Vec::new();
-        // A tuple of plain constants is a `Const`; one holding arrays or NumPy scalars
-        // is frozen item by item.
+        // A tuple of plain constants is a `Const`; one holding arrays, NumPy scalars or
+        // jitted functions is frozen item by item.
         let mut holds_array = false;
         for item in value.try_iter()? {
             let item = item?;
@@ -439,7 +439,19 @@ fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Glo
                         holds_array = true;
                         k
                     }
-                    None => return Ok(None),
+                    None => match item.cast::<Dispatcher>() {
+                        // A jitted function: its type is all there is (`(f, g)` for
+                        // `literal_unroll`, or indexed by a constant).
+                        Ok(d) => {
+                            let d = d.borrow();
+                            holds_array = true;
+                            GlobalKind::Dispatcher {
+                                id: d.core.id,
+                                name: d.core.name.clone(),
+                            }
+                        }
+                        Err(_) => return Ok(None),
+                    },
                 },
             };
             items.push(kind);

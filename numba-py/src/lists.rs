@@ -321,21 +321,34 @@ unsafe fn new_pylist<'py>(
     }
 }
 
-/// After a call: write back and release every list argument (`slots` as encoded for
-/// `shapes`).
+/// After a call: write back and release every list and set argument (`slots` as encoded
+/// for `shapes`), those held in tuple arguments too.
 pub fn release_args(py: Python<'_>, shapes: &[Option<Shape>], slots: &[u64]) -> PyResult<()> {
     let mut pos = 0usize;
     let mut first_err = None;
     for s in shapes.iter().flatten() {
-        if let Shape::List {
+        release_arg(py, s, slots, &mut pos, &mut first_err);
+    }
+    first_err.map_or(Ok(()), Err)
+}
+
+/// [`release_args`] for one argument of shape `s` at `slots[*pos..]`, advancing `pos`.
+fn release_arg(
+    py: Python<'_>,
+    s: &Shape,
+    slots: &[u64],
+    pos: &mut usize,
+    first_err: &mut Option<PyErr>,
+) {
+    match s {
+        Shape::List {
             item, reflected, ..
         }
         | Shape::Set {
             item, reflected, ..
-        } = s
-        {
-            let (mi, parent) = (slots[pos] as *mut numba_nrt::MemInfo, slots[pos + 1]);
-            if *reflected && parent != 0 {
+        } => {
+            let (mi, parent) = (slots[*pos] as *mut numba_nrt::MemInfo, slots[*pos + 1]);
+            if *reflected && parent != 0 && !mi.is_null() {
                 // SAFETY: the argument's parent is the caller's list or set.
                 let par =
                     unsafe { Bound::from_borrowed_ptr(py, parent as *mut pyo3::ffi::PyObject) };
@@ -345,19 +358,43 @@ pub fn release_args(py: Python<'_>, shapes: &[Option<Shape>], slots: &[u64]) -> 
                     first_err.get_or_insert(e);
                 }
             }
-            // SAFETY: the argument's reference, made by `encode_list`/`encode_set`.
+            // SAFETY: the argument's reference, made by `encode_list`/`encode_set`
+            // (null for a `None` an optional slot stands for).
             unsafe { numba_nrt::NRT_decref(mi) };
+            *pos += 2;
         }
-        pos += s.slots();
+        Shape::Tuple(items) | Shape::Named { items, .. } => {
+            for x in items {
+                release_arg(py, x, slots, pos, first_err);
+            }
+        }
+        Shape::Optional(x) if holds_list(x) => {
+            let present = slots[*pos] != 0;
+            *pos += 1;
+            if present {
+                release_arg(py, x, slots, pos, first_err);
+            } else {
+                *pos += x.slots();
+            }
+        }
+        _ => *pos += s.slots(),
     }
-    first_err.map_or(Ok(()), Err)
 }
 
-/// Whether any argument is a list (to release after the call).
+/// Whether a value of this shape holds a list or set made for the call.
+fn holds_list(s: &Shape) -> bool {
+    match s {
+        Shape::List { .. } | Shape::Set { .. } => true,
+        Shape::Tuple(items) | Shape::Named { items, .. } => items.iter().any(holds_list),
+        Shape::Optional(x) => holds_list(x),
+        _ => false,
+    }
+}
+
+/// Whether any argument is a list or set, or a tuple holding one (to release after the
+/// call).
 pub fn has_list(shapes: &[Option<Shape>]) -> bool {
-    shapes
-        .iter()
-        .any(|s| matches!(s, Some(Shape::List { .. } | Shape::Set { .. })))
+    shapes.iter().flatten().any(holds_list)
 }
 
 // ------------------------------------------------------------------------------- sets

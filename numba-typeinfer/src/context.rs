@@ -269,6 +269,11 @@ pub fn typeof_global_value(kind: &GlobalKind) -> Option<Result<TypeId, String>> 
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|tys| tuple_of(&tys)),
+        // A jitted function held in a frozen tuple.
+        GlobalKind::Dispatcher { id, name } => Ok(intern(Type::Dispatcher {
+            id: *id,
+            name: name.clone(),
+        })),
         _ => return None,
     })
 }
@@ -1087,7 +1092,19 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
         // A string is never equal to a value of another kind (Numba's `unicode_eq`).
         BinOp::Eq | BinOp::Ne
             if (lhs.unliteral() == UNICODE) != (rhs.unliteral() == UNICODE)
-                && (lhs.is_scalar() || rhs.is_scalar() || lhs == NONE || rhs == NONE) =>
+                && [lhs, rhs].into_iter().all(|t| {
+                    t.is_scalar()
+                        || t == NONE
+                        || t.unliteral() == UNICODE
+                        || matches!(
+                            t.get(),
+                            Type::UniTuple(..)
+                                | Type::Tuple(_)
+                                | Type::List { .. }
+                                | Type::Set { .. }
+                                | Type::Dict { .. }
+                        )
+                }) =>
         {
             Some(Signature {
                 ret: BOOLEAN,

@@ -363,3 +363,57 @@ def test_namedtuples():
     check(unroll_made_namedtuple)
     check(sum_items, ABC(1, 2.5, True))
     check(iterate_named_unituple, ABC(1, 2, 3))
+
+
+@njit
+def _one():
+    return 1
+
+
+@njit
+def _two():
+    return 2
+
+
+FUNCS = (_one, _two)
+
+
+def test_global_tuple_of_jitted_functions():
+    # A tuple of dispatchers bound to a global or a closure variable is frozen like a
+    # tuple of constants (each item a function type without data).
+    def unrolled():
+        out = 0
+        for f in literal_unroll(FUNCS):
+            out = out * 10 + f()
+        return out
+
+    def indexed():
+        return FUNCS[0]() + FUNCS[1]() * 10
+
+    pair = (_two, _one)
+
+    def closure():
+        out = 0
+        for f in literal_unroll(pair):
+            out = out * 10 + f()
+        return out
+
+    assert njit(unrolled)() == unrolled() == 12
+    assert njit(indexed)() == indexed() == 21
+    assert njit(closure)() == closure() == 21
+
+
+def test_strings_never_equal_other_kinds_in_unrolled_tuples():
+    # Numba's `unicode_eq`: a string and a value of another kind (a tuple here) compare
+    # unequal, so a test against each item of a mixed tuple types.
+    def f(t):
+        n = 0
+        for a in literal_unroll(t):
+            if a == "b":
+                n += 1
+            if a != "a":
+                n += 10
+        return n
+
+    t = ("a", "b", 12, 3j, ("f",), [1])
+    assert njit(f)(t) == f(t)
