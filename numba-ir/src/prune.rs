@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use numba_bytecode::Constant;
 
+use crate::global::GlobalKind;
 use crate::ir::{BinOp, Expr, FunctionIR, Inst, Label, Stmt, VarId};
 
 /// What is known about an argument before typing.
@@ -58,6 +59,16 @@ fn resolve(defs: &HashMap<VarId, &Expr>, mut v: VarId) -> Known {
             Some(Expr::Const(Constant::Bool(b))) => return Known::Bool(*b),
             Some(Expr::Const(Constant::Int(i))) => return Known::Int(*i),
             Some(Expr::Arg { index, .. }) => return Known::Arg(*index),
+            // A global or closure variable bound to a constant (Numba resolves
+            // `ir.Global` / `ir.FreeVar` definitions the same way).
+            Some(Expr::Global { value, .. } | Expr::FreeVar { value, .. }) => {
+                return match &value.kind {
+                    GlobalKind::Const(Constant::None) => Known::NoneValue,
+                    GlobalKind::Const(Constant::Bool(b)) => Known::Bool(*b),
+                    GlobalKind::Const(Constant::Int(i)) => Known::Int(*i),
+                    _ => Known::Other,
+                }
+            }
             _ => return Known::Other,
         }
     }
@@ -118,6 +129,14 @@ fn condition(defs: &HashMap<VarId, &Expr>, cond: VarId, args: &[ArgNone]) -> Opt
             }
             Some(Expr::Const(Constant::Bool(b))) => return Some(*b),
             Some(Expr::Const(Constant::Int(i))) => return Some(*i != 0),
+            Some(Expr::Global { .. } | Expr::FreeVar { .. }) => {
+                return match resolve(defs, v) {
+                    Known::Bool(b) => Some(b),
+                    Known::Int(i) => Some(i != 0),
+                    Known::NoneValue => Some(false),
+                    _ => None,
+                }
+            }
             _ => return None,
         }
     }

@@ -55,6 +55,21 @@ const BUILTIN_OVERLOADS: &[(&str, &str)] = &[
 const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     ("sorted", "numba_rs._listsort"),
     ("list.sort", "numba_rs._listsort"),
+    // `axis=` / `dtype=` forms and `a.transpose(1, 0, 2)`.
+    ("numpy.sort", "numba_rs._npaxis"),
+    ("numpy.argsort", "numba_rs._npaxis"),
+    ("numpy.cumsum", "numba_rs._npaxis"),
+    ("numpy.cumprod", "numba_rs._npaxis"),
+    ("numpy.sum", "numba_rs._npaxis"),
+    ("numpy.prod", "numba_rs._npaxis"),
+    ("numpy.take", "numba_rs._npaxis"),
+    ("array.argsort", "numba_rs._npaxis"),
+    ("array.cumsum", "numba_rs._npaxis"),
+    ("array.cumprod", "numba_rs._npaxis"),
+    ("array.sum", "numba_rs._npaxis"),
+    ("array.prod", "numba_rs._npaxis"),
+    ("array.transpose", "numba_rs._npaxis"),
+    ("array.take", "numba_rs._npaxis"),
 ];
 
 /// Import the module of numba-rs overloads for `value`'s module, once, if there is one.

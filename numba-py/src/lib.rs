@@ -394,7 +394,12 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
         }
         // A NumPy function or dtype class bound to a name (`pyfunc = np.empty`): the
         // module attribute it is, found by identity (NumPy's `__module__`s vary).
-        for module in ["numpy", "numpy.random", "numpy.linalg"] {
+        for module in [
+            "numpy",
+            "numpy.random",
+            "numpy.linalg",
+            "numpy.lib.stride_tricks",
+        ] {
             if let Ok(m) = py.import(module) {
                 if m.getattr(name.as_str()).is_ok_and(|v| v.is(value)) {
                     return mk(GlobalKind::ModuleFunction {

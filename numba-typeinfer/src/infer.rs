@@ -1180,7 +1180,26 @@ impl Engine<'_> {
             return Ok(());
         };
         let given = atys.len() + receiver;
-        if p.star || given >= p.names.len() {
+        // `def impl(a, *axes)`: the arguments past the named ones travel as one tuple.
+        if p.star {
+            let fixed = p.names.len().saturating_sub(receiver);
+            if atys.len() < fixed || self.call_args.contains_key(&id) {
+                return Ok(());
+            }
+            let items: Vec<TypeId> = atys.drain(fixed..).collect();
+            raw_atys.truncate(fixed);
+            arg_vars.truncate(fixed);
+            let packed = crate::types::tuple_of(&items);
+            atys.push(packed);
+            raw_atys.push(packed);
+            arg_vars.push(None);
+            let mut bound: Vec<BoundArg> =
+                args[..fixed].iter().map(|&a| BoundArg::Var(a)).collect();
+            bound.push(BoundArg::Pack(args[fixed..].to_vec()));
+            self.call_args.insert(id, bound);
+            return Ok(());
+        }
+        if given >= p.names.len() {
             return Ok(());
         }
         let mut bound: Vec<BoundArg> = match self.call_args.get(&id) {
@@ -1840,13 +1859,36 @@ impl Engine<'_> {
                 };
                 // A jitted callee binds keywords and defaults as Python does (an
                 // extension's method: its parameters after the receiver).
-                let callee = match ft.get() {
+                let mut callee = match ft.get() {
                     Type::Dispatcher { id: did, .. } => Some((did, false)),
                     Type::BoundFunction { key, .. } => {
                         crate::extension::method_dispatcher(&key).map(|did| (did, true))
                     }
                     _ => None,
                 };
+                // A keyword the native template does not take (`np.sort(a, axis=0)`):
+                // numba-rs's own overload of the function, if it has one, binds the call.
+                let mut kw_fallback = None;
+                if callee.is_none() && !kws.is_empty() {
+                    let (key, method) = match ft.get() {
+                        Type::Function(k) => (Some(k), false),
+                        Type::BoundFunction { key, .. } => (Some(key), true),
+                        _ => (None, false),
+                    };
+                    if let Some(key) = key {
+                        let takes = crate::numpy::param_names(&key).is_some_and(|p| {
+                            kws.iter().all(|(k, _)| p.contains(&k.as_str()))
+                        });
+                        if !takes {
+                            if let Some(did) =
+                                crate::extension::external().and_then(|x| x.function(ft))
+                            {
+                                callee = Some((did, method));
+                                kw_fallback = Some(did);
+                            }
+                        }
+                    }
+                }
                 if let Some((did, bound_method)) = callee {
                     let params = self.callees.parameters(did).map(|mut p| {
                         if bound_method && !p.names.is_empty() {
@@ -2045,6 +2087,19 @@ impl Engine<'_> {
                             }
                         }
                     }
+                }
+                if let Some(did) = kw_fallback {
+                    let name = ft.to_string();
+                    if let Type::BoundFunction { this, .. } = ft.get() {
+                        let mut all = vec![this];
+                        all.extend_from_slice(&atys);
+                        let mut raw = vec![this];
+                        raw.extend_from_slice(&raw_atys);
+                        let mut vars = vec![None];
+                        vars.extend(arg_vars);
+                        return self.call_dispatcher(id, did, &name, all, raw, vars, line);
+                    }
+                    return self.call_dispatcher(id, did, &name, atys, raw_atys, arg_vars, line);
                 }
                 // A method an extension adds: its dispatcher, the receiver first.
                 if let Type::BoundFunction { key, this } = ft.get() {

@@ -33,6 +33,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.ravel" | "numpy.copy" => &["a"],
         "numpy.transpose" => &["a", "axes"],
         "numpy.asarray" => &["a", "dtype"],
+        "numpy.lib.stride_tricks.as_strided" => &["x", "shape", "strides"],
         _ => return None,
     })
 }
@@ -49,6 +50,7 @@ pub fn param_default(key: &str, param: &str) -> Option<Constant> {
         ("numpy.histogram", "range") => Constant::None,
         ("numpy.diag", "k") => Constant::Int(0),
         ("numpy.transpose", "axes") | ("numpy.asarray", "dtype") => Constant::None,
+        ("numpy.lib.stride_tricks.as_strided", "shape" | "strides") => Constant::None,
         _ => return None,
     })
 }
@@ -367,6 +369,42 @@ fn transpose(a: &[TypeId]) -> Option<Signature> {
     }
 }
 
+/// `as_strided(x, shape, strides)`: a view of `x`'s memory with any shape and byte
+/// strides (layout A; Numba's `as_strided`). A missing shape or strides is `x`'s own.
+/// Like NumPy, nothing checks that the view stays inside `x`'s memory: the caller's
+/// strides say where it reads.
+fn as_strided(a: &[TypeId]) -> Option<Signature> {
+    let ints = |t: TypeId| -> Option<usize> {
+        let items = tuple_items(t)?;
+        items.iter().all(|&i| int(i)).then_some(items.len())
+    };
+    let (_, xnd, ..) = array_parts(*a.first()?)?;
+    let (nd, args) = match a {
+        [x] => (xnd, vec![*x, NONE, NONE]),
+        [x, s] if *s == NONE => (xnd, vec![*x, NONE, NONE]),
+        [x, s] => (ints(*s)? as u32, vec![*x, *s, NONE]),
+        [x, s, st] if *s == NONE && *st == NONE => (xnd, a.to_vec()),
+        [x, s, st] if *s == NONE => {
+            (ints(*st)? as u32 == xnd).then_some((xnd, vec![*x, NONE, *st]))?
+        }
+        [x, s, st] if *st == NONE => (ints(*s)? as u32, vec![*x, *s, NONE]),
+        [x, s, st] => {
+            let n = ints(*s)?;
+            (ints(*st)? == n).then_some((n as u32, vec![*x, *s, *st]))?
+        }
+        _ => return None,
+    };
+    // Without strides the view keeps `x`'s, so the ranks must agree.
+    if args[2] == NONE && nd != xnd {
+        return None;
+    }
+    Some(sig(
+        "numpy.lib.stride_tricks.as_strided",
+        view_a(args[0], nd)?,
+        args,
+    ))
+}
+
 fn copy(a: &[TypeId]) -> Option<Signature> {
     let [x] = a else { return None };
     let (dtype, ndim, layout, _) = array_parts(*x)?;
@@ -444,6 +482,13 @@ impl BaseContext {
             self.register(key, Box::new(FnTemplate(f, doc)));
         }
         self.register("numpy.copy", Box::new(FnTemplate(copy, "(array,)")));
+        self.register(
+            "numpy.lib.stride_tricks.as_strided",
+            Box::new(FnTemplate(
+                as_strided,
+                "(array, shape=None or tuple of ints, strides=None or tuple of ints)",
+            )),
+        );
         for (key, min) in [
             ("numpy.hstack", 1),
             ("numpy.vstack", 2),

@@ -52,6 +52,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.register(f("numpy.ravel"), any(), flatten);
     r.register(f("numpy.copy"), any(), copy);
     r.register(f("numpy.asarray"), any(), asarray);
+    r.register(f("numpy.lib.stride_tricks.as_strided"), any(), as_strided);
     // `np.transpose(a)` / `(a, None)` reverse the axes; `(a, axes)` permutes them.
     r.register(f("numpy.transpose"), any(), transpose);
     r.register(
@@ -641,6 +642,38 @@ fn permute<'ctx>(
     }
     let data = data_ptr(lw, arr)?;
     let out = view_with(lw, arr, data, &sh, &st)?;
+    lw.incref(sig.ret, out.into())?;
+    Ok(out.into())
+}
+
+/// `as_strided(x, shape, strides)`: `x`'s data pointer under the given dimensions (a new
+/// reference to `x`'s memory). A `None` shape or strides is `x`'s own.
+fn as_strided<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (t, arr) = (sig.args[0], a[0].into_struct_value());
+    let own_shape = shape_of(lw, t, arr)?;
+    let own_strides = strides_of(lw, t, arr)?;
+    let mut dims = |k: usize, own: Vec<IntValue<'ctx>>| -> R<Vec<IntValue<'ctx>>> {
+        let Some(items) = tuple_items(sig.args[k]) else {
+            return Ok(own);
+        };
+        let tup = a[k].into_struct_value();
+        let mut out = Vec::with_capacity(items.len());
+        for (i, it) in items.into_iter().enumerate() {
+            let x =
+                lw.b.build_extract_value(tup, i as u32, "")
+                    .map_err(llvm_err)?;
+            out.push(lw.cast(x, it, INT64)?.into_int_value());
+        }
+        Ok(out)
+    };
+    let shape = dims(1, own_shape)?;
+    let strides = dims(2, own_strides)?;
+    let data = data_ptr(lw, arr)?;
+    let out = view_with(lw, arr, data, &shape, &strides)?;
     lw.incref(sig.ret, out.into())?;
     Ok(out.into())
 }

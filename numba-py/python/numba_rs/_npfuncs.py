@@ -1148,3 +1148,7 @@ def _corrcoef(x, y=None, rowvar=True):
         return out
 
     return impl
+
+
+# The shape and selection functions load with these.
+from . import _npselect, _npshape  # noqa: E402,F401

@@ -132,9 +132,25 @@ class _Template:
         self.numba_world = _numba_bridge.wants_numba_types(typing)
         self.what = what
 
+    def _spread_star(self, types):
+        """The call's types as Numba gives them to a typing function with ``*args``:
+        the items of the packed star tuple, one parameter each."""
+        if not hasattr(self, "_star"):
+            self._star = _star_position(self.typing)
+        k = self._star
+        if k is None or len(types) != k + 1:
+            return types
+        from . import types as rt
+
+        packed = types[k]
+        if not isinstance(packed, rt.BaseTuple):
+            return types
+        return list(types[:k]) + list(packed.types)
+
     def implementation(self, types, errors):
         """The implementation for these numba-rs types, or None (the reason appended
         to ``errors``)."""
+        types = self._spread_star(types)
         args = [_numba_bridge.to_numba(t) for t in types] if self.numba_world else list(types)
         try:
             impl = self.typing(*args)
@@ -161,6 +177,18 @@ class _Template:
         if self.strict:
             _check_signatures(self.typing, impl)
         return impl
+
+
+def _star_position(func):
+    """The number of positional parameters before ``func``'s ``*args``, or None."""
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    for i, p in enumerate(params):
+        if p.kind == p.VAR_POSITIONAL:
+            return i
+    return None
 
 
 def _describe(func):

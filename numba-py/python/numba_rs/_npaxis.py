@@ -1,0 +1,301 @@
+"""NumPy's array operations in the forms the native templates leave out: ``axis=`` for
+``sort argsort cumsum cumprod take``, ``dtype=`` for ``sum prod cumsum cumprod``, and
+``a.transpose(1, 0, 2)``. numba-rs's typing asks for these when a call passes a keyword
+the native template does not take, or arguments it rejects (numba-py's
+``FALLBACK_OVERLOADS``); each works along one axis by moving it last and treating the
+other axes as rows, and returns a new C-ordered array as NumPy does."""
+
+import numpy as np
+
+from . import types
+from .errors import TypingError
+from .extending import overload, overload_method, register_jitable
+
+
+def _is_array(t):
+    return isinstance(t, types.Array)
+
+
+def _is_int(t):
+    return isinstance(t, (types.Integer, types.Boolean))
+
+
+def _is_none(t):
+    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+
+
+def _dtype_of(t):
+    """The scalar class a ``dtype=`` argument names, or None."""
+    if isinstance(t, types.NumberClass):
+        return np.dtype(str(t.instance_type)).type
+    if isinstance(t, types.DType):
+        return np.dtype(str(t.dtype)).type
+    if isinstance(t, types.StringLiteral):
+        return np.dtype(t.literal_value).type
+    return None
+
+
+@register_jitable
+def _norm_axis(axis, ndim):
+    if axis < -ndim or axis >= ndim:
+        raise ValueError("axis is out of bounds for array")
+    return axis + ndim if axis < 0 else axis
+
+
+@register_jitable
+def _rows(a, ax):
+    # `a` with axis `ax` last (the others in order), as C-ordered rows.
+    return np.ascontiguousarray(np.moveaxis(a, ax, -1)).reshape(-1, a.shape[ax])
+
+
+@register_jitable
+def _unrows(rows, a, ax):
+    # Rows back into `a`'s shape with the last axis returned to `ax` (C-ordered).
+    moved = np.moveaxis(a, ax, -1).shape
+    return np.ascontiguousarray(np.moveaxis(rows.reshape(moved), -1, ax))
+
+
+_KINDS = ("quicksort", "mergesort", "stable")
+
+
+def _sorter(arg):
+    what = "argsort" if arg else "sort"
+
+    def typing(a, axis=-1, kind=None):
+        # Only what the native template leaves out: it handles the last axis of every
+        # sortable array, and its refusals stand (this implementation sorts rows with
+        # it, so taking those cases here would recurse).
+        if not _is_array(a) or isinstance(a.dtype, types.Complex) or a.ndim == 0:
+            raise TypingError(f"np.{what}: unsupported array {a}")
+        if not (_is_none(kind) or (isinstance(kind, types.StringLiteral)
+                                   and kind.literal_value in _KINDS)):
+            raise TypingError(f'np.{what}: "kind" must be one of {_KINDS}')
+        if not (_is_int(axis) or _is_none(axis)):
+            raise TypingError(f'np.{what}: the argument "axis" must be an integer or None')
+        flat = _is_none(axis)
+
+        def impl(a, axis=-1, kind=None):
+            if flat:
+                src = np.ascontiguousarray(a).reshape(1, -1)
+                ax = 0
+            else:
+                ax = _norm_axis(axis, a.ndim)
+                src = _rows(a, ax)
+            if arg:
+                out = np.empty(src.shape, dtype=np.intp)
+                for r in range(src.shape[0]):
+                    out[r] = np.argsort(src[r], kind="mergesort")
+            else:
+                out = np.empty(src.shape, dtype=a.dtype)
+                for r in range(src.shape[0]):
+                    out[r] = np.sort(src[r])
+            if flat:
+                return out.reshape(-1)
+            return _unrows(out, a, ax)
+
+        return impl
+
+    return typing
+
+
+overload(np.sort)(_sorter(False))
+overload(np.argsort)(_sorter(True))
+overload_method(types.Array, "argsort")(_sorter(True))
+
+
+def _accumulate(name, product):
+    def typing(a, axis=None, dtype=None):
+        if not _is_array(a):
+            raise TypingError("The argument must be an array")
+        if not (_is_int(axis) or _is_none(axis)):
+            raise TypingError('The argument "axis" must be an integer or None')
+        if _is_none(dtype):
+            # NumPy's accumulation type: small ints and bools widen to the platform int.
+            dt = getattr(np, name)(np.ones(1, dtype=np.dtype(str(a.dtype)))).dtype.type
+        else:
+            dt = _dtype_of(dtype)
+            if dt is None:
+                raise TypingError('The argument "dtype" must be a NumPy dtype')
+        flat = _is_none(axis)
+
+        def impl(a, axis=None, dtype=None):
+            if flat:
+                src = np.ascontiguousarray(a).reshape(1, -1)
+                ax = 0
+            else:
+                ax = _norm_axis(axis, a.ndim)
+                src = _rows(a, ax)
+            out = np.empty(src.shape, dtype=dt)
+            for r in range(src.shape[0]):
+                acc = dt(1) if product else dt(0)
+                for c in range(src.shape[1]):
+                    if product:
+                        acc = acc * dt(src[r, c])
+                    else:
+                        acc = acc + dt(src[r, c])
+                    out[r, c] = acc
+            if flat:
+                return out.reshape(-1)
+            return _unrows(out, a, ax)
+
+        return impl
+
+    return typing
+
+
+for _name, _prod in (("cumsum", False), ("cumprod", True)):
+    overload(getattr(np, _name))(_accumulate(_name, _prod))
+    overload_method(types.Array, _name)(_accumulate(_name, _prod))
+
+
+def _reduce(name, product):
+    def typing(a, axis=None, dtype=None):
+        if not _is_array(a):
+            raise TypingError("The argument must be an array")
+        dt = _dtype_of(dtype)
+        if dt is None:
+            raise TypingError('The argument "dtype" must be a NumPy dtype')
+        if _is_none(axis):
+
+            def impl(a, axis=None, dtype=None):
+                acc = dt(1) if product else dt(0)
+                for v in a.ravel():
+                    if product:
+                        acc = acc * dt(v)
+                    else:
+                        acc = acc + dt(v)
+                return acc
+
+            return impl
+        if not _is_int(axis):
+            raise TypingError('The argument "axis" must be an integer or None')
+        if a.ndim == 1:
+
+            def impl(a, axis=None, dtype=None):
+                _norm_axis(axis, 1)
+                acc = dt(1) if product else dt(0)
+                for v in a:
+                    if product:
+                        acc = acc * dt(v)
+                    else:
+                        acc = acc + dt(v)
+                return acc
+
+            return impl
+
+        def impl(a, axis=None, dtype=None):
+            ax = _norm_axis(axis, a.ndim)
+            src = _rows(a, ax)
+            out = np.empty(src.shape[0], dtype=dt)
+            for r in range(src.shape[0]):
+                acc = dt(1) if product else dt(0)
+                for c in range(src.shape[1]):
+                    if product:
+                        acc = acc * dt(src[r, c])
+                    else:
+                        acc = acc + dt(src[r, c])
+                out[r] = acc
+            return out.reshape(np.moveaxis(a, ax, -1).shape[:-1])
+
+        return impl
+
+    return typing
+
+
+for _name, _prod in (("sum", False), ("prod", True)):
+    overload(getattr(np, _name))(_reduce(_name, _prod))
+    overload_method(types.Array, _name)(_reduce(_name, _prod))
+
+
+@overload_method(types.Array, "transpose")
+def _transpose(a, *axes):
+    if len(axes) == 1 and isinstance(axes[0], types.BaseTuple):
+
+        def impl(a, *axes):
+            return np.transpose(a, axes[0])
+
+        return impl
+    if len(axes) == a.ndim and all(_is_int(t) for t in axes):
+
+        def impl(a, *axes):
+            return np.transpose(a, axes)
+
+        return impl
+    raise TypingError("axes don't match array")
+
+
+def _take(a, indices, axis=None):
+    if not _is_array(a):
+        raise TypingError("The first argument must be an array")
+    if _is_none(axis):
+        # The flattened array's items (what the native `take` does; not called here, so
+        # that a refusal of it cannot come back to this overload).
+        if _is_int(indices):
+
+            def impl(a, indices, axis=None):
+                flat = np.ascontiguousarray(a).reshape(-1)
+                n = flat.size
+                if indices < -n or indices >= n:
+                    raise IndexError("index out of bounds")
+                return flat[indices]
+
+            return impl
+        if not ((_is_array(indices) and _is_int(indices.dtype)) or (
+                isinstance(indices, (types.List, types.UniTuple)) and _is_int(indices.dtype))):
+            raise TypingError('The argument "indices" must be integers')
+
+        def impl(a, indices, axis=None):
+            flat = np.ascontiguousarray(a).reshape(-1)
+            idx = np.asarray(indices)
+            out = np.empty(idx.shape, dtype=a.dtype)
+            of = out.reshape(-1)
+            ix = idx.ravel()
+            n = flat.size
+            for k in range(ix.size):
+                i = ix[k]
+                if i < -n or i >= n:
+                    raise IndexError("index out of bounds")
+                of[k] = flat[i]
+            return out
+
+        return impl
+    if not _is_int(axis):
+        raise TypingError('The argument "axis" must be an integer or None')
+    if not (_is_int(indices) or (_is_array(indices) and _is_int(indices.dtype))
+            or (isinstance(indices, (types.List, types.UniTuple)) and _is_int(indices.dtype))):
+        raise TypingError('The argument "indices" must be integers')
+    scalar = _is_int(indices)
+    if scalar and a.ndim == 1:
+
+        def impl(a, indices, axis=None):
+            _norm_axis(axis, 1)
+            n = a.shape[0]
+            if indices < -n or indices >= n:
+                raise IndexError("index out of bounds")
+            return a[indices]
+
+        return impl
+
+    def impl(a, indices, axis=None):
+        ax = _norm_axis(axis, a.ndim)
+        moved = np.moveaxis(a, ax, 0)
+        n = moved.shape[0]
+        if scalar:
+            i = indices
+            if i < -n or i >= n:
+                raise IndexError("index out of bounds")
+            return np.ascontiguousarray(moved[i if i >= 0 else i + n])
+        idx = np.asarray(indices).ravel()
+        picked = np.empty((idx.size,) + moved.shape[1:], dtype=a.dtype)
+        for k in range(idx.size):
+            i = idx[k]
+            if i < -n or i >= n:
+                raise IndexError("index out of bounds")
+            picked[k] = moved[i if i >= 0 else i + n]
+        return np.ascontiguousarray(np.moveaxis(picked, 0, ax))
+
+    return impl
+
+
+overload(np.take)(_take)
+overload_method(types.Array, "take")(_take)

@@ -1,0 +1,626 @@
+"""NumPy's shape functions as overloads (loaded with ``_npfuncs``): broadcasting
+(``broadcast_to broadcast_arrays broadcast_shapes``), axis moves (``swapaxes moveaxis
+rot90 squeeze``), reshaping and splitting (``reshape resize split array_split``), index
+arithmetic (``ravel_multi_index unravel_index``) and ``take_along_axis``.
+
+Views are built with ``numpy.lib.stride_tricks.as_strided`` (typed natively), so they
+share the argument's memory as NumPy's do. A function whose result has one entry per
+dimension is generated for the rank it is typed at (the rank is a compile-time fact,
+the sizes are not), so every tuple it builds has a static length.
+"""
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from . import types
+from .errors import TypingError
+from .extending import overload, register_jitable
+
+
+def _is_array(t):
+    return isinstance(t, types.Array)
+
+
+def _is_number(t):
+    return isinstance(t, (types.Number, types.Boolean))
+
+
+def _is_int(t):
+    return isinstance(t, (types.Integer, types.Boolean))
+
+
+def _int_tuple(t):
+    """The length of a tuple of integers, or None."""
+    if isinstance(t, types.BaseTuple) and all(_is_int(x) for x in t.types):
+        return len(t.types)
+    return None
+
+
+def _is_none(t):
+    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+
+
+def _gen(name, src, **env):
+    """A function from generated source (its rank-dependent tuples spelled out)."""
+    ns = {"np": np, "as_strided": as_strided, **env}
+    exec(compile(src, f"<numba_rs._npshape.{name}>", "exec"), ns)
+    return ns[name]
+
+
+def _tup(n, fmt):
+    """``(e0, e1, ...,)``: `fmt` formatted with ``i`` for each of `n` entries."""
+    return "(" + "".join(fmt.format(i=i) + ", " for i in range(n)) + ")"
+
+
+@register_jitable
+def _axis(axis, ndim, what):
+    # NumPy's normalisation of a possibly negative axis (its AxisError is a ValueError).
+    if axis < -ndim or axis >= ndim:
+        raise ValueError(what)
+    if axis < 0:
+        return axis + ndim
+    return axis
+
+
+# ---------------------------------------------------------------------------------
+# Broadcasting
+
+
+@register_jitable
+def _merge(x, y):
+    if x == 1:
+        return y
+    if y == 1 or y == x:
+        return x
+    raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+
+
+@register_jitable
+def _bstride(size, stride, want):
+    if want < 0:
+        raise ValueError("all elements of broadcast shape must be non-negative")
+    if size == want:
+        return stride
+    if size == 1:
+        return 0
+    raise ValueError("operands could not be broadcast together with remapped shapes")
+
+
+def _broadcast_view_src(m, n, shape_expr):
+    """Source of `_view(a, shape)`: `a` (rank m) seen with the rank-n shape."""
+    lines = ["def _view(a, shape):", f"    sh = {shape_expr}"]
+    strides = []
+    for k in range(n):
+        j = k - (n - m)
+        if j < 0:
+            lines.append(f"    if sh[{k}] < 0:")
+            lines.append("        raise ValueError('all elements of broadcast shape must be non-negative')")
+            strides.append("0")
+        else:
+            strides.append(f"_bstride(a.shape[{j}], a.strides[{j}], sh[{k}])")
+    lines.append(f"    return as_strided(a, sh, {_tup(n, '{{}}').format(*strides) if n else '()'})")
+    return "\n".join(lines) + "\n"
+
+
+@overload(np.broadcast_to)
+def _broadcast_to(array, shape):
+    if not (_is_array(array) or _is_number(array)):
+        raise TypingError('The first argument "array" must be array-like')
+    if _is_int(shape):
+        n, shape_expr = 1, "(shape,)"
+    else:
+        n = _int_tuple(shape)
+        if n is None:
+            raise TypingError('The second argument "shape" must be a tuple of integers')
+        shape_expr = _tup(n, "shape[{i}]") if n else "()"
+    m = array.ndim if _is_array(array) else 0
+    if m > n:
+        raise TypingError(
+            "input operand has more dimensions than allowed by the axis remapping")
+    view = _gen("_view", _broadcast_view_src(m, n, shape_expr), _bstride=_bstride)
+    view = register_jitable(view)
+
+    def impl(array, shape):
+        return view(np.asarray(array), shape)
+
+    return impl
+
+
+def _shapes_src(name, ranks, args_expr):
+    """Source of a function computing the broadcast shape of values of these ranks
+    (`args_expr[i]` spells the i-th shape)."""
+    n = max(ranks, default=0)
+    dims = []
+    for k in range(n):
+        e = "1"
+        for r, s in zip(ranks, args_expr):
+            j = k - (n - r)
+            if j >= 0:
+                e = f"_merge({e}, {s}[{j}])"
+        dims.append(e)
+    body = _tup(n, "{{}}").format(*dims) if n else "()"
+    return n, f"def {name}(args):\n    return {body}\n"
+
+
+@overload(np.broadcast_shapes)
+def _broadcast_shapes(*args):
+    ranks = []
+    for t in args:
+        if _is_int(t):
+            ranks.append(1)
+        elif _int_tuple(t) is not None:
+            ranks.append(_int_tuple(t))
+        else:
+            raise TypingError("np.broadcast_shapes takes shapes: integers or tuples of integers")
+    exprs = [f"(args[{i}],)" if _is_int(t) else f"args[{i}]" for i, t in enumerate(args)]
+    _, src = _shapes_src("_shape", ranks, exprs)
+    shape = register_jitable(_gen("_shape", src, _merge=_merge))
+
+    def impl(*args):
+        return shape(args)
+
+    return impl
+
+
+@overload(np.broadcast_arrays)
+def _broadcast_arrays(*args):
+    for t in args:
+        if not (_is_array(t) or _is_number(t)):
+            raise TypingError("np.broadcast_arrays takes arrays")
+    ranks = [t.ndim if _is_array(t) else 0 for t in args]
+    n, src = _shapes_src("_shape", ranks, [f"args[{i}].shape" for i in range(len(args))])
+    shape = register_jitable(_gen("_shape", src, _merge=_merge))
+    views = [
+        register_jitable(_gen("_view", _broadcast_view_src(r, n, "shape"), _bstride=_bstride))
+        for r in ranks
+    ]
+    body = ["def impl(*args):",
+            "    arrs = " + (_tup(len(args), "np.asarray(args[{i}])") if args else "()"),
+            "    sh = _shape(arrs)",
+            "    return " + (_tup(len(args), "_v{i}(arrs[{i}], sh)") if args else "()")]
+    env = {"_shape": shape, **{f"_v{i}": v for i, v in enumerate(views)}}
+    return _gen("impl", "\n".join(body) + "\n", **env)
+
+
+# ---------------------------------------------------------------------------------
+# Moving axes
+
+
+@register_jitable
+def _swap(k, i, j):
+    if k == i:
+        return j
+    if k == j:
+        return i
+    return k
+
+
+@overload(np.swapaxes)
+def _swapaxes(a, axis1, axis2):
+    if not _is_array(a):
+        raise TypingError('The first argument "a" must be an array')
+    if not (_is_int(axis1) and _is_int(axis2)):
+        raise TypingError("The second and third arguments must be integers")
+    n = a.ndim
+    src = (
+        "def impl(a, axis1, axis2):\n"
+        "    i = _axis(axis1, a.ndim, 'np.swapaxes: Argument axis1 out of bounds')\n"
+        "    j = _axis(axis2, a.ndim, 'np.swapaxes: Argument axis2 out of bounds')\n"
+        f"    return np.transpose(a, {_tup(n, '_swap({i}, i, j)')})\n"
+    )
+    return _gen("impl", src, _axis=_axis, _swap=_swap)
+
+
+@register_jitable
+def _perm_slot(perm, k):
+    return perm[k]
+
+
+def _axes_src(t, name):
+    if _is_int(t):
+        return 1, f"({name},)"
+    n = _int_tuple(t)
+    if n is None:
+        return None, None
+    return n, name
+
+
+@overload(np.moveaxis)
+def _moveaxis(a, source, destination):
+    if not _is_array(a):
+        raise TypingError('The first argument "a" must be an array')
+    ns, s_expr = _axes_src(source, "source")
+    nd, d_expr = _axes_src(destination, "destination")
+    if ns is None or nd is None:
+        raise TypingError("source and destination must be integers or tuples of integers")
+    if ns != nd:
+        raise TypingError(
+            "`source` and `destination` arguments must have the same number of elements")
+    n = a.ndim
+    src = (
+        "def impl(a, source, destination):\n"
+        f"    src = {s_expr}\n"
+        f"    dst = {d_expr}\n"
+        f"    perm = np.full({n}, -1, np.intp)\n"
+        f"    used = np.zeros({n}, np.bool_)\n"
+        f"    for q in range({ns}):\n"
+        "        s = _axis(src[q], a.ndim, 'np.moveaxis: source axis out of bounds')\n"
+        "        d = _axis(dst[q], a.ndim, 'np.moveaxis: destination axis out of bounds')\n"
+        "        if used[s]:\n"
+        "            raise ValueError('repeated axis in `source` argument')\n"
+        "        if perm[d] >= 0:\n"
+        "            raise ValueError('repeated axis in `destination` argument')\n"
+        "        used[s] = True\n"
+        "        perm[d] = s\n"
+        "    nxt = 0\n"
+        f"    for k in range({n}):\n"
+        "        if perm[k] < 0:\n"
+        "            while used[nxt]:\n"
+        "                nxt += 1\n"
+        "            perm[k] = nxt\n"
+        "            used[nxt] = True\n"
+        f"    return np.transpose(a, {_tup(n, 'perm[{i}]')})\n"
+    )
+    return _gen("impl", src, _axis=_axis)
+
+
+@register_jitable
+def _flip_axis(m, ax):
+    return np.swapaxes(np.swapaxes(m, 0, ax)[::-1], 0, ax)
+
+
+@overload(np.rot90)
+def _rot90(m, k=1, axes=(0, 1)):
+    if not _is_array(m):
+        raise TypingError('The first argument "m" must be an array')
+    if not _is_int(k):
+        raise TypingError('The argument "k" must be an integer')
+    if not _is_none(axes) and _int_tuple(axes) != 2:
+        raise TypingError("len(axes) must be 2.")
+    if m.ndim < 2:
+        raise TypingError("Axes must be different.")
+
+    def impl(m, k=1, axes=(0, 1)):
+        a0 = _axis(axes[0], m.ndim, "Axes are out of bounds")
+        a1 = _axis(axes[1], m.ndim, "Axes are out of bounds")
+        if a0 == a1:
+            raise ValueError("Axes must be different.")
+        r = k % 4
+        if r == 0:
+            return np.swapaxes(m, 0, 0)
+        if r == 2:
+            return _flip_axis(_flip_axis(m, a0), a1)
+        if r == 1:
+            return np.swapaxes(_flip_axis(m, a1), a0, a1)
+        return _flip_axis(np.swapaxes(m, a0, a1), a1)
+
+    return impl
+
+
+@overload(np.squeeze, prefer_literal=True)
+def _squeeze(a, axis=None):
+    if not _is_array(a):
+        raise TypingError('The first argument "a" must be an array')
+    n = a.ndim
+    if _is_none(axis):
+        if n > 0:
+            raise TypingError(
+                "np.squeeze without axis= is not supported: the result's rank would "
+                "depend on the array's shape at run time; pass axis= (a constant)")
+
+        def impl(a, axis=None):
+            return as_strided(a)
+
+        return impl
+    if isinstance(axis, types.IntegerLiteral):
+        axes = (axis.literal_value,)
+    elif isinstance(axis, types.BaseTuple) and all(
+            isinstance(x, types.IntegerLiteral) for x in axis.types):
+        axes = tuple(x.literal_value for x in axis.types)
+    else:
+        raise TypingError("np.squeeze's axis must be a constant integer or tuple of integers")
+    norm = []
+    for x in axes:
+        if x < -n or x >= n:
+            raise TypingError(f"axis {x} is out of bounds for array of dimension {n}")
+        norm.append(x % n)
+    if len(set(norm)) != len(norm):
+        raise TypingError("repeated axis")
+    keep = [k for k in range(n) if k not in norm]
+    checks = "".join(
+        f"    if a.shape[{k}] != 1:\n"
+        "        raise ValueError('cannot select an axis to squeeze out which has size not "
+        "equal to one')\n" for k in norm)
+    shape = "(" + "".join(f"a.shape[{k}], " for k in keep) + ")"
+    strides = "(" + "".join(f"a.strides[{k}], " for k in keep) + ")"
+    src = (f"def impl(a, axis=None):\n{checks}"
+           f"    return as_strided(a, {shape}, {strides})\n")
+    return _gen("impl", src)
+
+
+# ---------------------------------------------------------------------------------
+# Reshaping and splitting
+
+
+@overload(np.reshape)
+def _reshape(a, newshape):
+    if not (_is_array(a) or _is_number(a)):
+        raise TypingError('The first argument "a" must be array-like')
+
+    def impl(a, newshape):
+        return np.asarray(a).reshape(newshape)
+
+    return impl
+
+
+@overload(np.resize)
+def _resize(a, new_shape):
+    if not (_is_array(a) or _is_number(a)):
+        raise TypingError('The first argument "a" must be array-like')
+    if _is_int(new_shape):
+        n, shape = 1, "(new_shape,)"
+    else:
+        n = _int_tuple(new_shape)
+        if n is None:
+            raise TypingError('The argument "new_shape" must be an integer or a tuple of integers')
+        shape = "new_shape"
+    src = (
+        "def impl(a, new_shape):\n"
+        f"    sh = {shape}\n"
+        "    total = 1\n"
+        "    for d in sh:\n"
+        "        if d < 0:\n"
+        "            raise ValueError('all elements of `new_shape` must be non-negative')\n"
+        "        total *= d\n"
+        "    flat = np.asarray(a).ravel()\n"
+        "    out = np.empty(sh, dtype=flat.dtype)\n"
+        "    of = out.reshape(-1)\n"
+        "    if flat.size == 0:\n"
+        "        of[:] = 0\n"
+        "        return out\n"
+        "    for i in range(total):\n"
+        "        of[i] = flat[i % flat.size]\n"
+        "    return out\n"
+    )
+    return _gen("impl", src)
+
+
+@register_jitable
+def _front(a, axis):
+    # Axis `axis` moved to the front by a swap (undone by the same swap).
+    return np.swapaxes(a, 0, axis)
+
+
+def _split(name, equal):
+    def typing(ary, indices_or_sections, axis=0):
+        if not _is_array(ary):
+            raise TypingError('The first argument "ary" must be an array')
+        if not _is_int(axis):
+            raise TypingError('The argument "axis" must be an integer')
+        ios = indices_or_sections
+        if _is_int(ios):
+
+            def impl(ary, indices_or_sections, axis=0):
+                ax = _axis(axis, ary.ndim, "axis is out of bounds")
+                moved = _front(ary, ax)
+                n = moved.shape[0]
+                s = indices_or_sections
+                if s <= 0:
+                    raise ValueError("number sections must be larger than 0.")
+                if equal and n % s != 0:
+                    raise ValueError("array split does not result in an equal division")
+                each, extra = n // s, n % s
+                out = []
+                start = 0
+                for i in range(s):
+                    stop = start + each + (1 if i < extra else 0)
+                    out.append(_front(moved[start:stop], ax))
+                    start = stop
+                return out
+
+            return impl
+        if (_is_array(ios) and ios.ndim == 1 and _is_int(ios.dtype)) or (
+                isinstance(ios, (types.List, types.UniTuple)) and _is_int(ios.dtype)) or (
+                _int_tuple(ios) is not None):
+
+            def impl(ary, indices_or_sections, axis=0):
+                ax = _axis(axis, ary.ndim, "axis is out of bounds")
+                moved = _front(ary, ax)
+                n = moved.shape[0]
+                out = []
+                start = 0
+                for b in indices_or_sections:
+                    stop = min(max(b if b >= 0 else b + n, 0), n)
+                    out.append(_front(moved[min(start, stop):stop], ax))
+                    start = max(stop, start)
+                out.append(_front(moved[min(start, n):n], ax))
+                return out
+
+            return impl
+        raise TypingError(
+            'The argument "indices_or_sections" must be an integer or a sequence of integers')
+
+    typing.__name__ = f"_{name}"
+    return typing
+
+
+overload(np.split)(_split("split", True))
+overload(np.array_split)(_split("array_split", False))
+
+
+# ---------------------------------------------------------------------------------
+# Index arithmetic
+
+
+@register_jitable
+def _clip_index(i, d, mode):
+    if mode == "raise":
+        if i < 0 or i >= d:
+            raise ValueError("invalid entry in coordinates array")
+        return i
+    if mode == "wrap":
+        i = i % d
+        return i
+    if mode == "clip":
+        return min(max(i, 0), d - 1)
+    raise ValueError("clipmode must be one of 'clip', 'raise', or 'wrap'")
+
+
+@overload(np.ravel_multi_index)
+def _ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    if not isinstance(multi_index, types.BaseTuple):
+        raise TypingError('The argument "multi_index" must be a tuple')
+    m = len(multi_index.types)
+    if _is_int(dims):
+        nd, dims_expr = 1, "(dims,)"
+    else:
+        nd, dims_expr = _int_tuple(dims), "dims"
+    if nd is None:
+        raise TypingError('The argument "dims" must be a tuple of integers')
+    if nd != m:
+        raise TypingError(
+            f"parameter multi_index must be a sequence of length {nd}")
+    kinds = ["int" if _is_int(t) else "array" if _is_array(t) and _is_int(t.dtype) else None
+             for t in multi_index.types]
+    if None in kinds:
+        raise TypingError("multi_index must hold integers or integer arrays")
+    lines = [
+        "def impl(multi_index, dims, mode='raise', order='C'):",
+        f"    ds = {dims_expr}",
+        # Each axis in the flat order from the fastest: C walks the last axis fastest.
+        "    if order == 'C':",
+        f"        axes = {_tup(m, str(m - 1) + ' - {i}')}",
+        "    elif order == 'F':",
+        f"        axes = {_tup(m, '{i}')}",
+        "    else:",
+        "        raise ValueError(\"only 'C' or 'F' order is permitted\")",
+    ]
+    arrays = [i for i, k in enumerate(kinds) if k == "array"]
+    if arrays:
+        lines += [
+            f"    shape = multi_index[{arrays[0]}].shape",
+            "    out = np.empty(shape, dtype=np.intp)",
+            "    of = out.reshape(-1)",
+        ]
+        for i in arrays:
+            lines += [
+                f"    if multi_index[{i}].shape != shape:",
+                "        raise ValueError('shape mismatch: objects cannot be broadcast to a "
+                "single shape')",
+                f"    f{i} = np.ascontiguousarray(multi_index[{i}]).reshape(-1)",
+            ]
+        lines.append("    for p in range(of.size):")
+        ind = "        "
+    else:
+        ind = "    "
+    vals = ", ".join(
+        f"np.intp(f{i}[p])" if k == "array" else f"np.intp(multi_index[{i}])"
+        for i, k in enumerate(kinds))
+    lines += [
+        f"{ind}vals = ({vals},)",
+        f"{ind}acc = 0",
+        f"{ind}step = 1",
+        f"{ind}for q in range({m}):",
+        f"{ind}    k = axes[q]",
+        f"{ind}    acc += _clip_index(vals[k], ds[k], mode) * step",
+        f"{ind}    step *= ds[k]",
+    ]
+    lines.append("        of[p] = acc\n    return out" if arrays else "    return acc")
+    return _gen("impl", "\n".join(lines) + "\n", _clip_index=_clip_index)
+
+
+@register_jitable
+def _unravel_one(i, ds, order, size):
+    if i < 0 or i >= size:
+        raise ValueError("index out of bounds for array with the given size")
+    out = np.empty(len(ds), dtype=np.intp)
+    if order == "C":
+        for k in range(len(ds) - 1, -1, -1):
+            out[k] = i % ds[k]
+            i //= ds[k]
+    elif order == "F":
+        for k in range(len(ds)):
+            out[k] = i % ds[k]
+            i //= ds[k]
+    else:
+        raise ValueError("only 'C' or 'F' order is permitted")
+    return out
+
+
+@overload(np.unravel_index)
+def _unravel_index(indices, shape, order="C"):
+    if _is_int(shape):
+        n, shape_expr = 1, "(shape,)"
+    else:
+        n, shape_expr = _int_tuple(shape), "shape"
+    if n is None:
+        raise TypingError('The argument "shape" must be a tuple of integers')
+    if _is_int(indices):
+        src = (
+            "def impl(indices, shape, order='C'):\n"
+            f"    ds = {shape_expr}\n"
+            "    size = 1\n"
+            "    for d in ds:\n"
+            "        size *= d\n"
+            "    r = _unravel_one(indices, ds, order, size)\n"
+            f"    return {_tup(n, 'r[{i}]')}\n"
+        )
+    elif _is_array(indices) and _is_int(indices.dtype):
+        src = (
+            "def impl(indices, shape, order='C'):\n"
+            f"    ds = {shape_expr}\n"
+            "    size = 1\n"
+            "    for d in ds:\n"
+            "        size *= d\n"
+            "    flat = np.ascontiguousarray(indices).reshape(-1)\n"
+            f"    outs = np.empty(({n}, flat.size), dtype=np.intp)\n"
+            "    for p in range(flat.size):\n"
+            "        outs[:, p] = _unravel_one(flat[p], ds, order, size)\n"
+            f"    return {_tup(n, 'outs[{i}].reshape(indices.shape)')}\n"
+        )
+    else:
+        raise TypingError('The argument "indices" must be an integer or an integer array')
+    return _gen("impl", src, _unravel_one=_unravel_one)
+
+
+@overload(np.take_along_axis)
+def _take_along_axis(arr, indices, axis):
+    if not _is_array(arr):
+        raise TypingError('The first argument "arr" must be an array')
+    if not (_is_array(indices) and _is_int(indices.dtype)):
+        raise TypingError('The second argument "indices" must be an array of integers')
+    if _is_none(axis):
+        if indices.ndim != 1:
+            raise TypingError("when axis=None, `indices` must have a single dimension.")
+
+        def impl(arr, indices, axis):
+            return np.ascontiguousarray(arr).reshape(-1)[indices]
+
+        return impl
+    if not _is_int(axis):
+        raise TypingError('The argument "axis" must be an integer')
+    if indices.ndim != arr.ndim:
+        raise TypingError("`indices` and `arr` must have the same number of dimensions")
+
+    def impl(arr, indices, axis):
+        ax = _axis(axis, arr.ndim, "axis is out of bounds")
+        # Both with the axis last, as rows: each row of indices picks from its row of arr
+        # (broadcasting the other dimensions).
+        a = np.ascontiguousarray(np.swapaxes(arr, ax, arr.ndim - 1))
+        ix = np.ascontiguousarray(np.swapaxes(indices, ax, arr.ndim - 1))
+        lead = np.broadcast_shapes(a.shape[:-1], ix.shape[:-1])
+        a = np.ascontiguousarray(np.broadcast_to(a, lead + a.shape[-1:]))
+        ix = np.ascontiguousarray(np.broadcast_to(ix, lead + ix.shape[-1:]))
+        n, w = a.shape[-1], ix.shape[-1]
+        ar = a.reshape(-1, n)
+        ir = ix.reshape(-1, w)
+        out = np.empty(ir.shape, dtype=arr.dtype)
+        for r in range(ir.shape[0]):
+            for c in range(w):
+                j = ir[r, c]
+                if j < -n or j >= n:
+                    raise IndexError("index out of bounds")
+                out[r, c] = ar[r, j if j >= 0 else j + n]
+        return np.swapaxes(out.reshape(ix.shape), ax, arr.ndim - 1)
+
+    return impl
