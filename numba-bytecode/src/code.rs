@@ -41,6 +41,26 @@ pub enum Constant {
 }
 
 impl Constant {
+    /// A `BigInt` from 2**63 to 2**64 - 1 as its value (Numba types such ints
+    /// uint64); None for any other constant.
+    pub fn as_u64(&self) -> Option<u64> {
+        let Constant::BigInt {
+            negative: false,
+            digits,
+        } = self
+        else {
+            return None;
+        };
+        let mut v: u128 = 0;
+        for &d in digits.iter().rev() {
+            v = (v << 15) | u128::from(d);
+            if v > u128::from(u64::MAX) {
+                return None;
+            }
+        }
+        u64::try_from(v).ok()
+    }
+
     /// Python's `type(v).__name__`, as Numba prints it in `const(int, 1)`.
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -1142,6 +1142,19 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         if crate::model::is_ghost(ret) {
             return Ok((self.ghost(), ret));
         }
+        // An attribute typed as a constant (`a.dtype.itemsize`) is that constant.
+        match sig.ret.get() {
+            Type::IntegerLiteral(v) => {
+                return Ok((self.ctx.i64_type().const_int(v as u64, true).into(), ret))
+            }
+            Type::BooleanLiteral(b) => {
+                return Ok((
+                    self.ctx.bool_type().const_int(u64::from(b), false).into(),
+                    ret,
+                ))
+            }
+            _ => {}
+        }
         let recv = self.load(value)?;
         Ok((self.call_impl(&sig, &[recv])?, ret))
     }
@@ -1150,6 +1163,13 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
     pub fn constant(&self, c: &Constant) -> R<(BasicValueEnum<'ctx>, TypeId)> {
         Ok(match c {
             Constant::Int(i) => (self.ctx.i64_type().const_int(*i as u64, true).into(), INT64),
+            Constant::BigInt { .. } if c.as_u64().is_some() => (
+                self.ctx
+                    .i64_type()
+                    .const_int(c.as_u64().unwrap_or_default(), false)
+                    .into(),
+                UINT64,
+            ),
             Constant::Bool(b) => (
                 self.ctx.bool_type().const_int(u64::from(*b), false).into(),
                 BOOLEAN,

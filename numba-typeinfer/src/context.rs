@@ -181,6 +181,8 @@ pub fn typeof_const(c: &Constant) -> Option<TypeId> {
     Some(match c {
         Constant::Bool(b) => intern(Type::BooleanLiteral(*b)),
         Constant::Int(i) => intern(Type::IntegerLiteral(*i)),
+        // 2**63 up to 2**64 - 1: Numba's uint64.
+        Constant::BigInt { .. } if c.as_u64().is_some() => UINT64,
         Constant::Str(s) => intern(Type::StringLiteral(s.clone())),
         Constant::Bytes(_) => BYTES,
         Constant::Float(_) => FLOAT64,
@@ -818,6 +820,9 @@ impl TypingContext for BaseContext {
             Type::ArrayCTypes(_) if attr == "data" => Some(UINT64),
             // `a.dtype.type`: the scalar class (`a.dtype.type(0)` makes an element).
             Type::DType(d) if attr == "type" => Some(intern(Type::NumberClass(d))),
+            // `a.dtype.kind` & co.: facts of the dtype, constants of the compiled code (a
+            // library branches on `out.dtype.kind`).
+            Type::DType(d) => crate::numpy::dtype_attr(d, attr),
             Type::ArrayFlags(_)
                 if matches!(attr, "c_contiguous" | "f_contiguous" | "contiguous") =>
             {

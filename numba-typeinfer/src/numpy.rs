@@ -421,6 +421,63 @@ fn broadcast(args: &[TypeId], dtype: TypeId) -> TypeId {
 
 /// `float64` for integer inputs to a float-only function, the dtype itself otherwise.
 pub fn float_result(d: TypeId) -> TypeId {
+    // NumPy's float loops are `e`, `f`, `d`: Numba has no float16, so it takes the first
+    // loop the input casts to safely after that one: float32 for bools and 8/16-bit
+    // integers, float64 for wider ones.
+    if d == BOOLEAN || (d.is_integer() && d.bitwidth() <= 16) {
+        FLOAT32
+    } else if d.is_integer() {
+        FLOAT64
+    } else {
+        d
+    }
+}
+
+/// `dtype.kind`, `.char`, `.name`, `.itemsize`, `.str` of a number dtype: NumPy's values,
+/// as literal types (constants of the compiled code).
+pub fn dtype_attr(d: TypeId, attr: &str) -> Option<TypeId> {
+    let (kind, ch) = match d.get() {
+        Type::Boolean => ('b', '?'),
+        Type::Integer { bits, signed } => {
+            let ch = match (bits, signed) {
+                (8, true) => 'b',
+                (8, false) => 'B',
+                (16, true) => 'h',
+                (16, false) => 'H',
+                (32, true) => 'i',
+                (32, false) => 'I',
+                (_, true) => 'l',
+                (_, false) => 'L',
+            };
+            (if signed { 'i' } else { 'u' }, ch)
+        }
+        Type::Float { bits } => ('f', if bits == 32 { 'f' } else { 'd' }),
+        Type::Complex { bits } => ('c', if bits == 64 { 'F' } else { 'D' }),
+        _ => return None,
+    };
+    let size = if d == BOOLEAN {
+        1
+    } else {
+        i64::from(d.bitwidth() / 8)
+    };
+    let text = |s: String| Some(intern(Type::StringLiteral(s)));
+    match attr {
+        "kind" => text(kind.to_string()),
+        "char" => text(ch.to_string()),
+        "name" => text(if d == BOOLEAN {
+            "bool".into()
+        } else {
+            d.to_string()
+        }),
+        "str" => text(format!("{}{kind}{size}", if size == 1 { '|' } else { '<' })),
+        "itemsize" | "alignment" => Some(intern(Type::IntegerLiteral(size))),
+        _ => None,
+    }
+}
+
+/// The result of a mean or a NaN-skipping statistic: float64 for integers and bools
+/// (NumPy's and Numba's), the float or complex type itself otherwise.
+pub fn mean_result(d: TypeId) -> TypeId {
     if d.is_integer() || d == BOOLEAN {
         FLOAT64
     } else {
@@ -727,7 +784,7 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
         {
             let r = match key {
                 "array.sum" | "array.prod" => accumulate(dtype),
-                "array.mean" => float_result(dtype),
+                "array.mean" => mean_result(dtype),
                 _ => dtype,
             };
             let ret = if ndim == 1 { r } else { c_array(r, ndim - 1) };
@@ -744,7 +801,7 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
             };
             Some(sig(key, ret, vec![this, axis.unliteral()]))
         }
-        ("array.mean", []) => Some(with_this(float_result(dtype))),
+        ("array.mean", []) => Some(with_this(mean_result(dtype))),
         ("array.copy", []) => Some(with_this(c_array(dtype, ndim))),
         ("array.flatten", []) => Some(with_this(c_array(dtype, 1))),
         // A C array's ravel is (in Numba) a view, so it keeps readonly; a copy is writeable.
@@ -1818,7 +1875,7 @@ impl BaseContext {
                                 "nansum" | "nanprod" => accumulate(d),
                                 "nanmin" | "nanmax" => d,
                                 "nanvar" | "nanstd" => FLOAT64,
-                                _ => float_result(d),
+                                _ => mean_result(d),
                             };
                             Some(sig(key, ret, vec![*x]))
                         }

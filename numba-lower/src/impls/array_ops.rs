@@ -390,7 +390,54 @@ pub(super) fn apply_binop<'ctx>(
         .ok_or_else(|| lw.unsupported(format!("no operator {} on {xt} and {yt}", op.symbol())))?;
     let x = lw.cast(x, xt, sig.args[0])?;
     let y = lw.cast(y, yt, sig.args[1])?;
+    if matches!(op, BinOp::LShift | BinOp::RShift)
+        && sig.args[0].is_integer()
+        && sig.args[0] == sig.args[1]
+    {
+        let r = numpy_shift(lw, op, x.into_int_value(), y.into_int_value(), sig.args[0])?;
+        return Ok((r, sig.args[0]));
+    }
     Ok((lw.call_impl(&sig, &[x, y])?, sig.ret))
+}
+
+/// NumPy's shift loops (`npy_lshift` / `npy_rshift`): the count read as unsigned, so a
+/// negative or too large count shifts everything out (0, or -1 for a negative value
+/// shifted right) instead of raising as Python's shift of ints does.
+fn numpy_shift<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    op: BinOp,
+    a: IntValue<'ctx>,
+    count: IntValue<'ctx>,
+    t: TypeId,
+) -> R<BasicValueEnum<'ctx>> {
+    let it = a.get_type();
+    let bits = u64::from(it.get_bit_width());
+    let e = llvm_err;
+    let big =
+        lw.b.build_int_compare(IntPredicate::UGE, count, it.const_int(bits, false), "")
+            .map_err(e)?;
+    let sh =
+        lw.b.build_select(big, it.const_zero(), count, "")
+            .map_err(e)?
+            .into_int_value();
+    let signed = t.is_signed();
+    Ok(if op == BinOp::LShift {
+        let v = lw.b.build_left_shift(a, sh, "").map_err(e)?;
+        lw.b.build_select(big, it.const_zero(), v, "").map_err(e)?
+    } else {
+        let v = lw.b.build_right_shift(a, sh, signed, "").map_err(e)?;
+        let fill = if signed {
+            let neg =
+                lw.b.build_int_compare(IntPredicate::SLT, a, it.const_zero(), "")
+                    .map_err(e)?;
+            lw.b.build_select(neg, it.const_all_ones(), it.const_zero(), "")
+                .map_err(e)?
+                .into_int_value()
+        } else {
+            it.const_zero()
+        };
+        lw.b.build_select(big, fill, v, "").map_err(e)?
+    })
 }
 
 /// NumPy's order of complex numbers (its ufunc loops): by real part, then imaginary
