@@ -909,6 +909,16 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     )),
                 )
             }
+            // Unpacking a 1-d array: its elements, the length checked.
+            Expr::ExhaustIter { value: v, count } if self.ty(*v).is_array() => {
+                let t = self.ty(*v);
+                let a = self.load(*v)?.into_struct_value();
+                let tup = crate::impls::array_ops::unpack(self, t, a, *count)?;
+                let dtype = numba_typeinfer::numpy::array_parts(t)
+                    .map(|p| p.0)
+                    .unwrap_or(NONE);
+                (tup, intern(Type::UniTuple(dtype, *count)))
+            }
             Expr::Var(v) | Expr::Cast { value: v } | Expr::ExhaustIter { value: v, .. } => {
                 (self.load(*v)?, self.ty(*v))
             }

@@ -989,6 +989,9 @@ impl TypingContext for BaseContext {
 
 /// The built-in typing of a binary operator (what [`BaseContext`] resolves).
 pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+    if let Some(sig) = crate::dtypes::binop(op, lhs, rhs) {
+        return Some(sig);
+    }
     if let Some(sig) = crate::lists::binop(op, lhs, rhs) {
         return Some(sig);
     }

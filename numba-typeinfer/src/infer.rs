@@ -2440,6 +2440,8 @@ impl Engine<'_> {
                 match v.get() {
                     _ if crate::conv::tuple_items(v).is_some_and(|i| i.len() == *count as usize) => v,
                     Type::List { dtype, .. } => intern(Type::UniTuple(dtype, *count)),
+                    // A 1-d array unpacks into its elements (Numba's).
+                    Type::Array { dtype, ndim: 1, .. } => intern(Type::UniTuple(dtype, *count)),
                     other => {
                         return Err(TypingError::Typing {
                             message: format!("cannot unpack {other} into {count} values"),

@@ -138,8 +138,14 @@ pub fn fold_literal_calls(
         for _ in 0..16 {
             match defs.get(&v).map(|&e| ir.expr(e)) {
                 Some(Expr::Var(src)) => v = *src,
-                Some(Expr::Global { value, .. }) => {
-                    return value.kind == GlobalKind::Builtin("isinstance".into())
+                Some(Expr::Global { value, .. }) => return folds_to_literal(&value.kind),
+                // `np.issubdtype` read from the module.
+                Some(Expr::GetAttr { value, attr }) if attr == "issubdtype" => {
+                    return matches!(
+                        defs.get(value).map(|&e| ir.expr(e)),
+                        Some(Expr::Global { value, .. })
+                            if value.kind == GlobalKind::Module("numpy".into())
+                    )
                 }
                 _ => return false,
             }
@@ -152,6 +158,15 @@ pub fn fold_literal_calls(
             let Stmt::Assign { target, value } = &inst.stmt else {
                 continue;
             };
+            // A dtype comparison (`a.dtype == np.float64`) is a constant too.
+            if let Expr::BinOp { .. } = ir.expr(*value) {
+                if let Some(Some(t)) = types.get(target.0 as usize) {
+                    if let Type::BooleanLiteral(b) = t.get() {
+                        folds.push((label, i, b));
+                    }
+                }
+                continue;
+            }
             let Expr::Call { func, args, .. } = ir.expr(*value) else {
                 continue;
             };
@@ -192,12 +207,24 @@ pub fn fold_literal_calls(
     Ok(changed)
 }
 
-/// Whether the function calls the builtin `isinstance` (only then is the partial typing
-/// for [`fold_literal_calls`] worth doing).
+/// The functions whose calls are typed as their literal answers: the builtin
+/// `isinstance` and `np.issubdtype`.
+fn folds_to_literal(kind: &numba_ir::global::GlobalKind) -> bool {
+    use numba_ir::global::GlobalKind;
+    match kind {
+        GlobalKind::Builtin(n) => n == "isinstance",
+        GlobalKind::ModuleFunction { module, name } => module == "numpy" && name == "issubdtype",
+        _ => false,
+    }
+}
+
+/// Whether the function calls `isinstance` or `np.issubdtype`, or reads a `.dtype` (only
+/// then is the partial typing for [`fold_literal_calls`] worth doing).
 pub fn mentions_isinstance(ir: &numba_ir::FunctionIR) -> bool {
-    ir.exprs.iter().any(|e| {
-        matches!(e, numba_ir::Expr::Global { value, .. }
-            if value.kind == numba_ir::global::GlobalKind::Builtin("isinstance".into()))
+    ir.exprs.iter().any(|e| match e {
+        numba_ir::Expr::Global { value, .. } => folds_to_literal(&value.kind),
+        numba_ir::Expr::GetAttr { attr, .. } => attr == "dtype" || attr == "issubdtype",
+        _ => false,
     })
 }
 

@@ -21,6 +21,7 @@ pub mod cinterop;
 pub mod context;
 pub mod conv;
 pub mod dicts;
+pub mod dtypes;
 pub mod error;
 pub mod extension;
 pub mod generators;

@@ -1364,6 +1364,7 @@ impl BaseContext {
     pub(crate) fn install_numpy(&mut self) {
         self.install_numpy_manip();
         self.install_numpy_misc();
+        self.install_dtypes();
         self.install_carray();
         for name in ["empty", "zeros", "ones"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());

@@ -293,6 +293,35 @@ impl<'ctx> Loop<'ctx> {
     }
 }
 
+/// `x, y, z = a` for a 1-d array: its elements as a tuple, after Python's length checks.
+pub(crate) fn unpack<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: StructValue<'ctx>,
+    count: u32,
+) -> R<BasicValueEnum<'ctx>> {
+    let i64t = lw.ctx.i64_type();
+    let n = dim(lw, arr, field::SHAPE, 0)?;
+    let want = i64t.const_int(u64::from(count), false);
+    let more =
+        lw.b.build_int_compare(IntPredicate::SGT, n, want, "")
+            .map_err(llvm_err)?;
+    let msg = format!("too many values to unpack (expected {count})");
+    lw.raise_const_if(more, "ValueError", &[&msg])?;
+    let fewer =
+        lw.b.build_int_compare(IntPredicate::SLT, n, want, "")
+            .map_err(llvm_err)?;
+    let msg = format!("not enough values to unpack (expected {count})");
+    lw.raise_const_if(fewer, "ValueError", &[&msg])?;
+    let dtype = dtype_of(t);
+    let mut items = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let p = flat_ptr(lw, t, arr, i64t.const_int(u64::from(i), false))?;
+        items.push(load_elem(lw, dtype, p)?);
+    }
+    lw.make_struct(intern(Type::UniTuple(dtype, count)), &items)
+}
+
 /// The address of element `i` (C order over the array's shape).
 pub(crate) fn flat_ptr<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
@@ -390,6 +419,19 @@ pub(super) fn apply_binop<'ctx>(
         .ok_or_else(|| lw.unsupported(format!("no operator {} on {xt} and {yt}", op.symbol())))?;
     let x = lw.cast(x, xt, sig.args[0])?;
     let y = lw.cast(y, yt, sig.args[1])?;
+    // NumPy's integer power loop refuses negative exponents (Python's int power would
+    // go to float, or raise ZeroDivisionError for 0).
+    if op == BinOp::Pow && sig.args[1].is_integer() && sig.args[1].is_signed() {
+        let e = y.into_int_value();
+        let neg =
+            lw.b.build_int_compare(IntPredicate::SLT, e, e.get_type().const_zero(), "")
+                .map_err(llvm_err)?;
+        lw.raise_const_if(
+            neg,
+            "ValueError",
+            &["Integers to negative integer powers are not allowed."],
+        )?;
+    }
     if matches!(op, BinOp::LShift | BinOp::RShift)
         && sig.args[0].is_integer()
         && sig.args[0] == sig.args[1]
@@ -518,7 +560,11 @@ pub(super) fn map_elements<'ctx, 'a>(
     }
     let (dims, all_same) = broadcast_shape(lw, ndim(ret), operands)?;
     let out = allocate(lw, ret, &dims)?;
-    fill_elements(lw, (ret, out), &dims, all_same, operands, f)?;
+    // An element that raises (`a ** -2` on integers) releases the half-filled result.
+    lw.temps.push((ret, out.into()));
+    let filled = fill_elements(lw, (ret, out), &dims, all_same, operands, f);
+    lw.temps.pop();
+    filled?;
     Ok(out.into())
 }
 

@@ -3,7 +3,7 @@
 //! table of built-ins.
 
 mod array_from;
-mod array_ops;
+pub(crate) mod array_ops;
 pub(crate) use array_ops::{scalar_call, Loop};
 pub(crate) use parfor_elems::arg_combine;
 mod arrayexpr;
@@ -12,6 +12,7 @@ mod builtins;
 mod calls;
 mod cmath;
 mod complex;
+mod dtypes;
 mod eh;
 mod flat;
 pub(crate) mod float;
@@ -99,6 +100,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     // After every operand pattern that would take an optional for its value (later
     // registrations win).
     optional::register_equality(r);
+    dtypes::register(r);
 }
 
 /// The operator of a `BinOp` key (the registry only calls an implementation with the keys
