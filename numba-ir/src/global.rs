@@ -30,6 +30,9 @@ pub enum GlobalKind {
     /// A tuple holding at least one array or NumPy scalar (a tuple of plain constants is a `Const`): its
     /// items, each a `Const`, an `Array` or a `Tuple`.
     Tuple(Vec<GlobalKind>),
+    /// A `slice` of ints and Nones (`slice(1, None)`), typed as its literal: an index
+    /// kept in a global or closure tuple (`index = (slice(1, None), Ellipsis)`).
+    Slice(Option<i64>, Option<i64>, Option<i64>),
     /// Another jitted function, by the id of its dispatcher.
     Dispatcher { id: u64, name: String },
     /// A ufunc numba-rs compiles (`@vectorize`, `@guvectorize`), by the id its driver

@@ -77,6 +77,19 @@ impl<'ctx> FnLower<'ctx, '_> {
         if from == to {
             return Ok(v);
         }
+        // A slice of constants made a slice value: its bounds with the defaults filled in
+        // as `slice(...)` fills them.
+        if let (Type::SliceLiteral(a, b, c), Type::Slice(_)) = (from.get(), to.get()) {
+            let step = c.unwrap_or(1);
+            let (start, stop) = if step > 0 {
+                (a.unwrap_or(0), b.unwrap_or(i64::MAX))
+            } else {
+                (a.unwrap_or(i64::MAX), b.unwrap_or(i64::MIN))
+            };
+            let i64t = self.ctx.i64_type();
+            let vals = [start, stop, step].map(|x| i64t.const_int(x as u64, true).into());
+            return self.make_struct(to, &vals);
+        }
         // A reflected list kept as a plain list (stored in a jitclass field, say): a copy
         // of its items, as the Python list it reflects to lives only for the call. The
         // new list is the statement's temporary (`FnLower::temps`).

@@ -53,6 +53,10 @@ impl<'ctx> FnLower<'ctx, '_> {
                 }
                 Ok((self.make_struct(t, &vals)?, t))
             }
+            // A slice of constants: its type is its value.
+            GlobalKind::Slice(a, b, c) => {
+                Ok((self.ghost(), intern(Type::SliceLiteral(*a, *b, *c))))
+            }
             // A jitted function held in a frozen tuple: a value without data.
             GlobalKind::Dispatcher { id, name } => Ok((
                 self.ghost(),

@@ -855,9 +855,10 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             Expr::Const(c) => self.constant(c)?,
             Expr::Global { value, .. } | Expr::FreeVar { value, .. } => match &value.kind {
                 GlobalKind::Const(c) => self.constant(c)?,
-                GlobalKind::Array(_) | GlobalKind::Scalar(_) | GlobalKind::Tuple(_) => {
-                    self.frozen_global(&value.kind)?
-                }
+                GlobalKind::Array(_)
+                | GlobalKind::Scalar(_)
+                | GlobalKind::Tuple(_)
+                | GlobalKind::Slice(..) => self.frozen_global(&value.kind)?,
                 // A C function: its address.
                 GlobalKind::CFunction {
                     address, signature, ..

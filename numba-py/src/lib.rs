@@ -466,6 +466,22 @@ fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Glo
     if let Some(scalar) = numpy_scalar(py, value)? {
         return Ok(Some(scalar));
     }
+    // `slice(1, None)`: its bounds, each an int or None.
+    if let Ok(s) = value.cast::<pyo3::types::PySlice>() {
+        let part = |name: &str| -> PyResult<Option<Option<i64>>> {
+            let v = s.getattr(name)?;
+            if v.is_none() {
+                return Ok(Some(None));
+            }
+            Ok(v.extract::<i64>().ok().map(Some))
+        };
+        return Ok(match (part("start")?, part("stop")?, part("step")?) {
+            (Some(a), Some(b), Some(c)) => Some(GlobalKind::Slice(a, b, c)),
+            _ => Some(GlobalKind::Unsupported {
+                message: "a slice global holds bounds that are not ints or None".into(),
+            }),
+        });
+    }
     if value.get_type().name()? != "ndarray" || !value.hasattr("__array_interface__")? {
         return Ok(None);
     }
@@ -596,6 +612,8 @@ fn constant_of(value: &Bound<'_, PyAny>) -> PyResult<Option<Constant>> {
         Constant::Str(value.extract()?)
     } else if value.is_none() {
         Constant::None
+    } else if value.is(value.py().Ellipsis()) {
+        Constant::Ellipsis
     } else if value.get_type().is(value.py().get_type::<PyTuple>()) {
         let mut items = Vec::new();
         for item in value.try_iter()? {

@@ -271,6 +271,7 @@ pub fn typeof_global_value(kind: &GlobalKind) -> Option<Result<TypeId, String>> 
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|tys| tuple_of(&tys)),
+        GlobalKind::Slice(a, b, c) => Ok(intern(Type::SliceLiteral(*a, *b, *c))),
         // A jitted function held in a frozen tuple.
         GlobalKind::Dispatcher { id, name } => Ok(intern(Type::Dispatcher {
             id: *id,
@@ -731,7 +732,7 @@ impl TypingContext for BaseContext {
                 }
             }
             GlobalKind::ExceptionClass(n) => Ok(intern(Type::ExceptionClass(n.clone()))),
-            GlobalKind::Const(_) | GlobalKind::Array(_) | GlobalKind::Scalar(_) | GlobalKind::Tuple(_) => {
+            GlobalKind::Const(_) | GlobalKind::Array(_) | GlobalKind::Scalar(_) | GlobalKind::Tuple(_) | GlobalKind::Slice(..) => {
                 typeof_global_value(&g.kind).unwrap_or_else(|| Err("not a frozen value".into()))
             }
             GlobalKind::Dispatcher { id, name } => Ok(intern(Type::Dispatcher { id: *id, name: name.clone() })),

@@ -178,3 +178,18 @@ def test_refusals_are_typing_errors():
         njit(lambda a: np.sort(a, axis=0))(np.ones((2, 2), dtype=np.complex128))
     with pytest.raises(TypingError):
         njit(lambda a: a.argsort(axis=0, kind="heapsort"))(np.ones((2, 2)))
+
+
+IDX = (slice(1, None), Ellipsis)
+REVERSED = slice(None, None, -1)
+NEWAXIS = (Ellipsis, None, 0)
+
+
+def test_slices_ellipsis_and_none_in_global_and_closure_tuples():
+    index = (slice(None, 2), None)
+    a = np.arange(12.0).reshape(3, 4)
+    for f in (lambda a: a[IDX], lambda a: a[REVERSED], lambda a: a[NEWAXIS],
+              lambda a: a[index], lambda a: a[..., 1], lambda a: a[None, ...]):
+        same(njit(f)(a), f(a))
+    with pytest.raises(ValueError):
+        njit(lambda a: a[slice(1, 2, 0)])(a)
