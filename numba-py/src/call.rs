@@ -392,10 +392,16 @@ impl Dispatcher {
         if c.object_env.is_some() {
             crate::objmode::ensure_env(py, c, self.py_func.bind(py))?;
         }
-        self.encode_args(py, c, args, tys, builtin, &mut slots)?;
+        let mark = crate::ndarray::keep_mark();
+        let encoded = self.encode_args(py, c, args, tys, builtin, &mut slots);
+        if let Err(e) = encoded {
+            crate::ndarray::keep_release(mark);
+            return Err(e);
+        }
         // Object-mode code calls the C API: it never runs without the GIL.
         let nogil = self.nogil && c.object_env.is_none();
         let out = run_entry(py, &self.core.name, c, &slots, nogil);
+        crate::ndarray::keep_release(mark);
         if crate::lists::has_list(&c.arg_shapes) {
             crate::lists::release_args(py, &c.arg_shapes, &slots)?;
         }

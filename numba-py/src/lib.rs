@@ -1166,6 +1166,14 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         }))
     } else if let Some(code) = py_user_type(v)? {
         Ok(TypeId(code))
+    } else if let Some(t) = ndarray::buffer_view(v)?
+        .map(|a| typeof_ndarray(&a))
+        .transpose()?
+        .flatten()
+    {
+        // `bytearray`, `memoryview`, `array.array`: an array over the buffer (uint8 for
+        // bytes-like ones, the format's dtype otherwise; read-only where the buffer is).
+        Ok(t)
     } else {
         let tn = v.get_type().name()?.to_string();
         Err(TypingError::new_err(format!(

@@ -124,7 +124,54 @@ fn typenum(t: TypeId) -> PyResult<c_int> {
 
 /// Append the array struct of argument `v` (typed `t`): no MemInfo (the caller keeps the
 /// array alive), the array itself as parent.
+/// NumPy views of buffer-protocol arguments (`bytearray`, `memoryview`, `array.array`)
+/// made for calls in progress on this thread: each holds its exporter's buffer (so it
+/// cannot be resized) until its call returns ([`keep_mark`] / [`keep_release`]).
+mod keep {
+    use std::cell::RefCell;
+
+    use pyo3::prelude::*;
+
+    thread_local! {
+        pub(super) static VIEWS: RefCell<Vec<Py<PyAny>>> = const { RefCell::new(Vec::new()) };
+    }
+}
+
+/// The position to release buffer views back to after a call.
+pub fn keep_mark() -> usize {
+    keep::VIEWS.with(|k| k.borrow().len())
+}
+
+/// Release the buffer views made since `mark` (the call that made them returned).
+pub fn keep_release(mark: usize) {
+    let released: Vec<Py<PyAny>> = keep::VIEWS.with(|k| {
+        let mut k = k.borrow_mut();
+        let n = k.len().min(mark);
+        k.split_off(n)
+    });
+    drop(released);
+}
+
+/// A NumPy array over a buffer-protocol object's memory (`numpy.asarray`), or None.
+pub fn buffer_view<'py>(v: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    // SAFETY: a live object.
+    if unsafe { ffi::PyObject_CheckBuffer(v.as_ptr()) } == 0 {
+        return Ok(None);
+    }
+    let a = v.py().import("numpy")?.getattr("asarray")?.call1((v,))?;
+    Ok(raw(&a).is_some().then_some(a))
+}
+
 pub fn encode(v: &Bound<'_, PyAny>, t: TypeId, out: &mut crate::boxing::Slots) -> PyResult<()> {
+    if raw(v).is_none() {
+        // A `bytearray`, `memoryview` or other buffer exporter typed as an array: a view
+        // of its memory, kept for the call (writes reach the caller's object).
+        if let Some(view) = buffer_view(v)? {
+            encode(&view, t, out)?;
+            keep::VIEWS.with(|k| k.borrow_mut().push(view.unbind()));
+            return Ok(());
+        }
+    }
     let a = raw(v).ok_or_else(|| {
         PyTypeError::new_err(format!(
             "expected a NumPy array for {t}, got {}",
