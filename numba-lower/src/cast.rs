@@ -77,6 +77,20 @@ impl<'ctx> FnLower<'ctx, '_> {
         if from == to {
             return Ok(v);
         }
+        // A datetime64 / timedelta64 in another unit.
+        if matches!(
+            (from.get(), to.get()),
+            (Type::NPDatetime(_), Type::NPDatetime(_))
+                | (Type::NPTimedelta(_), Type::NPTimedelta(_))
+        ) {
+            let v = crate::impls::npdatetime::convert_unit(self, v.into_int_value(), from, to)?;
+            return Ok(v.into());
+        }
+        // A datetime64 / timedelta64's count as an integer (`a.astype(np.int64)`), and
+        // back.
+        if numba_typeinfer::npdatetime::is_datetime_like(from) && to.is_integer() {
+            return self.cast(v, INT64, to);
+        }
         // A slice of constants made a slice value: its bounds with the defaults filled in
         // as `slice(...)` fills them.
         if let (Type::SliceLiteral(a, b, c), Type::Slice(_)) = (from.get(), to.get()) {

@@ -26,6 +26,7 @@ fn element_align(dtype: TypeId) -> u32 {
     match dtype.get() {
         Type::Integer { bits, .. } | Type::Float { bits } => u32::from(bits / 8).max(1),
         Type::Complex { bits } => u32::from(bits / 16).max(1),
+        Type::NPDatetime(_) | Type::NPTimedelta(_) => 8,
         _ => 1,
     }
 }
@@ -80,6 +81,11 @@ impl<'ctx> FnLower<'ctx, '_> {
             w[..n].copy_from_slice(&bytes[..n]);
             u64::from_le_bytes(w)
         };
+        // A datetime64 / timedelta64: its int64 count, of its own type.
+        if numba_typeinfer::npdatetime::is_datetime_like(t) {
+            let v = self.ctx.i64_type().const_int(word(8), false);
+            return Ok((v.into(), t));
+        }
         let c = match t.get() {
             Type::Boolean => numba_bytecode::Constant::Bool(bytes.first().is_some_and(|&b| b != 0)),
             Type::Integer { bits, signed } => {

@@ -54,6 +54,41 @@ pub fn class_by_key<'py>(py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAn
 /// Slots for a call; small argument lists stay on the stack.
 pub type Slots = SmallVec<[u64; 8]>;
 
+/// NumPy's dtype string of a datetime64 / timedelta64 type (`M8[D]`, `m8[s]`, `M8`).
+pub(crate) fn datetime_dtype_str(t: TypeId) -> String {
+    use numba_typeinfer::types::Type;
+    let (kind, u) = match t.get() {
+        Type::NPDatetime(u) => ('M', u),
+        Type::NPTimedelta(u) => ('m', u),
+        _ => ('m', numba_typeinfer::npdatetime::GENERIC),
+    };
+    format!("{kind}8{}", numba_typeinfer::npdatetime::unit_suffix(u))
+}
+
+/// The int64 count of a `np.datetime64` / `np.timedelta64` argument in `t`'s unit (NaT:
+/// `i64::MIN`).
+fn datetime_count(v: &Bound<'_, PyAny>, t: TypeId) -> PyResult<i64> {
+    let np = v.py().import("numpy")?;
+    let typed = np.getattr("asarray")?.call1((v, datetime_dtype_str(t)))?;
+    typed
+        .call_method1("view", ("i8",))?
+        .call_method0("item")?
+        .extract()
+}
+
+/// A `np.datetime64` / `np.timedelta64` of `t`'s unit holding `count` (NaT for
+/// `i64::MIN`).
+fn datetime_object(py: Python<'_>, count: i64, t: TypeId) -> PyResult<Py<PyAny>> {
+    let np = py.import("numpy")?;
+    let raw = np
+        .getattr("array")?
+        .call1((count, "i8"))?
+        .call_method1("view", (datetime_dtype_str(t),))?;
+    Ok(raw
+        .call_method1("__getitem__", (PyTuple::empty(py),))?
+        .unbind())
+}
+
 /// Append `v`'s slots for `shape`.
 pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<()> {
     match shape {
@@ -71,6 +106,9 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             Err(_) if !v.is_instance_of::<pyo3::types::PyInt>() => address_of(v)?,
             Err(_) => return Err(PyOverflowError::new_err("int too big to convert")),
         }),
+        Shape::Leaf(Leaf::Int { .. }, t) if numba_typeinfer::npdatetime::is_datetime_like(*t) => {
+            out.push(datetime_count(v, *t)? as u64)
+        }
         Shape::Leaf(Leaf::Int { .. }, _) => {
             // A float (or another number) converted to an integer parameter, as an
             // explicit signature allows: truncated by `int()` as Numba's unboxing does.
@@ -252,6 +290,9 @@ pub fn decode(
         ) => next()?.into_pyobject(py)?.into_any().unbind(),
         Shape::Leaf(Leaf::Int { signed: false, .. }, _) => {
             next()?.into_pyobject(py)?.into_any().unbind()
+        }
+        Shape::Leaf(Leaf::Int { .. }, t) if numba_typeinfer::npdatetime::is_datetime_like(*t) => {
+            datetime_object(py, next()? as i64, *t)?
         }
         Shape::Leaf(Leaf::Int { .. }, _) => (next()? as i64).into_pyobject(py)?.into_any().unbind(),
         Shape::Leaf(Leaf::Float, _) => f64::from_bits(next()?)

@@ -372,6 +372,12 @@ pub fn fingerprint(v: &Bound<'_, PyAny>, out: &mut Fingerprint) -> bool {
     } else if let Some(num) = dtype_typenum(v) {
         out.push(b'D');
         out.push(num);
+    } else if let Some(unit) = datetime_scalar_dtype(v) {
+        // `np.datetime64` / `np.timedelta64`: typed by their dtype, unit included (their
+        // buffer's format does not say the unit).
+        out.push(b'M');
+        out.extend_from_slice(unit.as_bytes());
+        out.push(0);
     } else if let Some(code) = crate::typed_container_code(v) {
         // A typed.Dict / typed.List: its type is its typecode (an untyped one has none).
         out.push(b'T');
@@ -380,6 +386,22 @@ pub fn fingerprint(v: &Bound<'_, PyAny>, out: &mut Fingerprint) -> bool {
         return false;
     }
     true
+}
+
+/// The dtype string (`<M8[D]`) of a `np.datetime64` / `np.timedelta64` scalar.
+fn datetime_scalar_dtype(v: &Bound<'_, PyAny>) -> Option<String> {
+    let ty = v.get_type();
+    let name = ty.name().ok()?;
+    if name != "datetime64" && name != "timedelta64" {
+        return None;
+    }
+    if !ty
+        .module()
+        .is_ok_and(|m| m.to_str().is_ok_and(|m| m == "numpy"))
+    {
+        return None;
+    }
+    v.getattr("dtype").ok()?.getattr("str").ok()?.extract().ok()
 }
 
 /// The typenum of a NumPy dtype object of a basic, native-order dtype.

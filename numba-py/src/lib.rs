@@ -524,7 +524,7 @@ fn call_expr<'py>(fir: &Bound<'py, PyAny>, target: &str) -> PyResult<Bound<'py, 
 fn plain_dtype(dtype: &Bound<'_, PyAny>) -> PyResult<bool> {
     let kind: String = dtype.getattr("kind")?.extract()?;
     let native: bool = dtype.getattr("isnative")?.extract()?;
-    Ok(native && ["b", "i", "u", "f", "c"].contains(&kind.as_str()))
+    Ok(native && ["b", "i", "u", "f", "c", "M", "m"].contains(&kind.as_str()))
 }
 
 /// The bytes of a `tobytes()` result, shared by every load of the capture.
@@ -1017,7 +1017,9 @@ fn typeof_numpy_scalar(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
              supported by numba-rs",
         ));
     }
-    Ok(types::from_name(&name).filter(|t| t.is_scalar()))
+    Ok(types::from_name(&name)
+        .filter(|t| t.is_scalar())
+        .or_else(|| numba_typeinfer::npdatetime::parse(&name)))
 }
 
 /// The numba-rs type of an argument value, or a TypingError: exact-type fast paths, then
@@ -1232,11 +1234,13 @@ fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
                 types::intern(types::Type::UnicodeCharSeq(itemsize / 4))
             }
         }
-        _ => types::from_name(&dtype_name).ok_or_else(|| {
-            TypingError::new_err(format!(
-                "Cannot determine numba-rs type of an array of dtype {dtype_name}"
-            ))
-        })?,
+        _ => types::from_name(&dtype_name)
+            .or_else(|| numba_typeinfer::npdatetime::parse(&dtype_name))
+            .ok_or_else(|| {
+                TypingError::new_err(format!(
+                    "Cannot determine numba-rs type of an array of dtype {dtype_name}"
+                ))
+            })?,
     };
     let ndim: u32 = v.getattr("ndim")?.extract()?;
     let flags = v.getattr("flags")?;

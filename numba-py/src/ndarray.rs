@@ -94,6 +94,7 @@ pub fn itemsize(t: TypeId) -> u64 {
         }
         Type::CharSeq(n) => u64::from(n),
         Type::UnicodeCharSeq(n) => 4 * u64::from(n),
+        Type::NPDatetime(_) | Type::NPTimedelta(_) => 8,
         _ => 1,
     }
 }
@@ -122,8 +123,6 @@ fn typenum(t: TypeId) -> PyResult<c_int> {
     })
 }
 
-/// Append the array struct of argument `v` (typed `t`): no MemInfo (the caller keeps the
-/// array alive), the array itself as parent.
 /// NumPy views of buffer-protocol arguments (`bytearray`, `memoryview`, `array.array`)
 /// made for calls in progress on this thread: each holds its exporter's buffer (so it
 /// cannot be resized) until its call returns ([`keep_mark`] / [`keep_release`]).
@@ -162,6 +161,8 @@ pub fn buffer_view<'py>(v: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyA
     Ok(raw(&a).is_some().then_some(a))
 }
 
+/// Append the array struct of argument `v` (typed `t`): no MemInfo (the caller keeps the
+/// array alive), the array itself as parent.
 pub fn encode(v: &Bound<'_, PyAny>, t: TypeId, out: &mut crate::boxing::Slots) -> PyResult<()> {
     if raw(v).is_none() {
         // A `bytearray`, `memoryview` or other buffer exporter typed as an array: a view
@@ -246,11 +247,13 @@ pub fn new_array(
     }
 }
 
-/// The dtype object of an array of character data (`S8`, `<U8`); none for others.
+/// The dtype object of an array of character data (`S8`, `<U8`) or of datetimes
+/// (`M8[D]`); none for others.
 fn char_dtype<'py>(py: Python<'py>, t: TypeId) -> PyResult<Option<Bound<'py, PyAny>>> {
     let spec = match dtype(t).get() {
         Type::CharSeq(n) => format!("S{n}"),
         Type::UnicodeCharSeq(n) => format!("<U{n}"),
+        Type::NPDatetime(_) | Type::NPTimedelta(_) => crate::boxing::datetime_dtype_str(dtype(t)),
         _ => return Ok(None),
     };
     let np = py.import("numpy")?;
@@ -274,6 +277,9 @@ pub fn same_array(a: &RawArray, t: TypeId, fields: &[u64]) -> bool {
         // NPY_STRING, NPY_UNICODE (the strides tell the item size).
         Type::CharSeq(_) => a.type_num() == 18,
         Type::UnicodeCharSeq(_) => a.type_num() == 19,
+        // NPY_DATETIME, NPY_TIMEDELTA (the unit is the type's: an argument's own).
+        Type::NPDatetime(_) => a.type_num() == 21,
+        Type::NPTimedelta(_) => a.type_num() == 22,
         _ => typenum(t).is_ok_and(|num| canonical(num) == canonical(a.type_num())),
     };
     a.data as u64 == fields[4]

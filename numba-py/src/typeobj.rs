@@ -298,6 +298,14 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
         T::Slice(n) => ("slice", (n,).into_pyobject(py)?),
         T::SliceLiteral(a, b, c) => ("slice_literal", (a, b, c).into_pyobject(py)?),
         T::DType(d) => ("dtype", (d.0,).into_pyobject(py)?),
+        T::NPDatetime(u) => (
+            "npdatetime",
+            (numba_typeinfer::npdatetime::UNITS[u as usize],).into_pyobject(py)?,
+        ),
+        T::NPTimedelta(u) => (
+            "nptimedelta",
+            (numba_typeinfer::npdatetime::UNITS[u as usize],).into_pyobject(py)?,
+        ),
         T::BoundFunction { key, this } => ("bound_function", (key, this.0).into_pyobject(py)?),
         T::EnumMember {
             name,
@@ -447,6 +455,16 @@ pub(crate) fn _type_make(kind: &str, args: &Bound<'_, PyTuple>) -> PyResult<u32>
         "range_iter" => types::RANGE_ITER64,
         "slice" => types::intern(T::Slice(args.get_item(0)?.extract()?)),
         "dtype" => types::intern(T::DType(ty(0)?)),
+        "npdatetime" | "nptimedelta" => {
+            let unit: String = args.get_item(0)?.extract()?;
+            let u = numba_typeinfer::npdatetime::unit_index(&unit)
+                .ok_or_else(|| PyValueError::new_err(format!("unknown datetime unit {unit:?}")))?;
+            types::intern(if kind == "npdatetime" {
+                T::NPDatetime(u)
+            } else {
+                T::NPTimedelta(u)
+            })
+        }
         "number_class" => types::intern(T::NumberClass(ty(0)?)),
         "literal" => {
             let v = args.get_item(0)?;

@@ -226,6 +226,7 @@ pub fn typeof_const_array(a: &ConstArray) -> Result<TypeId, String> {
         .contains(&a.dtype.as_str())
         .then(|| from_name(&a.dtype))
         .flatten()
+        .or_else(|| crate::npdatetime::parse(&a.dtype))
         .ok_or_else(|| format!("Unsupported array dtype: {}", a.dtype))?;
     let layout = match a.layout {
         ArrayLayout::C => Layout::C,
@@ -248,6 +249,7 @@ pub fn typeof_const_scalar(a: &ConstArray) -> Result<TypeId, String> {
         .then(|| from_name(&a.dtype))
         .flatten()
         .filter(|t| t.is_scalar())
+        .or_else(|| crate::npdatetime::parse(&a.dtype))
         .ok_or_else(|| format!("Cannot determine Numba type of <class 'numpy.{}'>", a.dtype))
 }
 
@@ -529,6 +531,9 @@ impl BaseContext {
                         Some(sig("abs", r, vec![r]))
                     }
                     [t] if t.is_float() => Some(sig("abs", *t, vec![*t])),
+                    [t] if matches!(t.get(), Type::NPTimedelta(_)) => {
+                        Some(sig("abs", *t, vec![*t]))
+                    }
                     [t] if t.is_complex() => {
                         let r = if *t == COMPLEX64 { FLOAT32 } else { FLOAT64 };
                         Some(sig("abs", r, vec![*t]))
@@ -545,6 +550,11 @@ impl BaseContext {
                     move |a: &[TypeId]| match a {
                         [t] if t.is_scalar() && !(t.is_complex() && ret != BOOLEAN) => {
                             Some(sig(key, ret, vec![*t]))
+                        }
+                        // `int(td)`: the count (as Numba's); `bool(td)`: whether it is
+                        // nonzero (NaT too, as NumPy).
+                        [t] if key != "float" && crate::npdatetime::is_datetime_like(*t) => {
+                            Some(sig(key, ret, vec![INT64]))
                         }
                         // A list's (a set's, a string's) truth: whether it has items.
                         [t] if ret == BOOLEAN
@@ -664,6 +674,14 @@ impl BaseContext {
                             }
                             let (d, ..) = crate::numpy::array_parts(*x)?;
                             return Some(sig(key, d, vec![*x]));
+                        }
+                        // Two datetimes (timedeltas): the later one in their common unit,
+                        // NaT winning (Numba's, after NumPy 1.18).
+                        if let [x, y] = a {
+                            if crate::npdatetime::is_datetime_like(*x) {
+                                let d = crate::npdatetime::binop(BinOp::Lt, *x, *y)?.args[0];
+                                return Some(sig(key, d, vec![d, d]));
+                            }
                         }
                         if a.len() < 2 || !a.iter().all(|t| t.is_scalar() && !t.is_complex()) {
                             return None;
@@ -993,6 +1011,11 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
     if let Some(sig) = crate::dtypes::binop(op, lhs, rhs) {
         return Some(sig);
     }
+    if !lhs.is_array() && !rhs.is_array() {
+        if let Some(sig) = crate::npdatetime::binop(op, lhs, rhs) {
+            return Some(sig);
+        }
+    }
     if let Some(sig) = crate::lists::binop(op, lhs, rhs) {
         return Some(sig);
     }
@@ -1210,6 +1233,9 @@ pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
 
 /// The built-in typing of a unary operator (what [`BaseContext`] resolves).
 pub fn unary_signature(op: UnaryOp, value: TypeId) -> Option<Signature> {
+    if let Some(sig) = crate::npdatetime::unary(op, value) {
+        return Some(sig);
+    }
     // An optional operand stands for its value (None is a TypeError at run time), as
     // in binary operators.
     if let Type::Optional(x) = value.get() {

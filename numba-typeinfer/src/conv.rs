@@ -59,6 +59,10 @@ pub fn can_convert(from: TypeId, to: TypeId) -> Option<Conversion> {
             _ => None,
         };
     }
+    // A datetime64 / timedelta64 to a finer unit of the same kind.
+    if crate::npdatetime::can_convert(from, to) {
+        return Some(Conversion::Safe);
+    }
     if from.is_literal() {
         // Numba's StringLiteral converts to unicode_type only safely.
         let floor = if from.unliteral() == UNICODE {

@@ -31,6 +31,7 @@ pub mod jitclass;
 pub mod lists;
 pub mod machine_info;
 pub mod np_random;
+pub mod npdatetime;
 pub mod numpy;
 pub mod numpy_manip;
 pub mod numpy_misc;

@@ -368,8 +368,21 @@ pub fn ufunc_nin(key: &str) -> Option<usize> {
 fn element(t: TypeId) -> Option<TypeId> {
     let t = t.unliteral();
     match array_parts(t) {
+        // Number ufuncs refuse datetime64 / timedelta64 elements (see `any_element`).
+        Some((d, ..)) if crate::npdatetime::is_datetime_like(d) => None,
         Some((d, ..)) => Some(d),
         None if t.is_scalar() => Some(t),
+        None => None,
+    }
+}
+
+/// [`element`], datetime64 and timedelta64 values included (for the operations defined
+/// on them: the operators, `isnat` & co.).
+fn any_element(t: TypeId) -> Option<TypeId> {
+    let t = t.unliteral();
+    match array_parts(t) {
+        Some((d, ..)) => Some(d),
+        None if t.is_scalar() || crate::npdatetime::is_datetime_like(t) => Some(t),
         None => None,
     }
 }
@@ -548,7 +561,8 @@ fn dtype_arg_any(t: TypeId) -> Option<TypeId> {
             .find(|(n, _)| *n == s)
             .map(|(_, d)| *d)
             .or_else(|| char_code(&s))
-            .or_else(|| crate::types::from_name(&s).filter(|t| t.is_scalar())),
+            .or_else(|| crate::types::from_name(&s).filter(|t| t.is_scalar()))
+            .or_else(|| crate::npdatetime::parse_dtype_str(&s)),
         _ => None,
     }
 }
@@ -715,6 +729,26 @@ pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
 /// A call of an array method (`key` is `array.<name>`).
 pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
     let (dtype, ndim, layout, readonly) = array_parts(this)?;
+    // datetime64 / timedelta64 arrays: the methods that move elements without reading
+    // them as numbers (the arithmetic ones would treat NaT as a number).
+    if crate::npdatetime::is_datetime_like(dtype)
+        && !matches!(
+            key,
+            "array.item"
+                | "array.view"
+                | "array.astype"
+                | "array.min"
+                | "array.max"
+                | "array.copy"
+                | "array.reshape"
+                | "array.ravel"
+                | "array.flatten"
+                | "array.transpose"
+                | "array.fill"
+        )
+    {
+        return None;
+    }
     let with_this = |ret: TypeId| {
         let mut all = vec![this];
         all.extend_from_slice(args);
@@ -935,7 +969,16 @@ pub fn array_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
     if !lhs.is_array() && !rhs.is_array() {
         return None;
     }
-    let (a, b) = (element(lhs)?, element(rhs)?);
+    let (a, b) = (any_element(lhs)?, any_element(rhs)?);
+    // datetime64 / timedelta64 elements: the scalar operator's rules per element.
+    if crate::npdatetime::is_datetime_like(a) || crate::npdatetime::is_datetime_like(b) {
+        let ret = crate::npdatetime::binop(op, a, b)?.ret;
+        return Some(Signature {
+            ret: ufunc_result(&[lhs, rhs], ret),
+            args: vec![lhs.unliteral(), rhs.unliteral()],
+            key: ImplKey::BinOp(op),
+        });
+    }
     let promoted = ufunc_loop(a, b)?;
     let dtype = match op {
         // Numba's operators do not order complex elements (its `np.less` & co. do:
@@ -999,6 +1042,7 @@ fn complex_order_ufunc(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature>
 pub fn array_unary(op: UnaryOp, value: TypeId) -> Option<Signature> {
     let (dtype, ..) = array_parts(value)?;
     let ret = match op {
+        UnaryOp::Neg | UnaryOp::Pos if matches!(dtype.get(), Type::NPDatetime(_)) => return None,
         UnaryOp::Neg | UnaryOp::Pos => ufunc_result(&[value], dtype),
         UnaryOp::Invert if dtype.is_integer() || dtype == BOOLEAN => ufunc_result(&[value], dtype),
         // `not array` is the truth value of the array, an error for size > 1 in NumPy.
@@ -1258,7 +1302,7 @@ pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
         (false, Some((vd, 0, ..))) => crate::conv::can_convert(vd, dtype).is_some(),
         (false, Some(_)) => false,
         // A tuple of numbers fills a 1-d selection item by item (`out[1:3] = a.shape`).
-        (true, None) if !v.is_scalar() => {
+        (true, None) if !v.is_scalar() && !crate::npdatetime::is_datetime_like(v) => {
             res.is_array()
                 && array_parts(res).is_some_and(|p| p.1 == 1)
                 && crate::conv::tuple_items(v).is_some_and(|items| {
@@ -1272,7 +1316,10 @@ pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
         (false, None) if v.is_pointer() => {
             dtype.is_integer() && crate::conv::can_convert(v, dtype).is_some()
         }
-        (_, None) => v.is_scalar() && crate::conv::can_convert(v, dtype).is_some(),
+        (_, None) => {
+            (v.is_scalar() || crate::npdatetime::is_datetime_like(v))
+                && crate::conv::can_convert(v, dtype).is_some()
+        }
     }
 }
 
@@ -1365,6 +1412,7 @@ impl BaseContext {
         self.install_numpy_manip();
         self.install_numpy_misc();
         self.install_dtypes();
+        self.install_npdatetime();
         self.install_carray();
         for name in ["empty", "zeros", "ones"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
@@ -1569,6 +1617,12 @@ impl BaseContext {
         for &name in SAME_KIND_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             let inner = move |a: &[TypeId]| match a {
+                // Timedeltas: their sign flips and magnitudes (NaT kept).
+                [x] if any_element(*x).is_some_and(|d| matches!(d.get(), Type::NPTimedelta(_))) => {
+                    let d = any_element(*x)?;
+                    matches!(name, "abs" | "absolute" | "negative" | "positive")
+                        .then(|| sig(key, ufunc_result(a, d), vec![x.unliteral()]))
+                }
                 [x] => {
                     let d = element(*x)?;
                     if d.is_complex() && REAL_UFUNCS.contains(&name) {
@@ -1610,6 +1664,32 @@ impl BaseContext {
         for &name in BINARY_UFUNCS {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
             let inner = move |a: &[TypeId]| match a {
+                // datetime64 / timedelta64: the arithmetic ufuncs are their operators.
+                [x, y]
+                    if [*x, *y].iter().any(|&t| {
+                        any_element(t).is_some_and(crate::npdatetime::is_datetime_like)
+                    }) =>
+                {
+                    let op = match name {
+                        "add" => BinOp::Add,
+                        "subtract" => BinOp::Sub,
+                        "multiply" => BinOp::Mul,
+                        "divide" | "true_divide" => BinOp::TrueDiv,
+                        // The larger / smaller of two of one kind, in their common unit.
+                        "maximum" | "minimum" | "fmax" | "fmin" => {
+                            let (ex, ey) = (any_element(*x)?, any_element(*y)?);
+                            let common = crate::npdatetime::binop(BinOp::Lt, ex, ey)?;
+                            let d = common.args[0];
+                            return Some(sig(
+                                key,
+                                ufunc_result(a, d),
+                                vec![x.unliteral(), y.unliteral()],
+                            ));
+                        }
+                        _ => return None,
+                    };
+                    crate::context::binop_signature(op, x.unliteral(), y.unliteral())
+                }
                 [x, y] => {
                     let (ex, ey) = (element(*x)?, element(*y)?);
                     let d = ufunc_loop(ex, ey)?;
@@ -1699,7 +1779,7 @@ impl BaseContext {
                     let s = crate::context::binop_signature(op, l, r)?;
                     Some(sig(key, s.ret, vec![x, y]))
                 }
-                [x, y] if element(*x).is_some() && element(*y).is_some() => {
+                [x, y] if any_element(*x).is_some() && any_element(*y).is_some() => {
                     crate::context::binop_signature(op, x.unliteral(), y.unliteral())
                         .or_else(|| complex_order_ufunc(op, x.unliteral(), y.unliteral()))
                 }
@@ -1744,10 +1824,13 @@ impl BaseContext {
         );
         // `np.sum(a)` and friends are the array methods.
         // Element-wise predicates, `where`, `clip`, `linspace`.
-        for name in ["isnan", "isinf", "isfinite"] {
+        for name in ["isnan", "isinf", "isfinite", "isnat"] {
             let key: &'static str = Box::leak(format!("numpy.{name}").into_boxed_str());
+            let dt = crate::npdatetime::is_datetime_like;
             let inner = move |a: &[TypeId]| match a {
-                [x] if element(*x).is_some_and(|d| d.is_scalar()) => {
+                // `isnat` is only defined for datetime64 and timedelta64 (NumPy's).
+                [x] if name == "isnat" && !any_element(*x).is_some_and(dt) => None,
+                [x] if any_element(*x).is_some_and(|d| d.is_scalar() || dt(d)) => {
                     Some(sig(key, ufunc_result(a, BOOLEAN), vec![x.unliteral()]))
                 }
                 _ => None,

@@ -190,6 +190,13 @@ pub enum Type {
     TypeRef(TypeId),
     /// `dtype(float64)`: a NumPy dtype object.
     DType(TypeId),
+    /// `datetime64[D]`: NumPy's datetime64 in a unit (an index into
+    /// [`crate::npdatetime::UNITS`]); its value is an int64 count of units since the
+    /// epoch, `i64::MIN` for NaT.
+    NPDatetime(u8),
+    /// `timedelta64[s]`: NumPy's timedelta64 in a unit; an int64 count, `i64::MIN` for
+    /// NaT.
+    NPTimedelta(u8),
     /// A type a user defines with the extension API (a `types.Opaque` subclass, ours or
     /// Numba's): printed by its `name`, told apart by `class`, a key for its Python type
     /// class. Its values carry no data in compiled code: they are passed around and
@@ -693,6 +700,8 @@ impl fmt::Display for Type {
                 write!(f, "zip({})", s.join(", "))
             }
             Type::DType(t) => write!(f, "dtype({t})"),
+            Type::NPDatetime(u) => write!(f, "datetime64{}", crate::npdatetime::unit_suffix(*u)),
+            Type::NPTimedelta(u) => write!(f, "timedelta64{}", crate::npdatetime::unit_suffix(*u)),
             Type::BoundFunction { key, this } => write!(f, "BoundFunction({key} for {this})"),
             Type::NamedTupleClass { name, .. } => write!(f, "class({name})"),
             Type::SliceLiteral(a, b, c) => {
@@ -796,6 +805,9 @@ pub fn parse_type(text: &str) -> Option<TypeId> {
     }
     if let Some(n) = t.strip_prefix("[char x ").and_then(|r| r.strip_suffix(']')) {
         return Some(intern(Type::CharSeq(n.parse().ok()?)));
+    }
+    if let Some(t) = crate::npdatetime::parse(t) {
+        return Some(t);
     }
     if let Some(n) = t
         .strip_prefix("[unichr x ")

@@ -2429,7 +2429,12 @@ fn cumulative<'ctx>(
 pub(crate) fn register_predicates(r: &mut Registry) {
     let array = || TypePat::Pred(is_array);
     let f = |k: &str| ImplKey::Function(k.into());
-    for k in ["numpy.isnan", "numpy.isinf", "numpy.isfinite"] {
+    for k in [
+        "numpy.isnan",
+        "numpy.isinf",
+        "numpy.isfinite",
+        "numpy.isnat",
+    ] {
         r.register(f(k), Args::Exact(vec![TypePat::Any]), predicate);
     }
     r.register(f("numpy.where"), Args::Exact(vec![TypePat::Any; 3]), where_);
@@ -2475,13 +2480,22 @@ fn predicate<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let key = match key_name(sig) {
-        "isnan" => "math.isnan",
+        "isnan" | "isnat" => "math.isnan",
         "isinf" => "math.isinf",
         _ => "math.isfinite",
     };
     let t = sig.args[0];
     // Integers are never nan or infinite.
     let on = |lw: &mut FnLower<'ctx, '_>, (x, xt): Typed<'ctx>| -> R<Typed<'ctx>> {
+        if numba_typeinfer::npdatetime::is_datetime_like(xt) {
+            // NaT is the datetimes' NaN; none is infinite.
+            if key == "math.isinf" {
+                return Ok((lw.ctx.bool_type().const_zero().into(), BOOLEAN));
+            }
+            let finite = key == "math.isfinite";
+            let r = super::npdatetime::nat_test(lw, x.into_int_value(), finite)?;
+            return Ok((r.into(), BOOLEAN));
+        }
         if xt.is_float() {
             scalar_call(lw, key, &[(x, xt)])
         } else if xt.is_complex() {

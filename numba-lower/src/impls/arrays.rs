@@ -90,6 +90,18 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![array(), TypePat::Pred(int_tuple), TypePat::Number]),
         setitem,
     );
+    // A datetime64 / timedelta64 stored into an item (converted to the array's unit).
+    for index in [TypePat::Pred(int_index), TypePat::Pred(int_tuple)] {
+        r.register(
+            ImplKey::SetItem,
+            Args::Exact(vec![
+                array(),
+                index,
+                TypePat::Pred(numba_typeinfer::npdatetime::is_datetime_like),
+            ]),
+            setitem,
+        );
+    }
     // A string (bytes, another item) stored into an item of a character array.
     let text = || {
         TypePat::Pred(|t| {

@@ -26,6 +26,7 @@ mod manipulation;
 mod math;
 mod nan_reductions;
 mod nonzero;
+pub(crate) mod npdatetime;
 mod numpy;
 mod numpy_misc;
 pub(crate) mod objmode_with;
@@ -101,6 +102,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     // registrations win).
     optional::register_equality(r);
     dtypes::register(r);
+    npdatetime::register(r);
 }
 
 /// The operator of a `BinOp` key (the registry only calls an implementation with the keys

@@ -124,7 +124,11 @@ pub fn lowered(t: TypeId) -> TypeId {
 pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
     Ok(match t.get() {
         Type::Boolean | Type::BooleanLiteral(_) => &scalar::BoolModel,
-        Type::Integer { .. } | Type::IntegerLiteral(_) => &scalar::IntModel,
+        // datetime64 / timedelta64: an int64 count of their unit.
+        Type::Integer { .. }
+        | Type::IntegerLiteral(_)
+        | Type::NPDatetime(_)
+        | Type::NPTimedelta(_) => &scalar::IntModel,
         Type::Float { .. } => &scalar::FloatModel,
         Type::Complex { .. } => &complex::ComplexModel,
         Type::CPointer(_)

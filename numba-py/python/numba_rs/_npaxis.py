@@ -65,7 +65,12 @@ def _sorter(arg):
         # Only what the native template leaves out: it handles the last axis of every
         # sortable array, and its refusals stand (this implementation sorts rows with
         # it, so taking those cases here would recurse).
-        if not _is_array(a) or isinstance(a.dtype, types.Complex) or a.ndim == 0:
+        if _is_array(a) and isinstance(a.dtype, (types.NPDatetime, types.NPTimedelta)):
+            return _datetime_sorter(arg, a, axis)
+        # Only dtypes the native 1-d sort takes: this implementation calls it per row, so
+        # a dtype it refuses would come back here (and recurse at run time).
+        if not _is_array(a) or a.ndim == 0 or not isinstance(
+                a.dtype, (types.Integer, types.Float, types.Boolean)):
             raise TypingError(f"np.{what}: unsupported array {a}")
         if not (_is_none(kind) or (isinstance(kind, types.StringLiteral)
                                    and kind.literal_value in _KINDS)):
@@ -96,6 +101,33 @@ def _sorter(arg):
         return impl
 
     return typing
+
+
+_NAT = np.iinfo(np.int64).min
+
+
+def _datetime_sorter(arg, a, axis):
+    # datetime64 / timedelta64: sorted as their int64 counts, NaT (the smallest count)
+    # moved to the end, where NumPy sorts it.
+    if a.ndim != 1:
+        raise TypingError("sorting datetime64 / timedelta64 arrays of more than one "
+                          "dimension is not supported by numba-rs yet")
+
+    def impl(a, axis=-1, kind=None):
+        v = np.ascontiguousarray(a).view(np.int64)
+        order = np.argsort(v, kind="mergesort")
+        n = v.size
+        k = 0
+        while k < n and v[order[k]] == _NAT:
+            k += 1
+        picked = np.empty(n, dtype=np.intp)
+        picked[:n - k] = order[k:]
+        picked[n - k:] = order[:k]
+        if arg:
+            return picked
+        return v[picked].view(a.dtype)
+
+    return impl
 
 
 overload(np.sort)(_sorter(False))

@@ -865,11 +865,21 @@ class Record(Type):
 
 
 class NPDatetime(Type):
-    pass
+    """``datetime64[unit]``: ``NPDatetime('D')`` (``''`` for the generic unit)."""
+
+    def __new__(cls, unit=""):
+        return _make("npdatetime", unit)
+
+    unit = _field(0)
 
 
 class NPTimedelta(Type):
-    pass
+    """``timedelta64[unit]``: ``NPTimedelta('s')``."""
+
+    def __new__(cls, unit=""):
+        return _make("nptimedelta", unit)
+
+    unit = _field(0)
 
 
 class CharSeq(Type):
@@ -951,6 +961,8 @@ _CLASS_BY_KIND = {
     "slice": SliceType,
     "slice_literal": SliceLiteral,
     "dtype": DType,
+    "npdatetime": NPDatetime,
+    "nptimedelta": NPTimedelta,
     "bound_function": BoundFunction,
     "named_tuple_class": NamedTupleClass,
     "generator": Generator,

@@ -1,0 +1,153 @@
+"""NumPy datetime64 / timedelta64 in compiled code (numba-typeinfer's `npdatetime`,
+numba-lower's `impls/npdatetime`): scalars and arrays across the boundary, the
+operators and arithmetic ufuncs with NumPy's unit resolution (the finer unit; calendar
+units through the calendar for datetimes), NaT absorbing arithmetic and comparing
+unequal, `np.isnat`, reductions, sorting (NaT last), constants and constructors. NumPy
+on the same values is the oracle (CPython for Python's `max`/`min`); NRT counts balance
+(conftest)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from numba_rs import njit
+from numba_rs.errors import TypingError
+
+D, T = np.datetime64, np.timedelta64
+DA = np.array(["2020-01-01", "NaT", "2021-06-30", "1969-12-31"], dtype="M8[D]")
+TA = np.array([1, -2, "NaT", 40], dtype="m8[h]")
+G = D("2020-05-05")
+
+
+def same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+        return
+    if isinstance(want, np.ndarray):
+        assert isinstance(got, np.ndarray) and got.dtype == want.dtype
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        return
+    if isinstance(want, (np.datetime64, np.timedelta64)):
+        assert type(got) is type(want) and got.dtype == want.dtype
+        assert (np.isnat(got) and np.isnat(want)) or got == want
+        return
+    if isinstance(want, (float, np.floating)) and np.isnan(want):
+        assert np.isnan(got)
+        return
+    assert got == want
+
+
+CASES = {
+    "td_add_td": (lambda a, b: a + b, (T(1, "h"), T(30, "m"))),
+    "td_sub_td": (lambda a, b: a - b, (T(1, "D"), T(3, "h"))),
+    "td_mul_int": (lambda a, b: a * b, (T(3, "s"), 4)),
+    "int_mul_td": (lambda a, b: a * b, (4, T(3, "s"))),
+    "td_mul_float": (lambda a, b: a * b, (T(-3, "s"), 0.5)),
+    "td_div_int": (lambda a, b: a / b, (T(-7, "s"), 2)),
+    "td_floordiv_int": (lambda a, b: a // b, (T(-3, "ps"), 2)),
+    "td_div_float": (lambda a, b: a / b, (T(7, "s"), 2.0)),
+    "td_div_td": (lambda a, b: a / b, (T(7, "h"), T(2, "m"))),
+    "td_floordiv_td": (lambda a, b: a // b, (T(-7, "h"), T(2, "h"))),
+    "td_mod_td": (lambda a, b: a % b, (T(-7, "h"), T(2, "h"))),
+    "td_neg": (lambda a, b: -a, (T(7, "h"), 0)),
+    "td_abs": (lambda a, b: abs(a), (T(-3, "h"), 0)),
+    "dt_add_td": (lambda a, b: a + b, (D("2020-02-28"), T(36, "h"))),
+    "month_add_days": (lambda a, b: a + b, (D("2020-03", "M"), T(1, "D"))),
+    "year_sub_day": (lambda a, b: a - b, (D("2021", "Y"), D("2020-02-29"))),
+    "dt_sub_dt": (lambda a, b: a - b, (D("2020-03-01"), D("2020-02-28T12:00"))),
+    "dt_lt_dt": (lambda a, b: a < b, (D("2020-03-01"), D("2020-02-28T12:00"))),
+    "dt_eq_dt": (lambda a, b: a == b, (D("2020-03-01"), D("2020-03-01T00:00"))),
+    "nat_add": (lambda a, b: a + b, (D("NaT", "D"), T(1, "D"))),
+    "nat_eq": (lambda a, b: a == b, (D("NaT", "D"), D("NaT", "D"))),
+    "nat_ne": (lambda a, b: a != b, (D("NaT", "D"), D("NaT", "D"))),
+    "nat_lt": (lambda a, b: a < b, (T("NaT", "s"), T(1, "s"))),
+    "isnat": (lambda a, b: (np.isnat(a), np.isnat(b)), (D("NaT", "D"), T(1, "D"))),
+    "array_add_td": (lambda a, b: a + b, (DA, T(12, "h"))),
+    "array_sub_array": (lambda a, b: a - b, (DA, DA[::-1])),
+    "array_lt_scalar": (lambda a, b: a < b, (DA, D("2020-06-01"))),
+    "isnat_array": (lambda a, b: np.isnat(a), (DA, 0)),
+    "td_array_mul": (lambda a, b: a * b, (TA, 2)),
+    "td_array_div_td": (lambda a, b: a / b, (TA, T(500, "ms"))),
+    "np_add": (lambda a, b: np.add(a, b), (DA, TA)),
+    "np_subtract": (lambda a, b: np.subtract(a, b), (DA, DA[::-1])),
+    "np_floor_divide": (lambda a, b: np.floor_divide(a, b), (TA, T(7, "m"))),
+    "np_negative": (lambda a, b: np.negative(a), (TA, 0)),
+    "np_absolute": (lambda a, b: np.absolute(a), (TA, 0)),
+    "np_maximum": (lambda a, b: np.maximum(a, b), (DA, DA[::-1])),
+    "np_fmin": (lambda a, b: np.fmin(a, b), (DA, DA[::-1])),
+    "array_max": (lambda a, b: a.max(), (TA, 0)),
+    "array_min_no_nat": (lambda a, b: np.min(a), (DA[[0, 2, 3]], 0)),
+    "sort": (lambda a, b: np.sort(a), (DA, 0)),
+    "argsort": (lambda a, b: np.argsort(a), (TA, 0)),
+    "global_constant": (lambda a, b: a > G, (DA, 0)),
+    "constructor_td": (lambda a, b: a + np.timedelta64(2, "D"), (DA, 0)),
+    "constructor_dt": (lambda a, b: a > np.datetime64("2020-06-01"), (DA, 0)),
+    "constructor_dt_ms": (lambda a, b: np.datetime64("1970-01-01T00:00:01.5"), (0, 0)),
+    "empty_dtype": (lambda a, b: np.empty(3, dtype="M8[D]").shape, (0, 0)),
+    "getitem": (lambda a, b: a[0] + b, (DA, T(1, "D"))),
+    "astype_int": (lambda a, b: a.astype(np.int64), (DA, 0)),
+    "view_int": (lambda a, b: a.view(np.int64), (DA, 0)),
+    "bool_of_td": (lambda a, b: (bool(a), bool(b)), (T(5, "ms"), T(0, "s"))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_against_numpy(name):
+    f, args = CASES[name]
+    same(njit(f)(*args), f(*args))
+
+
+def test_setitem_and_iteration():
+    def put(a, v):
+        a[1] = v
+        return a
+
+    same(njit(put)(DA.copy(), D("2000-01-01")), put(DA.copy(), D("2000-01-01")))
+
+    def total(a):
+        s = np.timedelta64(0, "h")
+        for x in a:
+            if not np.isnat(x):
+                s += x
+        return s
+
+    same(njit(total)(TA), total(TA))
+
+
+def test_int_of_a_timedelta_is_its_count():
+    # Numba's `int(td)` (CPython's goes through datetime.timedelta and refuses).
+    assert njit(lambda a: int(a))(T(5, "ms")) == 5
+    assert njit(lambda a: int(a))(D("2020-03-01")) == D("2020-03-01").astype(np.int64)
+
+
+def test_python_max_min_follow_python_with_nat():
+    # Python's max/min compare with `>` / `<`, which are False with NaT.
+    cases = (T(0), T(1), T(2), T("NaT"))
+    for a, b in itertools.product(cases, cases):
+        same(njit(lambda a, b: max(a, b))(a, b), max(a, b))
+        same(njit(lambda a, b: min(a, b))(a, b), min(a, b))
+
+
+def test_generated_unit_arithmetic():
+    # Random counts in random units: sums, differences and comparisons against NumPy.
+    rng = np.random.RandomState(5)
+    units = ["W", "D", "h", "m", "s", "ms", "us"]
+    f = njit(lambda a, b: (a + b, a - b, a < b, a == b, a / b if b else a / a))
+    for _ in range(40):
+        a = T(int(rng.randint(-1000, 1000)), units[rng.randint(len(units))])
+        b = T(int(rng.randint(-1000, 1000)), units[rng.randint(len(units))])
+        want = (a + b, a - b, a < b, a == b, a / b if b else a / a)
+        same(f(a, b), want)
+
+
+def test_incompatible_units_are_typing_errors():
+    with pytest.raises(TypingError):
+        njit(lambda a, b: a + b)(T(1, "Y"), T(1, "D"))
+    with pytest.raises(TypingError):
+        njit(lambda a, b: a + b)(D("2020-01-01"), D("2020-01-02"))
+    with pytest.raises(TypingError):
+        njit(lambda a: np.sin(a))(TA)
