@@ -502,7 +502,6 @@ def test_tuple_arrays_are_readonly():
 
 @pytest.mark.parametrize("value, name", [
     (np.array([1, "x"], dtype=object), "object"),
-    (np.array(["2020-01-01"], dtype="datetime64[D]"), "datetime64[D]"),
     (np.zeros(3, dtype=[("x", np.int8), ("y", "S3")]), "[('x', 'i1'), ('y', 'S3')]"),
     (np.arange(3, dtype=">i4"), ">i4"),
     (np.arange(3, dtype=np.float16), "float16"),

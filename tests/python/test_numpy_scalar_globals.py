@@ -103,7 +103,7 @@ def test_tuple_item_types_are_the_scalars_dtypes():
 
 def test_unsupported_numpy_scalars_are_typing_errors():
     half = np.float16(1.0)
-    when = np.datetime64("2020-01-01")
+    when = np.datetime64("2020-01-01", "5D")  # a multiple of a unit: not supported
 
     def use_half():
         return half
