@@ -48,6 +48,7 @@ const BUILTIN_OVERLOADS: &[(&str, &str)] = &[
     ("heapq", "numba_rs._heapq"),
     // NumPy functions the native templates leave out (`np.sinc`, `np.interp`, ...).
     ("numpy", "numba_rs._npfuncs"),
+    ("numpy.linalg", "numba_rs._npfuncs"),
 ];
 
 /// numba-rs's own overloads of built-in functions and methods for arguments the native
@@ -281,6 +282,10 @@ impl ExternalTemplates for PyTemplates {
     }
 
     fn module_attribute(&self, module: &str, name: &str) -> Option<u64> {
+        // numba-rs's own NumPy overloads (`np.linalg.cond` read through the module).
+        if module == "numpy" || module.starts_with("numpy.") {
+            Python::attach(|py| load_overload_module(py, "numba_rs._npfuncs")).ok()?;
+        }
         if OBJECTS.read().unwrap_or_else(|e| e.into_inner()).is_empty() {
             return None;
         }

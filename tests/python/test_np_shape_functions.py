@@ -193,3 +193,30 @@ def test_slices_ellipsis_and_none_in_global_and_closure_tuples():
         same(njit(f)(a), f(a))
     with pytest.raises(ValueError):
         njit(lambda a: a[slice(1, 2, 0)])(a)
+
+
+SQ = np.array([[2.0, 1.0], [1.0, 3.0]])
+
+
+@pytest.mark.parametrize("f, arg", [
+    (lambda a: np.linalg.matrix_power(a, 3), SQ),
+    (lambda a: np.linalg.matrix_power(a, 0), SQ),
+    (lambda a: np.linalg.matrix_power(a, -2), SQ),
+    (lambda a: np.linalg.matrix_power(a, 10), np.array([[1, 1], [1, 0]])),
+    (lambda a: np.linalg.cond(a), SQ),
+    (lambda a: np.linalg.cond(a, 1), SQ),
+], ids=["power3", "power0", "power_neg", "power_int", "cond", "cond_p1"])
+def test_linalg_functions_against_numpy(f, arg):
+    got, want = njit(f)(arg), f(arg)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("p", [[1.0, -3, 2], [0.0, 1, -3, 2, 0], [1.0, 0, 1], [2.0]])
+def test_roots_against_numpy(p):
+    # numba-rs's roots are always complex (NumPy makes them real when they all are).
+    p = np.array(p)
+    got, want = njit(lambda p: np.roots(p))(p), np.roots(p)
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(want.astype(complex)),
+                               atol=1e-12)
