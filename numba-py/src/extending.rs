@@ -71,6 +71,9 @@ const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     ("array.prod", "numba_rs._npaxis"),
     ("array.transpose", "numba_rs._npaxis"),
     ("array.take", "numba_rs._npaxis"),
+    // Several advanced indices in one subscript.
+    ("operator.getitem", "numba_rs._npindex"),
+    ("operator.setitem", "numba_rs._npindex"),
 ];
 
 /// Import the module of numba-rs overloads for `value`'s module, once, if there is one.

@@ -911,8 +911,10 @@ impl Engine<'_> {
                             }
                             // A type numba-rs does not index whose extension implements
                             // `operator.setitem` (a jitclass's `__setitem__`).
+                            // (An array with an index its native indexing does not take,
+                            // several advanced indices say, goes to the extension too.)
                             let native = crate::numpy::setitem_ok(t, i, v)
-                                || t.is_array()
+                                || (t.is_array() && crate::numpy::index_array(t, i).is_some())
                                 || crate::lists::list_dtype(t).is_some()
                                 || crate::dicts::dict_parts(t).is_some();
                             let key = "operator.setitem";
@@ -1622,7 +1624,7 @@ impl Engine<'_> {
                 let key = "operator.getitem";
                 let ft = intern(Type::Function(key.to_string()));
                 if let Some(did) = crate::extension::external().and_then(|x| x.function(ft)) {
-                    return self.call_dispatcher(
+                    let typed = self.call_dispatcher(
                         id,
                         did,
                         key,
@@ -1631,6 +1633,14 @@ impl Engine<'_> {
                         vec![Some(*value), Some(*index)],
                         line,
                     );
+                    // An array index no overload takes either: the native refusal says
+                    // more than "no implementation of operator.getitem".
+                    return match typed {
+                        Err(_) if v.is_array() => {
+                            Err(self.no_impl("getitem", &[v, i.unliteral()], line, ""))
+                        }
+                        other => other,
+                    };
                 }
                 Err(self.no_impl("getitem", &[v, i.unliteral()], line, ""))
             }

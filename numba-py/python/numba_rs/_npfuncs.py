@@ -1151,4 +1151,4 @@ def _corrcoef(x, y=None, rowvar=True):
 
 
 # The shape and selection functions load with these.
-from . import _nplinalg, _npselect, _npshape  # noqa: E402,F401
+from . import _npindex, _nplinalg, _npselect, _npshape  # noqa: E402,F401
