@@ -614,26 +614,8 @@ impl Engine<'_> {
     /// was copied from back to its `[]`, to `t` (an empty list's first store).
     fn refine_receiver(&mut self, func: VarId, t: TypeId, line: u32) -> Result<(), TypingError> {
         let ir = self.ir;
-        let defs = self.defs.get_or_init(|| {
-            let mut m: HashMap<VarId, Vec<ExprId>> = HashMap::new();
-            for b in ir.blocks.values() {
-                for inst in &b.body {
-                    if let Stmt::Assign { target, value } = &inst.stmt {
-                        m.entry(*target).or_default().push(*value);
-                    }
-                }
-            }
-            m
-        });
-        let stack: Vec<VarId> = defs
-            .get(&func)
-            .into_iter()
-            .flatten()
-            .filter_map(|&e| match ir.expr(e) {
-                Expr::GetAttr { value, .. } => Some(*value),
-                _ => None,
-            })
-            .collect();
+        let defs = definitions(&self.defs, ir);
+        let stack = receivers(defs, ir, func);
         self.refine_sources(stack, t, line)
     }
 
@@ -642,26 +624,8 @@ impl Engine<'_> {
     /// still widen.
     fn built_here(&mut self, func: VarId) -> bool {
         let ir = self.ir;
-        let defs = self.defs.get_or_init(|| {
-            let mut m: HashMap<VarId, Vec<ExprId>> = HashMap::new();
-            for b in ir.blocks.values() {
-                for inst in &b.body {
-                    if let Stmt::Assign { target, value } = &inst.stmt {
-                        m.entry(*target).or_default().push(*value);
-                    }
-                }
-            }
-            m
-        });
-        let mut stack: Vec<VarId> = defs
-            .get(&func)
-            .into_iter()
-            .flatten()
-            .filter_map(|&e| match ir.expr(e) {
-                Expr::GetAttr { value, .. } => Some(*value),
-                _ => None,
-            })
-            .collect();
+        let defs = definitions(&self.defs, ir);
+        let mut stack = receivers(defs, ir, func);
         if stack.is_empty() {
             return false;
         }
@@ -691,17 +655,7 @@ impl Engine<'_> {
         line: u32,
     ) -> Result<(), TypingError> {
         let ir = self.ir;
-        let defs = self.defs.get_or_init(|| {
-            let mut m: HashMap<VarId, Vec<ExprId>> = HashMap::new();
-            for b in ir.blocks.values() {
-                for inst in &b.body {
-                    if let Stmt::Assign { target, value } = &inst.stmt {
-                        m.entry(*target).or_default().push(*value);
-                    }
-                }
-            }
-            m
-        });
+        let defs = definitions(&self.defs, ir);
         let mut seen = std::collections::HashSet::new();
         let mut refined = Vec::new();
         while let Some(v) = stack.pop() {
@@ -2574,4 +2528,34 @@ impl Engine<'_> {
             }
         }))
     }
+}
+
+/// Each variable's defining expressions, computed once per typing (`Engine::defs`).
+fn definitions<'c>(
+    cell: &'c std::sync::OnceLock<HashMap<VarId, Vec<ExprId>>>,
+    ir: &FunctionIR,
+) -> &'c HashMap<VarId, Vec<ExprId>> {
+    cell.get_or_init(|| {
+        let mut m: HashMap<VarId, Vec<ExprId>> = HashMap::new();
+        for b in ir.blocks.values() {
+            for inst in &b.body {
+                if let Stmt::Assign { target, value } = &inst.stmt {
+                    m.entry(*target).or_default().push(*value);
+                }
+            }
+        }
+        m
+    })
+}
+
+/// The containers a bound method `func` was read from (`l` in `f = l.append`).
+fn receivers(defs: &HashMap<VarId, Vec<ExprId>>, ir: &FunctionIR, func: VarId) -> Vec<VarId> {
+    defs.get(&func)
+        .into_iter()
+        .flatten()
+        .filter_map(|&e| match ir.expr(e) {
+            Expr::GetAttr { value, .. } => Some(*value),
+            _ => None,
+        })
+        .collect()
 }
