@@ -220,3 +220,34 @@ def test_roots_against_numpy(p):
     assert got.dtype == np.complex128
     np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(want.astype(complex)),
                                atol=1e-12)
+
+
+def test_nditer_against_numpy():
+    a = np.arange(6.0).reshape(2, 3)
+    b = np.array([1.0, 2.0, 3.0])
+
+    def one(a):
+        out = []
+        for x in np.nditer(a):
+            out.append(x.item())
+        return out
+
+    def two(a, b):
+        out = []
+        for x, y in np.nditer((a, b)):
+            out.append(x.item() * 100 + y.item())
+        return out
+
+    for x in (a, a[:, ::2], a.T.copy(), np.arange(3)):
+        assert njit(one)(x) == [v.item() for v in np.nditer(x, order="C")]
+    assert njit(two)(a, b) == two(a, b)
+    assert njit(one)(2.5) == [2.5]
+
+    def double(a):
+        for x in np.nditer(a):
+            x[()] = x.item() * 2
+        return a
+
+    # Each item is a 0-d view: writing it writes the array.
+    c = np.arange(4.0)
+    np.testing.assert_array_equal(njit(double)(c.copy()), c * 2)

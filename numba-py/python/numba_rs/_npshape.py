@@ -624,3 +624,45 @@ def _take_along_axis(arr, indices, axis):
         return np.swapaxes(out.reshape(ix.shape), ax, arr.ndim - 1)
 
     return impl
+
+
+# ---------------------------------------------------------------------------------
+# Iteration
+
+
+@overload(np.nditer)
+def _nditer(op):
+    # One array (or number), or a tuple of them broadcast together: each step yields the
+    # current element as a 0-d view (a tuple of them for a tuple), in C order, as Numba's
+    # `np.nditer`.
+    many = isinstance(op, types.BaseTuple)
+    items = list(op.types) if many else [op]
+    for t in items:
+        if not (_is_array(t) or _is_number(t)):
+            raise TypingError("np.nditer takes an array or a tuple of arrays")
+    k = len(items)
+    ranks = [t.ndim if _is_array(t) else 0 for t in items]
+    n = max(ranks)
+    refs = [f"op[{i}]" for i in range(k)] if many else ["op"]
+    lines = ["def impl(op):"]
+    for i, r in enumerate(refs):
+        lines.append(f"    a{i} = np.asarray({r})")
+    if k > 1:
+        lines.append("    shape = np.broadcast_shapes(" + "".join(f"a{i}.shape, " for i in range(k)) + ")")
+        for i in range(k):
+            lines.append(f"    a{i} = np.broadcast_to(a{i}, shape)")
+    else:
+        lines.append("    shape = a0.shape")
+    lines.append("    return _walk(" + ", ".join(f"a{i}" for i in range(k)) + ", shape)")
+    # The generator: a 0-d view per position (a slice of one element per axis).
+    walk = [f"def _walk({', '.join(f'a{i}' for i in range(k))}, shape):"]
+    if n == 0:
+        views = [f"as_strided(a{i}, (), ())" for i in range(k)]
+        walk.append("    yield " + (f"({', '.join(views)},)" if many else views[0]))
+    else:
+        walk.append("    for idx in np.ndindex(shape):")
+        sl = ", ".join(f"idx[{d}]:idx[{d}] + 1" for d in range(n))
+        views = [f"as_strided(a{i}[{sl}], (), ())" for i in range(k)]
+        walk.append("        yield " + (f"({', '.join(views)},)" if many else views[0]))
+    walker = register_jitable(_gen("_walk", "\n".join(walk) + "\n"))
+    return _gen("impl", "\n".join(lines) + "\n", _walk=walker)
