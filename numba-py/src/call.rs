@@ -392,16 +392,13 @@ impl Dispatcher {
         if c.object_env.is_some() {
             crate::objmode::ensure_env(py, c, self.py_func.bind(py))?;
         }
-        let mark = crate::ndarray::keep_mark();
-        let encoded = self.encode_args(py, c, args, tys, builtin, &mut slots);
-        if let Err(e) = encoded {
-            crate::ndarray::keep_release(mark);
-            return Err(e);
-        }
+        let views = self.encode_args(py, c, args, tys, builtin, &mut slots)?;
         // Object-mode code calls the C API: it never runs without the GIL.
         let nogil = self.nogil && c.object_env.is_none();
         let out = run_entry(py, &self.core.name, c, &slots, nogil);
-        crate::ndarray::keep_release(mark);
+        if let Some(mark) = views {
+            crate::ndarray::keep_release(mark);
+        }
         if crate::lists::has_list(&c.arg_shapes) {
             crate::lists::release_args(py, &c.arg_shapes, &slots)?;
         }
@@ -414,7 +411,9 @@ impl Dispatcher {
 
     /// Encode `args` (null for an omitted one) for `c`. An argument whose bit is set in
     /// `builtin` is exactly the builtin class its typecode in `tys` names (NumPy scalars
-    /// share the typecodes but not the encoding).
+    /// share the typecodes but not the encoding). Returns the buffer views' mark
+    /// ([`crate::ndarray::keep_mark`]) when an argument went through the general
+    /// encoding, for the caller to release after the call; the fast paths touch none.
     pub(crate) fn encode_args(
         &self,
         py: Python<'_>,
@@ -423,13 +422,14 @@ impl Dispatcher {
         tys: &[TypeId],
         builtin: u64,
         slots: &mut boxing::Slots,
-    ) -> PyResult<()> {
+    ) -> PyResult<Option<usize>> {
         if c.object_env.is_some() {
             // Object mode: each argument is its object (any number of them: an object-mode
             // specialisation runs calls of any types).
             slots.extend(args.iter().map(|&p| p as u64));
-            return Ok(());
+            return Ok(None);
         }
+        let mut views = None;
         for (i, &p) in args.iter().enumerate() {
             if p.is_null() {
                 continue; // an omitted argument is a ghost: no slots
@@ -464,11 +464,17 @@ impl Dispatcher {
                     _ => {}
                 }
             }
-            let shape = self.arg_shape(c, i)?;
-            // SAFETY: a borrowed argument the caller holds.
-            boxing::encode(&*unsafe { Borrowed::from_ptr(py, p) }, shape, slots)?;
+            let mark = *views.get_or_insert_with(crate::ndarray::keep_mark);
+            let encoded = self.arg_shape(c, i).and_then(|shape| {
+                // SAFETY: a borrowed argument the caller holds.
+                boxing::encode(&*unsafe { Borrowed::from_ptr(py, p) }, shape, slots)
+            });
+            if let Err(e) = encoded {
+                crate::ndarray::keep_release(mark);
+                return Err(e);
+            }
         }
-        Ok(())
+        Ok(views)
     }
 
     fn arg_shape<'c>(&self, c: &'c CompiledFunction, i: usize) -> PyResult<&'c numba_lower::Shape> {

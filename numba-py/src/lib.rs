@@ -1966,9 +1966,13 @@ impl Dispatcher {
         let mut slots = boxing::Slots::new();
         // No argument is marked builtin: each converts through its shape.
         crate::objmode::ensure_env(py, &c, self.py_func.bind(py))?;
-        self.encode_args(py, &c, &ptrs, &c.arg_types, 0, &mut slots)?;
+        let views = self.encode_args(py, &c, &ptrs, &c.arg_types, 0, &mut slots)?;
         let nogil = self.nogil && c.object_env.is_none();
-        let out = call::run_entry(py, &self.core.name, &c, &slots, nogil)?;
+        let out = call::run_entry(py, &self.core.name, &c, &slots, nogil);
+        if let Some(mark) = views {
+            ndarray::keep_release(mark);
+        }
+        let out = out?;
         generator::keep_args_alive(py, &out, &ptrs)?;
         Ok(out)
     }

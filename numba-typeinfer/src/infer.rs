@@ -619,6 +619,28 @@ impl Engine<'_> {
         self.refine_sources(stack, t, line)
     }
 
+    /// A call of `ft` typed by the overload dispatcher `did`; a built-in method's overload
+    /// takes the receiver first.
+    #[allow(clippy::too_many_arguments)]
+    fn call_overload(
+        &mut self,
+        id: ExprId,
+        did: u64,
+        ft: TypeId,
+        mut atys: Vec<TypeId>,
+        mut raw_atys: Vec<TypeId>,
+        mut arg_vars: Vec<Option<VarId>>,
+        line: u32,
+    ) -> Result<Option<TypeId>, TypingError> {
+        let name = ft.to_string();
+        if let Type::BoundFunction { this, .. } = ft.get() {
+            atys.insert(0, this);
+            raw_atys.insert(0, this);
+            arg_vars.insert(0, None);
+        }
+        self.call_dispatcher(id, did, &name, atys, raw_atys, arg_vars, line)
+    }
+
     /// Whether the list a bound method `func` was read from is built in this function
     /// (every definition, through copies and phis, a list display), so its item type may
     /// still widen.
@@ -2053,17 +2075,7 @@ impl Engine<'_> {
                     }
                 }
                 if let Some(did) = kw_fallback {
-                    let name = ft.to_string();
-                    if let Type::BoundFunction { this, .. } = ft.get() {
-                        let mut all = vec![this];
-                        all.extend_from_slice(&atys);
-                        let mut raw = vec![this];
-                        raw.extend_from_slice(&raw_atys);
-                        let mut vars = vec![None];
-                        vars.extend(arg_vars);
-                        return self.call_dispatcher(id, did, &name, all, raw, vars, line);
-                    }
-                    return self.call_dispatcher(id, did, &name, atys, raw_atys, arg_vars, line);
+                    return self.call_overload(id, did, ft, atys, raw_atys, arg_vars, line);
                 }
                 // A method an extension adds: its dispatcher, the receiver first.
                 if let Type::BoundFunction { key, this } = ft.get() {
@@ -2225,25 +2237,12 @@ impl Engine<'_> {
                             if let Some(did) =
                                 crate::extension::external().and_then(|x| x.function(ft))
                             {
-                                let name = ft.to_string();
                                 let receiver = usize::from(matches!(ft.get(), Type::BoundFunction { .. }));
                                 let (mut atys, mut raw_atys, mut arg_vars) = (atys, raw_atys, arg_vars);
                                 self.fill_overload_defaults(
                                     id, did, &args, receiver, &mut atys, &mut raw_atys, &mut arg_vars, line,
                                 )?;
-                                // A built-in method's overload takes the receiver first.
-                                if let Type::BoundFunction { this, .. } = ft.get() {
-                                    let mut all = vec![this];
-                                    all.extend_from_slice(&atys);
-                                    let mut raw = vec![this];
-                                    raw.extend_from_slice(&raw_atys);
-                                    let mut vars = vec![None];
-                                    vars.extend(arg_vars);
-                                    return self.call_dispatcher(id, did, &name, all, raw, vars, line);
-                                }
-                                return self.call_dispatcher(
-                                    id, did, &name, atys, raw_atys, arg_vars, line,
-                                );
+                                return self.call_overload(id, did, ft, atys, raw_atys, arg_vars, line);
                             }
                         }
                         // A store into an empty list types the list; a store that widens

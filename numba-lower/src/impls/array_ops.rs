@@ -302,17 +302,7 @@ pub(crate) fn unpack<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     let i64t = lw.ctx.i64_type();
     let n = dim(lw, arr, field::SHAPE, 0)?;
-    let want = i64t.const_int(u64::from(count), false);
-    let more =
-        lw.b.build_int_compare(IntPredicate::SGT, n, want, "")
-            .map_err(llvm_err)?;
-    let msg = format!("too many values to unpack (expected {count})");
-    lw.raise_const_if(more, "ValueError", &[&msg])?;
-    let fewer =
-        lw.b.build_int_compare(IntPredicate::SLT, n, want, "")
-            .map_err(llvm_err)?;
-    let msg = format!("not enough values to unpack (expected {count})");
-    lw.raise_const_if(fewer, "ValueError", &[&msg])?;
+    super::lists::check_unpack_len(lw, n, count)?;
     let dtype = dtype_of(t);
     let mut items = Vec::with_capacity(count as usize);
     for i in 0..count {

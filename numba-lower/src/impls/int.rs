@@ -132,7 +132,7 @@ fn int_binop<'ctx>(
 }
 
 /// Python's `//` and `%` on machine integers.
-fn floordiv_mod<'ctx>(
+pub(super) fn floordiv_mod<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     op: BinOp,
     a: IntValue<'ctx>,

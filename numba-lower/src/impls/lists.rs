@@ -1542,6 +1542,24 @@ pub(crate) fn item_type(list_t: TypeId) -> TypeId {
     dtype_of(list_t)
 }
 
+/// Unpacking `n` items into `count` targets: CPython's ValueError for another length.
+pub(crate) fn check_unpack_len<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    n: inkwell::values::IntValue<'ctx>,
+    count: u32,
+) -> R<()> {
+    let want = lw.ctx.i64_type().const_int(u64::from(count), false);
+    let more =
+        lw.b.build_int_compare(IntPredicate::SGT, n, want, "")
+            .map_err(llvm_err)?;
+    let msg = format!("too many values to unpack (expected {count})");
+    lw.raise_const_if(more, "ValueError", &[&msg])?;
+    let fewer =
+        lw.b.build_int_compare(IntPredicate::SLT, n, want, "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(fewer, "ValueError", &["not enough values to unpack"])
+}
+
 /// `a, b, c = l`: the items as a tuple (borrowed, as a tuple's items are); ValueError
 /// when the list has another length, with CPython's words.
 pub(crate) fn unpack<'ctx>(
@@ -1553,16 +1571,7 @@ pub(crate) fn unpack<'ctx>(
     let dtype = dtype_of(list_t);
     let i64t = lw.ctx.i64_type();
     let n = lw.list_len(lv)?;
-    let want = i64t.const_int(u64::from(count), false);
-    let more =
-        lw.b.build_int_compare(IntPredicate::SGT, n, want, "")
-            .map_err(llvm_err)?;
-    let msg = format!("too many values to unpack (expected {count})");
-    lw.raise_const_if(more, "ValueError", &[&msg])?;
-    let fewer =
-        lw.b.build_int_compare(IntPredicate::SLT, n, want, "")
-            .map_err(llvm_err)?;
-    lw.raise_const_if(fewer, "ValueError", &["not enough values to unpack"])?;
+    check_unpack_len(lw, n, count)?;
     let p = lw.list_payload(lv)?;
     let mut vals = Vec::new();
     for k in 0..count {

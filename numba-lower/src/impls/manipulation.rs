@@ -66,7 +66,7 @@ pub(crate) fn register(r: &mut Registry) {
 // Small builders
 // ---------------------------------------------------------------------------
 
-fn int_const<'ctx>(lw: &FnLower<'ctx, '_>, v: i64) -> IntValue<'ctx> {
+pub(super) fn int_const<'ctx>(lw: &FnLower<'ctx, '_>, v: i64) -> IntValue<'ctx> {
     lw.ctx.i64_type().const_int(v as u64, true)
 }
 
@@ -88,7 +88,7 @@ fn fcmp<'ctx>(
     lw.b.build_float_compare(p, a, b, "").map_err(llvm_err)
 }
 
-fn select<'ctx>(
+pub(super) fn select<'ctx>(
     lw: &FnLower<'ctx, '_>,
     c: IntValue<'ctx>,
     a: IntValue<'ctx>,

@@ -10,6 +10,7 @@ use numba_typeinfer::npdatetime::{factor, GENERIC, NAT};
 use numba_typeinfer::types::*;
 use numba_typeinfer::{ImplKey, Signature};
 
+use super::manipulation::{int_const as i64c, select};
 use crate::function::FnLower;
 use crate::registry::{Args, Registry, TypePat};
 use crate::{llvm_err, R};
@@ -130,26 +131,9 @@ fn constructor<'ctx>(
     Ok(v)
 }
 
-fn i64c<'ctx>(lw: &FnLower<'ctx, '_>, v: i64) -> IntValue<'ctx> {
-    lw.ctx.i64_type().const_int(v as u64, true)
-}
-
 fn is_nat<'ctx>(lw: &FnLower<'ctx, '_>, v: IntValue<'ctx>) -> R<IntValue<'ctx>> {
     lw.b.build_int_compare(IntPredicate::EQ, v, i64c(lw, NAT), "")
         .map_err(llvm_err)
-}
-
-fn select<'ctx>(
-    lw: &FnLower<'ctx, '_>,
-    c: IntValue<'ctx>,
-    a: IntValue<'ctx>,
-    b: IntValue<'ctx>,
-) -> R<IntValue<'ctx>> {
-    Ok(lw
-        .b
-        .build_select(c, a, b, "")
-        .map_err(llvm_err)?
-        .into_int_value())
 }
 
 fn unit_of(t: TypeId) -> u8 {
@@ -315,31 +299,11 @@ fn binop<'ctx>(
                     lw.b.build_int_compare(IntPredicate::EQ, y, zero, "")
                         .map_err(e)?;
                 let bad = lw.b.build_or(either, y0, "").map_err(e)?;
-                let one = i64c(lw, 1);
-                let safe_y = select(lw, y0, one, y)?;
-                let q = lw.b.build_int_signed_div(x, safe_y, "").map_err(e)?;
-                let r = lw.b.build_int_signed_rem(x, safe_y, "").map_err(e)?;
-                // Floor: adjust when the remainder's sign differs from the divisor's.
-                let rnz =
-                    lw.b.build_int_compare(IntPredicate::NE, r, zero, "")
-                        .map_err(e)?;
-                let rneg =
-                    lw.b.build_int_compare(IntPredicate::SLT, r, zero, "")
-                        .map_err(e)?;
-                let yneg =
-                    lw.b.build_int_compare(IntPredicate::SLT, safe_y, zero, "")
-                        .map_err(e)?;
-                let differ = lw.b.build_xor(rneg, yneg, "").map_err(e)?;
-                let adjust = lw.b.build_and(rnz, differ, "").map_err(e)?;
-                if op == BinOp::FloorDiv {
-                    let q1 = lw.b.build_int_sub(q, one, "").map_err(e)?;
-                    let q = select(lw, adjust, q1, q)?;
-                    select(lw, bad, zero, q)?.into()
-                } else {
-                    let r1 = lw.b.build_int_add(r, safe_y, "").map_err(e)?;
-                    let r = select(lw, adjust, r1, r)?;
-                    select(lw, bad, nat, r)?.into()
-                }
+                // Python's floored division on a nonzero divisor (int's own loop).
+                let safe_y = select(lw, y0, i64c(lw, 1), y)?;
+                let r = super::int::floordiv_mod(lw, op, x, safe_y, true)?.into_int_value();
+                let when_bad = if op == BinOp::FloorDiv { zero } else { nat };
+                select(lw, bad, when_bad, r)?.into()
             }
             _ => return Err(lw.unsupported(format!("{sig} on datetimes"))),
         });

@@ -8,20 +8,15 @@ other axes as rows, and returns a new C-ordered array as NumPy does."""
 import numpy as np
 
 from . import types
+from ._npcommon import _axis, _is_array, _is_int, _is_none
 from .errors import TypingError
 from .extending import overload, overload_method, register_jitable
 
 
-def _is_array(t):
-    return isinstance(t, types.Array)
 
 
-def _is_int(t):
-    return isinstance(t, (types.Integer, types.Boolean))
 
 
-def _is_none(t):
-    return t is None or isinstance(t, (types.NoneType, types.Omitted))
 
 
 def _dtype_of(t):
@@ -35,11 +30,6 @@ def _dtype_of(t):
     return None
 
 
-@register_jitable
-def _norm_axis(axis, ndim):
-    if axis < -ndim or axis >= ndim:
-        raise ValueError("axis is out of bounds for array")
-    return axis + ndim if axis < 0 else axis
 
 
 @register_jitable
@@ -84,7 +74,7 @@ def _sorter(arg):
                 src = np.ascontiguousarray(a).reshape(1, -1)
                 ax = 0
             else:
-                ax = _norm_axis(axis, a.ndim)
+                ax = _axis(axis, a.ndim, "axis is out of bounds for array")
                 src = _rows(a, ax)
             if arg:
                 out = np.empty(src.shape, dtype=np.intp)
@@ -155,7 +145,7 @@ def _accumulate(name, product):
                 src = np.ascontiguousarray(a).reshape(1, -1)
                 ax = 0
             else:
-                ax = _norm_axis(axis, a.ndim)
+                ax = _axis(axis, a.ndim, "axis is out of bounds for array")
                 src = _rows(a, ax)
             out = np.empty(src.shape, dtype=dt)
             for r in range(src.shape[0]):
@@ -187,37 +177,19 @@ def _reduce(name, product):
         dt = _dtype_of(dtype)
         if dt is None:
             raise TypingError('The argument "dtype" must be a NumPy dtype')
-        if _is_none(axis):
-
-            def impl(a, axis=None, dtype=None):
-                acc = dt(1) if product else dt(0)
-                for v in a.ravel():
-                    if product:
-                        acc = acc * dt(v)
-                    else:
-                        acc = acc + dt(v)
-                return acc
-
-            return impl
-        if not _is_int(axis):
+        if not (_is_int(axis) or _is_none(axis)):
             raise TypingError('The argument "axis" must be an integer or None')
-        if a.ndim == 1:
-
-            def impl(a, axis=None, dtype=None):
-                _norm_axis(axis, 1)
-                acc = dt(1) if product else dt(0)
-                for v in a:
-                    if product:
-                        acc = acc * dt(v)
-                    else:
-                        acc = acc + dt(v)
-                return acc
-
-            return impl
+        flat = _is_none(axis)
+        # The whole array, or a 1-d one along its axis, reduces to a number (Numba's).
+        scalar = flat or a.ndim == 1
 
         def impl(a, axis=None, dtype=None):
-            ax = _norm_axis(axis, a.ndim)
-            src = _rows(a, ax)
+            if flat:
+                src = np.ascontiguousarray(a).reshape(1, -1)
+                ax = 0
+            else:
+                ax = _axis(axis, a.ndim, "axis is out of bounds for array")
+                src = _rows(a, ax)
             out = np.empty(src.shape[0], dtype=dt)
             for r in range(src.shape[0]):
                 acc = dt(1) if product else dt(0)
@@ -227,6 +199,8 @@ def _reduce(name, product):
                     else:
                         acc = acc + dt(src[r, c])
                 out[r] = acc
+            if scalar:
+                return out[0]
             return out.reshape(np.moveaxis(a, ax, -1).shape[:-1])
 
         return impl
@@ -300,7 +274,7 @@ def _take(a, indices, axis=None):
     if scalar and a.ndim == 1:
 
         def impl(a, indices, axis=None):
-            _norm_axis(axis, 1)
+            _axis(axis, 1, "axis is out of bounds for array")
             n = a.shape[0]
             if indices < -n or indices >= n:
                 raise IndexError("index out of bounds")
@@ -309,7 +283,7 @@ def _take(a, indices, axis=None):
         return impl
 
     def impl(a, indices, axis=None):
-        ax = _norm_axis(axis, a.ndim)
+        ax = _axis(axis, a.ndim, "axis is out of bounds for array")
         moved = np.moveaxis(a, ax, 0)
         n = moved.shape[0]
         if scalar:

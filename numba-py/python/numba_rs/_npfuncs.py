@@ -14,24 +14,19 @@ isposinf fix percentile quantile nanpercentile nanquantile cov corrcoef``.
 import numpy as np
 
 from . import types
+from ._npcommon import _is_array, _is_none, _is_number
 from .errors import TypingError
 from .extending import overload, register_jitable
 
 
-def _is_array(t):
-    return isinstance(t, types.Array)
 
 
-def _is_number(t):
-    return isinstance(t, (types.Number, types.Boolean))
 
 
 def _is_array_like(t):
     return _is_array(t) or _is_number(t) or isinstance(t, (types.UniTuple, types.Tuple, types.List))
 
 
-def _is_none(t):
-    return t is None or isinstance(t, (types.NoneType, types.Omitted))
 
 
 def _check_int(t, what):

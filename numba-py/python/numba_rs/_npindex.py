@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from . import types
+from ._npcommon import _gen
 from .errors import TypingError
 from .extending import overload
 
@@ -36,10 +37,6 @@ def _kind(t):
     return None
 
 
-def _gen(src, **env):
-    ns = {"np": np, **env}
-    exec(compile(src, "<numba_rs._npindex>", "exec"), ns)
-    return ns["impl"]
 
 
 def _plan(a, index):
@@ -146,7 +143,7 @@ def _advanced_getitem(a, index):
         lines.append(f"    return np.ascontiguousarray(np.moveaxis(res, {src}, {dst}))")
     else:
         lines.append("    return res")
-    return _gen("\n".join(lines) + "\n")
+    return _gen("impl", "\n".join(lines) + "\n")
 
 
 @overload(operator.setitem)
@@ -170,4 +167,4 @@ def _advanced_setitem(a, index, value):
     lines.append("    for p in range(n):")
     lines += _checks(k_adv, adv)
     lines.append("        w[" + ", ".join(f"j{q}" for q in range(k_adv)) + "] = flat[p]")
-    return _gen("\n".join(lines) + "\n")
+    return _gen("impl", "\n".join(lines) + "\n")

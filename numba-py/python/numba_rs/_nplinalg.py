@@ -5,12 +5,11 @@ native `np.dot`, `np.linalg.svd`/`inv`/`norm` and `np.linalg.eigvals` (loaded wi
 import numpy as np
 
 from . import types
+from ._npcommon import _is_array
 from .errors import TypingError
 from .extending import overload, register_jitable
 
 
-def _is_array(t):
-    return isinstance(t, types.Array)
 
 
 @overload(np.linalg.matrix_power)

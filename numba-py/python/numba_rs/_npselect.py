@@ -5,24 +5,17 @@ trapezoid``, each following NumPy's definition and errors."""
 import numpy as np
 
 from . import types
+from ._npcommon import _axis, _is_array, _is_int, _is_none, _is_number
 from .errors import TypingError
 from .extending import overload, register_jitable
 
 
-def _is_array(t):
-    return isinstance(t, types.Array)
 
 
-def _is_number(t):
-    return isinstance(t, (types.Number, types.Boolean))
 
 
-def _is_int(t):
-    return isinstance(t, (types.Integer, types.Boolean))
 
 
-def _is_none(t):
-    return t is None or isinstance(t, (types.NoneType, types.Omitted))
 
 
 def _seq_of_arrays(t):
@@ -257,21 +250,14 @@ def _partition(name, arg):
             raise TypingError("Partition index must be integer")
 
         # A full sort along the last axis is a valid partition for every kth (NumPy's
-        # order within each side is unspecified).
+        # order within each side is unspecified); stable for the indices.
         def impl(a, kth):
             n = a.shape[-1]
             for k in np.asarray(kth).ravel():
                 _kth_ok(k, n)
-            rows = np.ascontiguousarray(a).reshape(-1, n)
             if arg:
-                out = np.empty(rows.shape, dtype=np.intp)
-                for r in range(rows.shape[0]):
-                    out[r] = np.argsort(rows[r], kind="mergesort")
-            else:
-                out = np.empty(rows.shape, dtype=a.dtype)
-                for r in range(rows.shape[0]):
-                    out[r] = np.sort(rows[r])
-            return out.reshape(a.shape)
+                return np.argsort(a, kind="mergesort")
+            return np.sort(a)
 
         return impl
 
@@ -296,9 +282,7 @@ def _trapezoid(y, x=None, dx=1.0, axis=-1):
     one_d = y.ndim == 1
 
     def impl(y, x=None, dx=1.0, axis=-1):
-        ax = axis + y.ndim if axis < 0 else axis
-        if ax < 0 or ax >= y.ndim:
-            raise ValueError("axis is out of bounds")
+        ax = _axis(axis, y.ndim, "axis is out of bounds")
         # The integration axis last, the others as rows.
         yl = np.ascontiguousarray(np.swapaxes(y, ax, y.ndim - 1))
         n = yl.shape[-1]

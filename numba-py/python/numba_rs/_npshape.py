@@ -13,53 +13,26 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from . import types
+from ._npcommon import (_axis, _gen, _int_tuple, _ints_src, _is_array, _is_int, _is_none,
+                        _is_number, _tup)
 from .errors import TypingError
 from .extending import overload, register_jitable
 
 
-def _is_array(t):
-    return isinstance(t, types.Array)
 
 
-def _is_number(t):
-    return isinstance(t, (types.Number, types.Boolean))
 
 
-def _is_int(t):
-    return isinstance(t, (types.Integer, types.Boolean))
 
 
-def _int_tuple(t):
-    """The length of a tuple of integers, or None."""
-    if isinstance(t, types.BaseTuple) and all(_is_int(x) for x in t.types):
-        return len(t.types)
-    return None
 
 
-def _is_none(t):
-    return t is None or isinstance(t, (types.NoneType, types.Omitted))
 
 
-def _gen(name, src, **env):
-    """A function from generated source (its rank-dependent tuples spelled out)."""
-    ns = {"np": np, "as_strided": as_strided, **env}
-    exec(compile(src, f"<numba_rs._npshape.{name}>", "exec"), ns)
-    return ns[name]
 
 
-def _tup(n, fmt):
-    """``(e0, e1, ...,)``: `fmt` formatted with ``i`` for each of `n` entries."""
-    return "(" + "".join(fmt.format(i=i) + ", " for i in range(n)) + ")"
 
 
-@register_jitable
-def _axis(axis, ndim, what):
-    # NumPy's normalisation of a possibly negative axis (its AxisError is a ValueError).
-    if axis < -ndim or axis >= ndim:
-        raise ValueError(what)
-    if axis < 0:
-        return axis + ndim
-    return axis
 
 
 # ---------------------------------------------------------------------------------
@@ -106,13 +79,9 @@ def _broadcast_view_src(m, n, shape_expr):
 def _broadcast_to(array, shape):
     if not (_is_array(array) or _is_number(array)):
         raise TypingError('The first argument "array" must be array-like')
-    if _is_int(shape):
-        n, shape_expr = 1, "(shape,)"
-    else:
-        n = _int_tuple(shape)
-        if n is None:
-            raise TypingError('The second argument "shape" must be a tuple of integers')
-        shape_expr = _tup(n, "shape[{i}]") if n else "()"
+    n, shape_expr = _ints_src(shape, "shape")
+    if n is None:
+        raise TypingError('The second argument "shape" must be a tuple of integers')
     m = array.ndim if _is_array(array) else 0
     if m > n:
         raise TypingError(
@@ -216,21 +185,14 @@ def _perm_slot(perm, k):
     return perm[k]
 
 
-def _axes_src(t, name):
-    if _is_int(t):
-        return 1, f"({name},)"
-    n = _int_tuple(t)
-    if n is None:
-        return None, None
-    return n, name
 
 
 @overload(np.moveaxis)
 def _moveaxis(a, source, destination):
     if not _is_array(a):
         raise TypingError('The first argument "a" must be an array')
-    ns, s_expr = _axes_src(source, "source")
-    nd, d_expr = _axes_src(destination, "destination")
+    ns, s_expr = _ints_src(source, "source")
+    nd, d_expr = _ints_src(destination, "destination")
     if ns is None or nd is None:
         raise TypingError("source and destination must be integers or tuples of integers")
     if ns != nd:
@@ -357,13 +319,9 @@ def _reshape(a, newshape):
 def _resize(a, new_shape):
     if not (_is_array(a) or _is_number(a)):
         raise TypingError('The first argument "a" must be array-like')
-    if _is_int(new_shape):
-        n, shape = 1, "(new_shape,)"
-    else:
-        n = _int_tuple(new_shape)
-        if n is None:
-            raise TypingError('The argument "new_shape" must be an integer or a tuple of integers')
-        shape = "new_shape"
+    n, shape = _ints_src(new_shape, "new_shape")
+    if n is None:
+        raise TypingError('The argument "new_shape" must be an integer or a tuple of integers')
     src = (
         "def impl(a, new_shape):\n"
         f"    sh = {shape}\n"
@@ -471,10 +429,7 @@ def _ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     if not isinstance(multi_index, types.BaseTuple):
         raise TypingError('The argument "multi_index" must be a tuple')
     m = len(multi_index.types)
-    if _is_int(dims):
-        nd, dims_expr = 1, "(dims,)"
-    else:
-        nd, dims_expr = _int_tuple(dims), "dims"
+    nd, dims_expr = _ints_src(dims, "dims")
     if nd is None:
         raise TypingError('The argument "dims" must be a tuple of integers')
     if nd != m:
@@ -549,10 +504,7 @@ def _unravel_one(i, ds, order, size):
 
 @overload(np.unravel_index)
 def _unravel_index(indices, shape, order="C"):
-    if _is_int(shape):
-        n, shape_expr = 1, "(shape,)"
-    else:
-        n, shape_expr = _int_tuple(shape), "shape"
+    n, shape_expr = _ints_src(shape, "shape")
     if n is None:
         raise TypingError('The argument "shape" must be a tuple of integers')
     if _is_int(indices):
