@@ -29,11 +29,22 @@ pub const ARRAYEXPR: &str = "arrayexpr";
 pub const ARRAYEXPR_SETITEM: &str = "arrayexpr_setitem";
 
 fn element_type(t: TypeId) -> bool {
+    // Numbers, and datetime64 / timedelta64 values (their operators are element-wise too).
+    let fusable = |d: TypeId| d.is_scalar() || numba_typeinfer::npdatetime::is_datetime_like(d);
     let t = t.unliteral();
     match t.get() {
-        Type::Array { dtype, .. } => dtype.is_scalar(),
-        _ => t.is_scalar(),
+        Type::Array { dtype, .. } => fusable(dtype),
+        _ => fusable(t),
     }
+}
+
+/// Whether the result or an argument holds datetime64 / timedelta64 values.
+fn mentions_datetime(typing: &TypingResult, ret: TypeId, args: &[VarId]) -> bool {
+    let dt = |t: TypeId| {
+        let d = numba_typeinfer::numpy::array_parts(t).map_or(t, |p| p.0);
+        numba_typeinfer::npdatetime::is_datetime_like(d)
+    };
+    dt(ret) || args.iter().any(|&v| dt(typing.type_of(v)))
 }
 
 /// The operands of `id` (in `ir`, typed by `typing`) if it is an element-wise array
@@ -72,7 +83,11 @@ pub fn elementwise_operands(
             varkwarg: None,
             ..
         } if kws.is_empty() && !typing.call_args.contains_key(&id) => match &sig.key {
-            ImplKey::Function(k) if numba_typeinfer::numpy::ufunc_nin(k) == Some(args.len()) => {
+            // (datetime64 / timedelta64 ufuncs have loops of their own, not fused.)
+            ImplKey::Function(k)
+                if numba_typeinfer::numpy::ufunc_nin(k) == Some(args.len())
+                    && !mentions_datetime(typing, sig.ret, args) =>
+            {
                 args.clone()
             }
             // A ufunc that is an operator (`np.bitwise_and`), typed as the operator.

@@ -151,3 +151,17 @@ def test_incompatible_units_are_typing_errors():
         njit(lambda a, b: a + b)(D("2020-01-01"), D("2020-01-02"))
     with pytest.raises(TypingError):
         njit(lambda a: np.sin(a))(TA)
+
+
+def test_datetime_array_expressions_fuse():
+    # `(d + a) > thr` is one fused loop (one allocation: the boolean result), as the
+    # array-expression rewrite fuses numbers; the values agree with NumPy.
+    from numba_rs.runtime import rtsys
+
+    a = np.arange(1000).astype("m8[s]")
+    d, thr = D("2020-01-01"), D("2020-01-01T00:10")
+    f = njit(lambda a, d, thr: ((d + a) > thr).sum())
+    assert f(a, d, thr) == ((d + a) > thr).sum()
+    before = rtsys.get_allocation_stats().alloc
+    f(a, d, thr)
+    assert rtsys.get_allocation_stats().alloc - before == 1
