@@ -155,7 +155,8 @@ fn unit_of(t: TypeId) -> Option<(bool, u8)> {
 
 /// Whether the type is a datetime64 or timedelta64 scalar.
 pub fn is_datetime_like(t: TypeId) -> bool {
-    unit_of(t).is_some()
+    // Primitives answer without a table read (the boundary asks for every int slot).
+    !t.is_primitive() && unit_of(t).is_some()
 }
 
 fn sig(op: BinOp, ret: TypeId, args: Vec<TypeId>) -> Signature {

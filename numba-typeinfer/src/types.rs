@@ -392,6 +392,12 @@ impl TypeId {
         get(self)
     }
 
+    /// Whether this is one of the primitive types interned first (numbers, `none`, ...):
+    /// known without reading the table, for checks on hot paths.
+    pub fn is_primitive(self) -> bool {
+        (self.0 as usize) < PRIMITIVES.len()
+    }
+
     pub fn is_integer(self) -> bool {
         matches!(self.get(), Type::Integer { .. })
     }
