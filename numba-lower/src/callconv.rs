@@ -212,13 +212,31 @@ pub enum Shape {
     /// typed dict does: an argument borrows the proxy's MemInfo, a result's reference
     /// goes to the proxy the receiver makes.
     Instance(TypeId),
+    /// A record (`model::record`): one slot, the address of its bytes. An argument
+    /// borrows an `np.void`'s data (writes reach it, as Numba's); a result is copied
+    /// into a new `np.void` of the record's dtype by the receiver.
+    Record(TypeId),
+    /// An item of a character array (`[char x n]`, `[unichr x n]`, `model::charseq`):
+    /// its bytes, NUL padded, in as many slots as they fill. An argument comes from a
+    /// `bytes` / `str` (truncated or padded, as NumPy stores one); a result goes back
+    /// as one without the trailing NULs.
+    Chars(TypeId),
+}
+
+/// Slots holding the bytes of a character-array item type.
+pub fn char_slots(t: TypeId) -> usize {
+    crate::model::charseq::units(t).map_or(0, |(n, w)| ((n * w) as usize).div_ceil(8))
 }
 
 impl Shape {
     /// Number of slots.
     pub fn slots(&self) -> usize {
         match self {
-            Shape::Leaf(..) | Shape::Enum(_) | Shape::Generator(_) | Shape::Object => 1,
+            Shape::Leaf(..)
+            | Shape::Enum(_)
+            | Shape::Generator(_)
+            | Shape::Object
+            | Shape::Record(_) => 1,
             Shape::Array(t) => 5 + 2 * crate::model::array::ndim(*t) as usize,
             Shape::Complex(_) => 2,
             Shape::Slice => 3,
@@ -228,6 +246,7 @@ impl Shape {
                 items.iter().map(Shape::slots).sum()
             }
             Shape::Optional(x) => 1 + x.slots(),
+            Shape::Chars(t) => char_slots(*t),
             Shape::None | Shape::Literal(_) => 0,
         }
     }

@@ -1143,6 +1143,22 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                 return Ok((self.instance_getattr(inst, v, attr)?, ret));
             }
         }
+        // A record's field; a view of one field of an array of records.
+        if let Some(f) = numba_typeinfer::records::field(recv_t, attr) {
+            let rec = self.load(value)?.into_pointer_value();
+            return Ok((crate::impls::records::read_field(self, rec, &f)?, ret));
+        }
+        if let Type::Array { dtype, .. } = recv_t.get() {
+            if numba_typeinfer::records::is_record(dtype)
+                && numba_typeinfer::numpy::array_attr(recv_t, attr).is_none()
+            {
+                let arr = self.load(value)?.into_struct_value();
+                return Ok((
+                    crate::impls::records::array_field(self, recv_t, arr, attr)?,
+                    ret,
+                ));
+            }
+        }
         // An enum class's member: its value.
         if let Type::EnumClass { members, .. } = recv_t.get() {
             if let Some((_, v)) = members.iter().find(|(m, _)| m == attr) {

@@ -165,6 +165,8 @@ fn normalise(key: &ImplKey) -> ImplKey {
         ImplKey::Dispatcher { .. } => ImplKey::Dispatcher { id: 0 },
         ImplKey::UFunc { .. } => ufunc_key(),
         ImplKey::Exception(_) => ImplKey::Exception(String::new()),
+        // One entry per receiver kind; the implementation reads the attribute's name.
+        ImplKey::SetAttr(_) => ImplKey::SetAttr(String::new()),
         k => k.clone(),
     }
 }

@@ -195,6 +195,8 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
             out.extend([start as u64, stop as u64, step as u64]);
         }
         Shape::Array(t) => crate::ndarray::encode(v, *t, out)?,
+        Shape::Record(t) => out.push(crate::records::encode(v, *t)?),
+        Shape::Chars(t) => crate::records::encode_chars(v, *t, out)?,
         // A generator passed back into jitted code is borrowed from its Python object.
         Shape::Generator(t) => {
             let g = v
@@ -425,6 +427,13 @@ pub fn decode(
             let mi = next()? as *mut numba_nrt::MemInfo;
             next()?;
             crate::jitclass::wrap(py, mi, *t)?
+        }
+        Shape::Record(t) => crate::records::decode(py, next()?, *t)?,
+        Shape::Chars(t) => {
+            let words = (0..numba_lower::callconv::char_slots(*t))
+                .map(|_| next())
+                .collect::<PyResult<Vec<u64>>>()?;
+            crate::records::decode_chars(py, &words, *t)?
         }
         Shape::Enum(class) => {
             let v = next()? as i64;

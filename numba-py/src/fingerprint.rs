@@ -353,6 +353,8 @@ pub fn fingerprint(v: &Bound<'_, PyAny>, out: &mut Fingerprint) -> bool {
             out.push(if a.writeable { b'W' } else { b'R' });
             out.push(a.typenum);
         }
+    } else if NUMPY.get(py).is_some() && record_fingerprint(v, out) {
+        // A structured array or record scalar: its class and dtype object (pinned).
     } else if NUMPY.get(py).is_some() && crate::ndarray::raw(v).is_some() {
         // Arrays of other dtypes or byte orders: typed (and rejected) by the slow path.
         return false;
@@ -459,10 +461,60 @@ fn buffer_fingerprint(v: &Bound<'_, PyAny>, out: &mut Fingerprint) -> bool {
     true
 }
 
+/// The fingerprint of an array of a structured dtype (an `ndarray` or `recarray`) or of
+/// an `np.void` / `np.record` scalar: its class, its dtype object's address (the dtype
+/// is pinned with the fingerprint), and an array's dimensions, layout and writeability.
+fn record_fingerprint(v: &Bound<'_, PyAny>, out: &mut Fingerprint) -> bool {
+    let cls = v.get_type();
+    if let Some(a) = crate::ndarray::raw(v) {
+        // NPY_VOID; ndarray and recarray only (the slow typeof's classes).
+        if a.type_num() != 20 || !cls.name().is_ok_and(|n| n == "ndarray" || n == "recarray") {
+            return false;
+        }
+        let layout = if a.flags & NPY_ARRAY_C_CONTIGUOUS != 0 {
+            b'C'
+        } else if a.flags & NPY_ARRAY_F_CONTIGUOUS != 0 {
+            b'F'
+        } else {
+            b'A'
+        };
+        out.push(b'R');
+        out.extend_from_slice(&(cls.as_ptr() as usize).to_le_bytes());
+        out.extend_from_slice(&(a.descr as usize).to_le_bytes());
+        out.extend_from_slice(&a.nd.to_le_bytes());
+        out.push(layout);
+        out.push(u8::from(a.flags & NPY_ARRAY_WRITEABLE != 0));
+        return true;
+    }
+    if !cls.name().is_ok_and(|n| n == "void" || n == "record")
+        || !cls
+            .module()
+            .is_ok_and(|m| m.to_str().is_ok_and(|m| m == "numpy"))
+    {
+        return false;
+    }
+    let Ok(dt) = v.getattr("dtype") else {
+        return false;
+    };
+    out.push(b'V');
+    out.extend_from_slice(&(cls.as_ptr() as usize).to_le_bytes());
+    out.extend_from_slice(&(dt.as_ptr() as usize).to_le_bytes());
+    true
+}
+
 /// Keep alive the classes whose addresses `v`'s fingerprint may hold (tuple subclasses
-/// and buffer exporters, at any depth).
+/// and buffer exporters, at any depth), and a structured value's dtype.
 fn pin_classes(v: &Bound<'_, PyAny>, pinned: &mut Vec<Py<PyAny>>) {
     pinned.push(v.get_type().into_any().unbind());
+    let structured = crate::ndarray::raw(v).is_some_and(|a| a.type_num() == 20)
+        || v.get_type()
+            .name()
+            .is_ok_and(|n| n == "void" || n == "record");
+    if structured {
+        if let Ok(dt) = v.getattr("dtype") {
+            pinned.push(dt.unbind());
+        }
+    }
     if let Ok(t) = v.cast::<PyTuple>() {
         for item in t.iter_borrowed() {
             pin_classes(&item, pinned);

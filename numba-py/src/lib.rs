@@ -25,6 +25,7 @@ mod objloop;
 mod objmode;
 mod objmode_with;
 mod parallel;
+mod records;
 mod typed_list;
 mod typeobj;
 mod ufunc;
@@ -286,6 +287,15 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     // A dtype object (`np.dtype('int32')`) stands for its scalar type.
     if let Ok(np) = py.import("numpy") {
         if value.is_instance(&np.getattr("dtype")?)? {
+            // A structured dtype: the dtype of its record type (`np.empty(n, dtype=DT)`).
+            if !value.getattr("names")?.is_none() {
+                let rec = records::record_type(value)?;
+                let t = types::intern(types::Type::DType(rec));
+                return mk(GlobalKind::UserValue {
+                    type_code: t.0,
+                    type_name: t.to_string(),
+                });
+            }
             let name: String = value.getattr("type")?.getattr("__name__")?.extract()?;
             return mk(GlobalKind::ModuleFunction {
                 module: "numpy".into(),
@@ -1141,6 +1151,8 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         }))
     } else if let Some(t) = typeof_ndarray(v)? {
         Ok(t)
+    } else if let Some(t) = records::typeof_void(v)? {
+        Ok(t)
     } else if let Some(t) = typeof_numpy_scalar(v)? {
         Ok(t)
     } else if let Some(found) = c_function(v.py(), v).or_else(|| {
@@ -1204,10 +1216,16 @@ fn py_user_type(v: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
 /// its Python attributes; `None` for anything that is not an `ndarray`.
 fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
     let ty = v.get_type();
-    if ty.name()? != "ndarray" || !v.hasattr("__array_interface__")? {
+    let name = ty.name()?;
+    if !(name == "ndarray" || name == "recarray") || !v.hasattr("__array_interface__")? {
         return Ok(None);
     }
     let np_dtype = v.getattr("dtype")?;
+    // A structured dtype: an array of records.
+    if !np_dtype.getattr("names")?.is_none() {
+        let dtype = records::record_type(&np_dtype)?;
+        return Ok(Some(array_type_of(v, dtype)?));
+    }
     let dtype_name: String = np_dtype.getattr("name")?.extract()?;
     // Numba rejects these too: numba-rs reads elements in native order and has no
     // float16 arithmetic.
@@ -1242,6 +1260,11 @@ fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
                 ))
             })?,
     };
+    array_type_of(v, dtype).map(Some)
+}
+
+/// `Array(dtype, ndim, layout, readonly)` of the array `v` whose dtype types as `dtype`.
+fn array_type_of(v: &Bound<'_, PyAny>, dtype: TypeId) -> PyResult<TypeId> {
     let ndim: u32 = v.getattr("ndim")?.extract()?;
     let flags = v.getattr("flags")?;
     let layout = if flags.getattr("c_contiguous")?.is_truthy()? {
@@ -1252,12 +1275,12 @@ fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
         types::Layout::A
     };
     let readonly = !flags.getattr("writeable")?.is_truthy()?;
-    Ok(Some(types::intern(types::Type::Array {
+    Ok(types::intern(types::Type::Array {
         dtype,
         ndim,
         layout,
         readonly,
-    })))
+    }))
 }
 
 /// The Python exception a native function raised (its `ExcInfo`).
@@ -1955,7 +1978,13 @@ impl Dispatcher {
         }
         for (a, &want) in args.iter().zip(&c.arg_types) {
             let got = typeof_arg(&a)?;
-            if got != want && numba_typeinfer::conv::can_convert(got, want).is_none() {
+            // A str or bytes passed for a character-array item is stored into one.
+            let text_item = matches!(
+                want.get(),
+                types::Type::CharSeq(_) | types::Type::UnicodeCharSeq(_)
+            ) && (got == types::UNICODE || got == types::BYTES);
+            if got != want && !text_item && numba_typeinfer::conv::can_convert(got, want).is_none()
+            {
                 return Err(PyTypeError::new_err(format!(
                     "{}: an argument of type {got} cannot be passed as {want}",
                     self.core.name

@@ -95,6 +95,7 @@ pub fn itemsize(t: TypeId) -> u64 {
         Type::CharSeq(n) => u64::from(n),
         Type::UnicodeCharSeq(n) => 4 * u64::from(n),
         Type::NPDatetime(_) | Type::NPTimedelta(_) => 8,
+        Type::Record { size, .. } => u64::from(size),
         _ => 1,
     }
 }
@@ -254,6 +255,7 @@ fn char_dtype<'py>(py: Python<'py>, t: TypeId) -> PyResult<Option<Bound<'py, PyA
         Type::CharSeq(n) => format!("S{n}"),
         Type::UnicodeCharSeq(n) => format!("<U{n}"),
         Type::NPDatetime(_) | Type::NPTimedelta(_) => crate::boxing::datetime_dtype_str(dtype(t)),
+        Type::Record { .. } => return crate::records::dtype_of(py, dtype(t)).map(Some),
         _ => return Ok(None),
     };
     let np = py.import("numpy")?;
@@ -280,6 +282,8 @@ pub fn same_array(a: &RawArray, t: TypeId, fields: &[u64]) -> bool {
         // NPY_DATETIME, NPY_TIMEDELTA (the unit is the type's: an argument's own).
         Type::NPDatetime(_) => a.type_num() == 21,
         Type::NPTimedelta(_) => a.type_num() == 22,
+        // NPY_VOID (the type was read from this very dtype).
+        Type::Record { .. } => a.type_num() == 20,
         _ => typenum(t).is_ok_and(|num| canonical(num) == canonical(a.type_num())),
     };
     a.data as u64 == fields[4]

@@ -69,7 +69,11 @@ impl Type {
                 .and_then(|m| m.extract())
                 .unwrap_or_default();
             if module.starts_with("numba.core.types") {
-                Some(other.str()?.to_string() == TypeId(self.code).to_string())
+                // Numba's `unaligned array(...)` (a packed record array) is numba-rs's
+                // array: fields are read with alignment 1 whatever the array's.
+                let text = other.str()?.to_string();
+                let text = text.strip_prefix("unaligned ").unwrap_or(&text);
+                Some(text == TypeId(self.code).to_string())
             } else {
                 None
             }
@@ -326,6 +330,15 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
         } => ("generator", (func, yield_type.0).into_pyobject(py)?),
         T::ArrayIter(a) => ("array_iter", (a.0,).into_pyobject(py)?),
         T::Opaque { name, class } => ("opaque", (name, class).into_pyobject(py)?),
+        T::Record { fields, .. } => {
+            let names: Vec<String> = fields.iter().map(|f| f.name.clone()).collect();
+            let codes: Vec<u32> = fields.iter().map(|f| f.ty.0).collect();
+            let offsets: Vec<u32> = fields.iter().map(|f| f.offset).collect();
+            (
+                "record",
+                (crate::records::dtype_of(py, t)?, names, codes, offsets).into_pyobject(py)?,
+            )
+        }
         _ => ("other", PyTuple::empty(py)),
     };
     Ok((kind.to_string(), fields.unbind()))
@@ -485,6 +498,8 @@ pub(crate) fn _type_make(kind: &str, args: &Bound<'_, PyTuple>) -> PyResult<u32>
             let v = args.get_item(0)?;
             types::intern(T::Omitted(v.repr()?.to_string()))
         }
+        // A NumPy structured dtype: its record type.
+        "record_from_dtype" => crate::records::record_type(&args.get_item(0)?)?,
         "parse" => {
             let text: String = args.get_item(0)?.extract()?;
             types::parse_type(&text)

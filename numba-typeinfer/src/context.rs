@@ -835,7 +835,10 @@ impl TypingContext for BaseContext {
                     self.module_consts.get(&key).copied()
                 }
             }
-            Type::Array { .. } => crate::numpy::array_attr(value, attr),
+            // An array of records: a field's view where no array attribute is so named.
+            Type::Array { .. } => crate::numpy::array_attr(value, attr)
+                .or_else(|| crate::records::array_field(value, attr)),
+            Type::Record { .. } => crate::records::getattr(value, attr),
             Type::ArrayCTypes(_) if attr == "data" => Some(UINT64),
             // `a.dtype.type`: the scalar class (`a.dtype.type(0)` makes an element).
             Type::DType(d) if attr == "type" => Some(intern(Type::NumberClass(d))),

@@ -87,6 +87,11 @@ pub fn can_convert(from: TypeId, to: TypeId) -> Option<Conversion> {
                 ..
             },
         ) if a == b => Some(Conversion::Safe),
+        // A record with more fields where one with a subset is expected (Numba's record
+        // subtyping): the same bytes, read at the same offsets.
+        (Type::Record { .. }, Type::Record { .. }) if crate::records::is_subtype(from, to) => {
+            Some(Conversion::Safe)
+        }
         // C pointers (ctypes and cffi arguments): an array's `.ctypes` is its data, an
         // integer an address, as Numba converts them.
         (Type::ArrayCTypes(_), Type::VoidPtr) => Some(Conversion::Safe),

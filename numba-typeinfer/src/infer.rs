@@ -824,6 +824,36 @@ impl Engine<'_> {
                             self.infer_dtype(root, v, line)?;
                         }
                         let tys = (self.ty(*target), self.raw_ty(*index), self.ty(*value));
+                        // `r['x'] = v` / `r[0] = v`: a record's field by a constant.
+                        if let (Some(t), Some(_)) = (tys.0, tys.1) {
+                            if crate::records::is_record(t) {
+                                let i = self.record_index(*index).unwrap_or(NONE);
+                                let f = crate::records::field_by_index(t, i)
+                                    .map_err(|message| TypingError::Typing { message, line })?;
+                                let Some(f) = f else {
+                                    return Err(TypingError::Typing {
+                                        message: format!(
+                                            "Unsupported record index type {}: a field is named by a constant string or integer",
+                                            i.unliteral()
+                                        ),
+                                        line,
+                                    });
+                                };
+                                if let Some(v) = tys.2 {
+                                    match crate::records::setitem(t, &f, v) {
+                                        Ok(sig) => {
+                                            self.setitem_calls
+                                                .insert((*target, *index, *value), sig);
+                                        }
+                                        Err(message) if report => {
+                                            return Err(TypingError::Typing { message, line })
+                                        }
+                                        Err(_) => {}
+                                    }
+                                }
+                                continue;
+                            }
+                        }
                         if report
                             && tys
                                 .0
@@ -893,6 +923,15 @@ impl Engine<'_> {
                                 || (t.is_array() && crate::numpy::index_array(t, i).is_some())
                                 || crate::lists::list_dtype(t).is_some()
                                 || crate::dicts::dict_parts(t).is_some();
+                            // A string index into an array (a whole field of an array
+                            // of records too): Numba's words.
+                            if t.is_array() && matches!(i.unliteral().get(), Type::Unicode) {
+                                let i = i.unliteral();
+                                return Err(TypingError::Typing {
+                                    message: format!("Unsupported array index type {i} in ({i},)"),
+                                    line,
+                                });
+                            }
                             let key = "operator.setitem";
                             let ext = (!native)
                                 .then(|| {
@@ -1047,6 +1086,35 @@ impl Engine<'_> {
                                     ),
                                     line,
                                 });
+                            }
+                        }
+                    }
+                    // `r.x = v`: a record's field.
+                    Stmt::SetAttr {
+                        target,
+                        attr,
+                        value,
+                    } if self.ty(*target).is_some_and(crate::records::is_record) => {
+                        let t = self.ty(*target).unwrap_or(NONE);
+                        let Some(f) = crate::records::field(t, attr) else {
+                            return Err(TypingError::Typing {
+                                message: format!("Field '{attr}' was not found in {t}"),
+                                line,
+                            });
+                        };
+                        if let Some(v) = self.ty(*value) {
+                            match crate::records::setitem(t, &f, v) {
+                                Ok(mut sig) => {
+                                    // `(record, value)`: the field named by the key.
+                                    sig.args.remove(1);
+                                    sig.key = ImplKey::SetAttr(f.name.clone());
+                                    self.setattr_calls
+                                        .insert((*target, attr.clone(), *value), sig);
+                                }
+                                Err(message) if report => {
+                                    return Err(TypingError::Typing { message, line })
+                                }
+                                Err(_) => {}
                             }
                         }
                     }
@@ -1439,6 +1507,72 @@ impl Engine<'_> {
         }
     }
 
+    /// The one expression assigned to `v`, when there is exactly one.
+    fn only_definition(&self, v: VarId) -> Option<ExprId> {
+        let mut def = None;
+        for block in self.ir.blocks.values() {
+            for inst in &block.body {
+                if let Stmt::Assign { target, value } = &inst.stmt {
+                    if *target == v {
+                        if def.is_some() {
+                            return None;
+                        }
+                        def = Some(*value);
+                    }
+                }
+            }
+        }
+        def
+    }
+
+    /// The constant `v` holds when its definitions make it one (Numba's
+    /// `infer_constant`, and its static getitem of a constant tuple): a constant, a
+    /// global or closure constant, a tuple built of constants, an item of one.
+    fn const_value(&self, v: VarId, depth: u32) -> Option<numba_bytecode::Constant> {
+        use numba_bytecode::Constant;
+        if depth > 16 {
+            return None;
+        }
+        match self.ir.expr(self.only_definition(v)?) {
+            Expr::Const(c) => Some(c.clone()),
+            Expr::Global { value, .. } | Expr::FreeVar { value, .. } => match &value.kind {
+                numba_ir::GlobalKind::Const(c) => Some(c.clone()),
+                _ => None,
+            },
+            Expr::Var(x) => self.const_value(*x, depth + 1),
+            Expr::BuildTuple { items } => Some(Constant::Tuple(
+                items
+                    .iter()
+                    .map(|&i| self.const_value(i, depth + 1))
+                    .collect::<Option<_>>()?,
+            )),
+            Expr::StaticGetItem { value, index, .. } => {
+                match self.const_value(*value, depth + 1)? {
+                    Constant::Tuple(items) => {
+                        let n = items.len() as i64;
+                        let i = if *index < 0 { *index + n } else { *index };
+                        items.get(usize::try_from(i).ok()?).cloned()
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A record's index as a literal: its own literal type, or the constant it holds.
+    fn record_index(&self, index: VarId) -> Option<TypeId> {
+        let raw = self.raw_ty(index)?;
+        if raw.is_literal() {
+            return Some(raw);
+        }
+        match self.const_value(index, 0)? {
+            numba_bytecode::Constant::Str(s) => Some(intern(Type::StringLiteral(s))),
+            numba_bytecode::Constant::Int(i) => Some(intern(Type::IntegerLiteral(i))),
+            _ => Some(raw),
+        }
+    }
+
     /// `slice(a, b[, c])` of constants (ints or None) assigned to `v`, as a literal slice.
     fn const_slice(&self, v: VarId) -> Option<TypeId> {
         let mut def = None;
@@ -1500,6 +1634,33 @@ impl Engine<'_> {
         let (Some(v), Some(i)) = (self.ty(*value), self.raw_ty(*index)) else {
             return Ok(None);
         };
+        // `r['x']` / `r[0]`: a record's field by a constant; `a['x']` of an array of
+        // records: one field's view.
+        let i = if crate::records::is_record(v)
+            || crate::numpy::array_parts(v).is_some_and(|p| crate::records::is_record(p.0))
+        {
+            self.record_index(*index).unwrap_or(i)
+        } else {
+            i
+        };
+        match crate::records::getitem(v, i) {
+            Ok(Some(sig)) => return Ok(Some(self.record(id, sig))),
+            Ok(None) => {}
+            Err(message) => return Err(TypingError::Typing { message, line }),
+        }
+        // `a['x']`: a view of one field of an array of records.
+        if let Type::StringLiteral(name) = i.get() {
+            if let Some(view) = crate::records::array_field(v, &name) {
+                return Ok(Some(self.record(
+                    id,
+                    Signature {
+                        ret: view,
+                        args: vec![v, i],
+                        key: ImplKey::GetItem,
+                    },
+                )));
+            }
+        }
         // `ld['k']`: a literal dict read by a constant key.
         match crate::dicts::literal_getitem(v, i) {
             Ok(Some(sig)) => return Ok(Some(self.record(id, sig))),

@@ -35,6 +35,7 @@ pub mod npdatetime;
 pub mod numpy;
 pub mod numpy_manip;
 pub mod numpy_misc;
+pub mod records;
 pub mod sets;
 pub mod signature;
 pub mod strings;

@@ -1312,6 +1312,10 @@ pub fn setitem_ok(target: TypeId, index: TypeId, value: TypeId) -> bool {
                     })
                 })
         }
+        // A record (`a[i] = a[j]`, `a[0] = rec`): its bytes copied into the item.
+        (false, None) if crate::records::is_record(dtype) => {
+            crate::conv::can_convert(v, dtype).is_some()
+        }
         // A C pointer converts to an integer element (its address).
         (false, None) if v.is_pointer() => {
             dtype.is_integer() && crate::conv::can_convert(v, dtype).is_some()

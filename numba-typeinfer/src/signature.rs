@@ -40,6 +40,9 @@ pub enum ImplKey {
     StaticGetItem,
     /// `target[index] = value`.
     SetItem,
+    /// `target.attr = value` where the receiver's type implements it natively (a
+    /// record's field); the signature's arguments are the receiver and the value.
+    SetAttr(String),
 }
 
 impl ImplKey {
@@ -58,6 +61,7 @@ impl ImplKey {
             ImplKey::GetItem => "getitem".into(),
             ImplKey::StaticGetItem => "static_getitem".into(),
             ImplKey::SetItem => "setitem".into(),
+            ImplKey::SetAttr(a) => format!("setattr(.{a})"),
         }
     }
 }

@@ -197,6 +197,20 @@ pub enum Type {
     /// `timedelta64[s]`: NumPy's timedelta64 in a unit; an int64 count, `i64::MIN` for
     /// NaT.
     NPTimedelta(u8),
+    /// `Record(a[type=float64;offset=0],b[type=int16;offset=8];10;False)`: one item of a
+    /// NumPy structured dtype (Numba's `Record`, see [`crate::records`]). Its value is a
+    /// reference to the item's bytes, as in Numba: `a[i].x = 1` writes into the array.
+    Record {
+        fields: Vec<RecordField>,
+        size: u32,
+        aligned: bool,
+    },
+    /// `nestedarray(float32, (3, 2))`: an array field of a record (`('h', 'f4', (3, 2))`),
+    /// stored inline in C order; reading the field gives a C array viewing those bytes.
+    NestedArray {
+        dtype: TypeId,
+        shape: Vec<u32>,
+    },
     /// A type a user defines with the extension API (a `types.Opaque` subclass, ours or
     /// Numba's): printed by its `name`, told apart by `class`, a key for its Python type
     /// class. Its values carry no data in compiled code: they are passed around and
@@ -244,6 +258,15 @@ pub enum Type {
         send_type: TypeId,
         has_finalizer: bool,
     },
+}
+
+/// One field of a [`Type::Record`]: its name, type, byte offset, and NumPy title.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RecordField {
+    pub name: String,
+    pub ty: TypeId,
+    pub offset: u32,
+    pub title: Option<String>,
 }
 
 /// An array's memory layout.
@@ -608,6 +631,30 @@ impl fmt::Display for Type {
             Type::Unicode => f.write_str("unicode_type"),
             Type::Bytes => f.write_str("Bytes(uint8, 1d, C)"),
             Type::CharSeq(n) => write!(f, "[char x {n}]"),
+            Type::Record {
+                fields,
+                size,
+                aligned,
+            } => {
+                f.write_str("Record(")?;
+                for (i, fd) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{}[type={};offset={}", fd.name, fd.ty, fd.offset)?;
+                    if let Some(t) = &fd.title {
+                        write!(f, ";title={t}")?;
+                    }
+                    f.write_str("]")?;
+                }
+                let aligned = if *aligned { "True" } else { "False" };
+                write!(f, ";{size};{aligned})")
+            }
+            Type::NestedArray { dtype, shape } => {
+                let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+                let comma = if shape.len() == 1 { "," } else { "" };
+                write!(f, "nestedarray({dtype}, ({}{comma}))", dims.join(", "))
+            }
             Type::UnicodeCharSeq(n) => write!(f, "[unichr x {n}]"),
             Type::Undefined => f.write_str("undefined"),
             Type::List {
@@ -806,8 +853,35 @@ pub fn parse_type(text: &str) -> Option<TypeId> {
             _ => None,
         };
     }
+    // Numba's `unaligned array(...)` (a packed record array's): numba-rs reads fields
+    // with alignment 1 whatever the array says.
+    if let Some(rest) = t.strip_prefix("unaligned ") {
+        return parse_type(rest);
+    }
     if t == "void*" || t == "voidptr" {
         return Some(intern(Type::VoidPtr));
+    }
+    if let Some(inner) = t.strip_prefix("Record(").and_then(|r| r.strip_suffix(')')) {
+        return parse_record(inner);
+    }
+    if let Some(inner) = t
+        .strip_prefix("nestedarray(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        let parts = split_top(inner);
+        let [dtype, shape] = parts.as_slice() else {
+            return None;
+        };
+        let dims = shape.strip_prefix('(')?.strip_suffix(')')?;
+        let shape: Option<Vec<u32>> = split_top(dims)
+            .into_iter()
+            .filter(|d| !d.is_empty())
+            .map(|d| d.parse().ok())
+            .collect();
+        return Some(intern(Type::NestedArray {
+            dtype: parse_type(dtype)?,
+            shape: shape?,
+        }));
     }
     if let Some(n) = t.strip_prefix("[char x ").and_then(|r| r.strip_suffix(']')) {
         return Some(intern(Type::CharSeq(n.parse().ok()?)));
@@ -879,6 +953,47 @@ pub fn parse_type(text: &str) -> Option<TypeId> {
 
 /// Split on commas not nested in brackets (an empty string gives no parts).
 pub(crate) fn split_top(s: &str) -> Vec<&str> {
+    split_top_at(s, ',')
+}
+
+/// `Record(<fields>;<size>;<aligned>)`'s inside, each field `name[type=T;offset=N]`
+/// (`;title=X` or `;alignment=N` may follow), as Numba prints a record type.
+fn parse_record(inner: &str) -> Option<TypeId> {
+    let parts = split_top_at(inner, ';');
+    let [fields_text, size, aligned] = parts.as_slice() else {
+        return None;
+    };
+    let mut fields = Vec::new();
+    for f in split_top(fields_text) {
+        let open = f.find('[')?;
+        let name = f[..open].to_string();
+        let body = f[open + 1..].strip_suffix(']')?;
+        let (mut ty, mut offset, mut title) = (None, None, None);
+        for item in split_top_at(body, ';') {
+            let (k, v) = item.split_once('=')?;
+            match k {
+                "type" => ty = Some(parse_type(v)?),
+                "offset" => offset = Some(v.parse().ok()?),
+                "title" => title = Some(v.to_string()),
+                _ => {}
+            }
+        }
+        fields.push(RecordField {
+            name,
+            ty: ty?,
+            offset: offset?,
+            title,
+        });
+    }
+    Some(intern(Type::Record {
+        fields,
+        size: size.parse().ok()?,
+        aligned: *aligned == "True",
+    }))
+}
+
+/// `s` split at `sep` outside brackets and parentheses.
+fn split_top_at(s: &str, sep: char) -> Vec<&str> {
     if s.trim().is_empty() {
         return Vec::new();
     }
@@ -888,7 +1003,7 @@ pub(crate) fn split_top(s: &str) -> Vec<&str> {
         match c {
             '(' | '[' => depth += 1,
             ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
+            c if c == sep && depth == 0 => {
                 out.push(s[start..i].trim());
                 start = i + 1;
             }

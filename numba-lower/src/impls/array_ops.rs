@@ -361,11 +361,26 @@ pub(crate) fn flat_ptr<'ctx>(
     }
 }
 
-pub(super) fn load_elem<'ctx>(
+/// The LLVM type of one element of `dtype` as an array stores it (a record's bytes).
+pub(crate) fn elem_storage<'ctx>(
+    ctx: &'ctx inkwell::context::Context,
+    dtype: TypeId,
+) -> R<inkwell::types::BasicTypeEnum<'ctx>> {
+    if numba_typeinfer::records::is_record(dtype) {
+        return Ok(crate::model::record::storage_type(ctx, dtype));
+    }
+    model_of(dtype)?.memory_type(ctx, dtype)
+}
+
+/// The element at `p`: loaded, or for a record the reference to its bytes.
+pub(crate) fn load_elem<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     dtype: TypeId,
     p: PointerValue<'ctx>,
 ) -> R<BasicValueEnum<'ctx>> {
+    if numba_typeinfer::records::is_record(dtype) {
+        return Ok(p.into());
+    }
     let m = model_of(dtype)?;
     let v =
         lw.b.build_load(m.memory_type(lw.ctx, dtype)?, p, "")
@@ -379,6 +394,13 @@ pub(crate) fn store_elem<'ctx>(
     p: PointerValue<'ctx>,
     v: BasicValueEnum<'ctx>,
 ) -> R<()> {
+    if let Some(size) = numba_typeinfer::records::size(dtype) {
+        // A record's bytes copied (`a[i] = a[j]` may name the same item: memmove).
+        let n = lw.ctx.i64_type().const_int(u64::from(size), false);
+        lw.b.build_memmove(p, 1, v.into_pointer_value(), 1, n)
+            .map_err(llvm_err)?;
+        return Ok(());
+    }
     let m = model_of(dtype)?;
     let v = m.store_memory(lw.ctx, &lw.b, dtype, v)?;
     lw.b.build_store(p, v).map_err(llvm_err)?;

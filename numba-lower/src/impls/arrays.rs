@@ -122,6 +122,18 @@ pub(crate) fn register(r: &mut Registry) {
             setitem,
         );
     }
+    // A record copied into an item (`a[i] = a[j]`, `a[0] = rec`).
+    for index in [TypePat::Pred(int_index), TypePat::Pred(int_tuple)] {
+        r.register(
+            ImplKey::SetItem,
+            Args::Exact(vec![
+                array(),
+                index,
+                TypePat::Pred(numba_typeinfer::records::is_record),
+            ]),
+            setitem,
+        );
+    }
     // A C pointer stored as its address (`a[0] = ptr` into an integer array).
     r.register(
         ImplKey::SetItem,
@@ -408,7 +420,7 @@ fn offset<'ctx>(
                     lw.b.build_int_add(scaled, wrapped_idx[d as usize], "")
                         .map_err(llvm_err)?;
             }
-            let elem = model_of(dtype)?.memory_type(lw.ctx, dtype)?;
+            let elem = super::array_ops::elem_storage(lw.ctx, dtype)?;
             // SAFETY (of the generated code): valid indices stay inside the array.
             return unsafe { lw.b.build_gep(elem, data, &[lin], "item").map_err(llvm_err) };
         }
@@ -436,11 +448,7 @@ fn at<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     let p = offset(lw, t, arr, idx)?;
     if !ret.is_array() {
-        let m = model_of(ret)?;
-        let v =
-            lw.b.build_load(m.memory_type(lw.ctx, ret)?, p, "")
-                .map_err(llvm_err)?;
-        return m.load_memory(lw.ctx, &lw.b, ret, v);
+        return super::array_ops::load_elem(lw, ret, p);
     }
     // A view over the remaining axes: same owner, data moved, leading axes dropped.
     let (n, k) = (ndim(t), idx.len() as u32);
@@ -514,9 +522,7 @@ fn setitem<'ctx>(
     }
     let p = offset(lw, sig.args[0], a[0].into_struct_value(), &idx)?;
     let v = lw.cast(a[2], sig.args[2], dtype)?;
-    let m = model_of(dtype)?;
-    let v = m.store_memory(lw.ctx, &lw.b, dtype, v)?;
-    lw.b.build_store(p, v).map_err(llvm_err)?;
+    super::array_ops::store_elem(lw, dtype, p, v)?;
     Ok(lw.ghost())
 }
 
@@ -667,6 +673,9 @@ pub(super) fn itemsize(dtype: TypeId) -> u64 {
         Type::Boolean => 1,
         Type::CharSeq(_) | Type::UnicodeCharSeq(_) => {
             crate::model::charseq::units(dtype).map_or(1, |(n, w)| u64::from(n) * u64::from(w))
+        }
+        Type::Record { .. } | Type::NestedArray { .. } => {
+            numba_typeinfer::records::field_size(dtype)
         }
         _ => u64::from(dtype.bitwidth().max(8)) / 8,
     }

@@ -39,6 +39,7 @@ pub(crate) mod dicts;
 pub(crate) mod jitclass;
 pub(crate) mod lists;
 mod random;
+pub(crate) mod records;
 pub(crate) mod sets;
 mod slices;
 mod sorting;
@@ -89,6 +90,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     sets::register(r);
     dicts::register(r);
     jitclass::register(r);
+    records::register(r);
     optional::register(r);
     calls::register(r);
     ufunc_call::register(r);

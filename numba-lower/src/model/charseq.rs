@@ -1,7 +1,8 @@
 //! Items of NumPy character arrays (Numba's `CharSeq` / `UnicodeCharSeq`): `[char x n]`
 //! is `n` bytes and `[unichr x n]` `n` UCS-4 code points, held by value exactly as the
-//! array stores them (NUL padded). They never cross the boundary as themselves: a
-//! function returning one returns the `bytes` or `str` it holds (typing converts).
+//! array stores them (NUL padded). Across the boundary they are their bytes
+//! (`Shape::Chars`): a `bytes` / `str` argument is stored into one, and a function
+//! returning one returns the `bytes` or `str` it holds (typing converts).
 
 use inkwell::context::Context;
 use inkwell::types::BasicTypeEnum;
@@ -10,7 +11,7 @@ use numba_typeinfer::types::*;
 
 use super::{DataModel, SlotCodec};
 use crate::callconv::Shape;
-use crate::{LowerError, R};
+use crate::{llvm_err, LowerError, R};
 
 /// Code units and their width in bytes of a character-array item type.
 pub fn units(t: TypeId) -> Option<(u32, u32)> {
@@ -25,7 +26,7 @@ pub struct CharSeqModel;
 
 fn no_boundary(t: TypeId) -> LowerError {
     LowerError::Unsupported {
-        message: format!("values of type {t} cross the boundary as the strings they hold"),
+        message: format!("{t} is not a character-array item type"),
         line: 0,
     }
 }
@@ -41,23 +42,33 @@ impl DataModel for CharSeqModel {
         Ok(unit.array_type(n).into())
     }
     fn shape(&self, t: TypeId) -> R<Shape> {
-        Err(no_boundary(t))
+        units(t).ok_or_else(|| no_boundary(t))?;
+        Ok(Shape::Chars(t))
     }
+    // The slots are one contiguous buffer: the bytes are stored over as many as they
+    // fill (the receiver reads only the item's own bytes).
     fn pack<'ctx>(
         &self,
-        _c: &SlotCodec<'ctx, '_>,
+        c: &SlotCodec<'ctx, '_>,
         t: TypeId,
-        _v: BasicValueEnum<'ctx>,
-        _idx: &mut u32,
+        v: BasicValueEnum<'ctx>,
+        idx: &mut u32,
     ) -> R<()> {
-        Err(no_boundary(t))
+        let st = c.b.build_store(c.slot(*idx)?, v).map_err(llvm_err)?;
+        st.set_alignment(1)
+            .map_err(|e| LowerError::Llvm(e.to_string()))?;
+        *idx += crate::callconv::char_slots(t) as u32;
+        Ok(())
     }
     fn unpack<'ctx>(
         &self,
-        _c: &SlotCodec<'ctx, '_>,
+        c: &SlotCodec<'ctx, '_>,
         t: TypeId,
-        _idx: &mut u32,
+        idx: &mut u32,
     ) -> R<BasicValueEnum<'ctx>> {
-        Err(no_boundary(t))
+        let ty = self.value_type(c.ctx, t)?;
+        let v = c.b.build_load(ty, c.slot(*idx)?, "").map_err(llvm_err)?;
+        *idx += crate::callconv::char_slots(t) as u32;
+        Ok(v)
     }
 }

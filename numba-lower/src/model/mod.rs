@@ -17,6 +17,7 @@ mod iter;
 pub mod list;
 mod optional;
 mod pointer;
+pub mod record;
 mod scalar;
 mod tuple;
 pub mod unicode;
@@ -157,6 +158,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         Type::Generator { .. } => &generator::GeneratorModel,
         Type::Unicode | Type::Bytes => &unicode::UnicodeModel,
         Type::CharSeq(_) | Type::UnicodeCharSeq(_) => &charseq::CharSeqModel,
+        Type::Record { .. } => &record::RecordModel,
         Type::List { .. }
         | Type::Set { .. }
         | Type::Dict { .. }

@@ -201,6 +201,10 @@ def _from_numba_type(nt, rt, x):
         )
     if isinstance(x, nt.Literal) and not isinstance(x, nt.SliceLiteral):
         return rt.literal(x.literal_value)
+    if isinstance(x, nt.Record):
+        return rt._make("record_from_dtype", x.dtype)
+    if isinstance(x, nt.NestedArray):
+        raise TypeError(f"numba-rs takes nested arrays only as record fields, not {x}")
     if isinstance(x, nt.Array):
         return rt.Array(from_foreign(x.dtype), x.ndim, x.layout, readonly=not x.mutable)
     if isinstance(x, nt.UniTuple):

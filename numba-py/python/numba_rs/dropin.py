@@ -28,7 +28,10 @@ def _numpy_support():
 
         from . import types
 
-        return types._from_name(np.dtype(dtype).name)
+        dtype = np.dtype(dtype)
+        if dtype.names is not None:
+            return types.Record.from_dtype(dtype)
+        return types._from_name(dtype.name)
 
     def as_dtype(nbtype):
         import numpy as np
@@ -37,6 +40,8 @@ def _numpy_support():
 
         if isinstance(nbtype, types.Literal):
             nbtype = types.unliteral(nbtype)
+        if isinstance(nbtype, types.Record):
+            return nbtype.dtype
         if isinstance(nbtype, (types.Number, types.Boolean)):
             return np.dtype(str(nbtype).replace("bool", "bool_").replace("bool__", "bool_"))
         raise NotImplementedError(f"{nbtype!r} cannot be represented as a NumPy dtype")

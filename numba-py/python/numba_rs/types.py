@@ -873,6 +873,47 @@ class NPDatetime(Type):
     unit = _field(0)
 
 
+class Record(Type):
+    """Numba's ``Record``: one item of a NumPy structured dtype
+    (``Record.from_dtype(np.dtype([('x', 'f8'), ('y', 'i4')]))``). In compiled code a
+    record refers to its bytes: ``a[i].x = 1`` writes into the array."""
+
+    def __new__(cls, dtype):
+        return cls.from_dtype(dtype)
+
+    @classmethod
+    def from_dtype(cls, dtype):
+        import numpy as np
+
+        return _make("record_from_dtype", np.dtype(dtype))
+
+    @property
+    def dtype(self):
+        """The NumPy structured dtype."""
+        return _type_info(self.typecode)[1][0]
+
+    @property
+    def fields(self):
+        """``{name: (type, offset)}``: every field (a title too, as Numba lists it)."""
+        _, names, codes, offsets = _type_info(self.typecode)[1]
+        return {n: (_from_code(c), o) for n, c, o in zip(names, codes, offsets)}
+
+    def typeof(self, name):
+        """The type of field ``name`` (Numba's ``Record.typeof``)."""
+        return self.fields[name][0]
+
+    def offset(self, name):
+        """The byte offset of field ``name``."""
+        return self.fields[name][1]
+
+    @property
+    def size(self):
+        return self.dtype.itemsize
+
+    def __len__(self):
+        return len(self.fields)
+
+
 class NPTimedelta(Type):
     """``timedelta64[unit]``: ``NPTimedelta('s')``."""
 
@@ -962,6 +1003,7 @@ _CLASS_BY_KIND = {
     "slice_literal": SliceLiteral,
     "dtype": DType,
     "npdatetime": NPDatetime,
+    "record": Record,
     "nptimedelta": NPTimedelta,
     "bound_function": BoundFunction,
     "named_tuple_class": NamedTupleClass,
