@@ -221,6 +221,9 @@ pub enum Shape {
     /// `bytes` / `str` (truncated or padded, as NumPy stores one); a result goes back
     /// as one without the trailing NULs.
     Chars(TypeId),
+    /// A `numpy.random.Generator` (`model::npgen`): its `bitgen_t` address and the
+    /// Python object, borrowed for the call; a result is that object.
+    NpGenerator,
 }
 
 /// Slots holding the bytes of a character-array item type.
@@ -247,6 +250,7 @@ impl Shape {
             }
             Shape::Optional(x) => 1 + x.slots(),
             Shape::Chars(t) => char_slots(*t),
+            Shape::NpGenerator => 2,
             Shape::None | Shape::Literal(_) => 0,
         }
     }

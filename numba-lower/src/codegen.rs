@@ -228,6 +228,7 @@ pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<Exec
         .chain(crate::sort::symbols())
         .chain(crate::blas::symbols())
         .chain(crate::lapack::symbols())
+        .chain(crate::runtime::host_symbols())
     {
         if let Some(f) = module.get_function(name) {
             engine.add_global_mapping(&f, addr);

@@ -499,6 +499,40 @@ pub unsafe extern "C" fn numba_rs_exc_free(rec: *const ExcInfo) {
 }
 
 /// Every helper by symbol name, with its address.
+/// C functions the embedder links and hands to the JIT by name (numba-py's NumPy
+/// `libnpyrandom` distributions behind `np.random.Generator`): the compiler core never
+/// links them itself.
+static HOST_SYMBOLS: std::sync::RwLock<Vec<(&'static str, usize)>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Make C functions of the embedder callable by name from generated code (added to
+/// every engine made after this call).
+pub fn register_host_symbols(symbols: &[(&'static str, usize)]) {
+    let mut g = HOST_SYMBOLS.write().unwrap_or_else(|e| e.into_inner());
+    for &(name, addr) in symbols {
+        if !g.iter().any(|(n, _)| *n == name) {
+            g.push((name, addr));
+        }
+    }
+}
+
+/// Whether the embedder registered a C function of this name.
+pub fn has_host_symbol(name: &str) -> bool {
+    HOST_SYMBOLS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .any(|(n, _)| *n == name)
+}
+
+/// The embedder's registered C functions.
+pub fn host_symbols() -> Vec<(&'static str, usize)> {
+    HOST_SYMBOLS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+}
+
 pub fn symbols() -> Vec<(&'static str, usize)> {
     vec![
         ("numba_rs_hash_int", numba_rs_hash_int as *const () as usize),

@@ -197,6 +197,7 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
         Shape::Array(t) => crate::ndarray::encode(v, *t, out)?,
         Shape::Record(t) => out.push(crate::records::encode(v, *t)?),
         Shape::Chars(t) => crate::records::encode_chars(v, *t, out)?,
+        Shape::NpGenerator => crate::npgen::encode(v, out)?,
         // A generator passed back into jitted code is borrowed from its Python object.
         Shape::Generator(t) => {
             let g = v
@@ -259,6 +260,20 @@ pub fn literal_value(py: Python<'_>, t: TypeId) -> PyResult<Py<PyAny>> {
         Type::StringLiteral(s) => s.into_pyobject(py)?.into_any().unbind(),
         Type::IntegerLiteral(i) => i.into_pyobject(py)?.into_any().unbind(),
         Type::BooleanLiteral(b) => PyBool::new(py, b).to_owned().into_any().unbind(),
+        // The NumPy scalar class or dtype a number-class / dtype type stands for.
+        Type::NumberClass(d) | Type::DType(d) if d.is_scalar() => {
+            let name = if d == numba_typeinfer::types::BOOLEAN {
+                "bool".to_string()
+            } else {
+                d.to_string()
+            };
+            let dt = py.import("numpy")?.getattr("dtype")?.call1((name,))?;
+            if matches!(t.get(), Type::NumberClass(_)) {
+                dt.getattr("type")?.unbind()
+            } else {
+                dt.unbind()
+            }
+        }
         _ => py.None(),
     })
 }
@@ -429,6 +444,10 @@ pub fn decode(
             crate::jitclass::wrap(py, mi, *t)?
         }
         Shape::Record(t) => crate::records::decode(py, next()?, *t)?,
+        Shape::NpGenerator => {
+            next()?;
+            crate::npgen::decode(py, next()?)?
+        }
         Shape::Chars(t) => {
             let words = (0..numba_lower::callconv::char_slots(*t))
                 .map(|_| next())

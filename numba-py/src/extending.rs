@@ -91,7 +91,7 @@ pub(crate) fn load_builtin_overloads(py: Python<'_>, value: &Bound<'_, PyAny>) -
 }
 
 /// Import one of numba-rs's overload modules, once.
-fn load_overload_module(py: Python<'_>, overloads: &'static str) -> PyResult<()> {
+pub(crate) fn load_overload_module(py: Python<'_>, overloads: &'static str) -> PyResult<()> {
     static LOADED: std::sync::Mutex<Vec<&str>> = std::sync::Mutex::new(Vec::new());
     if LOADED
         .lock()

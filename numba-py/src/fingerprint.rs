@@ -380,6 +380,9 @@ pub fn fingerprint(v: &Bound<'_, PyAny>, out: &mut Fingerprint) -> bool {
         out.push(b'M');
         out.extend_from_slice(unit.as_bytes());
         out.push(0);
+    } else if crate::npgen::is_generator(v) {
+        // A numpy.random.Generator: one type, whatever its bit generator.
+        out.push(b'G');
     } else if let Some(code) = crate::typed_container_code(v) {
         // A typed.Dict / typed.List: its type is its typecode (an untyped one has none).
         out.push(b'T');

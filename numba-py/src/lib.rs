@@ -21,6 +21,7 @@ mod irview;
 mod jitclass;
 mod lists;
 mod ndarray;
+mod npgen;
 mod objloop;
 mod objmode;
 mod objmode_with;
@@ -1153,6 +1154,8 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(t)
     } else if let Some(t) = records::typeof_void(v)? {
         Ok(t)
+    } else if let Some(t) = npgen::typeof_generator(v)? {
+        Ok(t)
     } else if let Some(t) = typeof_numpy_scalar(v)? {
         Ok(t)
     } else if let Some(found) = c_function(v.py(), v).or_else(|| {
@@ -2233,6 +2236,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_lower::runtime::set_exc_match_hook(exc_match_hook);
     numba_lower::runtime::set_error_report_hook(ufunc::error_report_hook);
     objmode::install();
+    npgen::install();
     ufunc::register(m)?;
     objloop::register(m)?;
     m.add_class::<Dispatcher>()?;

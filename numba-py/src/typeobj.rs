@@ -330,6 +330,7 @@ pub(crate) fn _type_info(py: Python<'_>, code: u32) -> PyResult<(String, Py<PyTu
         } => ("generator", (func, yield_type.0).into_pyobject(py)?),
         T::ArrayIter(a) => ("array_iter", (a.0,).into_pyobject(py)?),
         T::Opaque { name, class } => ("opaque", (name, class).into_pyobject(py)?),
+        T::NumPyRandomGenerator => ("np_generator", PyTuple::empty(py)),
         T::Record { fields, .. } => {
             let names: Vec<String> = fields.iter().map(|f| f.name.clone()).collect();
             let codes: Vec<u32> = fields.iter().map(|f| f.ty.0).collect();

@@ -400,6 +400,7 @@ impl Default for BaseContext {
         ctx.install_operator_module();
         crate::cinterop::install(&mut ctx);
         ctx.install_numpy_random();
+        ctx.install_np_generator();
         ctx.install_numpy();
         ctx.install_linalg();
         ctx.install_iterables();

@@ -30,6 +30,7 @@ pub mod isinstance;
 pub mod jitclass;
 pub mod lists;
 pub mod machine_info;
+pub mod np_generator;
 pub mod np_random;
 pub mod npdatetime;
 pub mod numpy;

@@ -205,6 +205,9 @@ pub enum Type {
         size: u32,
         aligned: bool,
     },
+    /// `NumPyRandomGeneratorType`: a `numpy.random.Generator` passed in from Python (see
+    /// [`crate::np_generator`]); compiled code draws from its bit generator.
+    NumPyRandomGenerator,
     /// `nestedarray(float32, (3, 2))`: an array field of a record (`('h', 'f4', (3, 2))`),
     /// stored inline in C order; reading the field gives a C array viewing those bytes.
     NestedArray {
@@ -650,6 +653,7 @@ impl fmt::Display for Type {
                 let aligned = if *aligned { "True" } else { "False" };
                 write!(f, ";{size};{aligned})")
             }
+            Type::NumPyRandomGenerator => f.write_str("NumPyRandomGeneratorType"),
             Type::NestedArray { dtype, shape } => {
                 let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
                 let comma = if shape.len() == 1 { "," } else { "" };
@@ -857,6 +861,9 @@ pub fn parse_type(text: &str) -> Option<TypeId> {
     // with alignment 1 whatever the array says.
     if let Some(rest) = t.strip_prefix("unaligned ") {
         return parse_type(rest);
+    }
+    if t == "NumPyRandomGeneratorType" {
+        return Some(intern(Type::NumPyRandomGenerator));
     }
     if t == "void*" || t == "voidptr" {
         return Some(intern(Type::VoidPtr));

@@ -27,6 +27,7 @@ mod math;
 mod nan_reductions;
 mod nonzero;
 pub(crate) mod npdatetime;
+mod npgen;
 mod numpy;
 mod numpy_misc;
 pub(crate) mod objmode_with;
@@ -91,6 +92,7 @@ pub(crate) fn register_all(r: &mut Registry) {
     dicts::register(r);
     jitclass::register(r);
     records::register(r);
+    npgen::register(r);
     optional::register(r);
     calls::register(r);
     ufunc_call::register(r);

@@ -15,6 +15,7 @@ pub mod generator;
 mod ghost;
 mod iter;
 pub mod list;
+mod npgen;
 mod optional;
 mod pointer;
 pub mod record;
@@ -159,6 +160,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         Type::Unicode | Type::Bytes => &unicode::UnicodeModel,
         Type::CharSeq(_) | Type::UnicodeCharSeq(_) => &charseq::CharSeqModel,
         Type::Record { .. } => &record::RecordModel,
+        Type::NumPyRandomGenerator => &npgen::NpGeneratorModel,
         Type::List { .. }
         | Type::Set { .. }
         | Type::Dict { .. }

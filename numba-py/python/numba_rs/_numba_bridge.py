@@ -201,6 +201,8 @@ def _from_numba_type(nt, rt, x):
         )
     if isinstance(x, nt.Literal) and not isinstance(x, nt.SliceLiteral):
         return rt.literal(x.literal_value)
+    if isinstance(x, nt.NumPyRandomGeneratorType):
+        return rt._make("parse", "NumPyRandomGeneratorType")
     if isinstance(x, nt.Record):
         return rt._make("record_from_dtype", x.dtype)
     if isinstance(x, nt.NestedArray):

@@ -914,6 +914,10 @@ class Record(Type):
         return len(self.fields)
 
 
+class NumPyRandomGeneratorType(Type):
+    """Numba's ``NumPyRandomGeneratorType``: a ``numpy.random.Generator``."""
+
+
 class NPTimedelta(Type):
     """``timedelta64[unit]``: ``NPTimedelta('s')``."""
 
@@ -1004,6 +1008,7 @@ _CLASS_BY_KIND = {
     "dtype": DType,
     "npdatetime": NPDatetime,
     "record": Record,
+    "np_generator": NumPyRandomGeneratorType,
     "nptimedelta": NPTimedelta,
     "bound_function": BoundFunction,
     "named_tuple_class": NamedTupleClass,
