@@ -57,6 +57,9 @@ const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     ("sorted", "numba_rs._listsort"),
     ("list.sort", "numba_rs._listsort"),
     // `axis=` / `dtype=` forms and `a.transpose(1, 0, 2)`.
+    // datetime64 / timedelta64 arrays.
+    ("numpy.sign", "numba_rs._npdtfuncs"),
+    ("numpy.searchsorted", "numba_rs._npdtfuncs"),
     ("numpy.sort", "numba_rs._npaxis"),
     ("numpy.argsort", "numba_rs._npaxis"),
     ("numpy.cumsum", "numba_rs._npaxis"),

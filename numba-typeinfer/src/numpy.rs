@@ -55,6 +55,10 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "array.argsort" => &["kind"],
         "list.sort" => &["key", "reverse"],
         "sorted" => &["iterable", "key", "reverse"],
+        // A ufunc's output array given by keyword (`np.add(a, b, out=c)`): the
+        // positional form (NumPy's parameter names).
+        k if ufunc_nin(k) == Some(1) => &["x", "out"],
+        k if ufunc_nin(k) == Some(2) => &["x1", "x2", "out"],
         _ => {
             return crate::np_random::param_names(key)
                 .or_else(|| crate::dicts::param_names(key))

@@ -165,3 +165,21 @@ def test_datetime_array_expressions_fuse():
     before = rtsys.get_allocation_stats().alloc
     f(a, d, thr)
     assert rtsys.get_allocation_stats().alloc - before == 1
+
+
+def test_sign_and_searchsorted():
+    """`np.sign` of timedeltas (NaT's sign is NumPy's -1) and `np.searchsorted` over
+    datetimes (NaT sorts last), both sides, scalar and array values."""
+    td = np.array([3, -2, 0, "NaT", 7], dtype="m8[s]")
+    same(njit(lambda x: np.sign(x))(td), np.sign(td))
+    a = np.sort(np.array(["2020-01-01", "NaT", "2021-01-01", "2019-05-05"], dtype="M8[D]"))
+    v = np.array(["2020-06-01", "NaT", "2018-01-01", "2021-01-01"], dtype="M8[D]")
+    left = njit(lambda a, v: np.searchsorted(a, v))
+    right = njit(lambda a, v: np.searchsorted(a, v, side="right"))
+    same(left(a, v), np.searchsorted(a, v))
+    same(right(a, v), np.searchsorted(a, v, side="right"))
+    for x in v:
+        assert left(a, x) == np.searchsorted(a, x)
+        assert right(a, x) == np.searchsorted(a, x, side="right")
+    with pytest.raises(TypingError):
+        left(a, np.array([1], dtype="M8[s]"))

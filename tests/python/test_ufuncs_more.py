@@ -448,3 +448,24 @@ def test_complex_maximum_minimum_fmax_fmin():
             f = getattr(np, name)
             for x, y in ((a, b), (b, a), (a.astype(np.complex64), b.astype(np.complex64))):
                 np.testing.assert_array_equal(numba_rs.njit(ns["h"])(x, y), f(x, y))
+
+
+def test_output_array_by_keyword():
+    """`np.add(a, b, out=c)`, `np.sqrt(x, out=y)`: the keyword form of the output array
+    (NumPy's parameter names `x1, x2, out` / `x, out`); the call's value is `out`."""
+
+    def f(a, b, o, p):
+        r = np.add(a, b, out=o)
+        np.sqrt(a, out=p)
+        np.multiply(o, 2.0, out=o)
+        return r is o
+
+    a = np.arange(6.0).reshape(2, 3)
+    b = np.ones((2, 3))
+    o1, p1, o2, p2 = (np.zeros((2, 3)) for _ in range(4))
+    assert numba_rs.njit(f)(a, b, o1, p1) is True
+    assert f(a, b, o2, p2) is True
+    np.testing.assert_array_equal(o1, o2)
+    np.testing.assert_array_equal(p1, p2)
+    with pytest.raises(numba_rs.errors.TypingError):
+        numba_rs.njit(lambda a, o: np.sqrt(a, where=o))(a, o1)
