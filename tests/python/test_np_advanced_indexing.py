@@ -28,6 +28,13 @@ GET = {
     "mask_and_array": (lambda a: a[a[:, 0] > 10, np.array([0, 1])], A),
     "mask_mismatch": (lambda a: a[a[:, 0] > 5, np.array([0, 1])], A),
     "out_of_bounds": (lambda a: a[np.array([0, 9]), C], A),
+    # None (np.newaxis) among advanced indices: a new length-1 axis, NumPy's placement.
+    "none_between": (lambda b: b[R, None, C], B),
+    "none_first": (lambda b: b[None, R, :, C], B),
+    "none_after": (lambda b: b[R, C, None], B),
+    "none_ellipsis": (lambda b: b[..., None, R, C], B),
+    "none_one_array": (lambda b: b[R, None], B),
+    "none_leading_one_array": (lambda b: b[None, R], B),
 }
 
 
@@ -71,7 +78,12 @@ def test_setitem_against_numpy():
         y[np.array([[0, 1], [2, 3]]), 0] = 5.0
         return y
 
-    for f, x in [(s1, A), (s2, A), (s3, B), (s4, B), (s5, A)]:
+    def s6(x):
+        y = x.copy()
+        y[R, None, C] = np.arange(10).reshape(2, 1, 5)
+        return y
+
+    for f, x in [(s1, A), (s2, A), (s3, B), (s4, B), (s5, A), (s6, B)]:
         np.testing.assert_array_equal(njit(f)(x), f(x))
 
 

@@ -1,6 +1,6 @@
 """NumPy's advanced indexing beyond Numba's one 1-d index array: several integer index
 arrays in one subscript (`a[rows, cols]`), integer arrays of any rank, lists of ints and
-boolean masks among them, mixed with slices, ints and `...` (loaded as the fallback of
+boolean masks among them, mixed with slices, ints, `...` and None (loaded as the fallback of
 `operator.getitem` on arrays, after the native templates refuse a subscript).
 
 NumPy's rules: the advanced indices (arrays, and ints when an array is present) are
@@ -52,27 +52,40 @@ def _plan(a, index):
     n_arrays = sum(k in ("array", "list", "mask") for k in kinds)
     multi_dim = any(k == "array" and t.ndim > 1 for k, t in zip(kinds, items))
     # Only what the native indexing leaves out: more than one array, or an n-d one.
-    if n_arrays < 2 and not multi_dim and "mask" not in kinds[1:]:
+    # (One array with a None: the native indexing takes no None beside an array.)
+    if n_arrays < 2 and not multi_dim and "mask" not in kinds[1:] and not (
+            n_arrays and "none" in kinds):
         return None
     if kinds.count("ellipsis") > 1:
         raise TypingError("an index can only have a single ellipsis ('...')")
-    if "none" in kinds:
-        raise TypingError("None (np.newaxis) together with several advanced indices is not "
-                          "supported by numba-rs yet")
     tup = isinstance(index, types.BaseTuple)
     ref = (lambda i: f"index[{i}]") if tup else (lambda i: "index")
-    # The entries per array axis: Ellipsis expanded; a mask stands for its ndim axes.
+    # The entries per array axis: Ellipsis expanded; a mask stands for its ndim axes; a
+    # None (np.newaxis) is a new axis of length 1, indexed whole (NumPy's meaning).
+    nones = kinds.count("none")
+    ndim = a.ndim + nones
     used = sum(t.ndim if k == "mask" else (0 if k == "ellipsis" else 1)
                for k, t in zip(kinds, items))
-    if used > a.ndim:
+    if used - nones > a.ndim:
         raise TypingError(f"too many indices for array: array is {a.ndim}-dimensional, "
-                          f"but {used} were indexed")
-    entries = []  # (kind, expression) per axis of `a`
+                          f"but {used - nones} were indexed")
+    entries = []  # (kind, expression) per axis of `a` with its new axes
     lines = []
+    if nones:
+        # `a` with a length-1 axis where each None stands (a view).
+        spots, pos = [], 0
+        for k, t in zip(kinds, items):
+            if k == "none":
+                spots.append(pos)
+            pos += (ndim - used) if k == "ellipsis" else (t.ndim if k == "mask" else 1)
+        expand = ", ".join("None" if j in spots else ":" for j in range(ndim))
+        lines.append(f"    a = a[{expand}]")
     for i, (k, t) in enumerate(zip(kinds, items)):
-        if k == "ellipsis":
-            entries += [("full", None)] * (a.ndim - used)
-            used = a.ndim
+        if k == "none":
+            entries.append(("full", None))
+        elif k == "ellipsis":
+            entries += [("full", None)] * (ndim - used)
+            used = ndim
         elif k == "mask":
             lines.append(f"    nz{i} = np.nonzero({ref(i)})")
             entries += [("adv", f"nz{i}[{j}]") for j in range(t.ndim)]
@@ -82,7 +95,7 @@ def _plan(a, index):
             entries.append(("adv", ref(i)))
         else:
             entries.append(("slice", ref(i)))
-    entries += [("full", None)] * (a.ndim - len(entries))
+    entries += [("full", None)] * (ndim - len(entries))
     adv = [j for j, (k, _) in enumerate(entries) if k == "adv"]
     adjacent = adv == list(range(adv[0], adv[-1] + 1))
     # The basic part as a view keeping the advanced axes whole.
