@@ -106,6 +106,13 @@ CALLS = [
     "g.choice(10, 6)",
     "g.choice(np.arange(5.0) * 2)",
     "g.choice(np.arange(5) + 3, (2, 2))",
+    "g.choice(10, 6, replace=False)",
+    "g.choice(100, (3, 4), replace=False)",
+    "g.choice(20000, 1000, replace=False)",
+    "g.choice(50, 10, replace=False, shuffle=False)",
+    "g.choice(np.arange(7.0), 5, replace=False)",
+    "g.choice(5, 8, p=np.array([0.1, 0.2, 0.3, 0.2, 0.2]))",
+    "g.choice(np.arange(5) * 3, p=np.array([0.1, 0.2, 0.3, 0.2, 0.2]))",
     "g.permutation(10)",
 ]
 
@@ -186,6 +193,10 @@ def test_parameter_errors_are_numpys():
         ("g.integers(5, 5)", ValueError, "low >= high"),
         ("g.integers(-1, 5, dtype=np.uint8)", ValueError, "low is out of bounds for uint8"),
         ("g.hypergeometric(1, 1, 5)", ValueError, "ngood + nbad < nsample"),
+        ("g.choice(3, 5, replace=False)", ValueError, "Cannot take a larger sample than population when replace is False"),
+        ("g.choice(3, p=np.array([0.5, 0.6, 0.1]))", ValueError, "Probabilities do not sum to 1"),
+        ("g.choice(3, p=np.array([-0.5, 1.5, 0.0]))", ValueError, "Probabilities are not non-negative"),
+        ("g.choice(3, p=np.array([0.5, 0.5]))", ValueError, "a and p must have same size"),
     ]
     for call, exc, msg in cases:
         f = njit(compile_call(call))

@@ -419,56 +419,138 @@ def _permutation(gen, x, axis=0):
     return impl
 
 
+@register_jitable
+def _shuffle_int(gen, n, first, data):
+    # NumPy's `_shuffle_int`: from the end down to `first`, swap with a Lemire draw.
+    for i in range(n - 1, first - 1, -1):
+        j = bounded(gen, 0, i)
+        data[i], data[j] = data[j], data[i]
+
+
+@register_jitable
+def _no_replace(gen, pop, size, shuffle):
+    """NumPy's draw of `size` distinct indices of `range(pop)` without weights: a tail
+    shuffle of `arange(pop)` for big draws from big populations, else Floyd's algorithm
+    over an open-addressed set, then a shuffle of the result."""
+    if size > pop:
+        raise ValueError("Cannot take a larger sample than population when replace is False")
+    cutoff = 50 if shuffle else 20
+    if pop > 10000 and size > pop // cutoff:
+        idx = np.arange(pop)
+        _shuffle_int(gen, pop, max(pop - size, 1), idx)
+        return idx[pop - size:].copy()
+    out = np.empty(size, np.int64)
+    set_size = np.uint64(int(1.2 * size))
+    mask = set_size
+    mask |= mask >> np.uint64(1)
+    mask |= mask >> np.uint64(2)
+    mask |= mask >> np.uint64(4)
+    mask |= mask >> np.uint64(8)
+    mask |= mask >> np.uint64(16)
+    mask |= mask >> np.uint64(32)
+    m = np.int64(mask)
+    table = np.full(m + 1, -1, np.int64)
+    for j in range(pop - size, pop):
+        val = bounded(gen, 0, j)
+        loc = val & m
+        while table[loc] != -1 and table[loc] != val:
+            loc = (loc + 1) & m
+        if table[loc] == -1:
+            table[loc] = val
+            out[j - pop + size] = val
+        else:
+            loc = j & m
+            while table[loc] != -1:
+                loc = (loc + 1) & m
+            table[loc] = j
+            out[j - pop + size] = j
+    if shuffle:
+        _shuffle_int(gen, size, 1, out)
+    return out
+
+
+@register_jitable
+def _weighted(gen, p, n, count):
+    # NumPy's weighted draws with replacement: uniforms placed in the normalised CDF.
+    if p.size != n:
+        raise ValueError("a and p must have same size")
+    for k in range(n):
+        if not (p[k] >= 0):
+            raise ValueError("Probabilities are not non-negative")
+    total = p.sum()
+    if abs(total - 1.0) > np.sqrt(np.finfo(np.float64).eps):
+        raise ValueError(
+            "Probabilities do not sum to 1. See Notes section of docstring for more information."
+        )
+    cdf = np.cumsum(p)
+    cdf /= cdf[-1]
+    u = np.empty(count)
+    for k in range(count):
+        u[k] = cont(gen, "standard_uniform")
+    return np.searchsorted(cdf, u, side="right")
+
+
 @overload_method(_G, "choice")
 def _choice(gen, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-    """`choice` with replacement and uniform weights: NumPy's `integers(0, len(a))`."""
-    if not _is_none(p):
-        raise TypingError("numba-rs's Generator.choice does not take p= yet")
-    if isinstance(replace, types.BooleanLiteral) and not replace.literal_value:
-        raise TypingError("numba-rs's Generator.choice draws with replacement only")
+    """`choice(a, size=None, replace=True, p=None, axis=0, shuffle=True)` of an int
+    population or a 1-d array: NumPy's `integers(0, n)` draws, its weighted CDF draws
+    (`p=`), and without replacement its tail shuffle / Floyd's algorithm."""
     if not _size_ok(size):
-        return None
-    if _is_int(a):
-        if _is_none(size):
+        _bad("size", "size")
+    weighted = not _is_none(p)
+    if weighted and not (isinstance(p, types.Array) and p.ndim == 1
+                         and isinstance(p.dtype, types.Float)):
+        raise TypingError(
+            "Argument p is not one of the expected type(s): "
+            "[<class 'numba.core.types.npytypes.Array'>]"
+        )
+    if weighted and not (isinstance(replace, types.BooleanLiteral) and replace.literal_value
+                         or _is_none(replace) or isinstance(replace, types.Omitted)):
+        raise TypingError("numba-rs's Generator.choice takes p= with replacement only")
+    is_n = _is_int(a)
+    if not is_n and not (isinstance(a, types.Array) and a.ndim == 1):
+        raise TypingError(
+            "Argument a is not one of the expected type(s): "
+            "[<class 'numba.core.types.npytypes.Array'>, <class 'numba.core.types.scalars.Integer'>]"
+        )
+    scalar = _is_none(size)
 
-            def impl(gen, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-                _check_choice(a, replace)
-                return bounded(gen, 0, a - 1)
+    @register_jitable
+    def indices(gen, n, size, replace, p, shuffle):
+        count = 1
+        if not scalar:
+            for d in np.empty(size, np.bool_).shape:
+                count *= d
+        if n <= 0 and count > 0:
+            raise ValueError("a cannot be empty unless no samples are taken")
+        if weighted:
+            return _weighted(gen, p, n, count)
+        if replace:
+            idx = np.empty(count, np.int64)
+            if count > 0:
+                bounded_fill(gen, 0, n - 1, idx)
+            return idx
+        return _no_replace(gen, n, count, shuffle)
 
-        else:
-
-            def impl(gen, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-                _check_choice(a, replace)
-                idx = np.empty(size, np.int64)
-                if idx.size > 0:
-                    bounded_fill(gen, 0, a - 1, idx.reshape(idx.size))
-                return idx
-
-        return impl
-    if not (isinstance(a, types.Array) and a.ndim == 1):
-        return None
-    if _is_none(size):
+    if is_n and scalar:
 
         def impl(gen, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-            _check_choice(a.shape[0], replace)
-            return a[bounded(gen, 0, a.shape[0] - 1)]
+            return indices(gen, a, size, replace, p, shuffle)[0]
+
+    elif is_n:
+
+        def impl(gen, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+            return indices(gen, a, size, replace, p, shuffle).reshape(np.empty(size, np.bool_).shape)
+
+    elif scalar:
+
+        def impl(gen, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+            return a[indices(gen, a.shape[0], size, replace, p, shuffle)[0]]
 
     else:
 
         def impl(gen, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-            _check_choice(a.shape[0], replace)
-            idx = np.empty(size, np.int64)
-            flat = idx.reshape(idx.size)
-            if idx.size > 0:
-                bounded_fill(gen, 0, a.shape[0] - 1, flat)
-            return a[flat].reshape(idx.shape)
+            idx = indices(gen, a.shape[0], size, replace, p, shuffle)
+            return a[idx].reshape(np.empty(size, np.bool_).shape)
 
     return impl
-
-
-@register_jitable
-def _check_choice(n, replace):
-    if not replace:
-        raise NotImplementedError("numba-rs's Generator.choice draws with replacement only")
-    if n <= 0:
-        raise ValueError("a must be a positive integer unless no samples are taken")
