@@ -75,8 +75,38 @@ fn resolve(defs: &HashMap<VarId, &Expr>, mut v: VarId) -> Known {
     Known::Other
 }
 
-/// The value of a branch condition, if known.
-fn condition(defs: &HashMap<VarId, &Expr>, cond: VarId, args: &[ArgNone]) -> Option<bool> {
+/// What `x` holds where `result` is computed in `body`, when `x` has several definitions
+/// in the function (a parameter reassigned later, `if n is None: n = ...`): the last
+/// assignment to `x` before that statement in the same block, an argument or `None`.
+fn reaching(ir: &FunctionIR, body: &[Inst], result: VarId, x: VarId) -> Known {
+    let Some(at) = body
+        .iter()
+        .position(|i| matches!(&i.stmt, Stmt::Assign { target, .. } if *target == result))
+    else {
+        return Known::Other;
+    };
+    for inst in body[..at].iter().rev() {
+        if let Stmt::Assign { target, value } = &inst.stmt {
+            if *target == x {
+                return match ir.expr(*value) {
+                    Expr::Arg { index, .. } => Known::Arg(*index),
+                    Expr::Const(Constant::None) => Known::NoneValue,
+                    _ => Known::Other,
+                };
+            }
+        }
+    }
+    Known::Other
+}
+
+/// The value of a branch condition, if known. `body` is the branching block's.
+fn condition(
+    ir: &FunctionIR,
+    body: &[Inst],
+    defs: &HashMap<VarId, &Expr>,
+    cond: VarId,
+    args: &[ArgNone],
+) -> Option<bool> {
     let mut v = cond;
     // Look through the `bool(...)` the interpreter wraps conditions in, and copies.
     for _ in 0..32 {
@@ -93,7 +123,14 @@ fn condition(defs: &HashMap<VarId, &Expr>, cond: VarId, args: &[ArgNone]) -> Opt
                 v = a[0];
             }
             Some(Expr::BinOp { op, lhs, rhs }) if matches!(op, BinOp::Is | BinOp::IsNot) => {
-                let (l, r) = (resolve(defs, *lhs), resolve(defs, *rhs));
+                let known = |x: VarId| {
+                    if defs.contains_key(&x) {
+                        resolve(defs, x)
+                    } else {
+                        reaching(ir, body, v, x)
+                    }
+                };
+                let (l, r) = (known(*lhs), known(*rhs));
                 let arg_side = match (l, r) {
                     (Known::NoneValue, Known::NoneValue) => Some(true),
                     (Known::NoneValue, Known::Arg(i)) | (Known::Arg(i), Known::NoneValue) => {
@@ -155,7 +192,7 @@ pub fn dead_branch_prune(ir: &mut FunctionIR, args: &[ArgNone]) -> bool {
                 falsebr,
             }) = block.terminator()
             {
-                if let Some(taken) = condition(&defs, *cond, args) {
+                if let Some(taken) = condition(ir, &block.body, &defs, *cond, args) {
                     decided.push((label, if taken { *truebr } else { *falsebr }));
                 }
             }

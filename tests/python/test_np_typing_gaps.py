@@ -117,3 +117,30 @@ def test_unpacking_a_1d_array():
         with pytest.raises(ValueError, match="values to unpack") as got:
             njit(f)(bad)
         assert str(want.value).split(" (")[0] == str(got.value).split(" (")[0]
+
+
+def test_parameter_reassigned_when_none():
+    """`if n is None: n = a.shape[0]` on a parameter left to its None default or passed
+    None: the branch is decided before typing (Numba's dead-branch pruning), so `n` is an
+    int afterwards; passed an int, the branch goes and `n` stays the argument."""
+
+    def head_sum(a, n=None):
+        if n is None:
+            n = a.shape[0]
+        return a[:n].sum()
+
+    def scaled(x, k=None, off=None):
+        if k is None:
+            k = 2
+        if off is not None:
+            x = x + off
+        return x * k
+
+    a = np.arange(6.0)
+    f = njit(head_sum)
+    assert f(a) == head_sum(a)
+    assert f(a, None) == head_sum(a, None)
+    assert f(a, 3) == head_sum(a, 3)
+    g = njit(scaled)
+    for args in [(1.5,), (1.5, None, None), (1.5, 3), (1.5, None, 2.0), (2, 4, 1)]:
+        assert g(*args) == scaled(*args)
