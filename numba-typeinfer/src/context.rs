@@ -440,6 +440,22 @@ impl BaseContext {
     }
 
     fn install_builtins(&mut self) {
+        // `type(x)` of a number: its class (`type(x)(0)` makes a number of x's type), as
+        // Numba's `TypeBuiltin` gives a NumberClass.
+        self.register(
+            "type",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [t] if t.unliteral().is_scalar() => Some(sig(
+                        "type",
+                        intern(Type::NumberClass(t.unliteral())),
+                        vec![t.unliteral()],
+                    )),
+                    _ => None,
+                },
+                "(number)",
+            )),
+        );
         let unary_float = |key: &'static str| {
             FnTemplate(
                 move |a: &[TypeId]| match a {

@@ -14,6 +14,8 @@ NRT counts balance (conftest)."""
 import numpy as np
 import pytest
 
+import numba_rs.errors
+
 from numba_rs import njit
 
 
@@ -144,3 +146,15 @@ def test_parameter_reassigned_when_none():
     g = njit(scaled)
     for args in [(1.5,), (1.5, None, None), (1.5, 3), (1.5, None, 2.0), (2, 4, 1)]:
         assert g(*args) == scaled(*args)
+
+
+def test_type_of_a_number():
+    """`type(x)` of a number is its class (Numba's NumberClass): `type(x)(3)` makes a
+    number of x's type (returned as the Python number of its kind, as numba-rs returns
+    NumPy scalars)."""
+    f = njit(lambda x: type(x)(3))
+    for x in [2.5, 7, True, np.float32(1.5), np.int16(3), 1 + 2j, np.uint8(4)]:
+        assert f(x) == type(x)(3)
+        assert type(f(x)) is type(type(x)(3).item() if hasattr(type(x)(3), "item") else type(x)(3))
+    with pytest.raises(numba_rs.errors.TypingError):
+        njit(lambda a: type(a))(np.arange(3))

@@ -27,6 +27,10 @@ pub(crate) fn register(r: &mut Registry) {
         );
     }
     r.register(key("print"), Args::Variadic(TypePat::Any), print);
+    // `type(x)`: a number class carries no data.
+    r.register(key("type"), Args::Exact(vec![TypePat::Any]), |lw, _, _| {
+        Ok(lw.ghost())
+    });
     r.register(key("slice"), Args::Variadic(TypePat::Any), slice);
     r.register(key("abs"), Args::Exact(vec![TypePat::IntOrBool]), abs_int);
     r.register(key("abs"), Args::Exact(vec![TypePat::Float]), abs_float);
