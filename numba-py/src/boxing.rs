@@ -260,6 +260,7 @@ pub fn literal_value(py: Python<'_>, t: TypeId) -> PyResult<Py<PyAny>> {
         Type::StringLiteral(s) => s.into_pyobject(py)?.into_any().unbind(),
         Type::IntegerLiteral(i) => i.into_pyobject(py)?.into_any().unbind(),
         Type::BooleanLiteral(b) => PyBool::new(py, b).to_owned().into_any().unbind(),
+        Type::Ellipsis => py.Ellipsis(),
         // The NumPy scalar class or dtype a number-class / dtype type stands for.
         Type::NumberClass(d) | Type::DType(d) if d.is_scalar() => {
             let name = if d == numba_typeinfer::types::BOOLEAN {

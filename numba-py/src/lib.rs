@@ -1082,6 +1082,9 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(types::COMPLEX128)
     } else if v.is_none() {
         Ok(types::NONE)
+    } else if v.is(v.py().Ellipsis()) {
+        // `...` passed in (an index built by the caller): known by its type.
+        Ok(types::intern(types::Type::Ellipsis))
     } else if let Ok(d) = v.cast::<Dispatcher>() {
         // A jitted function passed as an argument: known by its type alone.
         let d = d.borrow();

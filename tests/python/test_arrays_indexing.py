@@ -341,3 +341,17 @@ def test_slice_attributes_and_indices():
             assert njit(indices)(s, n) == s.indices(n), (s, n)
     with pytest.raises(ValueError, match="negative"):
         njit(indices)(slice(1, 2), -1)
+
+
+def test_ellipsis_passed_in():
+    """`...` as an argument, alone or inside an index tuple built by the caller, and
+    returned: NumPy's meaning."""
+    import numba_rs
+
+    x = np.arange(24).reshape(2, 3, 4)
+    f = numba_rs.njit(lambda a, i: a[i])
+    for idx in [(Ellipsis, 1), (0, Ellipsis), (Ellipsis, slice(1, 3)), Ellipsis]:
+        np.testing.assert_array_equal(f(x, idx), x[idx])
+    g = numba_rs.njit(lambda a, e, k: a[e, k])
+    np.testing.assert_array_equal(g(x, Ellipsis, np.array([0, 2])), x[..., [0, 2]])
+    assert numba_rs.njit(lambda e: e)(Ellipsis) is Ellipsis
