@@ -57,6 +57,8 @@ const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     ("sorted", "numba_rs._listsort"),
     ("list.sort", "numba_rs._listsort"),
     // `axis=` / `dtype=` forms and `a.transpose(1, 0, 2)`.
+    ("numpy.outer", "numba_rs._nplinalg"),
+    ("numpy.trace", "numba_rs._nplinalg"),
     // datetime64 / timedelta64 arrays.
     ("numpy.sign", "numba_rs._npdtfuncs"),
     ("numpy.searchsorted", "numba_rs._npdtfuncs"),

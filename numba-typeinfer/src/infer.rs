@@ -2391,6 +2391,20 @@ impl Engine<'_> {
                             } else {
                                 None
                             }
+                        }).or_else(|| {
+                            // Optional arguments as their values (Numba's
+                            // `resolve_function_type`): the call unwraps them, a None
+                            // raising TypeError("expected T, got None").
+                            let unwrapped: Vec<TypeId> = atys
+                                .iter()
+                                .map(|t| match t.get() {
+                                    Type::Optional(x) => x,
+                                    _ => *t,
+                                })
+                                .collect();
+                            (unwrapped != atys)
+                                .then(|| self.ctx.resolve_call(ft, &unwrapped))
+                                .flatten()
                         });
                         // A library's overload of this function, for types numba-rs's
                         // own templates reject.

@@ -159,7 +159,8 @@ fn constructor(text: &str) -> Result<Option<TypeId>, String> {
                 .collect::<Result<Vec<_>, _>>()?;
             types::tuple_of(&tys)
         }
-        ("Optional", [item]) => types::intern(Type::Optional(parse_sig_type(item)?)),
+        // `Optional(T)` (the class) and `optional(T)` (Numba's function of that name).
+        ("Optional" | "optional", [item]) => types::intern(Type::Optional(parse_sig_type(item)?)),
         // `List(int64)`, `List(int64, reflected=True)`, `Set(int64)` (Numba's classes).
         ("List" | "Set", [item, rest @ ..]) if rest.len() <= 1 => {
             let reflected = match rest {

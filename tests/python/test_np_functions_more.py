@@ -241,3 +241,32 @@ def test_quantiles_and_covariance():
     check_all(lambda m, y: np.cov(m, y), [(m[0], m[1])])
     check_all(lambda m: np.corrcoef(m), [(m,)])
     check_all(lambda m: np.cov(m, None, False), [(m.T.copy(),)])
+
+
+def test_kron_outer_trace_forms():
+    """`np.kron` of arrays of different dimensions and of scalars (NumPy's leading unit
+    axes), `np.outer(a, b, out=o)`, `np.trace` of an optional array (unwrapped as Numba
+    unwraps optional arguments, None raising TypeError) and its error for non-2-d."""
+    a2 = np.arange(6.0).reshape(2, 3)
+    a1 = np.array([1.0, -2.0])
+    kron = njit(lambda a, b: np.kron(a, b))
+    for x, y in [(a2, a1), (a1, a2), (a2, 3.0), (2.5, a1)]:
+        np.testing.assert_array_equal(kron(x, y), np.kron(x, y))
+
+    def outer(a, b, o):
+        r = np.outer(a, b, out=o)
+        return r is o
+
+    o1, o2 = np.zeros((2, 6)), np.zeros((2, 6))
+    assert njit(outer)(a1, a2, o1) and outer(a1, a2, o2)
+    np.testing.assert_array_equal(o1, o2)
+    np.testing.assert_array_equal(
+        njit(lambda a, b: np.outer(a, b, out=None))(a1, a1), np.outer(a1, a1)
+    )
+
+    tr = njit("(optional(float64[:,:]),)")(lambda a: np.trace(a))
+    assert tr(np.ones((4, 4))) == 4.0
+    with pytest.raises(TypeError, match="got None"):
+        tr(None)
+    with pytest.raises(TypingError, match=r"np.trace\(\) only supported on 2-D arrays"):
+        njit(lambda a: np.trace(a))(np.ones(3))

@@ -684,9 +684,26 @@ def _cross(a, b):
 
 @overload(np.kron)
 def _kron(a, b):
-    if not (_is_array(a) and _is_array(b)) or a.ndim != b.ndim or a.ndim > 2:
-        raise TypingError("np.kron takes two arrays of the same dimension (1 or 2)")
+    scalar = (lambda t: isinstance(t, (types.Number, types.Boolean)))
+    if (scalar(a) and (_is_array(b) or scalar(b))) or (scalar(b) and _is_array(a)):
+        # A scalar is a 0-d array: each element scaled.
+        def impl(a, b):
+            return a * b
+
+        return impl
+    if not (_is_array(a) and _is_array(b)) or a.ndim > 2 or b.ndim > 2:
+        raise TypingError("np.kron() only supported on 1 and 2-D arrays")
     dt = _result_dtype(np.multiply, a.dtype, b.dtype)
+    if a.ndim != b.ndim:
+        # NumPy's rule: the smaller one gains leading axes of length 1.
+        a_row, b_row = a.ndim == 1, b.ndim == 1
+
+        def impl(a, b):
+            a2 = np.ascontiguousarray(a).reshape((1, a.shape[0])) if a_row else a
+            b2 = np.ascontiguousarray(b).reshape((1, b.shape[0])) if b_row else b
+            return np.kron(a2, b2)
+
+        return impl
     if a.ndim == 1:
         def impl(a, b):
             n, m = a.shape[0], b.shape[0]

@@ -120,3 +120,38 @@ def _roots(p):
         return out
 
     return impl
+
+
+@overload(np.outer)
+def _outer(a, b, out=None):
+    """`np.outer(a, b, out=...)`: the product written into `out` (the native template
+    takes the form without it)."""
+    if any(_is_array(x) and x.ndim > 2 for x in (a, b)):
+        raise TypingError("np.outer() only supported on 1 and 2-D arrays")
+    if out is None or isinstance(out, (types.NoneType, types.Omitted)):
+        def impl(a, b, out=None):
+            return np.outer(a, b)
+
+        return impl
+    if not (_is_array(out) and out.ndim == 2):
+        return None
+
+    def impl(a, b, out=None):
+        x = np.asarray(a).ravel()
+        y = np.asarray(b).ravel()
+        if out.shape != (x.size, y.size):
+            raise ValueError("output array has the wrong shape")
+        for i in range(x.size):
+            for j in range(y.size):
+                out[i, j] = x[i] * y[j]
+        return out
+
+    return impl
+
+
+@overload(np.trace)
+def _trace(a, offset=0):
+    # What the native template refuses: Numba's words for an array not 2-d.
+    if _is_array(a) and a.ndim != 2:
+        raise TypingError("np.trace() only supported on 2-D arrays")
+    return None
