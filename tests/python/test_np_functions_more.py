@@ -270,3 +270,30 @@ def test_kron_outer_trace_forms():
         tr(None)
     with pytest.raises(TypingError, match=r"np.trace\(\) only supported on 2-D arrays"):
         njit(lambda a: np.trace(a))(np.ones(3))
+
+
+def test_digitize_nan_bins_and_allclose_integers():
+    """`np.digitize` decides the bins' direction as NumPy does (the first two distinct
+    values; trailing NaNs keep increasing bins increasing) and rejects non-monotonic
+    bins; `np.allclose`/`isclose` compare integers as floats (the smallest int64 too)."""
+    values = np.float64([0, 0.99, 1, 4.4, 4.5, 7, 8, 9, 9.5, np.inf, -np.inf, np.nan])
+    bins = np.sort(np.float64([1, 3, 4.5, 8, np.inf, -np.inf] + [np.nan] * 3))
+    dig = njit(lambda x, b, r: np.digitize(x, b, r))
+    for b in (bins, bins[::-1]):
+        for r in (False, True):
+            np.testing.assert_array_equal(dig(values, b, r), np.digitize(values, b, r))
+    with pytest.raises(ValueError, match="monotonically"):
+        dig(values, np.float64([1, 3, 2]), False)
+    m = np.array([np.iinfo(np.int64).min])
+    close = njit(lambda a, b: np.allclose(a, b))
+    assert close(m, m) == np.allclose(m, m)
+    assert close(np.array([1e10, 1e-8]), np.array([1.00001e10, 1e-9])) == np.allclose(
+        np.array([1e10, 1e-8]), np.array([1.00001e10, 1e-9]))
+
+
+def test_partition_of_an_empty_array():
+    """An empty array partitions to itself whatever kth (NumPy's result)."""
+    f = njit(lambda a, k: np.partition(a, k))
+    np.testing.assert_array_equal(f(np.array([]), 0), np.partition(np.array([]), 0))
+    with pytest.raises(ValueError):
+        f(np.arange(3.0), 5)

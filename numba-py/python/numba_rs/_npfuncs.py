@@ -110,7 +110,10 @@ def _angle(z, deg=False):
 @register_jitable
 def _close(a, b, rtol, atol, equal_nan):
     # NumPy's `isclose`: finite values within tolerance, equal infinities, NaNs when
-    # `equal_nan`.
+    # `equal_nan`; integers compared as floats (NumPy's `result_type(y, 1.0)`; the
+    # smallest int64 has no int64 absolute value).
+    a = a + 0.0
+    b = b + 0.0
     if np.isfinite(a) and np.isfinite(b):
         return abs(a - b) <= atol + rtol * abs(b)
     if a == b:
@@ -398,9 +401,25 @@ def _interp(x, xp, fp):
 
 
 @register_jitable
-def _bin_of(v, bins, right):
+def _monotonic(bins):
+    """Whether `bins` increase (else they decrease), as NumPy's `check_array_monotonic`
+    decides it (the first two distinct values; NaNs compare false), or ValueError."""
     n = bins.size
-    increasing = n < 2 or bins[n - 1] >= bins[0]
+    i = 1
+    while i < n and bins[i] == bins[i - 1]:
+        i += 1
+    if i == n:
+        return True
+    increasing = bins[0] < bins[i]
+    for k in range(i, n):
+        if (bins[k - 1] > bins[k]) if increasing else (bins[k - 1] < bins[k]):
+            raise ValueError("bins must be monotonically increasing or decreasing")
+    return increasing
+
+
+@register_jitable
+def _bin_of(v, bins, right, increasing):
+    n = bins.size
     if increasing:
         if right:
             return np.searchsorted(bins, v, side="left")
@@ -418,18 +437,20 @@ def _digitize(x, bins, right=False):
         raise TypingError("bins must be an array-like")
     if _is_number(x):
         def impl(x, bins, right=False):
-            return _bin_of(x, np.asarray(bins), right)
+            b = np.asarray(bins)
+            return _bin_of(x, b, right, _monotonic(b))
 
         return impl
 
     def impl(x, bins, right=False):
         b = np.asarray(bins)
+        inc = _monotonic(b)
         xs = np.asarray(x)
         out = np.empty(xs.shape, dtype=np.intp)
         fx = xs.ravel()
         of = out.reshape(-1)
         for i in range(fx.size):
-            of[i] = _bin_of(fx[i], b, right)
+            of[i] = _bin_of(fx[i], b, right, inc)
         return out
 
     return impl
