@@ -258,6 +258,11 @@ impl BaseContext {
             Box::new(FnTemplate(
                 |a: &[TypeId]| match a {
                     [x] if x.is_scalar() && !x.is_complex() => Some(sig("hash", INT64, vec![*x])),
+                    // datetime64 / timedelta64: their int64 count (Numba's; NumPy 2.2
+                    // refuses a generic timedelta at run time).
+                    [x] if crate::npdatetime::is_datetime_like(*x) => {
+                        Some(sig("hash", INT64, vec![*x]))
+                    }
                     // Strings and bytes (character-array items as what they hold).
                     [x] if crate::strings::text_kind(*x).is_some() => {
                         Some(sig("hash", INT64, vec![crate::strings::text_kind(*x)?]))

@@ -183,3 +183,14 @@ def test_sign_and_searchsorted():
         assert right(a, x) == np.searchsorted(a, x, side="right")
     with pytest.raises(TypingError):
         left(a, np.array([1], dtype="M8[s]"))
+
+
+def test_hash_is_the_count():
+    """`hash` of a datetime64 / timedelta64 with a unit is its int64 count (Numba's, and
+    what NumPy's `astype(int)` reads); a generic timedelta is NumPy 2.2's ValueError."""
+    f = njit(lambda x: hash(x))
+    for v in [T(3, "ms"), T(-4, "ms"), T(27, "D"), T("NaT", "ms"), D("2014-02-27"),
+              D("2000-01-01T01:02:03"), D("NaT", "D")]:
+        assert f(v) == int(np.asarray(v).astype(np.int64))
+    with pytest.raises(ValueError, match="Can't hash generic timedelta64"):
+        f(T(3))

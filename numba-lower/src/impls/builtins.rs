@@ -98,6 +98,23 @@ pub(crate) fn register(r: &mut Registry) {
     );
     r.register(key("pow"), Args::Exact(vec![TypePat::Int; 3]), pow3);
     r.register(key("hash"), Args::Exact(vec![TypePat::IntOrBool]), hash_int);
+    r.register(
+        key("hash"),
+        Args::Exact(vec![TypePat::Pred(
+            numba_typeinfer::npdatetime::is_datetime_like,
+        )]),
+        |lw, sig, a| {
+            // The count itself, as Numba hashes them; a generic timedelta is NumPy 2.2's
+            // ValueError.
+            if let Type::NPTimedelta(u) = sig.args[0].get() {
+                if numba_typeinfer::npdatetime::UNITS[u as usize].is_empty() {
+                    let always = lw.ctx.bool_type().const_int(1, false);
+                    lw.raise_const_if(always, "ValueError", &["Can't hash generic timedelta64"])?;
+                }
+            }
+            Ok(a[0])
+        },
+    );
     r.register(key("hash"), Args::Exact(vec![TypePat::Float]), hash_float);
     r.register(key("sum"), Args::Variadic(TypePat::Any), sum);
     for k in ["min", "max"] {
