@@ -297,3 +297,28 @@ def test_partition_of_an_empty_array():
     np.testing.assert_array_equal(f(np.array([]), 0), np.partition(np.array([]), 0))
     with pytest.raises(ValueError):
         f(np.arange(3.0), 5)
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_correlate_modes(mode):
+    """`np.convolve` / `np.correlate` with `mode=` (and their defaults 'full' / 'valid'):
+    NumPy's windows of the full result, either operand longer, complex operands
+    (correlate conjugates the second); an unknown mode is NumPy's ValueError."""
+    conv = njit(lambda a, v, m: np.convolve(a, v, m))
+    corr = njit(lambda a, v, m: np.correlate(a, v, mode=m))
+    pairs = [
+        (np.arange(5.0), np.array([1.0, 2.0, 3.0])),
+        (np.array([1.0, 2.0, 3.0]), np.arange(5.0)),
+        (np.array([1 + 1j, 2.0]), np.array([1j, 3.0])),
+        (np.arange(4), np.arange(4)),
+        (np.array([2.0]), np.array([3.0, 4.0])),
+    ]
+    for a, v in pairs:
+        np.testing.assert_allclose(conv(a, v, mode), np.convolve(a, v, mode))
+        np.testing.assert_allclose(corr(a, v, mode), np.correlate(a, v, mode))
+    np.testing.assert_allclose(njit(lambda a, v: np.convolve(a, v))(*pairs[0]),
+                               np.convolve(*pairs[0]))
+    np.testing.assert_allclose(njit(lambda a, v: np.correlate(a, v))(*pairs[1]),
+                               np.correlate(*pairs[1]))
+    with pytest.raises(ValueError, match="mode must be one of"):
+        conv(np.arange(3.0), np.arange(2.0), "bad")

@@ -834,59 +834,80 @@ def _polyval(p, x):
     return impl
 
 
+@register_jitable
+def _mode_window(mode, n, m):
+    """The slice of the full result (length n + m - 1) that `mode` keeps, as NumPy's."""
+    lo, hi = min(n, m), max(n, m)
+    if mode == "full":
+        return 0, n + m - 1
+    if mode == "same":
+        start = (lo - 1) // 2
+        return start, start + hi
+    if mode == "valid":
+        return lo - 1, hi
+    raise ValueError("mode must be one of 'valid', 'same', or 'full'")
+
+
+def _check_mode(mode):
+    if not (mode is None or isinstance(mode, (types.UnicodeType, types.StringLiteral,
+                                              types.Omitted))):
+        raise TypingError("mode must be a string")
+
+
+@register_jitable
+def _operands(a, v):
+    x = np.asarray(a).ravel()
+    y = np.asarray(v).ravel()
+    if x.size == 0:
+        raise ValueError("'a' cannot be empty")
+    if y.size == 0:
+        raise ValueError("'v' cannot be empty")
+    return x, y
+
+
 @overload(np.convolve)
-def _convolve(a, v):
+def _convolve(a, v, mode="full"):
     if not (_is_array_like(a) and _is_array_like(v)):
         raise TypingError("The arguments must be array-likes")
+    _check_mode(mode)
 
-    def impl(a, v):
-        x = np.asarray(a).ravel()
-        y = np.asarray(v).ravel()
-        if x.size == 0:
-            raise ValueError("'a' cannot be empty")
-        if y.size == 0:
-            raise ValueError("'v' cannot be empty")
+    def impl(a, v, mode="full"):
+        x, y = _operands(a, v)
         n, m = x.size, y.size
-        out = np.zeros(n + m - 1, dtype=(x[:1] * y[:1]).dtype)
+        lo, hi = _mode_window(mode, n, m)
+        full = np.zeros(n + m - 1, dtype=(x[:1] * y[:1]).dtype)
         for i in range(n):
             for j in range(m):
-                out[i + j] += x[i] * y[j]
-        return out
+                full[i + j] += x[i] * y[j]
+        return full[lo:hi].copy()
 
     return impl
 
 
 @overload(np.correlate)
-def _correlate(a, v):
+def _correlate(a, v, mode="valid"):
     if not (_is_array_like(a) and _is_array_like(v)):
         raise TypingError("The arguments must be array-likes")
-
+    _check_mode(mode)
     # NumPy conjugates the second operand of complex inputs.
     item = v.dtype if _is_array(v) else v
     conj = isinstance(item, types.Complex)
 
-    def impl(a, v):
-        x = np.asarray(a).ravel()
-        y = np.asarray(v).ravel()
+    def impl(a, v, mode="valid"):
+        x, y = _operands(a, v)
         if conj:
             y = np.conj(y)
-        if x.size == 0:
-            raise ValueError("'a' cannot be empty")
-        if y.size == 0:
-            raise ValueError("'v' cannot be empty")
         n, m = x.size, y.size
-        if n >= m:
-            out = np.zeros(n - m + 1, dtype=(x[:1] * y[:1]).dtype)
-            for k in range(n - m + 1):
-                for j in range(m):
-                    out[k] += x[k + j] * y[j]
-            return out
-        # NumPy swaps the operands and reverses the result.
-        out = np.zeros(m - n + 1, dtype=(x[:1] * y[:1]).dtype)
-        for k in range(m - n + 1):
-            for j in range(n):
-                out[m - n - k] += y[k + j] * x[j]
-        return out
+        lo, hi = _mode_window(mode, n, m)
+        # c[k] = sum_j x[j + k] * y[j], k from -(m - 1) to n - 1.
+        full = np.zeros(n + m - 1, dtype=(x[:1] * y[:1]).dtype)
+        for kk in range(n + m - 1):
+            k = kk - (m - 1)
+            acc = full[kk]
+            for j in range(max(0, -k), min(m, n - k)):
+                acc += x[j + k] * y[j]
+            full[kk] = acc
+        return full[lo:hi].copy()
 
     return impl
 
