@@ -86,18 +86,9 @@ fn dtype(t: TypeId) -> TypeId {
     }
 }
 
-/// Bytes per element of an array type's dtype.
+/// Bytes per element of an array type's dtype (numba-typeinfer's one definition).
 pub fn itemsize(t: TypeId) -> u64 {
-    match dtype(t).get() {
-        Type::Integer { bits, .. } | Type::Float { bits } | Type::Complex { bits } => {
-            u64::from(bits / 8)
-        }
-        Type::CharSeq(n) => u64::from(n),
-        Type::UnicodeCharSeq(n) => 4 * u64::from(n),
-        Type::NPDatetime(_) | Type::NPTimedelta(_) => 8,
-        Type::Record { size, .. } => u64::from(size),
-        _ => 1,
-    }
+    numba_typeinfer::records::field_size(dtype(t))
 }
 
 /// NumPy's typenum for an array type's dtype (`NPY_LONG` for int64 where C's long has

@@ -832,10 +832,7 @@ impl Engine<'_> {
                                     .map_err(|message| TypingError::Typing { message, line })?;
                                 let Some(f) = f else {
                                     return Err(TypingError::Typing {
-                                        message: format!(
-                                            "Unsupported record index type {}: a field is named by a constant string or integer",
-                                            i.unliteral()
-                                        ),
+                                        message: crate::records::not_constant(i),
                                         line,
                                     });
                                 };

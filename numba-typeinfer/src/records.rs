@@ -52,7 +52,8 @@ pub fn value_type(field_ty: TypeId) -> TypeId {
     }
 }
 
-/// Bytes of one value of a field type.
+/// Bytes of one item of this dtype in memory: array elements and record fields alike
+/// (a bool is a byte, character items their units, records and nested arrays their bytes).
 pub fn field_size(t: TypeId) -> u64 {
     match t.get() {
         Type::Boolean => 1,
@@ -104,6 +105,14 @@ pub fn field_by_index(t: TypeId, index: TypeId) -> Result<Option<RecordField>, S
     }
 }
 
+/// The error for a record index that is neither a constant string nor integer.
+pub fn not_constant(index: TypeId) -> String {
+    format!(
+        "Unsupported record index type {}: a field is named by a constant string or integer",
+        index.unliteral()
+    )
+}
+
 /// `r[<constant>]`: the signature reading the field; the index argument keeps its
 /// literal type (the implementation reads the field from it).
 pub fn getitem(t: TypeId, index: TypeId) -> Result<Option<Signature>, String> {
@@ -111,11 +120,7 @@ pub fn getitem(t: TypeId, index: TypeId) -> Result<Option<Signature>, String> {
         return Ok(None);
     }
     let Some(f) = field_by_index(t, index)? else {
-        return Err(format!(
-            "Unsupported record index type {}: a field is named by a constant string or \
-             integer",
-            index.unliteral()
-        ));
+        return Err(not_constant(index));
     };
     Ok(Some(Signature {
         ret: value_type(f.ty),

@@ -667,18 +667,11 @@ pub(super) fn step_cursor<'ctx>(
     Ok((i, valid, arr))
 }
 
-/// The size in bytes of one element of `dtype` in memory.
+/// The size in bytes of one element of `dtype` in memory (numba-typeinfer's one
+/// definition: bools a byte, character items their units, records and nested arrays
+/// their bytes).
 pub(super) fn itemsize(dtype: TypeId) -> u64 {
-    match dtype.get() {
-        Type::Boolean => 1,
-        Type::CharSeq(_) | Type::UnicodeCharSeq(_) => {
-            crate::model::charseq::units(dtype).map_or(1, |(n, w)| u64::from(n) * u64::from(w))
-        }
-        Type::Record { .. } | Type::NestedArray { .. } => {
-            numba_typeinfer::records::field_size(dtype)
-        }
-        _ => u64::from(dtype.bitwidth().max(8)) / 8,
-    }
+    numba_typeinfer::records::field_size(dtype)
 }
 
 /// A new C-contiguous array of type `t` and shape `dims`, its memory from the NRT

@@ -88,6 +88,17 @@ fn unaligned(inst: Option<InstructionValue<'_>>) -> R<()> {
     Ok(())
 }
 
+/// The byte strides of a C-ordered block of `shape` items of `item` bytes.
+fn c_strides(item: u64, shape: &[u32]) -> Vec<u64> {
+    let mut strides = vec![0u64; shape.len()];
+    let mut acc = item;
+    for d in (0..shape.len()).rev() {
+        strides[d] = acc;
+        acc *= u64::from(shape[d]);
+    }
+    strides
+}
+
 /// A C-ordered array struct over a nested array field at `p` (no owner: the record's
 /// memory outlives it while the record is used).
 fn nested_view<'ctx>(
@@ -100,12 +111,7 @@ fn nested_view<'ctx>(
     let ptr = lw.ctx.ptr_type(inkwell::AddressSpace::default());
     let item = records::field_size(dtype);
     let n = shape.len() as u32;
-    let mut strides = vec![0u64; shape.len()];
-    let mut acc = item;
-    for d in (0..shape.len()).rev() {
-        strides[d] = acc;
-        acc *= u64::from(shape[d]);
-    }
+    let strides = c_strides(item, shape);
     let nitems: u64 = shape.iter().map(|&d| u64::from(d)).product();
     let dims = |v: Vec<u64>| {
         let vals: Vec<_> = v.iter().map(|&x| i64t.const_int(x, false)).collect();
@@ -251,12 +257,7 @@ pub(crate) fn array_field<'ctx>(
         _ => (f.ty, Vec::new()),
     };
     let item = records::field_size(elem);
-    let mut acc = item;
-    let mut sub_strides = vec![0u64; sub.len()];
-    for d in (0..sub.len()).rev() {
-        sub_strides[d] = acc;
-        acc *= u64::from(sub[d]);
-    }
+    let sub_strides = c_strides(item, &sub);
     for (d, s) in sub.iter().zip(sub_strides) {
         shape.push(i64t.const_int(u64::from(*d), false));
         strides.push(i64t.const_int(s, false));

@@ -9,6 +9,7 @@ use inkwell::values::BasicValueEnum;
 use inkwell::AddressSpace;
 use numba_typeinfer::types::*;
 
+use super::pointer::PointerModel;
 use super::{DataModel, SlotCodec};
 use crate::callconv::Shape;
 use crate::{llvm_err, R};
@@ -23,21 +24,18 @@ impl DataModel for NpGeneratorModel {
     fn shape(&self, _t: TypeId) -> R<Shape> {
         Ok(Shape::NpGenerator)
     }
+    // Two slots, each a pointer in the pointer model's codec.
     fn pack<'ctx>(
         &self,
         c: &SlotCodec<'ctx, '_>,
-        _t: TypeId,
+        t: TypeId,
         v: BasicValueEnum<'ctx>,
         idx: &mut u32,
     ) -> R<()> {
         let sv = v.into_struct_value();
         for k in 0..2 {
             let p = c.b.build_extract_value(sv, k, "").map_err(llvm_err)?;
-            let w =
-                c.b.build_ptr_to_int(p.into_pointer_value(), c.ctx.i64_type(), "")
-                    .map_err(llvm_err)?;
-            c.b.build_store(c.slot(*idx)?, w).map_err(llvm_err)?;
-            *idx += 1;
+            PointerModel.pack(c, t, p, idx)?;
         }
         Ok(())
     }
@@ -47,17 +45,9 @@ impl DataModel for NpGeneratorModel {
         t: TypeId,
         idx: &mut u32,
     ) -> R<BasicValueEnum<'ctx>> {
-        let st = self.value_type(c.ctx, t)?.into_struct_type();
-        let mut out = st.get_undef();
+        let mut out = self.value_type(c.ctx, t)?.into_struct_type().get_undef();
         for k in 0..2 {
-            let raw =
-                c.b.build_load(c.ctx.i64_type(), c.slot(*idx)?, "")
-                    .map_err(llvm_err)?
-                    .into_int_value();
-            *idx += 1;
-            let p =
-                c.b.build_int_to_ptr(raw, c.ctx.ptr_type(AddressSpace::default()), "")
-                    .map_err(llvm_err)?;
+            let p = PointerModel.unpack(c, t, idx)?;
             out =
                 c.b.build_insert_value(out, p, k, "")
                     .map_err(llvm_err)?

@@ -10,9 +10,10 @@ use inkwell::values::BasicValueEnum;
 use inkwell::AddressSpace;
 use numba_typeinfer::types::*;
 
+use super::pointer::PointerModel;
 use super::{DataModel, SlotCodec};
 use crate::callconv::Shape;
-use crate::{llvm_err, R};
+use crate::R;
 
 pub struct RecordModel;
 
@@ -29,34 +30,22 @@ impl DataModel for RecordModel {
     fn shape(&self, t: TypeId) -> R<Shape> {
         Ok(Shape::Record(t))
     }
+    // One slot holding the address: the pointer model's codec.
     fn pack<'ctx>(
         &self,
         c: &SlotCodec<'ctx, '_>,
-        _t: TypeId,
+        t: TypeId,
         v: BasicValueEnum<'ctx>,
         idx: &mut u32,
     ) -> R<()> {
-        let w =
-            c.b.build_ptr_to_int(v.into_pointer_value(), c.ctx.i64_type(), "")
-                .map_err(llvm_err)?;
-        c.b.build_store(c.slot(*idx)?, w).map_err(llvm_err)?;
-        *idx += 1;
-        Ok(())
+        PointerModel.pack(c, t, v, idx)
     }
     fn unpack<'ctx>(
         &self,
         c: &SlotCodec<'ctx, '_>,
-        _t: TypeId,
+        t: TypeId,
         idx: &mut u32,
     ) -> R<BasicValueEnum<'ctx>> {
-        let raw =
-            c.b.build_load(c.ctx.i64_type(), c.slot(*idx)?, "")
-                .map_err(llvm_err)?
-                .into_int_value();
-        *idx += 1;
-        Ok(c.b
-            .build_int_to_ptr(raw, c.ctx.ptr_type(AddressSpace::default()), "")
-            .map_err(llvm_err)?
-            .into())
+        PointerModel.unpack(c, t, idx)
     }
 }
