@@ -1080,7 +1080,10 @@ fn compile_nopython_ir(
             "returning a function (an inner function or lambda) is not supported by numba-rs yet",
         )));
     }
-    if typing.return_type == NONE || typing.return_type.is_literal() {
+    // A literal slice stays literal (Numba boxes it from its value, so
+    // `slice(None, 1, 1)` comes back with its step).
+    let keeps_literal = matches!(typing.return_type.get(), Type::SliceLiteral(..));
+    if typing.return_type == NONE || (typing.return_type.is_literal() && !keeps_literal) {
         typing.return_type = typing.return_type.unliteral();
     }
 

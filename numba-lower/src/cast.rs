@@ -58,6 +58,30 @@ impl<'ctx> FnLower<'ctx, '_> {
                 let b = part(self, im)?;
                 Ok(self.b.build_or(a, b, "").map_err(llvm_err)?)
             }
+            // A character-array item is true when it holds a character: NumPy strips
+            // only trailing NULs, so any nonzero code unit.
+            Type::CharSeq(_) | Type::UnicodeCharSeq(_) => {
+                let arr = v.into_array_value();
+                let mut any = self.ctx.bool_type().const_zero();
+                for i in 0..arr.get_type().len() {
+                    let u = self
+                        .b
+                        .build_extract_value(arr, i, "")
+                        .map_err(llvm_err)?
+                        .into_int_value();
+                    let nz = self
+                        .b
+                        .build_int_compare(
+                            inkwell::IntPredicate::NE,
+                            u,
+                            u.get_type().const_zero(),
+                            "",
+                        )
+                        .map_err(llvm_err)?;
+                    any = self.b.build_or(any, nz, "").map_err(llvm_err)?;
+                }
+                Ok(any)
+            }
             Type::UniTuple(..) | Type::Tuple(_) => Ok(self
                 .ctx
                 .bool_type()

@@ -292,6 +292,18 @@ impl<'ctx> FnLower<'ctx, '_> {
         })
     }
 
+    /// If `cond` holds, raise `class(*values)`, each a run-time value of its type
+    /// (borrowed), as `AxisError(axis, ndim)` (which formats its own message).
+    pub fn raise_values_if(
+        &mut self,
+        cond: IntValue<'ctx>,
+        class: &str,
+        values: &[(BasicValueEnum<'ctx>, TypeId)],
+    ) -> R<()> {
+        let args = values.iter().map(|&(v, t)| ExcArg::Value(v, t)).collect();
+        self.raise_if(cond, |lw| lw.raise_with(class, args, true))
+    }
+
     /// If `cond` holds, raise `class(message)` with a run-time message string that
     /// `make` produces in the raising block (a new reference, which the exception record
     /// takes over).

@@ -184,12 +184,9 @@ pub fn encode(v: &Bound<'_, PyAny>, shape: &Shape, out: &mut Slots) -> PyResult<
                     x.extract::<i64>().map(Some)
                 }
             };
+            // Numba's unboxing takes a zero step as it is (`slice.indices` and slicing
+            // raise for it), with the defaults of a negative one.
             let step = bound("step")?.unwrap_or(1);
-            if step == 0 {
-                return Err(pyo3::exceptions::PyValueError::new_err(
-                    "slice step cannot be zero",
-                ));
-            }
             let start = bound("start")?.unwrap_or(if step > 0 { 0 } else { i64::MAX });
             let stop = bound("stop")?.unwrap_or(if step > 0 { i64::MAX } else { i64::MIN });
             out.extend([start as u64, stop as u64, step as u64]);
@@ -261,6 +258,10 @@ pub fn literal_value(py: Python<'_>, t: TypeId) -> PyResult<Py<PyAny>> {
         Type::IntegerLiteral(i) => i.into_pyobject(py)?.into_any().unbind(),
         Type::BooleanLiteral(b) => PyBool::new(py, b).to_owned().into_any().unbind(),
         Type::Ellipsis => py.Ellipsis(),
+        Type::SliceLiteral(a, b, c) => py
+            .get_type::<pyo3::types::PySlice>()
+            .call1((a, b, c))?
+            .unbind(),
         // The NumPy scalar class or dtype a number-class / dtype type stands for.
         Type::NumberClass(d) | Type::DType(d) if d.is_scalar() => {
             let name = if d == numba_typeinfer::types::BOOLEAN {

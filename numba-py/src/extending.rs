@@ -49,6 +49,7 @@ const BUILTIN_OVERLOADS: &[(&str, &str)] = &[
     // NumPy functions the native templates leave out (`np.sinc`, `np.interp`, ...).
     ("numpy", "numba_rs._npfuncs"),
     ("numpy.linalg", "numba_rs._npfuncs"),
+    ("numpy.lib.stride_tricks", "numba_rs._npfuncs"),
 ];
 
 /// numba-rs's own overloads of built-in functions and methods for arguments the native
@@ -76,6 +77,34 @@ const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     ("array.prod", "numba_rs._npaxis"),
     ("array.transpose", "numba_rs._npaxis"),
     ("array.take", "numba_rs._npaxis"),
+    // Array-like arguments (tuples, lists, scalars) and NumPy's argument errors for
+    // shape functions.
+    ("numpy.atleast_1d", "numba_rs._npmanip"),
+    ("numpy.atleast_2d", "numba_rs._npmanip"),
+    ("numpy.atleast_3d", "numba_rs._npmanip"),
+    ("numpy.flatnonzero", "numba_rs._npmanip"),
+    ("numpy.shape", "numba_rs._npmanip"),
+    ("numpy.size", "numba_rs._npmanip"),
+    ("numpy.expand_dims", "numba_rs._npmanip"),
+    ("numpy.reshape", "numba_rs._npmanip"),
+    ("numpy.ravel", "numba_rs._npmanip"),
+    ("array.reshape", "numba_rs._npmanip"),
+    ("array.ravel", "numba_rs._npmanip"),
+    // `out=`, array-like arguments and NumPy's argument errors for element-wise
+    // array functions and methods.
+    ("numpy.clip", "numba_rs._npmethods"),
+    ("array.clip", "numba_rs._npmethods"),
+    ("numpy.where", "numba_rs._npmethods"),
+    ("numpy.round", "numba_rs._npmethods"),
+    ("numpy.around", "numba_rs._npmethods"),
+    ("numpy.round_", "numba_rs._npmethods"),
+    ("array.round", "numba_rs._npmethods"),
+    ("numpy.real", "numba_rs._npmethods"),
+    ("numpy.imag", "numba_rs._npmethods"),
+    ("numpy.copy", "numba_rs._npmethods"),
+    ("numpy.unique", "numba_rs._npmethods"),
+    ("numpy.nonzero", "numba_rs._npmethods"),
+    ("array.nonzero", "numba_rs._npmethods"),
     // Several advanced indices in one subscript.
     ("operator.getitem", "numba_rs._npindex"),
     ("operator.setitem", "numba_rs._npindex"),

@@ -1101,8 +1101,10 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
     } else if let Some(t) = jitclass::typeof_instance(v) {
         t
     } else if v.is_instance_of::<pyo3::types::PySlice>() {
-        // Numba's slice2_type / slice3_type: whether a step was given.
-        let n = if v.getattr("step")?.is_none() { 2 } else { 3 };
+        // Numba's slice2_type / slice3_type: a step of None or 1 is a two-member slice.
+        let step = v.getattr("step")?;
+        let unit = step.is_none() || step.extract::<i64>().is_ok_and(|s| s == 1);
+        let n = if unit { 2 } else { 3 };
         Ok(types::intern(types::Type::Slice(n)))
     } else if let Ok(t) = v.cast::<PyTuple>() {
         let items = t
@@ -1555,6 +1557,24 @@ fn literal_type_of(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
     }
     if let Ok(s) = v.cast::<PyString>() {
         return Ok(types::intern(types::Type::StringLiteral(s.to_string())));
+    }
+    if let Ok(s) = v.cast::<pyo3::types::PySlice>() {
+        // Numba's SliceLiteral; a bound beyond int64 is typeof's ValueError.
+        let part = |name: &str| -> PyResult<Option<i64>> {
+            let x = s.getattr(name)?;
+            if x.is_none() {
+                return Ok(None);
+            }
+            x.extract::<i64>().map(Some).map_err(|e| {
+                if x.is_instance_of::<PyInt>() {
+                    pyo3::exceptions::PyValueError::new_err(format!("Int value is too large: {x}"))
+                } else {
+                    e
+                }
+            })
+        };
+        let (a, b, c) = (part("start")?, part("stop")?, part("step")?);
+        return Ok(types::intern(types::Type::SliceLiteral(a, b, c)));
     }
     let cls = v.get_type();
     let module: String = cls.getattr("__module__")?.extract().unwrap_or_default();

@@ -1016,6 +1016,19 @@ impl TypingContext for BaseContext {
     }
     fn explain_call(&self, func: TypeId, args: &[TypeId]) -> Option<String> {
         if let Type::BoundFunction { key, this } = func.get() {
+            if key == "slice.indices" {
+                // Numba's NumbaTypeErrors from `resolve_indices`.
+                return Some(match args {
+                    [t] => format!(
+                        "'{}' object cannot be interpreted as an integer",
+                        t.unliteral()
+                    ),
+                    _ => format!(
+                        "indices() takes exactly one argument ({} given)",
+                        args.len()
+                    ),
+                });
+            }
             return crate::sets::explain(&key, this, args)
                 .or_else(|| crate::lists::explain(&key, this, args))
                 .or_else(|| crate::dicts::explain(&key, this, args))

@@ -532,6 +532,18 @@ impl Engine<'_> {
         self.raw_ty(v).map(TypeId::unliteral)
     }
 
+    /// The type a returned variable gives the function's result: a literal slice stays
+    /// literal (boxed from its value, as Numba's `box_slice_literal`), other literals
+    /// become their base type.
+    fn returned_ty(&self, v: VarId) -> Option<TypeId> {
+        let t = self.raw_ty(v)?;
+        Some(if matches!(t.get(), Type::SliceLiteral(..)) {
+            t
+        } else {
+            t.unliteral()
+        })
+    }
+
     /// A variable's type as inferred, literal types included (`Literal[int](1)`).
     fn raw_ty(&self, v: VarId) -> Option<TypeId> {
         self.typemap[v.0 as usize]
@@ -768,7 +780,7 @@ impl Engine<'_> {
                     // in Numba.
                     Stmt::Return { .. } if self.ir.is_generator => {}
                     Stmt::Return { value } => {
-                        if let Some(t) = self.ty(*value).map(crate::strings::held_text) {
+                        if let Some(t) = self.returned_ty(*value).map(crate::strings::held_text) {
                             let new = match self.ret {
                                 None => t,
                                 Some(old) => self.ctx.unify(old, t).ok_or_else(|| TypingError::Typing {
@@ -1821,7 +1833,9 @@ impl Engine<'_> {
                 Some(t) => t,
                 None => return Ok(None),
             },
-            Expr::Cast { value: v } => match self.ty(*v) {
+            // A literal slice is returned as itself (boxed from its value, as Numba's
+            // `box_slice_literal`); other literals as their base type.
+            Expr::Cast { value: v } => match self.returned_ty(*v) {
                 Some(t) => t,
                 None => return Ok(None),
             },

@@ -805,10 +805,10 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
         ("array.round", [d]) if d.unliteral().is_integer() => {
             Some(sig(key, this_c(dtype, ndim), vec![this, d.unliteral()]))
         }
-        ("array.nonzero", []) => Some(with_this(intern(Type::UniTuple(
-            c_array(INTP, 1),
-            ndim.max(1),
-        )))),
+        // NumPy 2 refuses 0-d arrays (numba-rs's overload in `_npmethods` says so).
+        ("array.nonzero", []) if ndim > 0 => {
+            Some(with_this(intern(Type::UniTuple(c_array(INTP, 1), ndim))))
+        }
         // Sorting is along the last axis, in place.
         ("array.sort", []) if sortable(dtype) && !readonly => Some(with_this(NONE)),
         ("array.argsort", []) if sortable(dtype) && ndim == 1 => Some(with_this(c_array(INTP, 1))),
@@ -1872,11 +1872,29 @@ impl BaseContext {
                         let s = array_method("array.nonzero", *c, &[])?;
                         Some(sig("numpy.where", s.ret, vec![*c]))
                     }
-                    [c, x, y] => {
+                    // Without an array argument, `_npmethods`' overload takes them as
+                    // 0-d arrays.
+                    [c, x, y] if a.iter().any(|t| t.is_array()) => {
                         element(*c)?;
-                        let d = ufunc_loop(element(*x)?, element(*y)?)?;
+                        // NumPy's promotion of the two dtypes (int32 with float32 is
+                        // float64), and always an array, 0-d when nothing is one.
+                        let d = promote_dtypes(element(*x)?, element(*y)?)?;
                         let args: Vec<TypeId> = a.iter().map(|t| t.unliteral()).collect();
-                        Some(sig("numpy.where", broadcast(&args, d), args.clone()))
+                        let nd = args
+                            .iter()
+                            .filter_map(|&t| array_parts(t).map(|p| p.1))
+                            .max()
+                            .unwrap_or(0);
+                        // Numba's layout: an F-ordered condition gives an F-ordered
+                        // result unless x and y are both arrays of another layout.
+                        let layout_of = |t: TypeId| array_parts(t).map(|p| p.2);
+                        let f = layout_of(args[0]) == Some(Layout::F)
+                            && match (layout_of(args[1]), layout_of(args[2])) {
+                                (Some(lx), Some(ly)) => lx == Layout::F && ly == Layout::F,
+                                _ => true,
+                            };
+                        let layout = if f && nd > 1 { Layout::F } else { Layout::C };
+                        Some(sig("numpy.where", array(d, nd, layout), args.clone()))
                     }
                     _ => None,
                 },
@@ -2198,19 +2216,25 @@ impl BaseContext {
                         .all(|t| t.unliteral().is_integer() || t.unliteral() == NONE);
 
                     match a.len() {
-                        2 | 3 if ok => {
+                        1..=3 if ok => {
                             // Bounds are held as int64 (the slice model), whatever width
-                            // they arrive in.
-                            let args = a
+                            // they arrive in. A None step is a step of 1: a two-member
+                            // slice, so views keep their layout (Numba's cases).
+                            let args: Vec<TypeId> = a
                                 .iter()
                                 .map(|t| if t.unliteral() == NONE { NONE } else { INT64 })
                                 .collect();
-                            Some(sig("slice", intern(Type::Slice(a.len() as u8)), args))
+                            let n = if args.len() == 3 && args[2] != NONE {
+                                3
+                            } else {
+                                2
+                            };
+                            Some(sig("slice", intern(Type::Slice(n)), args))
                         }
                         _ => None,
                     }
                 },
-                "(start, stop), (start, stop, step)",
+                "(stop), (start, stop), (start, stop, step)",
             )),
         );
         self.register(

@@ -862,6 +862,38 @@ pub fn parse_type(text: &str) -> Option<TypeId> {
     if let Some(rest) = t.strip_prefix("unaligned ") {
         return parse_type(rest);
     }
+    // Numba's list and set names (`reflected list(float64)<iv=None>`, `set(int64)`,
+    // `ListType[int64]`), as a signature built from Numba's `typeof` carries them.
+    let (reflected, rest) = match t.strip_prefix("reflected ") {
+        Some(r) => (true, r),
+        None => (false, t),
+    };
+    if let Some(inner) = rest
+        .strip_prefix("list(")
+        .and_then(|r| r.strip_suffix(")<iv=None>").or_else(|| r.strip_suffix(')')))
+    {
+        return Some(intern(Type::List {
+            dtype: parse_type(inner)?,
+            reflected,
+            typed: false,
+        }));
+    }
+    if let Some(inner) = rest.strip_prefix("set(").and_then(|r| r.strip_suffix(')')) {
+        return Some(intern(Type::Set {
+            dtype: parse_type(inner)?,
+            reflected,
+        }));
+    }
+    if let Some(inner) = t
+        .strip_prefix("ListType[")
+        .and_then(|r| r.strip_suffix(']'))
+    {
+        return Some(intern(Type::List {
+            dtype: parse_type(inner)?,
+            reflected: false,
+            typed: true,
+        }));
+    }
     if t == "NumPyRandomGeneratorType" {
         return Some(intern(Type::NumPyRandomGenerator));
     }

@@ -551,6 +551,23 @@ pub(super) fn map_elements<'ctx, 'a>(
     operands: &[(TypeId, BasicValueEnum<'ctx>)],
     f: ElementOp<'_, 'ctx, 'a>,
 ) -> R<BasicValueEnum<'ctx>> {
+    map_elements_or(
+        lw,
+        ret,
+        operands,
+        f,
+        ("ValueError", "operands could not be broadcast together"),
+    )
+}
+
+/// [`map_elements`] raising `err` (class, message) when the operands do not broadcast.
+pub(super) fn map_elements_or<'ctx, 'a>(
+    lw: &mut FnLower<'ctx, 'a>,
+    ret: TypeId,
+    operands: &[(TypeId, BasicValueEnum<'ctx>)],
+    f: ElementOp<'_, 'ctx, 'a>,
+    err: (&str, &str),
+) -> R<BasicValueEnum<'ctx>> {
     // Every array operand 0-d: Numba types the result as a scalar (NumPy's too).
     if !ret.is_array() {
         if operands.iter().any(|(t, _)| ndim(*t) > 0) {
@@ -570,7 +587,7 @@ pub(super) fn map_elements<'ctx, 'a>(
         let (r, rt) = f(lw, &elems)?;
         return lw.cast(r, rt, ret);
     }
-    let (dims, all_same) = broadcast_shape(lw, ndim(ret), operands)?;
+    let (dims, all_same) = broadcast_shape_or(lw, ndim(ret), operands, err)?;
     let out = allocate(lw, ret, &dims)?;
     // An element that raises (`a ** -2` on integers) releases the half-filled result.
     lw.temps.push((ret, out.into()));
@@ -1402,6 +1419,7 @@ fn split_axis<'ctx>(
     let n = ndim(t);
     let i64t = lw.ctx.i64_type();
     let axis = lw.cast(axis_v, axis_t, INT64)?.into_int_value();
+    let given = axis;
     let nd = i64t.const_int(u64::from(n), false);
     let neg =
         lw.b.build_int_compare(IntPredicate::SLT, axis, i64t.const_zero(), "")
@@ -1415,7 +1433,13 @@ fn split_axis<'ctx>(
     let bad =
         lw.b.build_int_compare(IntPredicate::UGE, axis, nd, "")
             .map_err(llvm_err)?;
-    lw.raise_const_if(bad, "ValueError", &["'axis' entry is out of bounds"])?;
+    // NumPy's (and Numba's) AxisError, a ValueError: "axis 2 is out of bounds for array
+    // of dimension 2".
+    lw.raise_values_if(
+        bad,
+        "numpy.exceptions.AxisError",
+        &[(given.into(), INT64), (nd.into(), INT64)],
+    )?;
     if n == 1 {
         return Ok(None);
     }
@@ -2547,7 +2571,17 @@ fn where_<'ctx>(
     }
     let operands: Vec<(TypeId, BasicValueEnum<'ctx>)> =
         sig.args.iter().copied().zip(a.iter().copied()).collect();
-    map_elements(lw, sig.ret, &operands, &mut |lw, e| pick(lw, e, out))
+    // Numba's `np.where` broadcasts through `np.broadcast_shapes` (its message).
+    map_elements_or(
+        lw,
+        sig.ret,
+        &operands,
+        &mut |lw, e| pick(lw, e, out),
+        (
+            "ValueError",
+            "shape mismatch: objects cannot be broadcast to a single shape",
+        ),
+    )
 }
 
 fn clip<'ctx>(

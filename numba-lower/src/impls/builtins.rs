@@ -679,7 +679,16 @@ fn slice<'ctx>(
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let i64t = lw.ctx.i64_type();
+    // `slice(stop)`: a single argument is the stop.
+    let at = |i: usize| {
+        if sig.args.len() == 1 {
+            i.checked_sub(1)
+        } else {
+            Some(i)
+        }
+    };
     let given = |i: usize| -> Option<inkwell::values::IntValue<'ctx>> {
+        let i = at(i)?;
         match (sig.args.get(i), a.get(i)) {
             (Some(&t), Some(v)) if t != NONE => Some(v.into_int_value()),
             _ => None,

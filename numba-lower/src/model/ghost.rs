@@ -32,9 +32,11 @@ impl DataModel for GhostModel {
             Type::NoneType | Type::Omitted(_) | Type::Dispatcher { .. } => Ok(Shape::None),
             // A number class or dtype (`np.int32`, `np.dtype('f4')`), `...`: known by
             // their type.
-            Type::StringLiteral(_) | Type::NumberClass(_) | Type::DType(_) | Type::Ellipsis => {
-                Ok(Shape::Literal(t))
-            }
+            Type::StringLiteral(_)
+            | Type::SliceLiteral(..)
+            | Type::NumberClass(_)
+            | Type::DType(_)
+            | Type::Ellipsis => Ok(Shape::Literal(t)),
             _ => Err(LowerError::Unsupported {
                 message: format!("values of type {t} cannot cross into Python"),
                 line: 0,

@@ -8,7 +8,7 @@ other axes as rows, and returns a new C-ordered array as NumPy does."""
 import numpy as np
 
 from . import types
-from ._npcommon import _axis, _is_array, _is_int, _is_none
+from ._npcommon import _axis, _gen, _is_array, _is_int, _is_none, _tup
 from .errors import TypingError
 from .extending import overload, overload_method, register_jitable
 
@@ -174,6 +174,8 @@ def _reduce(name, product):
     def typing(a, axis=None, dtype=None):
         if not _is_array(a):
             raise TypingError("The argument must be an array")
+        if isinstance(axis, types.BaseTuple):
+            return _reduce_axes(name, product, a, axis, dtype)
         dt = _dtype_of(dtype)
         if dt is None:
             raise TypingError('The argument "dtype" must be a NumPy dtype')
@@ -208,6 +210,92 @@ def _reduce(name, product):
     return typing
 
 
+_AXIS_ERROR = np.exceptions.AxisError
+
+
+@register_jitable
+def _norm_axes(axis, ndim):
+    # NumPy's `normalize_axis_tuple`: every axis checked (AxisError) before duplicates.
+    k = len(axis)
+    out = np.empty(k, dtype=np.intp)
+    for i in range(k):
+        v = axis[i]
+        if v < -ndim or v >= ndim:
+            raise _AXIS_ERROR(f"axis {v} is out of bounds for array of dimension {ndim}")
+        out[i] = v + ndim if v < 0 else v
+    for i in range(k):
+        for j in range(i):
+            if out[i] == out[j]:
+                raise ValueError("duplicate value in 'axis'")
+    return out
+
+
+def _reduce_axes(name, product, a, axis, dtype):
+    """``a.sum(axis=(0, 2))``: the reduced axes moved last and summed as rows; the result
+    has the other axes in order (a number when every axis is reduced)."""
+    if not all(_is_int(t) for t in axis.types):
+        raise TypingError(f"NumPy {name} only supports integer axis value or tuple of integers")
+    n, k = a.ndim, len(axis.types)
+    if k > n:
+        # More axes than dimensions: an axis out of bounds or a duplicate, raised at run
+        # time as NumPy does.
+        def impl(a, axis=None, dtype=None):
+            _norm_axes(axis, n)
+            raise ValueError("duplicate value in 'axis'")
+
+        return impl
+    if _is_none(dtype):
+        sample = np.ones((1,) * n, dtype=np.dtype(str(a.dtype)))
+        dt = getattr(np, name)(sample, axis=tuple(range(k))).dtype.type
+    else:
+        dt = _dtype_of(dtype)
+        if dt is None:
+            raise TypingError('The argument "dtype" must be a NumPy dtype')
+    if k == 0:
+        # No axis reduced: a copy in the result dtype, keeping an F-ordered array's
+        # order (NumPy's 'K').
+        if a.layout == "F":
+            def impl(a, axis=None, dtype=None):
+                return a.T.astype(dt).T
+        else:
+            def impl(a, axis=None, dtype=None):
+                return a.astype(dt)
+
+        return impl
+    m = n - k
+    src = f"""
+def impl(a, axis=None, dtype=None):
+    ax = _norm_axes(axis, {n})
+    keep = np.ones({n}, dtype=np.bool_)
+    for i in range({k}):
+        keep[ax[i]] = False
+    perm = np.empty({n}, dtype=np.intp)
+    j = 0
+    for i in range({n}):
+        if keep[i]:
+            perm[j] = i
+            j += 1
+    for i in range({k}):
+        perm[{m} + i] = ax[i]
+    b = np.transpose(a, {_tup(n, "perm[{i}]")})
+    cols = 1
+    for i in range({m}, {n}):
+        cols *= b.shape[i]
+    rows = b.size // cols if cols else 1
+    for i in range({m}):
+        rows = rows if cols else rows * b.shape[i]
+    src = np.ascontiguousarray(b).reshape(rows, cols)
+    out = np.empty(rows, dtype=dt)
+    for r in range(rows):
+        acc = dt({1 if product else 0})
+        for c in range(cols):
+            acc = acc {"*" if product else "+"} dt(src[r, c])
+        out[r] = acc
+    {"return out[0]" if m == 0 else f"return out.reshape({_tup(m, 'b.shape[{i}]')})"}
+"""
+    return _gen("impl", src, dt=dt, _norm_axes=_norm_axes)
+
+
 for _name, _prod in (("sum", False), ("prod", True)):
     overload(getattr(np, _name))(_reduce(_name, _prod))
     overload_method(types.Array, _name)(_reduce(_name, _prod))
@@ -215,6 +303,12 @@ for _name, _prod in (("sum", False), ("prod", True)):
 
 @overload_method(types.Array, "transpose")
 def _transpose(a, *axes):
+    if len(axes) == 1 and _is_none(axes[0]):
+        # `a.transpose(None)`: the axes reversed, as with no argument.
+        def impl(a, *axes):
+            return np.transpose(a)
+
+        return impl
     if len(axes) == 1 and isinstance(axes[0], types.BaseTuple):
 
         def impl(a, *axes):

@@ -779,18 +779,29 @@ def _tile(A, reps):
 
 @overload(np.argwhere)
 def _argwhere(a):
-    if not _is_array_like(a):
-        raise TypingError("The argument must be array-like")
+    if _is_array_like(a) and not _is_number(a) and not (_is_array(a) and a.ndim == 0):
+        # NumPy's `transpose(nonzero(a))`: the indices column by column, an F-ordered
+        # result.
+        def impl(a):
+            arr = np.asarray(a)
+            idx = np.nonzero(arr)
+            out = np.empty((arr.ndim, idx[0].size), dtype=np.intp)
+            for d in range(arr.ndim):
+                out[d] = idx[d]
+            return out.T
 
+        return impl
+    if _is_array(a):
+        def impl(a):
+            return np.zeros((1 if a.ravel()[0] != 0 else 0, 0), dtype=np.intp)
+
+        return impl
+
+    # A scalar or any other value: one empty index row when it is true (Numba's).
     def impl(a):
-        arr = np.asarray(a)
-        if arr.ndim == 0:
-            return np.zeros((1 if arr.ravel()[0] != 0 else 0, 0), dtype=np.intp)
-        idx = np.nonzero(arr)
-        out = np.empty((idx[0].size, arr.ndim), dtype=np.intp)
-        for d in range(arr.ndim):
-            out[:, d] = idx[d]
-        return out
+        if a is not None and bool(a):
+            return np.zeros((1, 0), dtype=np.intp)
+        return np.zeros((0, 0), dtype=np.intp)
 
     return impl
 
@@ -1205,4 +1216,4 @@ def _corrcoef(x, y=None, rowvar=True):
 
 
 # The shape and selection functions load with these.
-from . import _npindex, _nplinalg, _npselect, _npshape  # noqa: E402,F401
+from . import _npindex, _nplinalg, _npmanip, _npmethods, _npselect, _npshape  # noqa: E402,F401

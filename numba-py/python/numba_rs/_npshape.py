@@ -4,10 +4,13 @@ rot90 squeeze``), reshaping and splitting (``reshape resize split array_split``)
 arithmetic (``ravel_multi_index unravel_index``) and ``take_along_axis``.
 
 Views are built with ``numpy.lib.stride_tricks.as_strided`` (typed natively), so they
-share the argument's memory as NumPy's do. A function whose result has one entry per
+share the argument's memory as NumPy's do; ``broadcast_to``'s are read-only, as NumPy's
+(typed so by an intrinsic). A function whose result has one entry per
 dimension is generated for the rank it is typed at (the rank is a compile-time fact,
 the sizes are not), so every tuple it builds has a static length.
 """
+
+import importlib.util
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -15,8 +18,9 @@ from numpy.lib.stride_tricks import as_strided
 from . import types
 from ._npcommon import (_axis, _gen, _int_tuple, _ints_src, _is_array, _is_int, _is_none,
                         _is_number, _tup)
+from ._npmanip import _asarray_ndim, _can_asarray
 from .errors import TypingError
-from .extending import overload, register_jitable
+from .extending import intrinsic, overload, register_jitable
 
 
 
@@ -39,8 +43,33 @@ from .extending import overload, register_jitable
 # Broadcasting
 
 
+def _readonly_typing(typingctx, arr):
+    # The same array struct typed read-only: boxed, it is a NumPy array whose
+    # `flags.writeable` is False (Numba's `get_readonly_array`).
+    if not _is_array(arr):
+        return None
+
+    def codegen(context, builder, sig, args):
+        # The result is a new reference to the same memory.
+        context.nrt.incref(builder, sig.args[0], args[0])
+        return args[0]
+
+    return arr.copy(readonly=True)(arr), codegen
+
+
+if importlib.util.find_spec("llvmlite") is not None:
+    _readonly = intrinsic(_readonly_typing)
+else:
+    # Intrinsics are written with llvmlite (an optional dependency): without it the
+    # views stay writeable.
+    _readonly = register_jitable(lambda arr: arr)
+
+
 @register_jitable
 def _merge(x, y):
+    # `x` is the dimension so far, `y` a shape's entry (checked, as NumPy checks each).
+    if y < 0:
+        raise ValueError("negative dimensions are not allowed")
     if x == 1:
         return y
     if y == 1 or y == x:
@@ -75,22 +104,60 @@ def _broadcast_view_src(m, n, shape_expr):
     return "\n".join(lines) + "\n"
 
 
-@overload(np.broadcast_to)
-def _broadcast_to(array, shape):
-    if not (_is_array(array) or _is_number(array)):
-        raise TypingError('The first argument "array" must be array-like')
+def _broadcast_to_shape(shape):
+    """The rank and source of `shape` as broadcast_to takes it, or a TypingError with
+    Numba's message."""
     n, shape_expr = _ints_src(shape, "shape")
-    if n is None:
+    if n is not None:
+        return n, shape_expr
+    if isinstance(shape, types.UniTuple):
         raise TypingError('The second argument "shape" must be a tuple of integers')
-    m = array.ndim if _is_array(array) else 0
+    if isinstance(shape, types.BaseTuple):
+        raise TypingError(f'"{shape}" object cannot be interpreted as an integer')
+    raise TypingError(f'The argument "shape" must be a tuple or an integer. Got {shape}')
+
+
+def _broadcast_view(array, shape):
+    """A writeable view of `array` broadcast to `shape` (the typing of ``_view``)."""
+    n, shape_expr = _broadcast_to_shape(shape)
+    m = _asarray_ndim(array)
     if m > n:
-        raise TypingError(
-            "input operand has more dimensions than allowed by the axis remapping")
+        def impl(array, shape):
+            raise ValueError(
+                "input operand has more dimensions than allowed by the axis remapping")
+
+        return impl
     view = _gen("_view", _broadcast_view_src(m, n, shape_expr), _bstride=_bstride)
     view = register_jitable(view)
 
     def impl(array, shape):
         return view(np.asarray(array), shape)
+
+    return impl
+
+
+def _view_of(array, shape):
+    pass
+
+
+# numba-rs's own code writing through broadcast views (``nditer``) takes them from here.
+overload(_view_of)(_broadcast_view)
+
+
+@overload(np.broadcast_to)
+def _broadcast_to(array, shape):
+    if not _can_asarray(array):
+        raise TypingError('The first argument "array" must be array-like')
+    if isinstance(shape, types.BaseTuple) and len(shape.types) == 0 and not (
+            _is_number(array) or (_is_array(array) and array.ndim == 0)):
+        raise TypingError("Cannot broadcast a non-scalar to a scalar array")
+    n, _ = _broadcast_to_shape(shape)
+    if _asarray_ndim(array) > n:
+        return _broadcast_view(array, shape)  # its ValueError
+
+    # NumPy's result is a read-only view (several of its elements may be one in memory).
+    def impl(array, shape):
+        return _readonly(_view_of(array, shape))
 
     return impl
 
@@ -114,13 +181,13 @@ def _shapes_src(name, ranks, args_expr):
 @overload(np.broadcast_shapes)
 def _broadcast_shapes(*args):
     ranks = []
-    for t in args:
+    for idx, t in enumerate(args):
         if _is_int(t):
             ranks.append(1)
         elif _int_tuple(t) is not None:
             ranks.append(_int_tuple(t))
         else:
-            raise TypingError("np.broadcast_shapes takes shapes: integers or tuples of integers")
+            raise TypingError(f"Argument {idx} must be either an int or tuple[int]. Got {t}")
     exprs = [f"(args[{i}],)" if _is_int(t) else f"args[{i}]" for i, t in enumerate(args)]
     _, src = _shapes_src("_shape", ranks, exprs)
     shape = register_jitable(_gen("_shape", src, _merge=_merge))
@@ -133,15 +200,22 @@ def _broadcast_shapes(*args):
 
 @overload(np.broadcast_arrays)
 def _broadcast_arrays(*args):
-    for t in args:
-        if not (_is_array(t) or _is_number(t)):
-            raise TypingError("np.broadcast_arrays takes arrays")
-    ranks = [t.ndim if _is_array(t) else 0 for t in args]
-    n, src = _shapes_src("_shape", ranks, [f"args[{i}].shape" for i in range(len(args))])
+    for idx, t in enumerate(args):
+        if not _can_asarray(t):
+            raise TypingError(f'Argument "{idx}" must be array-like')
+    # The result is a tuple, so (as in NumPy, unlike Numba's list) the arrays keep their
+    # own dtypes.
+    ranks = [_asarray_ndim(t) for t in args]
+    exprs = [f"args[{i}].shape" for i in range(len(args))]
+    if not all(_is_array(t) for t in args):
+        # Numba broadcasts scalars and tuples to at least one dimension.
+        ranks.append(1)
+        exprs.append("(1,)")
+    n, src = _shapes_src("_shape", ranks, exprs)
     shape = register_jitable(_gen("_shape", src, _merge=_merge))
     views = [
         register_jitable(_gen("_view", _broadcast_view_src(r, n, "shape"), _bstride=_bstride))
-        for r in ranks
+        for r in ranks[:len(args)]
     ]
     body = ["def impl(*args):",
             "    arrs = " + (_tup(len(args), "np.asarray(args[{i}])") if args else "()"),
@@ -271,7 +345,8 @@ def _squeeze(a, axis=None):
                 "depend on the array's shape at run time; pass axis= (a constant)")
 
         def impl(a, axis=None):
-            return as_strided(a)
+            # Strides spelled out: Numba's as_strided refuses strides=None.
+            return as_strided(a, a.shape, a.strides)
 
         return impl
     if isinstance(axis, types.IntegerLiteral):
@@ -306,7 +381,7 @@ def _squeeze(a, axis=None):
 
 @overload(np.reshape)
 def _reshape(a, newshape):
-    if not (_is_array(a) or _is_number(a)):
+    if not _can_asarray(a):
         raise TypingError('The first argument "a" must be array-like')
 
     def impl(a, newshape):
@@ -317,8 +392,8 @@ def _reshape(a, newshape):
 
 @overload(np.resize)
 def _resize(a, new_shape):
-    if not (_is_array(a) or _is_number(a)):
-        raise TypingError('The first argument "a" must be array-like')
+    if not _can_asarray(a):
+        raise TypingError('The argument "a" must be array-like')
     n, shape = _ints_src(new_shape, "new_shape")
     if n is None:
         raise TypingError('The argument "new_shape" must be an integer or a tuple of integers')
@@ -328,7 +403,7 @@ def _resize(a, new_shape):
         "    total = 1\n"
         "    for d in sh:\n"
         "        if d < 0:\n"
-        "            raise ValueError('all elements of `new_shape` must be non-negative')\n"
+        "            raise ValueError('All elements of `new_shape` must be non-negative')\n"
         "        total *= d\n"
         "    flat = np.asarray(a).ravel()\n"
         "    out = np.empty(sh, dtype=flat.dtype)\n"
@@ -602,7 +677,8 @@ def _nditer(op):
     if k > 1:
         lines.append("    shape = np.broadcast_shapes(" + "".join(f"a{i}.shape, " for i in range(k)) + ")")
         for i in range(k):
-            lines.append(f"    a{i} = np.broadcast_to(a{i}, shape)")
+            # Writeable views: the loop may write through them.
+            lines.append(f"    a{i} = _view_of(a{i}, shape)")
     else:
         lines.append("    shape = a0.shape")
     lines.append("    return _walk(" + ", ".join(f"a{i}" for i in range(k)) + ", shape)")
@@ -617,4 +693,4 @@ def _nditer(op):
         views = [f"as_strided(a{i}[{sl}], (), ())" for i in range(k)]
         walk.append("        yield " + (f"({', '.join(views)},)" if many else views[0]))
     walker = register_jitable(_gen("_walk", "\n".join(walk) + "\n"))
-    return _gen("impl", "\n".join(lines) + "\n", _walk=walker)
+    return _gen("impl", "\n".join(lines) + "\n", _walk=walker, _view_of=_view_of)
