@@ -1135,13 +1135,14 @@ fn arange(
     let Type::Array { dtype, .. } = call.sig.ret.get() else {
         return false;
     };
-    // The bounds in parameter order, Nones (and the dtype) left out.
-    let args: Vec<VarId> = if call.bound {
+    // The bounds in parameter order (start, stop, step), None where not given (and the
+    // dtype left out).
+    let args: Vec<Option<VarId>> = if call.bound {
         match cx.typing.call_args.get(&call.value) {
             Some(bound) => bound
                 .iter()
                 .take(3)
-                .filter_map(|b| match b {
+                .map(|b| match b {
                     numba_typeinfer::BoundArg::Var(v) => Some(*v),
                     numba_typeinfer::BoundArg::Const(_) | numba_typeinfer::BoundArg::Pack(_) => {
                         None
@@ -1151,11 +1152,11 @@ fn arange(
             None => return false,
         }
     } else {
-        call.args.iter().take(3).copied().collect()
+        call.args.iter().take(3).map(|&v| Some(v)).collect()
     };
-    let args: Vec<VarId> = args
+    let args: Vec<Option<VarId>> = args
         .into_iter()
-        .filter(|&v| cx.typing.type_of(v).unliteral() != NONE)
+        .map(|v| v.filter(|&v| cx.typing.type_of(v).unliteral() != NONE))
         .collect();
     let konst = |cx: &mut Cx<'_>, k: i64, out: &mut Vec<Inst>| {
         let v = cx.var("$arange_bound", INT64, loc);
@@ -1164,10 +1165,14 @@ fn arange(
         out.push(inst);
         v
     };
-    let (start, stop, step) = match args.as_slice() {
-        [stop] => (konst(cx, 0, out), *stop, konst(cx, 1, out)),
-        [start, stop] => (*start, *stop, konst(cx, 1, out)),
-        [start, stop, step] => (*start, *stop, *step),
+    // NumPy's `arange(start, stop=None, step=None)`: without a stop the first bound is
+    // the stop (`np.arange(7, step=2)`).
+    let at = |k: usize| args.get(k).copied().flatten();
+    let (start, stop, step) = match (at(0), at(1), at(2)) {
+        (Some(stop), None, None) => (konst(cx, 0, out), stop, konst(cx, 1, out)),
+        (Some(start), Some(stop), None) => (start, stop, konst(cx, 1, out)),
+        (Some(stop), None, Some(step)) => (konst(cx, 0, out), stop, step),
+        (Some(start), Some(stop), Some(step)) => (start, stop, step),
         _ => return false,
     };
     fill_by_position(

@@ -397,7 +397,7 @@ impl Dispatcher {
         let nogil = self.nogil && c.object_env.is_none();
         let out = run_entry(py, &self.core.name, c, &slots, nogil);
         if let Some(mark) = views {
-            crate::ndarray::keep_release(mark);
+            crate::ndarray::keep_release(py, mark);
         }
         if crate::lists::has_list(&c.arg_shapes) {
             crate::lists::release_args(py, &c.arg_shapes, &slots)?;
@@ -470,7 +470,7 @@ impl Dispatcher {
                 boxing::encode(&*unsafe { Borrowed::from_ptr(py, p) }, shape, slots)
             });
             if let Err(e) = encoded {
-                crate::ndarray::keep_release(mark);
+                crate::ndarray::keep_release(py, mark);
                 return Err(e);
             }
         }

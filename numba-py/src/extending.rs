@@ -104,7 +104,18 @@ const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     ("numpy.copy", "numba_rs._npmethods"),
     ("numpy.unique", "numba_rs._npmethods"),
     ("numpy.nonzero", "numba_rs._npmethods"),
+    ("numpy.ascontiguousarray", "numba_rs._npmethods"),
+    ("numpy.asfortranarray", "numba_rs._npmethods"),
     ("array.nonzero", "numba_rs._npmethods"),
+    // Array-like arguments and Numba's argument errors for NumPy functions the native
+    // templates type for arrays.
+    ("numpy.bincount", "numba_rs._npfuncs"),
+    ("numpy.roll", "numba_rs._npfuncs"),
+    ("numpy.flip", "numba_rs._npfuncs"),
+    ("numpy.fliplr", "numba_rs._npfuncs"),
+    ("numpy.flipud", "numba_rs._npfuncs"),
+    ("numpy.asarray", "numba_rs._npfuncs"),
+    ("numpy.ones", "numba_rs._npfuncs"),
     // Several advanced indices in one subscript.
     ("operator.getitem", "numba_rs._npindex"),
     ("operator.setitem", "numba_rs._npindex"),

@@ -2025,7 +2025,7 @@ impl Dispatcher {
         let nogil = self.nogil && c.object_env.is_none();
         let out = call::run_entry(py, &self.core.name, &c, &slots, nogil);
         if let Some(mark) = views {
-            ndarray::keep_release(mark);
+            ndarray::keep_release(py, mark);
         }
         let out = out?;
         generator::keep_args_alive(py, &out, &ptrs)?;

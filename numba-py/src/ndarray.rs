@@ -134,13 +134,18 @@ pub fn keep_mark() -> usize {
 }
 
 /// Release the buffer views made since `mark` (the call that made them returned).
-pub fn keep_release(mark: usize) {
+pub fn keep_release(py: Python<'_>, mark: usize) {
     let released: Vec<Py<PyAny>> = keep::VIEWS.with(|k| {
         let mut k = k.borrow_mut();
         let n = k.len().min(mark);
         k.split_off(n)
     });
-    drop(released);
+    // Dropped as bound references: the vectorcall entry runs on `assume_attached`, where
+    // dropping a `Py` would only queue its decref in pyo3's pool (each call's view, and
+    // the exporter's buffer, then stayed alive).
+    for v in released {
+        drop(v.into_bound(py));
+    }
 }
 
 /// A NumPy array over a buffer-protocol object's memory (`numpy.asarray`), or None.

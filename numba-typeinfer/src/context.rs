@@ -878,6 +878,15 @@ impl TypingContext for BaseContext {
                     this: value,
                 }))
             }
+            // `x.item()` of a NumPy scalar: the value itself.
+            Type::Boolean | Type::Complex { .. } | Type::Integer { .. } | Type::Float { .. }
+                if attr == "item" =>
+            {
+                Some(intern(Type::BoundFunction {
+                    key: "number.item".into(),
+                    this: value,
+                }))
+            }
             Type::Integer { .. } | Type::Float { .. } if attr == "imag" => Some(value),
             // A slice's bounds (Numba's defaults filled in) and `s.indices(n)`.
             Type::Slice(_) if matches!(attr, "start" | "stop" | "step") => Some(INT64),
@@ -981,6 +990,11 @@ impl TypingContext for BaseContext {
                     _ => None,
                 };
             }
+            if key == "number.item" {
+                return args
+                    .is_empty()
+                    .then(|| sig("number.item", this, vec![this]));
+            }
             if key == "number.conjugate" {
                 return args
                     .is_empty()
@@ -1028,6 +1042,11 @@ impl TypingContext for BaseContext {
                         args.len()
                     ),
                 });
+            }
+            if key.starts_with("array.") {
+                if let Some(m) = crate::numpy::array_explain(&key, this, args) {
+                    return Some(m);
+                }
             }
             return crate::sets::explain(&key, this, args)
                 .or_else(|| crate::lists::explain(&key, this, args))

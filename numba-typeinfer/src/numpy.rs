@@ -730,6 +730,25 @@ pub fn array_attr(this: TypeId, attr: &str) -> Option<TypeId> {
     })
 }
 
+/// Numba's message for an array method given arguments it refuses, where it has one.
+pub fn array_explain(key: &str, this: TypeId, args: &[TypeId]) -> Option<String> {
+    let (dtype, ..) = array_parts(this)?;
+    match (key, args) {
+        ("array.astype", [d]) => match d.get() {
+            Type::Unicode => {
+                Some("array.astype if dtype is a string it must be constant".to_string())
+            }
+            _ => {
+                let to = dtype_arg(*d)?;
+                Some(format!(
+                    "astype({to}) not supported on {this}: cannot convert from {dtype} to {to}"
+                ))
+            }
+        },
+        _ => None,
+    }
+}
+
 /// A call of an array method (`key` is `array.<name>`).
 pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signature> {
     let (dtype, ndim, layout, readonly) = array_parts(this)?;
@@ -851,7 +870,23 @@ pub fn array_method(key: &str, this: TypeId, args: &[TypeId]) -> Option<Signatur
         }))),
         ("array.transpose", []) => array_attr(this, "T").map(with_this),
         ("array.fill", [v]) if element(*v).is_some() && !readonly => Some(with_this(NONE)),
-        ("array.astype", [d]) => Some(with_this(c_array(dtype_arg(*d)?, ndim))),
+        // NumPy's order 'K': an F-ordered array stays F-ordered (the copy is laid out
+        // by its type).
+        // Numba converts numbers into numbers only (a record dtype is its own).
+        ("array.astype", [d])
+            if matches!(dtype_arg(*d)?.get(), Type::Record { .. }) && dtype_arg(*d)? != dtype =>
+        {
+            None
+        }
+        ("array.astype", [d]) => Some(with_this(array(
+            dtype_arg(*d)?,
+            ndim,
+            if layout == Layout::F {
+                Layout::F
+            } else {
+                Layout::C
+            },
+        ))),
         ("array.reshape", shape) if layout != Layout::A || ndim == 1 => {
             let rank = match shape {
                 [one] => shape_rank(*one)?,

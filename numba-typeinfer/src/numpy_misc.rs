@@ -77,8 +77,19 @@ impl BaseContext {
                 Box::new(FnTemplate(
                     move |a: &[TypeId]| match a {
                         [x] => {
-                            let (d, n, ..) = array_parts(*x)?;
-                            Some(sig(key, array(d, n.max(1), layout), vec![*x]))
+                            let (d, n, have, readonly) = array_parts(*x)?;
+                            // The array itself when already laid out so (a 1-d C or F
+                            // array is both), keeping its read-only flag; else a copy.
+                            let keeps = n == 0
+                                || have == layout
+                                || (n == 1 && matches!(have, Layout::C | Layout::F));
+                            let ret = intern(Type::Array {
+                                dtype: d,
+                                ndim: n.max(1),
+                                layout,
+                                readonly: keeps && readonly,
+                            });
+                            Some(sig(key, ret, vec![*x]))
                         }
                         _ => None,
                     },

@@ -54,3 +54,20 @@ def test_the_buffer_is_released_after_the_call():
     njit(total_and_poke)(b)
     b.extend(b"def")  # BufferError if the call still held an export
     assert b == bytearray(b"Abcdef")
+
+
+def test_bytearray_argument_released_after_each_call():
+    # Each call views the bytearray's buffer; the view must be released when the call
+    # returns (it used to linger in pyo3's deferred-decref pool, keeping the bytearray
+    # exported, so it could not be resized, and one view alive per call).
+    import sys
+
+    f = njit(lambda b: b[1])
+    buf = bytearray(range(16))
+    f(buf)
+    before = sys.getrefcount(buf)
+    for _ in range(5):
+        assert f(buf) == 1
+    assert sys.getrefcount(buf) == before
+    buf.append(3)
+    assert len(buf) == 17

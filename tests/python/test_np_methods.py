@@ -141,7 +141,9 @@ def test_frombuffer():
     buf = bytearray(range(16))
     np.testing.assert_array_equal(f(buf), np.frombuffer(buf, dtype=np.int16))
     ro = bytes(range(16))
-    np.testing.assert_array_equal(f(ro), np.frombuffer(ro, dtype=np.int16))
+    got = f(ro)
+    np.testing.assert_array_equal(got, np.frombuffer(ro, dtype=np.int16))
+    assert not got.flags.writeable
     view = f(memoryview(bytearray(range(16))).toreadonly())
     assert not view.flags.writeable
     np.testing.assert_array_equal(g(buf, 1, 8), np.frombuffer(buf, "complex64", 1, 8))
@@ -207,3 +209,71 @@ def test_transpose_none():
 def test_signature_with_numba_list_names():
     f = njit("float64[:](reflected list(float64)<iv=None>)")(lambda l: np.copy(l))
     np.testing.assert_array_equal(f([1.0, 2.0]), np.array([1.0, 2.0]))
+
+
+def test_arange_bounds_by_position():
+    cases = [(lambda x: np.arange(7, step=max(1, abs(x))), (3,)),
+             (lambda x, y: np.arange(x, step=y), (-1, 5)),
+             (lambda x, y: np.arange(x, step=y), (9, 2)),
+             (lambda x, y: np.arange(2, y, step=x), (2, 9)),
+             (lambda x, y: np.arange(x, stop=y), (-8, -1))]
+    for fn, args in cases:
+        np.testing.assert_array_equal(njit(fn)(*args), fn(*args))
+
+
+def test_astype_keeps_f_order_and_refuses_records():
+    f = njit(lambda a: a.astype(np.float32))
+    a = np.arange(24, dtype=np.int8).reshape((3, 8)).T
+    want, got = a.astype(np.float32), f(a)
+    np.testing.assert_array_equal(got, want)
+    assert got.strides == want.strides
+    dt = np.dtype([("x", np.int8)])
+    with pytest.raises(TypingError, match="cannot convert from int32 to Record"):
+        njit(lambda a: a.astype(dt))(np.arange(3, dtype=np.int32))
+    with pytest.raises(TypingError, match="if dtype is a string it must be constant"):
+        njit(lambda a, d: a.astype(d))(np.arange(3), "float32")
+
+
+@pytest.mark.parametrize("pf", [np.ascontiguousarray, np.asfortranarray])
+def test_as_layout_views_and_copies(pf):
+    f = njit(lambda a: pf(a))
+    base = np.arange(24)
+    for x in [base, base.reshape(3, 8), base.reshape(3, 8).T, base.reshape(3, 8)[::2],
+              np.array([0]).reshape(())]:
+        want, got = pf(x), f(x)
+        np.testing.assert_array_equal(got, want)
+        assert got.strides == want.strides
+        assert np.shares_memory(got, x) == np.shares_memory(want, x)
+    ro = np.array([1, 2, 3])
+    ro.flags.writeable = False
+    assert f(ro).flags.writeable == pf(ro).flags.writeable
+    for x in (42, 42.0, 1j, True):
+        np.testing.assert_array_equal(f(x), pf(x))
+    with pytest.raises(TypingError, match='The argument "a" must be array-like'):
+        f("hello")
+
+
+def test_scalar_item_and_take_nested_indices():
+    assert njit(lambda x: x.item())(np.bool_(True)) is True
+    assert njit(lambda x: x.item())(np.float32(1.5)) == 1.5
+    a = np.arange(12.0).reshape(3, 4)
+    f = njit(lambda a: a.take(((1, 2, 3), (4, 5, 6))))
+    np.testing.assert_array_equal(f(a), a.take(((1, 2, 3), (4, 5, 6))))
+
+
+def test_view_item_size_errors():
+    f = njit(lambda a: a.view(np.int8))
+    with pytest.raises(ValueError, match="Changing the dtype of a 0d array"):
+        f(np.array(42, dtype=np.int32))
+    g = njit(lambda a: a.view(np.int16))
+    np.testing.assert_array_equal(g(np.arange(4, dtype=np.int32)),
+                                  np.arange(4, dtype=np.int32).view(np.int16))
+    h = njit(lambda a: a.view(np.int16))
+    rec = np.zeros(4, dtype=np.dtype([("a", np.int8), ("b", np.int8), ("c", np.int8)]))
+    with pytest.raises(ValueError, match="When changing to a smaller dtype"):
+        h(rec)
+
+
+def test_where_of_0d_condition():
+    with pytest.raises(TypingError, match="Calling nonzero on 0d arrays is not allowed"):
+        njit(lambda c: np.where(c))(np.array(1.0))

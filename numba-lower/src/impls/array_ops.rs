@@ -1889,10 +1889,14 @@ fn arange<'ctx>(
     }
     let zero = lw.cast(lw.ctx.i64_type().const_zero().into(), INT64, work)?;
     let one = lw.cast(lw.ctx.i64_type().const_int(1, false).into(), INT64, work)?;
-    let (start, stop, step) = match vals.as_slice() {
-        [stop] => (zero, *stop, one),
-        [start, stop] => (*start, *stop, one),
-        [start, stop, step] => (*start, *stop, *step),
+    // By position, as NumPy's `arange(start, stop=None, step=None)`: without a stop the
+    // first bound is the stop (`np.arange(7, step=2)`).
+    let given = |k: usize| sig.args.get(k).is_some_and(|&t| t != NONE) && k < nbounds;
+    let (start, stop, step) = match (vals.as_slice(), given(1), given(2)) {
+        ([stop], _, _) => (zero, *stop, one),
+        ([start, stop], true, false) => (*start, *stop, one),
+        ([stop, step], false, true) => (zero, *stop, *step),
+        ([start, stop, step], _, _) => (*start, *stop, *step),
         _ => return Err(lw.unsupported("arange takes 1 to 3 bounds")),
     };
     let n = arange_count(lw, (start, stop, step), work)?;

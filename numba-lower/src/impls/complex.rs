@@ -60,6 +60,11 @@ pub(crate) fn register(r: &mut Registry) {
         conjugate,
     );
     r.register(
+        ImplKey::Function("number.item".into()),
+        Args::Exact(vec![TypePat::Any]),
+        |_lw, _sig, a| Ok(a[0]),
+    );
+    r.register(
         ImplKey::Function("complex".into()),
         Args::Variadic(TypePat::Number),
         complex_ctor,

@@ -186,24 +186,22 @@ fn as_layout<'ctx>(
         Type::Array { layout, .. } => layout,
         _ => return Err(lw.unsupported("array layout")),
     };
-    let same = matches!(t.get(), Type::Array { layout, ndim, .. } if layout == want && ndim > 0);
+    // Already laid out so (a 1-d C or F array is both): the array itself.
+    let same = matches!(t.get(), Type::Array { layout, ndim, .. }
+        if ndim > 0 && (layout == want || (ndim == 1 && matches!(layout, Layout::C | Layout::F))));
     if same {
         lw.incref(ret, a[0])?;
         return Ok(a[0]);
     }
-    let mut src_t = t;
-    let mut src = arr;
     if ndim(t) == 0 {
+        // A 0-d array: a 1-d view of its one element, as NumPy gives.
         let one = lw.ctx.i64_type().const_int(1, false);
         let size = get_int(lw, arr, field::ITEMSIZE)?;
-        src = rebuild(lw, arr, &[one], &[size])?;
-        src_t = intern(Type::Array {
-            dtype: dtype_of(t),
-            ndim: 1,
-            layout: Layout::A,
-            readonly: true,
-        });
+        let view = rebuild(lw, arr, &[one], &[size])?;
+        lw.incref(ret, view.into())?;
+        return Ok(view.into());
     }
+    let (src_t, src) = (t, arr);
     let dims = shape_of(lw, src_t, src)?;
     let out = allocate(lw, ret, &dims)?;
     super::indexing::assign_into(lw, ret, out, src_t, src.into())?;

@@ -40,9 +40,14 @@ fn view<'ctx>(
     let mut out = rebuild(lw, arr, &shape, &strides)?;
     if old != new {
         if n == 0 {
-            return Err(
-                lw.unsupported("changing the item size of a 0-d array's view is not supported")
-            );
+            // NumPy's (and Numba's) run-time ValueError; the view is never made.
+            let yes = lw.ctx.bool_type().const_all_ones();
+            lw.raise_const_if(
+                yes,
+                "ValueError",
+                &["Changing the dtype of a 0d array is only supported if the itemsize is unchanged"],
+            )?;
+            return Ok(out.into());
         }
         let last = (n - 1) as usize;
         let contiguous =
@@ -63,6 +68,15 @@ fn view<'ctx>(
             "ValueError",
             &["To change to a dtype of a different size, the last axis must be contiguous"],
         )?;
+        if new < old && old % new != 0 {
+            // NumPy's check for a smaller item that does not divide the old one.
+            let yes = lw.ctx.bool_type().const_all_ones();
+            lw.raise_const_if(
+                yes,
+                "ValueError",
+                &["When changing to a smaller dtype, its size must be a divisor of the size of original dtype"],
+            )?;
+        }
         let bytes =
             lw.b.build_int_mul(shape[last], i64t.const_int(old, false), "")
                 .map_err(llvm_err)?;

@@ -324,6 +324,17 @@ def _transpose(a, *axes):
     raise TypingError("axes don't match array")
 
 
+def _int_seq(t):
+    """Integers, or a (nested) list / tuple of them."""
+    if _is_int(t):
+        return True
+    if isinstance(t, (types.List, types.UniTuple)):
+        return _int_seq(t.dtype)
+    if isinstance(t, types.Tuple):
+        return all(_int_seq(x) for x in t.types)
+    return False
+
+
 def _take(a, indices, axis=None):
     if not _is_array(a):
         raise TypingError("The first argument must be an array")
@@ -340,8 +351,7 @@ def _take(a, indices, axis=None):
                 return flat[indices]
 
             return impl
-        if not ((_is_array(indices) and _is_int(indices.dtype)) or (
-                isinstance(indices, (types.List, types.UniTuple)) and _is_int(indices.dtype))):
+        if not ((_is_array(indices) and _is_int(indices.dtype)) or _int_seq(indices)):
             raise TypingError('The argument "indices" must be integers')
 
         def impl(a, indices, axis=None):
@@ -361,8 +371,7 @@ def _take(a, indices, axis=None):
         return impl
     if not _is_int(axis):
         raise TypingError('The argument "axis" must be an integer or None')
-    if not (_is_int(indices) or (_is_array(indices) and _is_int(indices.dtype))
-            or (isinstance(indices, (types.List, types.UniTuple)) and _is_int(indices.dtype))):
+    if not ((_is_array(indices) and _is_int(indices.dtype)) or _int_seq(indices)):
         raise TypingError('The argument "indices" must be integers')
     scalar = _is_int(indices)
     if scalar and a.ndim == 1:

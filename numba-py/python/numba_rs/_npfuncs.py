@@ -24,13 +24,15 @@ from .extending import overload, register_jitable
 
 
 def _is_array_like(t):
-    return _is_array(t) or _is_number(t) or isinstance(t, (types.UniTuple, types.Tuple, types.List))
+    return _is_array(t) or _is_number(t) or isinstance(
+        t, (types.UniTuple, types.Tuple, types.List, types.ListType))
 
 
 
 
 def _check_int(t, what):
-    if not isinstance(t, (types.Integer, types.Boolean)):
+    # Numba's `check_is_integer`: a bool is not an integer here.
+    if not isinstance(t, types.Integer):
         raise TypingError(f"{what} must be an integer")
 
 
@@ -76,6 +78,17 @@ def _angle(z, deg=False):
     if not (_is_array(z) or _is_number(z)):
         raise TypingError("Argument \"z\" must be a complex or Array[complex]")
     item = z.dtype if _is_array(z) else z
+    if isinstance(item, types.Complex) and _is_array(z):
+        # complex64 gives float32: the result keeps the parts' width.
+        dt = _result_dtype(np.angle, z.dtype)
+
+        def impl(z, deg=False):
+            a = np.arctan2(np.imag(z), np.real(z))
+            if deg:
+                return (a * (180.0 / np.pi)).astype(dt)
+            return a.astype(dt)
+
+        return impl
     if isinstance(item, types.Complex):
         def impl(z, deg=False):
             a = np.arctan2(np.imag(z), np.real(z))
@@ -94,7 +107,7 @@ def _angle(z, deg=False):
             a = np.arctan2(np.zeros_like(x), x)
             if deg:
                 return (a * (180.0 / np.pi)).astype(dt)
-            return a
+            return a.astype(dt)
 
         return impl
 
@@ -210,7 +223,22 @@ def _tri_part(m, k, lower):
             return out
 
         return impl
-    raise TypingError("tril/triu of arrays of more than two dimensions is not supported by numba-rs yet")
+
+    # More dimensions: each matrix of the last two axes on its own (NumPy's mask
+    # broadcast over the leading axes).
+    def impl(m, k=0):
+        out = m.copy()
+        rows, cols = m.shape[-2], m.shape[-1]
+        mats = out.reshape((-1, rows, cols))
+        for b in range(mats.shape[0]):
+            for i in range(rows):
+                for j in range(cols):
+                    keep = (j - i <= k) if lower else (j - i >= k)
+                    if not keep:
+                        mats[b, i, j] = 0
+        return out
+
+    return impl
 
 
 @overload(np.tril)
@@ -566,7 +594,13 @@ def _count_nonzero(a, axis=None):
     if not _is_array_like(a):
         raise TypingError("The argument to np.count_nonzero must be array-like")
     if not _is_none(axis):
-        raise TypingError("np.count_nonzero with an axis is not supported by numba-rs yet")
+        if not isinstance(axis, types.Integer):
+            raise TypingError("The argument \"axis\" must be an integer")
+
+        def impl(a, axis=None):
+            return np.sum(np.asarray(a) != 0, axis=axis)
+
+        return impl
 
     def impl(a, axis=None):
         flat = np.asarray(a).ravel()
@@ -580,69 +614,113 @@ def _count_nonzero(a, axis=None):
 
 
 @register_jitable
-def _member_mask(values, test, invert):
-    # Each value's membership in `test`, by binary search in its sorted copy.
-    s = np.sort(test.ravel())
-    out = np.empty(values.size, dtype=np.bool_)
-    flat = values.ravel()
-    for i in range(flat.size):
-        j = np.searchsorted(s, flat[i])
-        found = j < s.size and s[j] == flat[i]
-        out[i] = found != invert
-    return out
+def _in1d(ar1, ar2, assume_unique, invert):
+    """Each entry of `ar1`'s membership in `ar2` (NumPy's ``_in1d`` by sorting, as Numba
+    follows it; with `assume_unique` NumPy's result for repeated entries too)."""
+    ar1 = np.asarray(ar1).ravel()
+    ar2 = np.asarray(ar2).ravel()
+    if len(ar2) < 10 * len(ar1) ** 0.145:
+        # Few test values: compare against each directly.
+        mask = np.full(len(ar1), invert, dtype=np.bool_)
+        for v in ar2:
+            if invert:
+                mask &= ar1 != v
+            else:
+                mask |= ar1 == v
+        return mask
+    if not assume_unique:
+        # The unique values of ar1 and where each entry went (`return_inverse`).
+        order1 = np.argsort(ar1, kind="mergesort")
+        aux = ar1[order1]
+        first = np.empty(aux.shape, dtype=np.bool_)
+        first[:1] = True
+        first[1:] = aux[1:] != aux[:-1]
+        ar1 = aux[first]
+        inv = np.empty(first.shape, dtype=np.intp)
+        inv[order1] = np.cumsum(first) - 1
+        ar2 = np.unique(ar2)
+    ar = np.concatenate((ar1, ar2))
+    # Stable, so an entry of ar1 comes before an equal entry of ar2.
+    order = np.argsort(ar, kind="mergesort")
+    sar = ar[order]
+    flag = np.empty(sar.size, np.bool_)
+    if invert:
+        flag[:-1] = sar[1:] != sar[:-1]
+    else:
+        flag[:-1] = sar[1:] == sar[:-1]
+    flag[-1:] = invert
+    ret = np.empty(ar.shape, dtype=np.bool_)
+    ret[order] = flag
+    if assume_unique:
+        return ret[:len(ar1)]
+    return ret[inv]
+
+
+def _check_set_args(name, ar1, ar2, **flags):
+    if not (_is_array_like(ar1) and _is_array_like(ar2)):
+        raise TypingError(f"{name}: first two args must be array-like")
+    for what, t in flags.items():
+        if not isinstance(t, (types.Boolean, bool)):
+            raise TypingError(f'{name}: Argument "{what}" must be boolean')
+
+
+@register_jitable
+def _operands_1d(ar1, ar2, assume_unique):
+    # NumPy's set functions' operands: unique values, or raveled when assumed unique.
+    a = np.asarray(ar1)
+    b = np.asarray(ar2)
+    if assume_unique:
+        return a.ravel(), b.ravel()
+    return np.unique(a), np.unique(b)
 
 
 @overload(np.isin)
 def _isin(element, test_elements, assume_unique=False, invert=False):
-    if not (_is_array_like(element) and _is_array_like(test_elements)):
-        raise TypingError("The arguments of np.isin must be array-likes")
-    if _is_number(element):
-        def impl(element, test_elements, assume_unique=False, invert=False):
-            return _member_mask(np.asarray(np.array([element])),
-                                np.asarray(test_elements), invert)[0]
-
-        return impl
+    _check_set_args("isin", element, test_elements, assume_unique=assume_unique,
+                    invert=invert)
 
     def impl(element, test_elements, assume_unique=False, invert=False):
         e = np.asarray(element)
-        return _member_mask(e, np.asarray(test_elements), invert).reshape(e.shape)
+        return _in1d(e, test_elements, assume_unique, invert).reshape(e.shape)
 
     return impl
 
 
-def _set_operation(name, keep):
-    def typing(ar1, ar2, assume_unique=False):
-        if not (_is_array_like(ar1) and _is_array_like(ar2)):
-            raise TypingError(f"The arguments of np.{name} must be array-likes")
+@overload(np.setdiff1d)
+def _setdiff1d(ar1, ar2, assume_unique=False):
+    _check_set_args("setdiff1d", ar1, ar2, assume_unique=assume_unique)
 
-        def impl(ar1, ar2, assume_unique=False):
-            a = np.unique(np.asarray(ar1).ravel())
-            b = np.unique(np.asarray(ar2).ravel())
-            in_b = _member_mask(a, b, False)
-            in_a = _member_mask(b, a, False)
-            return keep(a, b, in_b, in_a)
+    def impl(ar1, ar2, assume_unique=False):
+        a, b = _operands_1d(ar1, ar2, assume_unique)
+        return a[_in1d(a, b, True, True)]
 
-        return impl
-
-    return typing
+    return impl
 
 
-@register_jitable
-def _keep_diff(a, b, in_b, in_a):
-    return a[~in_b]
+@overload(np.setxor1d)
+def _setxor1d(ar1, ar2, assume_unique=False):
+    _check_set_args("setxor1d", ar1, ar2, assume_unique=assume_unique)
+
+    def impl(ar1, ar2, assume_unique=False):
+        a, b = _operands_1d(ar1, ar2, assume_unique)
+        # The sorted union, less every value that occurs twice.
+        aux = np.sort(np.concatenate((a, b)))
+        flag = np.empty(aux.shape[0] + 1, dtype=np.bool_)
+        flag[0] = True
+        flag[-1] = True
+        flag[1:-1] = aux[1:] != aux[:-1]
+        return aux[flag[1:] & flag[:-1]]
+
+    return impl
 
 
-@register_jitable
-def _keep_xor(a, b, in_b, in_a):
-    return np.sort(np.concatenate((a[~in_b], b[~in_a])))
-
-
-overload(np.setdiff1d)(_set_operation("setdiff1d", _keep_diff))
-overload(np.setxor1d)(_set_operation("setxor1d", _keep_xor))
 @overload(np.union1d)
 def _union1d(ar1, ar2):
     if not (_is_array_like(ar1) and _is_array_like(ar2)):
-        raise TypingError("The arguments of np.union1d must be array-likes")
+        raise TypingError("The arguments to np.union1d must be array-like")
+    kinds = [str(getattr(t, "dtype", "")) for t in (ar1, ar2)]
+    if any("unichr" in k for k in kinds) and kinds[0] != kinds[1]:
+        raise TypingError("For Unicode arrays, arrays must have same dtype")
 
     def impl(ar1, ar2):
         return np.unique(np.concatenate((np.asarray(ar1).ravel(), np.asarray(ar2).ravel())))
@@ -651,18 +729,14 @@ def _union1d(ar1, ar2):
 
 
 @overload(np.intersect1d)
-def _intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    if not (_is_none(return_indices) or isinstance(return_indices, types.Boolean)):
-        raise TypingError("return_indices must be a bool")
-    if not (_is_array_like(ar1) and _is_array_like(ar2)):
-        raise TypingError("The arguments of np.intersect1d must be array-likes")
+def _intersect1d(ar1, ar2, assume_unique=False):
+    _check_set_args("intersect1d", ar1, ar2, assume_unique=assume_unique)
 
-    def impl(ar1, ar2, assume_unique=False, return_indices=False):
-        if return_indices:
-            raise ValueError("np.intersect1d with return_indices=True is not supported by numba-rs yet")
-        a = np.unique(np.asarray(ar1).ravel())
-        b = np.unique(np.asarray(ar2).ravel())
-        return a[_member_mask(a, b, False)]
+    def impl(ar1, ar2, assume_unique=False):
+        a, b = _operands_1d(ar1, ar2, assume_unique)
+        # The values that occur twice in the sorted union.
+        aux = np.sort(np.concatenate((a, b)))
+        return aux[:-1][aux[1:] == aux[:-1]]
 
     return impl
 
@@ -925,7 +999,11 @@ def _correlate(a, v, mode="valid"):
 
 def _tri_indices(mask):
     def typing(n, k=0, m=None):
+        # Numba requires integers, where NumPy takes any number.
         _check_int(n, "n")
+        _check_int(k, "k")
+        if not _is_none(m):
+            _check_int(m, "m")
 
         def impl(n, k=0, m=None):
             cols = n if m is None else m
@@ -1047,20 +1125,23 @@ overload(np.blackman)(_window("blackman", _blackman))
 overload(np.bartlett)(_window("bartlett", _bartlett))
 
 
-@overload(np.isneginf)
-def _isneginf(x):
-    def impl(x):
-        return np.isinf(x) & (x < 0)
+def _signed_inf(negative):
+    # NumPy's `logical_and(isinf(x), signbit(x) [inverted], out)`.
+    def typing(x, out=None):
+        if _is_none(out):
+            def impl(x, out=None):
+                return np.logical_and(np.isinf(x), np.signbit(x) == negative)
+        else:
+            def impl(x, out=None):
+                return np.logical_and(np.isinf(x), np.signbit(x) == negative, out)
 
-    return impl
+        return impl
+
+    return typing
 
 
-@overload(np.isposinf)
-def _isposinf(x):
-    def impl(x):
-        return np.isinf(x) & (x > 0)
-
-    return impl
+overload(np.isneginf)(_signed_inf(True))
+overload(np.isposinf)(_signed_inf(False))
 
 
 @overload(np.fix)
@@ -1216,4 +1297,4 @@ def _corrcoef(x, y=None, rowvar=True):
 
 
 # The shape and selection functions load with these.
-from . import _npindex, _nplinalg, _npmanip, _npmethods, _npselect, _npshape  # noqa: E402,F401
+from . import _npfuncs2, _npindex, _nplinalg, _npmanip, _npmethods, _npselect, _npshape  # noqa: E402,F401

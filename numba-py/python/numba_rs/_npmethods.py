@@ -6,6 +6,7 @@ import numpy as np  # noqa: F401
 
 from . import types  # noqa: F401
 from ._npcommon import _is_array, _is_none, _is_number  # noqa: F401
+from ._npshape import _readonly
 from .errors import TypingError  # noqa: F401
 from .extending import overload, overload_method, register_jitable  # noqa: F401
 
@@ -123,16 +124,22 @@ overload_method(types.Array, "nonzero")(_nonzero)
 # --- np.where -------------------------------------------------------------------------
 
 @overload(np.where)
-def _where(condition, x=None, y=None):
+def _where(condition, *xy):
+    # `*xy` tells `np.where(c)` from `np.where(c, None, None)`.
     if not _array_like(condition):
         raise TypingError('The argument "condition" must be array-like')
-    omitted = (x is None or isinstance(x, types.Omitted)) and (
-        y is None or isinstance(y, types.Omitted))
-    if omitted:
-        def impl(condition, x=None, y=None):
+    if len(xy) == 0:
+        if _is_number(condition) or (_is_array(condition) and condition.ndim == 0):
+            raise TypingError("Calling nonzero on 0d arrays is not allowed. Use "
+                              "np.atleast_1d(scalar).nonzero() instead.")
+
+        def impl(condition, *xy):
             return np.asarray(condition).nonzero()
 
         return impl
+    if len(xy) != 2:
+        raise TypingError("np.where takes a condition, or a condition, x and y")
+    x, y = xy
     if _is_none(x) or _is_none(y):
         raise TypingError('Argument "x" or "y" cannot be None')
     for arg, name in ((x, "x"), (y, "y")):
@@ -142,8 +149,8 @@ def _where(condition, x=None, y=None):
         if all(_is_array(t) or _is_number(t) for t in (condition, x, y)):
             raise TypingError(f"np.where: unsupported arguments {condition}, {x}, {y}")
 
-    def impl(condition, x=None, y=None):
-        return np.where(np.asarray(condition), np.asarray(x), np.asarray(y))
+    def impl(condition, *xy):
+        return np.where(np.asarray(condition), np.asarray(xy[0]), np.asarray(xy[1]))
 
     return impl
 
@@ -225,7 +232,7 @@ def _copied_bytes(buffer):
     out = np.empty(len(buffer), dtype=np.uint8)
     for i in range(len(buffer)):
         out[i] = buffer[i]
-    return out
+    return _readonly(out)
 
 
 def _frombuffer_dtype(dtype):
@@ -252,7 +259,7 @@ def _frombuffer(buffer, dtype=None, count=-1, offset=0):
         as_bytes = _array_bytes
     else:
         # A `bytes` value is its own data model in compiled code: its bytes are read
-        # into a new array (writeable, where NumPy's view of `bytes` is read-only).
+        # into a new array, read-only as NumPy's view of `bytes` is.
         as_bytes = _copied_bytes
 
     def impl(buffer, dtype=None, count=-1, offset=0):
@@ -272,3 +279,21 @@ def _frombuffer(buffer, dtype=None, count=-1, offset=0):
         return raw[offset:offset + k * size].view(dt)
 
     return impl
+
+
+# --- np.ascontiguousarray / np.asfortranarray of numbers ------------------------------
+
+def _as_layout(a):
+    # Arrays are the native templates'; a number is a one-element array (NumPy's
+    # `ndim >= 1`).
+    if not _is_number(a):
+        raise TypingError('The argument "a" must be array-like')
+
+    def impl(a):
+        return np.array([a])
+
+    return impl
+
+
+overload(np.ascontiguousarray)(_as_layout)
+overload(np.asfortranarray)(_as_layout)

@@ -234,31 +234,55 @@ def _insert(arr, obj, values, axis=None):
 
 
 @register_jitable
-def _kth_ok(k, n):
-    # An empty array takes any kth (NumPy returns it as it is).
-    if n > 0 and (k < -n or k >= n):
-        raise ValueError("kth out of bounds")
+def _valid_kths(n, kth):
+    # Numba's `valid_kths`: a scalar or 1-d kth, each in [-n, n), negatives counted
+    # from the end.
+    ks = np.asarray(kth)
+    if ks.ndim > 1:
+        raise ValueError("kth must be scalar or 1-D")
+    for k in ks.ravel():
+        if k < -n or k >= n:
+            raise ValueError("kth out of bounds")
 
 
 def _partition(name, arg):
     def typing(a, kth):
-        if not _is_array(a):
-            raise TypingError(f"np.{name}: the first argument must be an array")
-        if a.ndim == 0:
+        if not (_is_array(a) or isinstance(a, (types.Sequence, types.BaseTuple))):
+            raise TypingError("The first argument must be an array-like")
+        if _is_array(a) and a.ndim == 0:
             raise TypingError("The first argument must be at least 1-D (found 0-D)")
-        if not (_is_int(kth) or (isinstance(kth, (types.List, types.UniTuple)) and _is_int(
-                kth.dtype)) or (_is_array(kth) and _is_int(kth.dtype))):
+        kdt = kth.dtype if isinstance(kth, (types.Array, types.Sequence, types.UniTuple)) else kth
+        if not _is_int(kdt):
             raise TypingError("Partition index must be integer")
 
-        # A full sort along the last axis is a valid partition for every kth (NumPy's
-        # order within each side is unspecified); stable for the indices.
+        # A sort along the last axis is a valid partition for every kth (NumPy's order
+        # within each side is unspecified); stable for the indices. Row by row, so any
+        # layout and rank works.
         def impl(a, kth):
-            n = a.shape[-1]
-            for k in np.asarray(kth).ravel():
-                _kth_ok(k, n)
+            arr = np.asarray(a)
+            if arr.size == 0:
+                if arg:
+                    return arr.astype(np.intp)
+                return arr.copy()
+            n = arr.shape[-1]
+            _valid_kths(n, kth)
+            rows = np.ascontiguousarray(arr).reshape((-1, n))
             if arg:
-                return np.argsort(a, kind="mergesort")
-            return np.sort(a)
+                out = np.empty(rows.shape, dtype=np.intp)
+            else:
+                out = np.empty(rows.shape, dtype=arr.dtype)
+            for r in range(rows.shape[0]):
+                if arg:
+                    out[r] = np.argsort(rows[r], kind="mergesort")
+                else:
+                    out[r] = np.sort(rows[r])
+            # The input's layout, as NumPy's (an F-ordered array gives an F-ordered one).
+            if arg:
+                res = np.empty_like(arr, dtype=np.intp)
+            else:
+                res = np.empty_like(arr)
+            res[...] = out.reshape(arr.shape)
+            return res
 
         return impl
 
