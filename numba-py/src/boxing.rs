@@ -474,6 +474,7 @@ pub fn decode(
                 let arr = unsafe { Bound::from_borrowed_ptr(py, parent) };
                 let out = if crate::ndarray::raw(&arr)
                     .is_some_and(|a| crate::ndarray::same_array(a, *t, &fields))
+                    && !readonly_of_writeable(&arr, *t)
                 {
                     arr.unbind()
                 } else {
@@ -503,6 +504,7 @@ pub fn decode(
             // SAFETY: a non-null parent is an argument array the caller still holds.
             let arr = unsafe { Bound::from_borrowed_ptr(py, parent) };
             if crate::ndarray::raw(&arr).is_some_and(|a| crate::ndarray::same_array(a, *t, &fields))
+                && !readonly_of_writeable(&arr, *t)
             {
                 return Ok(arr.unbind());
             }
@@ -510,6 +512,18 @@ pub fn decode(
             new_array(py, *t, &fields, Some(arr))?
         }
     })
+}
+
+/// Whether a result typed read-only (`np.broadcast_to`'s) is the same memory as a
+/// writeable argument array: it is then returned as a new read-only view, not as the
+/// argument itself.
+fn readonly_of_writeable(arr: &Bound<'_, PyAny>, t: TypeId) -> bool {
+    matches!(t.get(), Type::Array { readonly: true, .. })
+        && arr
+            .getattr("flags")
+            .and_then(|f| f.getattr("writeable"))
+            .and_then(|w| w.is_truthy())
+            .unwrap_or(false)
 }
 
 /// The base of a NumPy array over NRT memory: it owns one reference to the MemInfo and

@@ -105,6 +105,7 @@ const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     ("numpy.unique", "numba_rs._npmethods"),
     ("numpy.nonzero", "numba_rs._npmethods"),
     ("numpy.ascontiguousarray", "numba_rs._npmethods"),
+    ("numpy.transpose", "numba_rs._npmethods"),
     ("numpy.asfortranarray", "numba_rs._npmethods"),
     ("array.nonzero", "numba_rs._npmethods"),
     // Array-like arguments and Numba's argument errors for NumPy functions the native

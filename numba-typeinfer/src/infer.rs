@@ -1782,7 +1782,11 @@ impl Engine<'_> {
                     // An array index no overload takes either: the native refusal says
                     // more than "no implementation of operator.getitem".
                     return match typed {
-                        Err(_) if v.is_array() => {
+                        // Numba's reason for an index no array subscript takes is kept.
+                        Err(e)
+                            if v.is_array()
+                                && !e.to_string().contains("Unsupported array index type") =>
+                        {
                             Err(self.no_impl("getitem", &[v, i.unliteral()], line, ""))
                         }
                         other => other,

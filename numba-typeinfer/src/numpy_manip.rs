@@ -346,8 +346,15 @@ fn diag(a: &[TypeId]) -> Option<Signature> {
 
 fn ravel(a: &[TypeId]) -> Option<Signature> {
     let [x] = a else { return None };
-    let (dtype, ..) = array_parts(*x)?;
-    Some(sig("numpy.ravel", array(dtype, 1, Layout::C), vec![*x]))
+    let (dtype, _, layout, readonly) = array_parts(*x)?;
+    // A C array's ravel is a view (it keeps readonly); a copy is writeable.
+    let ret = intern(Type::Array {
+        dtype,
+        ndim: 1,
+        layout: Layout::C,
+        readonly: readonly && layout == Layout::C,
+    });
+    Some(sig("numpy.ravel", ret, vec![*x]))
 }
 
 fn transpose(a: &[TypeId]) -> Option<Signature> {

@@ -277,3 +277,47 @@ def test_view_item_size_errors():
 def test_where_of_0d_condition():
     with pytest.raises(TypingError, match="Calling nonzero on 0d arrays is not allowed"):
         njit(lambda c: np.where(c))(np.array(1.0))
+
+
+def test_list_and_tuple_indices_as_numpy():
+    a = np.arange(12).reshape(3, 4)
+    for fn in [lambda a: a[(1,), 2], lambda a: a[[0, 1], 1], lambda a: a[1, [0, 1]],
+               lambda a: a[[0, 1]], lambda a: a[[2, 0], 1:3]]:
+        np.testing.assert_array_equal(njit(fn)(a), fn(a))
+
+    def store(a):
+        a[[0, 2], 1] = 99
+        return a
+
+    np.testing.assert_array_equal(njit(store)(a.copy()), store(a.copy()))
+    with pytest.raises(TypingError, match="Unsupported array index type float64"):
+        njit(lambda a: a[1, 2.0])(np.ones((2, 3)))
+
+
+def test_ravel_of_c_array_is_a_view():
+    f = njit(lambda a: a.ravel())
+    g = njit(lambda a: np.ravel(a))
+    a = np.arange(6).reshape(2, 3)
+    for fn in (f, g):
+        r = fn(a)
+        assert np.shares_memory(r, a)
+        np.testing.assert_array_equal(r, a.ravel())
+        t = fn(a.T)
+        assert not np.shares_memory(t, a)
+        np.testing.assert_array_equal(t, a.T.ravel())
+
+
+def test_broadcast_to_same_shape_is_read_only():
+    f = njit(lambda a: np.broadcast_to(a, a.shape))
+    a = np.arange(4.0)
+    got, want = f(a), np.broadcast_to(a, a.shape)
+    np.testing.assert_array_equal(got, want)
+    assert got.flags.writeable == want.flags.writeable
+    assert a.flags.writeable
+
+
+def test_transpose_of_tuples_refused():
+    with pytest.raises(TypingError, match="np.transpose does not accept tuples"):
+        njit(lambda a: np.transpose(a))((np.arange(3),))
+    np.testing.assert_array_equal(njit(lambda a: np.transpose(a))([[1, 2], [3, 4]]),
+                                  np.transpose([[1, 2], [3, 4]]))

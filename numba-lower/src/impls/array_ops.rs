@@ -1676,9 +1676,8 @@ pub(crate) fn register_more(r: &mut Registry) {
         Args::Exact(vec![array(), TypePat::Any]),
         copy,
     );
-    for k in ["array.ravel", "array.flatten"] {
-        r.register(f(k), Args::Exact(vec![array()]), flatten);
-    }
+    r.register(f("array.ravel"), Args::Exact(vec![array()]), ravel);
+    r.register(f("array.flatten"), Args::Exact(vec![array()]), flatten);
     r.register(f("array.reshape"), Args::Variadic(TypePat::Any), reshape);
     r.register(
         ImplKey::GetAttr("T".into()),
@@ -2015,6 +2014,32 @@ pub(super) fn flatten<'ctx>(
     store_elem(lw, dtype_of(sig.ret), q, x)?;
     lp.end(lw)?;
     Ok(out.into())
+}
+
+/// `a.ravel()` / `np.ravel(a)`: a view of a C-ordered array (NumPy's and Numba's), a C
+/// copy of any other.
+pub(super) fn ravel<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let src_t = sig.args[0];
+    let c_layout = matches!(
+        src_t.get(),
+        Type::Array {
+            layout: numba_typeinfer::types::Layout::C,
+            ..
+        }
+    );
+    if !c_layout {
+        return flatten(lw, sig, a);
+    }
+    let src = a[0].into_struct_value();
+    let n = get_int(lw, src, field::NITEMS)?;
+    let size = get_int(lw, src, field::ITEMSIZE)?;
+    let view = rebuild(lw, src, &[n], &[size])?;
+    lw.incref(sig.ret, view.into())?;
+    Ok(view.into())
 }
 
 /// `a.reshape(shape)` / `a.reshape(d0, d1, ...)`: a C-ordered view of a contiguous array

@@ -17,7 +17,7 @@ use numba_typeinfer::types::*;
 use numba_typeinfer::Signature;
 
 use super::array_ops::{
-    apply_binop, copy, data_ptr, dim, dtype_of, flat_ptr, flatten, get_int, key_name, load_elem,
+    apply_binop, copy, data_ptr, dim, dtype_of, flat_ptr, get_int, key_name, load_elem, ravel,
     rebuild, shape_of, store_elem, strides_of, transpose, view_with, Loop,
 };
 use super::arrays::allocate;
@@ -49,7 +49,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.register(f("numpy.bincount"), any(), bincount);
     r.register(f("numpy.histogram"), any(), histogram);
     r.register(f("numpy.diag"), any(), diag);
-    r.register(f("numpy.ravel"), any(), flatten);
+    r.register(f("numpy.ravel"), any(), ravel);
     r.register(f("numpy.copy"), any(), copy);
     r.register(f("numpy.asarray"), any(), asarray);
     r.register(f("numpy.lib.stride_tricks.as_strided"), any(), as_strided);

@@ -147,7 +147,7 @@ def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     def impl(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         x = np.asarray(a)
         y = np.asarray(b)
-        shape = (x + y).shape  # the broadcast shape
+        shape = np.broadcast_shapes(x.shape, y.shape)
         out = np.empty(shape, dtype=np.bool_)
         xb = x + np.zeros(shape, dtype=x.dtype)
         yb = y + np.zeros(shape, dtype=y.dtype)
@@ -163,8 +163,16 @@ def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 @overload(np.allclose)
 def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not (_is_array_like(a) and _is_array_like(b)):
-        raise TypingError("The first two arguments must be array-likes")
+    if not _is_array_like(a):
+        raise TypingError('The first argument "a" must be array-like')
+    if not _is_array_like(b):
+        raise TypingError('The second argument "b" must be array-like')
+    if not isinstance(rtol, (float, types.Float)):
+        raise TypingError('The third argument "rtol" must be a floating point')
+    if not isinstance(atol, (float, types.Float)):
+        raise TypingError('The fourth argument "atol" must be a floating point')
+    if not isinstance(equal_nan, (bool, types.Boolean)):
+        raise TypingError('The fifth argument "equal_nan" must be a boolean')
     if _is_number(a) and _is_number(b):
         def impl(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
             return _close(a, b, rtol, atol, equal_nan)
@@ -325,105 +333,212 @@ def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
     fix = register_jitable(fix)
     if isinstance(dtype, types.Complex):
-        def impl(x, copy=True, nan=0.0, posinf=None, neginf=None):
-            out = x.copy() if copy else x
-            finfo = np.finfo(out.real.dtype)
-            hi = finfo.max if posinf is None else posinf
-            lo = finfo.min if neginf is None else neginf
-            flat = out.reshape(-1) if copy else out.ravel()
-            for i in range(flat.size):
-                v = flat[i]
-                flat[i] = complex(fix(v.real, nan, hi, lo), fix(v.imag, nan, hi, lo))
-            return out
+        def fix_one(v, nan, hi, lo):
+            return complex(fix(v.real, nan, hi, lo), fix(v.imag, nan, hi, lo))
 
-        return impl
+    else:
+        fix_one = fix
+    fix_one = register_jitable(fix_one)
+    # The defaults for infinities: the largest finite values of x's (parts') type.
+    finfo = np.finfo(np.dtype(str(dtype)))
+    fmax, fmin = finfo.max, finfo.min
 
     def impl(x, copy=True, nan=0.0, posinf=None, neginf=None):
-        out = x.copy() if copy else x
-        finfo = np.finfo(out.dtype)
-        hi = finfo.max if posinf is None else posinf
-        lo = finfo.min if neginf is None else neginf
-        flat = out.reshape(-1) if copy else out.ravel()
-        for i in range(flat.size):
-            flat[i] = fix(flat[i], nan, hi, lo)
-        return out
+        hi = fmax if posinf is None else posinf
+        lo = fmin if neginf is None else neginf
+        if copy:
+            out = x.copy()
+            flat = out.reshape(-1)
+            for i in range(flat.size):
+                flat[i] = fix_one(flat[i], nan, hi, lo)
+            return out
+        # In place (NumPy's copy=False), whatever x's layout.
+        for idx in np.ndindex(x.shape):
+            x[idx] = fix_one(x[idx], nan, hi, lo)
+        return x
 
     return impl
 
 
 @overload(np.average)
 def _average(a, axis=None, weights=None):
-    if not _is_array(a):
-        raise TypingError("The first argument must be an array")
+    if not _is_array_like(a):
+        raise TypingError("The first argument must be array-like")
     if not _is_none(axis):
-        raise TypingError("np.average with an axis is not supported by numba-rs yet")
+        # Numba's own limit, raised when called.
+        def impl(a, axis=None, weights=None):
+            raise TypeError("Numba does not support average with axis.")
+
+        return impl
     if _is_none(weights):
         def impl(a, axis=None, weights=None):
-            return np.mean(a)
+            return np.mean(np.asarray(a))
 
         return impl
 
     def impl(a, axis=None, weights=None):
-        if a.shape != weights.shape:
-            raise TypeError(
-                "Numba does not support average when shapes of a and weights differ.")
-        wsum = np.sum(weights)
+        arr = np.asarray(a)
+        w = np.asarray(weights)
+        # Other shapes broadcast, as Numba's; only 1-d weights may differ in shape.
+        if arr.shape != w.shape and w.ndim != 1:
+            raise TypeError("1D weights expected when shapes of a and weights differ.")
+        wsum = np.sum(w)
         if wsum == 0:
-            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-        return np.sum(a * weights) / wsum
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized.")
+        return np.sum(np.multiply(arr, w)) / wsum
 
     return impl
 
 
+_LIKELY_IN_CACHE_SIZE = 8
+
+
 @register_jitable
-def _interp_one(x, xp, fp, left, right):
-    n = xp.size
-    if np.isnan(x):
-        return np.nan
-    if x < xp[0]:
-        return left
-    if x > xp[n - 1]:
-        return right
-    j = np.searchsorted(xp, x, side="right") - 1
-    if j >= n - 1:
-        return fp[n - 1]
-    if xp[j] == x:
-        return fp[j]
-    slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
-    return slope * (x - xp[j]) + fp[j]
+def _search_with_guess(key, arr, n, guess):
+    """NumPy's `binary_search_with_guess`: the index j with arr[j] <= key < arr[j + 1],
+    -1 below, n above; searched from the last answer, in NumPy's order (which decides
+    the answer for unsorted sample points)."""
+    imin = 0
+    imax = n
+    if key > arr[n - 1]:
+        return n
+    if key < arr[0]:
+        return -1
+    if n <= 4:
+        i = 1
+        while i < n and key >= arr[i]:
+            i += 1
+        return i - 1
+    guess = max(1, min(guess, n - 3))
+    # Each comparison as NumPy writes it: with NaN sample points the form decides.
+    if key < arr[guess]:
+        if not key < arr[guess - 1]:
+            return guess - 1
+        imax = guess - 1
+        if guess > _LIKELY_IN_CACHE_SIZE and key >= arr[guess - _LIKELY_IN_CACHE_SIZE]:
+            imin = guess - _LIKELY_IN_CACHE_SIZE
+    else:
+        if key < arr[guess + 1]:
+            return guess
+        if key < arr[guess + 2]:
+            return guess + 1
+        imin = guess + 2
+        if guess < n - _LIKELY_IN_CACHE_SIZE - 1 and key < arr[guess + _LIKELY_IN_CACHE_SIZE]:
+            imax = guess + _LIKELY_IN_CACHE_SIZE
+    while imin < imax:
+        mid = imin + ((imax - imin) >> 1)
+        if key >= arr[mid]:
+            imin = mid + 1
+        else:
+            imax = mid
+    return imin - 1
+
+
+@register_jitable
+def _lerp_part(slope, x, x0, x1, y0, y1):
+    # NumPy's interpolation of one real part: from the left point, else (NaN, as
+    # from an infinite slope) from the right one, else the common value.
+    v = slope * (x - x0) + y0
+    if np.isnan(v):
+        v = slope * (x - x1) + y1
+        if np.isnan(v) and y0 == y1:
+            v = y0
+    return v
+
+
+@register_jitable
+def _interp_real(dx, dy, j, xv):
+    slope = (dy[j + 1] - dy[j]) / (dx[j + 1] - dx[j])
+    return _lerp_part(slope, xv, dx[j], dx[j + 1], dy[j], dy[j + 1])
+
+
+@register_jitable
+def _interp_complex(dx, dy, j, xv):
+    # NumPy's complex slope: each part times the reciprocal of the step.
+    inv = 1 / (dx[j + 1] - dx[j])
+    re = _lerp_part((dy[j + 1].real - dy[j].real) * inv, xv, dx[j], dx[j + 1],
+                    dy[j].real, dy[j + 1].real)
+    im = _lerp_part((dy[j + 1].imag - dy[j].imag) * inv, xv, dx[j], dx[j + 1],
+                    dy[j].imag, dy[j + 1].imag)
+    return complex(re, im)
+
+
+def _interp_core(between):
+    """NumPy's `arr_interp` / `arr_interp_complex` (compiled_base.c) over float64
+    sample points, giving an array of x's shape; `between` interpolates inside an
+    interval."""
+    def core(x, xp, fp, dt):
+        dz = np.asarray(x).astype(np.float64)
+        dx = np.asarray(xp).astype(np.float64)
+        dy = np.asarray(fp).astype(dt)
+        n = len(dx)
+        if n == 0:
+            raise ValueError("array of sample points is empty")
+        if n != len(dy):
+            raise ValueError("fp and xp are not of the same size.")
+        out = np.empty(dz.shape, dtype=dt)
+        zf = dz.ravel()
+        of = out.reshape(-1)
+        if n == 1:
+            of[:] = dy[0]
+            return out
+        j = 0
+        for i in range(zf.size):
+            xv = zf[i]
+            if np.isnan(xv):
+                of[i] = xv
+                continue
+            j = _search_with_guess(xv, dx, n, j)
+            if j == -1:
+                of[i] = dy[0]
+            elif j >= n - 1:
+                of[i] = dy[n - 1]
+            elif dx[j] == xv:
+                # Exactly on a sample point: no interpolation that could give NaN.
+                of[i] = dy[j]
+            else:
+                of[i] = between(dx, dy, j, xv)
+        return out
+
+    return register_jitable(core)
+
+
+_interp_core_real = _interp_core(_interp_real)
+_interp_core_complex = _interp_core(_interp_complex)
+
+
+def _elem_dtype(t):
+    """The NumPy dtype of an array-like's elements."""
+    while isinstance(t, (types.Array, types.List, types.UniTuple, types.ListType)):
+        t = t.dtype
+    if isinstance(t, types.BaseTuple):
+        t = t.types[0] if len(t.types) else types.float64
+    return np.dtype(str(t))
 
 
 @overload(np.interp)
 def _interp(x, xp, fp):
-    if not (_is_array(xp) and _is_array(fp)):
-        raise TypingError("xp and fp must be arrays")
-    if isinstance(fp.dtype, types.Complex):
-        raise TypingError("np.interp of complex values is not supported by numba-rs yet")
-    if _is_number(x):
+    if getattr(xp, "ndim", 1) > 1:
+        raise TypingError("xp must be 1D")
+    if getattr(fp, "ndim", 1) > 1:
+        raise TypingError("fp must be 1D")
+    cast_msg = "Cannot cast array data from complex dtype to float64 dtype"
+    if np.issubdtype(_elem_dtype(xp), np.complexfloating):
+        raise TypingError(cast_msg)
+    dt = np.result_type(_elem_dtype(fp), np.float64)
+    core = _interp_core_complex if np.issubdtype(dt, np.complexfloating) else _interp_core_real
+    dt = dt.type
+    if isinstance(x, types.Number):
+        if isinstance(x, types.Complex):
+            raise TypingError(cast_msg)
+
         def impl(x, xp, fp):
-            if xp.size != fp.size:
-                raise ValueError("fp and xp are not of the same size.")
-            if xp.size == 0:
-                raise ValueError("array of sample points is empty")
-            return float(_interp_one(x, xp.ravel(), fp.ravel().astype(np.float64),
-                                     fp.ravel()[0], fp.ravel()[-1]))
+            return core(x, xp, fp, dt).ravel()[0]
 
         return impl
 
     def impl(x, xp, fp):
-        if xp.size != fp.size:
-            raise ValueError("fp and xp are not of the same size.")
-        if xp.size == 0:
-            raise ValueError("array of sample points is empty")
-        xs = np.asarray(x)
-        out = np.empty(xs.shape, dtype=np.float64)
-        fx = xs.ravel()
-        of = out.reshape(-1)
-        xpf = xp.ravel()
-        fpf = fp.ravel().astype(np.float64)
-        for i in range(fx.size):
-            of[i] = _interp_one(fx[i], xpf, fpf, fpf[0], fpf[-1])
-        return out
+        return core(x, xp, fp, dt)
 
     return impl
 
@@ -516,30 +631,96 @@ def _vander(x, N=None, increasing=False):
 
 @overload(np.geomspace)
 def _geomspace(start, stop, num=50):
-    if not (_is_number(start) and _is_number(stop)):
-        raise TypingError("The arguments 'start' and 'stop' must be numbers")
+    if not isinstance(start, types.Number):
+        raise TypingError('The argument "start" must be a number')
+    if not isinstance(stop, types.Number):
+        raise TypingError('The argument "stop" must be a number')
+    if not isinstance(num, types.Integer):
+        raise TypingError('The argument "num" must be an integer')
     if isinstance(start, types.Complex) or isinstance(stop, types.Complex):
-        raise TypingError("np.geomspace of complex bounds is not supported by numba-rs yet")
+        # At least complex128 (NumPy's result_type with None, a float64).
+        dt = np.result_type(np.dtype(str(start)), np.dtype(str(stop)), np.float64).type
+
+        def impl(start, stop, num=50):
+            if start == 0 or stop == 0:
+                raise ValueError("Geometric sequence cannot include zero")
+            a = dt(start)
+            b = dt(stop)
+            # NumPy 2's rotation: the start's direction (its complex sign) taken out,
+            # the sequence computed from there and turned back.
+            sign = a / abs(a)
+            a = a / sign
+            b = b / sign
+            return sign * _cgeom_between(a, b, num)
+
+        return impl
 
     def impl(start, stop, num=50):
         if start == 0 or stop == 0:
             raise ValueError("Geometric sequence cannot include zero")
-        if num < 0:
-            raise ValueError("Number of samples, -1, must be non-negative.")
-        sign = 1.0
-        a, b = float(start), float(stop)
-        if a < 0 and b < 0:
-            sign, a, b = -1.0, -a, -b
-        elif a < 0 or b < 0:
-            raise ValueError("Geometric sequence of mixed signs is not supported by numba-rs yet")
-        out = np.power(10.0, np.linspace(np.log10(a), np.log10(b), num))
-        if num > 0:
-            out[0] = a
-            if num > 1:
-                out[num - 1] = b
-        return out * sign
+        # Two negative bounds: the positive sequence negated (mixed signs have no real
+        # logarithm: NaN inside, as NumPy's).
+        if start < 0 and stop < 0:
+            return -_geom_between(-start, -stop, num)
+        return _geom_between(start, stop, num)
 
     return impl
+
+
+_LOG10E = 0.4342944819032518
+_LN10 = 2.302585092994046
+
+
+@register_jitable
+def _clog10(z):
+    # NumPy's complex log10: the natural logarithm scaled by log10(e).
+    return complex(np.log(abs(z)) * _LOG10E, np.arctan2(z.imag, z.real) * _LOG10E)
+
+
+@register_jitable
+def _cpow10(y):
+    # NumPy's `power(10, y)` for a complex y: an integral real exponent by repeated
+    # multiplication (NumPy's `npy_cpow`), else exp(y * log(10)) as C's `cpow`.
+    n = int(y.real)
+    if y.imag == 0 and n == y.real and -100 < n < 100:
+        acc = 1.0 + 0j
+        p = 10.0 + 0j
+        m = abs(n)
+        while m > 0:
+            if m & 1:
+                acc = acc * p
+            p = p * p
+            m >>= 1
+        if n < 0:
+            return 1.0 / acc
+        return acc
+    mag = np.exp(y.real * _LN10)
+    ang = y.imag * _LN10
+    return complex(mag * np.cos(ang), mag * np.sin(ang))
+
+
+@register_jitable
+def _cgeom_between(a, b, num):
+    y = np.linspace(_clog10(a), _clog10(b), num)
+    out = np.empty(num, dtype=np.complex128)
+    for i in range(num):
+        out[i] = _cpow10(y[i])
+    if num > 0:
+        out[0] = a
+        if num > 1:
+            out[num - 1] = b
+    return out
+
+
+@register_jitable
+def _geom_between(a, b, num):
+    out = np.logspace(np.log10(a), np.log10(b), num)
+    # The bounds exactly (10 ** log10(x) need not be x).
+    if num > 0:
+        out[0] = a
+        if num > 1:
+            out[num - 1] = b
+    return out
 
 
 @overload(np.ediff1d)
@@ -571,6 +752,13 @@ def _extract(condition, arr):
     def impl(condition, arr):
         c = np.asarray(condition).ravel()
         a = np.asarray(arr).ravel()
+        if a.size == 0:
+            raise ValueError("Cannot extract from an empty array")
+        # NumPy reads conditions past the array's end only to fail (an IndexError
+        # there; Numba's ValueError) when one of them holds.
+        for i in range(a.size, c.size):
+            if c[i]:
+                raise ValueError("condition shape inconsistent with arr shape")
         n = min(c.size, a.size)
         count = 0
         for i in range(n):
@@ -882,8 +1070,12 @@ def _argwhere(a):
 
 @overload(np.logspace)
 def _logspace(start, stop, num=50, endpoint=True, base=10.0):
-    if not (_is_number(start) and _is_number(stop)):
-        raise TypingError("The arguments 'start' and 'stop' must be numbers")
+    if not isinstance(start, types.Number):
+        raise TypingError('The first argument "start" must be a number')
+    if not isinstance(stop, types.Number):
+        raise TypingError('The second argument "stop" must be a number')
+    if not isinstance(num, (int, types.Integer)):
+        raise TypingError('The third argument "num" must be an integer')
 
     def impl(start, stop, num=50, endpoint=True, base=10.0):
         if not endpoint:

@@ -48,13 +48,19 @@ def _plan(a, index):
     items = list(index.types) if isinstance(index, types.BaseTuple) else [index]
     kinds = [_kind(t) for t in items]
     if None in kinds:
+        for t, k in zip(items, kinds):
+            if k is None and not isinstance(t, (types.Integer, types.Boolean, types.SliceType)):
+                # Numba's words for an index no array subscript takes.
+                raise TypingError(f"Unsupported array index type {t} in {index}")
         return None
     n_arrays = sum(k in ("array", "list", "mask") for k in kinds)
     multi_dim = any(k == "array" and t.ndim > 1 for k, t in zip(kinds, items))
     # Only what the native indexing leaves out: more than one array, or an n-d one.
     # (One array with a None: the native indexing takes no None beside an array.)
+    # (A list or tuple of integers: the native indexing takes none, NumPy takes it as an
+    # index array.)
     if n_arrays < 2 and not multi_dim and "mask" not in kinds[1:] and not (
-            n_arrays and "none" in kinds):
+            n_arrays and "none" in kinds) and "list" not in kinds:
         return None
     if kinds.count("ellipsis") > 1:
         raise TypingError("an index can only have a single ellipsis ('...')")

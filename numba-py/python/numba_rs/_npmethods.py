@@ -1,6 +1,9 @@
-"""Element-wise array functions and methods for the forms numba-rs's native templates
-leave out (numba-py's ``FALLBACK_OVERLOADS``): ``out=`` arrays, array-like arguments and
-Numba's argument errors."""
+"""Array functions and methods in the forms numba-rs's native templates leave out
+(numba-py's ``FALLBACK_OVERLOADS``): ``out=`` arrays, array-like arguments and Numba's
+argument errors, for ``np.clip``/``a.clip``, ``np.where``, ``np.round``/``np.around``,
+``np.real``/``np.imag`` of real arrays, ``np.copy`` of array-likes, ``np.frombuffer``,
+``np.nonzero`` of 0-d arrays, ``np.ascontiguousarray``/``np.asfortranarray`` of numbers
+and ``np.transpose`` of array-likes."""
 
 import numpy as np  # noqa: F401
 
@@ -297,3 +300,18 @@ def _as_layout(a):
 
 overload(np.ascontiguousarray)(_as_layout)
 overload(np.asfortranarray)(_as_layout)
+
+
+# --- np.transpose of what is not an array ---------------------------------------------
+
+@overload(np.transpose)
+def _transpose(a, axes=None):
+    # Arrays are the native template's; Numba refuses tuples by name.
+    if isinstance(a, types.BaseTuple):
+        raise TypingError("np.transpose does not accept tuples")
+    if _is_number(a) or isinstance(a, types.List):
+        def impl(a, axes=None):
+            return np.transpose(np.asarray(a), axes)
+
+        return impl
+    raise TypingError(f'The argument "a" must be array-like, not {a}')
