@@ -392,13 +392,14 @@ impl Dispatcher {
         if c.object_env.is_some() {
             crate::objmode::ensure_env(py, c, self.py_func.bind(py))?;
         }
-        let views = self.encode_args(py, c, args, tys, builtin, &mut slots)?;
+        // Objects kept for this call (buffer views of arguments, Generators the code
+        // makes) are released when it returns.
+        let mark = crate::ndarray::keep_mark();
+        self.encode_args(py, c, args, tys, builtin, &mut slots)?;
         // Object-mode code calls the C API: it never runs without the GIL.
         let nogil = self.nogil && c.object_env.is_none();
         let out = run_entry(py, &self.core.name, c, &slots, nogil);
-        if let Some(mark) = views {
-            crate::ndarray::keep_release(py, mark);
-        }
+        crate::ndarray::keep_release(py, mark);
         if crate::lists::has_list(&c.arg_shapes) {
             crate::lists::release_args(py, &c.arg_shapes, &slots)?;
         }

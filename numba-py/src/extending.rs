@@ -50,6 +50,8 @@ const BUILTIN_OVERLOADS: &[(&str, &str)] = &[
     ("numpy", "numba_rs._npfuncs"),
     ("numpy.linalg", "numba_rs._npfuncs"),
     ("numpy.lib.stride_tricks", "numba_rs._npfuncs"),
+    // `np.random.default_rng` (the module's other functions are typed natively).
+    ("numpy.random", "numba_rs._npfuncs"),
 ];
 
 /// numba-rs's own overloads of built-in functions and methods for arguments the native

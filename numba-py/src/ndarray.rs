@@ -128,6 +128,12 @@ mod keep {
     }
 }
 
+/// Keep `obj` alive until the dispatcher call in progress on this thread returns (a
+/// Generator compiled code made: its value borrows the object).
+pub fn keep_for_call(_py: Python<'_>, obj: Py<PyAny>) {
+    keep::VIEWS.with(|k| k.borrow_mut().push(obj));
+}
+
 /// The position to release buffer views back to after a call.
 pub fn keep_mark() -> usize {
     keep::VIEWS.with(|k| k.borrow().len())

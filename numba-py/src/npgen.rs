@@ -117,8 +117,41 @@ npyrandom!(
 );
 
 /// Register NumPy's distribution functions with the JIT (nothing when the build had
-/// no `libnpyrandom`).
+/// no `libnpyrandom`), and the constructor compiled `np.random.default_rng` calls.
 pub fn install() {
     #[cfg(npyrandom)]
     numba_lower::runtime::register_host_symbols(&npyrandom_symbols());
+    numba_lower::runtime::register_host_symbols(&[(
+        "numba_rs_default_rng",
+        numba_rs_default_rng as *const () as usize,
+    )]);
+}
+
+/// `np.random.default_rng(seed)` for compiled code (`has_seed` 0: no seed, fresh OS
+/// entropy): NumPy's own constructor, so the stream is NumPy's for the same seed. Writes
+/// the Generator's `bitgen_t *` and the object to `out` and returns 0 (-1 on failure).
+/// The object is kept alive until the dispatcher call in progress returns (the
+/// buffer-view keep list): a Generator value borrows its object, as an argument does,
+/// and a result returned to Python takes a reference of its own.
+extern "C" fn numba_rs_default_rng(seed: i64, has_seed: i32, out: *mut [usize; 2]) -> i32 {
+    let made = Python::attach(|py| -> PyResult<(usize, Py<PyAny>)> {
+        let rng = py.import("numpy.random")?.getattr("default_rng")?;
+        let g = if has_seed != 0 {
+            rng.call1((seed,))?
+        } else {
+            rng.call0()?
+        };
+        let mut slots = crate::boxing::Slots::new();
+        encode(&g, &mut slots)?;
+        Ok((slots[0] as usize, g.unbind()))
+    });
+    match made {
+        Ok((bitgen, g)) => {
+            // SAFETY: `out` points at two words the caller allocated.
+            unsafe { *out = [bitgen, g.as_ptr() as usize] };
+            Python::attach(|py| crate::ndarray::keep_for_call(py, g));
+            0
+        }
+        Err(_) => -1,
+    }
 }

@@ -138,6 +138,21 @@ fn int(t: TypeId) -> bool {
 impl BaseContext {
     /// The `numba_rs._npgen` primitives `np.random.Generator`'s methods are written with.
     pub(crate) fn install_np_generator(&mut self) {
+        // `numba_rs._npgen.new(seed)`: NumPy's `default_rng(seed)` (None: no seed).
+        self.register(
+            "numba_rs._npgen.new",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [s] if s.unliteral() == NONE || int(*s) => Some(sig(
+                        "numba_rs._npgen.new",
+                        intern(Type::NumPyRandomGenerator),
+                        vec![if s.unliteral() == NONE { NONE } else { INT64 }],
+                    )),
+                    _ => None,
+                },
+                "(seed: int or None)",
+            )),
+        );
         self.register(
             "numba_rs._npgen.cont",
             Box::new(FnTemplate(

@@ -259,3 +259,51 @@ def test_generated_draw_sequences():
         ns = {"np": np}
         exec("\n".join(lines), ns)
         same_draws(ns["f"], rng.randint(0, 10**6))
+
+
+def test_default_rng_made_in_compiled_code():
+    def draws(seed):
+        g = np.random.default_rng(seed)
+        return g.normal(0.0, 1.0), g.integers(0, 100), g.random(), g.standard_normal()
+
+    cf = njit(draws)
+    for seed in (0, 42, 2**40):
+        got, want = cf(seed), draws(seed)
+        assert got[0] == want[0] and got[1] == want[1] and got[2] == want[2]
+        assert got[3] == want[3]
+
+    @njit
+    def made(seed):
+        return np.random.default_rng(seed)
+
+    g = made(7)
+    assert isinstance(g, np.random.Generator)
+    assert g.random() == np.random.default_rng(7).random()
+
+    @njit
+    def unseeded():
+        return np.random.default_rng().random()
+
+    assert 0.0 <= unseeded() < 1.0
+    with pytest.raises(ValueError, match="expected non-negative integer"):
+        cf(-1)
+
+
+def test_default_rng_objects_released():
+    import gc
+
+    @njit
+    def f(s):
+        return np.random.default_rng(s).random()
+
+    f(1)
+
+    def count():
+        return sum(1 for o in gc.get_objects() if isinstance(o, np.random.Generator))
+
+    gc.collect()
+    before = count()
+    for i in range(50):
+        f(i)
+    gc.collect()
+    assert count() == before

@@ -31,6 +31,58 @@ pub(crate) fn register(r: &mut Registry) {
         bounded_fill,
     );
     r.register(key("interval"), Args::Variadic(TypePat::Any), interval);
+    r.register(key("new"), Args::Exact(vec![TypePat::Any]), new);
+}
+
+/// `numba_rs._npgen.new(seed)`: a Generator made by the embedder's
+/// `numba_rs_default_rng(seed, has_seed, out)` (NumPy's own `default_rng`), which keeps
+/// the object alive for the call in progress.
+fn new<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let symbol = "numba_rs_default_rng";
+    if !crate::runtime::has_host_symbol(symbol) {
+        return Err(
+            lw.unsupported("np.random.default_rng in compiled code needs numba-rs's Python module")
+        );
+    }
+    let i64t = lw.ctx.i64_type();
+    let i32t = lw.ctx.i32_type();
+    let ptr = lw.ctx.ptr_type(AddressSpace::default());
+    let f = lw.runtime_fn(
+        symbol,
+        i32t.fn_type(&[i64t.into(), i32t.into(), ptr.into()], false),
+    );
+    let has_seed = sig.args[0] != NONE;
+    let seed = if has_seed {
+        a[0].into_int_value()
+    } else {
+        i64t.const_zero()
+    };
+    let out = lw.alloca_in_entry(ptr.array_type(2).into(), "rng")?;
+    let status = lw
+        .call_value(
+            f,
+            &[
+                seed.into(),
+                i32t.const_int(u64::from(has_seed), false).into(),
+                out.into(),
+            ],
+        )?
+        .into_int_value();
+    let failed =
+        lw.b.build_int_compare(inkwell::IntPredicate::NE, status, i32t.const_zero(), "")
+            .map_err(llvm_err)?;
+    lw.raise_const_if(failed, "RuntimeError", &["np.random.default_rng failed"])?;
+    let pair =
+        lw.b.build_load(ptr.array_type(2), out, "")
+            .map_err(llvm_err)?
+            .into_array_value();
+    let bitgen = lw.b.build_extract_value(pair, 0, "").map_err(llvm_err)?;
+    let obj = lw.b.build_extract_value(pair, 1, "").map_err(llvm_err)?;
+    lw.make_struct(sig.ret, &[bitgen, obj])
 }
 
 /// NumPy's C function `symbol`, declared with this type, once the embedder provides it.

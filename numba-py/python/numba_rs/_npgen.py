@@ -1,6 +1,7 @@
 """The primitive draws ``np.random.Generator``'s methods are written with
 (``_npgenerator``). Each calls one of NumPy's own distribution functions on the
-Generator's bit generator; they exist only in compiled code (numba-typeinfer's
+Generator's bit generator (``new`` makes a Generator: NumPy's ``default_rng``); they
+exist only in compiled code (numba-typeinfer's
 ``np_generator``, numba-lower's ``impls/npgen``)."""
 
 
@@ -19,3 +20,4 @@ disc = _builtin("disc")
 bounded = _builtin("bounded")
 bounded_fill = _builtin("bounded_fill")
 interval = _builtin("interval")
+new = _builtin("new")

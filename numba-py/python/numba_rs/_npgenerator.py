@@ -9,9 +9,9 @@ import numpy as np
 
 from . import types
 from ._npcommon import _gen, _int_tuple, _is_int, _is_none
-from ._npgen import bounded, bounded_fill, cont, cont_f, disc, interval
+from ._npgen import bounded, bounded_fill, cont, cont_f, disc, interval, new
 from .errors import TypingError
-from .extending import overload_method, register_jitable
+from .extending import overload, overload_method, register_jitable
 
 _G = types.NumPyRandomGeneratorType
 
@@ -552,5 +552,26 @@ def _choice(gen, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         def impl(gen, a, size=None, replace=True, p=None, axis=0, shuffle=True):
             idx = indices(gen, a.shape[0], size, replace, p, shuffle)
             return a[idx].reshape(np.empty(size, np.bool_).shape)
+
+    return impl
+
+
+@overload(np.random.default_rng)
+def _default_rng(seed=None):
+    # NumPy's own constructor (through the `new` primitive), so a seed gives NumPy's
+    # stream; no seed draws fresh OS entropy.
+    if not (_is_none(seed) or isinstance(seed, types.Integer)):
+        raise TypingError("np.random.default_rng: the seed must be None or an integer "
+                          f"in compiled code, not {seed}")
+    if _is_none(seed):
+        def impl(seed=None):
+            return new(None)
+
+        return impl
+
+    def impl(seed=None):
+        if seed < 0:
+            raise ValueError("expected non-negative integer")
+        return new(seed)
 
     return impl
