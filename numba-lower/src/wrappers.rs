@@ -64,7 +64,10 @@ pub fn cfunc_symbol(symbol: &str) -> String {
 
 /// The element types a loop or cfunc can carry: NumPy's scalar dtypes.
 fn check_scalar(t: TypeId, what: &str) -> R<()> {
-    if t.is_scalar() && !matches!(t.get(), Type::NoneType) {
+    // datetime64 / timedelta64 elements are their int64 counts in NumPy's buffers.
+    if (t.is_scalar() && !matches!(t.get(), Type::NoneType))
+        || numba_typeinfer::npdatetime::is_datetime_like(t)
+    {
         Ok(())
     } else {
         Err(LowerError::Unsupported {

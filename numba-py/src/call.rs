@@ -365,6 +365,16 @@ impl Dispatcher {
                     Err(_) if self.object_mode != numba_dispatch::ObjectMode::Never => {
                         types::PYOBJECT
                     }
+                    // Numba's report of an argument it cannot type.
+                    Err(e) if e.is_instance_of::<crate::TypingError>(py) => {
+                        let why = e.value(py).str().map(|s| s.to_string()).unwrap_or_default();
+                        return Err(crate::TypingError::new_err(format!(
+                            "non-precise type pyobject\nDuring: typing of argument {i} of \
+                             {}\n\nThis error may have been caused by the following \
+                             argument(s):\n- argument {i}: {why}",
+                            self.core.name
+                        )));
+                    }
                     Err(e) => return Err(e),
                 }
             };

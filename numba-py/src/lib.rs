@@ -1263,9 +1263,7 @@ fn typeof_ndarray(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
         _ => types::from_name(&dtype_name)
             .or_else(|| numba_typeinfer::npdatetime::parse(&dtype_name))
             .ok_or_else(|| {
-                TypingError::new_err(format!(
-                    "Cannot determine numba-rs type of an array of dtype {dtype_name}"
-                ))
+                TypingError::new_err(format!("Unsupported array dtype: {dtype_name}"))
             })?,
     };
     array_type_of(v, dtype).map(Some)

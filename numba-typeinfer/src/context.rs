@@ -1054,8 +1054,33 @@ impl TypingContext for BaseContext {
                 .or_else(|| crate::dicts::literal_explain(&key))
                 .or_else(|| crate::strings::explain(&key, this, args));
         }
+        if let Some(m) = Self::function_key(func).and_then(|k| datetime_ufunc_explain(&k, args)) {
+            return Some(m);
+        }
         Self::function_key(func).and_then(|k| self.functions.get(&k)?.explain(args))
     }
+}
+
+/// Numba's message for `np.add` / `np.subtract` over datetime64 / timedelta64 operands
+/// whose units do not combine (`datetime64[ns]` and `timedelta64[M]`).
+fn datetime_ufunc_explain(key: &str, args: &[TypeId]) -> Option<String> {
+    let (name, op) = match key {
+        "numpy.add" => ("add", numba_ir::BinOp::Add),
+        "numpy.subtract" => ("subtract", numba_ir::BinOp::Sub),
+        _ => return None,
+    };
+    let elem = |t: TypeId| match crate::numpy::array_parts(t) {
+        Some((d, ..)) => d,
+        None => t.unliteral(),
+    };
+    let [a, b] = args else { return None };
+    let (x, y) = (elem(*a), elem(*b));
+    if !(crate::npdatetime::is_datetime_like(x) && crate::npdatetime::is_datetime_like(y)) {
+        return None;
+    }
+    crate::npdatetime::binop(op, x, y)
+        .is_none()
+        .then(|| format!("ufunc '{name}' is not supported between {x} and {y}"))
 }
 
 /// The built-in typing of a binary operator (what [`BaseContext`] resolves).

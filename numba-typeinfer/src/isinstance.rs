@@ -48,6 +48,8 @@ fn supported(t: TypeId) -> bool {
             | Type::Integer { .. }
             | Type::Float { .. }
             | Type::Complex { .. }
+            | Type::NPDatetime(_)
+            | Type::NPTimedelta(_)
             | Type::Unicode
             | Type::Bytes
             | Type::UnicodeCharSeq(_)
@@ -73,6 +75,9 @@ fn matches_class(var: TypeId, cls: TypeId) -> Result<bool, String> {
         Type::NumberClass(t) => var == t,
         Type::Function(k) => match k.as_str() {
             "complex" => var == COMPLEX128,
+            // Any unit.
+            "numpy.datetime64" => matches!(var.get(), Type::NPDatetime(_)),
+            "numpy.timedelta64" => matches!(var.get(), Type::NPTimedelta(_)),
             "str" => var == UNICODE,
             "bytes" => var == BYTES,
             "range" => matches!(var.get(), Type::RangeState64),

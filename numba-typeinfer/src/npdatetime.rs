@@ -125,12 +125,13 @@ pub fn common_datetime_unit(dt: u8, other: u8, other_is_timedelta: bool) -> Opti
     if factor(coarse, fine).is_some() {
         return Some(fine);
     }
-    // Calendar datetime with a day-based unit: through days.
+    // Calendar datetime with a linear unit (weeks and finer): through days, in that
+    // unit (NumPy's `M8[Y] + m8[W]` is `M8[W]`).
     if calendar(dt) && !calendar(other) {
-        return Some(other.max(3));
+        return Some(other);
     }
     if !other_is_timedelta && calendar(other) && !calendar(dt) {
-        return Some(dt.max(3));
+        return Some(dt);
     }
     None
 }
@@ -341,9 +342,13 @@ pub fn rescale(value: i64, from: u8, to: u8) -> Option<i64> {
     if let Some(f) = factor(from, to) {
         return value.checked_mul(f);
     }
-    if from <= 1 && to >= 3 {
+    if from <= 1 && to >= 2 {
         let months = if from == 0 { value * 12 } else { value };
         let days = days_from_civil(1970 + months.div_euclid(12), months.rem_euclid(12) + 1, 1);
+        // Weeks count from the epoch's week, rounding down as NumPy does.
+        if to == 2 {
+            return Some(days.div_euclid(7));
+        }
         return days.checked_mul(factor(3, to)?);
     }
     None

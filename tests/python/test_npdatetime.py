@@ -7,6 +7,7 @@ on the same values is the oracle (CPython for Python's `max`/`min`); NRT counts 
 (conftest)."""
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -194,3 +195,63 @@ def test_hash_is_the_count():
         assert f(v) == int(np.asarray(v).astype(np.int64))
     with pytest.raises(ValueError, match="Can't hash generic timedelta64"):
         f(T(3))
+
+
+def test_calendar_units_with_weeks():
+    DT, TD = np.datetime64, np.timedelta64
+    add = njit(lambda a, b: a + b)
+    sub = njit(lambda a, b: a - b)
+    lt = njit(lambda a, b: a < b)
+    for a, b in [(DT("2014"), TD(3, "W")), (DT("2014-02"), TD(1, "W")),
+                 (DT("1969"), TD(2, "W")), (DT("2014-01-07", "W"), TD(2, "W"))]:
+        want, got = a + b, add(a, b)
+        assert got == want and got.dtype == want.dtype
+        assert add(b, a) == want
+    for a, b in [(DT("2014-01-08"), DT("2014", "W")), (DT("2014"), DT("2014-01-09", "W"))]:
+        want, got = a - b, sub(a, b)
+        assert got == want and got.dtype == want.dtype
+        assert lt(a, b) == (a < b) and lt(b, a) == (b < a)
+
+
+def test_builtin_max_min_keep_python_nat_rule():
+    TD = np.timedelta64
+    fmax, fmin = njit(lambda a: max(a)), njit(lambda a: min(a))
+    for arr in [np.array([TD(1, "ns"), TD(4, "ns"), TD("NaT", "ns")]),
+                np.array([TD("NaT", "ns"), TD(1, "ns")]),
+                np.array([TD(3, "D"), TD(1, "D")])]:
+        for f, pf in ((fmax, max), (fmin, min)):
+            want, got = pf(arr), f(arr)
+            assert np.isnat(want) == np.isnat(got)
+            if not np.isnat(want):
+                assert want == got
+    with pytest.raises(ValueError, match=r"max\(\) arg is an empty sequence"):
+        fmax(np.array([], dtype="m8[s]"))
+
+
+def test_isinstance_datetime_classes():
+    f = njit(lambda a: (isinstance(a, np.datetime64), isinstance(a, np.timedelta64),
+                        isinstance(a, complex)))
+    assert f(np.datetime64("2020-01-01")) == (True, False, False)
+    assert f(np.timedelta64(3, "s")) == (False, True, False)
+
+
+def test_datetime_ufunc_unit_mismatch_message():
+    f = njit(lambda a, b: np.add(a, b))
+    with pytest.raises(TypingError, match=re.escape(
+            "ufunc 'add' is not supported between datetime64[ns] and timedelta64[M]")):
+        f(np.array(["2020-01-01"], dtype="M8[ns]"), np.timedelta64(1, "M"))
+
+
+def test_vectorize_with_datetime_signature():
+    from numba_rs import vectorize
+
+    f = vectorize(["NPTimedelta('s')(NPTimedelta('s'), int64)"])(lambda x, y: x * y)
+    assert f(np.timedelta64(2), 3) == np.timedelta64(6)
+
+
+def test_unsupported_dtype_argument_is_named():
+    f = njit(lambda x: x + 1)
+    with pytest.raises(TypingError) as e:
+        f(np.array("2010", dtype="datetime64[10Y]"))
+    assert "argument 0" in str(e.value)
+    assert "Unsupported array dtype: datetime64[10Y]" in str(e.value)

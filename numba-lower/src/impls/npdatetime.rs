@@ -211,6 +211,22 @@ fn days_from_months<'ctx>(lw: &FnLower<'ctx, '_>, months: IntValue<'ctx>) -> R<I
     b.build_int_sub(days, c(719_468), "").map_err(e)
 }
 
+/// `x // k` rounding toward negative infinity, for a positive constant `k`.
+fn floor_div<'ctx>(lw: &mut FnLower<'ctx, '_>, x: IntValue<'ctx>, k: i64) -> R<IntValue<'ctx>> {
+    let e = llvm_err;
+    let q = lw.b.build_int_signed_div(x, i64c(lw, k), "").map_err(e)?;
+    let r = lw.b.build_int_signed_rem(x, i64c(lw, k), "").map_err(e)?;
+    let neg =
+        lw.b.build_int_compare(IntPredicate::SLT, r, i64c(lw, 0), "")
+            .map_err(e)?;
+    let q1 = lw.b.build_int_sub(q, i64c(lw, 1), "").map_err(e)?;
+    Ok(lw
+        .b
+        .build_select(neg, q1, q, "")
+        .map_err(e)?
+        .into_int_value())
+}
+
 /// `v` (a datetime64/timedelta64 of type `from`) in `to`'s unit: multiplied by the
 /// units' ratio, a calendar datetime through its first day; NaT stays NaT.
 pub(crate) fn convert_unit<'ctx>(
@@ -226,17 +242,22 @@ pub(crate) fn convert_unit<'ctx>(
     let nat = is_nat(lw, v)?;
     let converted = if let Some(f) = factor(a, b) {
         lw.b.build_int_mul(v, i64c(lw, f), "").map_err(llvm_err)?
-    } else if a <= 1 && b >= 3 {
-        // Years or months to days, then to the finer unit.
+    } else if a <= 1 && b >= 2 {
+        // Years or months to days, then to the finer unit (weeks rounding down, as
+        // NumPy's).
         let months = if a == 0 {
             lw.b.build_int_mul(v, i64c(lw, 12), "").map_err(llvm_err)?
         } else {
             v
         };
         let days = days_from_months(lw, months)?;
-        let f = factor(3, b).unwrap_or(1);
-        lw.b.build_int_mul(days, i64c(lw, f), "")
-            .map_err(llvm_err)?
+        if b == 2 {
+            floor_div(lw, days, 7)?
+        } else {
+            let f = factor(3, b).unwrap_or(1);
+            lw.b.build_int_mul(days, i64c(lw, f), "")
+                .map_err(llvm_err)?
+        }
     } else {
         return Err(lw.unsupported(format!("cannot convert {from} to {to}")));
     };
@@ -505,6 +526,9 @@ fn reduce<'ctx>(
 ) -> R<BasicValueEnum<'ctx>> {
     use crate::model::array::field;
     let larger = matches!(&sig.key, ImplKey::Function(k) if k.contains("max"));
+    // Python's `max(a)` / `min(a)` iterate with the comparison operators, which are
+    // False for NaT: a NaT is kept only when it comes first. NumPy's propagate it.
+    let builtin = matches!(&sig.key, ImplKey::Function(k) if k == "max" || k == "min");
     let t = sig.args[0];
     let arr = a[0].into_struct_value();
     let n = super::array_ops::get_int(lw, arr, field::NITEMS)?;
@@ -512,7 +536,14 @@ fn reduce<'ctx>(
         lw.b.build_int_compare(IntPredicate::EQ, n, i64c(lw, 0), "")
             .map_err(llvm_err)?;
     let what = if larger { "maximum" } else { "minimum" };
-    let msg = format!("zero-size array to reduction operation {what} which has no identity");
+    let msg = if builtin {
+        format!(
+            "{}() arg is an empty sequence",
+            if larger { "max" } else { "min" }
+        )
+    } else {
+        format!("zero-size array to reduction operation {what} which has no identity")
+    };
     lw.raise_const_if(empty, "ValueError", &[&msg])?;
     let slot = lw.alloca_in_entry(lw.ctx.i64_type().into(), "best")?;
     let first = super::array_ops::flat_ptr(lw, t, arr, i64c(lw, 0))?;
@@ -536,11 +567,17 @@ fn reduce<'ctx>(
         IntPredicate::SLT
     };
     let wins = lw.b.build_int_compare(pr, v, best, "").map_err(llvm_err)?;
-    let picked = select(lw, wins, v, best)?;
     let either =
         lw.b.build_or(is_nat(lw, v)?, is_nat(lw, best)?, "")
             .map_err(llvm_err)?;
-    let next = select(lw, either, i64c(lw, NAT), picked)?;
+    let next = if builtin {
+        let no_nat = lw.b.build_not(either, "").map_err(llvm_err)?;
+        let wins = lw.b.build_and(wins, no_nat, "").map_err(llvm_err)?;
+        select(lw, wins, v, best)?
+    } else {
+        let picked = select(lw, wins, v, best)?;
+        select(lw, either, i64c(lw, NAT), picked)?
+    };
     lw.b.build_store(slot, next).map_err(llvm_err)?;
     lp.end(lw)?;
     lw.b.build_load(lw.ctx.i64_type(), slot, "")

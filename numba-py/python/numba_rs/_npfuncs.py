@@ -15,6 +15,7 @@ import numpy as np
 
 from . import types
 from ._npcommon import _is_array, _is_none, _is_number
+from ._npfuncs2 import _asarray_type_ndim
 from .errors import TypingError
 from .extending import overload, register_jitable
 
@@ -297,7 +298,8 @@ def _repeat(a, repeats):
             return out
 
         return impl
-    raise TypingError("The repeats argument must be an integer or an array of integers")
+    raise TypingError(
+        "The repeats argument must be an integer or an array-like of integer dtype")
 
 
 @overload(np.nan_to_num)
@@ -512,7 +514,10 @@ def _elem_dtype(t):
     while isinstance(t, (types.Array, types.List, types.UniTuple, types.ListType)):
         t = t.dtype
     if isinstance(t, types.BaseTuple):
-        t = t.types[0] if len(t.types) else types.float64
+        # A mixed tuple: its entries' common type; an empty one is float64.
+        if not t.types:
+            return np.dtype(np.float64)
+        return np.result_type(*[_elem_dtype(x) for x in t.types])
     return np.dtype(str(t))
 
 
@@ -601,25 +606,29 @@ def _digitize(x, bins, right=False):
 
 @overload(np.vander)
 def _vander(x, N=None, increasing=False):
-    if not (_is_array(x) or isinstance(x, (types.UniTuple, types.List))):
+    if not (_is_array(x) or isinstance(x, (types.BaseTuple, types.List))):
         raise TypingError("x must be an array-like")
     if not _is_none(N) and not isinstance(N, types.Integer):
         raise TypingError("Second argument N must be None or an integer")
+    if _asarray_type_ndim(x) != 1:
+        # NumPy's check, made when called (Numba's too).
+        def impl(x, N=None, increasing=False):
+            raise ValueError("x must be a one-dimensional array or sequence.")
+
+        return impl
 
     # NumPy's result dtype: the input's promoted with int.
-    item = x.dtype if _is_array(x) else getattr(x, "dtype", types.float64)
-    dt = np.promote_types(np.dtype(str(item)), np.int64).type
+    dt = np.promote_types(_elem_dtype(x), np.int64).type
+    empty = isinstance(x, types.BaseTuple) and len(x.types) == 0
 
     def impl(x, N=None, increasing=False):
-        xs = np.asarray(x)
-        if xs.ndim != 1:
-            raise ValueError("x must be a one-dimensional array or sequence.")
+        xs = np.empty(0, dtype=dt) if empty else np.asarray(x)
         cols = xs.size if N is None else N
         if cols < 0:
             raise ValueError("Negative dimensions are not allowed")
         out = np.empty((xs.size, cols), dtype=dt)
         for i in range(xs.size):
-            p = 1
+            p = dt(1)
             for j in range(cols):
                 c = j if increasing else cols - 1 - j
                 out[i, c] = p
@@ -939,7 +948,7 @@ def _cross(a, b):
         def impl(a, b):
             if a.shape[0] != 3 or b.shape[0] != 3:
                 raise ValueError(
-                    "incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+                    "Incompatible dimensions for cross product\n(dimension must be 2 or 3)")
             out = np.empty(3, dtype=dt)
             out[0] = a[1] * b[2] - a[2] * b[1]
             out[1] = a[2] * b[0] - a[0] * b[2]
@@ -953,7 +962,7 @@ def _cross(a, b):
         def impl(a, b):
             if a.shape[1] != 3 or b.shape[1] != 3 or a.shape[0] != b.shape[0]:
                 raise ValueError(
-                    "incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+                    "Incompatible dimensions for cross product\n(dimension must be 2 or 3)")
             out = np.empty((a.shape[0], 3), dtype=dt)
             for i in range(a.shape[0]):
                 out[i, 0] = a[i, 1] * b[i, 2] - a[i, 2] * b[i, 1]
@@ -1248,8 +1257,12 @@ def _delete(arr, obj):
 
 @overload(np.trim_zeros)
 def _trim_zeros(filt, trim="fb"):
-    if not _is_array(filt) or filt.ndim != 1:
-        raise TypingError("The first argument must be a 1-d array")
+    if not _is_array(filt):
+        raise TypingError("The first argument must be an array")
+    if filt.ndim > 1:
+        raise TypingError("array must be 1D")
+    if not isinstance(trim, (str, types.UnicodeType, types.StringLiteral)):
+        raise TypingError("The second argument must be a string")
 
     def impl(filt, trim="fb"):
         first = 0
