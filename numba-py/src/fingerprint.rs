@@ -257,7 +257,24 @@ pub fn scalar_typecode(p: *mut ffi::PyObject) -> Option<TypeId> {
     // SAFETY: `p` is a live object; taking the address of a static type is safe.
     let t = unsafe { ffi::Py_TYPE(p) };
     if t == std::ptr::addr_of_mut!(ffi::PyLong_Type) {
-        Some(types::INT64)
+        // Numba's `typeof` of an int: int64, or uint64 from 2**63 up to 2**64 - 1;
+        // beyond that the slow typeof raises its error.
+        let mut overflow = 0;
+        // SAFETY: an exact int: the conversion cannot fail other than by overflow.
+        unsafe { ffi::PyLong_AsLongLongAndOverflow(p, &mut overflow) };
+        if overflow == 0 {
+            return Some(types::INT64);
+        }
+        if overflow > 0 {
+            // SAFETY: as above; an error here is cleared.
+            let u = unsafe { ffi::PyLong_AsUnsignedLongLong(p) };
+            if u == u64::MAX && unsafe { !ffi::PyErr_Occurred().is_null() } {
+                unsafe { ffi::PyErr_Clear() };
+                return None;
+            }
+            return Some(types::UINT64);
+        }
+        None
     } else if t == std::ptr::addr_of_mut!(ffi::PyFloat_Type) {
         Some(types::FLOAT64)
     } else if t == std::ptr::addr_of_mut!(ffi::PyBool_Type) {

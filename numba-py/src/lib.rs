@@ -613,7 +613,21 @@ fn constant_of(value: &Bound<'_, PyAny>) -> PyResult<Option<Constant>> {
     } else if value.is_instance_of::<PyInt>() {
         match value.extract::<i64>() {
             Ok(i) => Constant::Int(i),
-            Err(_) => return Ok(None),
+            // 2**63 up to 2**64 - 1: marshal's form of a big int (typed uint64).
+            Err(_) => match value.extract::<u64>() {
+                Ok(mut u) => {
+                    let mut digits = Vec::new();
+                    while u > 0 {
+                        digits.push((u & 0x7fff) as u16);
+                        u >>= 15;
+                    }
+                    Constant::BigInt {
+                        negative: false,
+                        digits,
+                    }
+                }
+                Err(_) => return Ok(None),
+            },
         }
     } else if value.is_instance_of::<PyFloat>() {
         Constant::Float(value.extract()?)
@@ -1163,6 +1177,8 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
         Ok(t)
     } else if let Some(t) = typeof_numpy_scalar(v)? {
         Ok(t)
+    } else if let Some(t) = typeof_number_class(v)? {
+        Ok(t)
     } else if let Some(found) = c_function(v.py(), v).or_else(|| {
         // A `cfunc` object: the C function its `ctypes` pointer stands for. Known by its
         // class: a failed attribute lookup on the argument would make an AttributeError
@@ -1202,6 +1218,36 @@ fn typeof_slow(v: &Bound<'_, PyAny>) -> PyResult<TypeId> {
             "Cannot determine numba-rs type of <class '{tn}'>"
         )))
     }
+}
+
+/// A NumPy scalar class (`np.int32`) or a plain dtype (`np.dtype('f4')`) passed as an
+/// argument: Numba's `NumberClass` / `DType` of its number type (known by the type).
+fn typeof_number_class(v: &Bound<'_, PyAny>) -> PyResult<Option<TypeId>> {
+    let py = v.py();
+    let Ok(np) = py.import("numpy") else {
+        return Ok(None);
+    };
+    let dtype_cls = np.getattr("dtype")?;
+    let (dtype, class) = if let Ok(cls) = v.cast::<pyo3::types::PyType>() {
+        if !cls.is_subclass(&np.getattr("generic")?)? {
+            return Ok(None);
+        }
+        (dtype_cls.call1((v,))?, true)
+    } else if v.is_instance(&dtype_cls)? && v.getattr("names")?.is_none() {
+        (v.clone(), false)
+    } else {
+        return Ok(None);
+    };
+    let name: String = dtype.getattr("name")?.extract()?;
+    let Some(t) = types::from_name(&name).or_else(|| numba_typeinfer::npdatetime::parse(&name))
+    else {
+        return Ok(None);
+    };
+    Ok(Some(types::intern(if class {
+        types::Type::NumberClass(t)
+    } else {
+        types::Type::DType(t)
+    })))
 }
 
 /// The type of a value of a user's class (`typeof_impl`, or Numba's own when Numba is

@@ -307,3 +307,35 @@ def test_default_rng_objects_released():
         f(i)
     gc.collect()
     assert count() == before
+
+
+def test_integers_with_64_bit_bounds():
+    f = njit(lambda g, lo, hi, dt: g.integers(lo, hi, dtype=dt, endpoint=True))
+    h = njit(lambda g, lo, hi, dt: g.integers(lo, hi, dtype=dt))
+    top = 2**64 - 1
+    for lo, hi, dt in [(0, top, np.uint64), (5, 2**40, np.uint64), (0, 2**63 - 1, np.int64)]:
+        a, b = np.random.default_rng(11), np.random.default_rng(11)
+        assert f(a, lo, hi, dt) == b.integers(lo, hi, dtype=dt, endpoint=True)
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    assert h(a, 0, 2**63, np.int64) == b.integers(0, 2**63, dtype=np.int64)
+    for fn, args, msg in [(f, (-1, top, np.uint64), "low is out of bounds for uint64"),
+                          (f, (0, 2**63, np.int64), "high is out of bounds for int64"),
+                          (h, (0, 2**63 + 1, np.int64), "high is out of bounds for int64")]:
+        with pytest.raises(ValueError, match=msg):
+            fn(np.random.default_rng(1), *args)
+
+    # The bound as a closure constant.
+    big = 2**64 - 1
+    k = njit(lambda g: g.integers(0, big, dtype=np.uint64))
+    a, b = np.random.default_rng(2), np.random.default_rng(2)
+    assert k(a) == b.integers(0, big, dtype=np.uint64)
+
+
+def test_number_classes_and_dtypes_as_arguments():
+    f = njit(lambda d: np.zeros(3, d))
+    for d in (np.int32, np.float32, np.bool_, np.dtype("int16"), np.dtype("complex64")):
+        got, want = f(d), np.zeros(3, d)
+        assert got.dtype == want.dtype
+    assert njit(lambda x: x)(2**64 - 1) == 2**64 - 1
+    with pytest.raises(OverflowError):
+        njit(lambda x: x)(2**64)

@@ -251,11 +251,12 @@ _method(
 
 
 @register_jitable
-def _bounds(low, high, endpoint):
+def _bounds(low, high, endpoint, one=1):
+    # `one` of the bounds' type keeps uint64 arithmetic out of float64.
     if not endpoint:
         if low >= high:
             raise ValueError("low >= high")
-        high = high - 1
+        high = high - one
     elif low > high:
         raise ValueError("low > high")
     return low, high - low
@@ -294,19 +295,34 @@ def _integers(gen, low, high=None, size=None, dtype=None, endpoint=False):
     lo_min = 0 if name == "bool" else int(np.iinfo(nd).min)
     hi_max = 1 if name == "bool" else (0 if wide else int(np.iinfo(nd).max))
     no_high = _is_none(high)
+    unsigned = name == "uint64"
+    # An int64 draw with a uint64 upper bound (2**63 and up): checked and stepped down
+    # in uint64, where it cannot wrap.
+    hi_t = low if no_high else high
+    big_high = name == "int64" and isinstance(hi_t, types.Integer) and not hi_t.signed \
+        and hi_t.bitwidth == 64
+    i64_max = np.uint64(2**63 - 1)
 
     @register_jitable
     def bounds(low, high, endpoint):
         lo, hi = (0, low) if no_high else (low, high)
         if lo < lo_min:
             raise ValueError("low is out of bounds for " + name)
+        if big_high:
+            top = hi if endpoint else hi - np.uint64(1)
+            if top > i64_max:
+                raise ValueError("high is out of bounds for " + name)
+            return _bounds(np.int64(lo), np.int64(top), True, np.int64(1))
         if not wide:
             if endpoint:
                 if hi > hi_max:
                     raise ValueError("high is out of bounds for " + name)
             elif hi > hi_max + 1:
                 raise ValueError("high is out of bounds for " + name)
-        return _bounds(lo, hi, endpoint)
+        # In the dtype's signedness, so uint64 bounds never mix with int64 (a float).
+        if unsigned:
+            return _bounds(np.uint64(lo), np.uint64(hi), endpoint, np.uint64(1))
+        return _bounds(np.int64(lo), np.int64(hi), endpoint, np.int64(1))
 
     if _is_none(size):
 
