@@ -166,3 +166,22 @@ def test_misc_numpy_and_errors():
         njit(lambda a, ax: np.average(a, axis=ax))(np.ones((2, 2)), 1)
     with pytest.raises(TypingError, match="array must be 1D"):
         njit(lambda a: np.trim_zeros(a))(np.ones((2, 2)))
+
+
+def test_correlate_convolve_windows_and_dtypes():
+    import itertools
+
+    f = njit(lambda a, v, m: np.correlate(a, v, m))
+    g = njit(lambda a, v, m: np.convolve(a, v, m))
+    rng = np.random.default_rng(0)
+    for n, m in itertools.product(range(1, 6), range(1, 6)):
+        a, v = rng.random(n), rng.random(m)
+        for mode in ("full", "same", "valid"):
+            np.testing.assert_allclose(f(a, v, mode), np.correlate(a, v, mode))
+            np.testing.assert_allclose(g(a, v, mode), np.convolve(a, v, mode))
+    for d1, d2 in itertools.product([np.int8, np.int32, np.float32, np.complex64], repeat=2):
+        a, v = np.arange(3, dtype=d1), np.arange(2, dtype=d2)
+        assert f(a, v, "full").dtype == np.correlate(a, v, "full").dtype
+        assert g(a, v, "full").dtype == np.convolve(a, v, "full").dtype
+    with pytest.raises(TypingError, match="only supported on 1D arrays"):
+        g(np.ones((2, 2)), np.ones(3), "full")

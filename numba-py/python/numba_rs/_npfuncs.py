@@ -1120,6 +1120,20 @@ def _polyval(p, x):
     return impl
 
 
+def _check_1d(*args):
+    # Numba's limit for np.convolve / np.correlate.
+    if any(_is_array(t) and t.ndim != 1 for t in args):
+        raise TypingError("only supported on 1D arrays")
+
+
+def _elem(t):
+    """The element type of an array-like argument (an array's, a sequence's, a number
+    itself), for asking NumPy the result dtype."""
+    while isinstance(t, (types.Array, types.List, types.UniTuple)):
+        t = t.dtype
+    return t
+
+
 @register_jitable
 def _mode_window(mode, n, m):
     """The slice of the full result (length n + m - 1) that `mode` keeps, as NumPy's."""
@@ -1155,13 +1169,15 @@ def _operands(a, v):
 def _convolve(a, v, mode="full"):
     if not (_is_array_like(a) and _is_array_like(v)):
         raise TypingError("The arguments must be array-likes")
+    _check_1d(a, v)
     _check_mode(mode)
+    dt = _result_dtype(np.convolve, _elem(a), _elem(v))
 
     def impl(a, v, mode="full"):
         x, y = _operands(a, v)
         n, m = x.size, y.size
         lo, hi = _mode_window(mode, n, m)
-        full = np.zeros(n + m - 1, dtype=(x[:1] * y[:1]).dtype)
+        full = np.zeros(n + m - 1, dtype=dt)
         for i in range(n):
             for j in range(m):
                 full[i + j] += x[i] * y[j]
@@ -1174,10 +1190,12 @@ def _convolve(a, v, mode="full"):
 def _correlate(a, v, mode="valid"):
     if not (_is_array_like(a) and _is_array_like(v)):
         raise TypingError("The arguments must be array-likes")
+    _check_1d(a, v)
     _check_mode(mode)
     # NumPy conjugates the second operand of complex inputs.
     item = v.dtype if _is_array(v) else v
     conj = isinstance(item, types.Complex)
+    dt = _result_dtype(np.correlate, _elem(a), _elem(v))
 
     def impl(a, v, mode="valid"):
         x, y = _operands(a, v)
@@ -1185,8 +1203,13 @@ def _correlate(a, v, mode="valid"):
             y = np.conj(y)
         n, m = x.size, y.size
         lo, hi = _mode_window(mode, n, m)
+        if mode == "same" and m > n:
+            # NumPy correlates the longer operand first and reverses: its 'same' window
+            # is centred from the other end.
+            lo = (n - 1) - (n - 1) // 2
+            hi = lo + m
         # c[k] = sum_j x[j + k] * y[j], k from -(m - 1) to n - 1.
-        full = np.zeros(n + m - 1, dtype=(x[:1] * y[:1]).dtype)
+        full = np.zeros(n + m - 1, dtype=dt)
         for kk in range(n + m - 1):
             k = kk - (m - 1)
             acc = full[kk]
