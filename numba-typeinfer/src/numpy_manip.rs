@@ -1,7 +1,8 @@
 //! NumPy typing of array manipulation: joining (`concatenate`, `stack`, `hstack`,
 //! `vstack`, `dstack`, `column_stack`), views (`expand_dims`, `flip`, `fliplr`, `flipud`,
 //! `transpose`), copies and rearrangements (`roll`, `diff`, `unique`, `diag`, `ravel`,
-//! `copy`, `asarray`) and searching and counting (`searchsorted`, `bincount`, `histogram`).
+//! `copy`, `asarray`) and counting (`bincount`, `histogram`; `searchsorted` is
+//! numba-py's `_npdtfuncs` overload).
 //!
 //! Accepted arguments, result dtypes and layouts are Numba's (`numba/np/arrayobj.py`,
 //! `numba/np/arraymath.py`): joined arrays take the unified dtype of their inputs and are
@@ -12,7 +13,7 @@ use numba_bytecode::Constant;
 
 use crate::context::{BaseContext, FnTemplate};
 use crate::conv::{tuple_items, unify};
-use crate::numpy::{array_attr, array_parts, dtype_arg, promote_dtypes, sortable};
+use crate::numpy::{array_attr, array_parts, dtype_arg, sortable};
 use crate::signature::{ImplKey, Signature};
 use crate::types::*;
 
@@ -26,7 +27,6 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "numpy.roll" => &["a", "shift"],
         "numpy.diff" => &["a", "n"],
         "numpy.unique" => &["ar"],
-        "numpy.searchsorted" => &["a", "v", "side"],
         "numpy.bincount" => &["a", "weights", "minlength"],
         "numpy.histogram" => &["a", "bins", "range"],
         "numpy.diag" => &["v", "k"],
@@ -43,7 +43,6 @@ pub fn param_default(key: &str, param: &str) -> Option<Constant> {
     Some(match (key, param) {
         ("numpy.concatenate" | "numpy.stack", "axis") => Constant::Int(0),
         ("numpy.diff", "n") => Constant::Int(1),
-        ("numpy.searchsorted", "side") => Constant::Str("left".into()),
         ("numpy.bincount", "weights") => Constant::None,
         ("numpy.bincount", "minlength") => Constant::Int(0),
         ("numpy.histogram", "bins") => Constant::Int(10),
@@ -103,11 +102,6 @@ fn joined(t: TypeId) -> Option<(TypeId, u32, Layout)> {
         Layout::C
     };
     Some((dtype, ndim, layout))
-}
-
-/// A `side=` of `searchsorted`: a constant 'left' or 'right'.
-fn side(t: TypeId) -> bool {
-    matches!(t.get(), Type::StringLiteral(s) if s == "left" || s == "right")
 }
 
 /// A `range=` of `histogram`: a pair of real numbers.
@@ -240,29 +234,6 @@ fn unique(a: &[TypeId]) -> Option<Signature> {
     let [x] = a else { return None };
     let (dtype, ..) = array_parts(*x)?;
     sortable(dtype).then(|| sig("numpy.unique", array(dtype, 1, Layout::C), vec![*x]))
-}
-
-fn searchsorted(a: &[TypeId]) -> Option<Signature> {
-    let (x, v, s) = match a {
-        [x, v] => (*x, v.unliteral(), None),
-        [x, v, s] if side(*s) => (*x, v.unliteral(), Some(*s)),
-        _ => return None,
-    };
-    let (dtype, ndim, ..) = array_parts(x)?;
-    if ndim != 1 || !sortable(dtype) {
-        return None;
-    }
-    let (key_dtype, ret) = match array_parts(v) {
-        Some((d, n, ..)) => (d, array(INTP, n, Layout::C)),
-        None => (v, INTP),
-    };
-    if !real(key_dtype) {
-        return None;
-    }
-    promote_dtypes(dtype, key_dtype)?;
-    let mut args = vec![x, v];
-    args.extend(s);
-    Some(sig("numpy.searchsorted", ret, args))
 }
 
 fn bincount(a: &[TypeId]) -> Option<Signature> {
@@ -449,7 +420,7 @@ fn asarray(a: &[TypeId]) -> Option<Signature> {
 impl BaseContext {
     /// The manipulation functions of the `numpy` module (installed by `install_numpy`).
     pub(crate) fn install_numpy_manip(&mut self) {
-        let plain: [(&'static str, Template, &'static str); 14] = [
+        let plain: [(&'static str, Template, &'static str); 13] = [
             (
                 "numpy.concatenate",
                 concatenate,
@@ -465,11 +436,6 @@ impl BaseContext {
             ("numpy.roll", roll, "(array, shift: int)"),
             ("numpy.diff", diff, "(array, n=1)"),
             ("numpy.unique", unique, "(array(int, float or bool),)"),
-            (
-                "numpy.searchsorted",
-                searchsorted,
-                "(array(1d), v: scalar or array, side='left' or 'right')",
-            ),
             (
                 "numpy.bincount",
                 bincount,

@@ -185,3 +185,37 @@ def test_correlate_convolve_windows_and_dtypes():
         assert g(a, v, "full").dtype == np.convolve(a, v, "full").dtype
     with pytest.raises(TypingError, match="only supported on 1D arrays"):
         g(np.ones((2, 2)), np.ones(3), "full")
+
+
+def test_searchsorted_as_numpy():
+    import itertools
+
+    f = njit(lambda a, v: np.searchsorted(a, v))
+    r = njit(lambda a, v: np.searchsorted(a, v, side="right"))
+    bins = np.float64(list(np.arange(5) ** 2) + [np.nan] * 3) / 2.0
+    values = np.arange(20) - 0.5
+    for a in (bins, list(bins)):
+        for v in (values, values.reshape(4, 5), list(values), 3.0, np.nan):
+            np.testing.assert_array_equal(f(a, v), np.searchsorted(a, v))
+            np.testing.assert_array_equal(r(a, v), np.searchsorted(a, v, side="right"))
+    # Unsorted input: NumPy's search, step for step.
+    a = np.array([1, 2, 0])
+    v = np.array([[5, 4], [6, 7], [2, 1], [0, 3]])
+    np.testing.assert_array_equal(f(a, v), np.searchsorted(a, v))
+    pool = [complex(*c) for c in itertools.product([0, 1, np.nan], repeat=2)]
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        a = rng.choice(pool, 5)
+        v = rng.choice(pool, 6)
+        np.testing.assert_array_equal(f(a, v), np.searchsorted(a, v))
+        np.testing.assert_array_equal(f(np.sort(a), v), np.searchsorted(np.sort(a), v))
+    with pytest.raises(TypingError, match="Invalid value given for 'side'"):
+        njit(lambda a, v, s: np.searchsorted(a, v, side=s))([1, 2], 1, "right")
+
+
+def test_contains_of_arrays():
+    f = njit(lambda a, x: x in a)
+    assert f(np.arange(5), 3) and not f(np.arange(5), 7)
+    assert f(np.arange(6.0).reshape(2, 3), 4.0)
+    assert not f(np.array([np.nan]), np.nan)
+    assert f(np.array([1 + 2j]), 1 + 2j)

@@ -130,6 +130,11 @@ pub(crate) fn register(r: &mut Registry) {
     for &op in numba_typeinfer::numpy::ELEMENTWISE_BINOPS {
         r.register(ImplKey::BinOp(op), Args::AnyArg(array()), elementwise_binop);
     }
+    r.register(
+        ImplKey::BinOp(BinOp::In),
+        Args::Exact(vec![array(), TypePat::Any]),
+        array_contains,
+    );
     for op in [UnaryOp::Neg, UnaryOp::Pos, UnaryOp::Invert] {
         r.register(
             ImplKey::Unary(op),
@@ -1406,6 +1411,36 @@ struct AxisSplit<'ctx> {
     step: IntValue<'ctx>,
     out_shape: Vec<IntValue<'ctx>>,
     out_strides: Vec<IntValue<'ctx>>,
+}
+
+/// `x in a` (Numba's `contains(a, x)`): whether any element equals `x` (NumPy's
+/// `(a == x).any()`; NaN is in no array).
+fn array_contains<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (t, xt) = (sig.args[0], sig.args[1]);
+    let arr = a[0].into_struct_value();
+    let dtype = dtype_of(t);
+    let n = get_int(lw, arr, field::NITEMS)?;
+    let found = lw.alloca_in_entry(lw.ctx.bool_type().into(), "found")?;
+    lw.b.build_store(found, lw.ctx.bool_type().const_zero())
+        .map_err(llvm_err)?;
+    let (lp, i) = Loop::begin(lw, n)?;
+    let p = flat_ptr(lw, t, arr, i)?;
+    let e = load_elem(lw, dtype, p)?;
+    let (eq, eq_t) = apply_binop(lw, BinOp::Eq, (e, dtype), (a[1], xt))?;
+    let hit = lw.truth(eq, eq_t)?;
+    let so_far =
+        lw.b.build_load(lw.ctx.bool_type(), found, "")
+            .map_err(llvm_err)?
+            .into_int_value();
+    let any = lw.b.build_or(so_far, hit, "").map_err(llvm_err)?;
+    lw.b.build_store(found, any).map_err(llvm_err)?;
+    lp.end(lw)?;
+    lw.b.build_load(lw.ctx.bool_type(), found, "")
+        .map_err(llvm_err)
 }
 
 /// Check a run-time `axis` (negative counts from the end; out of range is Numba's

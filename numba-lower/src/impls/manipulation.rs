@@ -1,8 +1,8 @@
 //! NumPy's array manipulation functions (typed in numba-typeinfer's `numpy_manip`):
 //! joining (`concatenate`, `stack`, `hstack`, `vstack`, `dstack`, `column_stack`), views
 //! (`expand_dims`, `flip`, `fliplr`, `flipud`, `transpose`, `asarray`), new arrays (`roll`,
-//! `diff`, `unique`, `diag`, `ravel`, `copy`) and searching and counting (`searchsorted`,
-//! `bincount`, `histogram`), as Numba implements them (`numba/np/arrayobj.py`,
+//! `diff`, `unique`, `diag`, `ravel`, `copy`) and counting (`bincount`, `histogram`), as
+//! Numba implements them (`numba/np/arrayobj.py`,
 //! `numba/np/arraymath.py`), with Numba's error messages.
 //!
 //! Views share the argument's memory and, being call results, take a new reference to it.
@@ -45,7 +45,6 @@ pub(crate) fn register(r: &mut Registry) {
     r.register(f("numpy.roll"), any(), roll);
     r.register(f("numpy.diff"), any(), diff);
     r.register(f("numpy.unique"), any(), unique);
-    r.register(f("numpy.searchsorted"), any(), searchsorted);
     r.register(f("numpy.bincount"), any(), bincount);
     r.register(f("numpy.histogram"), any(), histogram);
     r.register(f("numpy.diag"), any(), diag);
@@ -1042,116 +1041,8 @@ fn diag<'ctx>(
 }
 
 // ---------------------------------------------------------------------------
-// Searching and counting
+// Counting
 // ---------------------------------------------------------------------------
-
-/// `x < key` (`right`: `x <= key`) in NumPy's sort order, where NaN is the largest value.
-fn sorted_before<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    cmp_t: TypeId,
-    x: BasicValueEnum<'ctx>,
-    key: BasicValueEnum<'ctx>,
-    right: bool,
-) -> R<IntValue<'ctx>> {
-    if cmp_t.is_float() {
-        let (x, key) = (x.into_float_value(), key.into_float_value());
-        let key_nan = fcmp(lw, FloatPredicate::UNO, key, key)?;
-        if right {
-            let le = fcmp(lw, FloatPredicate::OLE, x, key)?;
-            return or(lw, key_nan, le);
-        }
-        let lt = fcmp(lw, FloatPredicate::OLT, x, key)?;
-        let x_num = fcmp(lw, FloatPredicate::ORD, x, x)?;
-        let before_nan = and(lw, key_nan, x_num)?;
-        return or(lw, lt, before_nan);
-    }
-    let op = if right { BinOp::Le } else { BinOp::Lt };
-    let (c, _) = apply_binop(lw, op, (x, cmp_t), (key, cmp_t))?;
-    Ok(c.into_int_value())
-}
-
-/// The binary search of `np.searchsorted` over the 1-d array `arr` for `key` (already of
-/// type `cmp_t`).
-fn search<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    (t, arr): Arr<'ctx>,
-    cmp_t: TypeId,
-    key: BasicValueEnum<'ctx>,
-    right: bool,
-) -> R<IntValue<'ctx>> {
-    let i64t = lw.ctx.i64_type();
-    let lo_slot = lw.alloca_in_entry(i64t.into(), "search.lo")?;
-    let hi_slot = lw.alloca_in_entry(i64t.into(), "search.hi")?;
-    let len = dim(lw, arr, field::SHAPE, 0)?;
-    lw.b.build_store(lo_slot, int_const(lw, 0))
-        .map_err(llvm_err)?;
-    lw.b.build_store(hi_slot, len).map_err(llvm_err)?;
-    let head = lw.new_block("search.head");
-    let body = lw.new_block("search.body");
-    let done = lw.new_block("search.done");
-    lw.b.build_unconditional_branch(head).map_err(llvm_err)?;
-    lw.b.position_at_end(head);
-    let lo = lw.b.build_load(i64t, lo_slot, "").map_err(llvm_err)?;
-    let hi = lw.b.build_load(i64t, hi_slot, "").map_err(llvm_err)?;
-    let (lo, hi) = (lo.into_int_value(), hi.into_int_value());
-    let more = icmp(lw, IntPredicate::SLT, lo, hi)?;
-    lw.b.build_conditional_branch(more, body, done)
-        .map_err(llvm_err)?;
-    lw.b.position_at_end(body);
-    let half = sub(lw, hi, lo)?;
-    let half =
-        lw.b.build_right_shift(half, int_const(lw, 1), false, "")
-            .map_err(llvm_err)?;
-    let mid = add(lw, lo, half)?;
-    let p = at_1d(lw, arr, mid)?;
-    let x = load_elem(lw, dtype_of(t), p)?;
-    let x = lw.cast(x, dtype_of(t), cmp_t)?;
-    let before = sorted_before(lw, cmp_t, x, key, right)?;
-    let after_mid = add(lw, mid, int_const(lw, 1))?;
-    let lo = select(lw, before, after_mid, lo)?;
-    let hi = select(lw, before, hi, mid)?;
-    lw.b.build_store(lo_slot, lo).map_err(llvm_err)?;
-    lw.b.build_store(hi_slot, hi).map_err(llvm_err)?;
-    lw.b.build_unconditional_branch(head).map_err(llvm_err)?;
-    lw.b.position_at_end(done);
-    Ok(lw
-        .b
-        .build_load(i64t, lo_slot, "")
-        .map_err(llvm_err)?
-        .into_int_value())
-}
-
-/// `np.searchsorted(a, v, side='left')`: where `v` (a scalar, or each element of an
-/// array) would go in the sorted 1-d `a`.
-fn searchsorted<'ctx>(
-    lw: &mut FnLower<'ctx, '_>,
-    sig: &Signature,
-    a: &[BasicValueEnum<'ctx>],
-) -> R<BasicValueEnum<'ctx>> {
-    let hay = (sig.args[0], a[0].into_struct_value());
-    let right =
-        matches!(sig.args.get(2).map(|t| t.get()), Some(Type::StringLiteral(s)) if s == "right");
-    let v_t = sig.args[1];
-    let cmp_t = numba_typeinfer::numpy::promote_dtypes(dtype_of(hay.0), dtype_of(v_t))
-        .ok_or_else(|| lw.unsupported("np.searchsorted of these dtypes"))?;
-    if !v_t.is_array() {
-        let key = lw.cast(a[1], v_t, cmp_t)?;
-        return Ok(search(lw, hay, cmp_t, key, right)?.into());
-    }
-    let keys = a[1].into_struct_value();
-    let shape = shape_of(lw, v_t, keys)?;
-    let out = allocate(lw, sig.ret, &shape)?;
-    let n = get_int(lw, keys, field::NITEMS)?;
-    let (lp, i) = Loop::begin(lw, n)?;
-    let p = flat_ptr(lw, v_t, keys, i)?;
-    let key = load_elem(lw, dtype_of(v_t), p)?;
-    let key = lw.cast(key, dtype_of(v_t), cmp_t)?;
-    let at = search(lw, hay, cmp_t, key, right)?;
-    let q = flat_ptr(lw, sig.ret, out, i)?;
-    store_elem(lw, INTP, q, at.into())?;
-    lp.end(lw)?;
-    Ok(out.into())
-}
 
 /// `np.bincount(a, weights=None, minlength=0)`: how often each value occurs in the 1-d
 /// non-negative integer array `a` (or the sum of the weights at its positions).
