@@ -497,12 +497,21 @@ fn frozen_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<Glo
         return Ok(None);
     }
     let dtype = value.getattr("dtype")?;
-    if !plain_dtype(&dtype)? {
+    // A structured dtype is captured as its records' bytes, named by its record type.
+    let record = if dtype.getattr("names")?.is_none() {
+        None
+    } else {
+        records::record_type(&dtype).ok()
+    };
+    if record.is_none() && !plain_dtype(&dtype)? {
         return Ok(Some(GlobalKind::Unsupported {
             message: format!("Unsupported array dtype: {}", dtype.str()?),
         }));
     }
-    let name: String = dtype.getattr("name")?.extract()?;
+    let name: String = match record {
+        Some(t) => t.to_string(),
+        None => dtype.getattr("name")?.extract()?,
+    };
     let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
     let shape: Vec<i64> = value.getattr("shape")?.extract()?;
     let flags = value.getattr("flags")?;

@@ -227,6 +227,8 @@ pub fn typeof_const_array(a: &ConstArray) -> Result<TypeId, String> {
         .then(|| from_name(&a.dtype))
         .flatten()
         .or_else(|| crate::npdatetime::parse(&a.dtype))
+        // A structured dtype is named by its record type (`Record(x[type=int8;...])`).
+        .or_else(|| parse_type(&a.dtype).filter(|t| matches!(t.get(), Type::Record { .. })))
         .ok_or_else(|| format!("Unsupported array dtype: {}", a.dtype))?;
     let layout = match a.layout {
         ArrayLayout::C => Layout::C,

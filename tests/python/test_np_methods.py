@@ -321,3 +321,10 @@ def test_transpose_of_tuples_refused():
         njit(lambda a: np.transpose(a))((np.arange(3),))
     np.testing.assert_array_equal(njit(lambda a: np.transpose(a))([[1, 2], [3, 4]]),
                                   np.transpose([[1, 2], [3, 4]]))
+
+
+def test_take_axis_error_is_numpys():
+    f = njit(lambda a, i, ax: np.take(a, i, axis=ax))
+    with pytest.raises(np.exceptions.AxisError,
+                       match="axis 2 is out of bounds for array of dimension 2"):
+        f(np.arange(9).reshape(3, 3), np.array([0, 1, 2]), 2)

@@ -443,3 +443,19 @@ def test_generated_record_programs():
             np.testing.assert_array_equal(np.asarray(py_a[name]), np.asarray(jit_a[name]), err_msg=src)
         ran += 1
     assert ran >= 30
+
+
+REC_CONST = np.array([(1, b"ab"), (-2, b"xyz"), (3, b"")], dtype=[("x", "i1"), ("y", "S3")])
+REC_CONST_NONCONTIG = REC_CONST[::2]
+
+
+def test_global_record_arrays_are_constants():
+    f = njit(lambda i: REC_CONST[i])
+    g = njit(lambda i: REC_CONST_NONCONTIG[i].x)
+    h = njit(lambda i: REC_CONST[i].y)
+    for i in range(3):
+        got = f(i)
+        assert got["x"] == REC_CONST[i]["x"] and got["y"] == REC_CONST[i]["y"]
+        assert h(i) == REC_CONST[i]["y"]
+    for i in range(2):
+        assert g(i) == REC_CONST_NONCONTIG[i]["x"]

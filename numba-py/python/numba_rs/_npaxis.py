@@ -8,7 +8,7 @@ other axes as rows, and returns a new C-ordered array as NumPy does."""
 import numpy as np
 
 from . import types
-from ._npcommon import _axis, _gen, _is_array, _is_int, _is_none, _tup
+from ._npcommon import _axis_np, _gen, _is_array, _is_int, _is_none, _tup
 from .errors import TypingError
 from .extending import overload, overload_method, register_jitable
 
@@ -74,7 +74,7 @@ def _sorter(arg):
                 src = np.ascontiguousarray(a).reshape(1, -1)
                 ax = 0
             else:
-                ax = _axis(axis, a.ndim, "axis is out of bounds for array")
+                ax = _axis_np(axis, a.ndim)
                 src = _rows(a, ax)
             if arg:
                 out = np.empty(src.shape, dtype=np.intp)
@@ -145,7 +145,7 @@ def _accumulate(name, product):
                 src = np.ascontiguousarray(a).reshape(1, -1)
                 ax = 0
             else:
-                ax = _axis(axis, a.ndim, "axis is out of bounds for array")
+                ax = _axis_np(axis, a.ndim)
                 src = _rows(a, ax)
             out = np.empty(src.shape, dtype=dt)
             for r in range(src.shape[0]):
@@ -190,7 +190,7 @@ def _reduce(name, product):
                 src = np.ascontiguousarray(a).reshape(1, -1)
                 ax = 0
             else:
-                ax = _axis(axis, a.ndim, "axis is out of bounds for array")
+                ax = _axis_np(axis, a.ndim)
                 src = _rows(a, ax)
             out = np.empty(src.shape[0], dtype=dt)
             for r in range(src.shape[0]):
@@ -377,7 +377,7 @@ def _take(a, indices, axis=None):
     if scalar and a.ndim == 1:
 
         def impl(a, indices, axis=None):
-            _axis(axis, 1, "axis is out of bounds for array")
+            _axis_np(axis, 1)
             n = a.shape[0]
             if indices < -n or indices >= n:
                 raise IndexError("index out of bounds")
@@ -386,7 +386,7 @@ def _take(a, indices, axis=None):
         return impl
 
     def impl(a, indices, axis=None):
-        ax = _axis(axis, a.ndim, "axis is out of bounds for array")
+        ax = _axis_np(axis, a.ndim)
         moved = np.moveaxis(a, ax, 0)
         n = moved.shape[0]
         if scalar:

@@ -64,3 +64,17 @@ def _axis(axis, ndim, what):
     if axis < 0:
         return axis + ndim
     return axis
+
+
+_AXIS_ERROR = np.exceptions.AxisError
+
+
+@register_jitable
+def _axis_np(axis, ndim):
+    # NumPy's `normalize_axis_index`, with its AxisError (a ValueError and IndexError)
+    # and message.
+    if axis < -ndim or axis >= ndim:
+        raise _AXIS_ERROR(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    if axis < 0:
+        return axis + ndim
+    return axis
