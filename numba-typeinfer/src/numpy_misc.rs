@@ -44,6 +44,27 @@ pub fn conj(key: &str, a: TypeId) -> Option<Signature> {
 
 impl BaseContext {
     pub(crate) fn install_numpy_misc(&mut self) {
+        // `numba_rs._npbuffer.view(b)`: a `bytes` value's memory as a read-only uint8
+        // array (`np.frombuffer` of bytes).
+        self.register(
+            "numba_rs._npbuffer.view",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [b] if b.unliteral() == BYTES => Some(sig(
+                        "numba_rs._npbuffer.view",
+                        intern(Type::Array {
+                            dtype: UINT8,
+                            ndim: 1,
+                            layout: Layout::C,
+                            readonly: true,
+                        }),
+                        vec![BYTES],
+                    )),
+                    _ => None,
+                },
+                "(bytes)",
+            )),
+        );
         self.register(
             "numpy.ptp",
             Box::new(FnTemplate(

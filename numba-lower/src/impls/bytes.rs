@@ -10,7 +10,7 @@ use inkwell::values::BasicValueEnum;
 use inkwell::AddressSpace;
 use numba_ir::BinOp;
 use numba_typeinfer::types::*;
-use numba_typeinfer::ImplKey;
+use numba_typeinfer::{ImplKey, Signature};
 
 use super::unicode;
 use crate::function::FnLower;
@@ -21,6 +21,7 @@ use crate::{llvm_err, R};
 pub(crate) fn register(r: &mut Registry) {
     let b = TypePat::Exact(BYTES);
     let f = |k: &str| ImplKey::Function(k.into());
+    r.register(f("numba_rs._npbuffer.view"), Args::Exact(vec![b]), view);
     r.register(f("len"), Args::Exact(vec![b]), unicode::len);
     for op in [
         BinOp::Eq,
@@ -308,4 +309,45 @@ impl<'ctx> FnLower<'ctx, '_> {
             .map_err(llvm_err)?;
         Ok(Some(self.b.build_load(item_t, item, "").map_err(llvm_err)?))
     }
+}
+
+/// `numba_rs._npbuffer.view(b)`: the bytes' memory as a read-only `uint8` array sharing
+/// their owner (the MemInfo, taking a reference, or the Python object a `bytes` argument
+/// is, which a returned view keeps alive as its base).
+fn view<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let sv = a[0].into_struct_value();
+    let get =
+        |lw: &FnLower<'ctx, '_>, k: u32| lw.b.build_extract_value(sv, k, "").map_err(llvm_err);
+    let data = get(lw, umodel::field::DATA)?;
+    let len = get(lw, umodel::field::LENGTH)?;
+    let meminfo = get(lw, umodel::field::MEMINFO)?;
+    let parent = get(lw, umodel::field::PARENT)?;
+    let one = lw.ctx.i64_type().const_int(1, false);
+    let i64a = lw.ctx.i64_type().array_type(1);
+    let shape =
+        lw.b.build_insert_value(i64a.get_undef(), len, 0, "")
+            .map_err(llvm_err)?
+            .into_array_value();
+    let strides =
+        lw.b.build_insert_value(i64a.get_undef(), one, 0, "")
+            .map_err(llvm_err)?
+            .into_array_value();
+    let out = lw.make_struct(
+        sig.ret,
+        &[
+            meminfo,
+            parent,
+            len,
+            one.into(),
+            data,
+            shape.into(),
+            strides.into(),
+        ],
+    )?;
+    lw.incref(sig.ret, out)?;
+    Ok(out)
 }

@@ -9,7 +9,7 @@ import numpy as np  # noqa: F401
 
 from . import types  # noqa: F401
 from ._npcommon import _is_array, _is_none, _is_number  # noqa: F401
-from ._npshape import _readonly
+from ._npbuffer import view
 from .errors import TypingError  # noqa: F401
 from .extending import overload, overload_method, register_jitable  # noqa: F401
 
@@ -231,11 +231,8 @@ def _array_bytes(buffer):
 
 
 @register_jitable
-def _copied_bytes(buffer):
-    out = np.empty(len(buffer), dtype=np.uint8)
-    for i in range(len(buffer)):
-        out[i] = buffer[i]
-    return _readonly(out)
+def _bytes_view(buffer):
+    return view(buffer)
 
 
 def _frombuffer_dtype(dtype):
@@ -261,9 +258,9 @@ def _frombuffer(buffer, dtype=None, count=-1, offset=0):
     if _is_array(buffer):
         as_bytes = _array_bytes
     else:
-        # A `bytes` value is its own data model in compiled code: its bytes are read
-        # into a new array, read-only as NumPy's view of `bytes` is.
-        as_bytes = _copied_bytes
+        # A `bytes` value is its own data model in compiled code: a read-only view of
+        # its memory, as NumPy's of `bytes` is.
+        as_bytes = _bytes_view
 
     def impl(buffer, dtype=None, count=-1, offset=0):
         raw = as_bytes(buffer)
