@@ -119,6 +119,7 @@ const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     ("numpy.flipud", "numba_rs._npfuncs"),
     ("numpy.asarray", "numba_rs._npfuncs"),
     ("numpy.ones", "numba_rs._npfuncs"),
+    ("array.repeat", "numba_rs._npfuncs"),
     // Several advanced indices in one subscript.
     ("operator.getitem", "numba_rs._npindex"),
     ("operator.setitem", "numba_rs._npindex"),

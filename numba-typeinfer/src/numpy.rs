@@ -651,6 +651,9 @@ fn clip_sig(a: &[TypeId]) -> Option<Signature> {
 
 /// The array methods typed so far; each is the function key `array.<name>`.
 pub const ARRAY_METHODS: &[&str] = &[
+    // Typed by numba-py's overload (`FALLBACK_OVERLOADS`); the native templates only
+    // name it.
+    "repeat",
     "sum",
     "min",
     "max",

@@ -219,3 +219,192 @@ def test_contains_of_arrays():
     assert f(np.arange(6.0).reshape(2, 3), 4.0)
     assert not f(np.array([np.nan]), np.nan)
     assert f(np.array([1 + 2j]), 1 + 2j)
+
+
+def test_insert_delete_append_forms():
+    ins = lambda a, o, v: np.insert(a, o, v)  # noqa: E731
+    check(ins, [1, 2, 3, 4, 5], 2, [99, 98])
+    check(ins, np.arange(10), [2, 5, 8], 99)
+    check(ins, np.arange(5), [4, 0, 2], [40, 0, 20])
+    check(ins, np.arange(10), [-1, -4], [11, 22])
+    check(ins, np.arange(5), [2], [98, 99])
+    check(ins, np.arange(12).reshape(3, 4), 5, 99)
+    dele = lambda a, o: np.delete(a, o)  # noqa: E731
+    check(dele, [1, 2, 3, 4, 5], [2, 3])
+    check(dele, [1, 2, 3, 4], slice(1, 3, 1))
+    check(dele, np.arange(10), slice(10))
+    check(dele, np.arange(60).reshape(3, 4, 5), [5, 30, 27, 8])
+    app = lambda a, v, ax: np.append(a, v, axis=ax)  # noqa: E731
+    check(app, np.array([[1, 2, 3], [4, 5, 6]]), np.array([[7, 8, 9]]), 0)
+    check(app, np.arange(6).reshape(2, 3), np.arange(6).reshape(2, 3), 1)
+    check(app, 2, 2, None)
+
+
+def test_insert_delete_append_errors():
+    ins = njit(lambda a, o, v: np.insert(a, o, v))
+    with pytest.raises(TypingError, match="arr must be either an Array or a Sequence"):
+        ins(2, 0, 9)
+    with pytest.raises(TypingError, match="obj should be an Integer, an Array or a Sequence"):
+        ins(np.arange(5), 2.5, 9)
+    with pytest.raises(TypingError, match="obj should be of Integer dtype"):
+        ins(np.arange(5), [1.5, 2.5], 9)
+    with pytest.raises(IndexError, match="index is out of bounds for the given array size"):
+        ins(np.arange(5), 10, 9)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        ins(np.arange(5), [1, 2], [6, 7, 8])
+    dele = njit(lambda a, o: np.delete(a, o))
+    with pytest.raises(TypingError, match="obj should be of Integer dtype"):
+        dele([1, 2], 3.14)
+    with pytest.raises(TypingError, match="arr must be either an Array or a Sequence"):
+        dele(2, 3)
+    with pytest.raises(IndexError, match=r"obj must be less than the len\(arr\)"):
+        dele([1, 2], 3)
+    app = njit(lambda a, v, ax: np.append(a, v, axis=ax))
+    with pytest.raises(TypingError, match='The first argument "arr" must be array-like'):
+        app(None, np.ones(2), 0)
+    with pytest.raises(TypingError, match='The third argument "axis" must be an integer'):
+        app(np.ones(2), np.ones(2), 0.0)
+
+
+def test_repeat_lists_and_method():
+    check(lambda a, r: np.repeat(a, r), np.arange(2), [1, 2])
+    check(lambda a, r: np.repeat(a, r), np.arange(1), [3])
+    check(lambda a, r: np.repeat(a, r), (0, 1, 2), 2)
+    check(lambda a, r: a.repeat(r), np.arange(2), [2, 0])
+    check(lambda a, r: a.repeat(r), np.arange(4).reshape(2, 2), 2)
+    for r in (1.0, True, [1.0, 1.0]):
+        with pytest.raises(TypingError, match="The repeats argument must be an integer"):
+            njit(lambda a, r: a.repeat(r))(np.ones(2), r)
+    with pytest.raises(ValueError, match="operands could not be broadcast together"):
+        njit(lambda a, r: np.repeat(a, r))(np.ones(2), [1, 1, 1])
+
+
+def test_cross_forms():
+    f = lambda a, b: np.cross(a, b)  # noqa: E731
+    check(f, (1, 2, 3), (4, 5, 6))
+    check(f, np.array([1, 2, 3]), np.array([[4, 5, 6], [1, 2, 3]]))
+    check(f, np.array([1, 2]), np.array([4.5, 5, 6]))
+    check(f, np.arange(36).reshape(6, 2, 3), np.arange(4).reshape(2, 2))
+    check(f, np.array([[1, 2, 3], [4, 5, 6]]), ((4, 5), (1, 2)))
+    with pytest.raises(ValueError, match="Dimensions for both inputs is 2"):
+        njit(f)(np.array([1, 2]), np.array([3, 4]))
+    with pytest.raises(ValueError, match="Incompatible dimensions for cross product"):
+        njit(f)(np.arange(4), np.arange(3))
+    with pytest.raises(TypingError, match="Inputs must be array-like."):
+        njit(f)(np.arange(3), "abc")
+
+
+def test_split_lists_and_slices():
+    def same(got, expected):
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            np.testing.assert_array_equal(g, e)
+    sp = lambda a, i, ax: np.split(a, i, axis=ax)  # noqa: E731
+    asp = lambda a, i, ax: np.array_split(a, i, axis=ax)  # noqa: E731
+    a = np.arange(64).reshape(4, 4, 4)
+    for args in [(list(range(10)), [1, 4, 72], 0), (tuple(range(10)), [3, 1], 0),
+                 (a, [2, 1, 5], 1), (a, [1, 3], 2), (a, [1], -3),
+                 (np.arange(100).reshape(2, -1), (np.int32(4), 10), 0)]:
+        same(njit(sp)(*args), sp(*args))
+        same(njit(asp)(*args), asp(*args))
+    same(njit(asp)(list(range(8)), 3, 0), asp(list(range(8)), 3, 0))
+    with pytest.raises(ValueError, match="np.split: Argument axis out of bounds"):
+        njit(sp)(np.ones(5), [3], -3)
+
+
+def test_axes_functions_errors():
+    with pytest.raises(TypingError, match='The second argument "axis1" must be an integer'):
+        njit(lambda a, i, j: np.swapaxes(a, i, j))(np.arange(4), "abc", 0)
+    mv = njit(lambda a, s, d: np.moveaxis(a, s, d))
+    with pytest.raises(TypingError, match='third argument "destination" must be an integer'):
+        mv(np.arange(4), 0, "abc")
+    with pytest.raises(ValueError, match="np.moveaxis: repeated axis in source argument"):
+        mv(np.arange(8).reshape(2, 4), (0, 0), (0, 1))
+    with pytest.raises(ValueError, match="np.moveaxis: Argument destination out of bounds"):
+        mv(np.arange(8).reshape(2, 4), (0, 1), (1, -3))
+    with pytest.raises(TypingError, match=r"Input must be >= 2-d."):
+        njit(lambda a: np.rot90(a))(np.arange(3))
+    with pytest.raises(TypingError, match='The second argument "k" must be an integer'):
+        njit(lambda a, k: np.rot90(a, k))(np.eye(2), "abc")
+
+
+def test_take_along_axis_layout_and_errors():
+    a = np.arange(24.0).reshape(3, 1, 4, 2)
+    for ax in (0, 1, 2, 3, -1):
+        f = njit(lambda a, i: np.take_along_axis(a, i, ax))
+        ai = np.argsort(a, axis=ax)
+        got = f(a, ai)
+        expected = np.take_along_axis(a, ai, ax)
+        np.testing.assert_array_equal(got, expected)
+        assert got.strides == expected.strides
+    arr = np.ones((3, 4, 1))
+    ai = np.ones((1, 2, 5), dtype=np.intp)
+    got = njit(lambda a, i: np.take_along_axis(a, i, -2))(arr, ai)
+    assert got.shape == (3, 2, 5) and got.flags.c_contiguous
+    g = njit(lambda a, i: np.take_along_axis(a, i, None))
+    np.testing.assert_array_equal(g(a, np.array([1, 2], dtype=np.uint64)), [1.0, 2.0])
+    with pytest.raises(TypingError, match="axis must be a literal value"):
+        njit(lambda a, i, ax: np.take_along_axis(a, i, ax))(a, np.argsort(a, 0), 0)
+    with pytest.raises(TypingError, match="axis is out of bounds"):
+        njit(lambda a, i: np.take_along_axis(a, i, 2))(np.ones((2, 4)), np.ones((2, 4), np.intp))
+    with pytest.raises(TypingError, match="indices array must contain integers"):
+        g(np.ones(3), np.array([0.0]))
+    with pytest.raises(ValueError, match="dimensions don't match"):
+        njit(lambda a, i: np.take_along_axis(a, i, 0))(np.ones((2, 4)), np.ones((2, 3), np.intp))
+
+
+def test_windows_exact():
+    f = njit(lambda M: (np.hanning(M), np.hamming(M), np.blackman(M), np.bartlett(M)))
+    for M in (-1, 0, 1, 2, 5, 12, 51, 100):
+        for got, expected in zip(f(M), (np.hanning(M), np.hamming(M), np.blackman(M),
+                                        np.bartlett(M))):
+            np.testing.assert_array_equal(got, expected)
+    k = njit(lambda M, b: np.kaiser(M, b))
+    for M in (0, 1, 5, 12):
+        for beta in (0.0, 5.0, 14.0, 3):
+            np.testing.assert_allclose(k(M, beta), np.kaiser(M, beta), rtol=1e-15, atol=0)
+    with pytest.raises(TypingError, match="M must be an integer"):
+        k(1.1, 1.0)
+    with pytest.raises(TypingError, match="beta must be an integer or float"):
+        k(5, 1j)
+
+
+def test_trim_zeros_strings():
+    f = njit(lambda a, t: np.trim_zeros(a, t))
+    for a, t in [(np.array(['0', 'Hello', 'world']), 'fb'), (np.array(['\0', '1', '2']), 'f'),
+                 (np.array(['', 'a', '']), 'b'), (np.array([0, 1, 2, 0, 0]), 'FB')]:
+        np.testing.assert_array_equal(f(a, t), np.trim_zeros(a, t))
+
+
+def test_select_errors():
+    f = njit(lambda c, ch, d: np.select(c, ch, d))
+    x = np.arange(10)
+    np.testing.assert_array_equal(f([x < 3, x > 5], [x, x ** 2], 0),
+                                  np.select([x < 3, x > 5], [x, x ** 2], 0))
+    for c, ch, d, msg in [
+        ([np.array(True), np.array(False)], [np.array(1), np.array(2)], 0,
+         "condlist arrays must be of at least dimension 1"),
+        ([np.array([True]), np.array([False])], [np.array([[1]]), np.array([[2]])], 0,
+         "condlist and choicelist elements must have the same number of dimensions"),
+        (np.array([True, False]), np.array([1, 2]), 0, "condlist must be a List or a Tuple"),
+        ([True], [0], [0], "default must be a scalar"),
+        ([(x < 3).astype(np.int64)], [x], 0, "condlist arrays must contain booleans"),
+        ([(False,)] * 3, [np.array([1])] * 3, 0, "items of condlist must be arrays"),
+    ]:
+        with pytest.raises(TypingError, match=msg):
+            f(c, ch, d)
+
+
+def test_array_repeat_method_in_a_fresh_process():
+    # The method is typed by an overload module loaded on first need: it must be found
+    # without any other NumPy function compiled before it.
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, numba_rs as nb\n"
+        "print(list(nb.njit(lambda a: a.repeat(2))(np.arange(3))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == str(list(np.arange(3).repeat(2)))

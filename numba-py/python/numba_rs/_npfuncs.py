@@ -17,7 +17,7 @@ from . import types
 from ._npcommon import _is_array, _is_none, _is_number
 from ._npfuncs2 import _asarray_type_ndim
 from .errors import TypingError
-from .extending import overload, register_jitable
+from .extending import overload, overload_method, register_jitable
 
 
 
@@ -264,7 +264,7 @@ def _triu(m, k=0):
 def _repeat(a, repeats):
     if not _is_array_like(a):
         raise TypingError("The first argument must be an array-like")
-    if isinstance(repeats, (types.Integer, types.Boolean)):
+    if isinstance(repeats, types.Integer):
         def impl(a, repeats):
             if repeats < 0:
                 raise ValueError("negative dimensions are not allowed")
@@ -276,10 +276,11 @@ def _repeat(a, repeats):
             return out
 
         return impl
-    if _is_array(repeats) and isinstance(repeats.dtype, types.Integer):
+    if isinstance(repeats, (types.Array, types.List)) and isinstance(
+            repeats.dtype, types.Integer):
         def impl(a, repeats):
             flat = np.asarray(a).ravel()
-            reps = repeats.ravel()
+            reps = np.asarray(repeats).ravel()
             if reps.size == 1:
                 return np.repeat(flat, reps[0])
             if reps.size != flat.size:
@@ -300,6 +301,17 @@ def _repeat(a, repeats):
         return impl
     raise TypingError(
         "The repeats argument must be an integer or an array-like of integer dtype")
+
+
+@overload_method(types.Array, "repeat")
+def _array_repeat(a, repeats):
+    # Numba's `a.repeat`: np.repeat's checks and result.
+    _repeat(a, repeats)
+
+    def impl(a, repeats):
+        return np.repeat(a, repeats)
+
+    return impl
 
 
 @overload(np.nan_to_num)
@@ -938,40 +950,68 @@ def _intersect1d(ar1, ar2, assume_unique=False):
     return impl
 
 
+def _leaf_dtype(t):
+    """The NumPy dtype `np.asarray` gives a value of type `t` (an array, a number or a
+    possibly nested list/tuple of them)."""
+    if _is_array(t):
+        return np.dtype(str(t.dtype))
+    if isinstance(t, (types.List, types.UniTuple, types.ListType)):
+        return _leaf_dtype(t.dtype)
+    if isinstance(t, types.BaseTuple):
+        dts = [_leaf_dtype(x) for x in t.types]
+        return np.result_type(*dts) if dts else np.dtype(np.float64)
+    return np.dtype(str(t))
+
+
+_NP_2_5 = tuple(int(x) for x in np.__version__.split(".")[:2]) >= (2, 5)
+
+
 @overload(np.cross)
 def _cross(a, b):
-    if not (_is_array(a) and _is_array(b)):
+    if not (_is_array_like(a) and _is_array_like(b)):
         raise TypingError("Inputs must be array-like.")
-    if a.ndim == 1 and b.ndim == 1:
-        dt = _result_dtype(np.multiply, a.dtype, b.dtype)
+    # NumPy's promotion of the two inputs (as Numba's `np.promote_types`).
+    dt = np.promote_types(_leaf_dtype(a), _leaf_dtype(b)).type
+    new_msgs = _NP_2_5
 
-        def impl(a, b):
-            if a.shape[0] != 3 or b.shape[0] != 3:
+    def impl(a, b):
+        a_ = np.asarray(a)
+        b_ = np.asarray(b)
+        na = a_.shape[-1]
+        nb = b_.shape[-1]
+        if (na != 2 and na != 3) or (nb != 2 and nb != 3):
+            raise ValueError(
+                "Incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+        if new_msgs:
+            if na == 2 or nb == 2:
                 raise ValueError(
-                    "Incompatible dimensions for cross product\n(dimension must be 2 or 3)")
-            out = np.empty(3, dtype=dt)
-            out[0] = a[1] * b[2] - a[2] * b[1]
-            out[1] = a[2] * b[0] - a[0] * b[2]
-            out[2] = a[0] * b[1] - a[1] * b[0]
-            return out
+                    f"Both input arrays must be (arrays of) 3-dimensional vectors, but "
+                    f"they are {na} and {nb} dimensional instead.")
+        if na == 2 and nb == 2:
+            raise ValueError(
+                "Dimensions for both inputs is 2.\n"
+                "Please replace your numpy.cross(a, b) call with "
+                "a call to `cross2d(a, b)` from `numba.np.extensions`.")
+        # The vectors' leading dimensions broadcast together; one row per vector.
+        shape = np.broadcast_shapes(a_.shape[:-1], b_.shape[:-1])
+        av = np.ascontiguousarray(np.broadcast_to(a_, shape + (na,))).reshape(-1, na)
+        bv = np.ascontiguousarray(np.broadcast_to(b_, shape + (nb,))).reshape(-1, nb)
+        m = av.shape[0]
+        out = np.empty((m, 3), dtype=dt)
+        zero = dt(0)
+        for i in range(m):
+            a0 = dt(av[i, 0])
+            a1 = dt(av[i, 1])
+            a2 = dt(av[i, 2]) if na == 3 else zero
+            b0 = dt(bv[i, 0])
+            b1 = dt(bv[i, 1])
+            b2 = dt(bv[i, 2]) if nb == 3 else zero
+            out[i, 0] = a1 * b2 - a2 * b1
+            out[i, 1] = a2 * b0 - a0 * b2
+            out[i, 2] = a0 * b1 - a1 * b0
+        return out.reshape(shape + (3,))
 
-        return impl
-    if a.ndim == 2 and b.ndim == 2:
-        dt = _result_dtype(np.multiply, a.dtype, b.dtype)
-
-        def impl(a, b):
-            if a.shape[1] != 3 or b.shape[1] != 3 or a.shape[0] != b.shape[0]:
-                raise ValueError(
-                    "Incompatible dimensions for cross product\n(dimension must be 2 or 3)")
-            out = np.empty((a.shape[0], 3), dtype=dt)
-            for i in range(a.shape[0]):
-                out[i, 0] = a[i, 1] * b[i, 2] - a[i, 2] * b[i, 1]
-                out[i, 1] = a[i, 2] * b[i, 0] - a[i, 0] * b[i, 2]
-                out[i, 2] = a[i, 0] * b[i, 1] - a[i, 1] * b[i, 0]
-            return out
-
-        return impl
-    raise TypingError("np.cross of these shapes is not supported by numba-rs yet")
+    return impl
 
 
 @overload(np.kron)
@@ -1244,36 +1284,62 @@ overload(np.tril_indices)(_tri_indices(np.tril))
 
 @overload(np.append)
 def _append(arr, values, axis=None):
-    if not _is_none(axis):
-        raise TypingError("np.append with an axis is not supported by numba-rs yet")
+    if not _is_array_like(arr):
+        raise TypingError('The first argument "arr" must be array-like')
+    if not _is_array_like(values):
+        raise TypingError('The second argument "values" must be array-like')
+    if _is_none(axis):
+        def impl(arr, values, axis=None):
+            return np.concatenate((np.asarray(arr).ravel(), np.asarray(values).ravel()))
+
+        return impl
+    if not isinstance(axis, types.Integer):
+        raise TypingError('The third argument "axis" must be an integer')
 
     def impl(arr, values, axis=None):
-        return np.concatenate((np.asarray(arr).ravel(), np.asarray(values).ravel()))
+        return np.concatenate((np.asarray(arr), np.asarray(values)), axis=axis)
 
     return impl
 
 
 @overload(np.delete)
 def _delete(arr, obj):
-    if not _is_array_like(arr):
-        raise TypingError("arr must be an array-like")
-    if isinstance(obj, types.Integer):
+    # Numba's checks and messages (deletion is from the flattened array).
+    if not isinstance(arr, (types.Array, types.Sequence)):
+        raise TypingError("arr must be either an Array or a Sequence")
+    if isinstance(obj, types.SliceType):
+        def impl(arr, obj):
+            a = np.asarray(arr).ravel()
+            keep = np.ones(a.size, dtype=np.bool_)
+            keep[obj] = False
+            return a[keep]
+
+        return impl
+    if isinstance(obj, (types.Array, types.Sequence)):
+        if not isinstance(obj.dtype, types.Integer):
+            raise TypingError("obj should be of Integer dtype")
+
         def impl(arr, obj):
             a = np.asarray(arr).ravel()
             n = a.size
-            i = obj + n if obj < 0 else obj
-            if i < 0 or i >= n:
-                raise IndexError("obj must be less than the len(arr)")
-            return np.concatenate((a[:i], a[i + 1:]))
+            keep = np.ones(n, dtype=np.bool_)
+            for i in np.asarray(obj).ravel():
+                if i < -n or i >= n:
+                    raise IndexError("index out of bounds for the array")
+                keep[i] = False
+            return a[keep]
 
         return impl
+    if not isinstance(obj, types.Integer):
+        raise TypingError("obj should be of Integer dtype")
 
     def impl(arr, obj):
         a = np.asarray(arr).ravel()
-        keep = np.ones(a.size, dtype=np.bool_)
-        for i in np.asarray(obj).ravel():
-            keep[i] = False
-        return a[keep]
+        n = a.size
+        if obj < -n or obj >= n:
+            raise IndexError("obj must be less than the len(arr)")
+        i = obj + n if obj < 0 else obj
+        return np.concatenate((a[:i], a[i + 1:]))
 
     return impl
 
@@ -1287,18 +1353,33 @@ def _trim_zeros(filt, trim="fb"):
     if not isinstance(trim, (str, types.UnicodeType, types.StringLiteral)):
         raise TypingError("The second argument must be a string")
 
+    # A "zero" is an element equal to 0, or an empty string for string arrays (NumPy
+    # stores '\0' as '').
+    zero = _empty_str if isinstance(filt.dtype, (types.UnicodeCharSeq, types.CharSeq)) \
+        else _zero_num
+
     def impl(filt, trim="fb"):
         first = 0
         last = filt.size
         if "f" in trim or "F" in trim:
-            while first < last and filt[first] == 0:
+            while first < last and zero(filt[first]):
                 first += 1
         if "b" in trim or "B" in trim:
-            while last > first and filt[last - 1] == 0:
+            while last > first and zero(filt[last - 1]):
                 last -= 1
         return filt[first:last]
 
     return impl
+
+
+@register_jitable
+def _zero_num(v):
+    return v == 0
+
+
+@register_jitable
+def _empty_str(v):
+    return len(v) == 0
 
 
 def _window(name, formula):
@@ -1310,9 +1391,14 @@ def _window(name, formula):
                 return np.empty(0, dtype=np.float64)
             if M == 1:
                 return np.ones(1, dtype=np.float64)
+            # n = 1 - M, 3 - M, ..., M - 1 stepped as a float: a loop indexed by an
+            # integer is vectorised with a vector cosine that is not correctly rounded
+            # (values then differ from NumPy's by an ulp).
             out = np.empty(M, dtype=np.float64)
+            n = 1.0 - M
             for i in range(M):
-                out[i] = formula(i, M)
+                out[i] = formula(n, M)
+                n += 2.0
             return out
 
         return impl
@@ -1320,28 +1406,19 @@ def _window(name, formula):
     return typing
 
 
-# NumPy's formulas, over n = 1 - M, 3 - M, ..., M - 1.
+# NumPy's formulas, at n = 1 - M, 3 - M, ..., M - 1.
 @register_jitable
-def _hanning(i, M):
-    n = 1 - M + 2 * i
+def _hanning(n, M):
     return 0.5 + 0.5 * np.cos(np.pi * n / (M - 1))
 
 
 @register_jitable
-def _hamming(i, M):
-    n = 1 - M + 2 * i
+def _hamming(n, M):
     return 0.54 + 0.46 * np.cos(np.pi * n / (M - 1))
 
 
 @register_jitable
-def _blackman(i, M):
-    n = 1 - M + 2 * i
-    return 0.42 + 0.5 * np.cos(np.pi * n / (M - 1)) + 0.08 * np.cos(2.0 * np.pi * n / (M - 1))
-
-
-@register_jitable
-def _bartlett(i, M):
-    n = 1 - M + 2 * i
+def _bartlett(n, M):
     if n <= 0:
         return 1 + n / (M - 1)
     return 1 - n / (M - 1)
@@ -1349,8 +1426,89 @@ def _bartlett(i, M):
 
 overload(np.hanning)(_window("hanning", _hanning))
 overload(np.hamming)(_window("hamming", _hamming))
-overload(np.blackman)(_window("blackman", _blackman))
+
+
+@overload(np.blackman)
+def _blackman_window(M):
+    _check_int(M, "M")
+
+    def impl(M):
+        if M < 1:
+            return np.empty(0, dtype=np.float64)
+        if M == 1:
+            return np.ones(1, dtype=np.float64)
+        # NumPy's formula term by term, one cosine per loop with n stepped as a float
+        # (as `_window`'s): a loop body with two cosines is vectorised with a vector
+        # cosine that is not correctly rounded, and the end values (near 0, a
+        # cancellation) then differ from NumPy's by ~1e-17.
+        out = np.empty(M, dtype=np.float64)
+        n = 1.0 - M
+        for i in range(M):
+            out[i] = 0.42 + 0.5 * np.cos(np.pi * n / (M - 1))
+            n += 2.0
+        n = 1.0 - M
+        for i in range(M):
+            out[i] += 0.08 * np.cos(2.0 * np.pi * n / (M - 1))
+            n += 2.0
+        return out
+
+    return impl
+
+
 overload(np.bartlett)(_window("bartlett", _bartlett))
+
+
+# NumPy's Chebyshev coefficients for the modified Bessel function I0 (Cephes'), on
+# [0, 8] and (8, inf).
+from numpy.lib import _function_base_impl as _np_fb  # noqa: E402
+
+_I0A = tuple(float(c) for c in _np_fb._i0A)
+_I0B = tuple(float(c) for c in _np_fb._i0B)
+
+
+@register_jitable
+def _chbevl(x, vals):
+    b0 = vals[0]
+    b1 = 0.0
+    b2 = 0.0
+    for i in range(1, len(vals)):
+        b2 = b1
+        b1 = b0
+        b0 = x * b1 - b2 + vals[i]
+    return 0.5 * (b0 - b2)
+
+
+@register_jitable
+def _i0_scalar(x):
+    # NumPy's `i0` of one float.
+    if x < 0:
+        x = -x
+    if x <= 8.0:
+        return np.exp(x) * _chbevl(0.5 * x - 2.0, _I0A)
+    return np.exp(x) * _chbevl(32.0 / x - 2.0, _I0B) / np.sqrt(x)
+
+
+@overload(np.kaiser)
+def _kaiser(M, beta):
+    _check_int(M, "M")
+    if not isinstance(beta, (types.Integer, types.Float)):
+        raise TypingError("beta must be an integer or float")
+
+    def impl(M, beta):
+        if M < 1:
+            return np.empty(0, dtype=np.float64)
+        if M == 1:
+            return np.ones(1, dtype=np.float64)
+        # NumPy's: i0(beta * sqrt(1 - ((n - alpha) / alpha)**2)) / i0(beta).
+        alpha = (M - 1) / 2.0
+        b = np.float64(beta)
+        t = _i0_scalar(b)
+        out = np.empty(M, dtype=np.float64)
+        for i in range(M):
+            out[i] = _i0_scalar(b * np.sqrt(1 - ((i - alpha) / alpha) ** 2.0)) / t
+        return out
+
+    return impl
 
 
 def _signed_inf(negative):

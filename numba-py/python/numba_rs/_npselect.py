@@ -43,12 +43,26 @@ def _sample(t):
 
 @overload(np.select)
 def _select(condlist, choicelist, default=0):
-    cond = _seq_of_arrays(condlist)
-    choice = _seq_of_arrays(choicelist)
-    if cond is None or choice is None:
-        raise TypingError("condlist and choicelist must be lists or tuples of arrays")
+    # Numba's checks, in its order and with its messages.
+    if not isinstance(condlist, (types.List, types.UniTuple)):
+        raise TypingError("condlist must be a List or a Tuple")
+    if not isinstance(choicelist, (types.List, types.UniTuple)):
+        raise TypingError("choicelist must be a List or a Tuple")
+    if not (_is_number(default) or _is_none(default) or _is_array(default)):
+        raise TypingError("default must be a scalar (number or boolean)")
+    cond = condlist.dtype
+    choice = choicelist.dtype
+    if not _is_array(cond):
+        raise TypingError("items of condlist must be arrays")
+    if not _is_array(choice):
+        raise TypingError("items of choicelist must be arrays")
     if not isinstance(cond.dtype, types.Boolean):
-        raise TypingError("invalid entry in condlist: should be boolean ndarray")
+        raise TypingError("condlist arrays must contain booleans")
+    if cond.ndim != choice.ndim:
+        raise TypingError(
+            "condlist and choicelist elements must have the same number of dimensions")
+    if cond.ndim < 1:
+        raise TypingError("condlist arrays must be of at least dimension 1")
     if _is_array(default):
         dt = np.result_type(_np_dtype(choice.dtype), _np_dtype(default.dtype))
     elif _is_number(default) or _is_none(default):
@@ -172,13 +186,18 @@ overload(np.nanargmax)(_nanarg("nanargmax", _greater))
 
 @overload(np.insert)
 def _insert(arr, obj, values, axis=None):
-    if not (_is_array(arr) or _is_number(arr)):
-        raise TypingError('The first argument "arr" must be array-like')
+    # Numba's checks and messages (insertion is into the flattened array).
+    if not isinstance(arr, (types.Array, types.Sequence)):
+        raise TypingError("arr must be either an Array or a Sequence")
+    if not isinstance(values, (types.Number, types.Boolean, types.Array, types.Sequence)):
+        raise TypingError("values must be a scalar, an Array or a Sequence")
     if not _is_none(axis):
-        raise TypingError("np.insert with axis= is not supported by numba-rs yet")
-    if not (_is_int(obj) or (_is_array(obj) and _is_int(obj.dtype))
-            or (isinstance(obj, (types.List, types.UniTuple)) and _is_int(obj.dtype))):
-        raise TypingError('The argument "obj" must be an integer or a sequence of integers')
+        raise TypingError("The 'axis' argument is not supported")
+    if isinstance(obj, (types.Array, types.Sequence)):
+        if not isinstance(obj.dtype, types.Integer):
+            raise TypingError("obj should be of Integer dtype")
+    elif not isinstance(obj, types.Integer):
+        raise TypingError("obj should be an Integer, an Array or a Sequence")
     scalar_obj = _is_int(obj)
 
     def impl(arr, obj, values, axis=None):
@@ -196,11 +215,12 @@ def _insert(arr, obj, values, axis=None):
             if vals.size == 1:
                 vals = np.full(idx.size, vals[0], dtype=a.dtype)
             elif idx.size != 1:
-                raise ValueError("shape mismatch: value array could not be broadcast")
+                raise ValueError("shape mismatch: the number of values does not match the "
+                                 "number of insertion indices")
         for k in range(idx.size):
             i = idx[k]
             if i < -n or i > n:
-                raise IndexError("index out of bounds for the array")
+                raise IndexError("index is out of bounds for the given array size")
             if i < 0:
                 idx[k] = i + n
         if scalar_obj or idx.size == 1:

@@ -242,8 +242,10 @@ def _swap(k, i, j):
 def _swapaxes(a, axis1, axis2):
     if not _is_array(a):
         raise TypingError('The first argument "a" must be an array')
-    if not (_is_int(axis1) and _is_int(axis2)):
-        raise TypingError("The second and third arguments must be integers")
+    if not _is_int(axis1):
+        raise TypingError('The second argument "axis1" must be an integer')
+    if not _is_int(axis2):
+        raise TypingError('The third argument "axis2" must be an integer')
     n = a.ndim
     src = (
         "def impl(a, axis1, axis2):\n"
@@ -267,8 +269,12 @@ def _moveaxis(a, source, destination):
         raise TypingError('The first argument "a" must be an array')
     ns, s_expr = _ints_src(source, "source")
     nd, d_expr = _ints_src(destination, "destination")
-    if ns is None or nd is None:
-        raise TypingError("source and destination must be integers or tuples of integers")
+    if ns is None:
+        raise TypingError(
+            'The second argument "source" must be an integer or sequence of integers')
+    if nd is None:
+        raise TypingError(
+            'The third argument "destination" must be an integer or sequence of integers')
     if ns != nd:
         raise TypingError(
             "`source` and `destination` arguments must have the same number of elements")
@@ -280,12 +286,12 @@ def _moveaxis(a, source, destination):
         f"    perm = np.full({n}, -1, np.intp)\n"
         f"    used = np.zeros({n}, np.bool_)\n"
         f"    for q in range({ns}):\n"
-        "        s = _axis(src[q], a.ndim, 'np.moveaxis: source axis out of bounds')\n"
-        "        d = _axis(dst[q], a.ndim, 'np.moveaxis: destination axis out of bounds')\n"
+        "        s = _axis(src[q], a.ndim, 'np.moveaxis: Argument source out of bounds')\n"
+        "        d = _axis(dst[q], a.ndim, 'np.moveaxis: Argument destination out of bounds')\n"
         "        if used[s]:\n"
-        "            raise ValueError('repeated axis in `source` argument')\n"
+        "            raise ValueError('np.moveaxis: repeated axis in source argument')\n"
         "        if perm[d] >= 0:\n"
-        "            raise ValueError('repeated axis in `destination` argument')\n"
+        "            raise ValueError('np.moveaxis: repeated axis in destination argument')\n"
         "        used[s] = True\n"
         "        perm[d] = s\n"
         "    nxt = 0\n"
@@ -310,11 +316,11 @@ def _rot90(m, k=1, axes=(0, 1)):
     if not _is_array(m):
         raise TypingError('The first argument "m" must be an array')
     if not _is_int(k):
-        raise TypingError('The argument "k" must be an integer')
+        raise TypingError('The second argument "k" must be an integer')
     if not _is_none(axes) and _int_tuple(axes) != 2:
         raise TypingError("len(axes) must be 2.")
     if m.ndim < 2:
-        raise TypingError("Axes must be different.")
+        raise TypingError("Input must be >= 2-d.")
 
     def impl(m, k=1, axes=(0, 1)):
         a0 = _axis(axes[0], m.ndim, "Axes are out of bounds")
@@ -426,15 +432,34 @@ def _front(a, axis):
 
 def _split(name, equal):
     def typing(ary, indices_or_sections, axis=0):
+        if isinstance(ary, (types.UniTuple, types.ListType, types.List)):
+            # Numba's: an array-like sequence is split as its array.
+            if equal:
+                def impl(ary, indices_or_sections, axis=0):
+                    return np.split(np.asarray(ary), indices_or_sections, axis=axis)
+            else:
+                def impl(ary, indices_or_sections, axis=0):
+                    return np.array_split(np.asarray(ary), indices_or_sections, axis=axis)
+
+            return impl
         if not _is_array(ary):
             raise TypingError('The first argument "ary" must be an array')
         if not _is_int(axis):
             raise TypingError('The argument "axis" must be an integer')
         ios = indices_or_sections
+        if isinstance(ios, types.BaseTuple) and not isinstance(ios, types.UniTuple) and (
+                _int_tuple(ios) is not None):
+            # Mixed integer types: the same indices as one homogeneous tuple.
+            src = (
+                "def impl(ary, indices_or_sections, axis=0):\n"
+                f"    return np.{name}(ary, "
+                + _tup(len(ios.types), "np.intp(indices_or_sections[{i}])")
+                + ", axis=axis)\n")
+            return _gen("impl", src)
         if _is_int(ios):
 
             def impl(ary, indices_or_sections, axis=0):
-                ax = _axis(axis, ary.ndim, "axis is out of bounds")
+                ax = _axis(axis, ary.ndim, "np.split: Argument axis out of bounds")
                 moved = _front(ary, ax)
                 n = moved.shape[0]
                 s = indices_or_sections
@@ -457,16 +482,17 @@ def _split(name, equal):
                 _int_tuple(ios) is not None):
 
             def impl(ary, indices_or_sections, axis=0):
-                ax = _axis(axis, ary.ndim, "axis is out of bounds")
+                ax = _axis(axis, ary.ndim, "np.split: Argument axis out of bounds")
                 moved = _front(ary, ax)
-                n = moved.shape[0]
                 out = []
-                start = 0
+                # NumPy's: each piece is the slice from the previous index to this one
+                # (Python's slice rules: negatives count from the end, out of range
+                # clips, a decreasing pair is empty).
+                prev = 0
                 for b in indices_or_sections:
-                    stop = min(max(b if b >= 0 else b + n, 0), n)
-                    out.append(_front(moved[min(start, stop):stop], ax))
-                    start = max(stop, start)
-                out.append(_front(moved[min(start, n):n], ax))
+                    out.append(_front(moved[prev:b], ax))
+                    prev = b
+                out.append(_front(moved[prev:], ax))
                 return out
 
             return impl
@@ -610,31 +636,53 @@ def _unravel_index(indices, shape, order="C"):
     return _gen("impl", src, _unravel_one=_unravel_one)
 
 
-@overload(np.take_along_axis)
+@overload(np.take_along_axis, prefer_literal=True)
 def _take_along_axis(arr, indices, axis):
+    # Numba's checks and messages: the axis must be a literal integer (or None).
     if not _is_array(arr):
         raise TypingError('The first argument "arr" must be an array')
-    if not (_is_array(indices) and _is_int(indices.dtype)):
-        raise TypingError('The second argument "indices" must be an array of integers')
+    if not _is_array(indices):
+        raise TypingError('The second argument "indices" must be an array')
+    if not isinstance(indices.dtype, types.Integer):
+        raise TypingError("The indices array must contain integers")
+    nd = 1 if _is_none(axis) else arr.ndim
+    if nd != indices.ndim:
+        raise TypingError("`indices` and `arr` must have the same number of dimensions")
     if _is_none(axis):
-        if indices.ndim != 1:
-            raise TypingError("when axis=None, `indices` must have a single dimension.")
-
         def impl(arr, indices, axis):
-            return np.ascontiguousarray(arr).reshape(-1)[indices]
+            flat = arr.flatten()
+            n = flat.size
+            out = np.empty(indices.shape, dtype=arr.dtype)
+            for c in range(indices.shape[0]):
+                j = np.intp(indices[c])
+                if j < -n or j >= n:
+                    raise IndexError("index out of bounds")
+                out[c] = flat[j if j >= 0 else j + n]
+            return out
 
         return impl
-    if not _is_int(axis):
-        raise TypingError('The argument "axis" must be an integer')
-    if indices.ndim != arr.ndim:
-        raise TypingError("`indices` and `arr` must have the same number of dimensions")
+    if not isinstance(axis, types.Integer):
+        raise TypingError("axis must be an integer")
+    if not isinstance(axis, types.IntegerLiteral):
+        raise TypingError("axis must be a literal value")
+    ax = axis.literal_value
+    if ax < 0:
+        ax += arr.ndim
+    if ax < 0 or ax >= arr.ndim:
+        raise TypingError("axis is out of bounds")
+    last = arr.ndim - 1
 
     def impl(arr, indices, axis):
-        ax = _axis(axis, arr.ndim, "axis is out of bounds")
-        # Both with the axis last, as rows: each row of indices picks from its row of arr
-        # (broadcasting the other dimensions).
-        a = np.ascontiguousarray(np.swapaxes(arr, ax, arr.ndim - 1))
-        ix = np.ascontiguousarray(np.swapaxes(indices, ax, arr.ndim - 1))
+        # The dimensions other than the axis broadcast together (Numba's check).
+        for d in range(arr.ndim):
+            if d != ax:
+                d1 = arr.shape[d]
+                d2 = indices.shape[d]
+                if d1 != 1 and d2 != 1 and d1 != d2:
+                    raise ValueError("`arr` and `indices` dimensions don't match")
+        # Both with the axis last, as rows: each row of indices picks from its row of arr.
+        a = np.swapaxes(arr, ax, last)
+        ix = np.swapaxes(indices, ax, last)
         lead = np.broadcast_shapes(a.shape[:-1], ix.shape[:-1])
         a = np.ascontiguousarray(np.broadcast_to(a, lead + a.shape[-1:]))
         ix = np.ascontiguousarray(np.broadcast_to(ix, lead + ix.shape[-1:]))
@@ -644,11 +692,12 @@ def _take_along_axis(arr, indices, axis):
         out = np.empty(ir.shape, dtype=arr.dtype)
         for r in range(ir.shape[0]):
             for c in range(w):
-                j = ir[r, c]
+                j = np.intp(ir[r, c])
                 if j < -n or j >= n:
                     raise IndexError("index out of bounds")
                 out[r, c] = ar[r, j if j >= 0 else j + n]
-        return np.swapaxes(out.reshape(ix.shape), ax, arr.ndim - 1)
+        # A new C-contiguous array, as NumPy's.
+        return np.ascontiguousarray(np.swapaxes(out.reshape(ix.shape), ax, last))
 
     return impl
 
