@@ -402,10 +402,13 @@ fn asarray(a: &[TypeId]) -> Option<Signature> {
         [x, none] if *none == NONE => crate::numpy::array_from(&[*x]),
         [x, d] if !x.is_array() => crate::numpy::array_from(&[*x, *d]),
         [x, d] => {
-            let (dtype, ndim, ..) = array_parts(*x)?;
+            let (dtype, ndim, layout, _) = array_parts(*x)?;
             let want = dtype_arg(*d)?;
+            // A converted copy keeps an F-ordered array's order (NumPy's 'K').
             let ret = if want == dtype {
                 *x
+            } else if layout == Layout::F {
+                array(want, ndim, Layout::F)
             } else {
                 array(want, ndim, Layout::C)
             };

@@ -328,3 +328,11 @@ def test_take_axis_error_is_numpys():
     with pytest.raises(np.exceptions.AxisError,
                        match="axis 2 is out of bounds for array of dimension 2"):
         f(np.arange(9).reshape(3, 3), np.array([0, 1, 2]), 2)
+
+
+def test_asarray_with_dtype_keeps_f_order():
+    f = njit(lambda a: np.asarray(a, dtype=np.float32))
+    a = np.asfortranarray(np.arange(6).reshape(2, 3))
+    got, want = f(a), np.asarray(a, dtype=np.float32)
+    np.testing.assert_array_equal(got, want)
+    assert got.strides == want.strides
