@@ -180,6 +180,17 @@ pub fn same_kind_cast(from: TypeId, to: TypeId) -> bool {
     kind(from) <= kind(to)
 }
 
+/// Whether a datetime64 / timedelta64 result stores into an output array of `to`: the
+/// same kind (datetime into datetime, timedelta into timedelta) in a unit it converts to
+/// exactly (the same or a finer one).
+fn datetime_out_cast(from: TypeId, to: TypeId) -> bool {
+    match (from.get(), to.get()) {
+        (Type::NPDatetime(a), Type::NPDatetime(b))
+        | (Type::NPTimedelta(a), Type::NPTimedelta(b)) => crate::npdatetime::factor(a, b).is_some(),
+        _ => false,
+    }
+}
+
 /// A ufunc call with its output array given last (`np.add(a, b, out)`): the inputs typed
 /// by `inner`, the result written into `out` (broadcast, cast under `same_kind`), the
 /// call's value `out` itself. Other calls are `inner`'s.
@@ -198,7 +209,7 @@ pub(crate) fn ufunc_with_out(
         return None;
     }
     let s = inner(&a[..nin])?;
-    let res = element(s.ret)?;
+    let res = any_element(s.ret)?;
     let in_ndim = s
         .args
         .iter()
@@ -206,7 +217,14 @@ pub(crate) fn ufunc_with_out(
         .map(|p| p.1)
         .max()
         .unwrap_or(0);
-    if in_ndim > out_ndim || !res.is_scalar() || !same_kind_cast(res, out_dtype) {
+    let castable = if crate::npdatetime::is_datetime_like(res)
+        || crate::npdatetime::is_datetime_like(out_dtype)
+    {
+        datetime_out_cast(res, out_dtype)
+    } else {
+        res.is_scalar() && same_kind_cast(res, out_dtype)
+    };
+    if in_ndim > out_ndim || !castable {
         return None;
     }
     let mut args = s.args.clone();

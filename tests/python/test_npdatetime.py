@@ -255,3 +255,27 @@ def test_unsupported_dtype_argument_is_named():
         f(np.array("2010", dtype="datetime64[10Y]"))
     assert "argument 0" in str(e.value)
     assert "Unsupported array dtype: datetime64[10Y]" in str(e.value)
+
+
+def test_datetime_ufuncs_into_output_arrays():
+    a = np.array(["2020-01-01", "NaT", "2021-03-04"], "M8[D]")
+    b = np.array([1, 2, -3], "m8[D]")
+    add = njit(lambda x, y, o: np.add(x, y, o))
+    got = add(a, b, np.empty(3, "M8[D]"))
+    np.testing.assert_array_equal(got, np.add(a, b))
+    # Into a finer unit: exact.
+    got = add(a, b, np.empty(3, "M8[s]"))
+    np.testing.assert_array_equal(got, np.add(a, b, np.empty(3, "M8[s]")))
+    sub = njit(lambda x, y, o: np.subtract(x, y, o))
+    np.testing.assert_array_equal(sub(a, a, np.empty(3, "m8[D]")), a - a)
+    isnat = njit(lambda x, o: np.isnat(x, o))
+    np.testing.assert_array_equal(isnat(a, np.empty(3, np.bool_)), np.isnat(a))
+    c = np.array(["2020-01-05", "2020-01-01", "NaT"], "M8[D]")
+    for uf, f in [(np.maximum, lambda x, y, o: np.maximum(x, y, o)),
+                  (np.minimum, lambda x, y, o: np.minimum(x, y, o)),
+                  (np.fmax, lambda x, y, o: np.fmax(x, y, o)),
+                  (np.fmin, lambda x, y, o: np.fmin(x, y, o))]:
+        out = np.empty(3, "M8[D]")
+        r = njit(f)(a, c, out)
+        np.testing.assert_array_equal(out, uf(a, c))
+        assert r is out or np.shares_memory(r, out)

@@ -164,7 +164,7 @@ pub(crate) fn register(r: &mut Registry) {
             .iter()
             .chain(tn::SAME_KIND_UFUNCS)
             .chain(tn::INVERT_UFUNCS)
-            .chain(&["isnan", "isinf", "isfinite", "conj", "conjugate"]);
+            .chain(&["isnan", "isinf", "isfinite", "isnat", "conj", "conjugate"]);
         for name in unary {
             r.register(
                 ImplKey::Function(format!("numpy.{name}")),

@@ -81,10 +81,16 @@ pub(crate) fn register(r: &mut Registry) {
             unary_fn,
         );
     }
+    // Two operands only: with an output array the call is `ufunc_into_out`'s.
     for k in ["numpy.maximum", "numpy.minimum", "numpy.fmax", "numpy.fmin"] {
         r.register(
             ImplKey::Function(k.into()),
-            Args::AnyArg(dt_or_array()),
+            Args::Exact(vec![dt_or_array(), TypePat::Any]),
+            extreme,
+        );
+        r.register(
+            ImplKey::Function(k.into()),
+            Args::Exact(vec![TypePat::Any, dt_or_array()]),
             extreme,
         );
     }
