@@ -258,7 +258,14 @@ pub fn scalar_typecode(p: *mut ffi::PyObject) -> Option<TypeId> {
     let t = unsafe { ffi::Py_TYPE(p) };
     if t == std::ptr::addr_of_mut!(ffi::PyLong_Type) {
         // Numba's `typeof` of an int: int64, or uint64 from 2**63 up to 2**64 - 1;
-        // beyond that the slow typeof raises its error.
+        // beyond that the slow typeof raises its error. Two 30-bit digits or fewer
+        // (CPython 3.11's `ob_size`) is an int64 without converting: the call path
+        // converts it once, when encoding.
+        // SAFETY: an exact int is a PyVarObject.
+        let digits = unsafe { (*(p as *mut ffi::PyVarObject)).ob_size }.abs();
+        if digits <= 2 {
+            return Some(types::INT64);
+        }
         let mut overflow = 0;
         // SAFETY: an exact int: the conversion cannot fail other than by overflow.
         unsafe { ffi::PyLong_AsLongLongAndOverflow(p, &mut overflow) };

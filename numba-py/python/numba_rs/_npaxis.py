@@ -8,7 +8,7 @@ other axes as rows, and returns a new C-ordered array as NumPy does."""
 import numpy as np
 
 from . import types
-from ._npcommon import _axis_np, _gen, _is_array, _is_int, _is_none, _tup
+from ._npcommon import _axis_np, _dtype_of, _gen, _is_array, _is_int, _is_none, _tup
 from .errors import TypingError
 from .extending import overload, overload_method, register_jitable
 
@@ -19,15 +19,6 @@ from .extending import overload, overload_method, register_jitable
 
 
 
-def _dtype_of(t):
-    """The scalar class a ``dtype=`` argument names, or None."""
-    if isinstance(t, types.NumberClass):
-        return np.dtype(str(t.instance_type)).type
-    if isinstance(t, types.DType):
-        return np.dtype(str(t.dtype)).type
-    if isinstance(t, types.StringLiteral):
-        return np.dtype(t.literal_value).type
-    return None
 
 
 

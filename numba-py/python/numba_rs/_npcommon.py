@@ -22,6 +22,25 @@ def _is_int(t):
     return isinstance(t, (types.Integer, types.Boolean))
 
 
+def _can_asarray(t):
+    """What ``np.asarray`` takes in compiled code (Numba's ``type_can_asarray``): arrays,
+    sequences, tuples, string constants, numbers, bools and typed lists."""
+    return isinstance(t, (types.Array, types.Sequence, types.BaseTuple, types.StringLiteral,
+                          types.Number, types.Boolean, types.ListType))
+
+
+def _dtype_of(t):
+    """The scalar class a ``dtype=`` argument names (a number class, a dtype object or a
+    constant string), or None."""
+    if isinstance(t, types.NumberClass):
+        return np.dtype(str(t.instance_type)).type
+    if isinstance(t, types.DType):
+        return np.dtype(str(t.dtype)).type
+    if isinstance(t, types.StringLiteral):
+        return np.dtype(t.literal_value).type
+    return None
+
+
 def _is_none(t):
     return t is None or isinstance(t, (types.NoneType, types.Omitted))
 

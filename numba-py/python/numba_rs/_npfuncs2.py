@@ -13,15 +13,9 @@ overloads serve the arguments the native templates reject (numba-py's
 import numpy as np
 
 from . import types
-from ._npcommon import _is_array, _is_int, _is_none, _is_number
+from ._npcommon import _can_asarray, _is_array, _is_int, _is_none, _is_number
 from .errors import TypingError
 from .extending import overload, register_jitable
-
-
-def _can_asarray(t):
-    """Whether Numba's `np.asarray` takes `t` (its ``type_can_asarray``)."""
-    return isinstance(t, (types.Array, types.Sequence, types.BaseTuple, types.StringLiteral,
-                          types.Number, types.Boolean, types.ListType))
 
 
 def _is_seq(t):

@@ -16,14 +16,10 @@ type at all.
 import numpy as np
 
 from . import types
-from ._npcommon import _axis, _gen, _int_tuple, _is_array, _is_int, _is_none, _is_number, _tup
+from ._npcommon import (_axis, _can_asarray, _gen, _int_tuple, _is_array, _is_int, _is_none,
+                        _is_number, _tup)
 from .errors import TypingError
 from .extending import overload, register_jitable
-
-
-def _can_asarray(t):
-    """What ``np.asarray`` takes in compiled code (Numba's ``type_can_asarray``)."""
-    return _is_array(t) or _is_number(t) or isinstance(t, (types.BaseTuple, types.List))
 
 
 def _asarray_ndim(t):

@@ -5,36 +5,13 @@ argument errors, for ``np.clip``/``a.clip``, ``np.where``, ``np.round``/``np.aro
 ``np.nonzero`` of 0-d arrays, ``np.ascontiguousarray``/``np.asfortranarray`` of numbers
 and ``np.transpose`` of array-likes."""
 
-import numpy as np  # noqa: F401
+import numpy as np
 
-from . import types  # noqa: F401
-from ._npcommon import _is_array, _is_none, _is_number  # noqa: F401
+from . import types
+from ._npcommon import _can_asarray, _dtype_of, _is_array, _is_none, _is_number
 from ._npbuffer import view
-from .errors import TypingError  # noqa: F401
-from .extending import overload, overload_method, register_jitable  # noqa: F401
-
-
-def _array_like(t):
-    """Numba's ``type_can_asarray``: arrays, numbers, tuples and lists."""
-    return _is_array(t) or _is_number(t) or isinstance(
-        t, (types.UniTuple, types.Tuple, types.List))
-
-
-def _weak_sample(t):
-    """A NumPy sample standing for a compiled value of type `t` when asking NumPy for a
-    result dtype: a scalar is a Python number (NumPy's weak scalars), an array one
-    element of its dtype."""
-    if _is_array(t):
-        return np.ones(1, dtype=np.dtype(str(t.dtype)))
-    if isinstance(t, types.Boolean):
-        return True
-    if isinstance(t, types.Integer):
-        return 1
-    if isinstance(t, types.Float):
-        return 1.0
-    if isinstance(t, types.Complex):
-        return 1j
-    return np.ones(1, dtype=np.dtype(str(t.dtype)))
+from .errors import TypingError
+from .extending import overload, overload_method, register_jitable
 
 
 # --- np.clip / a.clip -----------------------------------------------------------------
@@ -51,11 +28,11 @@ def _clip_out(shape, out, dt):
 
 
 def _clip(a, a_min, a_max, out=None):
-    if not _array_like(a):
+    if not _can_asarray(a):
         raise TypingError('The argument "a" must be array-like')
-    if not _is_none(a_min) and not _array_like(a_min):
+    if not _is_none(a_min) and not _can_asarray(a_min):
         raise TypingError('The argument "a_min" must be a number or an array-like')
-    if not _is_none(a_max) and not _array_like(a_max):
+    if not _is_none(a_max) and not _can_asarray(a_max):
         raise TypingError('The argument "a_max" must be a number or an array-like')
     if not (_is_array(out) or _is_none(out)):
         raise TypingError('The argument "out" must be an array if it is provided')
@@ -129,7 +106,7 @@ overload_method(types.Array, "nonzero")(_nonzero)
 @overload(np.where)
 def _where(condition, *xy):
     # `*xy` tells `np.where(c)` from `np.where(c, None, None)`.
-    if not _array_like(condition):
+    if not _can_asarray(condition):
         raise TypingError('The argument "condition" must be array-like')
     if len(xy) == 0:
         if _is_number(condition) or (_is_array(condition) and condition.ndim == 0):
@@ -146,7 +123,7 @@ def _where(condition, *xy):
     if _is_none(x) or _is_none(y):
         raise TypingError('Argument "x" or "y" cannot be None')
     for arg, name in ((x, "x"), (y, "y")):
-        if not _array_like(arg):
+        if not _can_asarray(arg):
             raise TypingError(f'The argument "{name}" must be array-like if provided')
     if _is_array(condition) or _is_array(x) or _is_array(y):
         if all(_is_array(t) or _is_number(t) for t in (condition, x, y)):
@@ -161,7 +138,7 @@ def _where(condition, *xy):
 # --- np.round / np.around -------------------------------------------------------------
 
 def _round(a, decimals=0, out=None):
-    if not _array_like(a):
+    if not _can_asarray(a):
         raise TypingError('The argument "a" must be array-like')
     if not (_is_array(out) or _is_none(out)):
         raise TypingError('The argument "out" must be an array if it is provided')
@@ -214,7 +191,7 @@ def _imag(val):
 
 @overload(np.copy)
 def _copy(a):
-    if not _array_like(a) or _is_array(a):
+    if not _can_asarray(a) or _is_array(a):
         raise TypingError('The argument "a" must be array-like')
 
     def impl(a):
@@ -238,12 +215,9 @@ def _bytes_view(buffer):
 def _frombuffer_dtype(dtype):
     if _is_none(dtype):
         return np.float64
-    if isinstance(dtype, types.NumberClass):
-        return np.dtype(str(dtype.instance_type)).type
-    if isinstance(dtype, types.DType):
-        return np.dtype(str(dtype.dtype)).type
-    if isinstance(dtype, types.StringLiteral):
-        return np.dtype(dtype.literal_value).type
+    dt = _dtype_of(dtype)
+    if dt is not None:
+        return dt
     if isinstance(dtype, types.UnicodeType):
         raise TypingError("If np.frombuffer dtype is a string it must be a string constant.")
     raise TypingError(f'The argument "dtype" must be a data-type, not {dtype}')

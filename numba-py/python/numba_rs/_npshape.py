@@ -16,9 +16,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from . import types
-from ._npcommon import (_axis, _gen, _int_tuple, _ints_src, _is_array, _is_int, _is_none,
-                        _is_number, _tup)
-from ._npmanip import _asarray_ndim, _can_asarray
+from ._npcommon import (_axis, _can_asarray, _gen, _int_tuple, _ints_src, _is_array, _is_int,
+                        _is_none, _is_number, _tup)
+from ._npmanip import _asarray_ndim
 from .errors import TypingError
 from .extending import intrinsic, overload, register_jitable
 
