@@ -76,7 +76,7 @@ fn debug(what: &str, path: &Path) {
 }
 
 const INDEX_MAGIC: &str = "numba-rs cache index 1";
-const DATA_MAGIC: &str = "numba-rs cache data 1";
+const DATA_MAGIC: &str = "numba-rs cache data 2";
 
 /// One cached specialisation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,7 +86,11 @@ pub struct Entry {
     pub return_type: String,
     /// The callees' source files and their stamps when the image was made.
     pub deps: Vec<(PathBuf, Stamp)>,
+    /// The optimised module with its callees linked in, as bitcode: what a caller
+    /// compiled later links in, and what `inspect_llvm` prints.
     pub image: Vec<u8>,
+    /// The image's machine code: what loading runs.
+    pub code: numba_lower::cache::ObjectCode,
 }
 
 impl CacheSite {
@@ -177,7 +181,11 @@ fn parse_stamp(s: &str) -> Option<Stamp> {
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    // A name of this process and call: two writers (processes or threads) never share
+    // a temporary file; the rename replaces the file whole.
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_extension(format!("tmp{}.{serial}", std::process::id()));
     let mut f = std::fs::File::create(&tmp)?;
     f.write_all(bytes)?;
     drop(f);
@@ -198,9 +206,23 @@ fn encode_data(key: &str, e: &Entry) -> Vec<u8> {
     for (p, (t, n)) in &e.deps {
         out.push_str(&format!("{t} {n} {}\n", p.display()));
     }
-    out.push_str(&format!("image {}\n", e.image.len()));
+    let code = &e.code;
+    out.push_str(&format!("code {} {}\n", code.suffix, code.exports.len()));
+    for name in &code.exports {
+        out.push_str(&format!("{name}\n"));
+    }
+    out.push_str(&format!("typecodes {}\n", code.typecodes.len()));
+    for (table, names) in &code.typecodes {
+        out.push_str(&format!("{table}\t{}\n", names.join("\t")));
+    }
+    out.push_str(&format!(
+        "image {} object {}\n",
+        e.image.len(),
+        code.object.len()
+    ));
     let mut bytes = out.into_bytes();
     bytes.extend_from_slice(&e.image);
+    bytes.extend_from_slice(&code.object);
     bytes
 }
 
@@ -225,12 +247,35 @@ fn decode_data(bytes: &[u8], key: &str) -> Option<Entry> {
         let (n, p) = l.split_once(' ')?;
         deps.push((PathBuf::from(p), (t.parse().ok()?, n.parse().ok()?)));
     }
-    let len: usize = line()?.strip_prefix("image ")?.parse().ok()?;
-    (rest.len() == len).then(|| Entry {
+    let (suffix, nexports) = line()?.strip_prefix("code ")?.split_once(' ')?;
+    let suffix = suffix.to_string();
+    let nexports: usize = nexports.parse().ok()?;
+    let mut exports = Vec::with_capacity(nexports);
+    for _ in 0..nexports {
+        exports.push(line()?.to_string());
+    }
+    let ntables: usize = line()?.strip_prefix("typecodes ")?.parse().ok()?;
+    let mut typecodes = Vec::with_capacity(ntables);
+    for _ in 0..ntables {
+        let mut parts = line()?.split('\t').map(str::to_string);
+        let table = parts.next()?;
+        typecodes.push((table, parts.filter(|p| !p.is_empty()).collect()));
+    }
+    let sizes = line()?.strip_prefix("image ")?;
+    let (image_len, object_len) = sizes.split_once(" object ")?;
+    let image_len: usize = image_len.parse().ok()?;
+    let object_len: usize = object_len.parse().ok()?;
+    (rest.len() == image_len + object_len).then(|| Entry {
         symbol,
         return_type,
         deps,
-        image: rest.to_vec(),
+        image: rest[..image_len].to_vec(),
+        code: numba_lower::cache::ObjectCode {
+            object: rest[image_len..].to_vec(),
+            suffix,
+            exports,
+            typecodes,
+        },
     })
 }
 
@@ -338,7 +383,8 @@ impl crate::Dispatcher {
         let entry = site.load(key)?;
         let ret = parse_type(&entry.return_type)?;
         let compiled = numba_lower::cache::load(
-            &entry.image,
+            entry.image.into(),
+            &entry.code,
             &entry.symbol,
             (args, ret),
             &self.options.wrappers,
@@ -382,11 +428,13 @@ impl crate::Dispatcher {
             let ret_name = numba_typeinfer::types::cache_name(ret)
                 .ok_or_else(|| format!("the type {ret}, which the cache cannot name yet"))?;
             let image = numba_lower::cache::image(compiled, &|i, a| callee_image(i, a, &deps))?;
+            let code = numba_lower::cache::object_code(&image).map_err(|e| e.to_string())?;
             Ok(Entry {
                 symbol: compiled.symbol.clone(),
                 return_type: ret_name,
                 deps: deps.take(),
                 image,
+                code,
             })
         })();
         let short = self.name.rsplit('.').next().unwrap_or(&self.name);
@@ -428,6 +476,18 @@ mod tests {
             return_type: "float64".into(),
             deps: vec![(PathBuf::from("/tmp/a b.py"), (17, 42))],
             image: vec![0, 10, 255, b'\n', 3],
+            code: numba_lower::cache::ObjectCode {
+                object: vec![b'\n', 0, 7],
+                suffix: ".k0123".into(),
+                exports: vec!["f".into(), "f.entry".into()],
+                typecodes: vec![
+                    (
+                        "numba_rs.typecodes.f.0".into(),
+                        vec!["int64".into(), "float64".into()],
+                    ),
+                    ("numba_rs.typecodes.f.1".into(), Vec::new()),
+                ],
+            },
         };
         let bytes = encode_data("k1", &e);
         assert_eq!(decode_data(&bytes, "k1"), Some(e.clone()));
@@ -452,6 +512,12 @@ mod tests {
             return_type: "int64".into(),
             deps: Vec::new(),
             image: vec![1, 2, 3],
+            code: numba_lower::cache::ObjectCode {
+                object: vec![4],
+                suffix: ".k1".into(),
+                exports: Vec::new(),
+                typecodes: Vec::new(),
+            },
         };
         assert_eq!(site.load("k"), None);
         site.save("k", &e).unwrap();

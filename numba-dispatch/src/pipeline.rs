@@ -262,7 +262,7 @@ impl LinkedFunctions for Registry {
         let c = crate::lookup_dispatcher(id)?.lookup(args)?;
         Some(numba_lower::Library {
             symbol: c.symbol.clone(),
-            ir: c.optimized_ir.as_str().into(),
+            ir: c.optimized_ir.arc(),
             frozen: c.frozen_data.clone(),
         })
     }

@@ -119,7 +119,7 @@ pub fn compile(
             b.build_return(Some(&obj)).map_err(llvm_err)?;
         }
     }
-    Ok(finish(&module, &machine, externals, &[&wrapper])?[0])
+    Ok(finish(&module, machine, externals, &[&wrapper])?[0])
 }
 
 /// Optimise and JIT a module of host-facing functions (kept for the process) and
@@ -131,17 +131,8 @@ fn finish(
     names: &[&str],
 ) -> R<Vec<usize>> {
     codegen::optimise(module, machine, crate::refprune::RefPruneFlags::NONE)?;
-    let engine = codegen::jit(module, externals)?;
-    let found = names
-        .iter()
-        .map(|name| {
-            engine
-                .get_function_address(name)
-                .map_err(|e| LowerError::Llvm(format!("{name}: {e}")))
-        })
-        .collect::<R<Vec<_>>>()?;
-    Box::leak(Box::new(engine));
-    Ok(found)
+    let loaded = crate::jit::load_module(module, externals, false)?;
+    names.iter().map(|name| loaded.address(name)).collect()
 }
 
 /// The slot codec of values of `t` as two C functions for host-written code:
@@ -150,7 +141,7 @@ fn finish(
 pub fn compile_codec(t: TypeId) -> R<(usize, usize)> {
     let machine = codegen::host_machine()?;
     let ctx: &'static Context = Box::leak(Box::new(Context::create()));
-    let module = codegen::new_module(ctx, &format!("numba_rs_codec_{}", t.0), &machine);
+    let module = codegen::new_module(ctx, &format!("numba_rs_codec_{}", t.0), machine);
     let ptr = ctx.ptr_type(AddressSpace::default());
     let fnty = ctx.void_type().fn_type(&[ptr.into(), ptr.into()], false);
     let b = ctx.create_builder();
@@ -178,7 +169,7 @@ pub fn compile_codec(t: TypeId) -> R<(usize, usize)> {
     b.build_return(None).map_err(llvm_err)?;
     let found = finish(
         &module,
-        &machine,
+        machine,
         &[],
         &["numba_rs_codec_load", "numba_rs_codec_store"],
     )?;

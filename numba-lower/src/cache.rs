@@ -10,8 +10,8 @@
 //! constants (captured arrays past the in-module limit, object mode's environment, the
 //! word a mutually recursive callee fills), which make a function uncacheable.
 //!
-//! Loading skips the front end, typing, lowering and O3; it still generates machine
-//! code (MCJIT takes no object files through the C API).
+//! Beside the image the cache stores its machine code ([`object_code`]); loading links
+//! that into the JIT and runs no LLVM at all.
 
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
@@ -276,23 +276,128 @@ fn link_callees<'ctx>(
     Ok(())
 }
 
-/// A function loaded from an image: what [`CompiledFunction`] needs from the code.
+/// A cache entry's machine code: the image compiled for the host, its definitions
+/// renamed for the entry (`<name>.k<hash of the image>`) so that code loaded from two
+/// entries, or from an entry and a fresh compile, never defines one name twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectCode {
+    /// The relocatable object file.
+    pub object: Vec<u8>,
+    /// The suffix the definitions' names took.
+    pub suffix: String,
+    /// The definitions' names before the suffix.
+    pub exports: Vec<String>,
+    /// Each typecode table (its name before the suffix) and its types' names: loading
+    /// writes this process's typecodes into it.
+    pub typecodes: Vec<(String, Vec<String>)>,
+}
+
+/// FNV-1a: a hash that is the same in every process and build.
+fn stable_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Compile an image ([`image`]) to the machine code the cache stores beside it.
+pub fn object_code(image: &[u8]) -> R<ObjectCode> {
+    let ctx = Context::create();
+    let buf = MemoryBuffer::create_from_memory_range_copy(image, "image");
+    let module = Module::parse_bitcode_from_buffer(&buf, &ctx).map_err(llvm_err)?;
+    let machine = codegen::host_machine()?;
+    module.set_triple(&machine.get_triple());
+    let suffix = format!(".k{:016x}", stable_hash(image));
+    let mut typecodes = Vec::new();
+    for node in module.get_global_metadata(TYPECODE_NAMES) {
+        let items: Vec<String> = node
+            .get_node_values()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| match v {
+                inkwell::values::BasicMetadataValueEnum::MetadataValue(m) => m
+                    .get_string_value()
+                    .map(|s| String::from_utf8_lossy(s).into_owned())
+                    .unwrap_or_default(),
+                _ => String::new(),
+            })
+            .collect();
+        if let Some((table, names)) = items.split_first() {
+            // Written at load time: kept out of read-only memory.
+            if let Some(g) = module.get_global(table) {
+                g.set_constant(false);
+            }
+            typecodes.push((table.clone(), names.to_vec()));
+        }
+    }
+    let exports = crate::jit::exports(&module);
+    for name in &exports {
+        let new = format!("{name}{suffix}");
+        if let Some(f) = module.get_function(name) {
+            f.as_global_value().set_name(&new);
+        } else if let Some(g) = module.get_global(name) {
+            g.set_name(&new);
+        }
+    }
+    let object = crate::jit::emit_object(&module)?.as_slice().to_vec();
+    Ok(ObjectCode {
+        object,
+        suffix,
+        exports,
+        typecodes,
+    })
+}
+
+/// A function loaded from the cache: its machine code linked into the JIT, the
+/// typecode tables filled in for this process. No LLVM runs; the module's text (for
+/// `inspect_llvm`, or for a caller that links the function in) is made from `image`
+/// when first asked for.
 pub fn load(
-    bitcode: &[u8],
+    image: std::sync::Arc<[u8]>,
+    code: &ObjectCode,
     symbol: &str,
     (arg_types, return_type): (&[TypeId], TypeId),
     wrappers: &Wrappers,
 ) -> R<CompiledFunction> {
     let start = std::time::Instant::now();
-    // Loaded code lives as long as the process, as compiled code does.
-    let ctx: &'static Context = Box::leak(Box::new(Context::create()));
-    let buf = MemoryBuffer::create_from_memory_range_copy(bitcode, symbol);
-    let module = Module::parse_bitcode_from_buffer(&buf, ctx).map_err(llvm_err)?;
-    renumber_typecodes(&module)?;
-    let text = module.print_to_string().to_string();
-    let engine = codegen::jit(&module, &[])?;
-    let (native, entry, wrapper_addresses) = codegen::addresses(&engine, symbol, wrappers)?;
-    Box::leak(Box::new(engine));
+    let renamed: Vec<String> = code
+        .exports
+        .iter()
+        .map(|e| format!("{e}{}", code.suffix))
+        .collect();
+    let loaded = crate::jit::load_object(
+        &code.object,
+        &renamed,
+        code.exports.iter().cloned().zip(renamed.iter().cloned()),
+        symbol,
+    )?;
+    for (table, names) in &code.typecodes {
+        let codes = names
+            .iter()
+            .map(|name| {
+                numba_typeinfer::types::parse_cache_name(name)
+                    .map(|t| t.0)
+                    .ok_or_else(|| LowerError::Llvm(format!("cached type {name} does not parse")))
+            })
+            .collect::<R<Vec<u32>>>()?;
+        let addr = loaded.address(table)?;
+        // SAFETY: the table is a writable global of `codes.len()` i32s in the object
+        // just linked (`object_code` made it so).
+        unsafe {
+            std::ptr::copy_nonoverlapping(codes.as_ptr(), addr as *mut u32, codes.len());
+        }
+    }
+    let (native, entry, wrapper_addresses) = codegen::addresses(&loaded, symbol, wrappers)?;
+    let text = crate::IrText::lazy(move || {
+        let ctx = Context::create();
+        let buf = MemoryBuffer::create_from_memory_range_copy(&image, "image");
+        Module::parse_bitcode_from_buffer(&buf, &ctx)
+            .map_err(llvm_err)
+            .and_then(|m| {
+                renumber_typecodes(&m)?;
+                Ok(m.print_to_string().to_string())
+            })
+            .unwrap_or_else(|e| format!("; the cached module does not load: {e}"))
+    });
     Ok(CompiledFunction {
         symbol: symbol.to_string(),
         native,

@@ -5,7 +5,6 @@
 use std::sync::OnceLock;
 
 use inkwell::context::Context;
-use inkwell::execution_engine::ExecutionEngine;
 use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{
@@ -24,7 +23,39 @@ use crate::{llvm_err, LowerError, R};
 /// on the array kernels measured, at twice the cost).
 const REFPRUNE_PREP: &str = "function(sroa,early-cse,simplifycfg)";
 
-fn init_native() -> R<()> {
+thread_local! {
+    /// LLVM phase times of the compile in progress on this thread ([`timed`]).
+    static PHASES: std::cell::RefCell<Vec<(&'static str, std::time::Duration)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Run `f`, adding its time to the phase `name` of the compile in progress on this
+/// thread (`NUMBA_RS`'s `pipeline_times` show them).
+pub(crate) fn timed<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
+    let start = std::time::Instant::now();
+    let out = f();
+    let took = start.elapsed();
+    PHASES.with(|p| {
+        let mut p = p.borrow_mut();
+        match p.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, d)) => *d += took,
+            None => p.push((name, took)),
+        }
+    });
+    out
+}
+
+/// The phase times recorded on this thread since the last call, in order.
+pub(crate) fn take_phases() -> Vec<(String, std::time::Duration)> {
+    PHASES.with(|p| {
+        p.borrow_mut()
+            .drain(..)
+            .map(|(n, d)| (n.to_string(), d))
+            .collect()
+    })
+}
+
+pub(crate) fn init_native() -> R<()> {
     static INIT: OnceLock<Result<(), String>> = OnceLock::new();
     INIT.get_or_init(|| {
         Target::initialize_native(&InitializationConfig::default())?;
@@ -61,13 +92,32 @@ fn use_vector_math_library() {
     }
 }
 
-/// A target machine for the host CPU.
-pub fn host_machine() -> R<TargetMachine> {
+/// The thread's target machine for the host CPU, made once per thread: a target
+/// machine caches its subtarget (register classes, legalisation tables), which costs
+/// about a millisecond to build, so every compile on a thread shares one.
+pub fn host_machine() -> R<&'static TargetMachine> {
+    thread_local! {
+        static MACHINE: std::cell::OnceCell<&'static TargetMachine> =
+            const { std::cell::OnceCell::new() };
+    }
+    MACHINE.with(|cell| {
+        if let Some(m) = cell.get() {
+            return Ok(*m);
+        }
+        let m: &'static TargetMachine = Box::leak(Box::new(new_host_machine()?));
+        let _ = cell.set(m);
+        Ok(m)
+    })
+}
+
+fn new_host_machine() -> R<TargetMachine> {
     init_native()?;
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(|e| LowerError::Llvm(e.to_string()))?;
     let cpu = TargetMachine::get_host_cpu_name().to_string();
     let features = TargetMachine::get_host_cpu_features().to_string();
+    // `JITDefault`: the large code model, so that code placed anywhere reaches the
+    // runtime's functions and data at absolute addresses.
     target
         .create_target_machine(
             &triple,
@@ -96,7 +146,7 @@ pub fn optimise(
     machine: &TargetMachine,
     refprune: RefPruneFlags,
 ) -> R<PruneStats> {
-    module.verify().map_err(|e| {
+    timed("llvm.verify", || module.verify()).map_err(|e| {
         LowerError::Llvm(format!("{}\n{}", e.to_string(), module.print_to_string()))
     })?;
     // MCJIT builds its own target machine for a generic CPU; these attributes make its
@@ -116,16 +166,20 @@ pub fn optimise(
     }
     let mut stats = PruneStats::default();
     if !refprune.is_empty() {
-        module
-            .run_passes(REFPRUNE_PREP, machine, PassBuilderOptions::create())
-            .map_err(llvm_err)?;
-        stats += refprune::prune(module, refprune);
+        timed("llvm.refprune", || -> R<()> {
+            module
+                .run_passes(REFPRUNE_PREP, machine, PassBuilderOptions::create())
+                .map_err(llvm_err)?;
+            stats += refprune::prune(module, refprune);
+            Ok(())
+        })?;
     }
-    module
-        .run_passes("default<O3>", machine, PassBuilderOptions::create())
-        .map_err(llvm_err)?;
+    timed("llvm.o3", || {
+        module.run_passes("default<O3>", machine, PassBuilderOptions::create())
+    })
+    .map_err(llvm_err)?;
     if !refprune.is_empty() {
-        stats += refprune::prune(module, refprune);
+        stats += timed("llvm.refprune", || refprune::prune(module, refprune));
     }
     // Generators inlined where they are consumed: their objects move to the stack and
     // a second run keeps them in registers.
@@ -182,9 +236,9 @@ pub(crate) fn link_internal<'ctx>(module: &Module<'ctx>, library: Module<'ctx>) 
 }
 
 /// The native function's, the entry wrapper's and the asked-for foreign wrappers'
-/// addresses of `symbol` in a JIT engine.
+/// addresses of `symbol` in a loaded module.
 pub(crate) fn addresses(
-    engine: &ExecutionEngine<'_>,
+    loaded: &crate::jit::Loaded,
     symbol: &str,
     wrappers: &crate::Wrappers,
 ) -> R<(usize, crate::EntryFn, crate::WrapperAddresses)> {
@@ -192,9 +246,7 @@ pub(crate) fn addresses(
         if !wanted {
             return Ok(0);
         }
-        engine
-            .get_function_address(name)
-            .map_err(|e| LowerError::Llvm(format!("{name}: {e}")))
+        loaded.address(name)
     };
     let native = address(true, symbol)?;
     let entry_addr = address(true, &format!("{symbol}.entry"))?;
@@ -207,71 +259,4 @@ pub(crate) fn addresses(
         cfunc: address(wrappers.cfunc, &crate::wrappers::cfunc_symbol(symbol))?,
     };
     Ok((native, entry, addrs))
-}
-
-/// JIT the module, mapping the runtime's symbols and `externals` (symbol, address).
-pub fn jit<'ctx>(module: &Module<'ctx>, externals: &[(String, usize)]) -> R<ExecutionEngine<'ctx>> {
-    let engine = module
-        .create_jit_execution_engine(OptimizationLevel::Aggressive)
-        .map_err(|e| LowerError::Llvm(e.to_string()))?;
-    for (name, addr) in numba_nrt::runtime_symbols()
-        .into_iter()
-        .chain(crate::runtime::symbols())
-        .chain(crate::strings::symbols())
-        .chain(crate::str_methods::symbols())
-        .chain(crate::bytes::symbols())
-        .chain(crate::str_format::symbols())
-        .chain(crate::lists::symbols())
-        .chain(crate::sets::symbols())
-        .chain(crate::dicts::symbols())
-        .chain(crate::random::symbols())
-        .chain(crate::sort::symbols())
-        .chain(crate::blas::symbols())
-        .chain(crate::lapack::symbols())
-        .chain(crate::runtime::host_symbols())
-    {
-        if let Some(f) = module.get_function(name) {
-            engine.add_global_mapping(&f, addr);
-        } else if let Some(g) = module.get_global(name) {
-            engine.add_global_mapping(&g, addr);
-        }
-    }
-    for (name, addr) in externals {
-        if let Some(f) = module.get_function(name) {
-            engine.add_global_mapping(&f, *addr);
-        } else if let Some(g) = module.get_global(name) {
-            // A data symbol (object mode's `_Py_NoneStruct`).
-            engine.add_global_mapping(&g, *addr);
-        }
-    }
-    // A linked callee's `with objmode` block calls the host's helper, which the caller's
-    // own lowering did not ask for.
-    let helper = crate::impls::objmode_with::HELPER;
-    if let Some(f) = module
-        .get_function(helper)
-        .filter(|f| f.count_basic_blocks() == 0)
-    {
-        if !externals.iter().any(|(n, _)| n == helper) {
-            engine.add_global_mapping(&f, crate::objmode::api::address(helper)?);
-        }
-    }
-    // Calls to other compiled functions name their address
-    // (`numba_rs.callee.<id>.<hex address>`); modules linked in from another function's
-    // library bring such declarations with them.
-    for f in module.get_functions() {
-        if f.count_basic_blocks() > 0 {
-            continue;
-        }
-        let name = f.get_name().to_string_lossy();
-        if let Some(rest) = name.strip_prefix("numba_rs.callee.") {
-            if let Some(addr) = rest
-                .rsplit('.')
-                .next()
-                .and_then(|h| usize::from_str_radix(h, 16).ok())
-            {
-                engine.add_global_mapping(&f, addr);
-            }
-        }
-    }
-    Ok(engine)
 }

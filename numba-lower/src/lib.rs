@@ -47,6 +47,7 @@ mod function;
 mod generator;
 mod heap2stack;
 mod impls;
+pub mod jit;
 pub mod lapack;
 pub mod lists;
 pub mod mangle;
@@ -119,9 +120,9 @@ pub struct CompiledFunction {
     pub arg_types: Vec<TypeId>,
     pub return_type: TypeId,
     /// The module before optimisation (`NUMBA_DUMP_LLVM`).
-    pub llvm_ir: String,
+    pub llvm_ir: IrText,
     /// The module after reference-count pruning and O3 (`NUMBA_DUMP_OPTIMIZED`).
-    pub optimized_ir: String,
+    pub optimized_ir: IrText,
     /// The host assembly of the optimised module (`NUMBA_DUMP_ASSEMBLY`), when
     /// [`LowerOptions::dump_assembly`] asked for it.
     pub assembly: Option<String>,
@@ -190,6 +191,81 @@ impl LazyText {
     }
 }
 
+/// A module's text: made when compiled, or (code loaded from the cache, which runs no
+/// LLVM) the first time something asks for it. Clones share it.
+#[derive(Clone)]
+pub struct IrText(std::sync::Arc<IrTextInner>);
+
+type MakeText = Box<dyn Fn() -> String + Send + Sync>;
+
+struct IrTextInner {
+    text: std::sync::OnceLock<std::sync::Arc<str>>,
+    make: Option<MakeText>,
+}
+
+impl IrText {
+    /// Text made later, once, by `make`.
+    pub fn lazy(make: impl Fn() -> String + Send + Sync + 'static) -> Self {
+        IrText(std::sync::Arc::new(IrTextInner {
+            text: std::sync::OnceLock::new(),
+            make: Some(Box::new(make)),
+        }))
+    }
+
+    /// The text, shared.
+    pub fn arc(&self) -> std::sync::Arc<str> {
+        self.0
+            .text
+            .get_or_init(|| {
+                self.0
+                    .make
+                    .as_ref()
+                    .map_or_else(String::new, |f| f())
+                    .into()
+            })
+            .clone()
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.0.text.get_or_init(|| {
+            self.0
+                .make
+                .as_ref()
+                .map_or_else(String::new, |f| f())
+                .into()
+        })
+    }
+}
+
+impl From<String> for IrText {
+    fn from(text: String) -> Self {
+        IrText(std::sync::Arc::new(IrTextInner {
+            text: std::sync::OnceLock::from(std::sync::Arc::<str>::from(text)),
+            make: None,
+        }))
+    }
+}
+
+impl std::ops::Deref for IrText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for IrText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Without the text.
+impl std::fmt::Debug for IrText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IrText(..)")
+    }
+}
+
 /// Without the text.
 impl std::fmt::Debug for LazyText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -208,7 +284,7 @@ pub fn assembly_of(optimized_ir: &str) -> R<String> {
     let ctx = inkwell::context::Context::create();
     let module = codegen::parse_ir(&ctx, optimized_ir, "optimized")?;
     let machine = codegen::host_machine()?;
-    codegen::assembly(&module, &machine)
+    codegen::assembly(&module, machine)
 }
 
 /// The bytes of global arrays too large to freeze into the module as LLVM constants

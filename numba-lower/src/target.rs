@@ -59,6 +59,7 @@ impl TargetContext for CpuTarget {
         linked: &dyn LinkedFunctions,
     ) -> R<CompiledFunction> {
         let start = Instant::now();
+        codegen::take_phases();
         let machine = codegen::host_machine()?;
         // Compiled code lives as long as the process (as in Numba): the context and the
         // execution engine are leaked on purpose.
@@ -69,7 +70,7 @@ impl TargetContext for CpuTarget {
             options.uid,
             &typing.arg_types,
         );
-        let module = codegen::new_module(ctx, &symbol, &machine);
+        let module = codegen::new_module(ctx, &symbol, machine);
         // A generator function (not a function returning a generator).
         let is_generator = ir.is_generator
             && matches!(
@@ -155,19 +156,18 @@ impl TargetContext for CpuTarget {
                 typing.return_type,
             )?;
         }
-        let llvm_ir = module.print_to_string().to_string();
         let lowered_at = Instant::now();
-        let prune_stats = codegen::optimise(&module, &machine, options.refprune)?;
-        let optimized_ir = module.print_to_string().to_string();
+        let llvm_ir = codegen::timed("llvm.print", || module.print_to_string().to_string());
+        let prune_stats = codegen::optimise(&module, machine, options.refprune)?;
+        let optimized_ir = codegen::timed("llvm.print", || module.print_to_string().to_string());
         let assembly = if options.dump_assembly {
-            Some(codegen::assembly(&module, &machine)?)
+            Some(codegen::assembly(&module, machine)?)
         } else {
             None
         };
         let optimised_at = Instant::now();
-        let engine = codegen::jit(&module, &externals)?;
-        let (native, entry, wrappers) = codegen::addresses(&engine, &symbol, w)?;
-        Box::leak(Box::new(engine));
+        let loaded = crate::jit::load_module(&module, &externals, false)?;
+        let (native, entry, wrappers) = codegen::addresses(&loaded, &symbol, w)?;
         let done = Instant::now();
         Ok(CompiledFunction {
             symbol,
@@ -175,8 +175,8 @@ impl TargetContext for CpuTarget {
             entry,
             arg_types: typing.arg_types.clone(),
             return_type: typing.return_type,
-            llvm_ir,
-            optimized_ir,
+            llvm_ir: llvm_ir.into(),
+            optimized_ir: optimized_ir.into(),
             assembly,
             prune_stats,
             arg_shapes: typing
@@ -185,11 +185,14 @@ impl TargetContext for CpuTarget {
                 .map(|&t| boundary_shape(t).ok())
                 .collect(),
             ret_shape: boundary_shape(typing.return_type).ok(),
-            timings: vec![
+            timings: [
                 ("native_lowering".into(), lowered_at - start),
                 ("llvm_optimise".into(), optimised_at - lowered_at),
                 ("llvm_jit".into(), done - optimised_at),
-            ],
+            ]
+            .into_iter()
+            .chain(codegen::take_phases())
+            .collect(),
             frozen_data,
             type_annotation: crate::LazyText::default(),
             rewrite_trace: String::new(),

@@ -1951,7 +1951,7 @@ impl Dispatcher {
         py: Python<'_>,
         signature: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        self.per_overload(py, signature, |o| Ok(o.optimized_ir.clone()))
+        self.per_overload(py, signature, |o| Ok(o.optimized_ir.to_string()))
     }
 
     /// The host assembly of each specialisation (or of the one `signature` names),
@@ -2303,6 +2303,13 @@ fn install_hash_secret() {
     numba_lower::strings::set_hash_secret(k0, k1);
 }
 
+/// Wait for LLVM's background warm-up (registered to run before `os.fork`).
+#[pyfunction]
+#[pyo3(name = "_join_warm_up")]
+fn join_warm_up(py: Python<'_>) {
+    py.detach(numba_lower::jit::join_warm_up);
+}
+
 #[pymodule]
 fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_nrt::tune_malloc();
@@ -2346,5 +2353,11 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dis_text, m)?)?;
     m.add_function(wrap_pyfunction!(fingerprint::compute_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(_set_cache_compiler, m)?)?;
+    m.add_function(wrap_pyfunction!(join_warm_up, m)?)?;
+    // LLVM's one-time set-up runs on a thread of its own while the program goes on
+    // importing (`NUMBA_RS_WARMUP=0` turns it off).
+    if std::env::var("NUMBA_RS_WARMUP").map_or(true, |v| v != "0") {
+        numba_lower::jit::warm_up_in_background();
+    }
     Ok(())
 }

@@ -66,7 +66,7 @@ pub fn compile(
     // Compiled code lives as long as the process (as in Numba).
     let ctx: &'static Context = Box::leak(Box::new(Context::create()));
     let symbol = mangle::mangle(&options.module, &ir.qualname, options.uid, arg_types);
-    let module = codegen::new_module(ctx, &symbol, &machine);
+    let module = codegen::new_module(ctx, &symbol, machine);
     let consts = {
         let mut lw = ObjLower::new(ctx, &module, &symbol, ir)?;
         lw.lower()?;
@@ -75,22 +75,18 @@ pub fn compile(
     let llvm_ir = module.print_to_string().to_string();
     let lowered_at = Instant::now();
     // No NRT references here: nothing to prune.
-    let prune_stats = codegen::optimise(&module, &machine, crate::RefPruneFlags::NONE)?;
+    let prune_stats = codegen::optimise(&module, machine, crate::RefPruneFlags::NONE)?;
     let optimized_ir = module.print_to_string().to_string();
     let assembly = if options.dump_assembly {
-        Some(codegen::assembly(&module, &machine)?)
+        Some(codegen::assembly(&module, machine)?)
     } else {
         None
     };
     let optimised_at = Instant::now();
-    let engine = codegen::jit(&module, table)?;
-    let native = engine
-        .get_function_address(&symbol)
-        .map_err(|e| LowerError::Llvm(e.to_string()))?;
+    let loaded = crate::jit::load_module(&module, table, false)?;
+    let native = loaded.address(&symbol)?;
     // The cell's address, through the accessor `ObjLower::new` made.
-    let getter = engine
-        .get_function_address(&format!("{}.get", env_symbol(&symbol)))
-        .map_err(|e| LowerError::Llvm(e.to_string()))?;
+    let getter = loaded.address(&format!("{}.get", env_symbol(&symbol)))?;
     // SAFETY: `<symbol>.env.get` was generated as `ptr ()`, returning the cell's address.
     let cell = unsafe { std::mem::transmute::<usize, extern "C" fn() -> usize>(getter)() };
     if cell == 0 {
@@ -98,7 +94,6 @@ pub fn compile(
     }
     // SAFETY: the function was generated above with exactly the EntryFn signature.
     let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(native) };
-    Box::leak(Box::new(engine));
     let done = Instant::now();
     Ok(CompiledFunction {
         typed_ir: None,
@@ -107,8 +102,8 @@ pub fn compile(
         entry,
         arg_types: arg_types.to_vec(),
         return_type: types::PYOBJECT,
-        llvm_ir,
-        optimized_ir,
+        llvm_ir: llvm_ir.into(),
+        optimized_ir: optimized_ir.into(),
         assembly,
         prune_stats,
         arg_shapes: arg_types.iter().map(|_| Some(Shape::Object)).collect(),

@@ -13,6 +13,9 @@ from .errors import (  # noqa: F401  (Numba's top level has its error classes)
     UnsupportedError,
 )
 from . import _numba_rs
+import os as _os
+# A child made by fork must not inherit LLVM's warm-up thread half way.
+_os.register_at_fork(before=_numba_rs._join_warm_up)
 from ._numba_rs import Dispatcher, typeof
 from .decorators import jit, njit
 from .npyufunc import DUFunc, GUFunc, guvectorize, vectorize
