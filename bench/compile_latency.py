@@ -1,23 +1,29 @@
-"""Compile latency: how long the first call of a freshly defined `@njit` function takes
-in a fresh process, for numba-rs and for Numba, on a corpus of small scalar kernels
-(ints, floats, bools, complex, tuples of scalars; loops, branches, recursion, math).
+"""Compile latency: how long the first call of a freshly defined `@njit` function takes,
+for numba-rs and for Numba, over a corpus of kernels in four groups: scalar (ints,
+floats, complex, tuples; loops, branches, recursion, math), array (element-wise loops,
+2-d loops, array expressions, reductions, sorting), parallel (`parallel=True` with
+`prange` and array expressions) and generator (generators consumed in compiled code).
 
-Each kernel runs in its own subprocess, which imports the implementation (timed),
-defines the kernel from its source text with `@njit`, and times its first call with
-`time.perf_counter` (decoration is not timed; every kernel runs in microseconds once
-compiled, so the first call is compile time plus the one-time warm-up of a fresh
-process). The report gives, per implementation, the median first-call and import
-times over the kernels that compiled, a side-by-side table with the ratio
-Numba / numba-rs, and, where the dispatcher offers `get_metadata(sig)["pipeline_times"]`,
-the mean time of each compiler pass. A kernel that fails is shown as FAILED with the
-first line of its error and left out of the medians; results that differ between the
-two implementations are listed.
+Two measures, each per implementation:
+
+- fresh process: each kernel runs in its own subprocess, which imports the
+  implementation (timed), defines the kernel from its source text and times its first
+  call (compile plus a run of microseconds). Medians per group and over all kernels.
+- one process: every kernel defined and first-called one after another in a single
+  process (the import not counted): the whole corpus's compile time, as a library's
+  import or a long program pays it.
+
+A kernel that fails is shown as FAILED with the first line of its error and left out
+of the medians; results that differ between the two implementations are listed. Where
+the dispatcher offers `get_metadata(sig)["pipeline_times"]`, the mean time of each pass
+is printed (numba-rs's LLVM phases are the `llvm.*` entries, inside `llvm_optimise`
+and `llvm_jit`).
 
     python bench/compile_latency.py [--impl numba_rs|numba|both] [--python PATH_FOR_NUMBA]
 
-numba-rs runs under the project's .venv/bin/python; Numba under --python (default
-/tmp/nvenv/bin/python, a venv with numba==0.68.1). A missing or non-importing
-implementation is skipped with a note.
+numba-rs runs under the project's .venv/bin/python; Numba under --python (default: the
+same interpreter when it has numba, else /tmp/nvenv/bin/python). A missing or
+non-importing implementation is skipped with a note.
 """
 import argparse
 import json
@@ -33,7 +39,8 @@ NUMBA_PYTHON = "/tmp/nvenv/bin/python"
 TIMEOUT_S = 300
 
 # (name, arguments as a Python expression, source defining `name` with @njit).
-# The child evaluates the source and the arguments with `njit` and `math` in scope.
+# The child evaluates the source and the arguments with `njit`, `prange`, `math` and
+# `np` in scope. The scalar group first; ARRAY_KERNELS etc. follow.
 KERNELS = [
     ("fib", "(20,)", """
         @njit
@@ -244,6 +251,162 @@ KERNELS = [
     """),
 ]
 
+ARRAY_KERNELS = [
+    ("axpy", "(2.0, np.arange(1000.0), np.ones(1000))", """
+        @njit
+        def axpy(a, x, y):
+            return (a * x + y).sum()
+    """),
+    ("row_sums", "(np.arange(12.0).reshape(3, 4),)", """
+        @njit
+        def row_sums(m):
+            out = np.zeros(m.shape[0])
+            for i in range(m.shape[0]):
+                for j in range(m.shape[1]):
+                    out[i] += m[i, j]
+            return out
+    """),
+    ("standardize", "(np.arange(10.0),)", """
+        @njit
+        def standardize(a):
+            return ((a - a.mean()) / a.std()).max()
+    """),
+    ("smooth3", "(np.arange(100.0) ** 2,)", """
+        @njit
+        def smooth3(a):
+            out = np.empty_like(a)
+            out[0] = a[0]
+            out[-1] = a[-1]
+            for i in range(1, a.shape[0] - 1):
+                out[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0
+            return out.sum()
+    """),
+    ("histogram", "(np.linspace(0.0, 1.0, 1000), 10)", """
+        @njit
+        def histogram(a, nbins):
+            counts = np.zeros(nbins, dtype=np.int64)
+            for x in a:
+                k = min(int(x * nbins), nbins - 1)
+                counts[k] += 1
+            return counts.max()
+    """),
+    ("sorted_median", "(np.arange(101.0)[::-1].copy(),)", """
+        @njit
+        def sorted_median(a):
+            s = np.sort(a)
+            return s[s.shape[0] // 2]
+    """),
+    ("matvec", "(np.ones((8, 8)), np.arange(8.0))", """
+        @njit
+        def matvec(m, v):
+            out = np.zeros(m.shape[0])
+            for i in range(m.shape[0]):
+                acc = 0.0
+                for j in range(m.shape[1]):
+                    acc += m[i, j] * v[j]
+                out[i] = acc
+            return out.sum()
+    """),
+    ("cumulative", "(np.arange(50.0),)", """
+        @njit
+        def cumulative(a):
+            c = np.cumsum(a)
+            return c[-1] + np.argmax(a)
+    """),
+]
+
+PARALLEL_KERNELS = [
+    ("psum", "(np.arange(10000.0),)", """
+        @njit(parallel=True)
+        def psum(a):
+            s = 0.0
+            for i in prange(a.shape[0]):
+                s += a[i]
+            return s
+    """),
+    ("pscale", "(np.arange(10000.0),)", """
+        @njit(parallel=True)
+        def pscale(a):
+            out = np.empty_like(a)
+            for i in prange(a.shape[0]):
+                out[i] = 2.0 * a[i] + 1.0
+            return out[-1]
+    """),
+    ("pexpr", "(np.arange(1000.0), np.ones(1000))", """
+        @njit(parallel=True)
+        def pexpr(a, b):
+            return np.sqrt(a * a + b * b).sum()
+    """),
+    ("pmandel", "(32, 24, 50)", """
+        @njit(parallel=True)
+        def pmandel(w, h, max_iter):
+            out = np.zeros((h, w), dtype=np.int64)
+            for y in prange(h):
+                for x in range(w):
+                    c = complex(-2.0 + 3.0 * x / w, -1.0 + 2.0 * y / h)
+                    z = 0j
+                    n = 0
+                    while n < max_iter and abs(z) <= 2.0:
+                        z = z * z + c
+                        n += 1
+                    out[y, x] = n
+            return out.sum()
+    """),
+]
+
+GENERATOR_KERNELS = [
+    ("sum_squares_gen", "(1000,)", """
+        @njit
+        def squares(n):
+            for i in range(n):
+                yield i * i
+
+        @njit
+        def sum_squares_gen(n):
+            s = 0
+            for v in squares(n):
+                s += v
+            return s
+    """),
+    ("fib_gen", "(30,)", """
+        @njit
+        def fibs(n):
+            a, b = 0, 1
+            for _ in range(n):
+                yield a
+                a, b = b, a + b
+
+        @njit
+        def fib_gen(n):
+            last = 0
+            for v in fibs(n):
+                last = v
+            return last
+    """),
+    ("positive_gen", "(np.arange(-50.0, 50.0),)", """
+        @njit
+        def positives(a):
+            for x in a:
+                if x > 0.0:
+                    yield x
+
+        @njit
+        def positive_gen(a):
+            s = 0.0
+            for x in positives(a):
+                s += x
+            return s
+    """),
+]
+
+GROUPS = [
+    ("scalar", KERNELS),
+    ("array", ARRAY_KERNELS),
+    ("parallel", PARALLEL_KERNELS),
+    ("generator", GENERATOR_KERNELS),
+]
+ALL_KERNELS = [(group, k) for group, ks in GROUPS for k in ks]
+
 # Runs in the fresh process: argv = implementation, kernel name, source, arguments.
 # Prints one JSON object on stdout.
 CHILD = r"""
@@ -253,6 +416,7 @@ impl, name, source, args_text = sys.argv[1:]
 t0 = time.perf_counter()
 mod = importlib.import_module(impl)
 import_s = time.perf_counter() - t0
+import numpy as np
 
 
 def flatten(times):
@@ -267,9 +431,9 @@ def flatten(times):
 
 
 try:
-    ns = {"njit": mod.njit, "math": math}
+    ns = {"njit": mod.njit, "prange": mod.prange, "math": math, "np": np}
     exec(compile(source, "<" + name + ">", "exec"), ns)
-    args = eval(args_text, {"math": math})
+    args = eval(args_text, {"math": math, "np": np})
     disp = ns[name]
     t0 = time.perf_counter()
     result = disp(*args)
@@ -313,6 +477,48 @@ def run_kernel(python, impl, name, args_text, source):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+# Runs every kernel in one fresh process: stdin = JSON list of [name, source, args];
+# prints one JSON object {name: first-call seconds or "error"} plus "total_s".
+CORPUS_CHILD = r"""
+import importlib, json, math, sys, time
+impl = sys.argv[1]
+mod = importlib.import_module(impl)
+import numpy as np
+kernels = json.load(sys.stdin)
+out = {}
+total = 0.0
+for name, source, args_text in kernels:
+    try:
+        ns = {"njit": mod.njit, "prange": mod.prange, "math": math, "np": np}
+        exec(compile(source, "<" + name + ">", "exec"), ns)
+        args = eval(args_text, {"math": math, "np": np})
+        t0 = time.perf_counter()
+        ns[name](*args)
+        took = time.perf_counter() - t0
+        out[name] = took
+        total += took
+    except Exception as e:
+        out[name] = "error: " + type(e).__name__
+out["total_s"] = total
+print(json.dumps(out))
+"""
+
+
+def run_corpus(python, impl):
+    """All kernels in one process: {name: seconds or error text, "total_s": sum}."""
+    payload = json.dumps([[name, textwrap.dedent(src), args]
+                          for _, (name, args, src) in ALL_KERNELS])
+    try:
+        proc = subprocess.run([python, "-I", "-c", CORPUS_CHILD, impl], input=payload,
+                              capture_output=True, text=True, timeout=TIMEOUT_S, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {TIMEOUT_S} s"}
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        return {"error": f"process exited with {proc.returncode}: {lines[-1] if lines else ''}"}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def compiled(results):
     return [r for r in results.values() if "error" not in r]
 
@@ -334,8 +540,9 @@ def report(impl, version, python, results):
     print(f"  mean per-pass time over {len(timed)} kernels:")
     for p in names:
         print(f"    {p:<44} {statistics.mean(t.get(p, 0.0) for t in timed) * 1e3:9.3f} ms")
+    # The `llvm.*` phases lie inside llvm_optimise and llvm_jit: not summed again.
     print(f"    {'(sum of passes)':<44} "
-          f"{statistics.mean(sum(t.values()) for t in timed) * 1e3:9.3f} ms")
+          f"{statistics.mean(sum(v for k, v in t.items() if not k.startswith('llvm.')) for t in timed) * 1e3:9.3f} ms")
 
 
 def cell(r):
@@ -346,49 +553,79 @@ def table(runs):
     """First-call ms per kernel side by side, with Numba / numba-rs when both ran."""
     impls = list(runs)
     both = impls == ["numba_rs", "numba"]
-    header = f"{'kernel':<16}" + "".join(f"{i + ' ms':>14}" for i in impls)
+    header = f"{'kernel':<18}" + "".join(f"{i + ' ms':>14}" for i in impls)
     print("\n" + header + (f"{'numba/numba_rs':>16}" if both else ""))
-    common = []
-    for name, _, _ in KERNELS:
+    common = {}
+    for group, (name, _, _) in ALL_KERNELS:
         rs = [runs[i][name] for i in impls]
-        line = f"{name:<16}" + "".join(f"{cell(r):>14}" for r in rs)
+        line = f"{name:<18}" + "".join(f"{cell(r):>14}" for r in rs)
         if both and not any("error" in r for r in rs):
             line += f"{rs[1]['first_s'] / rs[0]['first_s']:>15.2f}x"
-            common.append(name)
+            common.setdefault(group, []).append(name)
         print(line)
-    if common:
-        medians = [statistics.median(runs[i][name]["first_s"] for name in common)
-                   for i in impls]
-        print(f"{'median':<16}" + "".join(f"{m * 1e3:>14.1f}" for m in medians)
-              + f"{medians[1] / medians[0]:>15.2f}x  (the {len(common)} kernels both compile)")
-    for name in common:
+    if not common:
+        return
+    print()
+    everything = [n for names in common.values() for n in names]
+    for label, names in [*common.items(), ("all", everything)]:
+        medians = [statistics.median(runs[i][n]["first_s"] for n in names) for i in impls]
+        print(f"{'median ' + label:<18}" + "".join(f"{m * 1e3:>14.1f}" for m in medians)
+              + f"{medians[1] / medians[0]:>15.2f}x  ({len(names)} kernels)")
+    for name in everything:
         if runs["numba_rs"][name]["result"] != runs["numba"][name]["result"]:
             print(f"  result differs for {name}: numba_rs {runs['numba_rs'][name]['result']}, "
                   f"numba {runs['numba'][name]['result']}")
 
 
+def corpus_table(corpora):
+    """The whole corpus compiled in one process, per implementation."""
+    print("\nwhole corpus in one process (first calls one after another, import excluded):")
+    for impl, r in corpora.items():
+        if "error" in r:
+            print(f"  {impl}: FAILED {r['error']}")
+            continue
+        failed = [n for n, v in r.items() if isinstance(v, str)]
+        print(f"  {impl}: {r['total_s'] * 1e3:.1f} ms for {len(r) - 1 - len(failed)} kernels"
+              + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else ""))
+    if set(corpora) == {"numba_rs", "numba"} and all("error" not in r for r in corpora.values()):
+        rs, nb = corpora["numba_rs"], corpora["numba"]
+        both = [n for n in rs if n != "total_s" and isinstance(rs[n], float)
+                and isinstance(nb.get(n), float)]
+        t_rs, t_nb = sum(rs[n] for n in both), sum(nb[n] for n in both)
+        print(f"  over the {len(both)} kernels both compile: numba_rs {t_rs * 1e3:.1f} ms, "
+              f"numba {t_nb * 1e3:.1f} ms: {t_nb / t_rs:.2f}x")
+
+
+def default_numba_python():
+    probe_rs = subprocess.run([RS_PYTHON, "-c", "import numba"], capture_output=True)
+    return RS_PYTHON if probe_rs.returncode == 0 else NUMBA_PYTHON
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--impl", choices=["numba_rs", "numba", "both"], default="both")
-    parser.add_argument("--python", default=NUMBA_PYTHON,
-                        help="interpreter with numba installed (default %(default)s)")
+    parser.add_argument("--python", default=None,
+                        help="interpreter with numba installed (default: see above)")
     opts = parser.parse_args()
-    pythons = {"numba_rs": RS_PYTHON, "numba": opts.python}
+    pythons = {"numba_rs": RS_PYTHON, "numba": opts.python or default_numba_python()}
     impls = ["numba_rs", "numba"] if opts.impl == "both" else [opts.impl]
     runs = {}
+    corpora = {}
     for impl in impls:
         version, why_not = probe(pythons[impl], impl)
         if why_not:
             print(f"skipping {impl}: {why_not}")
             continue
         results = {}
-        for name, args_text, source in KERNELS:
+        for _, (name, args_text, source) in ALL_KERNELS:
             results[name] = run_kernel(pythons[impl], impl, name, args_text, source)
             print(f"  {impl} {name}: {cell(results[name])}", file=sys.stderr, flush=True)
         report(impl, version, pythons[impl], results)
         runs[impl] = results
+        corpora[impl] = run_corpus(pythons[impl], impl)
     if runs:
         table(runs)
+        corpus_table(corpora)
     return 0 if runs else 1
 
 

@@ -351,3 +351,75 @@ def test_jitclass_results_are_cached_by_class(tmp_path):
     for out in (first, second):
         assert out["_balanced"] is True
         assert out["r"][0] == out["r"][1] and out["cls"][0] == out["cls"][1]
+
+
+def start_child(tmp_path, module, calls):
+    driver = DRIVER.format(path=str(tmp_path), module=module, calls=textwrap.indent(
+        textwrap.dedent(calls).strip("\n"), "    "))
+    return subprocess.Popen([sys.executable, "-X", "faulthandler", "-c", driver],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_four_processes_compile_and_save_the_same_functions_at_once(tmp_path):
+    write(tmp_path, "conc", MODULE)
+    children = [start_child(tmp_path, "conc", CALLS) for _ in range(4)]
+    outs = []
+    for child in children:
+        stdout, stderr = child.communicate(timeout=300)
+        assert child.returncode == 0, stderr
+        outs.append(json.loads(stdout.strip().splitlines()[-1]))
+    for out in outs:
+        stats = out["_stats"]
+        # Each process either compiled a signature or loaded what another saved.
+        assert sum(stats["scaled"]) == 2 and sum(stats["dot_sqrt"]) == 1
+        check_results(out)
+    # What they left loads, whole, in a fifth process.
+    after = run_child(tmp_path, "conc", CALLS)
+    stats = after["_stats"]
+    assert stats["dot_sqrt"] == [1, 0] and stats["scaled"] == [2, 0]
+    assert stats["checked"] == [1, 0] and stats["psum"] == [1, 0] and stats["pair"] == [1, 0]
+    check_results(after)
+
+
+def test_loading_runs_no_llvm_and_loaded_code_links_into_new_callers(tmp_path):
+    write(tmp_path, "lmod", MODULE)
+    run_child(tmp_path, "lmod", CALLS)
+    calls = '''
+    a = np.linspace(0.0, 1.0, 33); b = a + 1.0
+    out["dot"] = [run(m.dot_sqrt, a, b), run(m.dot_sqrt.py_func, a, b)]
+    sig = m.dot_sqrt.signatures[0]
+    out["phases"] = sorted(m.dot_sqrt.get_metadata(sig)["pipeline_times"])
+    # The text of loaded code is made on demand, from the stored module.
+    out["ir_has_symbol"] = "sqrt" in m.dot_sqrt.inspect_llvm(sig)
+    # A function compiled now calls one loaded from the cache (its module linked in).
+    import numba_rs as nb
+    @nb.njit
+    def twice(x):
+        return m.helper(x) * 2.0
+    out["twice"] = [run(twice, 4.0), run(twice.py_func, 4.0)]
+    # The same cached code loaded again (a second dispatcher of the same function).
+    import importlib
+    m2 = importlib.reload(m)
+    out["again"] = [run(m2.dot_sqrt, a, b), run(m.dot_sqrt.py_func, a, b)]
+    '''
+    out = run_child(tmp_path, "lmod", calls)
+    assert out.pop("phases") == ["load_from_cache"]
+    assert out.pop("ir_has_symbol") is True
+    assert out["twice"] == ["6.0", "6.0"]
+    dot, again = out.pop("dot"), out.pop("again")
+    assert float(dot[0]) == pytest.approx(float(dot[1].removeprefix("np.float64(").rstrip(")")))
+    assert again[0] == dot[0]
+    assert out["_balanced"] is True
+
+
+def test_damaged_data_files_are_compiled_again(tmp_path):
+    write(tmp_path, "dmod", MODULE)
+    run_child(tmp_path, "dmod", CALLS)
+    cache_dir = tmp_path / "__pycache__"
+    for name in os.listdir(cache_dir):
+        if name.endswith(".nbrc"):
+            data = (cache_dir / name).read_bytes()
+            (cache_dir / name).write_bytes(data[: len(data) // 2])
+    again = run_child(tmp_path, "dmod", CALLS)
+    assert again["_stats"]["dot_sqrt"] == [0, 1] and again["_stats"]["scaled"] == [0, 2]
+    check_results(again)
