@@ -1,6 +1,6 @@
-//! LLVM code generation for the host: target machine, reference-count pruning and O3,
-//! MCJIT, mapping the runtime's and callees' symbols into the engine, and the host
-//! assembly (`NUMBA_DUMP_ASSEMBLY`).
+//! LLVM code generation for the host: the per-thread target machine, reference-count
+//! pruning and O3, per-phase times, and the host assembly (`NUMBA_DUMP_ASSEMBLY`).
+//! Object code and linking are the JIT session's (`jit`).
 
 use std::sync::OnceLock;
 
@@ -94,7 +94,9 @@ fn use_vector_math_library() {
 
 /// The thread's target machine for the host CPU, made once per thread: a target
 /// machine caches its subtarget (register classes, legalisation tables), which costs
-/// about a millisecond to build, so every compile on a thread shares one.
+/// about a millisecond to build, so every compile on a thread shares one. A thread takes
+/// a machine another thread handed over ([`donate_host_machine`]: the warm-up's) before
+/// making its own; a machine is only ever used by one thread at a time.
 pub fn host_machine() -> R<&'static TargetMachine> {
     thread_local! {
         static MACHINE: std::cell::OnceCell<&'static TargetMachine> =
@@ -104,10 +106,36 @@ pub fn host_machine() -> R<&'static TargetMachine> {
         if let Some(m) = cell.get() {
             return Ok(*m);
         }
-        let m: &'static TargetMachine = Box::leak(Box::new(new_host_machine()?));
+        let donated = SPARE_MACHINES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop();
+        let m: &'static TargetMachine = match donated {
+            Some(m) => m.0,
+            None => Box::leak(Box::new(new_host_machine()?)),
+        };
         let _ = cell.set(m);
         Ok(m)
     })
+}
+
+/// A target machine no thread uses any more.
+struct SpareMachine(&'static TargetMachine);
+// SAFETY: a spare machine is used by no thread until one takes it from the pool, and
+// then by that thread alone.
+unsafe impl Send for SpareMachine {}
+
+static SPARE_MACHINES: std::sync::Mutex<Vec<SpareMachine>> = std::sync::Mutex::new(Vec::new());
+
+/// Hand this thread's target machine to the next thread that needs one; this thread
+/// must not compile again (the warm-up thread, as it ends).
+pub(crate) fn donate_host_machine() {
+    if let Ok(m) = host_machine() {
+        SPARE_MACHINES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(SpareMachine(m));
+    }
 }
 
 fn new_host_machine() -> R<TargetMachine> {
@@ -149,8 +177,9 @@ pub fn optimise(
     timed("llvm.verify", || module.verify()).map_err(|e| {
         LowerError::Llvm(format!("{}\n{}", e.to_string(), module.print_to_string()))
     })?;
-    // MCJIT builds its own target machine for a generic CPU; these attributes make its
-    // code generator use the host's features (AVX and so on) that the optimiser assumed.
+    // The host's CPU and features on every function: they travel with the module when a
+    // caller links it in or the cache stores it, and functions inline only into
+    // functions with the same features.
     let ctx = module.get_context();
     let cpu = machine.get_cpu().to_string_lossy().into_owned();
     let features = machine.get_feature_string().to_string_lossy().into_owned();
@@ -165,6 +194,16 @@ pub fn optimise(
         }
     }
     let mut stats = PruneStats::default();
+    // Nothing to prune in a module that counts no references (scalar code): the
+    // preparation passes are skipped with it.
+    let refprune = if [refprune::INCREF, refprune::DECREF]
+        .iter()
+        .any(|name| module.get_function(name).is_some())
+    {
+        refprune
+    } else {
+        RefPruneFlags::NONE
+    };
     if !refprune.is_empty() {
         timed("llvm.refprune", || -> R<()> {
             module

@@ -363,7 +363,8 @@ static WARM_UP: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
 /// its own, so that their one-time set-up (target and pass registries, the linker, the
 /// session) is done by the time the first function compiles rather than during it. A
 /// program that compiles right away waits only for what is left of it.
-pub fn warm_up_in_background() {
+/// `first` runs on that thread before LLVM's part (the embedder's own one-time set-up).
+pub fn warm_up_in_background(first: impl FnOnce() + Send + 'static) {
     let mut slot = WARM_UP.lock().unwrap_or_else(|e| e.into_inner());
     if slot.is_some() {
         return;
@@ -371,8 +372,11 @@ pub fn warm_up_in_background() {
     *slot = std::thread::Builder::new()
         .name("numba-rs-warm-up".into())
         .spawn(|| {
+            first();
             // Failures here surface again, with their message, at the first compile.
             let _ = warm_up();
+            // The thread ends here: the first thread to compile takes its machine.
+            crate::codegen::donate_host_machine();
         })
         .ok();
 }
@@ -449,4 +453,35 @@ fn warm_up() -> R<()> {
     loaded.address("numba_rs.warm_up")?;
     crate::codegen::take_phases();
     Ok(())
+}
+
+#[cfg(test)]
+mod probe {
+    #[test]
+    #[ignore]
+    fn fixed_costs() {
+        use inkwell::passes::PassBuilderOptions;
+        let machine = crate::codegen::host_machine().unwrap();
+        for pipeline in [
+            "default<O3>",
+            "default<O1>",
+            "function(sroa,early-cse,simplifycfg)",
+        ] {
+            let ctx = inkwell::context::Context::create();
+            let t = std::time::Instant::now();
+            for _ in 0..100 {
+                let m = crate::codegen::new_module(&ctx, "m", machine);
+                m.run_passes(pipeline, machine, PassBuilderOptions::create())
+                    .unwrap();
+            }
+            eprintln!("{pipeline} empty module: {:?}", t.elapsed() / 100);
+        }
+        let ctx = inkwell::context::Context::create();
+        let t = std::time::Instant::now();
+        for _ in 0..100 {
+            let m = crate::codegen::new_module(&ctx, "m", machine);
+            super::emit_object(&m).unwrap();
+        }
+        eprintln!("codegen empty module: {:?}", t.elapsed() / 100);
+    }
 }

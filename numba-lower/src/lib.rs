@@ -12,7 +12,9 @@
 //! - the calling convention ([`callconv`]): `i32 fn(ret*, excinfo**, args...)`, status
 //!   codes, the [`ExcInfo`] protocol and the uniform entry wrapper;
 //! - casts (`cast`), raising exceptions (`exceptions`), symbol mangling (`mangle`) and host
-//!   codegen (`codegen`: O3, MCJIT, assembly);
+//!   codegen (`codegen`: the per-thread target machine, O3, assembly);
+//! - the process's one JIT session ([`jit`]): an ORC LLJIT linking each module's object
+//!   code, the runtime's symbols defined once, LLVM warmed up on a background thread;
 //! - generators (`generator`): a generator function becomes init, `next`, `close` and
 //!   finalize functions over a heap object ([`model::generator`]); consumers link the
 //!   generator's module in to inline it, and `heap2stack` moves objects that do not

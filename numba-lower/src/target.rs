@@ -1,6 +1,6 @@
 //! The CPU target: the lowering registry with every built-in implementation, the data
-//! models and calling convention, and host codegen (reference-count pruning, O3, MCJIT
-//! into the process).
+//! models and calling convention, and host codegen (reference-count pruning, O3, object
+//! code linked into the process's JIT session).
 
 use std::time::Instant;
 

@@ -404,14 +404,16 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
             }
         }
         // A NumPy function or dtype class bound to a name (`pyfunc = np.empty`): the
-        // module attribute it is, found by identity (NumPy's `__module__`s vary).
+        // module attribute it is, found by identity (NumPy's `__module__`s vary). Only
+        // modules already imported can hold it (importing `numpy.random` costs 10 ms).
+        let loaded = py.import("sys")?.getattr("modules")?;
         for module in [
             "numpy",
             "numpy.random",
             "numpy.linalg",
             "numpy.lib.stride_tricks",
         ] {
-            if let Ok(m) = py.import(module) {
+            if let Ok(m) = loaded.get_item(module) {
                 if m.getattr(name.as_str()).is_ok_and(|v| v.is(value)) {
                     return mk(GlobalKind::ModuleFunction {
                         module: module.to_string(),
@@ -2303,6 +2305,18 @@ fn install_hash_secret() {
     numba_lower::strings::set_hash_secret(k0, k1);
 }
 
+/// Start LLVM's one-time set-up on a thread of its own (the package calls this as its
+/// import ends, so the import itself is not slowed); `NUMBA_RS_WARMUP=0` turns it off.
+#[pyfunction]
+#[pyo3(name = "_start_warm_up")]
+fn start_warm_up() {
+    if std::env::var("NUMBA_RS_WARMUP").map_or(true, |v| v != "0") {
+        numba_lower::jit::warm_up_in_background(|| {
+            LazyLock::force(&TARGET);
+        });
+    }
+}
+
 /// Wait for LLVM's background warm-up (registered to run before `os.fork`).
 #[pyfunction]
 #[pyo3(name = "_join_warm_up")]
@@ -2354,10 +2368,6 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fingerprint::compute_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(_set_cache_compiler, m)?)?;
     m.add_function(wrap_pyfunction!(join_warm_up, m)?)?;
-    // LLVM's one-time set-up runs on a thread of its own while the program goes on
-    // importing (`NUMBA_RS_WARMUP=0` turns it off).
-    if std::env::var("NUMBA_RS_WARMUP").map_or(true, |v| v != "0") {
-        numba_lower::jit::warm_up_in_background();
-    }
+    m.add_function(wrap_pyfunction!(start_warm_up, m)?)?;
     Ok(())
 }

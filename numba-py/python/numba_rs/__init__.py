@@ -13,6 +13,7 @@ from .errors import (  # noqa: F401  (Numba's top level has its error classes)
     UnsupportedError,
 )
 from . import _numba_rs
+import atexit as _atexit
 import os as _os
 # A child made by fork must not inherit LLVM's warm-up thread half way.
 _os.register_at_fork(before=_numba_rs._join_warm_up)
@@ -55,3 +56,9 @@ def _name_this_build():
 
 _name_this_build()
 del _name_this_build
+
+# LLVM's one-time set-up (about 5 ms) on a thread of its own, now that the import is done:
+# the program's own start-up overlaps it instead of its first compile. A program that
+# ends sooner waits for it: LLVM's static state must not be torn down under it.
+_atexit.register(_numba_rs._join_warm_up)
+_numba_rs._start_warm_up()

@@ -1683,4 +1683,4 @@ def _corrcoef(x, y=None, rowvar=True):
 
 
 # The shape and selection functions load with these.
-from . import _npdtfuncs, _npfuncs2, _npgenerator, _npindex, _nplinalg, _npmanip, _npmethods, _npselect, _npshape  # noqa: E402,F401
+from . import _npdtfuncs, _npfuncs2, _npindex, _nplinalg, _npmanip, _npmethods, _npselect, _npshape  # noqa: E402,F401
