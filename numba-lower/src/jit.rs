@@ -372,6 +372,7 @@ pub fn warm_up_in_background(first: impl FnOnce() + Send + 'static) {
     *slot = std::thread::Builder::new()
         .name("numba-rs-warm-up".into())
         .spawn(|| {
+            lower_this_thread_priority();
             first();
             // Failures here surface again, with their message, at the first compile.
             let _ = warm_up();
@@ -379,6 +380,23 @@ pub fn warm_up_in_background(first: impl FnOnce() + Send + 'static) {
             crate::codegen::donate_host_machine();
         })
         .ok();
+}
+
+/// The warm-up yields the CPU to the program's own threads (it overlaps the rest of the
+/// program's imports, which it must not slow).
+fn lower_this_thread_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn gettid() -> i32;
+            fn setpriority(which: i32, who: u32, prio: i32) -> i32;
+        }
+        // SAFETY: plain system calls on this thread's own id (PRIO_PROCESS = 0 names a
+        // thread by its id on Linux); a failure leaves the priority as it was.
+        unsafe {
+            setpriority(0, gettid() as u32, 19);
+        }
+    }
 }
 
 /// Wait for the warm-up thread, if one runs (before a fork: a child must not inherit
@@ -453,35 +471,4 @@ fn warm_up() -> R<()> {
     loaded.address("numba_rs.warm_up")?;
     crate::codegen::take_phases();
     Ok(())
-}
-
-#[cfg(test)]
-mod probe {
-    #[test]
-    #[ignore]
-    fn fixed_costs() {
-        use inkwell::passes::PassBuilderOptions;
-        let machine = crate::codegen::host_machine().unwrap();
-        for pipeline in [
-            "default<O3>",
-            "default<O1>",
-            "function(sroa,early-cse,simplifycfg)",
-        ] {
-            let ctx = inkwell::context::Context::create();
-            let t = std::time::Instant::now();
-            for _ in 0..100 {
-                let m = crate::codegen::new_module(&ctx, "m", machine);
-                m.run_passes(pipeline, machine, PassBuilderOptions::create())
-                    .unwrap();
-            }
-            eprintln!("{pipeline} empty module: {:?}", t.elapsed() / 100);
-        }
-        let ctx = inkwell::context::Context::create();
-        let t = std::time::Instant::now();
-        for _ in 0..100 {
-            let m = crate::codegen::new_module(&ctx, "m", machine);
-            super::emit_object(&m).unwrap();
-        }
-        eprintln!("codegen empty module: {:?}", t.elapsed() / 100);
-    }
 }

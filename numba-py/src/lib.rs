@@ -2305,10 +2305,8 @@ fn install_hash_secret() {
     numba_lower::strings::set_hash_secret(k0, k1);
 }
 
-/// Start LLVM's one-time set-up on a thread of its own (the package calls this as its
-/// import ends, so the import itself is not slowed); `NUMBA_RS_WARMUP=0` turns it off.
-#[pyfunction]
-#[pyo3(name = "_start_warm_up")]
+/// Start LLVM's one-time set-up on a thread of its own, at the lowest priority, while the
+/// package's Python modules import (`NUMBA_RS_WARMUP=0` turns it off).
 fn start_warm_up() {
     if std::env::var("NUMBA_RS_WARMUP").map_or(true, |v| v != "0") {
         numba_lower::jit::warm_up_in_background(|| {
@@ -2368,6 +2366,6 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fingerprint::compute_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(_set_cache_compiler, m)?)?;
     m.add_function(wrap_pyfunction!(join_warm_up, m)?)?;
-    m.add_function(wrap_pyfunction!(start_warm_up, m)?)?;
+    start_warm_up();
     Ok(())
 }

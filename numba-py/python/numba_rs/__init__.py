@@ -57,8 +57,7 @@ def _name_this_build():
 _name_this_build()
 del _name_this_build
 
-# LLVM's one-time set-up (about 5 ms) on a thread of its own, now that the import is done:
-# the program's own start-up overlaps it instead of its first compile. A program that
-# ends sooner waits for it: LLVM's static state must not be torn down under it.
+# LLVM's one-time set-up runs on a thread of its own from the extension's import on
+# (`NUMBA_RS_WARMUP=0` turns it off). A program that ends sooner waits for it: LLVM's
+# static state must not be torn down under it.
 _atexit.register(_numba_rs._join_warm_up)
-_numba_rs._start_warm_up()
