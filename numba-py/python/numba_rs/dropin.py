@@ -85,10 +85,11 @@ def _modules():
 
     typing_pkg = _package("numba.core.typing", cffi_utils=cffi_support)
     core.typing = typing_pkg
-    from . import experimental, typed
+    from . import cuda, experimental, typed
     from .experimental import _jitclass, structref
 
     return {
+        "numba.cuda": cuda,
         "numba.experimental": experimental,
         "numba.experimental.jitclass": _jitclass,
         "numba.experimental.structref": structref,
