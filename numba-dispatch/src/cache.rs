@@ -358,6 +358,7 @@ impl crate::Dispatcher {
     ) -> Option<(CacheSite, String)> {
         let site = self.options.cache.as_ref()?;
         if self.objmode_with.is_some()
+            || self.options.code_target != crate::CodeTarget::Cpu
             || self.options.generated
             || self.source.lifted_ir().is_some()
         {

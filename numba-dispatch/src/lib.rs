@@ -164,6 +164,19 @@ pub struct JitOptions {
     pub cache: Option<cache::CacheSite>,
     /// `inline=`: whether jitted callers splice this function's IR in before typing.
     pub inline: InlineOption,
+    /// What the code is generated for: the host (default) or a CUDA device.
+    pub code_target: CodeTarget,
+}
+
+/// The code generator a dispatcher compiles for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CodeTarget {
+    /// JIT into the process (`CpuTarget`).
+    #[default]
+    Cpu,
+    /// PTX for an NVIDIA GPU (`numba_lower::cuda::CudaTarget`): the specialisation's
+    /// `assembly` is the PTX text; it has no host entry point.
+    Cuda,
 }
 
 /// One jitted function and its specialisations.
@@ -775,6 +788,7 @@ impl Dispatcher {
                 no_cpython_wrapper: self.options.generated,
                 no_nrt: self.options.no_nrt,
                 no_rewrites: self.options.no_rewrites,
+                code_target: self.options.code_target,
             };
             let cache = self.cache_key(args, explicit_ret);
             if let Some((site, key)) = &cache {

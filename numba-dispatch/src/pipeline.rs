@@ -41,6 +41,18 @@ pub struct Target {
     pub typing: BaseContext,
     pub rewrites: RewriteRegistry,
     pub cpu: CpuTarget,
+    /// The cuda target, made on first use over the CPU registry (with any user
+    /// extensions registered by then).
+    cuda: std::sync::OnceLock<numba_lower::cuda::CudaTarget>,
+}
+
+impl Target {
+    /// The cuda target.
+    pub fn cuda(&self) -> &numba_lower::cuda::CudaTarget {
+        self.cuda.get_or_init(|| {
+            numba_lower::cuda::CudaTarget::from_registry(self.cpu.registry().clone())
+        })
+    }
 }
 
 impl Default for Target {
@@ -49,6 +61,7 @@ impl Default for Target {
             typing: BaseContext::default(),
             rewrites: RewriteRegistry::with_builtins(),
             cpu: CpuTarget::new(),
+            cuda: std::sync::OnceLock::new(),
         }
     }
 }
@@ -107,6 +120,8 @@ pub struct CompileOptions {
     /// canonicalisations (constant-index getitems, raises, `print`) are how numba-rs
     /// reads those constructs and stay.
     pub no_rewrites: bool,
+    /// The code generator: the host or a CUDA device.
+    pub code_target: crate::CodeTarget,
 }
 
 /// Whether a function is compiled in object mode. Since Numba 0.59 nothing falls back to
@@ -1192,8 +1207,11 @@ fn compile_nopython_ir(
         dump_assembly: env_flag("NUMBA_DUMP_ASSEMBLY"),
         wrappers: options.wrappers.clone(),
     };
-    let mut compiled = target
-        .cpu
+    let code: &dyn TargetContext = match options.code_target {
+        crate::CodeTarget::Cpu => &target.cpu,
+        crate::CodeTarget::Cuda => target.cuda(),
+    };
+    let mut compiled = code
         .compile(&ir, &typing, &lower_options, &Registry)
         .map_err(|e| here(lower_error(e)))?;
     times.append(&mut compiled.timings);
@@ -1413,7 +1431,11 @@ fn finish(compiled: &mut CompiledFunction, ir: FunctionIR, typing: numba_typeinf
             &compiled.optimized_ir,
         );
     }
-    if let Some(asm) = &compiled.assembly {
+    if let Some(asm) = compiled
+        .assembly
+        .as_ref()
+        .filter(|_| env_flag("NUMBA_DUMP_ASSEMBLY"))
+    {
         dump(&format!("ASSEMBLY {qualname}"), asm);
     }
 }

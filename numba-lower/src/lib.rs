@@ -42,6 +42,7 @@ pub mod external;
 
 mod cast;
 mod codegen;
+pub mod cuda;
 pub mod dicts;
 mod exceptions;
 mod frozen;

@@ -1648,7 +1648,7 @@ impl Dispatcher {
     /// `wrappers` asks every specialisation for foreign entry points: `"ufunc"` (a NumPy
     /// inner loop), `"gufunc"` (with `core_dims`, each argument's core dimension indices)
     /// or `"cfunc"` (the C ABI); see `numba_lower::wrappers`.
-    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, inline=None, _lifted_core=None, _generate=None, _literal_args=None, nrt=true, no_rewrites=false))]
+    #[pyo3(signature = (py_func, signatures=None, fastmath=0, error_model="python", nogil=false, boundscheck=None, parallel=None, wrappers=None, core_dims=None, locals=None, object_mode="never", looplift=true, cache=None, inline=None, _lifted_core=None, _generate=None, _literal_args=None, nrt=true, no_rewrites=false, _target="cpu"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -1671,7 +1671,17 @@ impl Dispatcher {
         _literal_args: Option<&str>,
         nrt: bool,
         no_rewrites: bool,
+        _target: &str,
     ) -> PyResult<Self> {
+        let code_target = match _target {
+            "cpu" => numba_dispatch::CodeTarget::Cpu,
+            "cuda" => numba_dispatch::CodeTarget::Cuda,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown code target {other:?} (expected 'cpu' or 'cuda')"
+                )))
+            }
+        };
         let literal_args = match _literal_args {
             None | Some("never") => numba_typeinfer::extension::LiteralArgs::Never,
             Some("fallback") => numba_typeinfer::extension::LiteralArgs::Fallback,
@@ -1804,6 +1814,7 @@ impl Dispatcher {
                     source: source.into(),
                 }),
                 inline,
+                code_target,
             },
         );
         let _ = this.set((core.id, short));
@@ -1964,9 +1975,11 @@ impl Dispatcher {
         py: Python<'_>,
         signature: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        self.per_overload(py, signature, |o| {
-            numba_lower::assembly_of(&o.optimized_ir)
-                .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+        self.per_overload(py, signature, |o| match &o.assembly {
+            // Made when compiled: a kernel's PTX, or NUMBA_DUMP_ASSEMBLY's text.
+            Some(text) => Ok(text.clone()),
+            None => numba_lower::assembly_of(&o.optimized_ir)
+                .map_err(|e| PyRuntimeError::new_err(e.to_string())),
         })
     }
 

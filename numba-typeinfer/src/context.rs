@@ -409,6 +409,7 @@ impl Default for BaseContext {
         ctx.install_dicts();
         ctx.install_typed_lists();
         ctx.install_jitclass();
+        ctx.install_cuda();
         ctx
     }
 }
@@ -838,6 +839,12 @@ impl TypingContext for BaseContext {
             )),
             Type::Module(m) if m == "numpy" && Self::numpy_dtype(attr).is_some() => {
                 Self::numpy_dtype(attr)
+            }
+            Type::Module(m)
+                if m.starts_with(crate::cuda::MODULE)
+                    && crate::cuda::getattr(&m, attr).is_some() =>
+            {
+                crate::cuda::getattr(&m, attr)
             }
             Type::Module(m) => {
                 let attr = match m.as_str() {

@@ -20,6 +20,7 @@ pub mod carray;
 pub mod cinterop;
 pub mod context;
 pub mod conv;
+pub mod cuda;
 pub mod dicts;
 pub mod dtypes;
 pub mod error;

@@ -65,6 +65,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
                 .or_else(|| crate::lists::param_names(key))
                 .or_else(|| crate::numpy_manip::param_names(key))
                 .or_else(|| crate::strings::param_names(key))
+                .or_else(|| crate::cuda::param_names(key))
         }
     })
 }

@@ -211,14 +211,36 @@ fn ensure_python_packages(root: &Path) -> TaskResult {
     optional.args(["-c", "import cffi, llvmlite"]);
     if succeeds(&mut optional) {
         println!("==> venv: cffi and llvmlite present, skipping install");
-        return Ok(());
+    } else {
+        let mut install = venv.command(&venv.python);
+        install.args(["-m", "pip", "install", "-q", "cffi", "llvmlite"]);
+        if let Err(e) = run_step(&mut install) {
+            println!("==> warning: {e}; the tests needing cffi or llvmlite will be skipped");
+        }
+    }
+    ensure_ptxas(&venv);
+    Ok(())
+}
+
+/// NVIDIA's PTX assembler (`ptxas`, from the `nvidia-cuda-nvcc-cu12` wheel: no CUDA
+/// toolkit, no GPU), which the cuda target's tests run on the PTX they generate for
+/// sm_80 and sm_90. Optional: without it those checks skip.
+fn ensure_ptxas(venv: &Venv) {
+    let mut probe = venv.command(&venv.python);
+    probe.args([
+        "-c",
+        "import glob, os, sys; assert glob.glob(os.path.join(sys.prefix, 'lib', 'python3*', \
+         'site-packages', 'nvidia', 'cuda_nvcc', 'bin', 'ptxas'))",
+    ]);
+    if succeeds(&mut probe) {
+        println!("==> venv: ptxas present, skipping install");
+        return;
     }
     let mut install = venv.command(&venv.python);
-    install.args(["-m", "pip", "install", "-q", "cffi", "llvmlite"]);
+    install.args(["-m", "pip", "install", "-q", "nvidia-cuda-nvcc-cu12"]);
     if let Err(e) = run_step(&mut install) {
-        println!("==> warning: {e}; the tests needing cffi or llvmlite will be skipped");
+        println!("==> warning: {e}; the PTX assembly checks will be skipped");
     }
-    Ok(())
 }
 
 /// Builds the `numba_rs` module into the venv with `maturin develop`.

@@ -230,6 +230,19 @@ fn select<'ctx>(
     Ok(sel)
 }
 
+/// The address of the element `index` selects in `arr` (every axis indexed by an
+/// integer; negative indices count from the end), as `cuda.atomic.add(a, i, v)` needs.
+pub(crate) fn element_address<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    arr_t: TypeId,
+    arr: BasicValueEnum<'ctx>,
+    index_t: TypeId,
+    index: BasicValueEnum<'ctx>,
+) -> R<PointerValue<'ctx>> {
+    let items = split_index(lw, index_t, index)?;
+    Ok(select(lw, arr_t, arr.into_struct_value(), &items)?.data)
+}
+
 /// A negative index counts from the end; anything still outside `0..len` is an
 /// IndexError with `message` (checks NumPy always makes: `a.flat[i]`, `np.take`).
 pub(super) fn checked_index<'ctx>(

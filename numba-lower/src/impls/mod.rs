@@ -17,7 +17,7 @@ mod eh;
 mod flat;
 pub(crate) mod float;
 pub(crate) mod generators;
-mod indexing;
+pub(crate) mod indexing;
 mod inplace;
 mod int;
 pub(crate) mod iter;

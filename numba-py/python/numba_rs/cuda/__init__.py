@@ -4,10 +4,10 @@ With ``NUMBA_ENABLE_CUDASIM=1`` in the environment when this package is first im
 kernels run under the simulator (``numba_rs.cuda.simulator``): on the CPU, as Python,
 with CUDA's semantics for threads, blocks, shared memory, barriers, warps and atomics.
 
-Without it, kernels are meant for an NVIDIA GPU. Code generation for the GPU (PTX through
-LLVM's NVPTX back end) is not in this version yet: ``cuda.is_available()`` says whether a
-CUDA driver is present, and defining a kernel works, but launching or compiling one
-raises ``CudaSupportError`` naming what is missing.
+Without it, kernels compile to PTX for an NVIDIA GPU (LLVM's NVPTX back end;
+``kernel.inspect_asm()``); ``cuda.is_available()`` says whether a CUDA driver is present.
+Launching and device memory need the driver runtime, not in this version yet: they raise
+``CudaSupportError`` naming what is missing.
 """
 
 import os as _os
@@ -36,4 +36,4 @@ if USE_SIMULATOR:
         return _impl.module_getattr(name)
 else:
     from .hardware import *  # noqa: F401,F403
-    from .hardware import CudaSupportError  # noqa: F401
+    from .hardware import CUDADispatcher, CudaSupportError, __getattr__  # noqa: F401

@@ -1,19 +1,24 @@
 """``numba_rs.cuda`` for a GPU, without the simulator.
 
-What works here: finding the CUDA driver (``is_available``, ``detect``) and defining
-kernels and device functions. Generating PTX and launching are not implemented yet; they
-raise ``CudaSupportError`` saying so, and the simulator (``NUMBA_ENABLE_CUDASIM=1``)
-runs the same kernels on the CPU.
+Kernels and device functions compile to PTX (LLVM's NVPTX back end, `sm_80` by default):
+``kernel.inspect_asm()`` gives it, and ``cuda.jit("void(float32[:], ...)")`` compiles
+eagerly. Launching and device memory need the CUDA driver runtime, which is not in this
+version: they raise ``CudaSupportError`` saying so (no CUDA driver or device here: saying
+that), and the simulator (``NUMBA_ENABLE_CUDASIM=1``) runs the same kernels on the CPU.
 """
 
 import ctypes
 import ctypes.util
+import warnings
+
+from .._numba_rs import Dispatcher as _Dispatcher
 
 WARP_SIZE = 32
 warpsize = WARP_SIZE
 
-_NOT_YET = ("numba_rs.cuda: code generation for the GPU (PTX) is not implemented in this "
-            "version; set NUMBA_ENABLE_CUDASIM=1 to run kernels under the simulator")
+_NOT_YET = ("numba_rs.cuda: launching kernels and device memory need the CUDA driver "
+            "runtime, which is not implemented in this version; set NUMBA_ENABLE_CUDASIM=1 "
+            "to run kernels under the simulator")
 
 
 class CudaSupportError(RuntimeError):
@@ -77,18 +82,29 @@ to_device = device_array = device_array_like = pinned_array = _unavailable
 mapped_array = managed_array = select_device = get_current_device = _unavailable
 stream = default_stream = event = synchronize = _unavailable
 
+# Options of `cuda.jit`: those the PTX generation honours, and those it does not yet.
+_HONOURED = {"device", "fastmath", "cache"}
+_NOT_HONOURED = {"debug", "lineinfo", "opt", "max_registers", "link", "inline",
+                 "boundscheck", "lto", "extensions"}
 
-class Kernel:
-    """A kernel or device function defined for the GPU."""
 
-    def __init__(self, py_func, device=False, signatures=()):
-        self.py_func = py_func
+class CUDADispatcher(_Dispatcher):
+    """A kernel (or, with ``device=True``, a device function) compiled to PTX."""
+
+    def __new__(cls, py_func, device=False, fastmath=False):
+        return super().__new__(cls, py_func, None, fastmath=0x7F if fastmath else 0,
+                               _target="cuda")
+
+    def __init__(self, py_func, device=False, fastmath=False):
         self.device = device
-        self.signatures = list(signatures)
         self.__name__ = getattr(py_func, "__name__", "kernel")
+        self.__doc__ = getattr(py_func, "__doc__", None)
 
-    def __getitem__(self, config):
-        return lambda *args: _unavailable()
+    def compile(self, sig):
+        """Compile one signature (``"void(float32[:], float32[:])"``) to PTX."""
+        from ..decorators import _signature_text
+
+        return self._compile_text(_signature_text(sig))
 
     def __call__(self, *args, **kwargs):
         if self.device:
@@ -97,36 +113,61 @@ class Kernel:
         raise ValueError(f"kernel {self.__name__!r} needs a launch configuration: "
                          f"{self.__name__}[griddim, blockdim](...)")
 
+    def __getitem__(self, config):
+        if self.device:
+            raise TypeError("a device function is called, not launched")
+        return lambda *args: _unavailable()
+
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         return lambda *args: _unavailable()
 
-    def inspect_asm(self, signature=None):
-        raise CudaSupportError(_NOT_YET)
-
-    inspect_llvm = inspect_asm
-
-
-_OPTIONS = {"device", "debug", "fastmath", "lineinfo", "opt", "max_registers", "link",
-            "inline", "cache", "boundscheck", "lto", "extensions"}
-
 
 def jit(func_or_sig=None, device=False, **options):
-    """``@cuda.jit`` as Numba spells it; unknown options are refused."""
-    unknown = set(options) - _OPTIONS
+    """``@cuda.jit`` as Numba spells it: a kernel, or with ``device=True`` a device
+    function; with signatures, compiled to PTX at once. Unknown options are refused;
+    options the PTX generation does not honour yet are warned about."""
+    unknown = set(options) - _HONOURED - _NOT_HONOURED
     if unknown:
         raise TypeError(f"cuda.jit: unknown option(s) {sorted(unknown)}")
+    ignored = sorted(k for k in set(options) & _NOT_HONOURED if options[k])
+    if ignored:
+        warnings.warn(f"cuda.jit: {', '.join(ignored)} not supported yet; ignored",
+                      stacklevel=2)
+    fastmath = bool(options.get("fastmath", False))
+
+    def make(f, sigs):
+        d = CUDADispatcher(f, device=device, fastmath=fastmath)
+        for s in sigs:
+            d.compile(s)
+        return d
+
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
-        return Kernel(func_or_sig, device)
+        return make(func_or_sig, ())
     sigs = () if func_or_sig is None else (
         func_or_sig if isinstance(func_or_sig, (list, tuple)) else [func_or_sig])
-    return lambda f: Kernel(f, device, sigs)
+    return lambda f: make(f, sigs)
 
 
 def _intrinsic_outside_kernel(*args, **kwargs):
     raise CudaSupportError("CUDA intrinsics can only be used inside a kernel")
 
 
-grid = gridsize = syncthreads = syncthreads_count = syncthreads_and = _intrinsic_outside_kernel
-syncthreads_or = threadfence = threadfence_block = threadfence_system = _intrinsic_outside_kernel
-shfl_sync = shfl_up_sync = shfl_down_sync = shfl_xor_sync = _intrinsic_outside_kernel
-ballot_sync = all_sync = any_sync = eq_sync = syncwarp = _intrinsic_outside_kernel
+grid = gridsize = syncthreads = _intrinsic_outside_kernel
+
+
+class _Namespace:
+    def __init__(self, **funcs):
+        self.__dict__.update(funcs)
+
+
+shared = _Namespace(array=_intrinsic_outside_kernel)
+local = _Namespace(array=_intrinsic_outside_kernel)
+atomic = _Namespace(**{op: _intrinsic_outside_kernel for op in
+                       ("add", "sub", "max", "min", "exch", "and_", "or_", "xor")})
+
+
+def __getattr__(name):
+    # No value outside a kernel: inside one, the compiler types them.
+    if name in ("threadIdx", "blockIdx", "blockDim", "gridDim", "laneid"):
+        raise AttributeError(f"cuda.{name} can only be used inside a kernel")
+    raise AttributeError(f"module 'numba_rs.cuda' has no attribute {name!r}")
