@@ -71,6 +71,8 @@ impl CudaTarget {
 
     /// A target over an existing registry (the CPU target's, with a user's extensions).
     pub fn from_registry(mut registry: Registry) -> Self {
+        registry
+            .drop_not_yet(|k| matches!(k, ImplKey::Function(f) if f.starts_with("numba_rs.cuda.")));
         register_intrinsics(&mut registry);
         CudaTarget {
             registry,
@@ -448,6 +450,18 @@ fn vote<'ctx>(
         .build_int_z_extend(r, i32t, "")
         .map_err(llvm_err)?
         .into())
+}
+
+/// The CPU's entries for the CUDA intrinsics: typed (a kernel's typing is the CPU's),
+/// never lowered there.
+pub(crate) fn register_placeholders(r: &mut Registry) {
+    for key in numba_typeinfer::cuda::function_keys() {
+        r.not_yet(
+            ImplKey::Function(key),
+            "a CUDA intrinsic: only kernels and device functions compiled by \
+             numba_rs.cuda.jit can use it",
+        );
+    }
 }
 
 fn register_intrinsics(r: &mut Registry) {

@@ -204,6 +204,16 @@ impl Registry {
         self.push(key, Args::Variadic(TypePat::Any), Lowering::NotYet(reason));
     }
 
+    /// Drop the "not lowered" entries of the keys `which` selects (a target that
+    /// implements what the others only type).
+    pub fn drop_not_yet(&mut self, which: impl Fn(&ImplKey) -> bool) {
+        for (key, entries) in self.entries.iter_mut() {
+            if which(key) {
+                entries.retain(|e| !matches!(e.lowering, Lowering::NotYet(_)));
+            }
+        }
+    }
+
     /// Record that `key` with arguments matching `args` is typed but not lowered yet.
     pub fn not_yet_for(&mut self, key: ImplKey, args: Args, reason: &'static str) {
         self.push(key, args, Lowering::NotYet(reason));

@@ -129,11 +129,18 @@ fn every_scalar_operator_signature_has_an_implementation() {
             }
         }
     }
-    // Every scalar builtin and math function on every scalar it accepts.
+    // Every scalar builtin and math function on every scalar it accepts; the CUDA
+    // intrinsics by the cuda target (the CPU only types them).
+    let cuda = numba_lower::cuda::CudaTarget::new();
     for key in typing.function_keys() {
         if key.starts_with("numpy.") || key == "print" {
             continue;
         }
+        let reg = if key.starts_with("numba_rs.cuda.") {
+            cuda.registry()
+        } else {
+            reg
+        };
         let f = intern(Type::Function(key.to_string()));
         let mut arg_sets: Vec<Vec<TypeId>> = scalars().into_iter().map(|t| vec![t]).collect();
         arg_sets.extend(scalars().into_iter().map(|t| vec![t, t]));

@@ -32,6 +32,25 @@ pub const VOTES: [&str; 3] = ["ballot_sync", "all_sync", "any_sync"];
 /// Atomic operations on integers (all) and floats (`add sub max min exch`).
 pub const ATOMICS: [&str; 8] = ["add", "sub", "max", "min", "exch", "and_", "or_", "xor"];
 
+/// Every function key this module types (`numba_rs.cuda.grid`, ...).
+pub fn function_keys() -> Vec<String> {
+    [
+        "grid",
+        "gridsize",
+        "syncthreads",
+        "syncwarp",
+        "shared.array",
+        "local.array",
+    ]
+    .into_iter()
+    .chain(SHUFFLES)
+    .chain(VOTES)
+    .map(str::to_string)
+    .chain(ATOMICS.iter().map(|op| format!("atomic.{op}")))
+    .map(|k| format!("{MODULE}.{k}"))
+    .collect()
+}
+
 /// Parameter names, for keyword arguments (`cuda.shared.array(128, dtype=np.float64)`).
 pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
     let rest = key.strip_prefix(MODULE)?.strip_prefix('.')?;

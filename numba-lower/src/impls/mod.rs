@@ -58,6 +58,7 @@ use crate::registry::Registry;
 /// Register every built-in implementation. "Not lowered yet" entries go first, so that
 /// the implementations registered after them take precedence.
 pub(crate) fn register_all(r: &mut Registry) {
+    crate::cuda::register_placeholders(r);
     arrayexpr::register(r);
     numpy::register(r);
     arrays::register(r);
