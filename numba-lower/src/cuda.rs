@@ -684,9 +684,94 @@ const NVPTX_INTRINSICS: &[&str] = &[
     "llvm.fshr",
 ];
 
-/// Remove the naive reference counting (kernel arrays carry no MemInfo) and refuse any
-/// other call the GPU cannot make, naming it.
-fn strip_runtime(module: &inkwell::module::Module<'_>, qualname: &str) -> R<()> {
+static LIBDEVICE: std::sync::RwLock<Option<std::path::PathBuf>> = std::sync::RwLock::new(None);
+
+/// Where `libdevice.10.bc` is (the embedder looks in `CUDA_HOME` and the
+/// `nvidia-cuda-nvcc` wheel): kernels calling math functions link it.
+pub fn set_libdevice_path(path: std::path::PathBuf) {
+    *LIBDEVICE.write().unwrap_or_else(|e| e.into_inner()) = Some(path);
+}
+
+/// libdevice's bitcode, read once.
+fn libdevice_bitcode() -> Option<&'static [u8]> {
+    static BYTES: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+    let path = LIBDEVICE.read().unwrap_or_else(|e| e.into_inner()).clone();
+    BYTES
+        .get_or_init(|| path.and_then(|p| std::fs::read(p).ok()))
+        .as_deref()
+}
+
+/// libdevice's name for a math function the lowering calls: `llvm.sin.f64` and `sin`
+/// are `__nv_sin`, their float32 forms `__nv_sinf`.
+fn libdevice_name(name: &str) -> Option<String> {
+    let (base, f32) = if let Some(rest) = name.strip_prefix("llvm.") {
+        let (base, ty) = rest.rsplit_once('.')?;
+        match ty {
+            "f64" => (base.to_string(), false),
+            "f32" => (base.to_string(), true),
+            _ => return None,
+        }
+    } else if name
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    {
+        (name.to_string(), false)
+    } else {
+        return None;
+    };
+    Some(format!("__nv_{base}{}", if f32 { "f" } else { "" }))
+}
+
+/// Calls of math functions become calls of libdevice's, whose bitcode is linked in
+/// (internal: O3 keeps what is used). Without libdevice they are refused later.
+fn link_libdevice<'ctx>(ctx: &'ctx Context, module: &inkwell::module::Module<'ctx>) -> R<()> {
+    let wanted: Vec<(FunctionValue<'ctx>, String)> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() == 0 && !unused(*f))
+        .filter_map(|f| {
+            let name = f.get_name().to_string_lossy().into_owned();
+            if NVPTX_INTRINSICS.iter().any(|p| name.starts_with(p)) {
+                return None;
+            }
+            libdevice_name(&name).map(|nv| (f, nv))
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let Some(bitcode) = libdevice_bitcode() else {
+        return Ok(());
+    };
+    let buf =
+        inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(bitcode, "libdevice");
+    let lib = inkwell::module::Module::parse_bitcode_from_buffer(&buf, ctx).map_err(llvm_err)?;
+    let known: std::collections::HashSet<String> = lib
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .collect();
+    let mut any = false;
+    for (f, nv) in wanted {
+        if !known.contains(&nv) {
+            continue;
+        }
+        let target = module
+            .get_function(&nv)
+            .unwrap_or_else(|| module.add_function(&nv, f.get_type(), None));
+        f.replace_all_uses_with(target);
+        any = true;
+    }
+    if any {
+        lib.set_triple(&module.get_triple());
+        lib.set_data_layout(&module.get_data_layout());
+        crate::codegen::link_internal(module, lib)?;
+    }
+    Ok(())
+}
+
+/// Remove the naive reference counting (kernel arrays carry no MemInfo) and point math
+/// calls at libdevice.
+fn strip_runtime<'ctx>(ctx: &'ctx Context, module: &inkwell::module::Module<'ctx>) -> R<()> {
     for f in module.get_functions() {
         for bb in f.get_basic_blocks() {
             let mut inst = bb.get_first_instruction();
@@ -708,25 +793,41 @@ fn strip_runtime(module: &inkwell::module::Module<'_>, qualname: &str) -> R<()> 
             }
         }
     }
+    for name in [crate::refprune::INCREF, crate::refprune::DECREF] {
+        if let Some(f) = module.get_function(name) {
+            // SAFETY: every call of it was erased above.
+            unsafe { f.delete() };
+        }
+    }
+    link_libdevice(ctx, module)
+}
+
+/// Refuse, naming it, any call left that the GPU cannot make (after O3: what libdevice
+/// brought but the kernel does not use is gone by then).
+fn refuse_calls(module: &inkwell::module::Module<'_>, qualname: &str) -> R<()> {
     for f in module.get_functions() {
         if f.count_basic_blocks() > 0 {
             continue;
         }
         let name = f.get_name().to_string_lossy().into_owned();
-        if name == crate::refprune::INCREF || name == crate::refprune::DECREF {
-            // SAFETY: every call was erased above.
-            unsafe { f.delete() };
-            continue;
-        }
-        if NVPTX_INTRINSICS.iter().any(|p| name.starts_with(p)) || unused(f) {
+        if NVPTX_INTRINSICS.iter().any(|p| name.starts_with(p))
+            || name.starts_with("__nvvm_reflect")
+            || unused(f)
+        {
             continue;
         }
         let what = if name.starts_with("NRT_") {
-            "allocates memory, which a CUDA kernel cannot do"
-        } else if name.starts_with("llvm.") || !name.contains('_') {
-            "needs libdevice's math functions, which are not linked in this version"
+            "allocates memory, which a CUDA kernel cannot do".to_string()
+        } else if libdevice_name(&name).is_some() {
+            if libdevice_bitcode().is_some() {
+                "calls a math function libdevice does not have".to_string()
+            } else {
+                "needs libdevice's math functions, and libdevice.10.bc was not found (set \
+                 CUDA_HOME, or pip install nvidia-cuda-nvcc-cu12)"
+                    .to_string()
+            }
         } else {
-            "calls into numba-rs's CPU runtime, which a CUDA kernel cannot do"
+            "calls into numba-rs's CPU runtime, which a CUDA kernel cannot do".to_string()
         };
         return Err(LowerError::Unsupported {
             message: format!("{qualname}: this kernel {what} ({name})"),
@@ -808,13 +909,14 @@ impl TargetContext for CudaTarget {
             func.set_linkage(Linkage::Internal);
             build_kernel(ctx, &module, &symbol, func, &typing.arg_types)?;
         }
-        strip_runtime(&module, &ir.qualname)?;
+        strip_runtime(ctx, &module)?;
         let llvm_ir = module.print_to_string().to_string();
         let lowered_at = std::time::Instant::now();
         module.verify().map_err(llvm_err)?;
         module
             .run_passes("default<O3>", &machine, PassBuilderOptions::create())
             .map_err(llvm_err)?;
+        refuse_calls(&module, &ir.qualname)?;
         let optimized_ir = module.print_to_string().to_string();
         let ptx = machine
             .write_to_memory_buffer(&module, FileType::Assembly)

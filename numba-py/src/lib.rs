@@ -2328,6 +2328,14 @@ fn start_warm_up() {
     }
 }
 
+/// Where libdevice's bitcode is (`numba_rs.cuda` finds it): kernels calling math
+/// functions link it.
+#[pyfunction]
+#[pyo3(name = "_set_libdevice")]
+fn set_libdevice(path: String) {
+    numba_lower::cuda::set_libdevice_path(path.into());
+}
+
 /// Wait for LLVM's background warm-up (registered to run before `os.fork`).
 #[pyfunction]
 #[pyo3(name = "_join_warm_up")]
@@ -2379,6 +2387,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fingerprint::compute_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(_set_cache_compiler, m)?)?;
     m.add_function(wrap_pyfunction!(join_warm_up, m)?)?;
+    m.add_function(wrap_pyfunction!(set_libdevice, m)?)?;
     start_warm_up();
     Ok(())
 }

@@ -89,8 +89,17 @@ CHILD = textwrap.dedent('''
         ballots[i // 32] = cuda.ballot_sync(0xFFFFFFFF, i % 3 == 0)
         cuda.syncwarp()
 
+    kernels = [saxpy, block_sum, stencil, warp_sum, apply, votes]
+    if cuda.LIBDEVICE is not None:
+        @cuda.jit("void(float64[:], float32[:])")
+        def math_kernel(x, y):
+            i = cuda.grid(1)
+            if i < x.shape[0]:
+                x[i] = math.sin(x[i]) * math.exp(-x[i]) + math.atan2(x[i], 2.0)
+                y[i] = math.cos(y[i]) + math.sqrt(y[i])
+        kernels.append(math_kernel)
     out = {}
-    for k in (saxpy, block_sum, stencil, warp_sum, apply, votes):
+    for k in kernels:
         ptx = list(k.inspect_asm().values())
         out[k.__name__] = ptx[0] if len(ptx) == 1 else None
     errors = {}
@@ -105,7 +114,7 @@ CHILD = textwrap.dedent('''
             errors[name] = "compiled"
         except Exception as e:
             errors[name] = type(e).__name__ + ": " + str(e).splitlines()[0]
-    print(json.dumps({"ptx": out, "errors": errors}))
+    print(json.dumps({"ptx": out, "errors": errors, "libdevice": cuda.LIBDEVICE}))
 ''')
 
 
@@ -172,10 +181,22 @@ def test_atomics_votes_local_arrays(compiled):
     assert "vote.sync.ballot.b32" in ptx and "bar.warp.sync" in ptx
 
 
+def test_math_through_libdevice(compiled):
+    if compiled["libdevice"] is None:
+        # Without libdevice a math function is refused by name.
+        err = compiled["errors"]["sin"]
+        assert err.startswith("UnsupportedError") and "libdevice" in err
+        assert "llvm.sin.f64" in err
+        return
+    assert compiled["errors"]["sin"] == "compiled"
+    ptx = compiled["ptx"]["math_kernel"]
+    entry(ptx)
+    # libdevice linked and internalised: no external math function is left.
+    assert ".extern" not in ptx and "__nvvm_reflect" not in ptx
+
+
 def test_errors_name_the_construct(compiled):
     errors = compiled["errors"]
-    assert errors["sin"].startswith("UnsupportedError")
-    assert "libdevice" in errors["sin"] and "llvm.sin.f64" in errors["sin"]
     assert "allocates memory" in errors["alloc"] and "NRT_MemInfo_alloc" in errors["alloc"]
     assert errors["ret"] != "compiled"
 

@@ -17,6 +17,7 @@ from .. import config as _config  # noqa: F401  (numba_rs's configuration first)
 USE_SIMULATOR = _os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
 if USE_SIMULATOR:
+    LIBDEVICE = None
     from . import simulator as _impl
     from .simulator import (  # noqa: F401
         CudaSupportError, DeviceNDArray, Dim3, Event, Stream, activemask, all_sync,
@@ -36,4 +37,4 @@ if USE_SIMULATOR:
         return _impl.module_getattr(name)
 else:
     from .hardware import *  # noqa: F401,F403
-    from .hardware import CUDADispatcher, CudaSupportError, __getattr__  # noqa: F401
+    from .hardware import LIBDEVICE, CUDADispatcher, CudaSupportError, __getattr__  # noqa: F401

@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import warnings
 
+from .. import _numba_rs
 from .._numba_rs import Dispatcher as _Dispatcher
 
 WARP_SIZE = 32
@@ -23,6 +24,31 @@ _NOT_YET = ("numba_rs.cuda: launching kernels and device memory need the CUDA dr
 
 class CudaSupportError(RuntimeError):
     """CUDA is not usable here (no driver, or a feature not available yet)."""
+
+
+def _find_libdevice():
+    """libdevice's bitcode: under ``CUDA_HOME`` (or ``CUDA_PATH``), else in the
+    ``nvidia-cuda-nvcc`` wheel; None when neither has it."""
+    import importlib.util
+    import os
+
+    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")]
+    try:
+        spec = importlib.util.find_spec("nvidia.cuda_nvcc")
+    except ModuleNotFoundError:
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        roots.extend(spec.submodule_search_locations)
+    for root in filter(None, roots):
+        path = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+LIBDEVICE = _find_libdevice()
+if LIBDEVICE is not None:
+    _numba_rs._set_libdevice(LIBDEVICE)
 
 
 _driver = None
