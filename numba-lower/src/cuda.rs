@@ -464,7 +464,185 @@ pub(crate) fn register_placeholders(r: &mut Registry) {
     }
 }
 
+/// `cuda.syncthreads_count/_and/_or(predicate)`: `bar.red` over the block.
+fn barrier_reduce<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let ImplKey::Function(key) = &sig.key else {
+        return Err(LowerError::Llvm("barrier without a key".into()));
+    };
+    let which = match key.rsplit('.').next().unwrap_or_default() {
+        "syncthreads_count" => "popc",
+        "syncthreads_and" => "and",
+        _ => "or",
+    };
+    let i32t = lw.ctx.i32_type();
+    let p = a[0].into_int_value();
+    let p =
+        lw.b.build_int_compare(inkwell::IntPredicate::NE, p, p.get_type().const_zero(), "")
+            .map_err(llvm_err)?;
+    let p = lw.b.build_int_z_extend(p, i32t, "").map_err(llvm_err)?;
+    let f = nvvm(
+        lw,
+        &format!("llvm.nvvm.barrier0.{which}"),
+        i32t.fn_type(&[i32t.into()], false),
+    );
+    lw.call_value(f, &[p.into()])
+}
+
+/// `cuda.popc/brev/clz/ffs(x)` over LLVM's bit intrinsics.
+fn bit_op<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let ImplKey::Function(key) = &sig.key else {
+        return Err(LowerError::Llvm("bit op without a key".into()));
+    };
+    let x = a[0].into_int_value();
+    let t = x.get_type();
+    let f = |lw: &FnLower<'ctx, '_>, name: &str| lw.intrinsic(name, &[t.into()]);
+    let no_poison = lw.ctx.bool_type().const_zero();
+    Ok(match key.rsplit('.').next().unwrap_or_default() {
+        "popc" => lw.call_value(f(lw, "llvm.ctpop")?, &[x.into()])?,
+        "brev" => lw.call_value(f(lw, "llvm.bitreverse")?, &[x.into()])?,
+        "clz" => lw.call_value(f(lw, "llvm.ctlz")?, &[x.into(), no_poison.into()])?,
+        _ => {
+            // ffs: the 1-based position of the lowest set bit, 0 for none.
+            let tz = lw
+                .call_value(f(lw, "llvm.cttz")?, &[x.into(), no_poison.into()])?
+                .into_int_value();
+            let one =
+                lw.b.build_int_add(tz, t.const_int(1, false), "")
+                    .map_err(llvm_err)?;
+            let zero =
+                lw.b.build_int_compare(inkwell::IntPredicate::EQ, x, t.const_zero(), "")
+                    .map_err(llvm_err)?;
+            lw.b.build_select(zero, t.const_zero(), one, "")
+                .map_err(llvm_err)?
+        }
+    })
+}
+
+/// `cuda.atomic.cas(ary, idx, old, val)` / `compare_and_swap(ary, old, val)`: the value
+/// found; `inc`/`dec` wrap as CUDA's `atomicInc`/`atomicDec`.
+fn atomic_exchange_ops<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    a: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    use inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic as RELAXED;
+    let ImplKey::Function(key) = &sig.key else {
+        return Err(LowerError::Llvm("atomic without a key".into()));
+    };
+    let op = key.rsplit('.').next().unwrap_or_default();
+    let (ptr, rest) = if op == "compare_and_swap" {
+        let zero = lw.ctx.i64_type().const_zero();
+        let p = impls::indexing::element_address(lw, sig.args[0], a[0], INT64, zero.into())?;
+        (p, &a[1..])
+    } else {
+        let p = impls::indexing::element_address(lw, sig.args[0], a[0], sig.args[1], a[1])?;
+        (p, &a[2..])
+    };
+    // SAFETY: a positioned builder, a pointer to an element of the value's type.
+    unsafe {
+        let b = lw.b.as_mut_ptr();
+        let v = match op {
+            "inc" | "dec" => {
+                let bin = if op == "inc" {
+                    inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpUIncWrap
+                } else {
+                    inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpUDecWrap
+                };
+                inkwell::llvm_sys::core::LLVMBuildAtomicRMW(
+                    b,
+                    bin,
+                    ptr.as_value_ref(),
+                    rest[0].as_value_ref(),
+                    RELAXED,
+                    0,
+                )
+            }
+            _ => {
+                let pair = inkwell::llvm_sys::core::LLVMBuildAtomicCmpXchg(
+                    b,
+                    ptr.as_value_ref(),
+                    rest[0].as_value_ref(),
+                    rest[1].as_value_ref(),
+                    RELAXED,
+                    RELAXED,
+                    0,
+                );
+                inkwell::llvm_sys::core::LLVMBuildExtractValue(b, pair, 0, c"".as_ptr())
+            }
+        };
+        Ok(BasicValueEnum::new(v))
+    }
+}
+
 fn register_intrinsics(r: &mut Registry) {
+    for name in numba_typeinfer::cuda::BARRIER_REDUCTIONS {
+        r.register(
+            ImplKey::Function(format!("numba_rs.cuda.{name}")),
+            Args::Exact(vec![TypePat::Any]),
+            barrier_reduce,
+        );
+    }
+    for name in numba_typeinfer::cuda::BIT_OPS {
+        r.register(
+            ImplKey::Function(format!("numba_rs.cuda.{name}")),
+            Args::Exact(vec![TypePat::Int]),
+            bit_op,
+        );
+    }
+    for op in ["cas", "inc", "dec", "compare_and_swap"] {
+        r.register(
+            ImplKey::Function(format!("numba_rs.cuda.atomic.{op}")),
+            Args::Variadic(TypePat::Any),
+            atomic_exchange_ops,
+        );
+    }
+    r.register(
+        ImplKey::Function("numba_rs.cuda.fma".into()),
+        Args::Exact(vec![TypePat::Float, TypePat::Float, TypePat::Float]),
+        |lw, _, a| {
+            let f = lw.intrinsic("llvm.fma", &[a[0].get_type()])?;
+            lw.call_value(f, &[a[0].into(), a[1].into(), a[2].into()])
+        },
+    );
+    r.register(
+        ImplKey::Function("numba_rs.cuda.cbrt".into()),
+        Args::Exact(vec![TypePat::Float]),
+        |lw, _, a| {
+            let x = a[0].into_float_value();
+            let f = lw.libm("cbrt", 1, x.get_type());
+            lw.call_value(f, &[x.into()])
+        },
+    );
+    r.register(
+        ImplKey::Function("numba_rs.cuda.selp".into()),
+        Args::Exact(vec![TypePat::Bool, TypePat::Any, TypePat::Any]),
+        |lw, _, a| {
+            lw.b.build_select(a[0].into_int_value(), a[1], a[2], "")
+                .map_err(llvm_err)
+        },
+    );
+    r.register(
+        ImplKey::Function("numba_rs.cuda.activemask".into()),
+        Args::Exact(vec![]),
+        |lw, _, _| {
+            let i32t = lw.ctx.i32_type();
+            let f = nvvm(lw, "llvm.nvvm.activemask", i32t.fn_type(&[], false));
+            lw.call_value(f, &[])
+        },
+    );
+    r.register(
+        ImplKey::Function("numba_rs.cuda.lanemask_lt".into()),
+        Args::Exact(vec![]),
+        |lw, _, _| Ok(read_sreg(lw, "llvm.nvvm.read.ptx.sreg.lanemask.lt")?.into()),
+    );
     for name in numba_typeinfer::cuda::SHUFFLES {
         r.register(
             ImplKey::Function(format!("numba_rs.cuda.{name}")),

@@ -29,6 +29,13 @@ pub const SHUFFLES: [&str; 4] = [
 /// Warp votes: `cuda.<name>(mask, predicate)`.
 pub const VOTES: [&str; 3] = ["ballot_sync", "all_sync", "any_sync"];
 
+/// Block-wide barriers that reduce a predicate: `cuda.<name>(predicate)`.
+pub const BARRIER_REDUCTIONS: [&str; 3] =
+    ["syncthreads_count", "syncthreads_and", "syncthreads_or"];
+
+/// Bit intrinsics on integers: `cuda.<name>(x)`.
+pub const BIT_OPS: [&str; 4] = ["popc", "brev", "clz", "ffs"];
+
 /// Atomic operations on integers (all) and floats (`add sub max min exch`).
 pub const ATOMICS: [&str; 8] = ["add", "sub", "max", "min", "exch", "and_", "or_", "xor"];
 
@@ -45,6 +52,19 @@ pub fn function_keys() -> Vec<String> {
     .into_iter()
     .chain(SHUFFLES)
     .chain(VOTES)
+    .chain(BARRIER_REDUCTIONS)
+    .chain(BIT_OPS)
+    .chain([
+        "fma",
+        "cbrt",
+        "selp",
+        "activemask",
+        "lanemask_lt",
+        "atomic.cas",
+        "atomic.inc",
+        "atomic.dec",
+        "atomic.compare_and_swap",
+    ])
     .map(str::to_string)
     .chain(ATOMICS.iter().map(|op| format!("atomic.{op}")))
     .map(|k| format!("{MODULE}.{k}"))
@@ -61,6 +81,8 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "shfl_up_sync" | "shfl_down_sync" => &["mask", "value", "delta"],
         "shfl_xor_sync" => &["mask", "value", "lane_mask"],
         "ballot_sync" | "all_sync" | "any_sync" => &["mask", "predicate"],
+        "atomic.cas" => &["ary", "idx", "old", "val"],
+        "atomic.inc" | "atomic.dec" => &["ary", "idx", "val"],
         r if r
             .strip_prefix("atomic.")
             .is_some_and(|op| ATOMICS.contains(&op)) =>
@@ -203,6 +225,133 @@ impl BaseContext {
                 "(mask=0xffffffff)",
             )),
         );
+        for name in BARRIER_REDUCTIONS {
+            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [p] if *p == BOOLEAN || p.unliteral().is_integer() => {
+                            Some(sig(key, INT32, vec![p.unliteral()]))
+                        }
+                        _ => None,
+                    },
+                    "(predicate)",
+                )),
+            );
+        }
+        for name in BIT_OPS {
+            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| match a {
+                        [x] if x.unliteral().is_integer() => {
+                            let t = x.unliteral();
+                            Some(sig(key, t, vec![t]))
+                        }
+                        _ => None,
+                    },
+                    "(an integer)",
+                )),
+            );
+        }
+        for (name, nargs) in [("fma", 3usize), ("cbrt", 1)] {
+            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| {
+                        let t = a.first()?.unliteral();
+                        let t = if t.is_float() {
+                            t
+                        } else if t.is_number() {
+                            FLOAT64
+                        } else {
+                            return None;
+                        };
+                        (a.len() == nargs && a.iter().all(|x| x.unliteral().is_number()))
+                            .then(|| sig(key, t, vec![t; nargs]))
+                    },
+                    "(floats)",
+                )),
+            );
+        }
+        let key: &'static str = Box::leak(format!("{MODULE}.selp").into_boxed_str());
+        self.register(
+            key,
+            Box::new(FnTemplate(
+                move |a: &[TypeId]| match a {
+                    [c, x, y]
+                        if (*c == BOOLEAN || c.unliteral().is_integer())
+                            && x.unliteral() == y.unliteral()
+                            && x.unliteral().is_number() =>
+                    {
+                        let t = x.unliteral();
+                        Some(sig(key, t, vec![BOOLEAN, t, t]))
+                    }
+                    _ => None,
+                },
+                "(condition, a, b of one type)",
+            )),
+        );
+        for name in ["activemask", "lanemask_lt"] {
+            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| a.is_empty().then(|| sig(key, UINT32, vec![])),
+                    "()",
+                )),
+            );
+        }
+        for op in ["cas", "inc", "dec", "compare_and_swap"] {
+            let key: &'static str = Box::leak(format!("{MODULE}.atomic.{op}").into_boxed_str());
+            self.register(
+                key,
+                Box::new(FnTemplate(
+                    move |a: &[TypeId]| {
+                        let (ary, rest) = a.split_first()?;
+                        let Type::Array { dtype, ndim, .. } = ary.get() else {
+                            return None;
+                        };
+                        let unsigned = matches!(
+                            dtype.get(),
+                            Type::Integer {
+                                signed: false,
+                                bits: 32 | 64
+                            }
+                        );
+                        let int = matches!(dtype.get(), Type::Integer { bits: 32 | 64, .. });
+                        match (op, rest) {
+                            ("cas", [idx, old, val]) => {
+                                let nidx = crate::conv::tuple_items(*idx).map_or(1, |i| i.len());
+                                (int && is_index(*idx)
+                                    && nidx == ndim as usize
+                                    && old.unliteral().is_number()
+                                    && val.unliteral().is_number())
+                                .then(|| sig(key, dtype, vec![*ary, *idx, dtype, dtype]))
+                            }
+                            ("compare_and_swap", [old, val]) => (int
+                                && ndim == 1
+                                && old.unliteral().is_number()
+                                && val.unliteral().is_number())
+                            .then(|| sig(key, dtype, vec![*ary, dtype, dtype])),
+                            ("inc" | "dec", [idx, val]) => {
+                                let nidx = crate::conv::tuple_items(*idx).map_or(1, |i| i.len());
+                                (unsigned
+                                    && is_index(*idx)
+                                    && nidx == ndim as usize
+                                    && val.unliteral().is_number())
+                                .then(|| sig(key, dtype, vec![*ary, *idx, dtype]))
+                            }
+                            _ => None,
+                        }
+                    },
+                    "(array, index, ...)",
+                )),
+            );
+        }
         for space in ["shared", "local"] {
             let key: &'static str = Box::leak(format!("{MODULE}.{space}.array").into_boxed_str());
             self.register(

@@ -89,14 +89,29 @@ CHILD = textwrap.dedent('''
         ballots[i // 32] = cuda.ballot_sync(0xFFFFFFFF, i % 3 == 0)
         cuda.syncwarp()
 
-    kernels = [saxpy, block_sum, stencil, warp_sum, apply, votes]
+    @cuda.jit("void(int32[:], uint32[:], float64[:])")
+    def more(a, counters, f):
+        i = cuda.grid(1)
+        n = cuda.syncthreads_count(a[i] > 0)
+        every = cuda.syncthreads_and(a[i] > -5)
+        some = cuda.syncthreads_or(a[i] > 5)
+        old = cuda.atomic.cas(a, 0, 0, i)
+        cuda.atomic.compare_and_swap(a, 1, i)
+        cuda.atomic.inc(counters, 0, np.uint32(7))
+        cuda.atomic.dec(counters, 1, np.uint32(7))
+        bits = cuda.popc(a[i]) + cuda.clz(a[i]) + cuda.ffs(a[i]) + cuda.brev(a[i])
+        mask = cuda.activemask() & cuda.lanemask_lt()
+        f[i] = cuda.fma(f[i], 2.0, 1.0) + cuda.selp(n > 3, 1.0, 0.0) + bits + old + mask
+        f[i] += every + some
+
+    kernels = [saxpy, block_sum, stencil, warp_sum, apply, votes, more]
     if cuda.LIBDEVICE is not None:
         @cuda.jit("void(float64[:], float32[:])")
         def math_kernel(x, y):
             i = cuda.grid(1)
             if i < x.shape[0]:
                 x[i] = math.sin(x[i]) * math.exp(-x[i]) + math.atan2(x[i], 2.0)
-                y[i] = math.cos(y[i]) + math.sqrt(y[i])
+                y[i] = math.cos(y[i]) + math.sqrt(y[i]) + cuda.cbrt(y[i])
         kernels.append(math_kernel)
     out = {}
     for k in kernels:
@@ -193,6 +208,19 @@ def test_math_through_libdevice(compiled):
     entry(ptx)
     # libdevice linked and internalised: no external math function is left.
     assert ".extern" not in ptx and "__nvvm_reflect" not in ptx
+
+
+def test_barrier_reductions_cas_inc_dec_bits(compiled):
+    ptx = compiled["ptx"]["more"]
+    entry(ptx)
+    for needle in ("bar.red.popc", "bar.red.and", "bar.red.or", "atom.global.cas.b32",
+                   "popc.b32", "clz.b32", "brev.b32", "activemask.b32", "%lanemask_lt",
+                   "fma.rn.f64"):
+        assert needle in ptx, needle
+    # atomicInc/atomicDec: `atom.inc/dec`, or the compare-and-swap loops LLVM 19's
+    # NVPTX back end expands `atomicrmw uinc_wrap/udec_wrap` into.
+    assert ("atom.global.inc.u32" in ptx and "atom.global.dec.u32" in ptx) or \
+        ptx.count("atom.global.cas.b32") >= 4
 
 
 def test_errors_name_the_construct(compiled):
