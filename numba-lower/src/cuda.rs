@@ -264,6 +264,9 @@ fn memory_array<'ctx>(
     let elem = crate::model::value_type(lw.ctx, dtype)?;
     let n: i64 = dims.iter().product();
     let arr_t = inkwell::types::BasicType::array_type(&elem, n.max(0) as u32);
+    if shared && dims == [0] {
+        return dynamic_shared(lw, sig.ret, elem, dtype);
+    }
     let data = if shared {
         let g = lw
             .module
@@ -281,6 +284,86 @@ fn memory_array<'ctx>(
         lw.alloca_in_entry(arr_t.into(), "cuda.local")?
     };
     fixed_array(lw, sig.ret, data, &dims)
+}
+
+/// `cuda.shared.array(0, dtype)`: the dynamic shared memory sized at launch, one
+/// `.extern .shared` array every such call aliases, its length the launch's bytes over
+/// the item size.
+fn dynamic_shared<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    elem: inkwell::types::BasicTypeEnum<'ctx>,
+    dtype: TypeId,
+) -> R<BasicValueEnum<'ctx>> {
+    let ctx = lw.ctx;
+    let i64t = ctx.i64_type();
+    let name = "cuda_dynamic_shared";
+    let g = lw.module.get_global(name).unwrap_or_else(|| {
+        let ty = inkwell::types::BasicType::array_type(&elem, 0);
+        let g = lw
+            .module
+            .add_global(ty, Some(AddressSpace::from(3u16)), name);
+        g.set_linkage(Linkage::External);
+        g.set_alignment(16);
+        g
+    });
+    let data =
+        lw.b.build_address_space_cast(
+            g.as_pointer_value(),
+            ctx.ptr_type(AddressSpace::default()),
+            "dynshared",
+        )
+        .map_err(llvm_err)?;
+    // `%dynamic_smem_size` has no NVVM intrinsic: read it with one `mov`.
+    let i32t = ctx.i32_type();
+    let asm = ctx.create_inline_asm(
+        i32t.fn_type(&[], false),
+        "mov.u32 $0, %dynamic_smem_size;".to_string(),
+        "=r".to_string(),
+        false,
+        false,
+        None,
+        false,
+    );
+    let bytes =
+        lw.b.build_indirect_call(i32t.fn_type(&[], false), asm, &[], "dynsize")
+            .map_err(llvm_err)?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| LowerError::Llvm("inline asm returned nothing".into()))?
+            .into_int_value();
+    let bytes = lw.b.build_int_z_extend(bytes, i64t, "").map_err(llvm_err)?;
+    let item = numba_typeinfer::records::field_size(dtype);
+    let n =
+        lw.b.build_int_unsigned_div(bytes, i64t.const_int(item, false), "")
+            .map_err(llvm_err)?;
+    let null = ctx.ptr_type(AddressSpace::default()).const_null();
+    let st = array_struct(ctx, ndim(t));
+    let one = |v: inkwell::values::IntValue<'ctx>| -> R<BasicValueEnum<'ctx>> {
+        Ok(lw
+            .b
+            .build_insert_value(i64t.array_type(1).get_undef(), v, 0, "")
+            .map_err(llvm_err)?
+            .into_array_value()
+            .into())
+    };
+    let fields: [BasicValueEnum<'ctx>; 7] = [
+        null.into(),
+        null.into(),
+        n.into(),
+        i64t.const_int(item, false).into(),
+        data.into(),
+        one(n)?,
+        one(i64t.const_int(item, false))?,
+    ];
+    let mut v = st.get_undef();
+    for (i, f) in fields.into_iter().enumerate() {
+        v =
+            lw.b.build_insert_value(v, f, i as u32, "")
+                .map_err(llvm_err)?
+                .into_struct_value();
+    }
+    Ok(v.into())
 }
 
 fn atomic<'ctx>(
@@ -436,7 +519,11 @@ fn vote<'ctx>(
         );
         return lw.call_value(f, &[mask.into(), pred.into()]);
     }
-    let which = if name == "all_sync" { "all" } else { "any" };
+    let which = match name {
+        "all_sync" => "all",
+        "eq_sync" => "uni",
+        _ => "any",
+    };
     let f = nvvm(
         lw,
         &format!("llvm.nvvm.vote.{which}.sync"),
@@ -988,10 +1075,12 @@ fn refuse_calls(module: &inkwell::module::Module<'_>, qualname: &str) -> R<()> {
             continue;
         }
         let name = f.get_name().to_string_lossy().into_owned();
-        if NVPTX_INTRINSICS.iter().any(|p| name.starts_with(p))
-            || name.starts_with("__nvvm_reflect")
-            || unused(f)
-        {
+        if unused(f) || name.starts_with("__nvvm_reflect") {
+            continue;
+        }
+        // A name under `llvm.` that LLVM does not know is no intrinsic: the back end
+        // would emit it as an external function ptxas cannot resolve.
+        if NVPTX_INTRINSICS.iter().any(|p| name.starts_with(p)) && f.get_intrinsic_id() != 0 {
             continue;
         }
         let what = if name.starts_with("NRT_") {

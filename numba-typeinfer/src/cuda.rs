@@ -27,7 +27,7 @@ pub const SHUFFLES: [&str; 4] = [
 ];
 
 /// Warp votes: `cuda.<name>(mask, predicate)`.
-pub const VOTES: [&str; 3] = ["ballot_sync", "all_sync", "any_sync"];
+pub const VOTES: [&str; 4] = ["ballot_sync", "all_sync", "any_sync", "eq_sync"];
 
 /// Block-wide barriers that reduce a predicate: `cuda.<name>(predicate)`.
 pub const BARRIER_REDUCTIONS: [&str; 3] =
@@ -80,7 +80,7 @@ pub fn param_names(key: &str) -> Option<&'static [&'static str]> {
         "shfl_sync" => &["mask", "value", "src_lane"],
         "shfl_up_sync" | "shfl_down_sync" => &["mask", "value", "delta"],
         "shfl_xor_sync" => &["mask", "value", "lane_mask"],
-        "ballot_sync" | "all_sync" | "any_sync" => &["mask", "predicate"],
+        "ballot_sync" | "all_sync" | "any_sync" | "eq_sync" => &["mask", "predicate"],
         "atomic.cas" => &["ary", "idx", "old", "val"],
         "atomic.inc" | "atomic.dec" => &["ary", "idx", "val"],
         r if r

@@ -103,6 +103,12 @@ CHILD = textwrap.dedent('''
         mask = cuda.activemask() & cuda.lanemask_lt()
         f[i] = cuda.fma(f[i], 2.0, 1.0) + cuda.selp(n > 3, 1.0, 0.0) + bits + old + mask
         f[i] += every + some
+        if cuda.eq_sync(0xFFFFFFFF, a[i] > 0):
+            f[i] += 1.0
+        dyn = cuda.shared.array(0, dtype=np.float64)
+        dyn[cuda.threadIdx.x] = f[i]
+        cuda.syncthreads()
+        f[i] = dyn[dyn.shape[0] - 1 - cuda.threadIdx.x]
 
     kernels = [saxpy, block_sum, stencil, warp_sum, apply, votes, more]
     if cuda.LIBDEVICE is not None:
@@ -215,7 +221,8 @@ def test_barrier_reductions_cas_inc_dec_bits(compiled):
     entry(ptx)
     for needle in ("bar.red.popc", "bar.red.and", "bar.red.or", "atom.global.cas.b32",
                    "popc.b32", "clz.b32", "brev.b32", "activemask.b32", "%lanemask_lt",
-                   "fma.rn.f64"):
+                   "fma.rn.f64", "vote.sync.uni.pred", "%dynamic_smem_size",
+                   ".extern .shared .align 16 .b8 cuda_dynamic_shared[]"):
         assert needle in ptx, needle
     # atomicInc/atomicDec: `atom.inc/dec`, or the compare-and-swap loops LLVM 19's
     # NVPTX back end expands `atomicrmw uinc_wrap/udec_wrap` into.
