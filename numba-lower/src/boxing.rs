@@ -131,7 +131,7 @@ fn finish(
     names: &[&str],
 ) -> R<Vec<usize>> {
     codegen::optimise(module, machine, crate::refprune::RefPruneFlags::NONE)?;
-    let loaded = crate::jit::load_module(module, externals, false)?;
+    let loaded = crate::jit::load_module(module, externals)?;
     names.iter().map(|name| loaded.address(name)).collect()
 }
 

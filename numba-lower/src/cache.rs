@@ -152,33 +152,54 @@ fn name_typecodes(module: &Module<'_>) -> Result<(), Uncacheable> {
     Ok(())
 }
 
+/// Each typecode table a module's metadata names ([`name_typecodes`]), with its types'
+/// names.
+fn named_typecode_tables(module: &Module<'_>) -> Vec<(String, Vec<String>)> {
+    module
+        .get_global_metadata(TYPECODE_NAMES)
+        .into_iter()
+        .filter_map(|node| {
+            let items: Vec<String> = node
+                .get_node_values()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|v| match v {
+                    inkwell::values::BasicMetadataValueEnum::MetadataValue(m) => m
+                        .get_string_value()
+                        .map(|s| String::from_utf8_lossy(s).into_owned())
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                })
+                .collect();
+            let (table, names) = items.split_first()?;
+            Some((table.clone(), names.to_vec()))
+        })
+        .collect()
+}
+
+/// This process's typecodes of types named in an image.
+fn typecodes_of(names: &[String]) -> R<Vec<u32>> {
+    names
+        .iter()
+        .map(|name| {
+            numba_typeinfer::types::parse_cache_name(name)
+                .map(|t| t.0)
+                .ok_or_else(|| LowerError::Llvm(format!("cached type {name} does not parse")))
+        })
+        .collect()
+}
+
 /// Renumber the typecode tables of a loaded image for this process.
 fn renumber_typecodes(module: &Module<'_>) -> R<()> {
-    let ctx = module.get_context();
-    let i32t = ctx.i32_type();
-    for node in module.get_global_metadata(TYPECODE_NAMES) {
-        let mut items = node
-            .get_node_values()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|v| match v {
-                inkwell::values::BasicMetadataValueEnum::MetadataValue(m) => m
-                    .get_string_value()
-                    .map(|s| String::from_utf8_lossy(s).into_owned())
-                    .unwrap_or_default(),
-                _ => String::new(),
-            });
-        let table = items.next().unwrap_or_default();
+    let i32t = module.get_context().i32_type();
+    for (table, names) in named_typecode_tables(module) {
         let g = module
             .get_global(&table)
             .ok_or_else(|| LowerError::Llvm(format!("cached image lacks {table}")))?;
-        let codes = items
-            .map(|name| {
-                numba_typeinfer::types::parse_cache_name(&name)
-                    .map(|t| i32t.const_int(u64::from(t.0), false))
-                    .ok_or_else(|| LowerError::Llvm(format!("cached type {name} does not parse")))
-            })
-            .collect::<R<Vec<_>>>()?;
+        let codes: Vec<_> = typecodes_of(&names)?
+            .into_iter()
+            .map(|c| i32t.const_int(u64::from(c), false))
+            .collect();
         g.set_initializer(&i32t.const_array(&codes));
     }
     Ok(())
@@ -307,36 +328,16 @@ pub fn object_code(image: &[u8]) -> R<ObjectCode> {
     let machine = codegen::host_machine()?;
     module.set_triple(&machine.get_triple());
     let suffix = format!(".k{:016x}", stable_hash(image));
-    let mut typecodes = Vec::new();
-    for node in module.get_global_metadata(TYPECODE_NAMES) {
-        let items: Vec<String> = node
-            .get_node_values()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|v| match v {
-                inkwell::values::BasicMetadataValueEnum::MetadataValue(m) => m
-                    .get_string_value()
-                    .map(|s| String::from_utf8_lossy(s).into_owned())
-                    .unwrap_or_default(),
-                _ => String::new(),
-            })
-            .collect();
-        if let Some((table, names)) = items.split_first() {
-            // Written at load time: kept out of read-only memory.
-            if let Some(g) = module.get_global(table) {
-                g.set_constant(false);
-            }
-            typecodes.push((table.clone(), names.to_vec()));
+    let typecodes = named_typecode_tables(&module);
+    for (table, _) in &typecodes {
+        // Written at load time: kept out of read-only memory.
+        if let Some(g) = module.get_global(table) {
+            g.set_constant(false);
         }
     }
-    let exports = crate::jit::exports(&module);
+    let exports = crate::jit::exported_names(&module);
     for name in &exports {
-        let new = format!("{name}{suffix}");
-        if let Some(f) = module.get_function(name) {
-            f.as_global_value().set_name(&new);
-        } else if let Some(g) = module.get_global(name) {
-            g.set_name(&new);
-        }
+        crate::jit::rename(&module, name, &format!("{name}{suffix}"));
     }
     let object = crate::jit::emit_object(&module)?.as_slice().to_vec();
     Ok(ObjectCode {
@@ -371,14 +372,7 @@ pub fn load(
         symbol,
     )?;
     for (table, names) in &code.typecodes {
-        let codes = names
-            .iter()
-            .map(|name| {
-                numba_typeinfer::types::parse_cache_name(name)
-                    .map(|t| t.0)
-                    .ok_or_else(|| LowerError::Llvm(format!("cached type {name} does not parse")))
-            })
-            .collect::<R<Vec<u32>>>()?;
+        let codes = typecodes_of(names)?;
         let addr = loaded.address(table)?;
         // SAFETY: the table is a writable global of `codes.len()` i32s in the object
         // just linked (`object_code` made it so).
@@ -399,32 +393,13 @@ pub fn load(
             .unwrap_or_else(|e| format!("; the cached module does not load: {e}"))
     });
     Ok(CompiledFunction {
-        symbol: symbol.to_string(),
-        native,
-        entry,
-        arg_types: arg_types.to_vec(),
-        return_type,
-        llvm_ir: text.clone(),
-        optimized_ir: text,
-        assembly: None,
-        prune_stats: Default::default(),
-        arg_shapes: arg_types
-            .iter()
-            .map(|&t| crate::boundary_shape(t).ok())
-            .collect(),
-        ret_shape: crate::boundary_shape(return_type).ok(),
         timings: vec![("load_from_cache".into(), start.elapsed())],
-        frozen_data: Default::default(),
-        type_annotation: Default::default(),
-        rewrite_trace: String::new(),
-        warnings: Vec::new(),
-        parallel_loops: Vec::new(),
-        hoisted_allocations: Vec::new(),
-        fusion_reports: Vec::new(),
-        nested_parfors: Vec::new(),
         wrappers: wrapper_addresses,
-        object_env: None,
-        typed_ir: None,
+        ..CompiledFunction::new(
+            (symbol.to_string(), native, entry),
+            (arg_types, return_type),
+            (text.clone(), text),
+        )
     })
 }
 

@@ -110,45 +110,27 @@ fn special_register(dim3: &str, axis: &str) -> String {
 }
 
 fn read_sreg<'ctx>(lw: &FnLower<'ctx, '_>, name: &str) -> R<inkwell::values::IntValue<'ctx>> {
-    let i32t = lw.ctx.i32_type();
-    let f = lw
-        .module
-        .get_function(name)
-        .unwrap_or_else(|| lw.module.add_function(name, i32t.fn_type(&[], false), None));
+    let f = nvvm(lw, name, lw.ctx.i32_type().fn_type(&[], false));
     Ok(lw.call_value(f, &[])?.into_int_value())
 }
 
-macro_rules! dim3_attr {
-    ($dim:literal, $axis:literal) => {{
-        fn f<'ctx>(
-            lw: &mut FnLower<'ctx, '_>,
-            _: &Signature,
-            _: &[BasicValueEnum<'ctx>],
-        ) -> R<BasicValueEnum<'ctx>> {
-            Ok(read_sreg(lw, &special_register($dim, $axis))?.into())
-        }
-        f as crate::registry::LowerFn
-    }};
+/// Whether `t` is one of the index objects, `cuda.threadIdx` and the others.
+fn is_dim3(t: TypeId) -> bool {
+    matches!(t.get(), Type::Module(m) if m.strip_prefix("numba_rs.cuda.")
+        .is_some_and(|d| numba_typeinfer::cuda::DIM3.contains(&d)))
 }
 
-macro_rules! dim3_attrs {
-    ($r:expr, $($dim:literal),*) => {$(
-        $r.register(
-            ImplKey::GetAttr("x".into()),
-            Args::Exact(vec![TypePat::Module(concat!("numba_rs.cuda.", $dim))]),
-            dim3_attr!($dim, "x"),
-        );
-        $r.register(
-            ImplKey::GetAttr("y".into()),
-            Args::Exact(vec![TypePat::Module(concat!("numba_rs.cuda.", $dim))]),
-            dim3_attr!($dim, "y"),
-        );
-        $r.register(
-            ImplKey::GetAttr("z".into()),
-            Args::Exact(vec![TypePat::Module(concat!("numba_rs.cuda.", $dim))]),
-            dim3_attr!($dim, "z"),
-        );
-    )*};
+/// `cuda.<dim3>.<axis>`: its special register.
+fn dim3_attr<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    sig: &Signature,
+    _: &[BasicValueEnum<'ctx>],
+) -> R<BasicValueEnum<'ctx>> {
+    let (Type::Module(m), ImplKey::GetAttr(axis)) = (sig.args[0].get(), &sig.key) else {
+        return Err(LowerError::Llvm("a CUDA index without its object".into()));
+    };
+    let dim = m.rsplit('.').next().unwrap_or_default();
+    Ok(read_sreg(lw, &special_register(dim, axis))?.into())
 }
 
 /// The absolute positions (`grid`) or extents (`gridsize`) of the first `n` axes.
@@ -191,64 +173,36 @@ fn grid_axes<'ctx>(
     lw.make_struct(sig.ret, &vals)
 }
 
-/// A C-contiguous array of constant shape over `data` (no MemInfo: not reference
+/// A C-contiguous array over `data` with these dimensions (no MemInfo: not reference
 /// counted), as `cuda.shared.array` and `cuda.local.array` make.
-fn fixed_array<'ctx>(
-    lw: &FnLower<'ctx, '_>,
+fn unowned_array<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
     t: TypeId,
     data: inkwell::values::PointerValue<'ctx>,
-    shape: &[i64],
+    shape: &[inkwell::values::IntValue<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
-    let ctx = lw.ctx;
-    let i64t = ctx.i64_type();
     let Type::Array { dtype, .. } = t.get() else {
-        return Err(LowerError::Llvm("a fixed array of a non-array type".into()));
+        return Err(LowerError::Llvm("a CUDA array of a non-array type".into()));
     };
-    let item = numba_typeinfer::records::field_size(dtype) as i64;
-    let nitems: i64 = shape.iter().product();
+    let i64t = lw.ctx.i64_type();
+    let item = i64t.const_int(numba_typeinfer::records::field_size(dtype), false);
     let mut strides = vec![item; shape.len()];
     for k in (0..shape.len().saturating_sub(1)).rev() {
-        strides[k] = strides[k + 1] * shape[k + 1];
+        strides[k] =
+            lw.b.build_int_mul(strides[k + 1], shape[k + 1], "")
+                .map_err(llvm_err)?;
     }
-    let consts = |v: &[i64]| {
-        i64t.const_array(
-            &v.iter()
-                .map(|&x| i64t.const_int(x as u64, true))
-                .collect::<Vec<_>>(),
+    // The base the view takes its (null) MemInfo, parent and item size from.
+    let base =
+        lw.b.build_insert_value(
+            array_struct(lw.ctx, ndim(t)).const_zero(),
+            item,
+            crate::model::array::field::ITEMSIZE,
+            "",
         )
-    };
-    let null = ctx.ptr_type(AddressSpace::default()).const_null();
-    let st = array_struct(ctx, ndim(t));
-    let mut v = st.get_undef();
-    let fields: [BasicValueEnum<'ctx>; 7] = [
-        null.into(),
-        null.into(),
-        i64t.const_int(nitems as u64, true).into(),
-        i64t.const_int(item as u64, true).into(),
-        data.into(),
-        consts(shape).into(),
-        consts(&strides).into(),
-    ];
-    for (i, f) in fields.into_iter().enumerate() {
-        v =
-            lw.b.build_insert_value(v, f, i as u32, "")
-                .map_err(llvm_err)?
-                .into_struct_value();
-    }
-    Ok(v.into())
-}
-
-fn const_dims(t: TypeId) -> Option<Vec<i64>> {
-    match t.get() {
-        Type::IntegerLiteral(n) => Some(vec![n]),
-        _ => numba_typeinfer::conv::tuple_items(t)?
-            .iter()
-            .map(|i| match i.get() {
-                Type::IntegerLiteral(n) => Some(n),
-                _ => None,
-            })
-            .collect(),
-    }
+        .map_err(llvm_err)?
+        .into_struct_value();
+    Ok(impls::array_ops::view_with(lw, base, data, shape, &strides)?.into())
 }
 
 fn memory_array<'ctx>(
@@ -256,7 +210,7 @@ fn memory_array<'ctx>(
     sig: &Signature,
     shared: bool,
 ) -> R<BasicValueEnum<'ctx>> {
-    let dims = const_dims(sig.args[0])
+    let dims = numba_typeinfer::cuda::const_shape(sig.args[0])
         .ok_or_else(|| lw.unsupported("the shape of a CUDA array must be constant"))?;
     let Type::Array { dtype, .. } = sig.ret.get() else {
         return Err(LowerError::Llvm("cuda array of a non-array type".into()));
@@ -283,7 +237,12 @@ fn memory_array<'ctx>(
     } else {
         lw.alloca_in_entry(arr_t.into(), "cuda.local")?
     };
-    fixed_array(lw, sig.ret, data, &dims)
+    let i64t = lw.ctx.i64_type();
+    let shape: Vec<_> = dims
+        .iter()
+        .map(|&d| i64t.const_int(d as u64, true))
+        .collect();
+    unowned_array(lw, sig.ret, data, &shape)
 }
 
 /// `cuda.shared.array(0, dtype)`: the dynamic shared memory sized at launch, one
@@ -337,33 +296,7 @@ fn dynamic_shared<'ctx>(
     let n =
         lw.b.build_int_unsigned_div(bytes, i64t.const_int(item, false), "")
             .map_err(llvm_err)?;
-    let null = ctx.ptr_type(AddressSpace::default()).const_null();
-    let st = array_struct(ctx, ndim(t));
-    let one = |v: inkwell::values::IntValue<'ctx>| -> R<BasicValueEnum<'ctx>> {
-        Ok(lw
-            .b
-            .build_insert_value(i64t.array_type(1).get_undef(), v, 0, "")
-            .map_err(llvm_err)?
-            .into_array_value()
-            .into())
-    };
-    let fields: [BasicValueEnum<'ctx>; 7] = [
-        null.into(),
-        null.into(),
-        n.into(),
-        i64t.const_int(item, false).into(),
-        data.into(),
-        one(n)?,
-        one(i64t.const_int(item, false))?,
-    ];
-    let mut v = st.get_undef();
-    for (i, f) in fields.into_iter().enumerate() {
-        v =
-            lw.b.build_insert_value(v, f, i as u32, "")
-                .map_err(llvm_err)?
-                .into_struct_value();
-    }
-    Ok(v.into())
+    unowned_array(lw, t, data, &[n])
 }
 
 fn atomic<'ctx>(
@@ -762,7 +695,13 @@ fn register_intrinsics(r: &mut Registry) {
             Ok(lw.ghost())
         },
     );
-    dim3_attrs!(r, "threadIdx", "blockIdx", "blockDim", "gridDim");
+    for axis in ["x", "y", "z"] {
+        r.register(
+            ImplKey::GetAttr(axis.into()),
+            Args::Exact(vec![TypePat::Pred(is_dim3)]),
+            dim3_attr,
+        );
+    }
     r.register(
         ImplKey::GetAttr("laneid".into()),
         Args::Exact(vec![TypePat::Module("numba_rs.cuda")]),
@@ -782,11 +721,11 @@ fn register_intrinsics(r: &mut Registry) {
         ImplKey::Function("numba_rs.cuda.syncthreads".into()),
         Args::Exact(vec![]),
         |lw, _, _| {
-            let name = "llvm.nvvm.barrier0";
-            let f = lw.module.get_function(name).unwrap_or_else(|| {
-                lw.module
-                    .add_function(name, lw.ctx.void_type().fn_type(&[], false), None)
-            });
+            let f = nvvm(
+                lw,
+                "llvm.nvvm.barrier0",
+                lw.ctx.void_type().fn_type(&[], false),
+            );
             lw.b.build_call(f, &[], "").map_err(llvm_err)?;
             Ok(lw.ghost())
         },
@@ -1141,7 +1080,9 @@ impl TargetContext for CudaTarget {
             });
         }
         let machine = self.machine()?;
-        let ctx: &'static Context = Box::leak(Box::new(Context::create()));
+        // Nothing of the module outlives this call (the PTX and texts are copies).
+        let context = Context::create();
+        let ctx = &context;
         let symbol = mangle::mangle(
             &format!("cudapy.{}", options.module),
             &ir.qualname,
@@ -1191,32 +1132,19 @@ impl TargetContext for CudaTarget {
         let ptx = String::from_utf8_lossy(ptx.as_slice()).into_owned();
         let done = std::time::Instant::now();
         Ok(CompiledFunction {
-            symbol,
-            native: 0,
-            entry: no_host_entry,
-            arg_types: typing.arg_types.clone(),
-            return_type: typing.return_type,
-            llvm_ir: llvm_ir.into(),
-            optimized_ir: optimized_ir.into(),
             assembly: Some(ptx),
-            prune_stats: Default::default(),
+            // Kernels never cross into Python as values.
             arg_shapes: Vec::new(),
             ret_shape: None,
             timings: vec![
                 ("native_lowering".into(), lowered_at - start),
                 ("ptx_codegen".into(), done - lowered_at),
             ],
-            frozen_data: Default::default(),
-            type_annotation: Default::default(),
-            rewrite_trace: String::new(),
-            warnings: Vec::new(),
-            parallel_loops: Vec::new(),
-            hoisted_allocations: Vec::new(),
-            fusion_reports: Vec::new(),
-            nested_parfors: Vec::new(),
-            wrappers: Default::default(),
-            object_env: None,
-            typed_ir: None,
+            ..CompiledFunction::new(
+                (symbol, 0, no_host_entry),
+                (&typing.arg_types, typing.return_type),
+                (llvm_ir.into(), optimized_ir.into()),
+            )
         })
     }
 }

@@ -42,6 +42,8 @@ struct Session {
     defined: HashSet<String>,
     /// Suffix counter for a module whose names clash with loaded code.
     renames: u64,
+    /// How many of the embedder's host symbols are defined (its table only grows).
+    host_defined: usize,
 }
 
 // SAFETY: the LLJIT and its JITDylib are thread-safe objects (ORC locks its own
@@ -88,7 +90,6 @@ fn runtime_tables() -> impl Iterator<Item = (&'static str, usize)> {
         .chain(crate::sort::symbols())
         .chain(crate::blas::symbols())
         .chain(crate::lapack::symbols())
-        .chain(crate::runtime::host_symbols())
 }
 
 impl Session {
@@ -114,12 +115,24 @@ impl Session {
                 absolute: HashMap::new(),
                 defined: HashSet::new(),
                 renames: 0,
+                host_defined: 0,
             };
             let table: Vec<(String, usize)> =
                 runtime_tables().map(|(n, a)| (n.to_string(), a)).collect();
             s.define_absolute(&table).map_err(|e| e.to_string())?;
             Ok(s)
         }
+    }
+
+    /// Define the host symbols the embedder registered since the last call.
+    fn define_host_symbols(&mut self) -> R<()> {
+        let new: Vec<(String, usize)> = crate::runtime::host_symbols_from(self.host_defined)
+            .into_iter()
+            .map(|(n, a)| (n.to_string(), a))
+            .collect();
+        self.define_absolute(&new)?;
+        self.host_defined += new.len();
+        Ok(())
     }
 
     /// Define `symbols` (name, address) not defined yet; a name bound to another
@@ -200,7 +213,7 @@ impl Session {
 }
 
 /// What a module defines for other code: its definitions that are not local.
-fn exported_names(module: &Module<'_>) -> Vec<String> {
+pub(crate) fn exported_names(module: &Module<'_>) -> Vec<String> {
     let functions = module
         .get_functions()
         .filter(|f| f.count_basic_blocks() > 0)
@@ -217,6 +230,15 @@ fn exported_names(module: &Module<'_>) -> Vec<String> {
         })
         .map(|(n, _)| n)
         .collect()
+}
+
+/// Give a module's function or global `name` the name `new`.
+pub(crate) fn rename(module: &Module<'_>, name: &str, new: &str) {
+    if let Some(f) = module.get_function(name) {
+        f.as_global_value().set_name(new);
+    } else if let Some(g) = module.get_global(name) {
+        g.set_name(new);
+    }
 }
 
 /// The absolute symbols a module needs besides the runtime's: `externals`, callees
@@ -255,8 +277,6 @@ pub struct Loaded {
     /// Names the module's definitions got in the session where they clashed with
     /// code loaded before (a function compiled twice under one symbol).
     renamed: HashMap<String, String>,
-    /// The object code, when asked for.
-    pub object: Option<Vec<u8>>,
 }
 
 impl Loaded {
@@ -268,23 +288,13 @@ impl Loaded {
 }
 
 /// Compile `module` (optimised) to object code for the host and load it into the
-/// session, with `externals` (symbol, address) defined for it. `keep_object` keeps a
-/// copy of the object code (for the on-disk cache).
-pub fn load_module(
-    module: &Module<'_>,
-    externals: &[(String, usize)],
-    keep_object: bool,
-) -> R<Loaded> {
+/// session, with `externals` (symbol, address) defined for it.
+pub fn load_module(module: &Module<'_>, externals: &[(String, usize)]) -> R<Loaded> {
     let imports = module_imports(module, externals)?;
     let mut renamed = HashMap::new();
     {
         let mut s = session()?;
-        s.define_absolute(
-            &crate::runtime::host_symbols()
-                .into_iter()
-                .map(|(n, a)| (n.to_string(), a))
-                .collect::<Vec<_>>(),
-        )?;
+        s.define_host_symbols()?;
         s.define_absolute(&imports)?;
         // Reserve the module's names; one loaded before under the same name (the same
         // specialisation compiled again) makes this module's copy take a new name.
@@ -292,11 +302,7 @@ pub fn load_module(
             if s.defined.contains(&name) || s.absolute.contains_key(&name) {
                 s.renames += 1;
                 let new = format!("{name}.{}", s.renames);
-                if let Some(f) = module.get_function(&name) {
-                    f.as_global_value().set_name(&new);
-                } else if let Some(g) = module.get_global(&name) {
-                    g.set_name(&new);
-                }
+                rename(module, &name, &new);
                 s.defined.insert(new.clone());
                 renamed.insert(name, new);
             } else {
@@ -305,9 +311,8 @@ pub fn load_module(
         }
     }
     let buf = emit_object(module)?;
-    let object = keep_object.then(|| buf.as_slice().to_vec());
     session()?.add_object(buf)?;
-    Ok(Loaded { renamed, object })
+    Ok(Loaded { renamed })
 }
 
 /// The host's object code for `module`.
@@ -330,15 +335,9 @@ pub fn load_object(
 ) -> R<Loaded> {
     let loaded = Loaded {
         renamed: names.collect(),
-        object: None,
     };
     let mut s = session()?;
-    s.define_absolute(
-        &crate::runtime::host_symbols()
-            .into_iter()
-            .map(|(n, a)| (n.to_string(), a))
-            .collect::<Vec<_>>(),
-    )?;
+    s.define_host_symbols()?;
     if exports.iter().all(|e| s.defined.contains(e)) {
         return Ok(loaded);
     }
@@ -350,11 +349,6 @@ pub fn load_object(
     s.add_object(MemoryBuffer::create_from_memory_range_copy(object, name))?;
     s.defined.extend(exports.iter().cloned());
     Ok(loaded)
-}
-
-/// What a module exports, for [`load_object`].
-pub fn exports(module: &Module<'_>) -> Vec<String> {
-    exported_names(module)
 }
 
 static WARM_UP: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
@@ -467,7 +461,7 @@ fn warm_up() -> R<()> {
     r.add_incoming(&[(&f64t.const_zero(), entry), (&s2, body)]);
     b.build_return(Some(&r.as_basic_value())).map_err(err)?;
     crate::codegen::optimise(&module, machine, crate::RefPruneFlags::ALL)?;
-    let loaded = load_module(&module, &[], false)?;
+    let loaded = load_module(&module, &[])?;
     loaded.address("numba_rs.warm_up")?;
     crate::codegen::take_phases();
     Ok(())

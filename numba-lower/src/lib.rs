@@ -169,6 +169,42 @@ pub struct CompiledFunction {
     pub typed_ir: Option<std::sync::Arc<(FunctionIR, TypingResult)>>,
 }
 
+impl CompiledFunction {
+    /// A specialisation with its code and types and nothing else recorded yet: the
+    /// boundary shapes follow from the types, every report is empty.
+    pub fn new(
+        (symbol, native, entry): (String, usize, EntryFn),
+        (arg_types, return_type): (&[TypeId], TypeId),
+        (llvm_ir, optimized_ir): (IrText, IrText),
+    ) -> Self {
+        CompiledFunction {
+            symbol,
+            native,
+            entry,
+            arg_types: arg_types.to_vec(),
+            return_type,
+            llvm_ir,
+            optimized_ir,
+            assembly: None,
+            prune_stats: PruneStats::default(),
+            arg_shapes: arg_types.iter().map(|&t| boundary_shape(t).ok()).collect(),
+            ret_shape: boundary_shape(return_type).ok(),
+            timings: Vec::new(),
+            frozen_data: FrozenData::default(),
+            type_annotation: LazyText::default(),
+            rewrite_trace: String::new(),
+            warnings: Vec::new(),
+            parallel_loops: Vec::new(),
+            hoisted_allocations: Vec::new(),
+            fusion_reports: Vec::new(),
+            nested_parfors: Vec::new(),
+            wrappers: WrapperAddresses::default(),
+            object_env: None,
+            typed_ir: None,
+        }
+    }
+}
+
 /// A warning raised while compiling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompileWarning {
@@ -215,21 +251,7 @@ impl IrText {
         }))
     }
 
-    /// The text, shared.
-    pub fn arc(&self) -> std::sync::Arc<str> {
-        self.0
-            .text
-            .get_or_init(|| {
-                self.0
-                    .make
-                    .as_ref()
-                    .map_or_else(String::new, |f| f())
-                    .into()
-            })
-            .clone()
-    }
-
-    pub fn as_str(&self) -> &str {
+    fn text(&self) -> &std::sync::Arc<str> {
         self.0.text.get_or_init(|| {
             self.0
                 .make
@@ -237,6 +259,15 @@ impl IrText {
                 .map_or_else(String::new, |f| f())
                 .into()
         })
+    }
+
+    /// The text, shared.
+    pub fn arc(&self) -> std::sync::Arc<str> {
+        self.text().clone()
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.text()
     }
 }
 

@@ -526,6 +526,16 @@ pub fn has_host_symbol(name: &str) -> bool {
 }
 
 /// The embedder's registered C functions.
+/// The host symbols registered after the first `from` (the table only grows).
+pub fn host_symbols_from(from: usize) -> Vec<(&'static str, usize)> {
+    HOST_SYMBOLS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(from..)
+        .map(<[_]>::to_vec)
+        .unwrap_or_default()
+}
+
 pub fn host_symbols() -> Vec<(&'static str, usize)> {
     HOST_SYMBOLS
         .read()

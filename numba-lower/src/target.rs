@@ -8,7 +8,7 @@ use inkwell::context::Context;
 use numba_ir::FunctionIR;
 use numba_typeinfer::TypingResult;
 
-use crate::callconv::{boundary_shape, build_entry_wrapper, native_fn_type};
+use crate::callconv::{build_entry_wrapper, native_fn_type};
 use crate::function::FnLower;
 use crate::registry::Registry;
 use crate::{
@@ -166,25 +166,12 @@ impl TargetContext for CpuTarget {
             None
         };
         let optimised_at = Instant::now();
-        let loaded = crate::jit::load_module(&module, &externals, false)?;
+        let loaded = crate::jit::load_module(&module, &externals)?;
         let (native, entry, wrappers) = codegen::addresses(&loaded, &symbol, w)?;
         let done = Instant::now();
         Ok(CompiledFunction {
-            symbol,
-            native,
-            entry,
-            arg_types: typing.arg_types.clone(),
-            return_type: typing.return_type,
-            llvm_ir: llvm_ir.into(),
-            optimized_ir: optimized_ir.into(),
             assembly,
             prune_stats,
-            arg_shapes: typing
-                .arg_types
-                .iter()
-                .map(|&t| boundary_shape(t).ok())
-                .collect(),
-            ret_shape: boundary_shape(typing.return_type).ok(),
             timings: [
                 ("native_lowering".into(), lowered_at - start),
                 ("llvm_optimise".into(), optimised_at - lowered_at),
@@ -194,16 +181,12 @@ impl TargetContext for CpuTarget {
             .chain(codegen::take_phases())
             .collect(),
             frozen_data,
-            type_annotation: crate::LazyText::default(),
-            rewrite_trace: String::new(),
-            warnings: Vec::new(),
-            parallel_loops: Vec::new(),
-            hoisted_allocations: Vec::new(),
-            fusion_reports: Vec::new(),
-            nested_parfors: Vec::new(),
             wrappers,
-            object_env: None,
-            typed_ir: None,
+            ..CompiledFunction::new(
+                (symbol, native, entry),
+                (&typing.arg_types, typing.return_type),
+                (llvm_ir.into(), optimized_ir.into()),
+            )
         })
     }
 }

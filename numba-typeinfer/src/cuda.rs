@@ -121,7 +121,7 @@ pub fn getattr(module: &str, attr: &str) -> Option<TypeId> {
 }
 
 /// The constant dimensions of a shape argument: an int literal or a tuple of them.
-fn const_shape(t: TypeId) -> Option<Vec<i64>> {
+pub fn const_shape(t: TypeId) -> Option<Vec<i64>> {
     match t.get() {
         Type::IntegerLiteral(n) => Some(vec![n]),
         Type::UniTuple(_, _) | Type::Tuple(_) => crate::conv::tuple_items(t)?
@@ -135,6 +135,17 @@ fn const_shape(t: TypeId) -> Option<Vec<i64>> {
     }
 }
 
+/// `cuda.<name>` as a template key (made once per template, at start-up).
+fn template_key(name: &str) -> &'static str {
+    Box::leak(format!("{MODULE}.{name}").into_boxed_str())
+}
+
+/// Whether `idx` indexes one element of an array of `ndim` dimensions.
+fn indexes_element(idx: TypeId, ndim: u32) -> bool {
+    let n = crate::conv::tuple_items(idx).map_or(1, |i| i.len());
+    is_index(idx) && n == ndim as usize
+}
+
 fn is_index(t: TypeId) -> bool {
     t.unliteral().is_integer()
         || crate::conv::tuple_items(t).is_some_and(|items| {
@@ -145,7 +156,7 @@ fn is_index(t: TypeId) -> bool {
 impl BaseContext {
     pub(crate) fn install_cuda(&mut self) {
         for name in ["grid", "gridsize"] {
-            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            let key = template_key(name);
             self.register(
                 key,
                 Box::new(FnTemplate(
@@ -163,8 +174,7 @@ impl BaseContext {
                 )),
             );
         }
-        let barrier = format!("{MODULE}.syncthreads");
-        let key: &'static str = Box::leak(barrier.into_boxed_str());
+        let key = template_key("syncthreads");
         self.register(
             key,
             Box::new(FnTemplate(
@@ -173,7 +183,7 @@ impl BaseContext {
             )),
         );
         for name in SHUFFLES {
-            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            let key = template_key(name);
             self.register(
                 key,
                 Box::new(FnTemplate(
@@ -195,7 +205,7 @@ impl BaseContext {
             );
         }
         for name in VOTES {
-            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            let key = template_key(name);
             let ret = if name == "ballot_sync" { UINT32 } else { INT32 };
             self.register(
                 key,
@@ -213,7 +223,7 @@ impl BaseContext {
                 )),
             );
         }
-        let key: &'static str = Box::leak(format!("{MODULE}.syncwarp").into_boxed_str());
+        let key = template_key("syncwarp");
         self.register(
             key,
             Box::new(FnTemplate(
@@ -226,7 +236,7 @@ impl BaseContext {
             )),
         );
         for name in BARRIER_REDUCTIONS {
-            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            let key = template_key(name);
             self.register(
                 key,
                 Box::new(FnTemplate(
@@ -241,7 +251,7 @@ impl BaseContext {
             );
         }
         for name in BIT_OPS {
-            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            let key = template_key(name);
             self.register(
                 key,
                 Box::new(FnTemplate(
@@ -257,7 +267,7 @@ impl BaseContext {
             );
         }
         for (name, nargs) in [("fma", 3usize), ("cbrt", 1)] {
-            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            let key = template_key(name);
             self.register(
                 key,
                 Box::new(FnTemplate(
@@ -277,7 +287,7 @@ impl BaseContext {
                 )),
             );
         }
-        let key: &'static str = Box::leak(format!("{MODULE}.selp").into_boxed_str());
+        let key = template_key("selp");
         self.register(
             key,
             Box::new(FnTemplate(
@@ -296,7 +306,7 @@ impl BaseContext {
             )),
         );
         for name in ["activemask", "lanemask_lt"] {
-            let key: &'static str = Box::leak(format!("{MODULE}.{name}").into_boxed_str());
+            let key = template_key(name);
             self.register(
                 key,
                 Box::new(FnTemplate(
@@ -306,7 +316,7 @@ impl BaseContext {
             );
         }
         for op in ["cas", "inc", "dec", "compare_and_swap"] {
-            let key: &'static str = Box::leak(format!("{MODULE}.atomic.{op}").into_boxed_str());
+            let key = template_key(&format!("atomic.{op}"));
             self.register(
                 key,
                 Box::new(FnTemplate(
@@ -324,27 +334,20 @@ impl BaseContext {
                         );
                         let int = matches!(dtype.get(), Type::Integer { bits: 32 | 64, .. });
                         match (op, rest) {
-                            ("cas", [idx, old, val]) => {
-                                let nidx = crate::conv::tuple_items(*idx).map_or(1, |i| i.len());
-                                (int && is_index(*idx)
-                                    && nidx == ndim as usize
-                                    && old.unliteral().is_number()
-                                    && val.unliteral().is_number())
-                                .then(|| sig(key, dtype, vec![*ary, *idx, dtype, dtype]))
-                            }
+                            ("cas", [idx, old, val]) => (int
+                                && indexes_element(*idx, ndim)
+                                && old.unliteral().is_number()
+                                && val.unliteral().is_number())
+                            .then(|| sig(key, dtype, vec![*ary, *idx, dtype, dtype])),
                             ("compare_and_swap", [old, val]) => (int
                                 && ndim == 1
                                 && old.unliteral().is_number()
                                 && val.unliteral().is_number())
                             .then(|| sig(key, dtype, vec![*ary, dtype, dtype])),
-                            ("inc" | "dec", [idx, val]) => {
-                                let nidx = crate::conv::tuple_items(*idx).map_or(1, |i| i.len());
-                                (unsigned
-                                    && is_index(*idx)
-                                    && nidx == ndim as usize
-                                    && val.unliteral().is_number())
-                                .then(|| sig(key, dtype, vec![*ary, *idx, dtype]))
-                            }
+                            ("inc" | "dec", [idx, val]) => (unsigned
+                                && indexes_element(*idx, ndim)
+                                && val.unliteral().is_number())
+                            .then(|| sig(key, dtype, vec![*ary, *idx, dtype])),
                             _ => None,
                         }
                     },
@@ -353,7 +356,7 @@ impl BaseContext {
             );
         }
         for space in ["shared", "local"] {
-            let key: &'static str = Box::leak(format!("{MODULE}.{space}.array").into_boxed_str());
+            let key = template_key(&format!("{space}.array"));
             self.register(
                 key,
                 Box::new(FnTemplate(
@@ -374,7 +377,7 @@ impl BaseContext {
             );
         }
         for op in ATOMICS {
-            let key: &'static str = Box::leak(format!("{MODULE}.atomic.{op}").into_boxed_str());
+            let key = template_key(&format!("atomic.{op}"));
             let bitwise = matches!(op, "and_" | "or_" | "xor");
             self.register(
                 key,
@@ -385,12 +388,8 @@ impl BaseContext {
                                 return None;
                             };
                             let ok_dtype = dtype.is_integer() || (!bitwise && dtype.is_float());
-                            let nidx = crate::conv::tuple_items(*idx).map_or(1, |i| i.len());
-                            (ok_dtype
-                                && is_index(*idx)
-                                && nidx == ndim as usize
-                                && val.unliteral().is_number())
-                            .then(|| sig(key, dtype, vec![*ary, *idx, dtype]))
+                            (ok_dtype && indexes_element(*idx, ndim) && val.unliteral().is_number())
+                                .then(|| sig(key, dtype, vec![*ary, *idx, dtype]))
                         }
                         _ => None,
                     },

@@ -2240,7 +2240,7 @@ pub(super) fn rebuild<'ctx>(
 
 /// An array struct over `data` with these dimensions (and their element count), owned
 /// by `base`'s MemInfo and parent: every view is one of these.
-pub(super) fn view_with<'ctx>(
+pub(crate) fn view_with<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     base: StructValue<'ctx>,
     data: PointerValue<'ctx>,

@@ -83,7 +83,7 @@ pub fn compile(
         None
     };
     let optimised_at = Instant::now();
-    let loaded = crate::jit::load_module(&module, table, false)?;
+    let loaded = crate::jit::load_module(&module, table)?;
     let native = loaded.address(&symbol)?;
     // The cell's address, through the accessor `ObjLower::new` made.
     let getter = loaded.address(&format!("{}.get", env_symbol(&symbol)))?;
@@ -96,16 +96,9 @@ pub fn compile(
     let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(native) };
     let done = Instant::now();
     Ok(CompiledFunction {
-        typed_ir: None,
-        symbol,
-        native,
-        entry,
-        arg_types: arg_types.to_vec(),
-        return_type: types::PYOBJECT,
-        llvm_ir: llvm_ir.into(),
-        optimized_ir: optimized_ir.into(),
         assembly,
         prune_stats,
+        // Every argument and the result cross as objects.
         arg_shapes: arg_types.iter().map(|_| Some(Shape::Object)).collect(),
         ret_shape: Some(Shape::Object),
         timings: vec![
@@ -113,20 +106,16 @@ pub fn compile(
             ("llvm_optimise".into(), optimised_at - lowered_at),
             ("llvm_jit".into(), done - optimised_at),
         ],
-        frozen_data: crate::FrozenData::default(),
-        type_annotation: crate::LazyText::default(),
-        rewrite_trace: String::new(),
-        warnings: Vec::new(),
-        parallel_loops: Vec::new(),
-        hoisted_allocations: Vec::new(),
-        fusion_reports: Vec::new(),
-        nested_parfors: Vec::new(),
-        wrappers: crate::WrapperAddresses::default(),
         object_env: Some(ObjectEnv {
             cell,
             consts,
             ..ObjectEnv::default()
         }),
+        ..CompiledFunction::new(
+            (symbol, native, entry),
+            (arg_types, types::PYOBJECT),
+            (llvm_ir.into(), optimized_ir.into()),
+        )
     })
 }
 

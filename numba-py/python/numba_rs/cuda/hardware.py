@@ -13,6 +13,7 @@ import warnings
 
 from .. import _numba_rs
 from .._numba_rs import Dispatcher as _Dispatcher
+from .errors import CudaSupportError
 
 WARP_SIZE = 32
 warpsize = WARP_SIZE
@@ -20,10 +21,6 @@ warpsize = WARP_SIZE
 _NOT_YET = ("numba_rs.cuda: launching kernels and device memory need the CUDA driver "
             "runtime, which is not implemented in this version; set NUMBA_ENABLE_CUDASIM=1 "
             "to run kernels under the simulator")
-
-
-class CudaSupportError(RuntimeError):
-    """CUDA is not usable here (no driver, or a feature not available yet)."""
 
 
 def _find_libdevice():

@@ -18,15 +18,13 @@ from collections import namedtuple
 
 import numpy as np
 
+from .errors import CudaSupportError
+
 WARP_SIZE = 32
 warpsize = WARP_SIZE
 
 # The simulator's device, as Numba's simulator reports it.
 _SIMULATOR_CC = (5, 2)
-
-
-class CudaSupportError(RuntimeError):
-    """CUDA is not usable here (no driver, or an unsupported request)."""
 
 
 class Dim3(namedtuple("Dim3", "x y z")):
@@ -260,15 +258,10 @@ threadfence_system = threadfence
 
 
 def _exchange(mask, value, source):
-    st = _thread()
-    w, lane = st.warp, st.lane
-    w.values[lane] = value
-    b = w.barrier(mask)
-    b.wait()
-    src = source(lane)
-    result = w.values[src] if 0 <= src < w.lanes and (mask >> src) & 1 else value
-    b.wait()
-    return result
+    """Every participating lane's ``value``; this lane gets lane ``source(lane)``'s, or
+    its own when that lane does not take part."""
+    got = dict(_warp_gather(mask, value))
+    return got.get(source(_thread().lane), value)
 
 
 def shfl_sync(mask, value, src_lane):
