@@ -392,7 +392,12 @@ pub fn load(
             })
             .unwrap_or_else(|e| format!("; the cached module does not load: {e}"))
     });
+    // The probe's machine code in the object (callees are linked in): a chance match
+    // in data only costs the guard.
+    let probe = numba_nrt::stack_guard::STACK_PROBE_BYTES;
+    let may_recurse = code.object.windows(probe.len()).any(|w| w == probe);
     Ok(CompiledFunction {
+        may_recurse,
         timings: vec![("load_from_cache".into(), start.elapsed())],
         wrappers: wrapper_addresses,
         ..CompiledFunction::new(

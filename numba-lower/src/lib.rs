@@ -167,6 +167,10 @@ pub struct CompiledFunction {
     /// annotation and Numba's `metadata['preserved_ir']` read it. `None` for a function
     /// loaded from the cache.
     pub typed_ir: Option<std::sync::Arc<(FunctionIR, TypingResult)>>,
+    /// Whether the code may recurse (it probes the stack before a recursive call, or
+    /// calls code compiled elsewhere): the embedder then calls it through
+    /// `numba_nrt::stack_guard`, so running out of stack raises instead of crashing.
+    pub may_recurse: bool,
 }
 
 impl CompiledFunction {
@@ -201,8 +205,18 @@ impl CompiledFunction {
             wrappers: WrapperAddresses::default(),
             object_env: None,
             typed_ir: None,
+            may_recurse: true,
         }
     }
+}
+
+/// Whether optimised module text may recurse: it holds the stack probe of a recursive
+/// call, or calls another compiled function by address (whose code it cannot see).
+pub(crate) fn may_recurse(optimized_ir: &str, externals: &[(String, usize)]) -> bool {
+    optimized_ir.contains(numba_nrt::stack_guard::STACK_PROBE_ASM)
+        || externals
+            .iter()
+            .any(|(name, _)| name.starts_with("numba_rs.callee."))
 }
 
 /// A warning raised while compiling.

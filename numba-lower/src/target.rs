@@ -169,7 +169,9 @@ impl TargetContext for CpuTarget {
         let loaded = crate::jit::load_module(&module, &externals)?;
         let (native, entry, wrappers) = codegen::addresses(&loaded, &symbol, w)?;
         let done = Instant::now();
+        let may_recurse = crate::may_recurse(&optimized_ir, &externals);
         Ok(CompiledFunction {
+            may_recurse,
             assembly,
             prune_stats,
             timings: [

@@ -24,6 +24,8 @@
 //!   [`NRT_EXTERNAL_H`], [`include_dir`]).
 //! - [`nrt_unresolved_abort`], the target of symbols left unresolved in JIT code.
 //! - [`runtime_symbols`], the (name, address) table numba-lower maps into the JIT.
+//! - [`stack_guard`]: calls into compiled code that turn running out of stack into a
+//!   status (Python's `RecursionError`) instead of a crash.
 //! - [`parallel`]: the thread pool that runs parfor bodies (`parallel=True`), with
 //!   Numba's thread-count, thread-id and chunk-size API.
 //!
@@ -35,6 +37,7 @@ mod alloc;
 mod api;
 mod meminfo;
 pub mod parallel;
+pub mod stack_guard;
 mod stats;
 
 use std::io::Write;

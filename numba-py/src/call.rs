@@ -17,6 +17,7 @@
 use std::sync::atomic::{AtomicIsize, Ordering};
 
 use numba_lower::{CompiledFunction, ExcInfo, STATUS_OK};
+use numba_nrt::stack_guard;
 use numba_typeinfer::types::{self, TypeId};
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
@@ -544,6 +545,37 @@ pub(crate) fn status_error(py: Python<'_>, status: i32, exc: *const ExcInfo) -> 
     crate::raise_native(py, exc)
 }
 
+/// Call an entry wrapper so that running out of stack (deep recursion) returns
+/// [`stack_guard::STACK_OVERFLOW`] rather than crashing the interpreter.
+///
+/// # Safety
+/// The same as calling `entry` with these arguments.
+pub(crate) unsafe fn call_entry(
+    entry: numba_lower::EntryFn,
+    ret: *mut u64,
+    exc: *mut *const ExcInfo,
+    args: *const u64,
+) -> i32 {
+    // SAFETY: the two function types differ only in the pointee of the exception slot.
+    let entry: stack_guard::GuardedEntry = unsafe { std::mem::transmute(entry) };
+    // SAFETY: the caller's contract.
+    unsafe { stack_guard::call_guarded(entry, ret, exc.cast(), args) }
+}
+
+/// [`call_entry`] without the guard, for code that cannot recurse.
+///
+/// # Safety
+/// The same as calling `entry` with these arguments.
+unsafe fn plain_call(
+    entry: numba_lower::EntryFn,
+    ret: *mut u64,
+    exc: *mut *const ExcInfo,
+    args: *const u64,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { entry(ret, exc, args) }
+}
+
 /// Run a specialisation's entry wrapper over encoded argument slots.
 pub(crate) fn run_entry(
     py: Python<'_>,
@@ -590,6 +622,12 @@ pub(crate) fn run_entry(
     };
     let mut exc: *const ExcInfo = std::ptr::null();
     let entry = c.entry;
+    type Call = unsafe fn(numba_lower::EntryFn, *mut u64, *mut *const ExcInfo, *const u64) -> i32;
+    let call: Call = if c.may_recurse {
+        call_entry
+    } else {
+        plain_call
+    };
     let status = if nogil {
         let (ret_ptr, exc_ptr, args_ptr) = (
             ret.as_mut_ptr() as usize,
@@ -598,7 +636,8 @@ pub(crate) fn run_entry(
         );
         // SAFETY: as below; the pointers stay valid while the GIL is released.
         py.detach(move || unsafe {
-            entry(
+            call(
+                entry,
                 ret_ptr as *mut u64,
                 exc_ptr as *mut *const ExcInfo,
                 args_ptr as *const u64,
@@ -608,8 +647,13 @@ pub(crate) fn run_entry(
         // SAFETY: entry was compiled for c.arg_types and the arguments were typed (or
         // converted) to them; slots holds their encoded values and ret has room for the
         // result's slots.
-        unsafe { entry(ret.as_mut_ptr(), &mut exc, slots.as_ptr()) }
+        unsafe { call(entry, ret.as_mut_ptr(), &mut exc, slots.as_ptr()) }
     };
+    if status == stack_guard::STACK_OVERFLOW {
+        return Err(pyo3::exceptions::PyRecursionError::new_err(
+            "maximum recursion depth exceeded",
+        ));
+    }
     if status != STATUS_OK {
         return Err(status_error(py, status, exc));
     }

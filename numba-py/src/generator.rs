@@ -31,7 +31,7 @@ const _: () =
     assert!(std::mem::offset_of!(Header, resume_index) == numba_lower::RESUME_INDEX_OFFSET);
 
 /// A generator made by jitted code.
-#[pyclass(module = "numba_rs", name = "generator", unsendable)]
+#[pyclass(module = "numba_rs", name = "generator")]
 pub struct NativeGenerator {
     obj: *mut Header,
     gen_t: TypeId,
@@ -42,6 +42,13 @@ pub struct NativeGenerator {
     /// MemInfo, so the generator keeps their objects alive itself.
     keepalive: Option<Py<PyAny>>,
 }
+
+// SAFETY: the native state behind `obj` is plain memory whose references are NRT's
+// atomic counts; pyo3 hands out `&mut NativeGenerator` only under the GIL and its
+// borrow flag, so two threads never resume (or free) one generator at once, as CPython
+// runs one thread's generator frame at a time.
+unsafe impl Send for NativeGenerator {}
+unsafe impl Sync for NativeGenerator {}
 
 /// After a call whose result may be a generator made from `args`: keep them alive with it.
 pub fn keep_args_alive(

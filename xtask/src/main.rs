@@ -7,9 +7,14 @@
 //!   every Rust test and the pytest suite, stopping at the first failure.
 //! * `fixtures` — regenerate the marshal blobs and `dis` listings under `tests/fixtures/blobs`
 //!   (needs `CPython` 3.11 as `python3`).
+//! * `docs`     — check the links and cited test files of the Markdown docs.
+//! * `fuzz`     — `setup`, then the differential fuzzer (`tests/fuzz/run.py`), passing
+//!   its arguments on (`--minutes N`, `--seed S`, `--count K`, ...).
 //!
 //! Every command runs from the workspace root. This crate has no dependencies
 //! beyond `std` so that it builds instantly.
+
+mod docs;
 
 use std::env;
 use std::ffi::OsString;
@@ -38,6 +43,10 @@ commands:
   test      setup, then cargo fmt --check, cargo clippy -D warnings,
             cargo test (all Rust tests) and pytest tests/python
   fixtures  regenerate tests/fixtures/blobs (marshal + dis text) with the venv's CPython 3.11
+  docs      check the links and cited test files of README.md, ARCHITECTURE.md and docs/
+  fuzz      setup, then run generated programs under CPython/NumPy, numba_rs (and Numba
+            when installed), minimising each difference, crash, leak or hang found;
+            arguments go to tests/fuzz/run.py (--minutes N, --seed S, --count K, --jobs J)
   help      show this message";
 
 fn main() -> ExitCode {
@@ -63,6 +72,8 @@ fn run_cli(args: &[String]) -> TaskResult {
         "demo" => demo(&root),
         "test" => test(&root),
         "fixtures" => fixtures(&root),
+        "docs" => docs::docs(&root),
+        "fuzz" => fuzz(&root, &args[1..]),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
             Ok(())
@@ -111,6 +122,7 @@ fn test(root: &Path) -> TaskResult {
     let mut fmt = cargo_command(root);
     fmt.args(["fmt", "--all", "--", "--check"]);
     run_step(&mut fmt)?;
+    docs::docs(root)?;
 
     let mut clippy = cargo_command(root);
     clippy.args([
@@ -133,6 +145,15 @@ fn test(root: &Path) -> TaskResult {
     let mut pytest = venv.command(&venv.python);
     pytest.args(["-m", "pytest", "tests/python", "-q"]);
     run_step(&mut pytest)
+}
+
+/// `cargo xtask fuzz [args]`: setup, then the differential fuzzer with `args`.
+fn fuzz(root: &Path, args: &[String]) -> TaskResult {
+    setup(root)?;
+    let venv = Venv::new(root);
+    let mut cmd = venv.command(&venv.python);
+    cmd.arg("tests/fuzz/run.py").args(args);
+    run_step(&mut cmd)
 }
 
 /// `cargo xtask fixtures`: regenerate the marshal blobs with `CPython` 3.11.

@@ -124,9 +124,12 @@ pub(super) fn native_callee<'ctx>(
     args: &[TypeId],
 ) -> R<Callee<'ctx>> {
     if lw.options.self_id == Some(id) && args == lw.typing.arg_types.as_slice() {
+        stack_probe(lw)?;
         return Ok(Callee::Direct(lw.func));
     }
     if needs_slot(lw, id, args) {
+        // A function being compiled with this one: mutual recursion.
+        stack_probe(lw)?;
         let slot = lw
             .linked
             .native_slot(id, args)
@@ -165,6 +168,34 @@ pub(super) fn native_callee<'ctx>(
             )
         }
     }))
+}
+
+/// Before a recursive call: read the stack [`STACK_PROBE_MARGIN`] bytes below the
+/// stack pointer, so that recursion that exhausts the stack faults here, in compiled
+/// code, while the runtime functions this frame calls still have that margin (a fault
+/// inside `malloc` could not be recovered: it holds a lock). The signal handler of
+/// `numba_nrt::stack_guard` recognises this instruction and turns the fault into
+/// Python's `RecursionError`. x86-64 only (the handler's platform).
+///
+/// [`STACK_PROBE_MARGIN`]: numba_nrt::stack_guard::STACK_PROBE_MARGIN
+fn stack_probe(lw: &mut FnLower<'_, '_>) -> R<()> {
+    let triple = lw.module.get_triple();
+    if !triple.as_str().to_bytes().starts_with(b"x86_64") {
+        return Ok(());
+    }
+    let void = lw.ctx.void_type().fn_type(&[], false);
+    let asm = lw.ctx.create_inline_asm(
+        void,
+        numba_nrt::stack_guard::STACK_PROBE_ASM.to_string(),
+        "~{dirflag},~{fpsr},~{flags}".to_string(),
+        true,
+        false,
+        None,
+        false,
+    );
+    lw.b.build_indirect_call(void, asm, &[], "")
+        .map_err(llvm_err)?;
+    Ok(())
 }
 
 /// Call a native function (`ret*`, `excinfo**`, the values) and branch on its status:
