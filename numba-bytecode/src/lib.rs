@@ -19,6 +19,50 @@
 //! - [`fuzzing::exercise`], every entry point driven from untrusted bytes.
 //!
 //! Entry points: [`marshal::read_code`] → [`ByteCode::decode`] → [`flow::analyze`].
+//!
+//! # Example
+//!
+//! Decode `sum_range` (a `for i in range(a, b, c)` loop with a `continue` and a `break`,
+//! compiled by CPython 3.11) and find its loop, with every offset shifted as Numba shifts
+//! it: CPython's `dis` puts `LOAD_CONST` at 2 and `FOR_ITER` at 40.
+//!
+//! ```rust
+//! use numba_bytecode::{flow, marshal, ByteCode};
+//!
+//! let blob = std::fs::read(concat!(
+//!     env!("CARGO_MANIFEST_DIR"),
+//!     "/../tests/fixtures/blobs/scalars.sum_range.marshal"
+//! ))?;
+//! let code = marshal::read_code(&blob)?;
+//! assert_eq!(code.argcount, 3);
+//! let bc = ByteCode::decode(code)?;
+//!
+//! // Numba's injected NOP at 0, then CPython's instructions (inline CACHEs skipped here).
+//! let first: Vec<(u32, &str)> = bc
+//!     .instructions
+//!     .iter()
+//!     .filter(|i| i.opname != "CACHE")
+//!     .map(|i| (i.offset, i.opname))
+//!     .take(5)
+//!     .collect();
+//! let want = [
+//!     (0, "NOP"),
+//!     (2, "RESUME"),
+//!     (4, "LOAD_CONST"),
+//!     (6, "STORE_FAST"),
+//!     (8, "LOAD_GLOBAL"),
+//! ];
+//! assert_eq!(first, want);
+//! assert_eq!(bc.at(42).map(|i| i.opname), Some("FOR_ITER"));
+//!
+//! // One loop, headed by the FOR_ITER block, whose back edges come from the `continue`
+//! // and from the end of the body.
+//! let df = flow::analyze(&bc)?;
+//! let header: Vec<u32> = df.cfg.loops.keys().copied().collect();
+//! assert_eq!(header, [42]);
+//! assert!(df.cfg.back_edges.iter().all(|&(_, to)| to == 42));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod cfg;
 pub mod cfgdump;

@@ -1041,7 +1041,8 @@ fn compile_nopython_ir(
     // `isinstance` (Numba's partial type inference and literal propagation): the calls a
     // partial typing answers become constants and the branches they decide are pruned,
     // so a branch written for another type is never typed.
-    if numba_typeinfer::isinstance::mentions_isinstance(&ir) {
+    let attr_builtins = numba_typeinfer::attr_builtins::mentions(&ir);
+    if attr_builtins || numba_typeinfer::isinstance::mentions_isinstance(&ir) {
         for _ in 0..8 {
             let partial = numba_typeinfer::infer::partial_types(
                 &ir,
@@ -1051,12 +1052,17 @@ fn compile_nopython_ir(
                 &Registry,
                 options.dispatcher_id,
             );
-            let folded = numba_typeinfer::isinstance::fold_literal_calls(&mut ir, &partial)
-                .map_err(|(message, line)| {
-                    let mut err = CompileError::new(ErrorKind::Typing, message);
-                    err.line = Some(line);
-                    here(err)
-                })?;
+            let as_error = |(message, line): (String, u32)| {
+                let mut err = CompileError::new(ErrorKind::Typing, message);
+                err.line = Some(line);
+                here(err)
+            };
+            let mut folded = numba_typeinfer::isinstance::fold_literal_calls(&mut ir, &partial)
+                .map_err(as_error)?;
+            if attr_builtins {
+                folded |= numba_typeinfer::attr_builtins::fold(&mut ir, &partial, &target.typing)
+                    .map_err(as_error)?;
+            }
             if !folded || !dead_branch_prune(&mut ir, &[]) {
                 break;
             }

@@ -23,6 +23,40 @@
 //!
 //! This crate knows nothing of types or LLVM: typing results are side tables owned by
 //! numba-typeinfer, keyed by the ids defined here.
+//!
+//! # Example
+//!
+//! The IR of `def add(a, b): return a + b` (a CPython 3.11 code object), dumped line for
+//! line as Numba 0.68.1 prints it with `NUMBA_DUMP_IR=1`:
+//!
+//! ```rust
+//! use std::collections::HashMap;
+//!
+//! use numba_ir::{compile_to_ir, Global};
+//!
+//! let blob = std::fs::read(concat!(
+//!     env!("CARGO_MANIFEST_DIR"),
+//!     "/../tests/fixtures/blobs/scalars.add.marshal"
+//! ))?;
+//! let code = numba_bytecode::marshal::read_code(&blob)?;
+//! // `add` reads no globals: an empty table resolves them.
+//! let ir = compile_to_ir(code, &HashMap::<String, Global>::new())?;
+//! assert_eq!(ir.name, "add");
+//! assert_eq!(ir.blocks.len(), 1);
+//! let dump = ir.dump();
+//! let lines: Vec<&str> = dump.lines().collect();
+//! assert_eq!(lines[0], "label 0:");
+//! assert_eq!(lines[1], "    a = arg(0, name=a)                       ['a']");
+//! assert_eq!(
+//!     lines[3],
+//!     "    $binop_add8.2 = a + b                    ['$binop_add8.2', 'a', 'b']"
+//! );
+//! assert_eq!(
+//!     lines[5],
+//!     "    return $12return_value.3                 ['$12return_value.3']"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod analysis;
 pub mod comprehension;

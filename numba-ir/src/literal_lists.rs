@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::comprehension::Defs;
+use crate::global::GlobalKind;
 use crate::ir::*;
 use crate::utils::DefUse;
 
@@ -28,6 +29,21 @@ fn holds_items(ir: &FunctionIR, defs: &Defs, v: VarId) -> bool {
             },
             _ => false,
         })
+}
+
+/// Whether index `v` may be a slice: a `slice(...)` (what `a[i:j]` builds), or a value
+/// from outside (an argument, a global, a closure variable) whose type is not known yet.
+fn maybe_slice(ir: &FunctionIR, defs: &Defs, v: VarId) -> bool {
+    match defs.root_expr(ir, v) {
+        Some(Expr::Call { func, .. }) => defs.is_builtin(ir, *func, "slice"),
+        Some(Expr::Global { value, .. } | Expr::FreeVar { value, .. }) => !matches!(
+            value.kind,
+            GlobalKind::Const(numba_bytecode::Constant::Int(_) | numba_bytecode::Constant::Bool(_))
+        ),
+        Some(Expr::Arg { .. }) => true,
+        Some(_) => false,
+        None => true,
+    }
 }
 
 /// Lists written out and only read (`np.array([1.0, 2.0, 5.0])`, `np.array([i], np.int64)`,
@@ -83,7 +99,10 @@ pub fn literal_lists_as_tuples(ir: &mut FunctionIR) -> bool {
                                 defs.at.contains_key(target)
                             }
                             Expr::GetIter { .. } => true,
-                            Expr::GetItem { value, index } => *value == a && *index != a,
+                            // An item, not a slice: a list's slice is a list.
+                            Expr::GetItem { value, index } => {
+                                *value == a && *index != a && !maybe_slice(ir, &defs, *index)
+                            }
                             Expr::StaticGetItem { value, .. } => *value == a,
                             Expr::BinOp {
                                 op: BinOp::In,

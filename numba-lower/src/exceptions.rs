@@ -8,7 +8,7 @@ use inkwell::module::Linkage;
 use inkwell::values::{BasicValueEnum, GlobalValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
 use numba_bytecode::Constant;
-use numba_ir::{Expr, RaiseArg, VarId};
+use numba_ir::{Expr, GlobalKind, Label, RaiseArg, Stmt, VarId};
 use numba_typeinfer::types::*;
 
 use crate::callconv::{boundary_shape, excinfo_type};
@@ -339,6 +339,49 @@ impl<'ctx> FnLower<'ctx, '_> {
         Ok(())
     }
 
+    /// The handler of the `try` region block `label` ends: the handler target of the
+    /// nearest `exception_check` branch before it on the normal path (searching back
+    /// through predecessors, not past the block that opened the region). A block
+    /// reached only as a handler (its predecessors branch to it on an exception) is in
+    /// no region of its own: `None`.
+    fn region_handler(&self, label: Label) -> Option<Label> {
+        let intrinsic = |v: VarId, name: &str| {
+            matches!(self.definition(v), Some(Expr::Call { func, .. })
+                if matches!(self.definition(*func), Some(Expr::Global { value, .. })
+                    if value.kind == GlobalKind::Intrinsic(name.into())))
+        };
+        let opens_region = |l: Label| {
+            self.ir.blocks[&l].body.iter().any(|i| {
+                matches!(&i.stmt, Stmt::Assign { target, .. } if intrinsic(*target, "mark_try_block"))
+            })
+        };
+        let mut preds: std::collections::HashMap<Label, Vec<Label>> = Default::default();
+        for (&l, b) in &self.ir.blocks {
+            for s in b.terminator().map(Stmt::successors).unwrap_or_default() {
+                preds.entry(s).or_default().push(l);
+            }
+        }
+        let mut seen = std::collections::HashSet::from([label]);
+        let mut work = std::collections::VecDeque::from([label]);
+        while let Some(l) = work.pop_front() {
+            for &p in preds.get(&l).into_iter().flatten() {
+                if let Some(Stmt::Branch { cond, truebr, .. }) = self.ir.blocks[&p].terminator() {
+                    if intrinsic(*cond, "exception_check") {
+                        if *truebr == l {
+                            // An exception edge into `l`: not the normal path.
+                            continue;
+                        }
+                        return Some(*truebr);
+                    }
+                }
+                if seen.insert(p) && !opens_region(p) {
+                    work.push_back(p);
+                }
+            }
+        }
+        None
+    }
+
     /// `StaticRaise`: a class (as the IR prints it) and constant arguments.
     pub(crate) fn static_raise(
         &mut self,
@@ -366,6 +409,19 @@ impl<'ctx> FnLower<'ctx, '_> {
             self.b
                 .build_store(caught, ptr.const_null())
                 .map_err(llvm_err)?;
+            // CPython's RERAISE is covered by the handler's own cleanup entry, which
+            // pops the exception state and re-raises into any enclosing `try`; Numba's IR
+            // ends the handler's region just before this raise, so the exception goes
+            // to the region's handler (the cleanup) here, pending, as a raise inside the
+            // region would.
+            if let Some(cleanup) = self.region_handler(self.label) {
+                self.b.build_store(self.excinfo, rec).map_err(llvm_err)?;
+                let target = self.block(cleanup)?;
+                self.b
+                    .build_unconditional_branch(target)
+                    .map_err(llvm_err)?;
+                return Ok(());
+            }
             return self.return_user_exc(rec);
         }
         let mut out = Vec::new();

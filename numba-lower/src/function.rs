@@ -51,6 +51,8 @@ pub struct FnLower<'ctx, 'a> {
     pub excinfo: PointerValue<'ctx>,
     /// The source line of the statement being lowered.
     pub line: u32,
+    /// The IR block being lowered.
+    pub(crate) label: Label,
     /// Other native functions this module calls: (symbol, address), mapped before JIT.
     pub externals: Vec<(String, usize)>,
     retptr: PointerValue<'ctx>,
@@ -146,6 +148,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
             linked,
             excinfo,
             line: ir.firstlineno,
+            label: Label::default(),
             externals: Vec::new(),
             retptr,
             slots: Vec::new(),
@@ -394,6 +397,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         let ir = self.ir;
         for (&label, block) in &ir.blocks {
             self.b.position_at_end(self.blocks[&label]);
+            self.label = label;
             for inst in &block.body {
                 self.line = inst.loc.line;
                 self.lower_stmt(&inst.stmt).map_err(|e| match e {
@@ -497,7 +501,7 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
         Ok(())
     }
 
-    fn block(&self, label: Label) -> R<BasicBlock<'ctx>> {
+    pub(crate) fn block(&self, label: Label) -> R<BasicBlock<'ctx>> {
         self.blocks
             .get(&label)
             .copied()

@@ -31,6 +31,58 @@
 //! - object mode ([`objmode`]): untyped IR lowered to CPython API calls the embedder
 //!   provides the addresses of.
 //!
+//! # Example
+//!
+//! Lower `def floor_mod(a, b): return a // b + a % b` typed `(int64, int64)` on the CPU
+//! target and call it through the uniform entry wrapper. Python's floor semantics give
+//! `7 // -3 + 7 % -3 == -3 + -2 == -5` (C's truncation would give `-2 + 1`).
+//!
+//! ```rust
+//! use std::collections::HashMap;
+//!
+//! use numba_ir::{compile_to_ir, Global};
+//! use numba_lower::{CpuTarget, ExcInfo, LinkedFunctions, LowerOptions, TargetContext};
+//! use numba_lower::STATUS_OK;
+//! use numba_typeinfer::types::INT64;
+//! use numba_typeinfer::{infer, BaseContext, CallOutcome, CalleeResolver, TypeId};
+//! # struct NoCallees;
+//! # impl CalleeResolver for NoCallees {
+//! #     fn resolve_call(&self, _: u64, _: &[TypeId]) -> Result<CallOutcome, String> {
+//! #         Err("no callees".into())
+//! #     }
+//! # }
+//! # struct NoLinks;
+//! # impl LinkedFunctions for NoLinks {
+//! #     fn native_address(&self, _: u64, _: &[TypeId]) -> Option<usize> {
+//! #         None
+//! #     }
+//! # }
+//!
+//! let blob = std::fs::read(concat!(
+//!     env!("CARGO_MANIFEST_DIR"),
+//!     "/../tests/fixtures/blobs/scalars.floor_mod.marshal"
+//! ))?;
+//! let code = numba_bytecode::marshal::read_code(&blob)?;
+//! let mut ir = compile_to_ir(code, &HashMap::<String, Global>::new())?;
+//! let typing = infer(&ir, &[INT64, INT64], &BaseContext::default(), &NoCallees, None)?;
+//! numba_ir::postproc::insert_dels(&mut ir); // lowering drops references at the dels
+//!
+//! let f = CpuTarget::new().compile(&ir, &typing, &LowerOptions::default(), &NoLinks)?;
+//! // `i32 fn(ret*, excinfo**, args...)`, the native calling convention.
+//! let define = format!(
+//!     "define i32 @{}(ptr %retptr, ptr %excinfo, i64 %arg.a, i64 %arg.b)",
+//!     f.symbol
+//! );
+//! assert!(f.llvm_ir.contains(&define), "{}", f.llvm_ir);
+//! let args = [7i64 as u64, -3i64 as u64];
+//! let (mut ret, mut exc) = (0u64, std::ptr::null::<ExcInfo>());
+//! // SAFETY: the entry wrapper was compiled for two int64 argument slots.
+//! let status = unsafe { (f.entry)(&mut ret, &mut exc, args.as_ptr()) };
+//! assert_eq!(status, STATUS_OK);
+//! assert_eq!(ret as i64, -5);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! [`ImplKey`]: numba_typeinfer::ImplKey
 
 pub mod blas;

@@ -32,6 +32,35 @@
 //! Plain Rust with `extern "C"` entry points so lowered code and C can call them; a leaf
 //! crate. Not here: refcount pruning (numba-lower), CPython adapters (numba-py), resizable
 //! (`varsize`) buffers, a replaceable system allocator.
+//!
+//! # Example
+//!
+//! What compiled code does with an array's buffer: allocate a MemInfo, take and drop
+//! references, and free it on the last release; the counters see exactly one block and
+//! one MemInfo come and go.
+//!
+//! ```rust
+//! use numba_nrt::*;
+//!
+//! let before = allocation_stats();
+//! let mi = NRT_MemInfo_alloc(100, 32);
+//! assert!(!mi.is_null());
+//! // SAFETY: `mi` is live until its last release below.
+//! unsafe {
+//!     assert_eq!(NRT_MemInfo_refcount(mi), 1);
+//!     assert_eq!(NRT_MemInfo_size(mi), 100);
+//!     assert_eq!(NRT_MemInfo_data(mi).addr() % 32, 0);
+//!     NRT_incref(mi);
+//!     assert_eq!(NRT_MemInfo_refcount(mi), 2);
+//!     NRT_decref(mi);
+//!     let live = allocation_stats();
+//!     assert_eq!((live.mi_alloc - before.mi_alloc, live.mi_free - before.mi_free), (1, 0));
+//!     NRT_MemInfo_release(mi); // the last reference: destroyed and freed
+//! }
+//! let after = allocation_stats();
+//! assert_eq!(after.alloc - before.alloc, after.free - before.free);
+//! assert_eq!((after.mi_alloc - before.mi_alloc, after.mi_free - before.mi_free), (1, 1));
+//! ```
 
 mod alloc;
 mod api;

@@ -30,6 +30,61 @@
 //! Not yet: shape classes through slicing, fusing N-d `prange` nests with N-d NumPy
 //! parfors, stencils as parfors of their caller. [`ParforStage`] names
 //! every stage of seed 001; [`ParforPass`] is the interface each implements.
+//!
+//! # Example
+//!
+//! `total = 0; for i in prange(n): total += i; return total` (the fixture's `range` bound
+//! to `prange` through its globals) becomes one parfor over `(0, n, 1)` with a `+`
+//! reduction into `total`, after the front end's passes up to type inference.
+//!
+//! ```rust
+//! use std::collections::HashMap;
+//!
+//! use numba_ir::{Global, GlobalKind, Stmt};
+//! use numba_parfor::{Parfor, ParforOptions, RedOp};
+//! use numba_typeinfer::types::INT64;
+//! use numba_typeinfer::{infer, BaseContext, CallOutcome, CalleeResolver, TypeId};
+//! # struct NoCallees;
+//! # impl CalleeResolver for NoCallees {
+//! #     fn resolve_call(&self, _: u64, _: &[TypeId]) -> Result<CallOutcome, String> {
+//! #         Err("no callees".into())
+//! #     }
+//! # }
+//!
+//! let blob = std::fs::read(concat!(
+//!     env!("CARGO_MANIFEST_DIR"),
+//!     "/../tests/fixtures/blobs/frontend.for_range_sum.marshal"
+//! ))?;
+//! let prange = Global {
+//!     kind: GlobalKind::ModuleFunction {
+//!         module: "numba_rs".into(),
+//!         name: "prange".into(),
+//!     },
+//!     repr: "<class 'numba_rs.parallel.prange'>".into(),
+//! };
+//! let globals = HashMap::from([("range".to_string(), prange)]);
+//! let code = numba_bytecode::marshal::read_code(&blob)?;
+//! let mut ir = numba_ir::compile_to_ir(code, &globals)?;
+//! numba_ir::ssa::reconstruct_ssa(&mut ir)?;
+//! let mut typing = infer(&ir, &[INT64], &BaseContext::default(), &NoCallees, None)?;
+//! numba_ir::prune::strip_phis(&mut ir);
+//!
+//! let report = numba_parfor::run(&mut ir, &mut typing, &ParforOptions::ALL)?;
+//! assert_eq!(report.produced.len(), 1);
+//! let parfors: Vec<Parfor> = ir
+//!     .blocks
+//!     .values()
+//!     .flat_map(|b| &b.body)
+//!     .filter_map(|inst| match &inst.stmt {
+//!         Stmt::Extension(node) => Parfor::from_node(node),
+//!         _ => None,
+//!     })
+//!     .collect();
+//! assert_eq!(parfors.len(), 1);
+//! assert_eq!(parfors[0].reductions[0].op, RedOp::Add);
+//! assert!(ir.dump().contains("range = (0, n, 1))"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod asserts;
 pub mod dead;

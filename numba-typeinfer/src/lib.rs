@@ -13,8 +13,47 @@
 //! - explicit signature strings such as `"float64(float64[:], int64)"` ([`parse_signature`]);
 //! - the `NUMBA_DUMP_ANNOTATION` text ([`annotate`]);
 //! - the hooks a host's extension templates plug into ([`extension`]).
+//!
+//! # Example
+//!
+//! Type `def add(a, b): return a + b` for two argument-type tuples: `int64 + int64` is
+//! `int64`, and `int64 + float64` promotes to `float64`, as in Numba.
+//!
+//! ```rust
+//! use std::collections::HashMap;
+//!
+//! use numba_ir::{compile_to_ir, Global};
+//! use numba_typeinfer::types::{FLOAT64, INT64};
+//! use numba_typeinfer::{infer, BaseContext, CallOutcome, CalleeResolver, TypeId};
+//!
+//! /// `add` calls no other jitted function.
+//! struct NoCallees;
+//! impl CalleeResolver for NoCallees {
+//!     fn resolve_call(&self, _: u64, _: &[TypeId]) -> Result<CallOutcome, String> {
+//!         Err("no callees".into())
+//!     }
+//! }
+//!
+//! let blob = std::fs::read(concat!(
+//!     env!("CARGO_MANIFEST_DIR"),
+//!     "/../tests/fixtures/blobs/scalars.add.marshal"
+//! ))?;
+//! let code = numba_bytecode::marshal::read_code(&blob)?;
+//! let ir = compile_to_ir(code, &HashMap::<String, Global>::new())?;
+//! let ctx = BaseContext::default();
+//!
+//! let ints = infer(&ir, &[INT64, INT64], &ctx, &NoCallees, None)?;
+//! assert_eq!(ints.return_type, INT64);
+//! let sum = ir.var_by_name("$binop_add8.2").expect("the + result");
+//! assert_eq!(ints.type_of(sum).to_string(), "int64");
+//!
+//! let mixed = infer(&ir, &[INT64, FLOAT64], &ctx, &NoCallees, None)?;
+//! assert_eq!(mixed.return_type.to_string(), "float64");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod annotate;
+pub mod attr_builtins;
 pub mod builtins;
 pub mod carray;
 pub mod cinterop;

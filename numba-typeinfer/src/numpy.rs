@@ -2316,6 +2316,18 @@ impl BaseContext {
                 "(real,), (real, imag)",
             )),
         );
+        // `getattr`/`hasattr` with a constant name are rewritten before typing
+        // (`crate::attr_builtins`); a call left (a name not known at compile time)
+        // matches no signature.
+        for name in ["getattr", "hasattr"] {
+            self.register(
+                name,
+                Box::new(FnTemplate(
+                    |_: &[TypeId]| None,
+                    "(object, constant name[, default])",
+                )),
+            );
+        }
         // The inference engine answers `isinstance` itself (with Numba's errors); the
         // template gives the same answer to other callers.
         self.register(

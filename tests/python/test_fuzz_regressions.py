@@ -336,3 +336,83 @@ def test_a_callee_linked_directly_and_through_another_callee():
     # its constant arguments, and directly. The direct call must get its own copy (it was
     # "Incorrect number of arguments passed to called function").
     assert _h3(2, 0) == 2
+
+
+# --- found by `cargo xtask fuzz` (tests/fuzz), issue 50 ------------------------------
+
+
+def literal_list_slices(p):
+    m = [float(p) % 1000.0, 2.0]
+    whole = m[:]
+    tail = m[1:]
+    k = [p, 2, 3]
+    return whole, tail, k[::2], len(m[:1])
+
+
+def test_slices_of_literal_lists_are_lists():
+    # A list only read was compiled as a tuple, and its slices came back as tuples.
+    got = njit(literal_list_slices)(-20)
+    assert got == literal_list_slices(-20)
+    assert [type(x) for x in got[:3]] == [list, list, list]
+
+
+def test_minimum_of_float_and_complex_arrays():
+    a = np.array([1.5, -2.0, 3.0, np.nan])
+    c = np.array([1 + 2j, -3 + 0j, 3 + 0j, 1j])
+    for fn in (np.minimum, np.maximum, np.fmin, np.fmax):
+        f = njit(eval("lambda x, y: np.%s(x, y)" % fn.__name__))
+        np.testing.assert_array_equal(f(a, c), fn(a, c))
+        np.testing.assert_array_equal(f(c, a), fn(c, a))
+
+
+def nested_unmatched(x):
+    r = 0
+    try:
+        try:
+            if x > 0:
+                raise ValueError("bad value", x)
+            r += 1
+        except ZeroDivisionError:
+            r += 10
+    except ValueError:
+        r += 100
+    return r
+
+
+def unmatched_in_loop(n):
+    hits = 0
+    for i in range(n):
+        try:
+            try:
+                if i % 3 == 0:
+                    raise KeyError(i)
+                if i % 3 == 1:
+                    raise ValueError(i)
+            except ValueError:
+                hits += 1
+        except KeyError:
+            hits += 100
+    return hits
+
+
+def unmatched_escapes(x):
+    try:
+        try:
+            if x:
+                raise IndexError("out")
+        except ZeroDivisionError:
+            return 1
+    except KeyError:
+        return 2
+    return 3
+
+
+def test_unmatched_inner_handler_reaches_the_outer_try():
+    # An exception no inner `except` matched left the function instead of reaching the
+    # enclosing `try`'s handler (CPython's RERAISE goes through the handler's cleanup).
+    for x in (0, 1):
+        assert njit(nested_unmatched)(x) == nested_unmatched(x)
+    assert njit(unmatched_in_loop)(10) == unmatched_in_loop(10)
+    assert njit(unmatched_escapes)(0) == 3
+    with pytest.raises(IndexError, match="out"):
+        njit(unmatched_escapes)(1)

@@ -1007,6 +1007,17 @@ pub(crate) fn scalar_call<'ctx>(
     if let Some(r) = super::ufunc_scalar::numpy_scalar(lw, key, args) {
         return r;
     }
+    // `np.minimum(float_array, complex_array)`: both in their common type first, as
+    // NumPy's loop for the pair takes them.
+    if let ("min" | "max" | "fmin" | "fmax", [(a, ta), (b, tb)]) = (key, args) {
+        if ta != tb && (ta.is_complex() || tb.is_complex() || ta.is_float() || tb.is_float()) {
+            if let Some(common) = numba_typeinfer::conv::unify(*ta, *tb) {
+                let a = lw.cast(*a, *ta, common)?;
+                let b = lw.cast(*b, *tb, common)?;
+                return scalar_call(lw, key, &[(a, common), (b, common)]);
+            }
+        }
+    }
     match key {
         "neg" => return apply_unary(lw, UnaryOp::Neg, args[0]),
         "square" => return apply_binop(lw, BinOp::Mul, args[0], args[0]),
@@ -1121,8 +1132,10 @@ pub(crate) fn scalar_call<'ctx>(
     };
     let typing = numba_typeinfer::BaseContext::builtin();
     let f = intern(Type::Function(key.to_string()));
-    let sig = numba_typeinfer::TypingContext::resolve_call(typing, f, &tys)
-        .ok_or_else(|| lw.unsupported(format!("no {key} for {tys:?}")))?;
+    let sig = numba_typeinfer::TypingContext::resolve_call(typing, f, &tys).ok_or_else(|| {
+        let names: Vec<String> = tys.iter().map(ToString::to_string).collect();
+        lw.unsupported(format!("no {key} for ({})", names.join(", ")))
+    })?;
     let mut vals = Vec::new();
     for (&(v, t), &to) in args.iter().zip(&sig.args) {
         vals.push(lw.cast(v, t, to)?);

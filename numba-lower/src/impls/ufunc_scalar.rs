@@ -47,7 +47,9 @@ pub(super) fn numpy_scalar<'ctx>(
         ("fmod", [x, y]) => fmod(lw, *x, *y),
         ("gcd" | "lcm", [x, y]) => gcd_lcm(lw, key, *x, *y),
         // Complex operands: lexicographic, with `minimum`/`maximum` (`array_ops`).
-        ("fmax" | "fmin", [x, y]) if !x.1.is_complex() => fmax_fmin(lw, key, *x, *y),
+        ("fmax" | "fmin", [x, y]) if !x.1.is_complex() && !y.1.is_complex() => {
+            fmax_fmin(lw, key, *x, *y)
+        }
         ("float_power", [x, y]) => float_power(lw, *x, *y),
         ("copysign" | "nextafter" | "logaddexp" | "logaddexp2", [x, y]) => {
             binary_float(lw, key, *x, *y)
