@@ -174,6 +174,28 @@ pub fn optimise(
     machine: &TargetMachine,
     refprune: RefPruneFlags,
 ) -> R<PruneStats> {
+    optimise_with(module, machine, refprune, "default<O3>")
+}
+
+/// The start of the error [`optimise_with`] returns when the optimiser left an invalid
+/// module.
+pub const BROKEN_BY_O3: &str = "O3 produced an invalid module";
+
+/// The pipeline for a module O3 breaks: no vectorisers.
+pub const FALLBACK_PIPELINE: &str = "default<O1>";
+
+/// [`optimise`] with another pipeline. The optimised module is verified: LLVM 19's SLP
+/// vectoriser can leave a value used before its definition (found by the fuzzer: complex
+/// arithmetic in a loop over list sums), which code generation then crashes on; the
+/// error starts with [`BROKEN_BY_O3`] so that the caller can optimise its module again
+/// with [`FALLBACK_PIPELINE`]. (Turning the vectoriser off through the pass builder's
+/// options did not stop it.)
+pub fn optimise_with(
+    module: &Module<'_>,
+    machine: &TargetMachine,
+    refprune: RefPruneFlags,
+    pipeline: &str,
+) -> R<PruneStats> {
     timed("llvm.verify", || module.verify()).map_err(|e| {
         LowerError::Llvm(format!("{}\n{}", e.to_string(), module.print_to_string()))
     })?;
@@ -214,7 +236,7 @@ pub fn optimise(
         })?;
     }
     timed("llvm.o3", || {
-        module.run_passes("default<O3>", machine, PassBuilderOptions::create())
+        module.run_passes(pipeline, machine, PassBuilderOptions::create())
     })
     .map_err(llvm_err)?;
     if !refprune.is_empty() {
@@ -224,12 +246,14 @@ pub fn optimise(
     // a second run keeps them in registers.
     if crate::heap2stack::promote(module) > 0 {
         module
-            .run_passes("default<O3>", machine, PassBuilderOptions::create())
+            .run_passes(pipeline, machine, PassBuilderOptions::create())
             .map_err(llvm_err)?;
         if !refprune.is_empty() {
             stats += refprune::prune(module, refprune);
         }
     }
+    timed("llvm.verify", || module.verify())
+        .map_err(|e| LowerError::Llvm(format!("{BROKEN_BY_O3}: {}", e.to_string())))?;
     Ok(stats)
 }
 

@@ -12,7 +12,8 @@ use crate::callconv::{build_entry_wrapper, native_fn_type};
 use crate::function::FnLower;
 use crate::registry::Registry;
 use crate::{
-    codegen, impls, mangle, CompiledFunction, LinkedFunctions, LowerOptions, TargetContext, R,
+    codegen, impls, mangle, CompiledFunction, LinkedFunctions, LowerError, LowerOptions,
+    TargetContext, R,
 };
 
 /// JIT compilation for the host CPU. A value: a dispatcher holds the target it compiles
@@ -70,7 +71,7 @@ impl TargetContext for CpuTarget {
             options.uid,
             &typing.arg_types,
         );
-        let module = codegen::new_module(ctx, &symbol, machine);
+        let mut module = codegen::new_module(ctx, &symbol, machine);
         // A generator function (not a function returning a generator).
         let is_generator = ir.is_generator
             && matches!(
@@ -158,7 +159,19 @@ impl TargetContext for CpuTarget {
         }
         let lowered_at = Instant::now();
         let llvm_ir = codegen::timed("llvm.print", || module.print_to_string().to_string());
-        let prune_stats = codegen::optimise(&module, machine, options.refprune)?;
+        let prune_stats = match codegen::optimise(&module, machine, options.refprune) {
+            Err(LowerError::Llvm(m)) if m.starts_with(codegen::BROKEN_BY_O3) => {
+                // The module as lowered, optimised again without the vectorisers.
+                module = codegen::parse_ir(ctx, &llvm_ir, &symbol)?;
+                codegen::optimise_with(
+                    &module,
+                    machine,
+                    options.refprune,
+                    codegen::FALLBACK_PIPELINE,
+                )?
+            }
+            r => r?,
+        };
         let optimized_ir = codegen::timed("llvm.print", || module.print_to_string().to_string());
         let assembly = if options.dump_assembly {
             Some(codegen::assembly(&module, machine)?)

@@ -2,6 +2,7 @@
 0.68.1 (thirteenth session): uint64 mixed with signed integers, float16 and non-native
 byte order rejected instead of crashing or misreading memory."""
 
+import cmath
 import math
 
 import numpy as np
@@ -416,3 +417,22 @@ def test_unmatched_inner_handler_reaches_the_outer_try():
     assert njit(unmatched_escapes)(0) == 3
     with pytest.raises(IndexError, match="out"):
         njit(unmatched_escapes)(1)
+
+
+def slp_breaker(p1, p2, z3):
+    # LLVM 19's SLP vectoriser left a value used before its definition in this
+    # function's optimised module; code generation then crashed the interpreter.
+    z4 = cmath.sqrt(complex(-8.375, 9.375)) / (1.0 + abs(cmath.sqrt(complex(-8.375, 9.375))))
+    for i5 in range(2, 10, 2):
+        m6 = [max(p2, 737) % 1000003]
+        if not p2 in m6 or p1 << 0 in m6:
+            m7 = [min(m6) % 1000003 for y8 in m6 if y8 > 6]
+            for i9 in range(10):
+                m10 = [4.625 / (abs(-1.75) + 1.0) % 1000.0 for k11 in range(8)]
+                z4 = (z4 + z3 * sum(m10) * sum(m10)) / (1.0 + abs(z4 + z3 * sum(m10) * sum(m10)))
+    return z4
+
+
+def test_module_the_optimiser_breaks_is_compiled_again_without_vectorisers():
+    args = (92, 596, complex(3.5, -7.5))
+    assert cmath.isclose(njit(slp_breaker)(*args), slp_breaker(*args), rel_tol=1e-9)
