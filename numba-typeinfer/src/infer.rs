@@ -670,7 +670,7 @@ impl Engine<'_> {
             }
             for &e in defs.get(&v).into_iter().flatten() {
                 match ir.expr(e) {
-                    Expr::Var(src) => stack.push(*src),
+                    Expr::Var(src) | Expr::Cast { value: src } => stack.push(*src),
                     Expr::Phi { incoming } => stack.extend(incoming.iter().filter_map(|(v, _)| *v)),
                     Expr::BuildList { .. } => {}
                     _ => return false,
@@ -699,7 +699,8 @@ impl Engine<'_> {
             refined.push(v);
             for &e in defs.get(&v).into_iter().flatten() {
                 match ir.expr(e) {
-                    Expr::Var(src) => stack.push(*src),
+                    // A copy, or an inlined function's return of it (a comprehension).
+                    Expr::Var(src) | Expr::Cast { value: src } => stack.push(*src),
                     Expr::Phi { incoming } => stack.extend(incoming.iter().filter_map(|(v, _)| *v)),
                     _ => {}
                 }

@@ -436,3 +436,16 @@ def slp_breaker(p1, p2, z3):
 def test_module_the_optimiser_breaks_is_compiled_again_without_vectorisers():
     args = (92, 596, complex(3.5, -7.5))
     assert cmath.isclose(njit(slp_breaker)(*args), slp_breaker(*args), rel_tol=1e-9)
+
+
+def filtered_out_then_filled(l2):
+    m3 = [y * 2 for y in l2 if False]
+    m3.insert(-2, 212)
+    m3.append(5)
+    return m3
+
+
+def test_comprehension_with_nothing_kept_is_typed_by_later_stores():
+    # The comprehension's list reached `m3` through the inlined function's return cast,
+    # which refining the list's item type did not follow back (`list(undefined)`).
+    assert njit(filtered_out_then_filled)([9, 18, 2]) == filtered_out_then_filled([9, 18, 2])
