@@ -45,6 +45,10 @@ pub const STACK_PROBE_BYTES: [u8; 8] = [0x80, 0xbc, 0x24, 0x00, 0x00, 0xfe, 0xff
 /// An entry point's shape: `(ret*, excinfo**, args*) -> status`.
 pub type GuardedEntry = unsafe extern "C" fn(*mut u64, *mut *const c_void, *const u64) -> i32;
 
+/// A generator's resume entry: `(ret*, excinfo**, generator*, sent*) -> status`.
+pub type GuardedResume =
+    unsafe extern "C" fn(*mut u64, *mut *const c_void, *mut c_void, *const u64) -> i32;
+
 /// Call `entry(ret, exc, args)`, returning [`STACK_OVERFLOW`] instead of crashing when
 /// it exhausts the thread's stack.
 ///
@@ -56,26 +60,53 @@ pub unsafe fn call_guarded(
     exc: *mut *const c_void,
     args: *const u64,
 ) -> i32 {
+    // A three-argument function called with a fourth argument (a register it never
+    // reads) is well defined in x86-64's C calling convention: the arguments go in
+    // their own order, the unused fourth last.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    // SAFETY: as above; then the caller's contract.
+    unsafe {
+        let entry: GuardedResume = std::mem::transmute(entry);
+        call_guarded_resume(entry, ret, exc, args.cast_mut().cast(), std::ptr::null())
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        entry(ret, exc, args)
+    }
+}
+
+/// [`call_guarded`] for a generator's resume entry.
+///
+/// # Safety
+/// The same as calling `entry` with these arguments.
+pub unsafe fn call_guarded_resume(
+    entry: GuardedResume,
+    ret: *mut u64,
+    exc: *mut *const c_void,
+    generator: *mut c_void,
+    sent: *const u64,
+) -> i32 {
     #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
     {
         if let Some(cell) = imp::frame_cell() {
-            // SAFETY: the trampoline calls `entry` with the three arguments and restores
+            // SAFETY: the trampoline calls `entry` with the four arguments and restores
             // every callee-saved register; `cell` is this thread's live record.
-            return unsafe { imp::numba_rs_guarded_call(entry, ret, exc, args, cell) };
+            return unsafe { imp::numba_rs_guarded_call(entry, ret, exc, generator, sent, cell) };
         }
     }
     // SAFETY: the caller's contract.
-    unsafe { entry(ret, exc, args) }
+    unsafe { entry(ret, exc, generator, sent) }
 }
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 mod imp {
-    use super::{GuardedEntry, STACK_OVERFLOW};
+    use super::{GuardedResume, STACK_OVERFLOW};
     use std::cell::Cell;
     use std::ffi::c_void;
     use std::sync::OnceLock;
 
-    // The trampoline: (entry, ret, exc, args, cell). It pushes the callee-saved
+    // The trampoline: (entry, a, b, c, d, cell), calling entry(a, b, c, d). It pushes the callee-saved
     // registers, the cell's address and the cell's previous value (guards nest:
     // compiled code → object mode → compiled code), stores its stack pointer in the
     // cell and calls the entry. Both exits (the return and the recovery point the
@@ -94,14 +125,15 @@ mod imp {
         "push r13",
         "push r14",
         "push r15",
-        "push r8",
-        "push qword ptr [r8]",
+        "push r9",
+        "push qword ptr [r9]",
         "sub rsp, 8",
-        "mov qword ptr [r8], rsp",
+        "mov qword ptr [r9], rsp",
         "mov rax, rdi",
         "mov rdi, rsi",
         "mov rsi, rdx",
         "mov rdx, rcx",
+        "mov rcx, r8",
         "call rax",
         "2:",
         "add rsp, 8",
@@ -126,9 +158,10 @@ mod imp {
 
     extern "C" {
         pub(super) fn numba_rs_guarded_call(
-            entry: GuardedEntry,
+            entry: GuardedResume,
             ret: *mut u64,
             exc: *mut *const c_void,
+            generator: *mut c_void,
             args: *const u64,
             cell: *mut usize,
         ) -> i32;

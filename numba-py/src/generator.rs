@@ -126,7 +126,21 @@ impl NativeGenerator {
         let sent_ptr = sent.map_or(std::ptr::null(), |s| s.as_ptr());
         // SAFETY: the entry was generated for this object's type; ret has room for the
         // yielded value's slots and sent (when given) holds the send type's slots.
-        let status = unsafe { entry(ret.as_mut_ptr(), &mut exc, self.obj, sent_ptr) };
+        // Through the stack guard: the body may recurse (RecursionError, not a crash).
+        let status = unsafe {
+            numba_nrt::stack_guard::call_guarded_resume(
+                std::mem::transmute::<ResumeEntry, numba_nrt::stack_guard::GuardedResume>(entry),
+                ret.as_mut_ptr(),
+                (&mut exc as *mut *const ExcInfo).cast(),
+                self.obj.cast(),
+                sent_ptr,
+            )
+        };
+        if status == numba_nrt::stack_guard::STACK_OVERFLOW {
+            return Err(pyo3::exceptions::PyRecursionError::new_err(
+                "maximum recursion depth exceeded",
+            ));
+        }
         match status {
             STATUS_OK => match shape {
                 // The common scalars without the general decoder.

@@ -178,3 +178,16 @@ def test_other_segfaults_still_reach_faulthandler():
     assert r.returncode != 0
     assert r.stdout.strip() == "1"
     assert "Fatal Python error: Segmentation fault" in r.stderr
+
+
+def test_generator_body_recursing_too_deeply_raises():
+    @njit
+    def gen(n):
+        yield depth(10)
+        yield depth(n)
+
+    g = gen(DEEP)
+    assert next(g) == 10
+    with pytest.raises(RecursionError):
+        next(g)
+    assert list(gen(50)) == [10, 50]
