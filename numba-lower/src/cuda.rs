@@ -27,7 +27,9 @@ use inkwell::targets::{
 };
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::AsValueRef;
-use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, InstructionOpcode};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValueEnum, FunctionValue, InstructionOpcode, PointerValue,
+};
 use inkwell::{AddressSpace, OptimizationLevel};
 use numba_ir::FunctionIR;
 use numba_typeinfer::types::*;
@@ -312,17 +314,19 @@ fn atomic<'ctx>(
     let dtype = sig.ret;
     let float = dtype.is_float();
     let signed = matches!(dtype.get(), Type::Integer { signed: true, .. });
+    if float && matches!(op, "max" | "min" | "nanmax" | "nanmin") {
+        let ptr = impls::indexing::element_address(lw, sig.args[0], a[0], sig.args[1], a[1])?;
+        return float_min_max(lw, op, ptr, a[2].into_float_value());
+    }
     let bin = match (op, float) {
         ("add", false) => Op::LLVMAtomicRMWBinOpAdd,
         ("add", true) => Op::LLVMAtomicRMWBinOpFAdd,
         ("sub", false) => Op::LLVMAtomicRMWBinOpSub,
         ("sub", true) => Op::LLVMAtomicRMWBinOpFSub,
-        ("max", true) => Op::LLVMAtomicRMWBinOpFMax,
-        ("min", true) => Op::LLVMAtomicRMWBinOpFMin,
-        ("max", false) if signed => Op::LLVMAtomicRMWBinOpMax,
-        ("min", false) if signed => Op::LLVMAtomicRMWBinOpMin,
-        ("max", false) => Op::LLVMAtomicRMWBinOpUMax,
-        ("min", false) => Op::LLVMAtomicRMWBinOpUMin,
+        ("max" | "nanmax", false) if signed => Op::LLVMAtomicRMWBinOpMax,
+        ("min" | "nanmin", false) if signed => Op::LLVMAtomicRMWBinOpMin,
+        ("max" | "nanmax", false) => Op::LLVMAtomicRMWBinOpUMax,
+        ("min" | "nanmin", false) => Op::LLVMAtomicRMWBinOpUMin,
         ("exch", _) => Op::LLVMAtomicRMWBinOpXchg,
         ("and_", false) => Op::LLVMAtomicRMWBinOpAnd,
         ("or_", false) => Op::LLVMAtomicRMWBinOpOr,
@@ -344,6 +348,93 @@ fn atomic<'ctx>(
         BasicValueEnum::new(v)
     };
     Ok(old)
+}
+
+/// `cuda.atomic.max/min/nanmax/nanmin` on a float element, with numba-cuda's NaN rules:
+/// `max`/`min` leave the element alone when it or the value is NaN; `nanmax`/`nanmin`
+/// ignore a NaN value and replace a NaN element. A compare-and-swap loop on the bits
+/// (PTX has no float max); the result is the element as first read, as numba-cuda's.
+fn float_min_max<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    op: &str,
+    ptr: PointerValue<'ctx>,
+    val: inkwell::values::FloatValue<'ctx>,
+) -> R<BasicValueEnum<'ctx>> {
+    use inkwell::AtomicOrdering::Monotonic;
+    use inkwell::FloatPredicate as P;
+    let e = llvm_err;
+    let ft = val.get_type();
+    let it = if ft == lw.ctx.f64_type() {
+        lw.ctx.i64_type()
+    } else {
+        lw.ctx.i32_type()
+    };
+    let first =
+        lw.b.build_load(ft, ptr, "old")
+            .map_err(e)?
+            .into_float_value();
+    if let Some(i) = inkwell::values::AnyValue::as_any_value_enum(&first)
+        .into_float_value()
+        .as_instruction()
+    {
+        i.set_volatile(true)
+            .map_err(|m| LowerError::Llvm(m.to_string()))?;
+    }
+    let nan_rule = op.starts_with("nan");
+    // Nothing to do for a NaN value, or (max/min) a NaN element.
+    let other = if nan_rule { val } else { first };
+    let skip =
+        lw.b.build_float_compare(P::UNO, val, other, "skip")
+            .map_err(e)?;
+    let entry =
+        lw.b.get_insert_block()
+            .ok_or_else(|| LowerError::Llvm("no block".into()))?;
+    let check = lw.new_block("atomic.check");
+    let attempt = lw.new_block("atomic.attempt");
+    let done = lw.new_block("atomic.done");
+    lw.b.build_conditional_branch(skip, done, check)
+        .map_err(e)?;
+    lw.b.position_at_end(check);
+    let seen = lw.b.build_phi(ft, "seen").map_err(e)?;
+    seen.add_incoming(&[(&first, entry)]);
+    let cur = seen.as_basic_value().into_float_value();
+    // Swap while the element loses to the value (or, for nan*, is NaN).
+    let pred = match (op.ends_with("max"), nan_rule) {
+        (true, false) => P::OLT,
+        (true, true) => P::ULT,
+        (false, false) => P::OGT,
+        (false, true) => P::UGT,
+    };
+    let swap = lw.b.build_float_compare(pred, cur, val, "").map_err(e)?;
+    lw.b.build_conditional_branch(swap, attempt, done)
+        .map_err(e)?;
+    lw.b.position_at_end(attempt);
+    let expect =
+        lw.b.build_bit_cast(cur, it, "")
+            .map_err(e)?
+            .into_int_value();
+    let new =
+        lw.b.build_bit_cast(val, it, "")
+            .map_err(e)?
+            .into_int_value();
+    let pair =
+        lw.b.build_cmpxchg(ptr, expect, new, Monotonic, Monotonic)
+            .map_err(e)?;
+    let found =
+        lw.b.build_extract_value(pair, 0, "")
+            .map_err(e)?
+            .into_int_value();
+    let found =
+        lw.b.build_bit_cast(found, ft, "")
+            .map_err(e)?
+            .into_float_value();
+    let here =
+        lw.b.get_insert_block()
+            .ok_or_else(|| LowerError::Llvm("no block".into()))?;
+    seen.add_incoming(&[(&found, here)]);
+    lw.b.build_unconditional_branch(check).map_err(e)?;
+    lw.b.position_at_end(done);
+    Ok(first.into())
 }
 
 fn nvvm<'ctx>(

@@ -37,7 +37,9 @@ pub const BARRIER_REDUCTIONS: [&str; 3] =
 pub const BIT_OPS: [&str; 4] = ["popc", "brev", "clz", "ffs"];
 
 /// Atomic operations on integers (all) and floats (`add sub max min exch`).
-pub const ATOMICS: [&str; 8] = ["add", "sub", "max", "min", "exch", "and_", "or_", "xor"];
+pub const ATOMICS: [&str; 10] = [
+    "add", "sub", "max", "min", "nanmax", "nanmin", "exch", "and_", "or_", "xor",
+];
 
 /// Every function key this module types (`numba_rs.cuda.grid`, ...).
 pub fn function_keys() -> Vec<String> {

@@ -110,7 +110,15 @@ CHILD = textwrap.dedent('''
         cuda.syncthreads()
         f[i] = dyn[dyn.shape[0] - 1 - cuda.threadIdx.x]
 
-    kernels = [saxpy, block_sum, stencil, warp_sum, apply, votes, more]
+    @cuda.jit("void(float64[:], float32[:], int64[:])")
+    def float_extrema(a, b, c):
+        i = cuda.grid(1)
+        cuda.atomic.max(a, 0, a[i])
+        cuda.atomic.nanmin(a, 1, a[i])
+        cuda.atomic.nanmax(b, 0, b[i])
+        cuda.atomic.nanmax(c, 0, c[i])
+
+    kernels = [saxpy, block_sum, stencil, warp_sum, apply, votes, more, float_extrema]
     if cuda.LIBDEVICE is not None:
         @cuda.jit("void(float64[:], float32[:])")
         def math_kernel(x, y):
@@ -254,3 +262,11 @@ def test_ptxas_assembles_every_kernel(compiled, tmp_path, arch):
                                str(tmp_path / f"{name}.{arch}.cubin")],
                               capture_output=True, text=True)
         assert proc.returncode == 0, f"{name} for {arch}: {proc.stderr}"
+
+
+def test_float_atomic_min_max_are_compare_and_swap_loops(compiled):
+    ptx = compiled["ptx"]["float_extrema"]
+    entry(ptx)
+    # PTX has no float max: numba-cuda's loop on the bits (64- and 32-bit).
+    assert "atom.global.cas.b64" in ptx and "atom.global.cas.b32" in ptx
+    assert "atom.global.max.s64" in ptx  # nanmax of integers is max

@@ -202,6 +202,29 @@ def test_atomics():
 
 
 @cuda.jit
+def float_extrema(vals, out):
+    i = cuda.grid(1)
+    cuda.atomic.max(out, 0, vals[i])
+    cuda.atomic.min(out, 1, vals[i])
+    cuda.atomic.nanmax(out, 2, vals[i])
+    cuda.atomic.nanmin(out, 3, vals[i])
+
+
+def test_float_atomics_follow_numba_cudas_nan_rules():
+    nan = float("nan")
+    vals = np.array([1.5, nan, -2.0, 4.0], dtype=np.float64)
+    out = np.array([0.0, 0.0, 0.0, 0.0])
+    float_extrema[1, 4](vals, out)
+    # max/min ignore a NaN value; nanmax/nanmin too.
+    assert out.tolist() == [4.0, -2.0, 4.0, -2.0]
+    # A NaN element stays for max/min and is replaced by nanmax/nanmin.
+    out = np.full(4, nan)
+    float_extrema[1, 4](vals, out)
+    assert np.isnan(out[0]) and np.isnan(out[1])
+    assert out[2] == 4.0 and out[3] == -2.0
+
+
+@cuda.jit
 def cas_lock(counter, out):
     # One thread per block wins the flag; every thread counts.
     if cuda.atomic.cas(counter, 0, 0, 1) == 0:

@@ -80,6 +80,13 @@ pub(crate) fn register(r: &mut Registry) {
         Args::Exact(vec![TypePat::Any, TypePat::Any]),
         isinstance,
     );
+    // `getattr`/`hasattr` with a constant name are rewritten before typing
+    // (`numba_typeinfer::attr_builtins`); no other call of them types.
+    for name in ["getattr", "hasattr"] {
+        r.register(key(name), Args::Variadic(TypePat::Any), |lw, _, _| {
+            Err(lw.unsupported("getattr()/hasattr() need a constant attribute name"))
+        });
+    }
     r.register(key("enumerate"), Args::Exact(vec![TypePat::Any]), enumerate);
     r.register(
         key("enumerate"),

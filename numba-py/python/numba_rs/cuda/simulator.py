@@ -346,8 +346,11 @@ def _atomic(update):
 class _Atomic:
     add = staticmethod(_atomic(lambda old, val, t: old + t(val)))
     sub = staticmethod(_atomic(lambda old, val, t: old - t(val)))
-    max = staticmethod(_atomic(lambda old, val, t: np.maximum(old, t(val))))
-    min = staticmethod(_atomic(lambda old, val, t: np.minimum(old, t(val))))
+    # numba-cuda's NaN rules: max/min leave the element when it or the value is NaN
+    # (Python's max/min of the two, element first); nanmax/nanmin ignore a NaN value
+    # and replace a NaN element (NumPy's fmax/fmin).
+    max = staticmethod(_atomic(lambda old, val, t: max(old, t(val))))
+    min = staticmethod(_atomic(lambda old, val, t: min(old, t(val))))
     nanmax = staticmethod(_atomic(lambda old, val, t: np.fmax(old, t(val))))
     nanmin = staticmethod(_atomic(lambda old, val, t: np.fmin(old, t(val))))
     exch = staticmethod(_atomic(lambda old, val, t: t(val)))
