@@ -361,17 +361,32 @@ impl<'ctx> FnLower<'ctx, '_> {
                 preds.entry(s).or_default().push(l);
             }
         }
+        // A block raising inside a `try` jumps to the handler: an exception edge too.
+        let raises = |l: Label| {
+            self.ir.blocks[&l].body.iter().any(|i| {
+                matches!(
+                    i.stmt,
+                    Stmt::TryRaise { .. }
+                        | Stmt::StaticTryRaise { .. }
+                        | Stmt::DynamicTryRaise { .. }
+                )
+            })
+        };
         let mut seen = std::collections::HashSet::from([label]);
         let mut work = std::collections::VecDeque::from([label]);
         while let Some(l) = work.pop_front() {
             for &p in preds.get(&l).into_iter().flatten() {
+                if raises(p) {
+                    continue;
+                }
                 if let Some(Stmt::Branch { cond, truebr, .. }) = self.ir.blocks[&p].terminator() {
                     if intrinsic(*cond, "exception_check") {
                         if *truebr == l {
                             // An exception edge into `l`: not the normal path.
                             continue;
                         }
-                        return Some(*truebr);
+                        // Never the raising block's own handler entry (a loop).
+                        return (*truebr != label).then_some(*truebr);
                     }
                 }
                 if seen.insert(p) && !opens_region(p) {

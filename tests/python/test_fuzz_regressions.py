@@ -449,3 +449,24 @@ def test_comprehension_with_nothing_kept_is_typed_by_later_stores():
     # The comprehension's list reached `m3` through the inlined function's return cast,
     # which refining the list's item type did not follow back (`list(undefined)`).
     assert njit(filtered_out_then_filled)([9, 18, 2]) == filtered_out_then_filled([9, 18, 2])
+
+
+@njit
+def _raise_value(a):
+    raise ValueError(a)
+
+
+def raise_in_handler(a):
+    try:
+        _raise_value(a)
+    except Exception:
+        raise ValueError(a, 2)
+
+
+def test_raise_in_a_handler_after_a_caught_call():
+    # The handler's own cleanup block must not route its re-raise to itself (a hang
+    # while the unmatched-handler fix was being made; Numba's test_dynamic_raise).
+    for arg in (1, 1.5, "s", (1, 2)):
+        with pytest.raises(ValueError) as e:
+            njit(raise_in_handler)(arg)
+        assert e.value.args == (arg, 2)
