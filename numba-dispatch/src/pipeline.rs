@@ -1057,16 +1057,19 @@ fn compile_nopython_ir(
                 err.line = Some(line);
                 here(err)
             };
-            let mut folded = numba_typeinfer::isinstance::fold_literal_calls(&mut ir, &partial)
+            let folded = numba_typeinfer::isinstance::fold_literal_calls(&mut ir, &partial)
                 .map_err(as_error)?;
-            if attr_builtins {
-                folded |= numba_typeinfer::attr_builtins::fold(&mut ir, &partial, &target.typing)
+            // A folded `getattr` may type what a later one reads: another round.
+            let attrs = attr_builtins
+                && numba_typeinfer::attr_builtins::fold(&mut ir, &partial, &target.typing)
                     .map_err(as_error)?;
+            let pruned = (folded || attrs) && dead_branch_prune(&mut ir, &[]);
+            if pruned {
+                prune_phi_incoming(&mut ir);
             }
-            if !folded || !dead_branch_prune(&mut ir, &[]) {
+            if !pruned && !attrs {
                 break;
             }
-            prune_phi_incoming(&mut ir);
         }
         maybe_print(&ir, "isinstance_branch_prune", &wanted);
     }

@@ -2740,12 +2740,23 @@ fn definitions<'c>(
 
 /// The containers a bound method `func` was read from (`l` in `f = l.append`).
 fn receivers(defs: &HashMap<VarId, Vec<ExprId>>, ir: &FunctionIR, func: VarId) -> Vec<VarId> {
-    defs.get(&func)
-        .into_iter()
-        .flatten()
-        .filter_map(|&e| match ir.expr(e) {
-            Expr::GetAttr { value, .. } => Some(*value),
-            _ => None,
-        })
-        .collect()
+    // The bound method is read before the arguments are evaluated: one whose argument
+    // branches (`m.append(x if c else y)`) reaches the call through copies and phis.
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![func];
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for &e in defs.get(&v).into_iter().flatten() {
+            match ir.expr(e) {
+                Expr::GetAttr { value, .. } => out.push(*value),
+                Expr::Var(src) => stack.push(*src),
+                Expr::Phi { incoming } => stack.extend(incoming.iter().filter_map(|(v, _)| *v)),
+                _ => {}
+            }
+        }
+    }
+    out
 }

@@ -646,8 +646,10 @@ def new_list(sc):
     else:
         lst = rng.choice(src)
         elt = sc.vars[lst].elt
-        text = rng.choice([f"sorted({lst})", f"list({lst})", f"{lst}[:]",
-                           f"sorted({lst}, reverse=True)", f"{lst} + {lst}"])
+        forms = [f"sorted({lst})", f"list({lst})", f"{lst}[:]", f"sorted({lst}, reverse=True)"]
+        if type(sc.vars[lst]) is ListT:  # Numba has no `+` of typed Lists
+            forms.append(f"{lst} + {lst}")
+        text = rng.choice(forms)
         sc.add(name, ListT(elt, sc.vars[lst].nonempty))
         return [f"{name} = {text}"]
     sc.add(name, ListT(elt))
@@ -768,9 +770,15 @@ def _dict(b, sc):
 DICT_STR_KEYS = ("'a'", "'bb'", "'c'", "'dd'")
 
 
-def dicts(sc, mutable=False):
+def dicts(sc, mutable=False, val=None):
+    """Dicts with scalar values (`val` if given)."""
     return [n for n, t in sc.vars.items() if isinstance(t, DictT)
+            and t.val in ("int", "float") and (val is None or t.val == val)
             and (not mutable or sc.mutable(n))]
+
+
+def zero(ty):
+    return "0.0" if ty == "float" else "0"
 
 
 def dict_key(sc, key):
@@ -801,13 +809,15 @@ def mutate_dict(sc):
     if not names or sc.in_prange:
         return None
     d = sc.rng.choice(names)
-    k = dict_key(sc, sc.vars[d].key)
-    v = stored("int", expr(sc, "int"))
+    t = sc.vars[d]
+    k = dict_key(sc, t.key)
+    v = stored(t.val, expr(sc, t.val))
+    mod = INT_MOD if t.val == "int" else 1000.0
     return sc.rng.choice([
         [f"{d}[{k}] = {v}"],
-        [f"{d}[{k}] = ({d}.get({k}, 0) + {expr(sc, 'int', 1)}) % {INT_MOD}"],
+        [f"{d}[{k}] = ({d}.get({k}, {zero(t.val)}) + {expr(sc, t.val, 1)}) % {mod}"],
         [f"if {k} in {d}:", f"    del {d}[{k}]"],
-        [f"{d}.pop({k}, 0)"],
+        [f"{d}.pop({k}, {zero(t.val)})"],
     ])
 
 
@@ -817,8 +827,12 @@ def _dict_int(sc):
     if not names:
         return None
     d = sc.rng.choice(names)
-    return sc.rng.choice([f"len({d})", f"{d}.get({dict_key(sc, sc.vars[d].key)}, -1)",
-                          f"sum({d}.values()) % {INT_MOD}"])
+    forms = [f"len({d})"]
+    if sc.vars[d].val == "int":
+        forms.append(f"{d}.get({dict_key(sc, sc.vars[d].key)}, -1)")
+        if type(sc.vars[d]) is DictT:  # Numba has no sum() of a typed Dict's values
+            forms.append(f"sum({d}.values()) % {INT_MOD}")
+    return sc.rng.choice(forms)
 
 
 @leaf("bool")
@@ -840,7 +854,7 @@ def for_dict(sc):
     c = sc.child("for")
     c.frozen.add(d)
     c.add(k, sc.vars[d].key, readonly=True)
-    c.add(v, "int", readonly=True)
+    c.add(v, sc.vars[d].val, readonly=True)
     if sc.vars[d].key == "str":
         sc.b.features.add("str")
     return [f"for {k}, {v} in {d}.items():"] + indent(block(c, sc.rng.randint(1, 3)))
@@ -889,7 +903,7 @@ def try_except(sc):
     ints = lists(sc, "int")
     if exc == "IndexError" and ints:
         risky = [f"{r} = {rng.choice(ints)}[{rng.randint(-8, 8)}]"]
-    ds = [d for d in dicts(sc) if sc.vars[d].key == "int"]
+    ds = [d for d in dicts(sc, val="int") if sc.vars[d].key == "int"]
     if exc == "KeyError" and ds:
         risky = [f"{r} = {rng.choice(ds)}[{rng.randint(0, 12)}]"]
     if risky is None:

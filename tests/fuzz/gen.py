@@ -541,3 +541,4 @@ def _attempt(rng, seed, index, cat):
 
 
 import categories  # noqa: E402,F401  (registers everything beyond scalars and control flow)
+import extra  # noqa: E402,F401  (typed containers, string methods, shapes, masks, builtins)

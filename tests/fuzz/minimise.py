@@ -11,6 +11,8 @@ import ast
 import copy
 import time
 
+from typed_names import PY_SOURCE, uses_typed
+
 
 def _statements(tree):
     return [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
@@ -84,7 +86,7 @@ import numpy as np
 import numba_rs
 
 prange = range  # numba_rs.prange once CPython's result is in
-
+{typed_py}
 {source}
 
 def args():
@@ -102,16 +104,21 @@ def run(fn):
 
 print("cpython: ", run(f))
 prange = numba_rs.prange
-{jit_helpers}print("numba_rs:", run(numba_rs.njit(parallel={parallel})(f)))
+{typed_jit}{jit_helpers}print("numba_rs:", run(numba_rs.njit(parallel={parallel})(f)))
 '''
 
 
 def reproducer(prog, verdict, path, note):
     """The text of a standalone script printing CPython's and numba_rs's outcomes."""
+    typed = uses_typed(prog)
     helpers = [n.name for n in ast.parse(prog["source"]).body
                if isinstance(n, ast.FunctionDef) and n.name != "f"]
     return REPRODUCER.format(
         verdict=verdict, name=f"{prog['seed']}:{prog['index']}", category=prog["category"],
         note=note, path=path, source=prog["source"].rstrip() + "\n", args=prog["args"],
         listed="list(r)" if prog["generator"] else "r", parallel=prog["parallel"],
-        jit_helpers="".join(f"{h} = numba_rs.njit({h})\n" for h in helpers))
+        jit_helpers="".join(f"{h} = numba_rs.njit({h})\n" for h in helpers),
+        typed_py="\n# CPython's stand-ins for typed containers (numba_rs's own below)\n"
+        + PY_SOURCE + "\n" if typed else "",
+        typed_jit="from numba_rs.typed import Dict, List  # noqa: E402,F811\n"
+        "types = numba_rs.types\n" if typed else "")

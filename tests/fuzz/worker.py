@@ -23,17 +23,20 @@ import numba_rs
 from numba_rs.runtime import rtsys
 
 from compare import agree, drift, outcome
+from typed_names import jit_names, python_names
 
 # Exceptions generated programs raise on purpose; any other from CPython is a generator bug.
 INTENDED = {"ValueError", "ZeroDivisionError", "IndexError", "KeyError"}
 
 
-def load(prog, prange, jit=None):
-    """The program's namespace; with `jit`, its helper functions are compiled by it."""
+def load(prog, prange, names, jit=None):
+    """The program's namespace; with `jit`, its helper functions are compiled by it.
+    `names` are the typed-container names (typed_names.py) of the run."""
     filename = f"<fuzz {prog['seed']}:{prog['index']}>"
     src = prog["source"]
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    ns = {"np": np, "math": math, "cmath": cmath, "prange": prange, "__name__": "fuzzprog"}
+    ns = {"np": np, "math": math, "cmath": cmath, "prange": prange, "__name__": "fuzzprog",
+          **names}
     exec(compile(src, filename, "exec"), ns)
     if jit is not None:
         for name, v in list(ns.items()):
@@ -42,17 +45,18 @@ def load(prog, prange, jit=None):
     return ns
 
 
-def args_of(prog):
-    return eval(prog["args"], {"np": np})
+def args_of(prog, names):
+    return eval(prog["args"], {"np": np, **names})
 
 
 def run_jit(prog, module, errors):
     """Outcome of the program compiled by numba_rs or Numba (`module`); a compile error
     (an instance of `errors`) becomes ('refused', type name, message)."""
-    ns = load(prog, module.prange, module.njit)
+    names = jit_names(module)
+    ns = load(prog, module.prange, names, module.njit)
     jf = module.njit(parallel=prog["parallel"])(ns["f"])
     try:
-        res = outcome(jf, args_of(prog), prog["generator"], errors)
+        res = outcome(jf, args_of(prog, names), prog["generator"], errors)
     finally:
         del jf, ns
     return res
@@ -74,13 +78,16 @@ class Oracle:
         if self.module is None:
             import numba
             self.module = numba
-        return run_jit(prog, self.module, self.module.core.errors.NumbaError)
+        errors = self.module.core.errors
+        # UnsupportedBytecodeError (f-string format specs) is no NumbaError subclass.
+        return run_jit(prog, self.module, (errors.NumbaError, errors.UnsupportedBytecodeError))
 
 
 def run_program(prog, oracle, stage):
     """The verdict on one program (see README.md for the verdicts)."""
     stage("python")
-    py = outcome(load(prog, range)["f"], args_of(prog), prog["generator"])
+    names = python_names()
+    py = outcome(load(prog, range, names)["f"], args_of(prog, names), prog["generator"])
     res = {"py": py}
     if py[0] == "raise" and py[1] not in INTENDED:
         return dict(res, verdict="invalid")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 RUN = Path(__file__).resolve().parents[1] / "fuzz" / "run.py"
-SEED, COUNT = 2026, 1000
+SEED, COUNT = 2026, 700
 
 
 def test_fuzz_batch(tmp_path):

@@ -470,3 +470,30 @@ def test_raise_in_a_handler_after_a_caught_call():
         with pytest.raises(ValueError) as e:
             njit(raise_in_handler)(arg)
         assert e.value.args == (arg, 2)
+
+
+def append_conditional(x):
+    m = []
+    m.append(x if x > 0 else -1.0)
+    k = numba_rs.typed.List()
+    k.append(1 if x > 0 else 2)
+    return m, list(k)
+
+
+def test_empty_list_typed_by_appending_a_conditional_expression():
+    # The bound method is read before the argument's branches, and reached the call
+    # through a phi that refining the list did not follow.
+    for x in (3.5, -2.0):
+        got = njit(append_conditional)(x)
+        assert (got[0], got[1]) == append_conditional(x)
+
+
+def chained_getattr(a):
+    b = a + getattr(a, "size")
+    c = np.zeros(getattr(b, "shape")[0])
+    return getattr(c, "size") + getattr(b, "ndim")
+
+
+def test_getattr_of_a_value_typed_through_another_getattr():
+    a = np.ones((3, 4))
+    assert njit(chained_getattr)(a) == chained_getattr(a)
