@@ -1010,7 +1010,10 @@ pub(crate) fn scalar_call<'ctx>(
     // `np.minimum(float_array, complex_array)`: both in their common type first, as
     // NumPy's loop for the pair takes them.
     if let ("min" | "max" | "fmin" | "fmax", [(a, ta), (b, tb)]) = (key, args) {
-        if ta != tb && (ta.is_complex() || tb.is_complex() || ta.is_float() || tb.is_float()) {
+        let inexact = |t: &TypeId| t.is_complex() || t.is_float();
+        // Only between floats and complex numbers: Numba gives complex numbers no order
+        // against integers (`np.clip(complex_array, 0, 1)` is its TypingError).
+        if ta != tb && inexact(ta) && inexact(tb) {
             if let Some(common) = numba_typeinfer::conv::unify(*ta, *tb) {
                 let a = lw.cast(*a, *ta, common)?;
                 let b = lw.cast(*b, *tb, common)?;
