@@ -526,6 +526,21 @@ pub unsafe extern "C" fn numba_rs_parallel_ufunc_loop(
             ndiv,
         )
     };
+    let hook = UFUNC_DONE_HOOK.load(Ordering::SeqCst);
+    if hook != 0 {
+        // SAFETY: only `set_parallel_ufunc_done_hook` stores a non-zero value.
+        let f: extern "C" fn() = unsafe { std::mem::transmute::<usize, extern "C" fn()>(hook) };
+        f();
+    }
+}
+
+static UFUNC_DONE_HOOK: AtomicUsize = AtomicUsize::new(0);
+
+/// Install what runs on the launching thread when a parallel ufunc loop's divisions are
+/// done: where the embedder moves an error a kernel raised on a worker thread (where its
+/// interpreter state is not the caller's) to the caller.
+pub fn set_parallel_ufunc_done_hook(hook: extern "C" fn()) {
+    UFUNC_DONE_HOOK.store(hook as usize, Ordering::SeqCst);
 }
 
 #[cfg(test)]

@@ -2351,6 +2351,7 @@ fn _numba_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     numba_lower::runtime::set_adopt_hook(dicts::adopt_hook);
     numba_lower::runtime::set_exc_match_hook(exc_match_hook);
     numba_lower::runtime::set_error_report_hook(ufunc::error_report_hook);
+    numba_nrt::parallel::set_parallel_ufunc_done_hook(ufunc::parallel_ufunc_done);
     objmode::install();
     npgen::install();
     ufunc::register(m)?;

@@ -243,11 +243,39 @@ fn make_ufunc(
 ///
 /// # Safety
 /// `rec` must be null or a record generated code stored and nobody read.
+/// The first error a parallel ufunc's kernel raised on a worker thread.
+static WORKER_ERROR: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+
+/// After a parallel ufunc loop, on the calling thread: raise what a worker stashed.
+pub(crate) extern "C" fn parallel_ufunc_done() {
+    let err = WORKER_ERROR
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    if let Some(err) = err {
+        Python::attach(|py| {
+            if !PyErr::occurred(py) {
+                err.restore(py);
+            }
+        });
+    }
+}
+
 pub(crate) unsafe extern "C" fn error_report_hook(status: i32, rec: *const ExcInfo, mode: i32) {
     let _ = status;
     Python::attach(|py| {
         let err = crate::raise_native(py, rec);
         if mode == numba_lower::wrappers::REPORT_LOOP {
+            // On a pool worker (a `target='parallel'` loop): the error belongs to the
+            // thread that called the ufunc, which takes it when the divisions are done
+            // (`parallel_ufunc_done`); set here it would be lost with the worker's state.
+            if numba_nrt::parallel::get_thread_id() != 0 {
+                let mut slot = WORKER_ERROR.lock().unwrap_or_else(|e| e.into_inner());
+                if slot.is_none() {
+                    *slot = Some(err);
+                }
+                return;
+            }
             // A loop stops at its first error; an earlier one (another loop of the same
             // call) stays the one raised.
             if PyErr::occurred(py) {

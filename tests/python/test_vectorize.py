@@ -755,3 +755,15 @@ def test_cfunc_refuses_object_mode():
     # A C callback cannot run in object mode (Numba's NotImplementedError).
     with pytest.raises(NotImplementedError):
         cfunc("float64(float64)", forceobj=True)(lambda x: x)
+
+
+def test_parallel_kernel_error_on_a_worker_thread_reaches_the_caller(nthreads):
+    # An error set on a pool worker's own interpreter state was lost (the call returned
+    # the partly filled output): the worker stashes it for the calling thread.
+    f = vectorize(["float64(float64)"], target="parallel")(raising)
+    for bad in (0, 499_999, 999_999):
+        x = np.ones(1_000_000)
+        x[bad] = -1.0
+        with pytest.raises(ValueError, match="negative input"):
+            f(x)
+    np.testing.assert_array_equal(f(np.ones(10)), np.full(10, 2.0))
