@@ -497,3 +497,24 @@ def chained_getattr(a):
 def test_getattr_of_a_value_typed_through_another_getattr():
     a = np.ones((3, 4))
     assert njit(chained_getattr)(a) == chained_getattr(a)
+
+
+def caught_missing_keys(k):
+    d = {5: 1.5}
+    try:
+        v = d[k]
+    except KeyError:
+        v = -1.0
+    lists = {5: [1, 2]}
+    try:
+        got = lists[k]
+    except KeyError:
+        got = [0]
+    return v, got
+
+
+def test_missing_key_caught_inside_try():
+    # The KeyError is pending inside a `try` while control reaches the handler's check;
+    # the lookup's value was read through the null entry meanwhile (a segfault).
+    for k in (5, 7):
+        assert njit(caught_missing_keys)(k) == caught_missing_keys(k)

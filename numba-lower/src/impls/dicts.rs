@@ -171,6 +171,16 @@ pub(crate) fn register(r: &mut Registry) {
         let at = lw.dict_lookup(a[0], kt, a[1])?;
         let missing = lw.b.build_is_null(at, "").map_err(llvm_err)?;
         lw.raise_value_if(missing, "KeyError", a[1], kt)?;
+        // Inside a `try` the KeyError is pending and control goes on to the handler's
+        // check: read a zeroed value then, not through the null entry (a segfault).
+        let mt = crate::model::memory_type(lw.ctx, vt)?;
+        let zeroed = lw.alloca_in_entry(mt, "missing")?;
+        lw.b.build_store(zeroed, mt.const_zero())
+            .map_err(llvm_err)?;
+        let at =
+            lw.b.build_select(missing, zeroed, at, "")
+                .map_err(llvm_err)?
+                .into_pointer_value();
         // Borrowed, as a list's item.
         lw.list_read(vt, at)
     });
