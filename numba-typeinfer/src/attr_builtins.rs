@@ -126,17 +126,5 @@ pub fn fold(
             rewrites.push((label, i, new));
         }
     }
-    let changed = !rewrites.is_empty();
-    for (label, i, new) in rewrites {
-        let e = ir.add_expr(new);
-        if let Some(Stmt::Assign { value, .. }) = ir
-            .blocks
-            .get_mut(&label)
-            .and_then(|blk| blk.body.get_mut(i))
-            .map(|inst| &mut inst.stmt)
-        {
-            *value = e;
-        }
-    }
-    Ok(changed)
+    Ok(crate::isinstance::replace_assigned(ir, rewrites))
 }

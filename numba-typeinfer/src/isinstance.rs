@@ -197,9 +197,23 @@ pub fn fold_literal_calls(
             }
         }
     }
+    let folds = folds
+        .into_iter()
+        .map(|(label, i, b)| (label, i, Expr::Const(numba_bytecode::Constant::Bool(b))))
+        .collect();
+    Ok(replace_assigned(ir, folds))
+}
+
+/// Make each `(block, statement index)` assignment assign the new expression instead;
+/// whether there was any.
+pub(crate) fn replace_assigned(
+    ir: &mut numba_ir::FunctionIR,
+    folds: Vec<(numba_ir::Label, usize, numba_ir::Expr)>,
+) -> bool {
+    use numba_ir::Stmt;
     let changed = !folds.is_empty();
-    for (label, i, b) in folds {
-        let e = ir.add_expr(Expr::Const(numba_bytecode::Constant::Bool(b)));
+    for (label, i, new) in folds {
+        let e = ir.add_expr(new);
         if let Some(Stmt::Assign { value, .. }) = ir
             .blocks
             .get_mut(&label)
@@ -209,7 +223,7 @@ pub fn fold_literal_calls(
             *value = e;
         }
     }
-    Ok(changed)
+    changed
 }
 
 /// The functions whose calls are typed as their literal answers: the builtin

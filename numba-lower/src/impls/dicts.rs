@@ -173,14 +173,18 @@ pub(crate) fn register(r: &mut Registry) {
         lw.raise_value_if(missing, "KeyError", a[1], kt)?;
         // Inside a `try` the KeyError is pending and control goes on to the handler's
         // check: read a zeroed value then, not through the null entry (a segfault).
-        let mt = crate::model::memory_type(lw.ctx, vt)?;
-        let zeroed = lw.alloca_in_entry(mt, "missing")?;
-        lw.b.build_store(zeroed, mt.const_zero())
-            .map_err(llvm_err)?;
-        let at =
+        // Elsewhere the raise has left the function.
+        let at = if lw.try_depth.is_some() {
+            let mt = crate::model::memory_type(lw.ctx, vt)?;
+            let zeroed = lw.alloca_in_entry(mt, "missing")?;
+            lw.b.build_store(zeroed, mt.const_zero())
+                .map_err(llvm_err)?;
             lw.b.build_select(missing, zeroed, at, "")
                 .map_err(llvm_err)?
-                .into_pointer_value();
+                .into_pointer_value()
+        } else {
+            at
+        };
         // Borrowed, as a list's item.
         lw.list_read(vt, at)
     });
