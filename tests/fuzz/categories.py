@@ -429,7 +429,10 @@ def _arr_rule(sc, shape, d):
     if rule == 0 and ka != "b":
         k = rng.randint(0 if unsigned else -9, 9)
         op = rng.choice(["+", "*"] if unsigned else ["+", "-", "*"])
-        return "scalar", f"({a} {op} {k})", ta.bound * abs(k) if op == "*" else ta.bound + abs(k)
+        # uint64 with a Python int is float64 in Numba (its documented rule), uint64 in
+        # NumPy: a uint64 scalar keeps both at uint64.
+        ks = f"np.uint64({k})" if ta.dtype == "uint64" else k
+        return "scalar", f"({a} {op} {ks})", ta.bound * abs(k) if op == "*" else ta.bound + abs(k)
     if rule == 1:
         b, tb = arr_expr(sc, shape, d)
         if not compatible(ta, tb):

@@ -353,8 +353,10 @@ def loop_2d(sc):
     if r == 0:
         rows, cols = sc.b.fresh("r"), sc.b.fresh("c")
         lines.append(f"{rows}, {cols} = {a}.shape")
-        sc.add(rows, "int")
-        sc.add(cols, "int")
+        # Read-only: the inner loop indexes up to `cols`, so reassigning it would index
+        # out of bounds (undefined behaviour in Numba, which does not bounds-check).
+        sc.add(rows, "int", readonly=True)
+        sc.add(cols, "int", readonly=True)
     elif r == 1:
         rows, cols = f"{a}.shape[0]", f"{a}.shape[1]"
     else:

@@ -14,7 +14,7 @@ SEED, COUNT = 2026, 700
 def test_fuzz_batch(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(RUN), "--seed", str(SEED), "--count", str(COUNT), "--jobs", "2",
-         "--out", str(tmp_path), "--minimise-seconds", "0"],
+         "--out", str(tmp_path), "--minimise-seconds", "0", "--no-numba"],
         capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, (
         f"fuzz findings (rerun one with `python tests/fuzz/run.py --seed {SEED} --only N`):\n"
