@@ -101,6 +101,17 @@ impl<'ctx> FnLower<'ctx, '_> {
         if from == to {
             return Ok(v);
         }
+        // A user's type converted implicitly (`can_convert_to`): the host's `lower_cast`.
+        if matches!(from.get(), Type::Opaque { .. }) && !matches!(to.get(), Type::Optional(_)) {
+            let sig = numba_typeinfer::Signature {
+                ret: to,
+                args: vec![from],
+                key: numba_typeinfer::ImplKey::Function(
+                    numba_typeinfer::extension::CAST_KEY.into(),
+                ),
+            };
+            return crate::external::call_external(self, &sig, &[v]);
+        }
         // A datetime64 / timedelta64 in another unit.
         if matches!(
             (from.get(), to.get()),

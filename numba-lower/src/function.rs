@@ -890,13 +890,23 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     type_name,
                 } => {
                     let t = TypeId(*type_code);
-                    if !crate::model::model_of(t)?.is_ghost() {
+                    // An opaque type's value is a pointer: null, Numba's dummy value.
+                    if matches!(t.get(), Type::Opaque { .. })
+                        && crate::model::user::members(t).is_none()
+                    {
+                        let null = self
+                            .ctx
+                            .ptr_type(inkwell::AddressSpace::default())
+                            .const_null();
+                        (null.into(), t)
+                    } else if !crate::model::model_of(t)?.is_ghost() {
                         return Err(self.unsupported(format!(
                             "a global value of the type {type_name}, which has data, cannot be \
                              frozen into compiled code yet"
                         )));
+                    } else {
+                        (self.ghost(), t)
                     }
-                    (self.ghost(), t)
                 }
                 _ => (self.ghost(), NONE),
             },

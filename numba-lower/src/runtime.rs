@@ -11,7 +11,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// `print(*values)` from native code: the values' typecodes, their count, and their
 /// boundary slots (see `callconv`). The embedder (numba-py) installs a hook that prints
 /// through Python's `print`, so output goes to `sys.stdout` exactly as CPython formats it.
-pub type PrintHook = unsafe extern "C" fn(types: *const u32, n: u64, slots: *const u64);
+/// `end` is what follows the values: [`PRINT_END_NEWLINE`] or [`PRINT_END_SPACE`] (a
+/// `print` whose items a user's type prints itself is written in pieces).
+pub type PrintHook = unsafe extern "C" fn(types: *const u32, n: u64, slots: *const u64, end: u32);
+
+/// `print`'s values followed by a newline.
+pub const PRINT_END_NEWLINE: u32 = 0;
+/// `print`'s values followed by a space (more items follow).
+pub const PRINT_END_SPACE: u32 = 1;
 
 static PRINT_HOOK: AtomicUsize = AtomicUsize::new(0);
 
@@ -53,13 +60,13 @@ pub fn set_print_hook(hook: PrintHook) {
 ///
 /// # Safety
 /// `types` and `slots` must be valid for `n` typecodes and their slots.
-pub unsafe extern "C" fn numba_rs_print(types: *const u32, n: u64, slots: *const u64) {
+pub unsafe extern "C" fn numba_rs_print(types: *const u32, n: u64, slots: *const u64, end: u32) {
     let hook = PRINT_HOOK.load(Ordering::SeqCst);
     if hook != 0 {
         // SAFETY: only `set_print_hook` stores a non-zero value, a valid PrintHook.
         let f: PrintHook = unsafe { std::mem::transmute::<usize, PrintHook>(hook) };
         // SAFETY: forwarded from the caller.
-        unsafe { f(types, n, slots) };
+        unsafe { f(types, n, slots, end) };
         return;
     }
     // SAFETY: per the contract, types holds n typecodes.
@@ -68,7 +75,11 @@ pub unsafe extern "C" fn numba_rs_print(types: *const u32, n: u64, slots: *const
         .iter()
         .map(|&t| numba_typeinfer::TypeId(t).to_string())
         .collect();
-    println!("{}", parts.join(" "));
+    print!(
+        "{}{}",
+        parts.join(" "),
+        if end == PRINT_END_SPACE { " " } else { "\n" }
+    );
 }
 
 /// CPython's `_PyHASH_MODULUS` (2**61 - 1).

@@ -155,6 +155,11 @@ impl TargetContext for CpuTarget {
                 func,
                 &typing.arg_types,
                 typing.return_type,
+                if w.cfunc_raises {
+                    crate::wrappers::REPORT_LOOP
+                } else {
+                    crate::wrappers::REPORT_UNRAISABLE
+                },
             )?;
         }
         let lowered_at = Instant::now();

@@ -41,6 +41,10 @@ pub struct Wrappers {
     pub gufunc: Option<Vec<Vec<usize>>>,
     /// A C-ABI function.
     pub cfunc: bool,
+    /// The C-ABI function leaves an exception pending in Python (for code that calls it
+    /// with the GIL held and checks `PyErr_Occurred`, as a box/unbox function calling
+    /// jitted code does) instead of reporting it as unraisable.
+    pub cfunc_raises: bool,
 }
 
 /// The addresses of the wrappers that were built (0: not built).
@@ -519,7 +523,8 @@ fn c_type(ctx: &Context, t: TypeId) -> R<BasicTypeEnum<'_>> {
     memory_type(ctx, lowered(t))
 }
 
-/// The C-ABI wrapper of `native`: `ret cfunc(args...)`.
+/// The C-ABI wrapper of `native`: `ret cfunc(args...)`; an exception is handed over with
+/// `report` ([`REPORT_UNRAISABLE`], or [`REPORT_LOOP`] to leave it pending).
 pub fn build_cfunc<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
@@ -527,6 +532,7 @@ pub fn build_cfunc<'ctx>(
     native: FunctionValue<'ctx>,
     arg_types: &[TypeId],
     ret_type: TypeId,
+    report: i32,
 ) -> R<FunctionValue<'ctx>> {
     for &t in arg_types.iter().filter(|t| !t.is_pointer()) {
         check_scalar(t, "a cfunc argument")?;
@@ -593,7 +599,7 @@ pub fn build_cfunc<'ctx>(
     } else {
         Some(c_result(ctx, ret_type)?)
     };
-    // After an exception (reported as unraisable) the C caller gets zero.
+    // After an exception (reported as unraisable, or left pending) the C caller gets zero.
     let zero_exit = |w: &Ctx<'_, 'ctx>| -> R<()> {
         match c_ret {
             None => w.b.build_return(None).map_err(llvm_err)?,
@@ -605,7 +611,7 @@ pub fn build_cfunc<'ctx>(
         native,
         (ret_slot, exc_slot),
         &vals,
-        REPORT_UNRAISABLE,
+        report,
         &zero_exit,
         true,
     )?;

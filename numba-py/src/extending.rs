@@ -27,6 +27,9 @@ type Overloaded = (u64, String, Py<PyAny>);
 
 /// Names some `overload_method` / `overload_attribute` declared: other names never
 /// reach Python.
+/// A user's type's implicit conversions (`can_convert_to`), asked once per pair.
+type ConversionTable = HashMap<(TypeId, TypeId), Option<numba_typeinfer::conv::Conversion>>;
+static CONVERSIONS: LazyLock<RwLock<ConversionTable>> = LazyLock::new(Default::default);
 static METHODS: LazyLock<RwLock<HashSet<String>>> = LazyLock::new(Default::default);
 static ATTRIBUTES: LazyLock<RwLock<HashSet<String>>> = LazyLock::new(Default::default);
 
@@ -374,6 +377,43 @@ impl ExternalTemplates for PyTemplates {
             call_helper(py, "_intrinsic_parameters", (key,))?.extract()
         })
         .ok()
+    }
+
+    fn conversion(&self, from: TypeId, to: TypeId) -> Option<numba_typeinfer::conv::Conversion> {
+        use numba_typeinfer::conv::Conversion;
+        if let Some(c) = CONVERSIONS
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&(from, to))
+        {
+            return *c;
+        }
+        let answer = Python::attach(|py| {
+            call_helper(py, "_can_convert", (from.0, to.0))
+                .and_then(|r| r.extract::<Option<u8>>())
+                .ok()
+                .flatten()
+        });
+        let c = match answer {
+            Some(1) => Some(Conversion::Exact),
+            Some(2) => Some(Conversion::Promote),
+            Some(3) => Some(Conversion::Safe),
+            Some(4) => Some(Conversion::Unsafe),
+            _ => None,
+        };
+        CONVERSIONS
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert((from, to), c);
+        c
+    }
+
+    fn prints(&self, t: TypeId) -> bool {
+        Python::attach(|py| {
+            call_helper(py, "_prints", (t.0,))
+                .and_then(|r| r.extract::<bool>())
+                .unwrap_or(false)
+        })
     }
 
     fn attribute(&self, recv: TypeId, name: &str) -> Option<u64> {

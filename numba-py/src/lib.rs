@@ -1733,6 +1733,11 @@ impl Dispatcher {
                 cfunc: true,
                 ..Default::default()
             },
+            Some("cfunc_raises") => numba_lower::Wrappers {
+                cfunc: true,
+                cfunc_raises: true,
+                ..Default::default()
+            },
             Some(other) => {
                 return Err(PyValueError::new_err(format!(
                     "unknown wrapper kind {other:?}"
@@ -2203,7 +2208,7 @@ fn typeof_value(v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 /// `print(...)` in jitted code: decode the values and call Python's `print`, so the text
 /// and `sys.stdout` are CPython's. Native code may run without the GIL (`nogil=True`), so
 /// this attaches to the interpreter first.
-unsafe extern "C" fn print_hook(types: *const u32, n: u64, slots: *const u64) {
+unsafe extern "C" fn print_hook(types: *const u32, n: u64, slots: *const u64, end: u32) {
     Python::attach(|py| {
         // SAFETY: generated code passes n typecodes and the slots their shapes take.
         let tys = unsafe { std::slice::from_raw_parts(types, n as usize) };
@@ -2223,9 +2228,13 @@ unsafe extern "C" fn print_hook(types: *const u32, n: u64, slots: *const u64) {
                     None => py.None(),
                 });
             }
+            let kwargs = pyo3::types::PyDict::new(py);
+            if end == numba_lower::runtime::PRINT_END_SPACE {
+                kwargs.set_item("end", " ")?;
+            }
             py.import("builtins")?
                 .getattr("print")?
-                .call1(PyTuple::new(py, args)?)?;
+                .call(PyTuple::new(py, args)?, Some(&kwargs))?;
             Ok(())
         };
         if let Err(e) = run() {

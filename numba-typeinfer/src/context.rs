@@ -1399,6 +1399,39 @@ fn ordered_pair(a: TypeId, b: TypeId) -> bool {
     matches!(a.get(), Type::List { .. }) && a == b && crate::lists::orderable(a)
 }
 
+/// An operator on a user's type that converts implicitly to a number: the operator of the
+/// number it converts to (the other operand's type when that is a number, else `int64`,
+/// then `float64`, as Numba's first matching integer and float cases), or None.
+pub fn converted_binop(
+    resolve: impl Fn(BinOp, TypeId, TypeId) -> Option<Signature>,
+    op: BinOp,
+    l: TypeId,
+    r: TypeId,
+) -> Option<Signature> {
+    let opaque = |t: TypeId| matches!(t.get(), Type::Opaque { .. });
+    let mut targets: Vec<TypeId> = [l, r]
+        .into_iter()
+        .filter(|t| t.is_number())
+        .map(|t| t.unliteral())
+        .collect();
+    targets.extend([INT64, FLOAT64]);
+    for target in targets {
+        let conv = |t: TypeId| {
+            if !opaque(t) {
+                return Some(t);
+            }
+            crate::conv::can_convert(t, target).map(|_| target)
+        };
+        let (Some(cl), Some(cr)) = (conv(l), conv(r)) else {
+            continue;
+        };
+        if let Some(sig) = resolve(op, cl, cr) {
+            return Some(sig);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;

@@ -73,6 +73,10 @@ pub fn can_convert(from: TypeId, to: TypeId) -> Option<Conversion> {
         return can_convert(from.unliteral(), to).map(|c| c.max(floor));
     }
     match (from.get(), to.get()) {
+        // A user's type converts as its class says (`can_convert_to`).
+        (Type::Opaque { .. }, _) => {
+            crate::extension::external().and_then(|x| x.conversion(from, to))
+        }
         // A reflected list (a Python list argument) stored as a list of the same items
         // (a jitclass field, say): one layout, as Numba's list-to-list cast.
         (

@@ -9,6 +9,7 @@
 
 use std::sync::OnceLock;
 
+use crate::conv::Conversion;
 use crate::types::TypeId;
 
 /// Where a host's templates are looked up (one per process, as Numba's registries).
@@ -48,7 +49,25 @@ pub trait ExternalTemplates: Send + Sync {
     fn intrinsic_parameters(&self, _key: &str) -> Option<Vec<String>> {
         None
     }
+    /// How a value of a user's type (`Type::Opaque`) converts implicitly to `to` (Numba's
+    /// `Type.can_convert_to`), None when it does not. Lowered through [`CAST_KEY`].
+    fn conversion(&self, _from: TypeId, _to: TypeId) -> Option<Conversion> {
+        None
+    }
+    /// Whether the host prints values of a user's type itself (Numba's `print_item`
+    /// lowering), through [`PRINT_ITEM_KEY`].
+    fn prints(&self, _t: TypeId) -> bool {
+        false
+    }
 }
+
+/// The intrinsic key of an implicit conversion of a user's type: the host's code for a
+/// call with one argument of the source type, returning the target type.
+pub const CAST_KEY: &str = "intrinsic.ext.cast";
+
+/// The intrinsic key of printing one value of a user's type (no separator, no newline):
+/// the host's code for a call with that argument, returning none.
+pub const PRINT_ITEM_KEY: &str = "intrinsic.ext.print_item";
 
 /// The function key of a host's intrinsics (`intrinsic.ext.<n>`): typed by
 /// [`ExternalTemplates::intrinsic`], lowered by numba-lower's `external` code generator.

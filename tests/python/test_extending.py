@@ -59,7 +59,8 @@ def test_missing_extension_api_is_an_attribute_error_naming_it():
     # hasattr / getattr(m, n, default) must work: a missing name is AttributeError.
     assert hasattr(numba_rs.extending, "overload")
     assert hasattr(numba_rs.extending, "typeof_impl")  # opaque user types (test_user_types)
-    assert not hasattr(numba_rs.extending, "lower_cast")
+    assert hasattr(numba_rs.extending, "lower_cast")  # implicit conversions (test_user_conversions)
+    assert not hasattr(numba_rs.extending, "lower_setattr")
     assert getattr(numba_rs.extending, "lower_getattr", None) is None
     assert hasattr(numba_rs.extending, "lower_builtin")  # user types (test_interval)
     with pytest.raises(AttributeError, match="infer_global.*not supported by numba-rs"):

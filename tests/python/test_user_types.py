@@ -205,6 +205,28 @@ def test_numbas_own_opaque_types_are_accepted():
         if isinstance(x, DummyType):
             return lambda x: 99
 
+    # As in Numba, an opaque value (a pointer) crosses in only through unbox code.
+    from numba.core.extending import NativeValue as NNativeValue
+    from numba.extending import unbox as n_unbox
+
+    Bare = type("BareTypeForUserTypes", (nt.Opaque,), {})
+    bare_type = Bare("my_bare")
+    n_register_model(Bare)(nmodels.OpaqueModel)
+
+    class BareValue:
+        pass
+
+    @n_typeof_impl.register(BareValue)
+    def _typeof_bare(val, c):
+        return bare_type
+
+    with pytest.raises(TypeError, match="can't unbox my_bare type"):
+        njit(lambda d: 1)(BareValue())
+
+    @n_unbox(DummyType)
+    def _unbox_dummy(typ, obj, c):
+        return NNativeValue(c.context.get_dummy_value())
+
     assert njit(lambda d: probe(d) + 1)(Dummy()) == 100
 
 

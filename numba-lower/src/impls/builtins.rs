@@ -627,17 +627,65 @@ fn reversed_range<'ctx>(
 
 /// `print(*values)`: the values go to the runtime's print hook as typecodes and boundary
 /// slots (literal strings travel in their type), with a reference of their own, which the
-/// hook's Python objects take over; Python's `print` formats them.
+/// hook's Python objects take over; Python's `print` formats them. A value of a user's
+/// type that the host prints itself (Numba's `print_item`) is printed by the host's code
+/// between the pieces before and after it, as Numba prints item by item.
 fn print<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
+    use crate::runtime::{PRINT_END_NEWLINE, PRINT_END_SPACE};
+    use numba_typeinfer::extension::{external, PRINT_ITEM_KEY};
+    let custom = |t: TypeId| {
+        matches!(t.get(), Type::Opaque { .. }) && external().is_some_and(|x| x.prints(t))
+    };
+    if !sig.args.iter().any(|&t| custom(t)) {
+        return print_values(lw, &sig.args, a, PRINT_END_NEWLINE);
+    }
+    let n = sig.args.len();
+    let mut start = 0;
+    for i in 0..=n {
+        if i < n && !custom(sig.args[i]) {
+            continue;
+        }
+        let end = if i == n {
+            PRINT_END_NEWLINE
+        } else {
+            PRINT_END_SPACE
+        };
+        if i > start || i == n {
+            print_values(lw, &sig.args[start..i], &a[start..i], end)?;
+        }
+        if i < n {
+            let item = Signature {
+                ret: NONE,
+                args: vec![sig.args[i]],
+                key: ImplKey::Function(PRINT_ITEM_KEY.into()),
+            };
+            crate::external::call_external(lw, &item, &a[i..=i])?;
+            if i + 1 < n {
+                print_values(lw, &[], &[], PRINT_END_SPACE)?;
+            }
+        }
+        start = i + 1;
+    }
+    Ok(lw.ghost())
+}
+
+/// One call of the print hook: `values` separated by spaces, then `end`.
+fn print_values<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    types: &[TypeId],
+    a: &[BasicValueEnum<'ctx>],
+    end: u32,
+) -> R<BasicValueEnum<'ctx>> {
     let ctx = lw.ctx;
     let i64t = ctx.i64_type();
+    let i32t = ctx.i32_type();
     let ptr = ctx.ptr_type(inkwell::AddressSpace::default());
     let mut nslots = 0u32;
-    for &t in &sig.args {
+    for &t in types {
         nslots += crate::callconv::boundary_shape(t)
             .map_err(|_| {
                 lw.unsupported(format!(
@@ -646,7 +694,7 @@ fn print<'ctx>(
             })?
             .slots() as u32;
     }
-    let types_g = crate::cache::typecode_table(lw.module, &sig.args);
+    let types_g = crate::cache::typecode_table(lw.module, types);
     let buf = lw.alloca_in_entry(i64t.array_type(nslots.max(1)).into(), "print_slots")?;
     let codec = crate::model::SlotCodec {
         ctx,
@@ -654,23 +702,29 @@ fn print<'ctx>(
         slots: buf,
     };
     let mut idx = 0u32;
-    for (&v, &t) in a.iter().zip(&sig.args) {
+    for (&v, &t) in a.iter().zip(types) {
         crate::model::model_of(t)?.pack(&codec, t, v, &mut idx)?;
     }
     // The hook makes Python objects as a function's result does, each taking one NRT
     // reference (an array's MemInfo, a string's): it gets references of its own.
-    for (&v, &t) in a.iter().zip(&sig.args) {
+    for (&v, &t) in a.iter().zip(types) {
         lw.incref(t, v)?;
     }
     let f = lw.runtime_fn(
         "numba_rs_print",
         ctx.void_type()
-            .fn_type(&[ptr.into(), i64t.into(), ptr.into()], false),
+            .fn_type(&[ptr.into(), i64t.into(), ptr.into(), i32t.into()], false),
     );
-    let n = i64t.const_int(sig.args.len() as u64, false);
+    let n = i64t.const_int(types.len() as u64, false);
+    let end = i32t.const_int(u64::from(end), false);
     lw.b.build_call(
         f,
-        &[types_g.as_pointer_value().into(), n.into(), buf.into()],
+        &[
+            types_g.as_pointer_value().into(),
+            n.into(),
+            buf.into(),
+            end.into(),
+        ],
         "",
     )
     .map_err(llvm_err)?;

@@ -1,5 +1,4 @@
-//! Types with no runtime data (None, modules, functions, classes, literal strings, a
-//! user's opaque types): an
+//! Types with no runtime data (None, modules, functions, classes, literal strings): an
 //! empty struct in registers and nothing across the boundary.
 
 use inkwell::context::Context;
@@ -23,12 +22,6 @@ impl DataModel for GhostModel {
     fn shape(&self, t: TypeId) -> R<Shape> {
         match t.get() {
             // A jitted function passed as an argument is known by its type.
-            // A user's opaque type: its host's unbox and box code convert it (none
-            // crosses without them; a result without box code is a TypeError at the call).
-            Type::Opaque { .. } => Ok(Shape::Boxed {
-                t,
-                items: Vec::new(),
-            }),
             Type::NoneType | Type::Omitted(_) | Type::Dispatcher { .. } => Ok(Shape::None),
             // A number class or dtype (`np.int32`, `np.dtype('f4')`), `...`: known by
             // their type.

@@ -16,6 +16,7 @@ mod ghost;
 mod iter;
 pub mod list;
 mod npgen;
+mod opaque;
 mod optional;
 mod pointer;
 pub mod record;
@@ -147,6 +148,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::Slice(_)
         | Type::LiteralStrKeyDict { .. } => &tuple::TupleModel,
         Type::Opaque { .. } if user::members(t).is_some() => &tuple::TupleModel,
+        Type::Opaque { .. } => &opaque::OpaqueModel,
         Type::Optional(_) => &optional::OptionalModel,
         Type::BoundFunction { .. } => &bound::BoundModel,
         Type::EnumMember { .. } => &enums::EnumMemberModel,
@@ -181,8 +183,7 @@ pub fn model_of(t: TypeId) -> R<&'static dyn DataModel> {
         | Type::DType(_)
         | Type::Omitted(_)
         | Type::StringLiteral(_)
-        | Type::SliceLiteral(..)
-        | Type::Opaque { .. } => &ghost::GhostModel,
+        | Type::SliceLiteral(..) => &ghost::GhostModel,
         _ => {
             return Err(LowerError::Unsupported {
                 message: format!("values of type {t} cannot be lowered by numba-rs yet"),

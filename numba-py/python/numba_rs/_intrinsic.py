@@ -167,6 +167,12 @@ class CodegenContext:
         out = builder.call(fptr, list(args))
         return self.get_dummy_value() if none else out
 
+    def get_python_api(self, builder):
+        """CPython's C API for code run with the GIL held (Numba's ``get_python_api``)."""
+        from ._pyapi import PythonAPI
+
+        return PythonAPI(self, builder)
+
     def make_helper(self, builder, typ, value=None, ref=None):
         """A struct proxy over a ``StructModel`` value (Numba's ``make_helper``)."""
         nt = _numba_bridge.numba_types()
@@ -189,9 +195,10 @@ class CodegenContext:
         return self.get_constant(ty, val)
 
     def get_dummy_value(self):
+        """A null ``i8*``, as Numba's: the value of an opaque type's instance."""
         from llvmlite import ir
 
-        return ir.Constant(ir.LiteralStructType([]), [])
+        return ir.Constant(ir.IntType(8).as_pointer(), None)
 
     def get_constant_null(self, ty):
         from llvmlite import ir

@@ -125,6 +125,28 @@ class PythonAPI:
                           [self.pyobj, self.cstring, self.pyobj],
                           [obj, self._cstring(attr), val])
 
+    def object_str(self, obj):
+        return self._call("PyObject_Str", self.pyobj, [self.pyobj], [obj])
+
+    def string_as_string(self, strobj):
+        return self._call("PyUnicode_AsUTF8", self.cstring, [self.pyobj], [strobj])
+
+    def sys_write_stdout(self, fmt, *args):
+        """``PySys_FormatStdout(fmt, ...)``: text to ``sys.stdout`` (Numba's)."""
+        if isinstance(fmt, str):
+            fmt = self._cstring(fmt)
+        self._call("PySys_FormatStdout", _void(), [self.cstring], [fmt, *args], var_arg=True)
+
+    def print_object(self, obj):
+        """``str(obj)`` written to ``sys.stdout``, as Numba's ``print_object``."""
+        strobj = self.object_str(obj)
+        cstr = self.string_as_string(strobj)
+        self.sys_write_stdout("%s", cstr)
+        self.decref(strobj)
+
+    def print_string(self, text):
+        self.sys_write_stdout("%s", self._cstring(text))
+
     def object_istrue(self, obj):
         return self._call("PyObject_IsTrue", self.int, [self.pyobj], [obj])
 
@@ -314,6 +336,31 @@ class PythonAPI:
         self.builder.call(put, [cell, sp])
         box = self._fnptr(box_fn, self.pyobj, [self.int, i64.as_pointer()])
         return self.builder.call(box, [ir.Constant(self.int, code), sp])
+
+    def call_jit_code(self, func, sig, args):
+        """Call the Python function ``func`` compiled for ``sig`` with the values
+        ``args`` (Numba's ``call_jit_code``): ``(is_error, result)``; an exception it
+        raises is left pending in Python (the caller holds the GIL, as box and unbox code
+        does). Compiled once per call site, as a C-ABI function."""
+        from llvmlite import ir
+
+        from ._intrinsic import _ll
+        from ._numba_rs import Dispatcher
+        from .decorators import _signature_text
+
+        kernel = Dispatcher(func, None, wrappers="cfunc_raises")
+        argtypes = kernel._compile_text(_signature_text(sig))
+        _, address, ret = kernel._wrapper_addresses(argtypes)
+        _KEPT.append(kernel)
+        from . import types as rt
+
+        none = rt.unliteral(ret) == rt.none
+        fnty = ir.FunctionType(_void() if none else _ll(ret), [_ll(t) for t in argtypes])
+        fptr = self.builder.inttoptr(ir.Constant(ir.IntType(64), address), fnty.as_pointer())
+        res = self.builder.call(fptr, list(args))
+        if none:
+            res = self.context.get_dummy_value()
+        return self._is_error(), res
 
     def _is_error(self):
         from . import cgutils

@@ -600,3 +600,168 @@ def overload_classmethod(typ, attr, **kwargs):
     if ref is None:
         raise TypeError(f"overload_classmethod takes a type class, not {typ!r}")
     return overload_method(type(ref), attr, **kwargs)
+
+
+# -- implicit conversions and printing ---------------------------------------------------
+
+_CASTS = []  # [(from spec, to spec, impl)]
+
+
+def lower_cast(fromty, toty):
+    """``@lower_cast(MyType, types.Number)`` on ``impl(context, builder, fromty, toty,
+    val)``: the code of an implicit conversion the type's ``can_convert_to`` allows
+    (a type class or a type on either side)."""
+
+    def decorate(impl):
+        _CASTS.append((fromty, toty, impl))
+        return impl
+
+    return decorate
+
+
+def _numba_counterpart(code):
+    """The type a user's code sees for typecode ``code``: Numba's own object for a type
+    made with Numba's classes, else numba-rs's."""
+    from .types import _from_code
+
+    x = _numba_bridge._NUMBA_OPAQUE.get(code)
+    return (x, True) if x is not None else (_from_code(code), False)
+
+
+def _can_convert(from_code, to_code):
+    """Numba's ``Conversion`` (1 exact .. 4 unsafe) of the user type ``from_code`` to
+    ``to_code`` as the type's ``can_convert_to`` answers, or None."""
+    from .types import _from_code
+
+    t, numba_world = _numba_counterpart(from_code)
+    fn = getattr(t, "can_convert_to", None)
+    if fn is None:
+        return None
+    to = _from_code(to_code)
+    if numba_world:
+        try:
+            to = _numba_bridge.to_numba(to)
+        except Exception:
+            return None
+    try:
+        from ._intrinsic import CodegenContext
+
+        r = fn(CodegenContext.typing_context, to)
+    except Exception:
+        return None
+    if r is None:
+        return None
+    r = int(r)
+    return r if 1 <= r <= 4 else None
+
+
+def _cast_impl(t, to, numba_world):
+    for fromspec, tospec, impl in reversed(_CASTS):
+        if _spec_matches(fromspec, t) and _spec_matches(tospec, to):
+            return impl
+    if numba_world:
+        from numba.core import imputils
+
+        for impl, (fromspec, tospec) in reversed(list(imputils.builtin_registry.casts)):
+            if _spec_matches(fromspec, t) and _spec_matches(tospec, to):
+                return impl
+    return None
+
+
+def _print_impl(t, numba_world):
+    impl = _lowering_for("print_item", [t])
+    if impl is None and numba_world:
+        from numba.core import imputils
+
+        for fn, key, argtys in reversed(list(imputils.builtin_registry.functions)):
+            if key == "print_item" and len(argtys) == 1 and _spec_matches(argtys[0], t):
+                return fn
+    return impl
+
+
+def _prints(code):
+    """Whether a ``print_item`` lowering prints values of the user type ``code``."""
+    from .types import _from_code
+
+    _, numba_world = _numba_counterpart(code)
+    return _print_impl(_from_code(code), numba_world) is not None
+
+
+def _one_value_function(symbol, arg_code, ret_code):
+    from llvmlite import ir
+
+    from . import types as rt
+    from ._intrinsic import _ll, _rs
+
+    module = ir.Module(name=symbol)
+    none = rt.unliteral(_rs(ret_code)) == rt.none
+    fnty = ir.FunctionType(ir.VoidType() if none else _ll(ret_code), [_ll(arg_code)])
+    fn = ir.Function(module, fnty, name=symbol)
+    return module, fn, ir.IRBuilder(fn.append_basic_block("entry"))
+
+
+class _CastCodegen:
+    """The code of ``extension::CAST_KEY``: one implicit conversion, by ``lower_cast``."""
+
+    def codegen_for(self, codes, ret):
+        from .types import _from_code
+
+        (code,) = codes
+        t, numba_world = _numba_counterpart(code)
+        to = _from_code(ret)
+        to_arg = _numba_bridge.to_numba(to) if numba_world else to
+        impl = _cast_impl(_from_code(code), to, numba_world)
+        if impl is None:
+            from .errors import LoweringError
+
+            raise LoweringError(f"No definition for lowering cast({t}, {to})")
+        symbol = f"numba_rs_cast_{code}_{ret}_{next(_SYMBOLS)}"
+        module, fn, builder = _one_value_function(symbol, code, ret)
+        from ._intrinsic import CodegenContext
+
+        value = impl(CodegenContext(), builder, t, to_arg, fn.args[0])
+        builder.ret(value)
+        return symbol, str(module)
+
+
+class _PrintItemCodegen:
+    """The code of ``extension::PRINT_ITEM_KEY``: one value printed by the type's
+    ``print_item`` lowering, with the GIL held (compiled code may run without it)."""
+
+    def codegen_for(self, codes, ret):
+        from llvmlite import ir
+
+        from . import types as rt
+        from .types import _code, _from_code
+
+        (code,) = codes
+        t, numba_world = _numba_counterpart(code)
+        impl = _print_impl(_from_code(code), numba_world)
+        if impl is None:
+            from .errors import LoweringError
+
+            raise LoweringError(f"No definition for lowering print_item({t})")
+        symbol = f"numba_rs_print_item_{code}_{next(_SYMBOLS)}"
+        module, fn, builder = _one_value_function(symbol, code, _code(rt.none))
+        i32 = ir.IntType(32)
+        ensure = ir.Function(module, ir.FunctionType(i32, []), name="PyGILState_Ensure")
+        release = ir.Function(module, ir.FunctionType(ir.VoidType(), [i32]), name="PyGILState_Release")
+        state = builder.call(ensure, [])
+        from ._intrinsic import CodegenContext
+        from .types import Signature
+
+        none = _numba_bridge.to_numba(rt.none) if numba_world else rt.none
+        impl(CodegenContext(), builder, Signature(none, (t,)), [fn.args[0]])
+        builder.call(release, [state])
+        builder.ret_void()
+        return symbol, str(module)
+
+
+def _register_codegens():
+    from ._intrinsic import _BY_KEY
+
+    _BY_KEY["intrinsic.ext.cast"] = _CastCodegen()
+    _BY_KEY["intrinsic.ext.print_item"] = _PrintItemCodegen()
+
+
+_register_codegens()

@@ -20,8 +20,9 @@ function, a NumPy function numba-rs lacks) is typed through its overloads alone.
 User types (``numba_rs._usertypes``): ``typeof_impl``, ``register_model`` with
 ``models.StructModel`` or ``models.OpaqueModel``, ``make_attribute_wrapper``,
 ``type_callable`` with ``lower_builtin``, ``unbox``/``box`` with ``NativeValue`` and
-``as_numba_type``. Not here: the rest of the low-level API (``infer_getattr``,
-``lower_cast``, ``lower_getattr`` ...); reading one of those names raises AttributeError
+``as_numba_type``, ``lower_cast`` with the type's ``can_convert_to`` (implicit
+conversions), ``lower_builtin("print_item", MyType)`` (``print``). Not here: the rest of
+the low-level API (``infer_getattr``, ``lower_getattr`` ...); reading one of those names raises AttributeError
 saying so (so ``hasattr`` answers False).
 """
 
@@ -35,6 +36,7 @@ from ._usertypes import (
     as_numba_type,
     box,
     lower_builtin,
+    lower_cast,
     make_attribute_wrapper,
     register_model,
     type_callable,
@@ -63,6 +65,7 @@ __all__ = [
     "NativeValue",
     "type_callable",
     "lower_builtin",
+    "lower_cast",
     "make_attribute_wrapper",
     "as_numba_type",
     "get_cython_function_address",
@@ -544,6 +547,18 @@ def _intrinsic_parameters(key):
     return intrinsic_parameters(key)
 
 
+def _can_convert(from_code, to_code):
+    from ._usertypes import _can_convert
+
+    return _can_convert(from_code, to_code)
+
+
+def _prints(code):
+    from ._usertypes import _prints
+
+    return _prints(code)
+
+
 def _codegen_intrinsic(key, codes, ret):
     from ._intrinsic import codegen_intrinsic
 
@@ -585,7 +600,6 @@ _NUMBA_EXTENDING = (
     "lower_getattr_generic",
     "lower_setattr",
     "lower_setattr_generic",
-    "lower_cast",
     "reflect",
     "include_path",
 )
