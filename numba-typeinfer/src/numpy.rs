@@ -433,8 +433,8 @@ pub fn ufunc_loop(a: TypeId, b: TypeId) -> Option<TypeId> {
 }
 
 /// The result of a ufunc or array operator over `args`: a scalar when no argument is an
-/// array or every array is 0-d (Numba's ufunc typing, and NumPy's result), else a
-/// C-ordered array of the broadcast rank.
+/// array or every array is 0-d (Numba's ufunc typing, and NumPy's result), else an array
+/// of the broadcast rank ([`ufunc_layout`]).
 fn ufunc_result(args: &[TypeId], dtype: TypeId) -> TypeId {
     match broadcast(args, dtype).get() {
         Type::Array { ndim: 0, .. } => dtype,
@@ -443,7 +443,7 @@ fn ufunc_result(args: &[TypeId], dtype: TypeId) -> TypeId {
 }
 
 /// The result of an element-wise operation over `args`: a scalar when no argument is an
-/// array, else a C-ordered array of the broadcast rank.
+/// array, else an array of the broadcast rank laid out as [`ufunc_layout`] says.
 fn broadcast(args: &[TypeId], dtype: TypeId) -> TypeId {
     let ndim = args
         .iter()
@@ -451,7 +451,22 @@ fn broadcast(args: &[TypeId], dtype: TypeId) -> TypeId {
         .max();
     match ndim {
         None => dtype,
-        Some(n) => array(dtype, n, Layout::C),
+        Some(n) => array(dtype, n, ufunc_layout(args)),
+    }
+}
+
+/// The layout of a ufunc's or array operator's new result (Numba's `_handle_inputs`, and
+/// what NumPy's `K` order gives for such inputs): Fortran order when no array argument is
+/// C-ordered and one is Fortran-ordered, C order otherwise.
+pub fn ufunc_layout(args: &[TypeId]) -> Layout {
+    let layouts: Vec<Layout> = args
+        .iter()
+        .filter_map(|&a| array_parts(a).map(|p| p.2))
+        .collect();
+    if !layouts.contains(&Layout::C) && layouts.contains(&Layout::F) {
+        Layout::F
+    } else {
+        Layout::C
     }
 }
 

@@ -10,7 +10,7 @@
 use crate::context::UFuncLoop;
 use crate::numpy::array_parts;
 use crate::signature::{ImplKey, Signature};
-use crate::types::{array, Layout, Type, TypeId, NONE};
+use crate::types::{array, Type, TypeId, NONE};
 
 /// The signature of calling the ufunc `func` (its type, for messages) with `args`, when
 /// it runs `l`.
@@ -53,7 +53,11 @@ pub fn signature(func: TypeId, l: &UFuncLoop, args: &[TypeId]) -> Result<Signatu
             }
             let ret = if n == l.nin {
                 match rank {
-                    Some(nd) => array(l.ret, nd, Layout::C),
+                    Some(nd) => array(
+                        l.ret,
+                        nd,
+                        crate::numpy::ufunc_layout(&args[..l.nin.min(args.len())]),
+                    ),
                     None => l.ret,
                 }
             } else {

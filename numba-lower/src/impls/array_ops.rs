@@ -318,6 +318,20 @@ pub(crate) fn unpack<'ctx>(
 }
 
 /// The address of element `i` (C order over the array's shape).
+/// Element `i` of a contiguous array in memory order (C or F).
+fn memory_ptr<'ctx>(
+    lw: &mut FnLower<'ctx, '_>,
+    t: TypeId,
+    arr: StructValue<'ctx>,
+    i: IntValue<'ctx>,
+) -> R<PointerValue<'ctx>> {
+    let dtype = dtype_of(t);
+    let data = data_ptr(lw, arr)?;
+    let elem = model_of(dtype)?.memory_type(lw.ctx, dtype)?;
+    // SAFETY (of the generated code): i < nitems.
+    unsafe { lw.b.build_gep(elem, data, &[i], "").map_err(llvm_err) }
+}
+
 pub(crate) fn flat_ptr<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     t: TypeId,
@@ -700,17 +714,23 @@ pub(super) fn fill_elements<'ctx, 'a>(
     operands: &[(TypeId, BasicValueEnum<'ctx>)],
     f: ElementOp<'_, 'ctx, 'a>,
 ) -> R<()> {
-    let is_c = |t: TypeId| {
-        matches!(
-            t.get(),
-            Type::Array {
-                layout: numba_typeinfer::types::Layout::C,
-                ..
-            }
-        )
+    // Every array contiguous in the same order (all C, or all F: an F result of F
+    // operands): position `i` in memory is the same element in each.
+    let layout_of = |t: TypeId| match t.get() {
+        Type::Array { layout, .. } => Some(layout),
+        _ => None,
     };
-    let all_c = is_c(dst_t) && operands.iter().all(|&(t, _)| !t.is_array() || is_c(t));
-    if !all_c {
+    let order = layout_of(dst_t).filter(|l| {
+        matches!(
+            l,
+            numba_typeinfer::types::Layout::C | numba_typeinfer::types::Layout::F
+        )
+    });
+    let same_order = order.is_some()
+        && operands
+            .iter()
+            .all(|&(t, _)| !t.is_array() || layout_of(t) == order);
+    if !same_order {
         return fill_nest(lw, (dst_t, dst), dims, operands, f);
     }
     let n = get_int(lw, dst, field::NITEMS)?;
@@ -728,7 +748,7 @@ pub(super) fn fill_elements<'ctx, 'a>(
     let mut elems = Vec::new();
     for &(t, v) in operands {
         if t.is_array() {
-            let p = flat_ptr(lw, t, v.into_struct_value(), i)?;
+            let p = memory_ptr(lw, t, v.into_struct_value(), i)?;
             elems.push((load_elem(lw, dtype_of(t), p)?, dtype_of(t)));
         } else {
             elems.push((v, t));
@@ -737,7 +757,7 @@ pub(super) fn fill_elements<'ctx, 'a>(
     // Element operations follow NumPy: `x / 0` is inf, not a ZeroDivisionError.
     let (r, rt) = lw.with_numpy_errors(|lw| f(lw, &elems))?;
     let r = lw.cast(r, rt, dtype)?;
-    let p = flat_ptr(lw, dst_t, dst, i)?;
+    let p = memory_ptr(lw, dst_t, dst, i)?;
     store_elem(lw, dtype, p, r)?;
     lp.end(lw)?;
     lw.b.build_unconditional_branch(join).map_err(llvm_err)?;
