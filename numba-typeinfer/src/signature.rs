@@ -140,6 +140,18 @@ fn constructor(text: &str) -> Result<Option<TypeId>, String> {
     };
     let parts = types::split_top(inner);
     let t = match (name.trim(), parts.as_slice()) {
+        // A type given by its typecode (a host writes type objects this way: a user's
+        // type or a jitclass instance type has no name this parser knows).
+        ("typecode", [n]) => {
+            let n: u32 = n
+                .trim()
+                .parse()
+                .map_err(|_| format!("invalid typecode {n:?} in {text:?}"))?;
+            if n as usize >= types::count() {
+                return Err(format!("unknown typecode {n} in signature"));
+            }
+            TypeId(n)
+        }
         ("UniTuple", [item, n]) => {
             let n: u32 = n
                 .parse()
@@ -244,6 +256,16 @@ pub fn parse_sig_type(text: &str) -> Result<TypeId, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn typecodes_name_types_in_signatures() {
+        let t = types::intern(Type::UniTuple(types::INT64, 3));
+        let text = format!("float64(typecode({}), int64)", t.0);
+        let (ret, args) = parse_signature(&text).expect("parses");
+        assert_eq!(ret, Some(types::FLOAT64));
+        assert_eq!(args, vec![t, types::INT64]);
+        assert!(parse_signature("float64(typecode(4000000000))").is_err());
+    }
+
     use super::*;
     use crate::types::*;
 

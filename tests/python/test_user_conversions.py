@@ -303,3 +303,18 @@ def test_item_stores_and_deletes_on_a_user_type_use_its_overloads(capsys):
 
     njit(store)(Meter(), 3, 4.5)
     assert capsys.readouterr().out == "set 3 4.5\ndel 4\n"
+
+
+def test_explicit_signatures_name_user_and_jitclass_types():
+    from numba_rs.experimental import jitclass
+
+    @jitclass([("x", types.float64)])
+    class Pt:
+        def __init__(self, x):
+            self.x = x
+
+    twice = njit(types.float64(Pt.class_type.instance_type))(lambda p: p.x * 2)
+    assert twice(Pt(1.5)) == 3.0
+    # A user's opaque type in a signature: converted by its lower_cast on return.
+    ident = njit(types.float64(meter_type))(lambda m: m)
+    assert ident(Meter()) == float(Meter())

@@ -85,18 +85,33 @@ def _fastmath_bits(value):
     return bits
 
 
-def _signature_text(sig):
+def _type_text(t, portable=False):
+    """A type object as signature text: ``typecode(N)`` (any type numba-rs knows, ours
+    or Numba's; valid in this process only), else, or when ``portable``, its printed
+    name (a string stays as it is)."""
+    if isinstance(t, str) or portable:
+        return str(t)
+    try:
+        from .types import _code
+
+        return f"typecode({_code(t)})"
+    except Exception:
+        return str(t)
+
+
+def _signature_text(sig, portable=False):
     """One signature as text: ``"f8(f8)"``, a type-object call or a real Numba
     ``Signature`` (which prints as ``(float64,) -> float64``), or a tuple of argument
-    types (no return type)."""
+    types (no return type). ``portable``: names only, for another process (pickles)."""
     if isinstance(sig, tuple):
-        items = ", ".join(str(t) for t in sig)
+        items = ", ".join(_type_text(t, portable) for t in sig)
         return f"({items},)" if len(sig) == 1 else f"({items})"
     if hasattr(sig, "args") and hasattr(sig, "return_type") and not isinstance(sig, str):
-        # A Numba ``Signature`` object: its types print as Numba's type names.
-        items = ", ".join(str(t) for t in sig.args)
+        # A ``Signature`` object (numba-rs's or Numba's): its types by typecode, so that
+        # types with no parsable name (a jitclass instance, a user's type) work too.
+        items = ", ".join(_type_text(t, portable) for t in sig.args)
         ret = sig.return_type
-        return f"{'' if ret is None else ret}({items})"
+        return f"{'' if ret is None else _type_text(ret, portable)}({items})"
     text = str(sig)
     if "->" in text:
         args, ret = text.rsplit("->", 1)

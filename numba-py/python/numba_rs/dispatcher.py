@@ -355,7 +355,8 @@ class CPUDispatcher(_Dispatcher):
         state = _reduce_function(self.py_func, self)
         can_compile = self._can_compile
         # As Numba: the signatures travel only when they are all the function accepts.
-        sigs = [] if can_compile else [_signature_text(s) for s in self.nopython_signatures]
+        sigs = [] if can_compile else [_signature_text(s, portable=True)
+                                       for s in self.nopython_signatures]
         return (_rebuild_by_value, (self._get_uuid(), state, self._options, sigs, can_compile))
 
     def _get_uuid(self):
