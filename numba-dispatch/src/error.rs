@@ -9,6 +9,10 @@ pub enum ErrorKind {
     Typing,
     /// `numba_rs.errors.UnsupportedError`.
     Unsupported,
+    /// `numba_rs.errors.UnsupportedBytecodeError` (an `UnsupportedError`): a construct
+    /// the bytecode analysis or IR construction rejects (a bare `raise` inside `try`, an
+    /// exception bound with `as`), as Numba's byteflow and interpreter raise it.
+    UnsupportedBytecode,
     /// `numba_rs.errors.UnsupportedRewriteError` (an `UnsupportedError`): a parallel
     /// loop the parfor rewrites cannot make (its index overwritten, say).
     UnsupportedRewrite,

@@ -726,7 +726,12 @@ pub fn compile_lifted_loop(
         target,
         Vec::new(),
     ) {
-        Err(e) if matches!(e.kind, ErrorKind::Typing | ErrorKind::Unsupported) => {
+        Err(e)
+            if matches!(
+                e.kind,
+                ErrorKind::Typing | ErrorKind::Unsupported | ErrorKind::UnsupportedBytecode
+            ) =>
+        {
             let mut c = compile_object_mode_ir(ir, globals, args, options, false, Vec::new())?;
             c.warnings.push(numba_lower::CompileWarning {
                 category: "NumbaWarning".into(),
@@ -943,6 +948,8 @@ fn translate(code: CodeObject, globals: &dyn GlobalResolver) -> Result<FunctionI
             | IrError::Bytecode(numba_bytecode::BytecodeError::Decode { .. }) => {
                 ErrorKind::Internal
             }
+            IrError::Bytecode(numba_bytecode::BytecodeError::Unsupported { .. })
+            | IrError::Unsupported { .. } => ErrorKind::UnsupportedBytecode,
             _ => ErrorKind::Unsupported,
         };
         let line = line.or(Some(firstline));

@@ -62,6 +62,9 @@ const BUILTIN_OVERLOADS: &[(&str, &str)] = &[
 /// templates reject, by typing key, and the module defining them.
 const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     ("sorted", "numba_rs._listsort"),
+    // Lazily consumed generators over the loop CPython's builtins run.
+    ("map", "numba_rs._iterbuiltins"),
+    ("filter", "numba_rs._iterbuiltins"),
     ("list.sort", "numba_rs._listsort"),
     // `axis=` / `dtype=` forms and `a.transpose(1, 0, 2)`.
     ("numpy.outer", "numba_rs._nplinalg"),

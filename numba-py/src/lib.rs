@@ -270,6 +270,13 @@ fn classify(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Global> {
     }
     if value.is_instance_of::<PyModule>() {
         let name: String = value.getattr("__name__")?.extract()?;
+        // Numba's own `numba.typed` (code written against Numba): its `List`/`Dict` in
+        // compiled code are numba-rs's typed containers.
+        let name = if name == "numba.typed" {
+            "numba_rs.typed".to_string()
+        } else {
+            name
+        };
         return mk(GlobalKind::Module(name));
     }
     let builtins = py.import("builtins")?;
@@ -1011,6 +1018,7 @@ impl PySource {
 
 pyo3::import_exception!(numba_rs.errors, TypingError);
 pyo3::import_exception!(numba_rs.errors, UnsupportedError);
+pyo3::import_exception!(numba_rs.errors, UnsupportedBytecodeError);
 pyo3::import_exception!(numba_rs.errors, UnsupportedRewriteError);
 pyo3::import_exception!(numba_rs.errors, NumbaValueError);
 pyo3::import_exception!(numba_rs.errors, LiteralTypingError);
@@ -1026,6 +1034,7 @@ fn to_py_err(e: CompileError) -> PyErr {
     match e.kind {
         ErrorKind::Typing => TypingError::new_err(text),
         ErrorKind::Unsupported => UnsupportedError::new_err(text),
+        ErrorKind::UnsupportedBytecode => UnsupportedBytecodeError::new_err(text),
         ErrorKind::UnsupportedRewrite => UnsupportedRewriteError::new_err(text),
         ErrorKind::Value => NumbaValueError::new_err(text),
         ErrorKind::Internal => PySystemError::new_err(text),

@@ -717,6 +717,14 @@ impl BaseContext {
                 )),
             );
         }
+        // `map` / `filter`: typed by numba-py's overloads (generators over CPython's
+        // loop); the names resolve here so that calls reach them.
+        for name in ["map", "filter"] {
+            self.register(
+                name,
+                Box::new(FnTemplate(|_: &[TypeId]| None, "(function, iterable, ...)")),
+            );
+        }
         self.register(
             "round",
             Box::new(FnTemplate(

@@ -71,7 +71,9 @@ pub fn safe_cast(from: TypeId, to: TypeId) -> Result<(), String> {
     if by.is_some() && (numeric_ok || !to.is_number()) {
         return Ok(());
     }
-    if by.is_none() && !(from.is_number() && to.is_number()) {
+    // Into a number, Numba's hard error whatever the source; other targets have no
+    // conversion at all (Numba warns and fails later; the message says why now).
+    if by.is_none() && !to.is_number() {
         return Err(format!("Cannot cast {from} to {to}"));
     }
     Err(format!(

@@ -6,6 +6,7 @@ rewrites the asserts of test modules.
 """
 
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -418,6 +419,26 @@ def test_except_as_is_rejected_at_first_call():
     f = njit(except_as)  # decorating is fine: the error comes with the first call
     with pytest.raises(REJECTED):
         f(1)
+
+
+def bare_reraise_in_try():
+    try:
+        raise ValueError("ERROR")
+    except Exception:
+        raise
+
+
+@pytest.mark.parametrize("pyfunc, message", [
+    (except_as, "Exception object cannot be stored into variable (e)"),
+    (bare_reraise_in_try, "The re-raising of an exception is not yet supported."),
+])
+def test_unsupported_bytecode_is_numbas_class(pyfunc, message):
+    # Numba's UnsupportedBytecodeError (and an UnsupportedError, as numba-rs raised
+    # before), with Numba's message.
+    with pytest.raises(errors.UnsupportedBytecodeError, match=message.replace("(", r"\(")
+                       .replace(")", r"\)").replace(".", r"\.")) as info:
+        njit(pyfunc)(1) if pyfunc is except_as else njit(pyfunc)()
+    assert isinstance(info.value, errors.UnsupportedError)
 
 
 def except_specific(x):

@@ -220,3 +220,35 @@ def test_typed_list_index_with_numbas_keywords():
     lst = List([1, 2, 3, 2])
     ref = [1, 2, 3, 2]
     assert f(lst) == (ref.index(2, 2), ref.index(2, 0, 3), ref.index(2, 0, 3))
+
+
+def test_appending_a_string_to_an_int_list_is_numbas_error():
+    # Numba's `_sentry_safe_cast`: into a number, "cannot safely cast ..." whatever the
+    # source type.
+    from numba_rs import njit as _njit
+    from numba_rs import typed as _typed
+    from numba_rs.errors import TypingError as _TypingError
+
+    @_njit
+    def f():
+        lst = _typed.List()
+        lst.append(0)
+        lst.append("fda")
+        return lst
+
+    with pytest.raises(_TypingError, match="cannot safely cast unicode_type to int64"):
+        f()
+
+
+def test_numbas_typed_module_in_compiled_code_makes_numba_rs_containers():
+    nb_typed = pytest.importorskip("numba.typed")
+
+    @njit
+    def f():
+        lst = nb_typed.List()
+        lst.append(2)
+        d = nb_typed.Dict()
+        d[1] = 2.5
+        return lst[0] + d[1]
+
+    assert f() == 4.5

@@ -47,6 +47,12 @@ class UnsupportedError(*_bases("UnsupportedError", NumbaError)):
     """A construct numba-rs does not support (yet): the message names it and the line."""
 
 
+class UnsupportedBytecodeError(*_bases("UnsupportedBytecodeError", UnsupportedError)):
+    """A construct the bytecode analysis rejects (a bare ``raise`` inside ``try``, an
+    exception bound with ``except ... as e``), as Numba raises it; an
+    ``UnsupportedError`` too."""
+
+
 class UnsupportedRewriteError(*_bases("UnsupportedRewriteError", UnsupportedError)):
     """A rewrite (``parallel=True``'s loop conversion) rejects the code: a parallel
     loop's index overwritten, conflicting reduction operators."""

@@ -1,0 +1,66 @@
+"""``map`` and ``filter`` in jitted code (Numba supports both): each call is a generator
+compiled from the loop CPython's builtin runs, so the result is consumed lazily where it
+is iterated (``for``, a comprehension, ``list``, ``sum``, ...). The function may be a
+jitted function, an inner function or lambda that captures nothing, or a builtin
+(``map(str, xs)``); ``filter(None, xs)`` keeps the truthy items. Loaded the first time
+typing meets one of them."""
+
+from . import types
+from .decorators import njit
+from .errors import TypingError
+from .extending import overload
+
+
+@njit
+def _map1(func, a):
+    for x in a:
+        yield func(x)
+
+
+@njit
+def _map2(func, a, b):
+    for x, y in zip(a, b):
+        yield func(x, y)
+
+
+@njit
+def _map3(func, a, b, c):
+    for x, y, z in zip(a, b, c):
+        yield func(x, y, z)
+
+
+@njit
+def _filter_func(func, a):
+    for x in a:
+        if func(x):
+            yield x
+
+
+@njit
+def _filter_truthy(a):
+    for x in a:
+        if x:
+            yield x
+
+
+def _given(t):
+    """An iterable was passed for this parameter (not its default)."""
+    return t is not None and not isinstance(t, (types.Omitted, types.NoneType))
+
+
+@overload(map)
+def _map(func, a, b=None, c=None):
+    if _given(c):
+        return lambda func, a, b=None, c=None: _map3(func, a, b, c)
+    if _given(b):
+        return lambda func, a, b=None, c=None: _map2(func, a, b)
+    return lambda func, a, b=None, c=None: _map1(func, a)
+
+
+@overload(filter)
+def _filter(func, a):
+    if isinstance(func, types.NoneType) or func is None:
+        return lambda func, a: _filter_truthy(a)
+    if isinstance(func, (types.Number, types.Array)):
+        raise TypingError(f"filter: {func} object is not callable")
+    return lambda func, a: _filter_func(func, a)
