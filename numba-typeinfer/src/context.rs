@@ -717,14 +717,6 @@ impl BaseContext {
                 )),
             );
         }
-        // `map` / `filter`: typed by numba-py's overloads (generators over CPython's
-        // loop); the names resolve here so that calls reach them.
-        for name in ["map", "filter"] {
-            self.register(
-                name,
-                Box::new(FnTemplate(|_: &[TypeId]| None, "(function, iterable, ...)")),
-            );
-        }
         self.register(
             "round",
             Box::new(FnTemplate(
@@ -755,6 +747,10 @@ impl BaseContext {
     }
 }
 
+/// Builtins with no template here that a host types through its extension templates
+/// (numba-py's `map` and `filter` overloads: generators over CPython's loop).
+pub const HOST_TYPED_BUILTINS: &[&str] = &["map", "filter"];
+
 impl TypingContext for BaseContext {
     fn resolve_global(&self, g: &Global) -> Result<TypeId, String> {
         match &g.kind {
@@ -762,7 +758,9 @@ impl TypingContext for BaseContext {
                 "int" => intern(Type::NumberClass(INT64)),
                 "float" => intern(Type::NumberClass(FLOAT64)),
                 "bool" => intern(Type::NumberClass(BOOLEAN)),
-                other if self.functions.contains_key(other) => intern(Type::Function(other.into())),
+                other if self.functions.contains_key(other) || HOST_TYPED_BUILTINS.contains(&other) => {
+                    intern(Type::Function(other.into()))
+                }
                 other => return Err(format!("Untyped global name '{other}': the builtin {other} is not supported by numba-rs yet")),
             }),
             GlobalKind::Module(m) => Ok(intern(Type::Module(m.clone()))),
