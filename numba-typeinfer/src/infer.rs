@@ -816,6 +816,13 @@ impl Engine<'_> {
                             if report {
                                 match self.ty(*x).map(|t| t.get()) {
                                     Some(Type::ExceptionClass(_)) | Some(Type::ExceptionInstance(_)) | None => {}
+                                    // Numba's message for `raise "text"`.
+                                    Some(Type::Unicode | Type::StringLiteral(_)) => {
+                                        return Err(TypingError::Unsupported {
+                                            message: "Directly raising a string constant as an exception is not supported.".into(),
+                                            line,
+                                        })
+                                    }
                                     Some(other) => {
                                         return Err(TypingError::Typing {
                                             message: format!("exceptions must derive from BaseException, got {other}"),

@@ -647,3 +647,16 @@ def test_raise_out_of_loops_over_containers(make):
         assert njit(raise_in_enumerate_zip)(a, a, stop) == raise_in_enumerate_zip(a, a, stop)
     assert njit(raise_after_break)(a) == raise_after_break(a)
     assert njit(catch_inside_loop)(a) == catch_inside_loop(a)
+
+
+def raise_string():
+    raise "illegal"  # noqa: B016 (what the test is about)
+
+
+def test_raising_a_string_is_numbas_unsupported_error():
+    # CPython: TypeError at run time; Numba refuses it when compiling, with this message.
+    with pytest.raises(TypeError):
+        raise_string()
+    with pytest.raises(errors.UnsupportedError,
+                       match="Directly raising a string constant as an exception is not supported"):
+        njit(raise_string)()
