@@ -65,6 +65,8 @@ const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     // Lazily consumed generators over the loop CPython's builtins run.
     ("map", "numba_rs._iterbuiltins"),
     ("filter", "numba_rs._iterbuiltins"),
+    // `sum(x, start=...)` and the refusals of string-like starts.
+    ("sum", "numba_rs._iterbuiltins"),
     ("list.sort", "numba_rs._listsort"),
     // `axis=` / `dtype=` forms and `a.transpose(1, 0, 2)`.
     ("numpy.outer", "numba_rs._nplinalg"),

@@ -123,3 +123,24 @@ def test_generated(seed):
     exec(src, ns)
     xs = [int(x) for x in rng.integers(-5, 10, size=8)]
     assert njit(ns["g"])(xs) == ns["g"](xs), src
+
+
+def sum_start_keyword(x, start):
+    return sum(x, start=start), sum(x, start)
+
+
+@pytest.mark.parametrize("x, start", [([1, 2, 3], 10), ([1.5, 2.0], 1), ((1, 2, 3j), 0),
+                                      ((1, 2.5), 2), (np.ones(5), 2)])
+def test_sum_with_start_as_keyword(x, start):
+    assert njit(sum_start_keyword)(x, start) == sum_start_keyword(x, start)
+
+
+@pytest.mark.parametrize("start, kind", [("a", "strings"), (b"123", "bytes"),
+                                         (bytearray(b"123"), "bytearray")])
+def test_sum_refuses_string_like_starts_as_cpython(start, kind):
+    from numba_rs.errors import TypingError
+
+    with pytest.raises(TypeError, match=f"sum\\(\\) can't sum {kind}"):
+        sum((1, 2, 3), start=start)
+    with pytest.raises(TypingError, match=f"sum\\(\\) can't sum {kind}"):
+        njit(sum_start_keyword)((1, 2, 3), start)

@@ -7,6 +7,7 @@ documented result is the oracle and the expected values are hand-checked.
 import itertools
 import math
 
+import numpy as np
 import pytest
 
 import numba_rs
@@ -483,3 +484,14 @@ def test_keyword_and_default_arguments_bind_like_python():
         jitted(1, d=3)
     with pytest.raises(TypeError):
         jitted()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
+def test_abs_of_unsigned_is_the_value(dtype):
+    # The top bit of an unsigned value is not a sign: abs(2**64 - 1) was 1.
+    top = int(np.iinfo(dtype).max)
+    f = njit(lambda x: abs(x))
+    for v in (0, 10, top):
+        assert f(dtype(v)) == abs(v)
+    a = np.array([0, 10, top], dtype=dtype)
+    assert np.array_equal(njit(lambda a: np.abs(a))(a), np.abs(a))

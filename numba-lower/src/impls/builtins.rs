@@ -137,10 +137,18 @@ pub(crate) fn register(r: &mut Registry) {
 
 fn abs_int<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
-    _sig: &Signature,
+    sig: &Signature,
     a: &[BasicValueEnum<'ctx>],
 ) -> R<BasicValueEnum<'ctx>> {
     let iv = a[0].into_int_value();
+    // An unsigned value is its own absolute value (its top bit is not a sign).
+    if matches!(
+        sig.args.first().map(|t| t.get()),
+        Some(Type::Integer { signed: false, .. })
+    ) || sig.args.first() == Some(&BOOLEAN)
+    {
+        return Ok(iv.into());
+    }
     let n = lw.b.build_int_neg(iv, "").map_err(llvm_err)?;
     let lt =
         lw.b.build_int_compare(IntPredicate::SLT, iv, iv.get_type().const_zero(), "")

@@ -64,3 +64,31 @@ def _filter(func, a):
     if isinstance(func, (types.Number, types.Array)):
         raise TypingError(f"filter: {func} object is not callable")
     return lambda func, a: _filter_func(func, a)
+
+
+@overload(sum)
+def _sum(iterable, start=0):
+    """``sum(iterable, start=...)`` with ``start`` as a keyword (the native template
+    takes it positionally), and CPython's refusals of string-like starts."""
+    s = start
+    if isinstance(s, types.Omitted):
+        s = None
+    if isinstance(s, (types.UnicodeType, types.StringLiteral)):
+        raise TypingError("sum() can't sum strings [use ''.join(seq) instead]")
+    # bytes are typed `Bytes(uint8, 1d, C)`; a bytearray argument as a uint8 array.
+    if s is not None and str(s).startswith("Bytes("):
+        raise TypingError("sum() can't sum bytes [use b''.join(seq) instead]")
+    if s is not None and isinstance(s, types.Array) and s.dtype == types.uint8:
+        raise TypingError("sum() can't sum bytearray [use b''.join(seq) instead]")
+
+    if isinstance(iterable, types.BaseTuple):
+        # The native template sums tuples (of mixed types too) with a positional start.
+        return lambda iterable, start=0: sum(iterable, start)
+
+    def impl(iterable, start=0):
+        acc = start
+        for x in iterable:
+            acc = acc + x
+        return acc
+
+    return impl
