@@ -67,6 +67,9 @@ const FALLBACK_OVERLOADS: &[(&str, &str)] = &[
     ("filter", "numba_rs._iterbuiltins"),
     // `sum(x, start=...)` and the refusals of string-like starts.
     ("sum", "numba_rs._iterbuiltins"),
+    // `min`/`max` of tuples and strings, and the empty-tuple error.
+    ("min", "numba_rs._iterbuiltins"),
+    ("max", "numba_rs._iterbuiltins"),
     ("list.sort", "numba_rs._listsort"),
     // `axis=` / `dtype=` forms and `a.transpose(1, 0, 2)`.
     ("numpy.outer", "numba_rs._nplinalg"),

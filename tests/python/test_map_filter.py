@@ -144,3 +144,42 @@ def test_sum_refuses_string_like_starts_as_cpython(start, kind):
         sum((1, 2, 3), start=start)
     with pytest.raises(TypingError, match=f"sum\\(\\) can't sum {kind}"):
         njit(sum_start_keyword)((1, 2, 3), start)
+
+
+def min_of_seq(s):
+    return min(s), max(s)
+
+
+def min_of_values(a, b, c):
+    return min(a, b, c), max(a, b, c)
+
+
+@pytest.mark.parametrize("seq", [[(3, 4), (1, 2), (1, 1)], ["b", "a", "c"], ("x", "yy", "a")])
+def test_min_max_of_items_that_are_not_numbers(seq):
+    assert njit(min_of_seq)(seq) == min_of_seq(seq)
+
+
+def test_min_max_of_several_strings_and_tuples():
+    assert njit(min_of_values)("b", "a", "c") == min_of_values("b", "a", "c")
+    assert njit(min_of_values)((2, 1), (1, 5), (1, 2)) == min_of_values((2, 1), (1, 5), (1, 2))
+
+
+def test_min_max_errors_as_cpython_and_numba():
+    from numba_rs.errors import TypingError
+
+    def empty_tuple():
+        return max(())
+
+    # Numba refuses `max(())` when compiling, with CPython's wording.
+    with pytest.raises(TypingError, match=r"max\(\) argument is an empty tuple"):
+        njit(empty_tuple)()
+
+    def of_list(n):
+        return min([(i, -i) for i in range(n)])
+
+    # An empty list is CPython's run-time ValueError.
+    assert njit(of_list)(3) == of_list(3)
+    with pytest.raises(ValueError, match=r"min\(\) arg is an empty sequence"):
+        of_list(0)
+    with pytest.raises(ValueError, match=r"min\(\) arg is an empty sequence"):
+        njit(of_list)(0)

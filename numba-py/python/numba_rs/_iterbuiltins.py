@@ -1,9 +1,16 @@
-"""``map`` and ``filter`` in jitted code (Numba supports both): each call is a generator
-compiled from the loop CPython's builtin runs, so the result is consumed lazily where it
-is iterated (``for``, a comprehension, ``list``, ``sum``, ...). The function may be a
-jitted function, an inner function or lambda that captures nothing, or a builtin
-(``map(str, xs)``); ``filter(None, xs)`` keeps the truthy items. Loaded the first time
-typing meets one of them."""
+"""Builtins over iterables that numba-rs types through overloads: ``map`` and ``filter``
+(Numba supports both), and the forms of ``sum``, ``min`` and ``max`` the native templates
+leave out. Loaded the first time typing meets one of them.
+
+- ``map``/``filter``: a generator compiled from the loop CPython's builtin runs, consumed
+  lazily where it is iterated (``for``, a comprehension, ``list``, ``sum``, ...). The
+  function may be a jitted function, an inner function or lambda that captures nothing,
+  or a builtin (``map(str, xs)``); ``filter(None, xs)`` keeps the truthy items.
+- ``sum(x, start=...)`` with ``start`` as a keyword, and CPython's refusal of string,
+  bytes and bytearray starts.
+- ``min``/``max`` of one iterable whose items are not numbers (tuples, strings) or of
+  several such values, compared with ``<``/``>`` as CPython compares them; an empty
+  sequence is CPython's ValueError, an empty tuple Numba's compile-time error."""
 
 from . import types
 from .decorators import njit
@@ -92,3 +99,57 @@ def _sum(iterable, start=0):
         return acc
 
     return impl
+
+
+@njit
+def _min_of(seq):
+    it = iter(seq)
+    try:
+        best = next(it)
+    except StopIteration:
+        raise ValueError("min() arg is an empty sequence")
+    for x in it:
+        if x < best:
+            best = x
+    return best
+
+
+@njit
+def _max_of(seq):
+    it = iter(seq)
+    try:
+        best = next(it)
+    except StopIteration:
+        raise ValueError("max() arg is an empty sequence")
+    for x in it:
+        if x > best:
+            best = x
+    return best
+
+
+def _choose(name, args):
+    """``min``/``max`` for what the native templates leave out: one iterable of items that
+    are not numbers (tuples, strings), or several such values; an empty tuple is Numba's
+    compile-time error."""
+    if len(args) == 1:
+        (seq,) = args
+        if isinstance(seq, types.BaseTuple) and len(seq) == 0:
+            raise TypingError(f"{name}() argument is an empty tuple")
+        if isinstance(seq, types.BaseTuple) and not isinstance(seq, types.UniTuple):
+            return None  # mixed items: no common `<`
+        pick = _min_of if name == "min" else _max_of
+        return lambda *args: pick(args[0])
+    if len(args) >= 2 and all(a == args[0] for a in args[1:]):
+        pick = _min_of if name == "min" else _max_of
+        return lambda *args: pick(args)
+    return None
+
+
+@overload(min)
+def _min(*args):
+    return _choose("min", args)
+
+
+@overload(max)
+def _max(*args):
+    return _choose("max", args)
