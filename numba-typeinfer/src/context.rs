@@ -567,34 +567,22 @@ impl BaseContext {
             self.register(
                 key,
                 Box::new(FnTemplate(
-                    move |a: &[TypeId]| match a {
-                        [t] if t.is_scalar() && !(t.is_complex() && ret != BOOLEAN) => {
-                            Some(sig(key, ret, vec![*t]))
-                        }
-                        // `int(td)`: the count (as Numba's); `bool(td)`: whether it is
-                        // nonzero (NaT too, as NumPy).
-                        [t] if key != "float" && crate::npdatetime::is_datetime_like(*t) => {
-                            Some(sig(key, ret, vec![INT64]))
-                        }
-                        // A list's (a set's, a string's) truth: whether it has items.
-                        [t] if ret == BOOLEAN
-                            && matches!(
-                                t.get(),
-                                Type::List { .. } | Type::Set { .. } | Type::Dict { .. }
-                            ) =>
-                        {
-                            Some(sig(key, ret, vec![*t]))
-                        }
-                        [t] if ret == BOOLEAN && crate::strings::text_kind(*t).is_some() => {
-                            Some(sig(key, ret, vec![crate::strings::text_kind(*t)?]))
-                        }
-                        [] => Some(sig(key, ret, vec![])),
-                        _ => None,
-                    },
+                    move |a: &[TypeId]| conversion_sig(key, ret, a),
                     "(number,)",
                 )),
             );
         }
+        // `operator.truth(x)` is `bool(x)`.
+        self.register(
+            "operator.truth",
+            Box::new(FnTemplate(
+                |a: &[TypeId]| match a {
+                    [_] => conversion_sig("bool", BOOLEAN, a),
+                    _ => None,
+                },
+                "(object,)",
+            )),
+        );
         // `prange` is `range` to typing and to serial lowering; the parfor pass finds
         // its loops by the callee's key.
         // `numba.prange` too: code written for Numba reaches it as `numba.prange`.
@@ -744,6 +732,34 @@ impl BaseContext {
             }),
             _ => None,
         }
+    }
+}
+
+/// `bool(x)`, `int(x)`, `float(x)` as Numba types them (`key` and `ret` name which).
+fn conversion_sig(key: &'static str, ret: TypeId, a: &[TypeId]) -> Option<Signature> {
+    match a {
+        [t] if t.is_scalar() && !(t.is_complex() && ret != BOOLEAN) => {
+            Some(sig(key, ret, vec![*t]))
+        }
+        // `int(td)`: the count (as Numba's); `bool(td)`: whether it is
+        // nonzero (NaT too, as NumPy).
+        [t] if key != "float" && crate::npdatetime::is_datetime_like(*t) => {
+            Some(sig(key, ret, vec![INT64]))
+        }
+        // A list's (a set's, a string's) truth: whether it has items.
+        [t] if ret == BOOLEAN
+            && matches!(
+                t.get(),
+                Type::List { .. } | Type::Set { .. } | Type::Dict { .. }
+            ) =>
+        {
+            Some(sig(key, ret, vec![*t]))
+        }
+        [t] if ret == BOOLEAN && crate::strings::text_kind(*t).is_some() => {
+            Some(sig(key, ret, vec![crate::strings::text_kind(*t)?]))
+        }
+        [] => Some(sig(key, ret, vec![])),
+        _ => None,
     }
 }
 

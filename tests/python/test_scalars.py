@@ -495,3 +495,10 @@ def test_abs_of_unsigned_is_the_value(dtype):
         assert f(dtype(v)) == abs(v)
     a = np.array([0, 10, top], dtype=dtype)
     assert np.array_equal(njit(lambda a: np.abs(a))(a), np.abs(a))
+
+
+@pytest.mark.parametrize("v", [0, 3, -1.5, 0.0, True, False, 2j, "", "ab"])
+def test_operator_truth_is_bool(v):
+    import operator
+
+    assert njit(lambda x: operator.truth(x))(v) is operator.truth(v)
