@@ -890,23 +890,17 @@ impl<'ctx, 'a> FnLower<'ctx, 'a> {
                     type_name,
                 } => {
                     let t = TypeId(*type_code);
-                    // An opaque type's value is a pointer: null, Numba's dummy value.
-                    if matches!(t.get(), Type::Opaque { .. })
-                        && crate::model::user::members(t).is_none()
-                    {
-                        let null = self
-                            .ctx
-                            .ptr_type(inkwell::AddressSpace::default())
-                            .const_null();
-                        (null.into(), t)
-                    } else if !crate::model::model_of(t)?.is_ghost() {
+                    // A data-less value: the ghost, or an opaque type's pointer (null,
+                    // Numba's dummy value).
+                    let opaque = matches!(t.get(), Type::Opaque { .. })
+                        && crate::model::user::members(t).is_none();
+                    if !opaque && !crate::model::model_of(t)?.is_ghost() {
                         return Err(self.unsupported(format!(
                             "a global value of the type {type_name}, which has data, cannot be \
                              frozen into compiled code yet"
                         )));
-                    } else {
-                        (self.ghost(), t)
                     }
+                    (crate::model::value_type(self.ctx, t)?.const_zero(), t)
                 }
                 _ => (self.ghost(), NONE),
             },

@@ -152,6 +152,13 @@ impl Session {
             if pairs.iter().any(|(n, _): &(&String, usize)| *n == name) {
                 continue;
             }
+            // A name the process exports at this address (a C-API function a host's
+            // box code names) comes from the process-symbol generator, which may have
+            // defined it already for an earlier module: defining it again would clash.
+            if process_address(name) == Some(*addr) {
+                self.absolute.insert(name.clone(), *addr);
+                continue;
+            }
             pairs.push((name, *addr));
         }
         if pairs.is_empty() {
@@ -465,4 +472,12 @@ fn warm_up() -> R<()> {
     loaded.address("numba_rs.warm_up")?;
     crate::codegen::take_phases();
     Ok(())
+}
+
+/// The address the process exports `name` at, as the process-symbol generator finds it.
+fn process_address(name: &str) -> Option<usize> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: a NUL-terminated name; the search only reads the loaded libraries' tables.
+    let p = unsafe { inkwell::llvm_sys::support::LLVMSearchForAddressOfSymbol(c.as_ptr()) };
+    (!p.is_null()).then_some(p as usize)
 }

@@ -25,11 +25,11 @@ static OBJECTS: LazyLock<RwLock<HashMap<usize, Overloaded>>> = LazyLock::new(Def
 /// An overloaded object's dispatcher id and name, and the object.
 type Overloaded = (u64, String, Py<PyAny>);
 
-/// Names some `overload_method` / `overload_attribute` declared: other names never
-/// reach Python.
 /// A user's type's implicit conversions (`can_convert_to`), asked once per pair.
 type ConversionTable = HashMap<(TypeId, TypeId), Option<numba_typeinfer::conv::Conversion>>;
 static CONVERSIONS: LazyLock<RwLock<ConversionTable>> = LazyLock::new(Default::default);
+/// Names some `overload_method` / `overload_attribute` declared: other names never
+/// reach Python.
 static METHODS: LazyLock<RwLock<HashSet<String>>> = LazyLock::new(Default::default);
 static ATTRIBUTES: LazyLock<RwLock<HashSet<String>>> = LazyLock::new(Default::default);
 

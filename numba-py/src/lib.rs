@@ -2237,13 +2237,17 @@ unsafe extern "C" fn print_hook(types: *const u32, n: u64, slots: *const u64, en
                     None => py.None(),
                 });
             }
-            let kwargs = pyo3::types::PyDict::new(py);
-            if end == numba_lower::runtime::PRINT_END_SPACE {
-                kwargs.set_item("end", " ")?;
-            }
+            // `end=" "` only for the pieces of a print a user's type splits.
+            let kwargs = if end == numba_lower::runtime::PRINT_END_SPACE {
+                let k = pyo3::types::PyDict::new(py);
+                k.set_item("end", " ")?;
+                Some(k)
+            } else {
+                None
+            };
             py.import("builtins")?
                 .getattr("print")?
-                .call(PyTuple::new(py, args)?, Some(&kwargs))?;
+                .call(PyTuple::new(py, args)?, kwargs.as_ref())?;
             Ok(())
         };
         if let Err(e) = run() {

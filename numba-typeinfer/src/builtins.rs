@@ -646,9 +646,7 @@ impl BaseContext {
                             let s = binop_signature(op, *x, *y)?;
                             crate::numpy::inplace_array_binop(op, s, *y).ok()
                         }
-                        ([x, y], Some(op), _) => binop_signature(op, *x, *y).or_else(|| {
-                            crate::context::converted_binop(binop_signature, op, *x, *y)
-                        }),
+                        ([x, y], Some(op), _) => binop_signature(op, *x, *y),
                         ([x], _, Some(op)) => crate::context::unary_signature(op, *x),
                         _ => None,
                     },

@@ -1116,6 +1116,16 @@ fn datetime_ufunc_explain(key: &str, args: &[TypeId]) -> Option<String> {
 
 /// The built-in typing of a binary operator (what [`BaseContext`] resolves).
 pub fn binop_signature(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
+    native_binop(op, lhs, rhs).or_else(|| {
+        // A user's type that converts implicitly to a number (`can_convert_to`) takes
+        // the number's operator, as Numba's own templates come before a library's
+        // `@overload(operator.add)`; its operand is cast by the type's `lower_cast`.
+        converted_binop(op, lhs, rhs)
+    })
+}
+
+/// [`binop_signature`] for numba-rs's own types.
+fn native_binop(op: BinOp, lhs: TypeId, rhs: TypeId) -> Option<Signature> {
     if let Some(sig) = crate::dtypes::binop(op, lhs, rhs) {
         return Some(sig);
     }
@@ -1423,14 +1433,13 @@ fn ordered_pair(a: TypeId, b: TypeId) -> bool {
 
 /// An operator on a user's type that converts implicitly to a number: the operator of the
 /// number it converts to (the other operand's type when that is a number, else `int64`,
-/// then `float64`, as Numba's first matching integer and float cases), or None.
-pub fn converted_binop(
-    resolve: impl Fn(BinOp, TypeId, TypeId) -> Option<Signature>,
-    op: BinOp,
-    l: TypeId,
-    r: TypeId,
-) -> Option<Signature> {
+/// then `float64`, as Numba's first matching integer and float cases), or None (also
+/// when neither operand is a user's type).
+fn converted_binop(op: BinOp, l: TypeId, r: TypeId) -> Option<Signature> {
     let opaque = |t: TypeId| matches!(t.get(), Type::Opaque { .. });
+    if !opaque(l) && !opaque(r) {
+        return None;
+    }
     let mut targets: Vec<TypeId> = [l, r]
         .into_iter()
         .filter(|t| t.is_number())
@@ -1447,7 +1456,7 @@ pub fn converted_binop(
         let (Some(cl), Some(cr)) = (conv(l), conv(r)) else {
             continue;
         };
-        if let Some(sig) = resolve(op, cl, cr) {
+        if let Some(sig) = native_binop(op, cl, cr) {
             return Some(sig);
         }
     }

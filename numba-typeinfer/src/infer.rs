@@ -1883,20 +1883,6 @@ impl Engine<'_> {
                         let message = crate::sets::explain_binop(*op, l, r).unwrap_or_default();
                         return Err(TypingError::Typing { message, line });
                     }
-                    None if crate::extension::external().is_some()
-                        && (matches!(l.get(), Type::Opaque { .. })
-                            || matches!(r.get(), Type::Opaque { .. }))
-                        && crate::context::converted_binop(|o, a, b| self.ctx.resolve_binop(o, a, b), *op, l, r).is_some() =>
-                    {
-                        // Numba's own operator templates come before a library's: a
-                        // user's type that converts implicitly to a number
-                        // (`can_convert_to`) takes the number's operator, its operand
-                        // cast by the type's `lower_cast`.
-                        let sig = crate::context::converted_binop(|o, a, b| self.ctx.resolve_binop(o, a, b), *op, l, r).unwrap_or_else(|| {
-                            unreachable!("checked by the guard")
-                        });
-                        self.record(id, sig)
-                    }
                     None => {
                         // A library's `@overload(operator.add)` (`operator.iadd` first for
                         // `+=`), for operand types numba-rs rejects. `in` and `is` keep

@@ -318,3 +318,58 @@ def test_explicit_signatures_name_user_and_jitclass_types():
     # A user's opaque type in a signature: converted by its lower_cast on return.
     ident = njit(types.float64(meter_type))(lambda m: m)
     assert ident(Meter()) == float(Meter())
+
+
+def test_box_code_may_name_c_api_functions_compiled_code_already_resolved():
+    # In a fresh process: a print_item lowering (linked into the caller, so the JIT
+    # resolves `Py_DecRef` from the process) first, then box code naming `Py_DecRef` as
+    # an external: it was defined a second time ("Duplicate definition of symbol").
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import io, contextlib
+        from numba_rs import njit, types
+        from numba_rs.extending import (NativeValue, box, lower_builtin, models,
+                                        register_model, typeof_impl, unbox)
+
+        class Tag:
+            pass
+
+        class TagType(types.Opaque):
+            pass
+
+        tag_type = TagType("tag")
+        register_model(TagType)(models.OpaqueModel)
+        typeof_impl.register(Tag)(lambda val, c: tag_type)
+        unbox(TagType)(lambda typ, obj, c: NativeValue(c.context.get_dummy_value()))
+
+        @lower_builtin("print_item", TagType)
+        def _print(context, builder, sig, args):
+            pyapi = context.get_python_api(builder)
+            s = pyapi.unserialize(pyapi.serialize_object("tag!"))
+            pyapi.print_object(s)
+            pyapi.decref(s)
+            return context.get_dummy_value()
+
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            njit(lambda t: print(t))(Tag())
+        assert out.getvalue() == "tag!\\n", out.getvalue()
+
+        @box(TagType)
+        def _box(typ, val, c):
+            cls = c.pyapi.unserialize(c.pyapi.serialize_object(Tag))
+            res = c.pyapi.call_function_objargs(cls, ())
+            c.pyapi.decref(cls)
+            return res
+
+        assert isinstance(njit(lambda t: t)(Tag()), Tag)
+        print("ok")
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]

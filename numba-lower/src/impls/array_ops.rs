@@ -317,7 +317,6 @@ pub(crate) fn unpack<'ctx>(
     lw.make_struct(intern(Type::UniTuple(dtype, count)), &items)
 }
 
-/// The address of element `i` (C order over the array's shape).
 /// Element `i` of a contiguous array in memory order (C or F).
 fn memory_ptr<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
@@ -332,6 +331,7 @@ fn memory_ptr<'ctx>(
     unsafe { lw.b.build_gep(elem, data, &[i], "").map_err(llvm_err) }
 }
 
+/// The address of element `i` (C order over the array's shape).
 pub(crate) fn flat_ptr<'ctx>(
     lw: &mut FnLower<'ctx, '_>,
     t: TypeId,
@@ -341,16 +341,14 @@ pub(crate) fn flat_ptr<'ctx>(
     let i64t = lw.ctx.i64_type();
     let n = ndim(t);
     // A C-contiguous array's flat index is its element index.
-    if let Type::Array {
-        dtype,
-        layout: numba_typeinfer::types::Layout::C,
-        ..
-    } = t.get()
-    {
-        let data = data_ptr(lw, arr)?;
-        let elem = model_of(dtype)?.memory_type(lw.ctx, dtype)?;
-        // SAFETY (of the generated code): i < nitems.
-        return unsafe { lw.b.build_gep(elem, data, &[i], "").map_err(llvm_err) };
+    if matches!(
+        t.get(),
+        Type::Array {
+            layout: numba_typeinfer::types::Layout::C,
+            ..
+        }
+    ) {
+        return memory_ptr(lw, t, arr, i);
     }
     let mut rest = i;
     let mut off = i64t.const_zero();

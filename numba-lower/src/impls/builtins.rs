@@ -651,32 +651,30 @@ fn print<'ctx>(
     if !sig.args.iter().any(|&t| custom(t)) {
         return print_values(lw, &sig.args, a, PRINT_END_NEWLINE);
     }
+    // Numba prints item by item: the values before a user's item and a space, the item,
+    // then a space, or the newline after the last value.
     let n = sig.args.len();
     let mut start = 0;
-    for i in 0..=n {
-        if i < n && !custom(sig.args[i]) {
-            continue;
+    for i in (0..n).filter(|&i| custom(sig.args[i])) {
+        if i > start {
+            print_values(lw, &sig.args[start..i], &a[start..i], PRINT_END_SPACE)?;
         }
-        let end = if i == n {
+        let item = Signature {
+            ret: NONE,
+            args: vec![sig.args[i]],
+            key: ImplKey::Function(PRINT_ITEM_KEY.into()),
+        };
+        crate::external::call_external(lw, &item, &a[i..=i])?;
+        start = i + 1;
+        let end = if start == n {
             PRINT_END_NEWLINE
         } else {
             PRINT_END_SPACE
         };
-        if i > start || i == n {
-            print_values(lw, &sig.args[start..i], &a[start..i], end)?;
-        }
-        if i < n {
-            let item = Signature {
-                ret: NONE,
-                args: vec![sig.args[i]],
-                key: ImplKey::Function(PRINT_ITEM_KEY.into()),
-            };
-            crate::external::call_external(lw, &item, &a[i..=i])?;
-            if i + 1 < n {
-                print_values(lw, &[], &[], PRINT_END_SPACE)?;
-            }
-        }
-        start = i + 1;
+        print_values(lw, &[], &[], end)?;
+    }
+    if start < n {
+        print_values(lw, &sig.args[start..], &a[start..], PRINT_END_NEWLINE)?;
     }
     Ok(lw.ghost())
 }

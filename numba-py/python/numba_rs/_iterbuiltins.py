@@ -102,27 +102,16 @@ def _sum(iterable, start=0):
 
 
 @njit
-def _min_of(seq):
+def _extreme(seq, take_max):
     it = iter(seq)
     try:
         best = next(it)
     except StopIteration:
+        if take_max:
+            raise ValueError("max() arg is an empty sequence")
         raise ValueError("min() arg is an empty sequence")
     for x in it:
-        if x < best:
-            best = x
-    return best
-
-
-@njit
-def _max_of(seq):
-    it = iter(seq)
-    try:
-        best = next(it)
-    except StopIteration:
-        raise ValueError("max() arg is an empty sequence")
-    for x in it:
-        if x > best:
+        if (x > best) if take_max else (x < best):
             best = x
     return best
 
@@ -131,17 +120,16 @@ def _choose(name, args):
     """``min``/``max`` for what the native templates leave out: one iterable of items that
     are not numbers (tuples, strings), or several such values; an empty tuple is Numba's
     compile-time error."""
+    take_max = name == "max"
     if len(args) == 1:
         (seq,) = args
         if isinstance(seq, types.BaseTuple) and len(seq) == 0:
             raise TypingError(f"{name}() argument is an empty tuple")
         if isinstance(seq, types.BaseTuple) and not isinstance(seq, types.UniTuple):
             return None  # mixed items: no common `<`
-        pick = _min_of if name == "min" else _max_of
-        return lambda *args: pick(args[0])
+        return lambda *args: _extreme(args[0], take_max)
     if len(args) >= 2 and all(a == args[0] for a in args[1:]):
-        pick = _min_of if name == "min" else _max_of
-        return lambda *args: pick(args)
+        return lambda *args: _extreme(args, take_max)
     return None
 
 
